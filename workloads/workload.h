@@ -1,0 +1,154 @@
+/*
+ * The workload interface. A workload driver is a `const struct workload_ops`
+ * registered in workloads/registry.c (like fio's ioengine_ops): it declares
+ * its parameters as data (one struct param_spec per plan key, which drives
+ * plan validation, `--help` text and docs), builds the argv the agent runs on
+ * the target, and parses what came back into metrics and histograms.
+ *
+ * Drivers are pure: they never fork, read /proc or touch the database. The
+ * agent (harness/agent.c) executes the argv; the controller calls parse().
+ *
+ * Checklist for adding a workload:
+ *   1. workloads/<name>.c with `const struct workload_ops <name>_workload`
+ *      (.name, .params, .build and .parse are required);
+ *   2. add it to the table in workloads/registry.c;
+ *   3. define its metrics in docs/metrics.md; add a parser unit test.
+ */
+#ifndef SL_WORKLOAD_H
+#define SL_WORKLOAD_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "analysis/hist.h"
+#include "harness/strbuf.h"
+
+/* ---- parameters as data ------------------------------------------------ */
+
+enum param_type {
+	PT_INT,    /* JSON integer in [min, max] */
+	PT_NUM,    /* JSON number in [min, max] */
+	PT_BOOL,
+	PT_STR,    /* free string (validated by .check if needed) */
+	PT_ENUM,   /* one of .choices */
+	PT_LOAD,   /* nested workload object used as background load */
+};
+
+struct param_spec {
+	const char *name;
+	enum param_type type;
+	const char *def;            /* default as JSON text; NULL: optional, no default */
+	double min, max;            /* PT_INT / PT_NUM */
+	const char *const *choices; /* PT_ENUM, NULL-terminated */
+	const char *help;
+};
+#define PARAM_END { NULL, 0, NULL, 0, 0, NULL, NULL }
+
+/*
+ * Validate `obj` (a workload object from a plan, "type" already checked)
+ * against `specs`: unknown keys are named with the valid ones, wrong types and
+ * ranges are named by JSON path ("workloads[1].duration_s: must be a positive
+ * integer"). Returns a new object with every default filled in, or NULL with
+ * the message in err. `path` is the JSON path of obj, e.g. "workloads[1]".
+ */
+json_t *params_resolve(const struct param_spec *specs, const json_t *obj, const char *path,
+		       struct strbuf *err);
+/* typed getters for a resolved object (defaults filled in) */
+long long param_int(const json_t *p, const char *name);
+double param_num(const json_t *p, const char *name);
+int param_bool(const json_t *p, const char *name);
+const char *param_str(const json_t *p, const char *name);
+/* append a human-readable table of the specs (for --help and docs) */
+void params_describe(const struct param_spec *specs, struct strbuf *out);
+
+/* ---- what the agent runs and what comes back --------------------------- */
+
+struct wl_exec {
+	struct strvec argv;      /* argv[0] is the tool name, looked up in PATH on the target */
+	double timeout_s;        /* hard limit; the agent kills the process group after it */
+	struct strvec files;     /* files (relative to the run's private directory) to return */
+	const char *package;     /* Debian package that provides argv[0], for error messages */
+	int respawn;             /* as background load: restart when it exits */
+};
+
+struct wl_output {
+	int exit_code;           /* -1 when killed by a signal */
+	int term_signal;
+	int timed_out;
+	double wall_s;
+	const char *out;         /* stdout (possibly only its tail) */
+	const char *err;         /* stderr tail */
+	const json_t *files;     /* object: relative name -> content string */
+};
+
+/* ---- what parse() produces --------------------------------------------- */
+
+enum better { BETTER_NONE = 0, BETTER_LOWER = -1, BETTER_HIGHER = 1 };
+
+struct metric {
+	char name[48];           /* snake_case, unit suffix: lat_p99_us, time_s, rps */
+	double value;
+	const char *unit;        /* "us", "s", "ops/s", "%", "count", ... */
+	enum better better;
+	const char *note;        /* e.g. "in histogram overflow: value is a lower bound" */
+};
+
+struct named_hist {
+	char name[32];           /* e.g. "latency_us", "wakeup_ns" */
+	const char *unit;
+	struct hist h;
+};
+
+struct metric_set {
+	struct metric *m;
+	size_t nr, alloc;
+	struct named_hist *hist;
+	size_t nhist, ahist;
+	json_t *extra;           /* structured results worth storing (a jbb step curve), or NULL */
+};
+
+void metric_set_init(struct metric_set *ms);
+void metric_set_release(struct metric_set *ms);
+void metric_add(struct metric_set *ms, const char *name, double value, const char *unit,
+		enum better better);
+void metric_add_note(struct metric_set *ms, const char *name, double value, const char *unit,
+		     enum better better, const char *note);
+const struct metric *metric_find(const struct metric_set *ms, const char *name);
+/* takes ownership of h */
+void metric_add_hist(struct metric_set *ms, const char *name, const char *unit, struct hist *h);
+
+/* ---- the driver ---------------------------------------------------------- */
+
+struct workload_ops {
+	const char *name;          /* plan "type" */
+	const char *summary;       /* one line for --help and docs */
+	const char *tool;          /* binary on the target (cyclictest, hackbench, sl-pingpong) */
+	const char *package;       /* Debian package or "schedlab" for native tools */
+	const struct param_spec *params;
+	int can_be_load;           /* may appear as another workload's "load" */
+
+	/* extra cross-parameter checks after params_resolve (optional) */
+	int (*check)(const json_t *params, const char *path, struct strbuf *err);
+	/* expected wall time in seconds, for plan estimates (required) */
+	double (*estimate_s)(const json_t *params);
+	/* fill ex->argv/timeout/files for a measured run (required) */
+	int (*build)(const json_t *params, struct wl_exec *ex, struct strbuf *err);
+	/* fill ex for running as background load until killed (when can_be_load) */
+	int (*build_load)(const json_t *params, struct wl_exec *ex, struct strbuf *err);
+	/* parse the output into metrics (required); -1 with err when it is unusable */
+	int (*parse)(const json_t *params, const struct wl_output *out, struct metric_set *ms,
+		     struct strbuf *err);
+};
+
+void wl_exec_init(struct wl_exec *ex);
+void wl_exec_release(struct wl_exec *ex);
+
+/* registry (workloads/registry.c) */
+const struct workload_ops *workload_find(const char *name);
+const struct workload_ops *const *workload_all(void);
+/* the comma-separated list of names, for error messages */
+const char *workload_names(void);
+/* every registered driver has its required hooks; -1 and a message if not */
+int workload_check_registry(struct strbuf *err);
+
+#endif
