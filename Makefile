@@ -29,10 +29,10 @@ HCORE    := $(filter-out $(HMAIN) $(CMDS),$(wildcard harness/*.c))
 LIBSRC   := $(ANALYSIS) $(DB) $(WL) $(HCORE)
 # what the statically linked agent needs: plumbing, protocol, sysinfo, knobs
 AGENTSRC := harness/agent_main.c harness/agent.c harness/proc.c harness/strbuf.c \
-            harness/protocol.c harness/sysinfo.c harness/knobs.c harness/util.c \
-            analysis/schedstat.c
+            harness/protocol.c harness/sysinfo.c harness/knobs.c \
+
 NATIVE   := $(wildcard workloads/native/sl-*.c)
-NATLIB   := $(wildcard workloads/native/lib*.c) analysis/hist.c
+NATLIB   := $(wildcard workloads/native/lib*.c) analysis/hist.c analysis/jbb.c analysis/cpulist.c
 UNIT     := $(wildcard tests/unit/test_*.c)
 
 OBJ      = $(patsubst %.c,build/obj/%.o,$(1))
