@@ -1,0 +1,93 @@
+#!/bin/sh
+# Import Debian's distribution kernel for the qemu target (issue 5).
+#
+# Resolves the versioned package behind the metapackage linux-image-amd64
+# (e.g. linux-image-6.1.0-57-amd64), downloads it with `apt-get download`
+# into kernels/cache/, unpacks it with `dpkg -x` into a temporary folder and
+# installs vmlinuz, config, the modules tree lib/modules/<release>/ and a
+# small kernel.json into kernels/out/debian-<abi>/ (e.g. debian-6.1.0-57).
+# kernels/out/debian is a symlink to the newest import.
+#
+# Idempotent: when kernels/out/debian-<abi>/kernel.json exists nothing is
+# downloaded. The output folder is written under a temporary name and renamed
+# at the end, so an interrupted import never looks complete.
+#
+# Usage: import-debian.sh [OUTDIR] [CACHEDIR]   (defaults: out, cache; relative
+# to this script's folder). SCHEDLAB_DEBIAN_KPKG overrides the package name.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-$here/out}
+cache=${2:-$here/cache}
+meta=linux-image-amd64
+
+die() { echo "import-debian: $*" >&2; exit 1; }
+
+pkg=${SCHEDLAB_DEBIAN_KPKG:-}
+if [ -z "$pkg" ]; then
+	command -v apt-cache >/dev/null || die "apt-cache not found (a Debian host is needed)"
+	pkg=$(apt-cache depends "$meta" 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
+	[ -n "$pkg" ] || {
+		# offline or no package lists: reuse the newest import, if any
+		if [ -f "$out/debian/kernel.json" ]; then
+			echo "import-debian: cannot resolve $meta; keeping $(readlink "$out/debian")" >&2
+			exit 0
+		fi
+		die "cannot resolve the versioned package behind $meta (run apt-get update?)"
+	}
+fi
+case "$pkg" in
+linux-image-[0-9]*-*) ;;
+*) die "unexpected package name '$pkg'" ;;
+esac
+
+release=${pkg#linux-image-}          # 6.1.0-57-amd64
+abi=${release%-*}                    # 6.1.0-57
+dest="$out/debian-$abi"
+
+if [ -f "$dest/kernel.json" ]; then
+	ln -sfn "debian-$abi" "$out/debian"
+	echo "$dest"
+	exit 0
+fi
+
+mkdir -p "$out" "$cache"
+# apt-get download drops privileges to _apt when run as root; let it write
+chmod 755 "$cache" 2>/dev/null || true
+deb=$(ls "$cache/${pkg}_"*.deb 2>/dev/null | head -n 1 || true)
+if [ -z "$deb" ]; then
+	echo "import-debian: downloading $pkg" >&2
+	(cd "$cache" && apt-get download -q "$pkg") || die "apt-get download $pkg failed"
+	deb=$(ls "$cache/${pkg}_"*.deb 2>/dev/null | head -n 1 || true)
+	[ -n "$deb" ] || die "apt-get download left no ${pkg}_*.deb in $cache"
+fi
+debver=$(dpkg-deb -f "$deb" Version)
+
+tmp=$(mktemp -d "$out/.import.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+dpkg -x "$deb" "$tmp/root" || die "dpkg -x $deb failed"
+
+img="$tmp/root/boot/vmlinuz-$release"
+cfg="$tmp/root/boot/config-$release"
+mods=""
+for m in "$tmp/root/lib/modules/$release" "$tmp/root/usr/lib/modules/$release"; do
+	[ -d "$m" ] && mods=$m && break
+done
+[ -f "$img" ] || die "$deb has no boot/vmlinuz-$release"
+[ -f "$cfg" ] || die "$deb has no boot/config-$release"
+[ -n "$mods" ] || die "$deb has no lib/modules/$release"
+
+stage="$tmp/stage"
+mkdir -p "$stage/lib/modules"
+mv "$img" "$stage/vmlinuz"
+mv "$cfg" "$stage/config"
+mv "$mods" "$stage/lib/modules/$release"
+cat >"$stage/kernel.json" <<JSON
+{"release": "$release", "image": "vmlinuz", "config": "config", "modules": "lib/modules/$release", "source": "debian $pkg $debver"}
+JSON
+rm -rf "$dest"
+mv "$stage" "$dest"
+ln -sfn "debian-$abi" "$out/debian"
+echo "import-debian: $dest ($pkg $debver)" >&2
+echo "$dest"
