@@ -1,0 +1,539 @@
+/*
+ * Statistics for repeated benchmark measurements: the implementation of
+ * stats.h. Descriptive statistics, Mann-Whitney U (exact distribution by
+ * dynamic programming over rank positions, normal approximation with tie
+ * correction otherwise), Welch's and Student's t (p-values from GSL), the
+ * xoshiro256** PRNG and the percentile bootstrap of a ratio of centres.
+ * Definitions and their references: docs/statistics.md.
+ */
+#include "analysis/stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+
+/* ---- descriptive statistics ------------------------------------------- */
+
+double stats_mean(const double *x, size_t n)
+{
+	if (!x || n == 0)
+		return NAN;
+	/* compensated summation keeps long series of similar values exact */
+	double s = 0.0, c = 0.0;
+	for (size_t i = 0; i < n; i++) {
+		double y = x[i] - c;
+		double t = s + y;
+		c = (t - s) - y;
+		s = t;
+	}
+	return s / (double)n;
+}
+
+double stats_hmean(const double *x, size_t n)
+{
+	if (!x || n == 0)
+		return NAN;
+	double s = 0.0;
+	for (size_t i = 0; i < n; i++) {
+		if (!(x[i] > 0.0) || !isfinite(x[i]))
+			return NAN;
+		s += 1.0 / x[i];
+	}
+	return (double)n / s;
+}
+
+double stats_var(const double *x, size_t n)
+{
+	if (!x || n < 2)
+		return NAN;
+	double m = stats_mean(x, n), ss = 0.0;
+	for (size_t i = 0; i < n; i++)
+		ss += (x[i] - m) * (x[i] - m);
+	return ss / (double)(n - 1);
+}
+
+double stats_sd(const double *x, size_t n)
+{
+	return sqrt(stats_var(x, n));
+}
+
+double stats_cv(const double *x, size_t n)
+{
+	double m = stats_mean(x, n);
+	if (n < 2 || m == 0.0)
+		return NAN;
+	return stats_sd(x, n) / fabs(m);
+}
+
+double stats_min(const double *x, size_t n)
+{
+	if (!x || n == 0)
+		return NAN;
+	double v = x[0];
+	for (size_t i = 1; i < n; i++)
+		if (x[i] < v)
+			v = x[i];
+	return v;
+}
+
+double stats_max(const double *x, size_t n)
+{
+	if (!x || n == 0)
+		return NAN;
+	double v = x[0];
+	for (size_t i = 1; i < n; i++)
+		if (x[i] > v)
+			v = x[i];
+	return v;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+	if (isnan(a))
+		return isnan(b) ? 0 : 1;
+	if (isnan(b))
+		return -1;
+	return (a > b) - (a < b);
+}
+
+void stats_sort(double *x, size_t n)
+{
+	if (x && n > 1)
+		qsort(x, n, sizeof(*x), cmp_double);
+}
+
+double stats_percentile_sorted(const double *sorted, size_t n, double p)
+{
+	if (!sorted || n == 0 || !(p >= 0.0 && p <= 100.0))
+		return NAN;
+	double h = (double)(n - 1) * p / 100.0;
+	size_t lo = (size_t)floor(h);
+	if (lo >= n - 1)
+		return sorted[n - 1];
+	double frac = h - (double)lo;
+	return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
+}
+
+static double *sorted_copy(const double *x, size_t n)
+{
+	double *c = malloc(n * sizeof(*c));
+	if (!c) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(c, x, n * sizeof(*c));
+	stats_sort(c, n);
+	return c;
+}
+
+int stats_percentile(const double *x, size_t n, double p, double *out)
+{
+	if (!x || n == 0 || !out || !(p >= 0.0 && p <= 100.0)) {
+		errno = EINVAL;
+		return -1;
+	}
+	double *c = sorted_copy(x, n);
+	if (!c)
+		return -1;
+	*out = stats_percentile_sorted(c, n, p);
+	free(c);
+	return 0;
+}
+
+int stats_median(const double *x, size_t n, double *out)
+{
+	return stats_percentile(x, n, 50.0, out);
+}
+
+int stats_summarize(const double *x, size_t n, struct stats_summary *s)
+{
+	if (!x || n == 0 || !s) {
+		errno = EINVAL;
+		return -1;
+	}
+	double *c = sorted_copy(x, n);
+	if (!c)
+		return -1;
+	s->n = n;
+	s->mean = stats_mean(x, n);
+	s->sd = stats_sd(x, n);
+	s->cv = stats_cv(x, n);
+	s->hmean = stats_hmean(x, n);
+	s->min = c[0];
+	s->max = c[n - 1];
+	s->p25 = stats_percentile_sorted(c, n, 25);
+	s->median = stats_percentile_sorted(c, n, 50);
+	s->p75 = stats_percentile_sorted(c, n, 75);
+	s->p90 = stats_percentile_sorted(c, n, 90);
+	s->p95 = stats_percentile_sorted(c, n, 95);
+	s->p99 = stats_percentile_sorted(c, n, 99);
+	free(c);
+	return 0;
+}
+
+/* ---- Mann-Whitney U --------------------------------------------------- */
+
+/* samples at or above this size (either side) use the normal approximation */
+#define MWU_EXACT_LIMIT 50
+
+/*
+ * Null distribution of U for sizes m, n without ties. Every arrangement of
+ * the pooled sample is a choice of the m positions (1..m+n) that hold the
+ * first sample; an element of it at position k that is the j-th chosen one
+ * has k - j elements of the second sample below it and adds k - j to U.
+ * cnt[j][u] counts the j-subsets of the positions seen so far with partial U
+ * equal to u; only additions, so the counts stay exact enough in doubles
+ * (C(98, 49) ~ 2.5e28 has no cancellation to suffer from).
+ * Returns the m*n+1 frequencies of U = 0..m*n (malloc'd) or NULL.
+ */
+static double *mwu_null_counts(size_t m, size_t n)
+{
+	size_t umax = m * n, w = umax + 1;
+	double *cnt = calloc((m + 1) * w, sizeof(*cnt));
+	if (!cnt) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	cnt[0] = 1.0;
+	for (size_t k = 1; k <= m + n; k++) {
+		size_t jmax = k < m ? k : m;
+		for (size_t j = jmax; j >= 1; j--) {
+			if (k - j > n)
+				break; /* smaller j have even more below */
+			size_t shift = k - j;
+			double *to = cnt + j * w, *from = cnt + (j - 1) * w;
+			size_t top = j * n; /* largest partial U with j chosen */
+			for (size_t u = top + 1; u-- > shift;)
+				to[u] += from[u - shift];
+		}
+	}
+	double *res = malloc(w * sizeof(*res));
+	if (res)
+		memcpy(res, cnt + m * w, w * sizeof(*res));
+	else
+		errno = ENOMEM;
+	free(cnt);
+	return res;
+}
+
+int stats_mwu_exact_p(size_t m, size_t n, double u, double *p)
+{
+	if (m == 0 || n == 0 || !p || m >= 1000 || n >= 1000 ||
+	    !(u >= 0 && u <= (double)(m * n))) {
+		errno = EINVAL;
+		return -1;
+	}
+	double *f = mwu_null_counts(m, n);
+	if (!f)
+		return -1;
+	size_t umax = m * n;
+	double total = 0.0, le = 0.0, ge = 0.0;
+	for (size_t k = 0; k <= umax; k++) {
+		total += f[k];
+		if ((double)k <= u + 1e-9)
+			le += f[k];
+		if ((double)k >= u - 1e-9)
+			ge += f[k];
+	}
+	free(f);
+	double pv = 2.0 * fmin(le, ge) / total;
+	*p = pv > 1.0 ? 1.0 : pv;
+	return 0;
+}
+
+struct tagged {
+	double v;
+	int grp; /* 0 = a, 1 = b */
+};
+
+static int cmp_tagged(const void *pa, const void *pb)
+{
+	const struct tagged *a = pa, *b = pb;
+	return (a->v > b->v) - (a->v < b->v);
+}
+
+static int has_nan(const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (isnan(x[i]))
+			return 1;
+	return 0;
+}
+
+int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+		       struct stats_mwu *out)
+{
+	if (!a || !b || !out || na == 0 || nb == 0 || has_nan(a, na) ||
+	    has_nan(b, nb)) {
+		errno = EINVAL;
+		return -1;
+	}
+	size_t N = na + nb;
+	struct tagged *t = malloc(N * sizeof(*t));
+	if (!t) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t i = 0; i < na; i++)
+		t[i] = (struct tagged){ a[i], 0 };
+	for (size_t i = 0; i < nb; i++)
+		t[na + i] = (struct tagged){ b[i], 1 };
+	qsort(t, N, sizeof(*t), cmp_tagged);
+
+	/* mid-ranks; tie term sum(t^3 - t) */
+	double rank_a = 0.0, tie_term = 0.0;
+	for (size_t i = 0; i < N;) {
+		size_t j = i + 1;
+		while (j < N && t[j].v == t[i].v)
+			j++;
+		double mid = ((double)(i + 1) + (double)j) / 2.0;
+		for (size_t k = i; k < j; k++)
+			if (t[k].grp == 0)
+				rank_a += mid;
+		double g = (double)(j - i);
+		tie_term += g * g * g - g;
+		i = j;
+	}
+	free(t);
+
+	double mn = (double)na * (double)nb;
+	out->u_a = rank_a - (double)na * ((double)na + 1.0) / 2.0;
+	out->u_b = mn - out->u_a;
+	out->ties = tie_term > 0.0;
+
+	if (!out->ties && na < MWU_EXACT_LIMIT && nb < MWU_EXACT_LIMIT) {
+		out->method = STATS_MWU_EXACT;
+		out->z = NAN;
+		return stats_mwu_exact_p(na, nb, out->u_a, &out->p);
+	}
+
+	out->method = STATS_MWU_NORMAL;
+	double dN = (double)N;
+	double var = mn / 12.0 * ((dN + 1.0) - tie_term / (dN * (dN - 1.0)));
+	if (!(var > 0.0)) {
+		out->z = 0.0;
+		out->p = 1.0;
+		return 0;
+	}
+	double d = out->u_a - mn / 2.0;
+	double corr = d > 0 ? 0.5 : (d < 0 ? -0.5 : 0.0);
+	out->z = (d - corr) / sqrt(var);
+	double p = 2.0 * gsl_cdf_ugaussian_Q(fabs(out->z));
+	out->p = p > 1.0 ? 1.0 : p;
+	return 0;
+}
+
+/* ---- t tests ---------------------------------------------------------- */
+
+static void t_finish(struct stats_ttest *o, double diff, double se, double df)
+{
+	o->df = df;
+	if (!(se > 0.0)) {
+		if (diff == 0.0) {
+			o->t = 0.0;
+			o->p = 1.0;
+		} else {
+			o->t = diff > 0 ? INFINITY : -INFINITY;
+			o->p = 0.0;
+		}
+		return;
+	}
+	o->t = diff / se;
+	double p = 2.0 * gsl_cdf_tdist_Q(fabs(o->t), df);
+	o->p = p > 1.0 ? 1.0 : p;
+}
+
+int stats_welch_t(const double *a, size_t na, const double *b, size_t nb,
+		  struct stats_ttest *out)
+{
+	if (!a || !b || !out || na < 2 || nb < 2) {
+		errno = EINVAL;
+		return -1;
+	}
+	out->mean_a = stats_mean(a, na);
+	out->mean_b = stats_mean(b, nb);
+	double qa = stats_var(a, na) / (double)na;
+	double qb = stats_var(b, nb) / (double)nb;
+	double se2 = qa + qb;
+	double df = NAN;
+	if (se2 > 0.0)
+		df = se2 * se2 / (qa * qa / (double)(na - 1) +
+				  qb * qb / (double)(nb - 1));
+	t_finish(out, out->mean_a - out->mean_b, sqrt(se2), df);
+	return 0;
+}
+
+int stats_student_t(const double *a, size_t na, const double *b, size_t nb,
+		    struct stats_ttest *out)
+{
+	if (!a || !b || !out || na < 1 || nb < 1 || na + nb < 3) {
+		errno = EINVAL;
+		return -1;
+	}
+	out->mean_a = stats_mean(a, na);
+	out->mean_b = stats_mean(b, nb);
+	double ssa = na > 1 ? stats_var(a, na) * (double)(na - 1) : 0.0;
+	double ssb = nb > 1 ? stats_var(b, nb) * (double)(nb - 1) : 0.0;
+	double df = (double)(na + nb - 2);
+	double sp2 = (ssa + ssb) / df;
+	double se = sqrt(sp2 * (1.0 / (double)na + 1.0 / (double)nb));
+	t_finish(out, out->mean_a - out->mean_b, se, df);
+	return 0;
+}
+
+/* ---- PRNG ------------------------------------------------------------- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void stats_rng_seed(struct stats_rng *r, uint64_t seed)
+{
+	uint64_t x = seed;
+	for (int i = 0; i < 4; i++)
+		r->s[i] = splitmix64(&x);
+}
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t stats_rng_next(struct stats_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t result = rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+uint64_t stats_rng_below(struct stats_rng *r, uint64_t bound)
+{
+	if (bound <= 1)
+		return 0;
+	/* reject the first (2^64 mod bound) values so every residue is equally
+	 * likely */
+	uint64_t threshold = (0 - bound) % bound;
+	for (;;) {
+		uint64_t v = stats_rng_next(r);
+		if (v >= threshold)
+			return v % bound;
+	}
+}
+
+double stats_rng_uniform(struct stats_rng *r)
+{
+	return (double)(stats_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+/* ---- bootstrap -------------------------------------------------------- */
+
+/* centre of buf[0..n), which may be reordered */
+static double centre_inplace(double *buf, size_t n, enum stats_centre c)
+{
+	switch (c) {
+	case STATS_MEDIAN:
+		stats_sort(buf, n);
+		return stats_percentile_sorted(buf, n, 50.0);
+	case STATS_MEAN:
+		return stats_mean(buf, n);
+	case STATS_HMEAN:
+		return stats_hmean(buf, n);
+	}
+	return NAN;
+}
+
+static int centre_ok(enum stats_centre c)
+{
+	return c == STATS_MEDIAN || c == STATS_MEAN || c == STATS_HMEAN;
+}
+
+int stats_centre(const double *x, size_t n, enum stats_centre c, double *out)
+{
+	if (!x || !out || !centre_ok(c)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (n == 0) {
+		*out = NAN;
+		return 0;
+	}
+	if (c != STATS_MEDIAN) {
+		*out = c == STATS_MEAN ? stats_mean(x, n) : stats_hmean(x, n);
+		return 0;
+	}
+	return stats_median(x, n, out);
+}
+
+int stats_bootstrap_ratio(const double *a, size_t na, const double *b,
+			  size_t nb, enum stats_centre c, unsigned resamples,
+			  double level, uint64_t seed,
+			  struct stats_boot_ci *out)
+{
+	if (!a || !b || !out || na == 0 || nb == 0 || !centre_ok(c) ||
+	    !(level > 0.0 && level < 1.0)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (resamples == 0)
+		resamples = STATS_BOOT_RESAMPLES;
+	double ca, cb;
+	if (stats_centre(a, na, c, &ca) || stats_centre(b, nb, c, &cb))
+		return -1;
+
+	size_t nmax = na > nb ? na : nb;
+	double *buf = malloc(nmax * sizeof(*buf));
+	double *ratios = malloc((size_t)resamples * sizeof(*ratios));
+	if (!buf || !ratios) {
+		free(buf);
+		free(ratios);
+		errno = ENOMEM;
+		return -1;
+	}
+	struct stats_rng rng;
+	stats_rng_seed(&rng, seed);
+	unsigned valid = 0;
+	for (unsigned r = 0; r < resamples; r++) {
+		for (size_t i = 0; i < na; i++)
+			buf[i] = a[stats_rng_below(&rng, na)];
+		double ra = centre_inplace(buf, na, c);
+		for (size_t i = 0; i < nb; i++)
+			buf[i] = b[stats_rng_below(&rng, nb)];
+		double rb = centre_inplace(buf, nb, c);
+		double q = rb / ra;
+		if (isfinite(q))
+			ratios[valid++] = q;
+	}
+	free(buf);
+
+	out->estimate = cb / ca;
+	out->level = level;
+	out->resamples = resamples;
+	out->valid = valid;
+	out->seed = seed;
+	if (valid == 0 || (double)valid < 0.5 * (double)resamples) {
+		out->lo = out->hi = NAN;
+		free(ratios);
+		errno = EDOM;
+		return -1;
+	}
+	stats_sort(ratios, valid);
+	out->lo = stats_percentile_sorted(ratios, valid, 50.0 * (1.0 - level));
+	out->hi = stats_percentile_sorted(ratios, valid, 50.0 * (1.0 + level));
+	free(ratios);
+	return 0;
+}

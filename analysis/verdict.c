@@ -1,0 +1,232 @@
+/*
+ * The A/B verdict for one metric (see verdict.h for the rules): centres,
+ * change in percent with its bootstrap CI, Mann-Whitney p, the verdict and,
+ * when it is inconclusive, the repetitions needed. Also the A/A noise floor.
+ */
+#include "analysis/verdict.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+
+void verdict_options_default(struct verdict_options *o,
+			     enum verdict_better better)
+{
+	o->better = better;
+	o->threshold_pct = VERDICT_DEFAULT_THRESHOLD_PCT;
+	o->centre = STATS_MEDIAN;
+	o->level = VERDICT_DEFAULT_LEVEL;
+	o->power = VERDICT_DEFAULT_POWER;
+	o->resamples = STATS_BOOT_RESAMPLES;
+	o->seed = STATS_BOOT_SEED;
+}
+
+const char *verdict_kind_name(enum verdict_kind k)
+{
+	switch (k) {
+	case VERDICT_NO_CHANGE:
+		return "no change";
+	case VERDICT_BETTER:
+		return "better";
+	case VERDICT_WORSE:
+		return "worse";
+	case VERDICT_INCONCLUSIVE:
+		return "inconclusive";
+	}
+	return "?";
+}
+
+size_t verdict_reps_estimate(double s, double delta, double level,
+			     double power)
+{
+	if (!(s > 0.0) || !(delta > 0.0) || !(level > 0.0 && level < 1.0) ||
+	    !(power > 0.0 && power < 1.0))
+		return 0;
+	double za = gsl_cdf_ugaussian_Qinv((1.0 - level) / 2.0);
+	double zb = gsl_cdf_ugaussian_Qinv(1.0 - power);
+	double k = (za + zb) * s / delta;
+	double n = ceil(2.0 * k * k - 1e-9);
+	if (!(n < 1e9))
+		return (size_t)1e9;
+	return n < 2.0 ? 2 : (size_t)n;
+}
+
+/* pooled sample sd of the sides that have >= 2 values; NAN if none */
+static double pooled_sd(const double *a, size_t na, const double *b, size_t nb)
+{
+	double ss = 0.0, df = 0.0;
+	if (na >= 2) {
+		ss += stats_var(a, na) * (double)(na - 1);
+		df += (double)(na - 1);
+	}
+	if (nb >= 2) {
+		ss += stats_var(b, nb) * (double)(nb - 1);
+		df += (double)(nb - 1);
+	}
+	return df > 0 ? sqrt(ss / df) : NAN;
+}
+
+static int options_ok(const struct verdict_options *o)
+{
+	return (o->better == VERDICT_LOWER_IS_BETTER ||
+		o->better == VERDICT_HIGHER_IS_BETTER) &&
+	       o->threshold_pct > 0.0 && isfinite(o->threshold_pct) &&
+	       (o->centre == STATS_MEDIAN || o->centre == STATS_MEAN ||
+		o->centre == STATS_HMEAN) &&
+	       o->level > 0.0 && o->level < 1.0 && o->power > 0.0 &&
+	       o->power < 1.0;
+}
+
+static int all_finite(const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return 0;
+	return 1;
+}
+
+static void need_more(struct verdict *v, const double *a, size_t na,
+		      const double *b, size_t nb,
+		      const struct verdict_options *o)
+{
+	v->kind = VERDICT_INCONCLUSIVE;
+	double s = pooled_sd(a, na, b, nb);
+	double delta = o->threshold_pct / 100.0 * fabs(v->centre_a);
+	size_t est = verdict_reps_estimate(s, delta, o->level, o->power);
+	size_t have = na > nb ? na : nb;
+	if (est == 0) {
+		v->reps_needed = 0;
+		return;
+	}
+	v->reps_needed = est > have ? est : have + 1;
+}
+
+int verdict_compare(const double *a, size_t na, const double *b, size_t nb,
+		    const struct verdict_options *o, struct verdict *v)
+{
+	struct verdict_options def;
+	if (!o) {
+		verdict_options_default(&def, VERDICT_LOWER_IS_BETTER);
+		o = &def;
+	}
+	if (!v || (na && !a) || (nb && !b) || !options_ok(o) ||
+	    !all_finite(a, na) || !all_finite(b, nb)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(v, 0, sizeof(*v));
+	v->n_a = na;
+	v->n_b = nb;
+	v->threshold_pct = o->threshold_pct;
+	v->level = o->level;
+	v->centre_a = v->centre_b = NAN;
+	v->change_pct = v->ci_lo_pct = v->ci_hi_pct = v->p_mwu = NAN;
+	v->kind = VERDICT_INCONCLUSIVE;
+
+	if (na && stats_centre(a, na, o->centre, &v->centre_a))
+		return -1;
+	if (nb && stats_centre(b, nb, o->centre, &v->centre_b))
+		return -1;
+	if (isfinite(v->centre_a) && isfinite(v->centre_b) && v->centre_a != 0)
+		v->change_pct = 100.0 * (v->centre_b / v->centre_a - 1.0);
+	if (na && nb) {
+		struct stats_mwu m;
+		if (stats_mann_whitney(a, na, b, nb, &m))
+			return -1;
+		v->p_mwu = m.p;
+		v->mwu_exact = m.method == STATS_MWU_EXACT;
+	}
+
+	if (na < 2 || nb < 2) {
+		v->insufficient = 1;
+		v->reason = "fewer than 2 samples on a side";
+		need_more(v, a, na, b, nb, o);
+		if (v->reps_needed < 2)
+			v->reps_needed = 2;
+		return 0;
+	}
+	if (!isfinite(v->centre_a) || !isfinite(v->centre_b) ||
+	    v->centre_a == 0.0) {
+		v->reason = o->centre == STATS_HMEAN
+				    ? "harmonic mean undefined (a value <= 0) "
+				      "or baseline centre zero"
+				    : "baseline centre is zero";
+		return 0;
+	}
+
+	struct stats_boot_ci ci;
+	if (stats_bootstrap_ratio(a, na, b, nb, o->centre, o->resamples,
+				  o->level, o->seed, &ci)) {
+		if (errno == ENOMEM)
+			return -1;
+		v->reason = "bootstrap ratio undefined";
+		return 0;
+	}
+	v->ci_lo_pct = 100.0 * (ci.lo - 1.0);
+	v->ci_hi_pct = 100.0 * (ci.hi - 1.0);
+
+	double thr = o->threshold_pct;
+	if (v->ci_lo_pct >= -thr && v->ci_hi_pct <= thr) {
+		v->kind = VERDICT_NO_CHANGE;
+		v->reason = "confidence interval inside the noise threshold";
+		return 0;
+	}
+	int up = v->ci_lo_pct > 0.0 && v->change_pct > thr;
+	int down = v->ci_hi_pct < 0.0 && v->change_pct < -thr;
+	if (up || down) {
+		int lower_better = o->better == VERDICT_LOWER_IS_BETTER;
+		v->kind = (up == lower_better) ? VERDICT_WORSE : VERDICT_BETTER;
+		v->reason = "confidence interval excludes 0, change beyond "
+			    "the noise threshold";
+		return 0;
+	}
+	v->reason = (v->ci_lo_pct > 0.0 || v->ci_hi_pct < 0.0)
+			    ? "change within the noise threshold but the "
+			      "confidence interval reaches beyond it"
+			    : "confidence interval includes 0 and reaches "
+			      "beyond the noise threshold";
+	need_more(v, a, na, b, nb, o);
+	return 0;
+}
+
+int verdict_noise_floor(const double *a, size_t na, const double *b,
+			size_t nb, const struct verdict_options *o,
+			struct noise_floor *nf)
+{
+	struct verdict_options def;
+	if (!o) {
+		verdict_options_default(&def, VERDICT_LOWER_IS_BETTER);
+		o = &def;
+	}
+	if (!a || !b || !nf || na < 2 || nb < 2 || !options_ok(o) ||
+	    !all_finite(a, na) || !all_finite(b, nb)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(nf, 0, sizeof(*nf));
+	nf->n_a = na;
+	nf->n_b = nb;
+	nf->cv_a = stats_cv(a, na);
+	nf->cv_b = stats_cv(b, nb);
+	double *all = malloc((na + nb) * sizeof(*all));
+	if (!all) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(all, a, na * sizeof(*all));
+	memcpy(all + na, b, nb * sizeof(*all));
+	nf->cv_all = stats_cv(all, na + nb);
+	free(all);
+	struct stats_boot_ci ci;
+	if (stats_bootstrap_ratio(a, na, b, nb, o->centre, o->resamples,
+				  o->level, o->seed, &ci))
+		return -1;
+	nf->ratio = ci.estimate;
+	nf->ci_lo = ci.lo;
+	nf->ci_hi = ci.hi;
+	nf->half_width_pct = 100.0 * (ci.hi - ci.lo) / 2.0;
+	return 0;
+}

@@ -1,0 +1,110 @@
+/*
+ * The A/B verdict for one metric, shared by `schedlab compare` (a table of
+ * verdicts) and `schedlab check` (exit 1 on a `worse`). Given the samples of
+ * a baseline A and a candidate B (one value per repetition), the direction
+ * of the metric and a noise threshold, it computes n and the centre of each
+ * side, the change of B against A in percent with a seeded percentile
+ * bootstrap confidence interval, the Mann-Whitney p-value, and a verdict:
+ *
+ *  no change     the whole CI lies inside [-threshold, +threshold];
+ *  better/worse  the CI excludes 0 (lies entirely on one side) and the point
+ *                estimate is beyond the threshold; better or worse depends
+ *                on the metric's direction;
+ *  inconclusive  anything else, and always when either side has fewer than
+ *                2 samples (no verdict from a single sample) or the baseline
+ *                centre is 0 or undefined.
+ *
+ * The Mann-Whitney p-value is reported beside the verdict, not part of it: with
+ * the usual 3 repetitions per side its smallest possible value is 0.1.
+ *
+ * For an inconclusive verdict, reps_needed estimates the repetitions per side
+ * needed to resolve a change of the threshold's size with a two-sided test at
+ * the CI's level and power 0.8, from the observed (pooled) variance:
+ *
+ *     n = 2 ((z_{1-alpha/2} + z_{power}) s / delta)^2,   delta = threshold * |centre_a|
+ *
+ * (the normal-approximation sample size of a two-sample comparison of means),
+ * rounded up and at least one more than the larger side has now. It is an
+ * estimate from a few samples, not a promise. Details: docs/statistics.md.
+ *
+ * Pure computation on top of stats.c; functions return 0 or -1 (errno).
+ */
+#ifndef SL_VERDICT_H
+#define SL_VERDICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/stats.h"
+
+enum verdict_better { VERDICT_LOWER_IS_BETTER = 1, VERDICT_HIGHER_IS_BETTER = 2 };
+
+enum verdict_kind {
+	VERDICT_NO_CHANGE = 0,
+	VERDICT_BETTER = 1,
+	VERDICT_WORSE = 2,
+	VERDICT_INCONCLUSIVE = 3,
+};
+
+#define VERDICT_DEFAULT_THRESHOLD_PCT 2.0
+#define VERDICT_DEFAULT_LEVEL         0.95
+#define VERDICT_DEFAULT_POWER         0.8
+
+struct verdict_options {
+	enum verdict_better better;
+	double threshold_pct;      /* noise threshold in %, > 0 (default 2) */
+	enum stats_centre centre;  /* STATS_MEDIAN (default), STATS_HMEAN for
+				    * rates of equal work, or STATS_MEAN */
+	double level;              /* CI level (default 0.95) */
+	double power;              /* for reps_needed (default 0.8) */
+	unsigned resamples;        /* bootstrap resamples (default 10000) */
+	uint64_t seed;             /* bootstrap seed (default STATS_BOOT_SEED) */
+};
+void verdict_options_default(struct verdict_options *o,
+			     enum verdict_better better);
+
+struct verdict {
+	enum verdict_kind kind;
+	const char *reason;        /* static text: why this verdict */
+	int insufficient;          /* 1: fewer than 2 samples on a side */
+	size_t n_a, n_b;
+	double centre_a, centre_b; /* NAN if undefined */
+	double change_pct;         /* 100 (centre_b / centre_a - 1) */
+	double ci_lo_pct, ci_hi_pct; /* bootstrap CI of change_pct; NAN if none */
+	double p_mwu;              /* two-sided; NAN if not computed */
+	int mwu_exact;             /* 1: exact distribution, 0: normal approx. */
+	size_t reps_needed;        /* inconclusive only: per side; 0 unknown */
+	double threshold_pct, level;
+};
+
+/* o NULL: defaults with lower-is-better. Fails only on bad arguments or
+ * memory; every statistical outcome, "not enough data" included, is a
+ * verdict. */
+int verdict_compare(const double *a, size_t na, const double *b, size_t nb,
+		    const struct verdict_options *o, struct verdict *v);
+
+/* "better", "worse", "no change", "inconclusive" */
+const char *verdict_kind_name(enum verdict_kind k);
+
+/*
+ * Noise floor from an A/A pair (two sets of runs of the same configuration):
+ * the coefficient of variation of each side and of both pooled, and the
+ * bootstrap CI of the ratio of centres with its half-width in percent
+ * (100 (hi - lo) / 2). A threshold below that half-width cannot be resolved
+ * with this many repetitions. Needs >= 2 samples per side.
+ */
+struct noise_floor {
+	size_t n_a, n_b;
+	double cv_a, cv_b, cv_all;
+	double ratio, ci_lo, ci_hi;     /* centre_b / centre_a and its CI */
+	double half_width_pct;
+};
+int verdict_noise_floor(const double *a, size_t na, const double *b,
+			size_t nb, const struct verdict_options *o,
+			struct noise_floor *nf);
+
+/* the repetitions per side formula above; 0 if s or delta is not > 0 */
+size_t verdict_reps_estimate(double s, double delta, double level,
+			     double power);
+
+#endif
