@@ -1,0 +1,544 @@
+/*
+ * Shared helpers of the native workloads (sl-pingpong, sl-jbb); the contract
+ * of each is in libnative.h. Linked statically into every bin/sl-* binary.
+ */
+#include "workloads/native/libnative.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/cpulist.h"
+
+const char *nat_prog = "sl";
+
+void nat_err(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", nat_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* ---- time ---------------------------------------------------------------- */
+
+uint64_t nat_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void nat_sleep_until_ns(uint64_t t)
+{
+	struct timespec ts = { (time_t)(t / 1000000000ull), (long)(t % 1000000000ull) };
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+void nat_sleep_ns(uint64_t d)
+{
+	nat_sleep_until_ns(nat_now_ns() + d);
+}
+
+/* ---- PRNG ------------------------------------------------------------------ */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+void nat_rng_seed(struct nat_rng *r, uint64_t seed, uint64_t stream)
+{
+	uint64_t x = seed * 0x2545f4914f6cdd1dull + stream * 0x9e3779b97f4a7c15ull + 1;
+	for (int i = 0; i < 4; i++)
+		r->s[i] = splitmix64(&x);
+}
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t nat_rng_next(struct nat_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return res;
+}
+
+double nat_rng_unit(struct nat_rng *r)
+{
+	return ((double)(nat_rng_next(r) >> 11) + 1.0) * 0x1.0p-53;
+}
+
+double nat_rng_exp(struct nat_rng *r, double mean)
+{
+	return -mean * log(nat_rng_unit(r));
+}
+
+/* ---- options ----------------------------------------------------------------- */
+
+int nat_parse_long(const char *opt, const char *val, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = val ? strtol(val, &end, 10) : 0;
+	if (!val || !*val || *end || errno || v < min || v > max) {
+		nat_err("%s: '%s' is not an integer in [%ld, %ld]", opt, val ? val : "", min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int nat_parse_double(const char *opt, const char *val, double min, double max, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = val ? strtod(val, &end) : 0;
+	if (!val || !*val || *end || errno || !(v >= min && v <= max)) {
+		nat_err("%s: '%s' is not a number in [%g, %g]", opt, val ? val : "", min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int nat_parse_enum(const char *opt, const char *val, const char *const *choices, int *out)
+{
+	for (int i = 0; choices[i]; i++)
+		if (val && !strcmp(val, choices[i])) {
+			*out = i;
+			return 0;
+		}
+	char list[256] = "";
+	for (int i = 0; choices[i]; i++) {
+		if (i)
+			strncat(list, ", ", sizeof(list) - strlen(list) - 1);
+		strncat(list, choices[i], sizeof(list) - strlen(list) - 1);
+	}
+	nat_err("%s: '%s' is not one of: %s", opt, val ? val : "", list);
+	return -1;
+}
+
+int nat_parse_long_list(const char *opt, const char *val, long min, long max, long *out,
+			int maxn)
+{
+	int n = 0;
+	const char *p = val ? val : "";
+	for (;;) {
+		char *end;
+		errno = 0;
+		long v = strtol(p, &end, 10);
+		if (end == p || errno || v < min || v > max || (*end && *end != ',')) {
+			nat_err("%s: '%s' is not a comma-separated list of integers in [%ld, %ld]",
+				opt, val ? val : "", min, max);
+			return -1;
+		}
+		if (n == maxn) {
+			nat_err("%s: '%s' has more than %d values", opt, val, maxn);
+			return -1;
+		}
+		out[n++] = v;
+		if (!*end)
+			return n;
+		p = end + 1;
+	}
+}
+
+/* ---- scheduling --------------------------------------------------------------- */
+
+const char *const nat_policy_names[] = { "other", "batch", "idle", "fifo", "rr", NULL };
+
+pid_t nat_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+int nat_cpu(void)
+{
+	int c = sched_getcpu();
+	return c < 0 ? 0 : c;
+}
+
+int nat_online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+int nat_check_sched(int policy, int priority, int nice)
+{
+	if ((policy == NP_FIFO || policy == NP_RR) && (priority < 1 || priority > 99)) {
+		nat_err("--priority: must be in [1, 99] with --policy %s (got %d)",
+			nat_policy_names[policy], priority);
+		return -1;
+	}
+	if (policy != NP_FIFO && policy != NP_RR && priority != 0) {
+		nat_err("--priority: only valid with --policy fifo or rr (got policy %s)",
+			nat_policy_names[policy]);
+		return -1;
+	}
+	if ((policy == NP_FIFO || policy == NP_RR) && nice != 0) {
+		nat_err("--nice: has no effect with --policy %s; leave it at 0",
+			nat_policy_names[policy]);
+		return -1;
+	}
+	return 0;
+}
+
+int nat_apply_sched(int policy, int priority, int nice)
+{
+	static const int pol[] = { SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR };
+	struct sched_param sp = { .sched_priority = priority };
+	if (policy != NP_OTHER || priority) {
+		if (sched_setscheduler(0, pol[policy], &sp)) {
+			nat_err("cannot set scheduling policy %s priority %d: %s",
+				nat_policy_names[policy], priority, strerror(errno));
+			return -1;
+		}
+	}
+	if (nice && setpriority(PRIO_PROCESS, (id_t)nat_gettid(), nice)) {
+		nat_err("cannot set nice %d: %s", nice, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- work ------------------------------------------------------------------- */
+
+void nat_spin(uint64_t loops)
+{
+	uint64_t x = 1;
+	for (uint64_t i = 0; i < loops; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		__asm__ volatile("" : "+r"(x));
+	}
+}
+
+double nat_calibrate_spin(void)
+{
+	double best = 0;
+	uint64_t loops = 200000;
+	for (int i = 0; i < 7; i++) {
+		uint64_t t0 = nat_now_ns();
+		nat_spin(loops);
+		uint64_t dt = nat_now_ns() - t0;
+		if (dt < 500000) {           /* aim for about 1 ms per try */
+			loops *= 2;
+			i--;
+			if (loops > (1ull << 34))
+				break;
+			continue;
+		}
+		double r = (double)loops / ((double)dt / 1000.0);
+		if (r > best)
+			best = r;
+	}
+	return best > 0 ? best : 100;
+}
+
+int nat_wset_init(struct nat_wset *w, size_t bytes, uint64_t seed)
+{
+	memset(w, 0, sizeof(*w));
+	if (bytes < 64)
+		return 0;
+	size_t n = bytes / 64;
+	if (n > UINT32_MAX)
+		return -1;
+	if (posix_memalign((void **)&w->line, 64, n * 64))
+		return -1;
+	w->nlines = n;
+	/* Sattolo's algorithm: a random single cycle through every line */
+	uint32_t *perm = malloc(n * sizeof(uint32_t));
+	if (!perm) {
+		free(w->line);
+		w->line = NULL;
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		perm[i] = (uint32_t)i;
+	struct nat_rng r;
+	nat_rng_seed(&r, seed, 77);
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = nat_rng_next(&r) % i;
+		uint32_t t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	/* line perm[i] points to perm[i+1]; the first word of each line is the link */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t *l = w->line + perm[i] * 16;
+		memset(l, 0, 64);
+		l[0] = perm[(i + 1) % n];
+	}
+	free(perm);
+	return 0;
+}
+
+void nat_wset_free(struct nat_wset *w)
+{
+	free(w->line);
+	memset(w, 0, sizeof(*w));
+}
+
+void nat_wset_touch(struct nat_wset *w)
+{
+	uint32_t p = w->pos;
+	for (size_t i = 0; i < w->nlines; i++) {
+		uint32_t *l = w->line + (size_t)p * 16;
+		l[1]++;
+		p = l[0];
+	}
+	w->pos = p;
+}
+
+/* ---- topology ----------------------------------------------------------------- */
+
+static int read_small(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t got = fread(buf, 1, n - 1, f);
+	fclose(f);
+	buf[got] = 0;
+	return 0;
+}
+
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end == 'K')
+		v <<= 10;
+	else if (*end == 'M')
+		v <<= 20;
+	return v;
+}
+
+int nat_llc_groups(int *llc, int max, uint64_t *llc_bytes, int *llc_share)
+{
+	char path[256], buf[4096];
+	int groups = 0, found = 0;
+	unsigned char *seen = calloc((size_t)max, 1);
+	if (!seen)
+		return -1;
+	if (llc_bytes)
+		*llc_bytes = 0;
+	if (llc_share)
+		*llc_share = 1;
+	/* only probe the possible CPUs (a few, not `max`) */
+	unsigned char *possible = calloc((size_t)max, 1);
+	if (!possible || read_small("/sys/devices/system/cpu/possible", buf, sizeof(buf)) ||
+	    cpulist_parse(buf, possible, max) <= 0) {
+		int n = nat_online_cpus();
+		for (int c = 0; possible && c < max && c < n; c++)
+			possible[c] = 1;
+	}
+	for (int c = 0; c < max; c++) {
+		llc[c] = -1;
+		if (!possible || !possible[c])
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", c);
+		if (access(path, F_OK))
+			continue;
+		llc[c] = 0;
+		int best_level = -1;
+		char best_list[sizeof(buf)] = "";
+		uint64_t best_size = 0;
+		for (int i = 0; i < 16; i++) {
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%d/cache/index%d/level", c, i);
+			if (read_small(path, buf, sizeof(buf)))
+				break;
+			int level = atoi(buf);
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%d/cache/index%d/type", c, i);
+			if (read_small(path, buf, sizeof(buf)) || !strncmp(buf, "Instruction", 11))
+				continue;
+			if (level <= best_level)
+				continue;
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list", c, i);
+			if (read_small(path, buf, sizeof(buf)))
+				continue;
+			best_level = level;
+			snprintf(best_list, sizeof(best_list), "%s", buf);
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%d/cache/index%d/size", c, i);
+			best_size = read_small(path, buf, sizeof(buf)) ? 0 : parse_size(buf);
+		}
+		if (best_level < 0)
+			continue;
+		int first = cpulist_first(best_list);
+		if (first < 0 || first >= max)
+			continue;
+		found++;
+		llc[c] = first;
+		if (!seen[first]) {
+			seen[first] = 1;
+			groups++;
+		}
+		if (c == 0 || (llc_bytes && !*llc_bytes)) {
+			unsigned char *set = calloc((size_t)max, 1);
+			int n = set ? cpulist_parse(best_list, set, max) : -1;
+			free(set);
+			if (llc_bytes)
+				*llc_bytes = best_size;
+			if (llc_share && n > 0)
+				*llc_share = n;
+		}
+	}
+	free(seen);
+	free(possible);
+	if (!found) {
+		for (int c = 0; c < max; c++)
+			if (llc[c] < 0)
+				llc[c] = 0;
+		return -1;
+	}
+	return groups;
+}
+
+/* ---- per-task counters -------------------------------------------------------------- */
+
+int nat_perf_migrations_open(pid_t tid)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_CPU_MIGRATIONS;
+	a.exclude_hv = 1;
+	long fd = syscall(SYS_perf_event_open, &a, tid, -1, -1, 0);
+	return fd < 0 ? -1 : (int)fd;
+}
+
+int nat_perf_read(int fd, uint64_t *v)
+{
+	return read(fd, v, sizeof(*v)) == (ssize_t)sizeof(*v) ? 0 : -1;
+}
+
+int nat_task_sched(pid_t tid, uint64_t *migr, uint64_t *vol, uint64_t *invol)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/sched", (int)tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	int got = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+		if (sscanf(line, "se.nr_migrations : %llu", &v) == 1) {
+			*migr = v;
+			got |= 1;
+		} else if (sscanf(line, "nr_voluntary_switches : %llu", &v) == 1) {
+			*vol = v;
+			got |= 2;
+		} else if (sscanf(line, "nr_involuntary_switches : %llu", &v) == 1) {
+			*invol = v;
+			got |= 4;
+		}
+	}
+	fclose(f);
+	return got == 7 ? 0 : -1;
+}
+
+int nat_task_csw(pid_t tid, uint64_t *vol, uint64_t *invol)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	int got = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+		if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1) {
+			*vol = v;
+			got |= 1;
+		} else if (sscanf(line, "nonvoluntary_ctxt_switches: %llu", &v) == 1) {
+			*invol = v;
+			got |= 2;
+		}
+	}
+	fclose(f);
+	return got == 3 ? 0 : -1;
+}
+
+/* ---- shared memory -------------------------------------------------------------------- */
+
+void *nat_shm_alloc(size_t bytes)
+{
+	void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+size_t nat_hist_shared_bytes(void)
+{
+	return ((size_t)1 << NAT_HIST_SUB) * (size_t)(1 + NAT_HIST_POW - NAT_HIST_SUB) *
+	       sizeof(uint64_t);
+}
+
+int nat_hist_init_in(struct hist *h, void *counts)
+{
+	struct hist tmp;
+	if (hist_init_loglin(&tmp, NAT_HIST_SUB, NAT_HIST_POW))
+		return -1;
+	free(tmp.counts);
+	tmp.counts = counts;
+	memset(counts, 0, tmp.nbuckets * sizeof(uint64_t));
+	*h = tmp;
+	return 0;
+}
+
+/* ---- output ------------------------------------------------------------------------------- */
+
+double nat_json_pct_us(json_t *obj, const char *key, const struct hist *h, double p)
+{
+	double v;
+	enum hist_pct r = hist_percentile(h, p, &v);
+	if (r == HIST_EMPTY) {
+		json_object_set_new(obj, key, json_null());
+		return NAN;
+	}
+	v /= 1000.0;
+	json_object_set_new(obj, key, json_real(v));
+	return v;
+}
+
+int nat_json_print(json_t *obj)
+{
+	if (json_dumpf(obj, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) ||
+	    fputc('\n', stdout) == EOF || fflush(stdout) || ferror(stdout)) {
+		nat_err("cannot write the results to stdout");
+		return -1;
+	}
+	return 0;
+}

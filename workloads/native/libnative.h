@@ -1,0 +1,108 @@
+/*
+ * Helpers shared by the native workloads bin/sl-pingpong and bin/sl-jbb:
+ * clocks and absolute sleeps, a seeded PRNG with exponential draws (Poisson
+ * arrivals), option parsing that names the bad option and the valid range,
+ * per-thread scheduling settings, a calibrated CPU spin and a pointer-chasing
+ * working set (per-request "work"), LLC groups from sysfs, per-task
+ * migration and context-switch counters, shared memory for --procs, and JSON
+ * output through jansson.
+ *
+ * Everything here returns 0 / -1 (or a value) and prints nothing except the
+ * nat_err() messages; the programs decide exit codes (0 ok, 1 runtime
+ * failure, 2 bad arguments).
+ */
+#ifndef SL_LIBNATIVE_H
+#define SL_LIBNATIVE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "analysis/hist.h"
+
+extern const char *nat_prog;          /* program name for messages */
+void nat_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- time ---------------------------------------------------------------- */
+uint64_t nat_now_ns(void);                  /* CLOCK_MONOTONIC */
+void nat_sleep_until_ns(uint64_t t);        /* absolute, CLOCK_MONOTONIC, restarts on EINTR */
+void nat_sleep_ns(uint64_t d);
+
+/* ---- PRNG (splitmix64 seeding, xoshiro256**) ---------------------------- */
+struct nat_rng { uint64_t s[4]; };
+void nat_rng_seed(struct nat_rng *r, uint64_t seed, uint64_t stream);
+uint64_t nat_rng_next(struct nat_rng *r);
+double nat_rng_unit(struct nat_rng *r);           /* (0, 1] */
+double nat_rng_exp(struct nat_rng *r, double mean); /* exponential draw */
+
+/* ---- options: each prints "<prog>: <opt>: ..." and returns -1 on error -- */
+int nat_parse_long(const char *opt, const char *val, long min, long max, long *out);
+int nat_parse_double(const char *opt, const char *val, double min, double max, double *out);
+/* index of val in the NULL-terminated choices */
+int nat_parse_enum(const char *opt, const char *val, const char *const *choices, int *out);
+/* comma-separated list of integers in [min, max]; returns the count (<= maxn) */
+int nat_parse_long_list(const char *opt, const char *val, long min, long max, long *out,
+			int maxn);
+
+/* ---- scheduling ------------------------------------------------------------ */
+enum nat_policy { NP_OTHER, NP_BATCH, NP_IDLE, NP_FIFO, NP_RR };
+extern const char *const nat_policy_names[];      /* "other", "batch", "idle", "fifo", "rr" */
+/* apply to the calling thread; nice only for other/batch/idle */
+int nat_apply_sched(int policy, int priority, int nice);
+/* check policy/priority/nice are consistent; -1 with a message */
+int nat_check_sched(int policy, int priority, int nice);
+pid_t nat_gettid(void);
+int nat_cpu(void);                                  /* sched_getcpu(), 0 on failure */
+int nat_online_cpus(void);
+
+/* ---- work ------------------------------------------------------------------ */
+/* spin iterations per microsecond on an idle CPU (best of several tries) */
+double nat_calibrate_spin(void);
+void nat_spin(uint64_t loops);
+/* a working set of `bytes`, visited in a seeded random cyclic order of cache
+ * lines (pointer chasing defeats the prefetcher, so cache affinity shows) */
+struct nat_wset { uint32_t *line; size_t nlines; uint32_t pos; };
+int nat_wset_init(struct nat_wset *w, size_t bytes, uint64_t seed);
+void nat_wset_free(struct nat_wset *w);
+/* visit every line once (read and write one word per line) */
+void nat_wset_touch(struct nat_wset *w);
+
+/* ---- topology -------------------------------------------------------------- */
+/* llc[c] = the lowest CPU sharing CPU c's last-level cache, for c < max; -1
+ * for CPUs not present. Returns the number of distinct LLC groups, or -1 when
+ * sysfs has no cache information (then llc[c] = 0 for every CPU). llc_bytes
+ * (optional) gets the LLC size and llc_share (optional) how many CPUs share it. */
+int nat_llc_groups(int *llc, int max, uint64_t *llc_bytes, int *llc_share);
+
+/* ---- per-task counters ----------------------------------------------------- */
+/* a PERF_COUNT_SW_CPU_MIGRATIONS counter on task `tid` (any process); -1 when
+ * perf events are unavailable */
+int nat_perf_migrations_open(pid_t tid);
+int nat_perf_read(int fd, uint64_t *v);
+/* se.nr_migrations and nr_(in)voluntary_switches from /proc/<tid>/sched
+ * (CONFIG_SCHED_DEBUG kernels); -1 when that file is missing. Reading it
+ * costs the task nothing, unlike a perf counter, which adds work to every
+ * context switch of the task it watches. */
+int nat_task_sched(pid_t tid, uint64_t *migr, uint64_t *vol, uint64_t *invol);
+/* voluntary/nonvoluntary_ctxt_switches of a task from /proc/<tid>/status */
+int nat_task_csw(pid_t tid, uint64_t *vol, uint64_t *invol);
+
+/* ---- memory shared across fork (for --procs) ------------------------------- */
+void *nat_shm_alloc(size_t bytes);                  /* zeroed; NULL on failure */
+/* a HIST_LOGLIN histogram of ns (sub_bits NAT_HIST_SUB, up to 2^NAT_HIST_POW ns)
+ * whose counts live in `counts` (nat_hist_shared_bytes() of shared memory),
+ * so that a forked child can record into it; h itself should be shared too */
+#define NAT_HIST_SUB 7
+#define NAT_HIST_POW 40
+size_t nat_hist_shared_bytes(void);
+int nat_hist_init_in(struct hist *h, void *counts);
+
+/* ---- output ---------------------------------------------------------------- */
+/* percentile p of a ns histogram, in us, into obj[key] (null when empty);
+ * returns the value (NAN when empty) */
+double nat_json_pct_us(json_t *obj, const char *key, const struct hist *h, double p);
+/* print obj (indented) and a newline on stdout; -1 on a write error */
+int nat_json_print(json_t *obj);
+
+#endif

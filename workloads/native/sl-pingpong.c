@@ -1,0 +1,747 @@
+/*
+ * sl-pingpong: the microservice wakeup chain (DeathStarBench's pattern of
+ * "sleep -> wakeup -> sleep" between services) as a small static program.
+ *
+ * A lane is a client and a chain of stages called RPC style: the client calls
+ * stage 0, stage s does its work and calls stage s+1, ..., and every stage
+ * replies to its caller once its callees replied. The last stage has
+ * --fanout K replicas that its caller calls in parallel (ComposePost style)
+ * and waits for. Each call and each reply is one wakeup through the chosen
+ * mechanism (futex, pipe, eventfd, unix socket); the request itself travels
+ * in shared memory. --concurrency C runs C independent lanes: closed loop
+ * (each client sends its next request when the previous one returned) or,
+ * with --rate R, open loop (each lane a Poisson stream of rate R/C; latency
+ * from the scheduled send time so that falling behind shows as latency).
+ * Stages are threads, or processes with --procs.
+ *
+ * Measurements come from a window [t0, t1) after --warmup; all latencies are
+ * recorded in ns in log-linear histograms (analysis/hist.h: sub_bits 7, at
+ * most 0.4% relative error) and reported in us. The metrics are defined in
+ * docs/workloads-native.md; output is one JSON object on stdout.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <linux/futex.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "workloads/native/libnative.h"
+
+#define MAX_CPUS 4096
+#define OP_REQ 1
+#define OP_QUIT 2
+
+enum mech { M_FUTEX, M_PIPE, M_EVENTFD, M_UNIX };
+static const char *const mech_names[] = { "futex", "pipe", "eventfd", "unix", NULL };
+
+struct opts {
+	int stages, fanout, concurrency, mech, procs;
+	double duration_s, warmup_s, rate;
+	long work_us, wss_kb;
+	unsigned long long seed;
+	int policy, priority, nice;
+};
+
+/* one direction of a hop */
+struct chan {
+	_Atomic uint32_t word;       /* futex */
+	uint32_t seen;               /* reader's last seen word */
+	int rfd, wfd;                /* pipe, eventfd, unix */
+};
+
+/* a caller -> callee edge in shared memory; one request outstanding at most */
+struct hop {
+	struct chan req, rep;
+	uint64_t req_t, rep_t;       /* waker's clock just before its wake call */
+	int req_cpu, rep_cpu;        /* waker's CPU */
+	int op;
+	uint64_t id;
+} __attribute__((aligned(64)));
+
+/* per thread (client or stage instance), in shared memory */
+struct epstat {
+	struct hist wake;            /* wakeup latency, ns */
+	uint64_t wakeups, same_cpu, cross_llc, nowait, handled;
+	uint64_t observed_migr;
+	int last_cpu;
+	pid_t tid;
+	int failed;
+} __attribute__((aligned(64)));
+
+/* per lane, client side */
+struct lanestat {
+	struct hist req;             /* request latency, ns */
+	uint64_t sent, completed, in_flight, scheduled, backlog;
+};
+
+struct shared {
+	_Atomic int ready, go, abort, done;  /* done: end counters read */
+	uint64_t t0, t1;             /* measurement window, CLOCK_MONOTONIC ns */
+	double spin_per_us;
+	int llc[MAX_CPUS];
+};
+
+static struct opts O;
+static struct shared *S;
+static struct hop *hops;         /* lanes * actors */
+static struct epstat *eps;       /* lanes * (actors + 1); index actors is the client */
+static struct lanestat *lanes;
+static int actors;               /* stage instances per lane: (stages - 1) + fanout */
+
+/* ---- channels ------------------------------------------------------------ */
+
+static long futex(_Atomic uint32_t *w, int op, uint32_t val)
+{
+	return syscall(SYS_futex, (uint32_t *)w, op | (O.procs ? 0 : FUTEX_PRIVATE_FLAG), val,
+		       NULL, NULL, 0);
+}
+
+static int full_io(int fd, void *buf, size_t n, int wr)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t r = wr ? write(fd, (char *)buf + done, n - done)
+			       : read(fd, (char *)buf + done, n - done);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		done += (size_t)r;
+	}
+	return 0;
+}
+
+static int chan_post(struct chan *c)
+{
+	int one = 1;
+	uint64_t e = 1;
+	switch (O.mech) {
+	case M_FUTEX:
+		atomic_fetch_add_explicit(&c->word, 1, memory_order_release);
+		futex(&c->word, FUTEX_WAKE, 1);
+		return 0;
+	case M_EVENTFD:
+		return full_io(c->wfd, &e, sizeof(e), 1);
+	default:                     /* pipe and unix socket: an int, like perf bench */
+		return full_io(c->wfd, &one, sizeof(one), 1);
+	}
+}
+
+static int chan_wait(struct chan *c)
+{
+	int v;
+	uint64_t e;
+	switch (O.mech) {
+	case M_FUTEX:
+		for (;;) {
+			uint32_t w = atomic_load_explicit(&c->word, memory_order_acquire);
+			if (w != c->seen) {
+				c->seen = w;
+				return 0;
+			}
+			if (futex(&c->word, FUTEX_WAIT, w) && errno != EAGAIN && errno != EINTR)
+				return -1;
+		}
+	case M_EVENTFD:
+		return full_io(c->rfd, &e, sizeof(e), 0);
+	default:
+		return full_io(c->rfd, &v, sizeof(v), 0);
+	}
+}
+
+static int chan_pair_init(struct chan *req, struct chan *rep)
+{
+	int a[2], b[2];
+	switch (O.mech) {
+	case M_FUTEX:
+		return 0;
+	case M_PIPE:
+		if (pipe(a))
+			return -1;
+		if (pipe(b))
+			return -1;
+		req->rfd = a[0], req->wfd = a[1];
+		rep->rfd = b[0], rep->wfd = b[1];
+		return 0;
+	case M_EVENTFD:
+		req->rfd = req->wfd = eventfd(0, 0);
+		rep->rfd = rep->wfd = eventfd(0, 0);
+		return req->rfd < 0 || rep->rfd < 0 ? -1 : 0;
+	default:
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, a))
+			return -1;
+		req->wfd = a[0], req->rfd = a[1];
+		rep->wfd = a[1], rep->rfd = a[0];
+		return 0;
+	}
+}
+
+/* ---- wakeup bookkeeping --------------------------------------------------- */
+
+static inline int in_window(uint64_t t)
+{
+	return t >= S->t0 && t < S->t1;
+}
+
+/* the wakee ran at t_run on cpu after waiting since t_before; the waker
+ * stamped t_wake on waker_cpu just before its wake call */
+static void note_wakeup(struct epstat *e, uint64_t t_before, uint64_t t_wake, int waker_cpu,
+			uint64_t t_run, int cpu)
+{
+	if (e->last_cpu >= 0 && cpu != e->last_cpu && in_window(t_run))
+		e->observed_migr++;
+	e->last_cpu = cpu;
+	if (!in_window(t_wake))
+		return;
+	if (t_wake < t_before) {     /* the message was there before we waited */
+		e->nowait++;
+		return;
+	}
+	hist_record(&e->wake, t_run > t_wake ? t_run - t_wake : 0);
+	e->wakeups++;
+	if (cpu == waker_cpu)
+		e->same_cpu++;
+	if (cpu < MAX_CPUS && waker_cpu < MAX_CPUS && S->llc[cpu] != S->llc[waker_cpu])
+		e->cross_llc++;
+}
+
+/* call callees [first, first+n) of a lane and wait for all their replies */
+static int call(struct hop *lh, struct epstat *e, int first, int n, int op, uint64_t id)
+{
+	for (int i = first; i < first + n; i++) {
+		struct hop *h = &lh[i];
+		h->op = op;
+		h->id = id;
+		h->req_cpu = nat_cpu();
+		h->req_t = nat_now_ns();
+		if (chan_post(&h->req))
+			return -1;
+	}
+	if (op == OP_QUIT)
+		return 0;
+	for (int i = first; i < first + n; i++) {
+		struct hop *h = &lh[i];
+		uint64_t tb = nat_now_ns();
+		if (chan_wait(&h->rep))
+			return -1;
+		uint64_t tr = nat_now_ns();
+		note_wakeup(e, tb, h->rep_t, h->rep_cpu, tr, nat_cpu());
+	}
+	return 0;
+}
+
+/* callees of actor a (-1: the client) */
+static void callees(int a, int *first, int *n)
+{
+	int s = a + 1;                       /* the stage being called */
+	*first = s;
+	*n = s == O.stages - 1 ? O.fanout : (s < O.stages - 1 ? 1 : 0);
+}
+
+/* ---- stage instances ---------------------------------------------------------- */
+
+struct actor_arg { int lane, a; };
+
+static void wait_go(void)
+{
+	while (!atomic_load(&S->go) && !atomic_load(&S->abort))
+		nat_sleep_ns(100000);
+}
+
+static int actor_run(int lane, int a)
+{
+	struct hop *lh = &hops[(size_t)lane * actors];
+	struct hop *in = &lh[a];
+	struct epstat *e = &eps[(size_t)lane * (actors + 1) + a];
+	struct nat_wset ws;
+	int first, n;
+	int rc = 0;
+
+	e->tid = nat_gettid();
+	e->last_cpu = -1;
+	callees(a, &first, &n);
+	if (nat_apply_sched(O.policy, O.priority, O.nice) ||
+	    nat_wset_init(&ws, (size_t)O.wss_kb * 1024, O.seed * 1000003 + (uint64_t)lane * 1000 + (uint64_t)a)) {
+		e->failed = 1;
+		atomic_store(&S->abort, 1);
+		atomic_fetch_add(&S->ready, 1);
+		return -1;
+	}
+	uint64_t loops = (uint64_t)llround(S->spin_per_us * (double)O.work_us);
+	atomic_fetch_add(&S->ready, 1);
+	for (;;) {
+		uint64_t tb = nat_now_ns();
+		if (chan_wait(&in->req)) {
+			rc = -1;
+			break;
+		}
+		uint64_t tr = nat_now_ns();
+		int cpu = nat_cpu();
+		if (in->op == OP_QUIT) {
+			if (n)
+				call(lh, e, first, n, OP_QUIT, 0);
+			break;
+		}
+		note_wakeup(e, tb, in->req_t, in->req_cpu, tr, cpu);
+		if (in_window(tr))
+			e->handled++;
+		nat_wset_touch(&ws);
+		nat_spin(loops);
+		if (n && call(lh, e, first, n, OP_REQ, in->id)) {
+			rc = -1;
+			break;
+		}
+		in->rep_cpu = nat_cpu();
+		in->rep_t = nat_now_ns();
+		if (chan_post(&in->rep)) {
+			rc = -1;
+			break;
+		}
+	}
+	nat_wset_free(&ws);
+	if (rc)
+		e->failed = 1;
+	return rc;
+}
+
+static void *actor_thread(void *p)
+{
+	struct actor_arg *aa = p;
+	actor_run(aa->lane, aa->a);
+	return NULL;
+}
+
+/* ---- clients --------------------------------------------------------------------- */
+
+static void *client_thread(void *p)
+{
+	int lane = (int)(intptr_t)p;
+	struct hop *lh = &hops[(size_t)lane * actors];
+	struct epstat *e = &eps[(size_t)lane * (actors + 1) + actors];
+	struct lanestat *ls = &lanes[lane];
+	struct nat_rng rng;
+	int first, n;
+	uint64_t id = 0;
+
+	e->tid = nat_gettid();
+	e->last_cpu = -1;
+	callees(-1, &first, &n);
+	nat_rng_seed(&rng, O.seed, (uint64_t)lane + 1);
+	if (nat_apply_sched(O.policy, O.priority, O.nice)) {
+		e->failed = 1;
+		atomic_store(&S->abort, 1);
+	}
+	atomic_fetch_add(&S->ready, 1);
+	wait_go();
+	if (atomic_load(&S->abort))
+		goto quit;
+
+	double mean_gap_ns = O.rate > 0 ? 1e9 * O.concurrency / O.rate : 0;
+	uint64_t sched = S->t0 > (uint64_t)(O.warmup_s * 1e9) ? S->t0 - (uint64_t)(O.warmup_s * 1e9)
+							    : 0;
+	for (;;) {
+		uint64_t ts;
+		if (mean_gap_ns > 0) {
+			sched += (uint64_t)nat_rng_exp(&rng, mean_gap_ns);
+			if (sched >= S->t1)
+				break;
+			if (nat_now_ns() >= S->t1) {     /* behind: count what was due */
+				if (in_window(sched))
+					ls->backlog++, ls->scheduled++;
+				continue;
+			}
+			if (in_window(sched))
+				ls->scheduled++;
+			nat_sleep_until_ns(sched);
+			ts = sched;
+		} else {
+			ts = nat_now_ns();
+			if (ts >= S->t1)
+				break;
+		}
+		int counted = in_window(ts);
+		if (counted)
+			ls->sent++;
+		if (call(lh, e, first, n, OP_REQ, ++id)) {
+			e->failed = 1;
+			atomic_store(&S->abort, 1);
+			break;
+		}
+		uint64_t td = nat_now_ns();
+		if (counted) {
+			if (td < S->t1) {
+				ls->completed++;
+				hist_record(&ls->req, td - ts);
+			} else {
+				ls->in_flight++;
+			}
+		}
+		if (atomic_load_explicit(&S->abort, memory_order_relaxed))
+			break;
+	}
+quit:
+	/* stay alive until the end-of-window counters of every task are read */
+	while (!atomic_load(&S->done))
+		nat_sleep_ns(200000);
+	call(lh, e, first, n, OP_QUIT, 0);
+	return NULL;
+}
+
+/* ---- options ------------------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: sl-pingpong [options]\n"
+"A client calls a chain of stages RPC style; every call and reply is a wakeup.\n"
+"  -s, --stages N        stages in the chain, 1..32 (default 1)\n"
+"  -k, --fanout K        replicas of the last stage, called in parallel, 1..16 (default 1)\n"
+"  -c, --concurrency C   independent lanes (client + chain each), 1..256 (default 1)\n"
+"  -m, --mechanism M     futex, pipe, eventfd or unix (default pipe)\n"
+"  -P, --procs           stages are processes (default: threads)\n"
+"  -r, --rate R          open loop: R requests/s in total, Poisson arrivals\n"
+"                        (default 0: closed loop)\n"
+"  -d, --duration S      measurement window in seconds, 0.05..86400 (default 5)\n"
+"  -w, --warmup S        unmeasured time before the window, 0..3600 (default 0.5)\n"
+"  -u, --work-us U       CPU work per request in each stage, us, 0..1000000 (default 10)\n"
+"  -W, --wss-kb KB       working set each stage touches per request, KiB,\n"
+"                        0..1048576 (default 64)\n"
+"      --policy P        other, batch, idle, fifo or rr (default other)\n"
+"      --priority N      1..99 with fifo/rr\n"
+"      --nice N          -20..19 (default 0)\n"
+"      --seed N          seed for arrivals and working-set order (default 1)\n"
+"  -h, --help            this text\n"
+"Output: one JSON object on stdout (metrics in docs/workloads-native.md).\n");
+}
+
+static int parse_opts(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "stages", 1, 0, 's' }, { "fanout", 1, 0, 'k' }, { "concurrency", 1, 0, 'c' },
+		{ "mechanism", 1, 0, 'm' }, { "procs", 0, 0, 'P' }, { "rate", 1, 0, 'r' },
+		{ "duration", 1, 0, 'd' }, { "warmup", 1, 0, 'w' }, { "work-us", 1, 0, 'u' },
+		{ "wss-kb", 1, 0, 'W' }, { "policy", 1, 0, 1 }, { "priority", 1, 0, 2 },
+		{ "nice", 1, 0, 3 }, { "seed", 1, 0, 4 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
+	};
+	long v;
+	O = (struct opts){ .stages = 1, .fanout = 1, .concurrency = 1, .mech = M_PIPE,
+			   .duration_s = 5, .warmup_s = 0.5, .work_us = 10, .wss_kb = 64,
+			   .seed = 1 };
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":s:k:c:m:Pr:d:w:u:W:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (nat_parse_long("--stages", optarg, 1, 32, &v))
+				return -1;
+			O.stages = (int)v;
+			break;
+		case 'k':
+			if (nat_parse_long("--fanout", optarg, 1, 16, &v))
+				return -1;
+			O.fanout = (int)v;
+			break;
+		case 'c':
+			if (nat_parse_long("--concurrency", optarg, 1, 256, &v))
+				return -1;
+			O.concurrency = (int)v;
+			break;
+		case 'm':
+			if (nat_parse_enum("--mechanism", optarg, mech_names, &O.mech))
+				return -1;
+			break;
+		case 'P':
+			O.procs = 1;
+			break;
+		case 'r':
+			if (nat_parse_double("--rate", optarg, 0, 1e7, &O.rate))
+				return -1;
+			break;
+		case 'd':
+			if (nat_parse_double("--duration", optarg, 0.05, 86400, &O.duration_s))
+				return -1;
+			break;
+		case 'w':
+			if (nat_parse_double("--warmup", optarg, 0, 3600, &O.warmup_s))
+				return -1;
+			break;
+		case 'u':
+			if (nat_parse_long("--work-us", optarg, 0, 1000000, &O.work_us))
+				return -1;
+			break;
+		case 'W':
+			if (nat_parse_long("--wss-kb", optarg, 0, 1048576, &O.wss_kb))
+				return -1;
+			break;
+		case 1:
+			if (nat_parse_enum("--policy", optarg, nat_policy_names, &O.policy))
+				return -1;
+			break;
+		case 2:
+			if (nat_parse_long("--priority", optarg, 1, 99, &v))
+				return -1;
+			O.priority = (int)v;
+			break;
+		case 3:
+			if (nat_parse_long("--nice", optarg, -20, 19, &v))
+				return -1;
+			O.nice = (int)v;
+			break;
+		case 4:
+			if (nat_parse_long("--seed", optarg, 0, 0x7fffffffL, &v))
+				return -1;
+			O.seed = (unsigned long long)v;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+			nat_err("%s: needs a value (see --help)", argv[optind - 1]);
+			return -1;
+		default:
+			nat_err("unknown option '%s' (see --help)", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		nat_err("unexpected argument '%s' (see --help)", argv[optind]);
+		return -1;
+	}
+	if (nat_check_sched(O.policy, O.priority, O.nice))
+		return -1;
+	return 0;
+}
+
+/* ---- setup, measurement, report ----------------------------------------------------------- */
+
+/* per task counters read by the main thread at t0 and t1: from
+ * /proc/<tid>/sched when the kernel has it (migrations and both kinds of
+ * context switches), else context switches from /proc/<tid>/status and the
+ * migrations the task itself observed between its wakeups */
+struct task_counters { uint64_t m0, m1, v0, v1, i0, i1; int sched_ok, csw_ok; };
+
+static void snapshot(struct task_counters *tc, int ntasks, const struct epstat *e, int end)
+{
+	for (int i = 0; i < ntasks; i++) {
+		uint64_t m = 0, v = 0, iv = 0;
+		int sok = !nat_task_sched(e[i].tid, &m, &v, &iv);
+		int cok = sok || !nat_task_csw(e[i].tid, &v, &iv);
+		if (!end) {
+			tc[i].m0 = m, tc[i].v0 = v, tc[i].i0 = iv;
+			tc[i].sched_ok = sok, tc[i].csw_ok = cok;
+		} else {
+			tc[i].m1 = m, tc[i].v1 = v, tc[i].i1 = iv;
+			tc[i].sched_ok &= sok, tc[i].csw_ok &= cok;
+		}
+	}
+}
+
+static json_t *config_json(int llc_groups)
+{
+	json_t *c = json_pack("{s:i,s:i,s:i,s:s,s:s,s:f,s:f,s:f,s:I,s:I,s:I,s:s,s:i,s:i}",
+			      "stages", O.stages, "fanout", O.fanout, "concurrency", O.concurrency,
+			      "mechanism", mech_names[O.mech], "tasks", O.procs ? "procs" : "threads",
+			      "rate", O.rate, "duration_s", O.duration_s, "warmup_s", O.warmup_s,
+			      "work_us", (json_int_t)O.work_us, "wss_kb", (json_int_t)O.wss_kb,
+			      "seed", (json_int_t)O.seed, "policy", nat_policy_names[O.policy],
+			      "priority", O.priority, "nice", O.nice);
+	json_object_set_new(c, "loop", json_string(O.rate > 0 ? "open" : "closed"));
+	json_object_set_new(c, "llc_groups", llc_groups > 0 ? json_integer(llc_groups) : json_null());
+	json_object_set_new(c, "spin_loops_per_us", json_real(S->spin_per_us));
+	return c;
+}
+
+int main(int argc, char **argv)
+{
+	nat_prog = "sl-pingpong";
+	int r = parse_opts(argc, argv);
+	if (r)
+		return r > 0 ? 0 : 2;
+
+	actors = O.stages - 1 + O.fanout;
+	int L = O.concurrency, per = actors + 1, ntasks = L * per;
+	size_t hb = nat_hist_shared_bytes();
+	S = nat_shm_alloc(sizeof(*S));
+	hops = nat_shm_alloc(sizeof(struct hop) * (size_t)L * (size_t)actors);
+	eps = nat_shm_alloc(sizeof(struct epstat) * (size_t)ntasks);
+	lanes = nat_shm_alloc(sizeof(struct lanestat) * (size_t)L);
+	char *hmem = nat_shm_alloc(hb * (size_t)(ntasks + L));
+	if (!S || !hops || !eps || !lanes || !hmem) {
+		nat_err("cannot allocate shared memory: %s", strerror(errno));
+		return 1;
+	}
+	for (int i = 0; i < ntasks; i++)
+		nat_hist_init_in(&eps[i].wake, hmem + hb * (size_t)i);
+	for (int i = 0; i < L; i++)
+		nat_hist_init_in(&lanes[i].req, hmem + hb * (size_t)(ntasks + i));
+	int llc_groups = nat_llc_groups(S->llc, MAX_CPUS, NULL, NULL);
+	for (int i = 0; i < L * actors; i++)
+		if (chan_pair_init(&hops[i].req, &hops[i].rep)) {
+			nat_err("cannot create %s channels: %s (lower --concurrency or raise "
+				"the open-file limit)", mech_names[O.mech], strerror(errno));
+			return 1;
+		}
+	S->spin_per_us = O.work_us ? nat_calibrate_spin() : 0;
+
+	pthread_t *th = calloc((size_t)ntasks, sizeof(pthread_t));
+	pid_t *kids = calloc((size_t)ntasks, sizeof(pid_t));
+	struct actor_arg *aa = calloc((size_t)ntasks, sizeof(*aa));
+	struct task_counters *tc = calloc((size_t)ntasks, sizeof(*tc));
+	if (!th || !kids || !aa || !tc) {
+		nat_err("out of memory");
+		return 1;
+	}
+	int nth = 0, nkids = 0, rc = 0;
+	for (int l = 0; l < L; l++)
+		for (int a = 0; a < actors; a++) {
+			if (O.procs) {
+				pid_t p = fork();
+				if (p == 0)
+					_exit(actor_run(l, a) ? 1 : 0);
+				if (p < 0) {
+					nat_err("fork: %s", strerror(errno));
+					atomic_store(&S->abort, 1);
+					rc = 1;
+					goto stop;
+				}
+				kids[nkids++] = p;
+			} else {
+				aa[nth] = (struct actor_arg){ l, a };
+				if (pthread_create(&th[nth], NULL, actor_thread, &aa[nth])) {
+					nat_err("cannot create a thread");
+					rc = 1;
+					goto stop;
+				}
+				nth++;
+			}
+		}
+	for (int l = 0; l < L; l++) {
+		if (pthread_create(&th[nth], NULL, client_thread, (void *)(intptr_t)l)) {
+			nat_err("cannot create a thread");
+			rc = 1;
+			goto stop;
+		}
+		nth++;
+	}
+	uint64_t deadline = nat_now_ns() + 30000000000ull;
+	while (atomic_load(&S->ready) < ntasks && nat_now_ns() < deadline)
+		nat_sleep_ns(200000);
+	if (atomic_load(&S->ready) < ntasks || atomic_load(&S->abort)) {
+		if (!atomic_load(&S->abort))
+			nat_err("the stages did not start within 30 s");
+		rc = 1;
+		goto stop;
+	}
+	S->t0 = nat_now_ns() + (uint64_t)(O.warmup_s * 1e9) + 1000000;
+	S->t1 = S->t0 + (uint64_t)(O.duration_s * 1e9);
+	atomic_store(&S->go, 1);
+	nat_sleep_until_ns(S->t0);
+	snapshot(tc, ntasks, eps, 0);
+	nat_sleep_until_ns(S->t1);
+	snapshot(tc, ntasks, eps, 1);
+stop:
+	atomic_store(&S->done, 1);
+	atomic_store(&S->go, 1);
+	for (int i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < nkids; i++) {
+		int st;
+		if (rc)
+			kill(kids[i], SIGKILL);
+		while (waitpid(kids[i], &st, 0) < 0 && errno == EINTR)
+			;
+		if (!rc && (!WIFEXITED(st) || WEXITSTATUS(st)))
+			rc = 1;
+	}
+	for (int i = 0; i < ntasks && !rc; i++)
+		if (eps[i].failed)
+			rc = 1;
+	if (rc) {
+		if (!atomic_load(&S->abort))
+			nat_err("a stage failed");
+		return 1;
+	}
+
+	/* ---- report ---- */
+	struct hist req, wake;
+	hist_init_loglin(&req, NAT_HIST_SUB, NAT_HIST_POW);
+	hist_init_loglin(&wake, NAT_HIST_SUB, NAT_HIST_POW);
+	uint64_t sent = 0, completed = 0, in_flight = 0, scheduled = 0, backlog = 0;
+	uint64_t wakeups = 0, same = 0, cross = 0, nowait = 0, observed = 0, migr = 0, vol = 0,
+		 invol = 0;
+	int csw_ok = 1, sched_ok = 1;
+	for (int l = 0; l < L; l++) {
+		hist_merge(&req, &lanes[l].req);
+		sent += lanes[l].sent, completed += lanes[l].completed;
+		in_flight += lanes[l].in_flight, scheduled += lanes[l].scheduled;
+		backlog += lanes[l].backlog;
+	}
+	for (int i = 0; i < ntasks; i++) {
+		hist_merge(&wake, &eps[i].wake);
+		wakeups += eps[i].wakeups, same += eps[i].same_cpu, cross += eps[i].cross_llc;
+		nowait += eps[i].nowait, observed += eps[i].observed_migr;
+		migr += tc[i].m1 - tc[i].m0;
+		vol += tc[i].v1 - tc[i].v0, invol += tc[i].i1 - tc[i].i0;
+		csw_ok &= tc[i].csw_ok;
+		sched_ok &= tc[i].sched_ok;
+	}
+	double win = O.duration_s;
+	json_t *o = json_object();
+	json_object_set_new(o, "tool", json_string("sl-pingpong"));
+	json_object_set_new(o, "format", json_integer(1));
+	json_object_set_new(o, "config", config_json(llc_groups));
+	json_object_set_new(o, "window_s", json_real(win));
+	json_object_set_new(o, "requests_sent", json_integer((json_int_t)sent));
+	json_object_set_new(o, "requests_completed", json_integer((json_int_t)completed));
+	json_object_set_new(o, "requests_in_flight", json_integer((json_int_t)in_flight));
+	if (O.rate > 0) {
+		json_object_set_new(o, "requests_scheduled", json_integer((json_int_t)scheduled));
+		json_object_set_new(o, "requests_backlog", json_integer((json_int_t)backlog));
+		json_object_set_new(o, "offered_rps", json_real(O.rate));
+	}
+	json_object_set_new(o, "rps", json_real((double)completed / win));
+	nat_json_pct_us(o, "req_p50_us", &req, 50);
+	nat_json_pct_us(o, "req_p99_us", &req, 99);
+	nat_json_pct_us(o, "req_p999_us", &req, 99.9);
+	json_object_set_new(o, "req_max_us", req.total ? json_real(req.max / 1000) : json_null());
+	json_object_set_new(o, "wakeups", json_integer((json_int_t)wakeups));
+	json_object_set_new(o, "wakeups_nowait", json_integer((json_int_t)nowait));
+	nat_json_pct_us(o, "wakeup_p50_us", &wake, 50);
+	nat_json_pct_us(o, "wakeup_p99_us", &wake, 99);
+	json_object_set_new(o, "wakeup_max_us", wake.total ? json_real(wake.max / 1000) : json_null());
+	json_object_set_new(o, "same_cpu_wakeup_pct",
+			    wakeups ? json_real(100.0 * (double)same / (double)wakeups) : json_null());
+	json_object_set_new(o, "cross_llc_wakeup_pct",
+			    wakeups ? json_real(100.0 * (double)cross / (double)wakeups) : json_null());
+	json_object_set_new(o, "migrations", json_integer((json_int_t)(sched_ok ? migr : observed)));
+	json_object_set_new(o, "migrations_source", json_string(sched_ok ? "sched" : "observed"));
+	json_object_set_new(o, "migrations_per_kreq",
+			    completed ? json_real(1000.0 * (double)(sched_ok ? migr : observed) /
+						  (double)completed) : json_null());
+	if (csw_ok && completed) {
+		json_object_set_new(o, "csw_per_req", json_real((double)(vol + invol) / (double)completed));
+		json_object_set_new(o, "vcsw_per_req", json_real((double)vol / (double)completed));
+		json_object_set_new(o, "ivcsw_per_req", json_real((double)invol / (double)completed));
+	} else {
+		json_object_set_new(o, "csw_per_req", json_null());
+		json_object_set_new(o, "vcsw_per_req", json_null());
+		json_object_set_new(o, "ivcsw_per_req", json_null());
+	}
+	json_object_set_new(o, "hist", json_pack("{s:o,s:o}", "request_ns", hist_to_json(&req),
+						 "wakeup_ns", hist_to_json(&wake)));
+	rc = nat_json_print(o) ? 1 : 0;
+	json_decref(o);
+	hist_free(&req);
+	hist_free(&wake);
+	return rc;
+}
