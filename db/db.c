@@ -1,0 +1,640 @@
+/*
+ * The data layer over SQLite; see db.h. Statements live in one enum-indexed
+ * table (as in freebsd/pkg) and are prepared on first use. ERROR_SQLITE
+ * records the failing statement, file:line and sqlite3_errmsg.
+ */
+#include "db/db.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/schema.h"
+
+enum stmt_id {
+	STMT_MACHINE_FIND,
+	STMT_MACHINE_INSERT,
+	STMT_KERNEL_FIND,
+	STMT_KERNEL_INSERT,
+	STMT_SESSION_INSERT,
+	STMT_SESSION_STATUS,
+	STMT_SESSION_LAST,
+	STMT_SESSION_EXISTS,
+	STMT_BOOT_INSERT,
+	STMT_BOOT_FINISH,
+	STMT_BOOT_REPLAN,
+	STMT_RUN_INSERT,
+	STMT_RUN_SET_BOOT,
+	STMT_RUN_START,
+	STMT_RUN_FINISH,
+	STMT_METRIC_INSERT,
+	STMT_HIST_INSERT,
+	STMT_SCHEDSTAT_INSERT,
+	STMT_RESET_RUNNING,
+	STMT_COUNT
+};
+
+static const char *const stmt_sql[STMT_COUNT] = {
+	[STMT_MACHINE_FIND] = "SELECT id FROM machine WHERE fingerprint = ?1",
+	[STMT_MACHINE_INSERT] = "INSERT INTO machine (name, cpu_model, ncpus, llc_groups, fingerprint)"
+				" VALUES (?1, ?2, ?3, ?4, ?5)",
+	[STMT_KERNEL_FIND] = "SELECT id FROM kernel WHERE release = ?1 AND version = ?2 AND config_hash = ?3",
+	[STMT_KERNEL_INSERT] = "INSERT INTO kernel (release, version, config_hash, hz, sched_mc,"
+			       " preempt_build, preempt_dynamic) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[STMT_SESSION_INSERT] = "INSERT INTO session (name, plan_path, plan_json, tag, target,"
+				" harness_version, seed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[STMT_SESSION_STATUS] = "UPDATE session SET status = ?2, finished_at = CASE WHEN ?2 = 'running'"
+				" THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%fZ','now') END WHERE id = ?1",
+	[STMT_SESSION_LAST] = "SELECT max(id) FROM session",
+	[STMT_SESSION_EXISTS] = "SELECT id FROM session WHERE id = ?1",
+	[STMT_BOOT_INSERT] = "INSERT INTO boot (session_id, seq, cfg, req_kernel, req_preempt, req_cmdline)"
+			     " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[STMT_BOOT_FINISH] = "UPDATE boot SET status = ?2, machine_id = ?3, kernel_id = ?4, preempt = ?5,"
+			     " cmdline = ?6, boot_uuid = ?7, method = ?8, switch_s = ?9, accel = ?10,"
+			     " sysinfo = ?11, console = ?12, error = ?13,"
+			     " booted_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
+	[STMT_BOOT_REPLAN] = "INSERT INTO boot (session_id, seq, cfg, req_kernel, req_preempt, req_cmdline)"
+			     " SELECT session_id, seq, cfg, req_kernel, req_preempt, req_cmdline"
+			     " FROM boot WHERE id = ?1",
+	[STMT_RUN_INSERT] = "INSERT INTO run (session_id, boot_id, seq, round, workload, params, knobs, rep)"
+			    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[STMT_RUN_SET_BOOT] = "UPDATE run SET boot_id = ?2 WHERE id = ?1",
+	[STMT_RUN_START] = "UPDATE run SET status = 'running',"
+			   " started_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
+	[STMT_RUN_FINISH] = "UPDATE run SET status = ?2, error = ?3, wall_s = ?4, exit_code = ?5,"
+			    " argv = ?6, stdout = ?7, stderr = ?8, files = ?9, knobs_applied = ?10,"
+			    " load = ?11, started_at = coalesce(started_at, strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
+			    " finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
+	[STMT_METRIC_INSERT] = "INSERT OR REPLACE INTO metric (run_id, workload, name, value, unit, better, note)"
+			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[STMT_HIST_INSERT] = "INSERT OR REPLACE INTO histogram (run_id, name, unit, data) VALUES (?1, ?2, ?3, ?4)",
+	[STMT_SCHEDSTAT_INSERT] = "INSERT OR REPLACE INTO schedstat (run_id, before, after) VALUES (?1, ?2, ?3)",
+	[STMT_RESET_RUNNING] = "UPDATE run SET status = 'planned', started_at = NULL"
+			       " WHERE session_id = ?1 AND status IN ('running','interrupted')",
+};
+
+struct db {
+	sqlite3 *h;
+	sqlite3_stmt *st[STMT_COUNT];
+	char err[1024];
+	int readonly;
+};
+
+#define ERROR_SQLITE(db, what) \
+	db_seterr(db, "%s: %s (%s:%d)", what, sqlite3_errmsg((db)->h), __FILE__, __LINE__)
+
+static void db_seterr(struct db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void db_seterr(struct db *db, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(db->err, sizeof(db->err), fmt, ap);
+	va_end(ap);
+}
+
+const char *db_errmsg(const struct db *db)
+{
+	return db->err;
+}
+
+sqlite3 *db_handle(struct db *db)
+{
+	return db->h;
+}
+
+static sqlite3_stmt *stmt(struct db *db, enum stmt_id id)
+{
+	if (!db->st[id]) {
+		if (sqlite3_prepare_v2(db->h, stmt_sql[id], -1, &db->st[id], NULL) != SQLITE_OK) {
+			db_seterr(db, "preparing \"%s\": %s (%s:%d)", stmt_sql[id],
+				  sqlite3_errmsg(db->h), __FILE__, __LINE__);
+			return NULL;
+		}
+	} else {
+		sqlite3_reset(db->st[id]);
+		sqlite3_clear_bindings(db->st[id]);
+	}
+	return db->st[id];
+}
+
+static int exec_sql(struct db *db, const char *sql)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		db_seterr(db, "%.200s: %s", sql, msg ? msg : sqlite3_errmsg(db->h));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int db_begin(struct db *db)
+{
+	return exec_sql(db, "BEGIN IMMEDIATE");
+}
+
+int db_commit(struct db *db)
+{
+	return exec_sql(db, "COMMIT");
+}
+
+void db_rollback(struct db *db)
+{
+	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int db_user_version(struct db *db)
+{
+	sqlite3_stmt *s;
+	int v = -1;
+	if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &s, NULL) == SQLITE_OK) {
+		if (sqlite3_step(s) == SQLITE_ROW)
+			v = sqlite3_column_int(s, 0);
+		sqlite3_finalize(s);
+	}
+	return v;
+}
+
+int db_latest_version(void)
+{
+	int v = 0;
+	for (const struct migration *m = db_migrations; m->sql; m++)
+		v = m->version;
+	return v;
+}
+
+int db_migrate_to(struct db *db, int version)
+{
+	int cur = db_user_version(db);
+	if (cur < 0) {
+		ERROR_SQLITE(db, "reading user_version");
+		return -1;
+	}
+	if (cur > db_latest_version()) {
+		db_seterr(db, "database schema version %d is newer than this schedlab (%d): "
+			  "upgrade schedlab", cur, db_latest_version());
+		return -1;
+	}
+	for (const struct migration *m = db_migrations; m->sql; m++) {
+		if (m->version <= cur || m->version > version)
+			continue;
+		if (db_begin(db))
+			return -1;
+		char pragma[64];
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", m->version);
+		if (exec_sql(db, m->sql) || exec_sql(db, pragma)) {
+			char saved[1024];
+			snprintf(saved, sizeof(saved), "%s", db->err);
+			db_rollback(db);
+			db_seterr(db, "migration to schema version %d failed: %s", m->version, saved);
+			return -1;
+		}
+		if (db_commit(db))
+			return -1;
+	}
+	return 0;
+}
+
+static int open_common(const char *path, int flags, struct db **out, char **errmsg)
+{
+	struct db *db = calloc(1, sizeof(*db));
+	*out = NULL;
+	if (!db)
+		return -1;
+	db->readonly = !(flags & SQLITE_OPEN_READWRITE);
+	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+		if (errmsg)
+			*errmsg = strdup(db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		sqlite3_close(db->h);
+		free(db);
+		return -1;
+	}
+	sqlite3_busy_timeout(db->h, 10000);
+	sqlite3_extended_result_codes(db->h, 1);
+	if (!db->readonly &&
+	    (exec_sql(db, "PRAGMA journal_mode = WAL") || exec_sql(db, "PRAGMA foreign_keys = ON") ||
+	     exec_sql(db, "PRAGMA synchronous = NORMAL"))) {
+		if (errmsg)
+			*errmsg = strdup(db->err);
+		db_close(db);
+		return -1;
+	}
+	*out = db;
+	return 0;
+}
+
+int db_open_raw(const char *path, struct db **out, char **errmsg)
+{
+	return open_common(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, out, errmsg);
+}
+
+int db_open(const char *path, enum db_mode mode, struct db **out, char **errmsg)
+{
+	if (mode == DB_READONLY) {
+		if (open_common(path, SQLITE_OPEN_READONLY, out, errmsg))
+			return -1;
+		int v = db_user_version(*out);
+		if (v < 1 || v > db_latest_version()) {
+			if (errmsg) {
+				char buf[256];
+				snprintf(buf, sizeof(buf), v < 1 ? "%s: not a schedlab database (schema version %d)"
+							      : "%s: schema version %d is newer than this schedlab",
+					 path, v);
+				*errmsg = strdup(buf);
+			}
+			db_close(*out);
+			*out = NULL;
+			return -1;
+		}
+		return 0;
+	}
+	if (db_open_raw(path, out, errmsg))
+		return -1;
+	if (db_migrate_to(*out, db_latest_version())) {
+		if (errmsg)
+			*errmsg = strdup((*out)->err);
+		db_close(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	for (int i = 0; i < STMT_COUNT; i++)
+		sqlite3_finalize(db->st[i]);
+	sqlite3_close(db->h);
+	free(db);
+}
+
+/* bind helpers: NULL strings bind as SQL NULL */
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static char *json_text(const json_t *j)
+{
+	return j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+}
+
+static int64_t step_insert(struct db *db, sqlite3_stmt *s, const char *what)
+{
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		ERROR_SQLITE(db, what);
+		return -1;
+	}
+	return sqlite3_last_insert_rowid(db->h);
+}
+
+static int step_done(struct db *db, sqlite3_stmt *s, const char *what)
+{
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		ERROR_SQLITE(db, what);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *si_str(const json_t *si, const char *f)
+{
+	return json_string_value(json_object_get(json_object_get(si, f), "value"));
+}
+
+static json_t *si_val(const json_t *si, const char *f)
+{
+	return json_object_get(json_object_get(si, f), "value");
+}
+
+int64_t db_machine_get(struct db *db, const json_t *si)
+{
+	const char *host = si_str(si, "hostname");
+	const char *model = si_str(si, "cpu_model");
+	json_t *ncpus = si_val(si, "ncpus");
+	char *llc = json_text(si_val(si, "llc_groups"));
+	char fp[512];
+	snprintf(fp, sizeof(fp), "%s|%s|%lld|%s", host ? host : "?", model ? model : "?",
+		 (long long)json_integer_value(ncpus), llc ? llc : "");
+	sqlite3_stmt *s = stmt(db, STMT_MACHINE_FIND);
+	int64_t id = -1;
+	if (!s)
+		goto out;
+	bind_text(s, 1, fp);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		id = sqlite3_column_int64(s, 0);
+		goto out;
+	}
+	s = stmt(db, STMT_MACHINE_INSERT);
+	if (!s)
+		goto out;
+	bind_text(s, 1, host ? host : "unknown");
+	bind_text(s, 2, model);
+	if (json_is_integer(ncpus))
+		sqlite3_bind_int64(s, 3, json_integer_value(ncpus));
+	bind_text(s, 4, llc);
+	bind_text(s, 5, fp);
+	id = step_insert(db, s, "inserting machine");
+out:
+	free(llc);
+	return id;
+}
+
+int64_t db_kernel_get(struct db *db, const json_t *si)
+{
+	const char *rel = si_str(si, "kernel_release");
+	const char *ver = si_str(si, "kernel_version");
+	const char *hash = si_str(si, "config_hash");
+	sqlite3_stmt *s = stmt(db, STMT_KERNEL_FIND);
+	if (!s)
+		return -1;
+	bind_text(s, 1, rel ? rel : "unknown");
+	bind_text(s, 2, ver ? ver : "");
+	bind_text(s, 3, hash ? hash : "");
+	if (sqlite3_step(s) == SQLITE_ROW)
+		return sqlite3_column_int64(s, 0);
+	s = stmt(db, STMT_KERNEL_INSERT);
+	if (!s)
+		return -1;
+	bind_text(s, 1, rel ? rel : "unknown");
+	bind_text(s, 2, ver ? ver : "");
+	bind_text(s, 3, hash ? hash : "");
+	json_t *hz = si_val(si, "hz"), *mc = si_val(si, "sched_mc"), *dyn = si_val(si, "preempt_dynamic");
+	if (json_is_integer(hz))
+		sqlite3_bind_int64(s, 4, json_integer_value(hz));
+	if (json_is_integer(mc))
+		sqlite3_bind_int64(s, 5, json_integer_value(mc));
+	bind_text(s, 6, si_str(si, "preempt_build"));
+	if (json_is_boolean(dyn))
+		sqlite3_bind_int(s, 7, json_is_true(dyn));
+	return step_insert(db, s, "inserting kernel");
+}
+
+int64_t db_session_create(struct db *db, const struct db_session *ses)
+{
+	sqlite3_stmt *s = stmt(db, STMT_SESSION_INSERT);
+	if (!s)
+		return -1;
+	bind_text(s, 1, ses->name);
+	bind_text(s, 2, ses->plan_path);
+	bind_text(s, 3, ses->plan_json);
+	bind_text(s, 4, ses->tag);
+	bind_text(s, 5, ses->target);
+	bind_text(s, 6, ses->version);
+	sqlite3_bind_int64(s, 7, ses->seed);
+	return step_insert(db, s, "inserting session");
+}
+
+int db_session_set_status(struct db *db, int64_t sid, const char *status)
+{
+	sqlite3_stmt *s = stmt(db, STMT_SESSION_STATUS);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, sid);
+	bind_text(s, 2, status);
+	return step_done(db, s, "updating session status");
+}
+
+int64_t db_session_resolve(struct db *db, const char *spec)
+{
+	sqlite3_stmt *s;
+	if (!strcmp(spec, "last")) {
+		s = stmt(db, STMT_SESSION_LAST);
+		if (!s)
+			return -1;
+		if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+			return sqlite3_column_int64(s, 0);
+		db_seterr(db, "there is no session in this database");
+		return -1;
+	}
+	char *end;
+	long long id = strtoll(spec, &end, 10);
+	if (*end || id <= 0) {
+		db_seterr(db, "session \"%s\": expected a session number or \"last\"", spec);
+		return -1;
+	}
+	s = stmt(db, STMT_SESSION_EXISTS);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		return id;
+	db_seterr(db, "session %lld does not exist", id);
+	return -1;
+}
+
+int64_t db_boot_plan(struct db *db, int64_t sid, int seq, int cfg, const char *kernel,
+		     const char *preempt, const char *cmdline)
+{
+	sqlite3_stmt *s = stmt(db, STMT_BOOT_INSERT);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, sid);
+	sqlite3_bind_int(s, 2, seq);
+	sqlite3_bind_int(s, 3, cfg);
+	bind_text(s, 4, kernel);
+	bind_text(s, 5, preempt);
+	bind_text(s, 6, cmdline ? cmdline : "");
+	return step_insert(db, s, "inserting boot");
+}
+
+int db_boot_finish(struct db *db, int64_t boot_id, const struct db_boot_result *r)
+{
+	sqlite3_stmt *s = stmt(db, STMT_BOOT_FINISH);
+	if (!s)
+		return -1;
+	char *si = json_text(r->sysinfo);
+	sqlite3_bind_int64(s, 1, boot_id);
+	bind_text(s, 2, r->status);
+	if (r->machine_id > 0)
+		sqlite3_bind_int64(s, 3, r->machine_id);
+	if (r->kernel_id > 0)
+		sqlite3_bind_int64(s, 4, r->kernel_id);
+	bind_text(s, 5, r->preempt);
+	bind_text(s, 6, r->cmdline);
+	bind_text(s, 7, r->boot_uuid);
+	bind_text(s, 8, r->method);
+	sqlite3_bind_double(s, 9, r->switch_s);
+	bind_text(s, 10, r->accel);
+	bind_text(s, 11, si);
+	bind_text(s, 12, r->console);
+	bind_text(s, 13, r->error);
+	int ret = step_done(db, s, "updating boot");
+	free(si);
+	return ret;
+}
+
+int64_t db_boot_replan(struct db *db, int64_t boot_id)
+{
+	sqlite3_stmt *s = stmt(db, STMT_BOOT_REPLAN);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, boot_id);
+	return step_insert(db, s, "re-planning boot");
+}
+
+int64_t db_run_plan(struct db *db, int64_t sid, int64_t boot_id, int seq, int round,
+		    const char *workload, const char *params_json, const char *knobs_json, int rep)
+{
+	sqlite3_stmt *s = stmt(db, STMT_RUN_INSERT);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, sid);
+	sqlite3_bind_int64(s, 2, boot_id);
+	sqlite3_bind_int(s, 3, seq);
+	sqlite3_bind_int(s, 4, round);
+	bind_text(s, 5, workload);
+	bind_text(s, 6, params_json);
+	bind_text(s, 7, knobs_json ? knobs_json : "{}");
+	sqlite3_bind_int(s, 8, rep);
+	return step_insert(db, s, "inserting run");
+}
+
+int db_run_set_boot(struct db *db, int64_t run_id, int64_t boot_id)
+{
+	sqlite3_stmt *s = stmt(db, STMT_RUN_SET_BOOT);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, boot_id);
+	return step_done(db, s, "moving run to boot");
+}
+
+int db_run_start(struct db *db, int64_t run_id)
+{
+	sqlite3_stmt *s = stmt(db, STMT_RUN_START);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	return step_done(db, s, "starting run");
+}
+
+int db_run_finish(struct db *db, int64_t run_id, const struct db_run_result *r)
+{
+	if (db_begin(db))
+		return -1;
+	sqlite3_stmt *s = stmt(db, STMT_RUN_FINISH);
+	if (!s)
+		goto fail;
+	sqlite3_bind_int64(s, 1, run_id);
+	bind_text(s, 2, r->status);
+	bind_text(s, 3, r->error);
+	sqlite3_bind_double(s, 4, r->wall_s);
+	sqlite3_bind_int(s, 5, r->exit_code);
+	bind_text(s, 6, r->argv_json);
+	bind_text(s, 7, r->out);
+	bind_text(s, 8, r->err);
+	bind_text(s, 9, r->files_json);
+	bind_text(s, 10, r->knobs_applied_json);
+	bind_text(s, 11, r->load_json);
+	if (step_done(db, s, "finishing run"))
+		goto fail;
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		const struct db_metric *m = &r->metrics[i];
+		s = stmt(db, STMT_METRIC_INSERT);
+		if (!s)
+			goto fail;
+		sqlite3_bind_int64(s, 1, run_id);
+		bind_text(s, 2, m->workload);
+		bind_text(s, 3, m->name);
+		sqlite3_bind_double(s, 4, m->value);
+		bind_text(s, 5, m->unit);
+		bind_text(s, 6, m->better ? m->better : "none");
+		bind_text(s, 7, m->note);
+		if (step_done(db, s, "inserting metric"))
+			goto fail;
+	}
+	for (size_t i = 0; i < r->nhists; i++) {
+		char *data = json_text(r->hists[i].data);
+		s = stmt(db, STMT_HIST_INSERT);
+		if (!s) {
+			free(data);
+			goto fail;
+		}
+		sqlite3_bind_int64(s, 1, run_id);
+		bind_text(s, 2, r->hists[i].name);
+		bind_text(s, 3, r->hists[i].unit);
+		bind_text(s, 4, data);
+		int rc = step_done(db, s, "inserting histogram");
+		free(data);
+		if (rc)
+			goto fail;
+	}
+	if (r->schedstat_before && r->schedstat_after) {
+		s = stmt(db, STMT_SCHEDSTAT_INSERT);
+		if (!s)
+			goto fail;
+		sqlite3_bind_int64(s, 1, run_id);
+		bind_text(s, 2, r->schedstat_before);
+		bind_text(s, 3, r->schedstat_after);
+		if (step_done(db, s, "inserting schedstat"))
+			goto fail;
+	}
+	if (db_commit(db))
+		goto fail;
+	return 0;
+fail:
+	{
+		char saved[1024];
+		snprintf(saved, sizeof(saved), "%s", db->err);
+		db_rollback(db);
+		snprintf(db->err, sizeof(db->err), "%s", saved);
+	}
+	return -1;
+}
+
+int db_session_reset_running(struct db *db, int64_t sid)
+{
+	sqlite3_stmt *s = stmt(db, STMT_RESET_RUNNING);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, sid);
+	return step_done(db, s, "resetting interrupted runs");
+}
+
+int db_query(struct db *db, const char *sql, db_row_fn fn, void *ctx)
+{
+	sqlite3_stmt *s;
+	const char *tail = sql;
+	while (tail && *tail) {
+		if (sqlite3_prepare_v2(db->h, tail, -1, &s, &tail) != SQLITE_OK) {
+			ERROR_SQLITE(db, "query");
+			return -1;
+		}
+		if (!s)
+			break;
+		int n = sqlite3_column_count(s);
+		const char **names = calloc((size_t)n + 1, sizeof(char *));
+		const char **vals = calloc((size_t)n + 1, sizeof(char *));
+		for (int i = 0; i < n; i++)
+			names[i] = sqlite3_column_name(s, i);
+		int rc, ret = 0;
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+			for (int i = 0; i < n; i++)
+				vals[i] = (const char *)sqlite3_column_text(s, i);
+			if (fn && fn(ctx, n, names, vals)) {
+				ret = 1;
+				break;
+			}
+		}
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+			ERROR_SQLITE(db, "query");
+			ret = -1;
+		}
+		/* a header for empty results: call with NULL values */
+		free(names);
+		free(vals);
+		sqlite3_finalize(s);
+		if (ret < 0)
+			return -1;
+		if (ret > 0)
+			break;
+	}
+	return 0;
+}

@@ -1,0 +1,103 @@
+/*
+ * The results store: one SQLite file (schedlab.db by default). Schema version
+ * in PRAGMA user_version, forward-only migrations (db/schema.c), WAL,
+ * busy_timeout, prepared statements from an enum-indexed table, and one
+ * transaction per finished run so that a crash loses at most the run in
+ * progress. The `results` view (docs/schema.md) is the stable interface.
+ *
+ * Stands on libc, SQLite and jansson only. Every function returns 0 (or a row
+ * id > 0) on success and -1 on failure, with the message in db_errmsg().
+ */
+#ifndef SL_DB_H
+#define SL_DB_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdint.h>
+
+struct db;
+
+enum db_mode { DB_READWRITE = 0, DB_READONLY = 1 };
+
+/* open (creating when writable) and migrate to the newest schema;
+ * on failure *db is NULL and *errmsg a malloc'd message */
+int db_open(const char *path, enum db_mode mode, struct db **db, char **errmsg);
+/* open without migrating (tests of migrations) */
+int db_open_raw(const char *path, struct db **db, char **errmsg);
+void db_close(struct db *db);
+const char *db_errmsg(const struct db *db);
+sqlite3 *db_handle(struct db *db);
+
+int db_user_version(struct db *db);
+int db_latest_version(void);
+/* apply migrations up to `version` (db_latest_version() for all) */
+int db_migrate_to(struct db *db, int version);
+
+int db_begin(struct db *db);
+int db_commit(struct db *db);
+void db_rollback(struct db *db);
+
+/* ---- entities ---- */
+int64_t db_machine_get(struct db *db, const json_t *sysinfo);
+int64_t db_kernel_get(struct db *db, const json_t *sysinfo);
+
+struct db_session {
+	const char *name, *plan_path, *plan_json, *tag, *target, *version;
+	long long seed;
+};
+int64_t db_session_create(struct db *db, const struct db_session *s);
+int db_session_set_status(struct db *db, int64_t sid, const char *status);
+/* "last" or a number -> session id; -1 with message when none */
+int64_t db_session_resolve(struct db *db, const char *spec);
+
+int64_t db_boot_plan(struct db *db, int64_t sid, int seq, int cfg, const char *kernel,
+		     const char *preempt, const char *cmdline);
+struct db_boot_result {
+	const char *status;          /* ok | mismatch | failed */
+	int64_t machine_id, kernel_id; /* 0 = unknown */
+	const char *preempt, *cmdline, *boot_uuid, *method, *accel, *error;
+	double switch_s;
+	const json_t *sysinfo;
+	const char *console;
+};
+int db_boot_finish(struct db *db, int64_t boot_id, const struct db_boot_result *r);
+/* copy a planned boot into a fresh planned row (resume); returns new id */
+int64_t db_boot_replan(struct db *db, int64_t boot_id);
+
+int64_t db_run_plan(struct db *db, int64_t sid, int64_t boot_id, int seq, int round,
+		    const char *workload, const char *params_json, const char *knobs_json,
+		    int rep);
+int db_run_set_boot(struct db *db, int64_t run_id, int64_t boot_id);
+int db_run_start(struct db *db, int64_t run_id);
+
+struct db_metric {
+	const char *workload, *name, *unit, *better, *note;
+	double value;
+};
+struct db_hist {
+	const char *name, *unit;
+	const json_t *data;
+};
+struct db_run_result {
+	const char *status;          /* ok | failed | timeout | skipped | interrupted */
+	const char *error;
+	double wall_s;
+	int exit_code;
+	const char *argv_json, *out, *err, *files_json, *knobs_applied_json, *load_json;
+	const char *schedstat_before, *schedstat_after;
+	const struct db_metric *metrics;
+	size_t nmetrics;
+	const struct db_hist *hists;
+	size_t nhists;
+};
+/* one transaction: run row, metrics, histograms, schedstat */
+int db_run_finish(struct db *db, int64_t run_id, const struct db_run_result *r);
+/* mark running runs of a session as interrupted (crash recovery) */
+int db_session_reset_running(struct db *db, int64_t sid);
+
+/* generic read-only query printer support: run SQL, call back per row */
+typedef int (*db_row_fn)(void *ctx, int ncols, const char *const *names,
+			 const char *const *values);
+int db_query(struct db *db, const char *sql, db_row_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,220 @@
+/*
+ * cyclictest (rt-tests): wakeup latency of periodic real-time threads.
+ *
+ * Runs `cyclictest -q -m -p PRIO -i INTERVAL -D DURATION -h HIST
+ * --json=cyclictest.json` and merges the per-thread histograms into one
+ * linear 1 us histogram. Samples above the histogram's range are only
+ * counted by cyclictest in its text output ("# Histogram Overflows: a b");
+ * they are added as overflow so that a percentile falling there is reported
+ * as a lower bound with a note, never silently too low. When the text output
+ * lacks the line, overflow = cycles - sum(histogram) per thread.
+ *
+ * Quirks tolerated: keys "cmdline:" and "rt_test_version:" with a trailing
+ * colon, "avg": nan/-nan (rewritten to null before parsing), empty
+ * histograms (when -h was not given).
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workloads/parsers.h"
+#include "workloads/workload.h"
+
+static const char *const policies[] = { "fifo", "rr", "other", NULL };
+
+static const struct param_spec cyclictest_params[] = {
+	{ "duration_s", PT_INT, "10", 1, 86400, NULL, "measurement time in seconds" },
+	{ "interval_us", PT_INT, "1000", 50, 1000000, NULL, "timer interval of each thread" },
+	{ "priority", PT_INT, "95", 0, 99, NULL, "real-time priority of the measuring threads" },
+	{ "policy", PT_ENUM, "\"fifo\"", 0, 0, policies, "scheduling policy of the threads" },
+	{ "threads", PT_INT, "0", 0, 4096, NULL,
+	  "measuring threads; 0 = one per online CPU, each pinned to its CPU" },
+	{ "histogram_us", PT_INT, "10000", 10, 1000000, NULL,
+	  "histogram range in us (1 us buckets); samples above are counted as overflow" },
+	{ "load", PT_LOAD, NULL, 0, 0, NULL, "background load while measuring" },
+	PARAM_END,
+};
+
+static double estimate(const json_t *p)
+{
+	return (double)param_int(p, "duration_s") + 0.5;
+}
+
+static int build(const json_t *p, struct wl_exec *ex, struct strbuf *err)
+{
+	strvec_push(&ex->argv, "cyclictest");
+	strvec_push(&ex->argv, "-q");
+	strvec_push(&ex->argv, "-m");
+	strvec_pushf(&ex->argv, "--priority=%lld", param_int(p, "priority"));
+	strvec_pushf(&ex->argv, "--policy=%s", param_str(p, "policy"));
+	strvec_pushf(&ex->argv, "--interval=%lld", param_int(p, "interval_us"));
+	strvec_pushf(&ex->argv, "--duration=%lld", param_int(p, "duration_s"));
+	strvec_pushf(&ex->argv, "--histogram=%lld", param_int(p, "histogram_us"));
+	if (param_int(p, "threads") == 0) {
+		strvec_push(&ex->argv, "-t");
+		strvec_push(&ex->argv, "-a");
+	} else {
+		strvec_pushf(&ex->argv, "--threads=%lld", param_int(p, "threads"));
+	}
+	strvec_push(&ex->argv, "--json=cyclictest.json");
+	strvec_push(&ex->files, "cyclictest.json");
+	ex->timeout_s = (double)param_int(p, "duration_s") * 1.5 + 30;
+	ex->package = "rt-tests";
+	return 0;
+}
+
+/* rewrite bare nan/-nan/inf values (not valid JSON) to null */
+char *cyclictest_sanitize_json(const char *in)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int in_str = 0;
+	for (const char *p = in; *p; p++) {
+		if (*p == '"' && (p == in || p[-1] != '\\'))
+			in_str = !in_str;
+		if (!in_str && (p == in || p[-1] == ':' || p[-1] == ' ')) {
+			const char *q = p;
+			if (*q == '-')
+				q++;
+			if (!strncasecmp(q, "nan", 3) || !strncasecmp(q, "inf", 3)) {
+				strbuf_addstr(&sb, "null");
+				p = q + 2;
+				while (isalpha((unsigned char)p[1]))
+					p++;
+				continue;
+			}
+		}
+		strbuf_addch(&sb, *p);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/* "# Histogram Overflows: 00006 00044" -> counts per thread; returns count or -1 */
+int cyclictest_text_overflows(const char *text, long long *out, int max)
+{
+	const char *p = text ? strstr(text, "# Histogram Overflows:") : NULL;
+	if (!p)
+		return -1;
+	p += strlen("# Histogram Overflows:");
+	int n = 0;
+	while (n < max) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			break;
+		out[n++] = strtoll(p, (char **)&p, 10);
+	}
+	return n;
+}
+
+int cyclictest_parse_result(const char *json_text, const char *text, long long hist_us,
+			    struct metric_set *ms, struct strbuf *err)
+{
+	char *clean = cyclictest_sanitize_json(json_text);
+	json_error_t jerr;
+	json_t *j = json_loads(clean, 0, &jerr);
+	free(clean);
+	if (!j) {
+		strbuf_addf(err, "cyclictest JSON: line %d column %d: %s", jerr.line, jerr.column,
+			    jerr.text);
+		return -1;
+	}
+	json_t *threads = json_object_get(j, "thread");
+	if (!json_is_object(threads) || !json_object_size(threads)) {
+		strbuf_addstr(err, "cyclictest JSON: no \"thread\" results");
+		json_decref(j);
+		return -1;
+	}
+	long long ovf_text[4096];
+	int n_ovf = cyclictest_text_overflows(text, ovf_text, 4096);
+	struct hist h;
+	hist_init_linear(&h, (size_t)hist_us);
+	double min = NAN, max = NAN, avg_sum = 0, cycles_sum = 0;
+	int any_hist = 0;
+	const char *key;
+	json_t *t;
+	json_object_foreach(threads, key, t) {
+		long tid = strtol(key, NULL, 10);
+		double cycles = json_number_value(json_object_get(t, "cycles"));
+		json_t *mn = json_object_get(t, "min"), *mx = json_object_get(t, "max"),
+		       *av = json_object_get(t, "avg");
+		if (json_is_number(mn) && (isnan(min) || json_number_value(mn) < min))
+			min = json_number_value(mn);
+		if (json_is_number(mx) && (isnan(max) || json_number_value(mx) > max))
+			max = json_number_value(mx);
+		if (json_is_number(av) && cycles > 0) {
+			avg_sum += json_number_value(av) * cycles;
+			cycles_sum += cycles;
+		}
+		json_t *hj = json_object_get(t, "histogram");
+		const char *bk;
+		json_t *bv;
+		long long in_hist = 0;
+		json_object_foreach(hj, bk, bv) {
+			long long b = strtoll(bk, NULL, 10), c = json_integer_value(bv);
+			if (b < 0 || c < 0)
+				continue;
+			hist_record_n(&h, (uint64_t)b, (uint64_t)c);
+			in_hist += c;
+			any_hist = 1;
+		}
+		long long ovf;
+		if (n_ovf > 0 && tid >= 0 && tid < n_ovf)
+			ovf = ovf_text[tid];
+		else
+			ovf = (long long)cycles - in_hist;
+		if (ovf > 0 && any_hist)
+			hist_add_overflow(&h, (uint64_t)ovf);
+	}
+	json_decref(j);
+	if (!any_hist) {
+		hist_free(&h);
+		strbuf_addstr(err, "cyclictest JSON: the threads have no histogram (run without -h?)");
+		return -1;
+	}
+	h.min = min;
+	h.max = max;
+	metric_add(ms, "lat_min_us", min, "us", BETTER_LOWER);
+	metric_add(ms, "lat_avg_us", cycles_sum > 0 ? avg_sum / cycles_sum : NAN, "us",
+		   BETTER_LOWER);
+	static const struct { const char *name; double p; } pct[] = {
+		{ "lat_p50_us", 50 }, { "lat_p99_us", 99 }, { "lat_p999_us", 99.9 },
+	};
+	for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
+		double v;
+		enum hist_pct r = hist_percentile(&h, pct[i].p, &v);
+		if (r == HIST_OK)
+			metric_add(ms, pct[i].name, v, "us", BETTER_LOWER);
+		else if (r == HIST_IN_OVERFLOW)
+			metric_add_note(ms, pct[i].name, (double)hist_us, "us", BETTER_LOWER,
+					"in histogram overflow: the value is a lower bound");
+	}
+	metric_add(ms, "lat_max_us", max, "us", BETTER_LOWER);
+	metric_add(ms, "overflows", (double)h.overflow, "count", BETTER_LOWER);
+	metric_add(ms, "samples", (double)h.total, "count", BETTER_NONE);
+	metric_add_hist(ms, "latency_us", "us", &h);
+	return 0;
+}
+
+static int parse(const json_t *p, const struct wl_output *out, struct metric_set *ms,
+		 struct strbuf *err)
+{
+	const char *js = json_string_value(json_object_get(out->files, "cyclictest.json"));
+	if (!js) {
+		strbuf_addstr(err, "cyclictest wrote no JSON result");
+		return -1;
+	}
+	return cyclictest_parse_result(js, out->out, param_int(p, "histogram_us"), ms, err);
+}
+
+const struct workload_ops cyclictest_workload = {
+	.name = "cyclictest",
+	.summary = "rt-tests cyclictest: timer wakeup latency of real-time threads",
+	.tool = "cyclictest",
+	.package = "rt-tests",
+	.params = cyclictest_params,
+	.estimate_s = estimate,
+	.build = build,
+	.parse = parse,
+};

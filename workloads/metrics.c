@@ -1,0 +1,80 @@
+/*
+ * metric_set: the container parse() fills, and wl_exec helpers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "workloads/workload.h"
+
+void metric_set_init(struct metric_set *ms)
+{
+	memset(ms, 0, sizeof(*ms));
+}
+
+void metric_set_release(struct metric_set *ms)
+{
+	free(ms->m);
+	for (size_t i = 0; i < ms->nhist; i++)
+		hist_free(&ms->hist[i].h);
+	free(ms->hist);
+	json_decref(ms->extra);
+	memset(ms, 0, sizeof(*ms));
+}
+
+void metric_add_note(struct metric_set *ms, const char *name, double value, const char *unit,
+		     enum better better, const char *note)
+{
+	if (isnan(value) || isinf(value))
+		return; /* an unknown value is absent, not stored as a number */
+	if (ms->nr == ms->alloc) {
+		ms->alloc = ms->alloc ? ms->alloc * 2 : 16;
+		ms->m = xrealloc(ms->m, ms->alloc * sizeof(*ms->m));
+	}
+	struct metric *m = &ms->m[ms->nr++];
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->value = value;
+	m->unit = unit;
+	m->better = better;
+	m->note = note;
+}
+
+void metric_add(struct metric_set *ms, const char *name, double value, const char *unit,
+		enum better better)
+{
+	metric_add_note(ms, name, value, unit, better, NULL);
+}
+
+const struct metric *metric_find(const struct metric_set *ms, const char *name)
+{
+	for (size_t i = 0; i < ms->nr; i++)
+		if (!strcmp(ms->m[i].name, name))
+			return &ms->m[i];
+	return NULL;
+}
+
+void metric_add_hist(struct metric_set *ms, const char *name, const char *unit, struct hist *h)
+{
+	if (ms->nhist == ms->ahist) {
+		ms->ahist = ms->ahist ? ms->ahist * 2 : 4;
+		ms->hist = xrealloc(ms->hist, ms->ahist * sizeof(*ms->hist));
+	}
+	struct named_hist *nh = &ms->hist[ms->nhist++];
+	snprintf(nh->name, sizeof(nh->name), "%s", name);
+	nh->unit = unit;
+	nh->h = *h;
+	memset(h, 0, sizeof(*h));
+}
+
+void wl_exec_init(struct wl_exec *ex)
+{
+	memset(ex, 0, sizeof(*ex));
+}
+
+void wl_exec_release(struct wl_exec *ex)
+{
+	strvec_clear(&ex->argv);
+	strvec_clear(&ex->files);
+	memset(ex, 0, sizeof(*ex));
+}

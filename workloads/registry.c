@@ -1,0 +1,58 @@
+/*
+ * The workload table: every driver schedlab knows, in the order shown by
+ * --help. Checked once for required hooks by workload_check_registry().
+ */
+#include <string.h>
+
+#include "workloads/workload.h"
+
+extern const struct workload_ops cyclictest_workload;
+extern const struct workload_ops hackbench_workload;
+extern const struct workload_ops stressng_workload;
+
+static const struct workload_ops *const workloads[] = {
+	&cyclictest_workload,
+	&hackbench_workload,
+	&stressng_workload,
+	NULL,
+};
+
+const struct workload_ops *workload_find(const char *name)
+{
+	for (const struct workload_ops *const *w = workloads; *w; w++)
+		if (!strcmp((*w)->name, name))
+			return *w;
+	return NULL;
+}
+
+const struct workload_ops *const *workload_all(void)
+{
+	return workloads;
+}
+
+const char *workload_names(void)
+{
+	static char buf[256];
+	if (!buf[0]) {
+		for (const struct workload_ops *const *w = workloads; *w; w++) {
+			if (w != workloads)
+				strncat(buf, ", ", sizeof(buf) - strlen(buf) - 1);
+			strncat(buf, (*w)->name, sizeof(buf) - strlen(buf) - 1);
+		}
+	}
+	return buf;
+}
+
+int workload_check_registry(struct strbuf *err)
+{
+	for (const struct workload_ops *const *w = workloads; *w; w++) {
+		const struct workload_ops *o = *w;
+		if (!o->name || !o->params || !o->build || !o->parse || !o->estimate_s ||
+		    !o->tool || (o->can_be_load && !o->build_load)) {
+			strbuf_addf(err, "workload %s: missing a required hook",
+				    o->name ? o->name : "(unnamed)");
+			return -1;
+		}
+	}
+	return 0;
+}

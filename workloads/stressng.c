@@ -1,0 +1,138 @@
+/*
+ * stress-ng: a stressor as a measured workload (bogo operations per second)
+ * or, far more often here, as background load for another workload. As a
+ * workload it runs `stress-ng --STRESSOR N --timeout Ds --metrics-brief
+ * --yaml stress-ng.yaml` and reads the YAML metrics (falling back to the
+ * "metrc:" lines of its text output).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workloads/parsers.h"
+#include "workloads/workload.h"
+
+static const struct param_spec stressng_params[] = {
+	{ "stressor", PT_STR, "\"cpu\"", 0, 0, NULL,
+	  "stress-ng stressor name (cpu, vm, matrix, switch, futex, ...)" },
+	{ "threads", PT_INT, "0", 0, 4096, NULL, "instances of the stressor; 0 = one per CPU" },
+	{ "duration_s", PT_INT, "10", 1, 86400, NULL, "run time (measured workload only)" },
+	PARAM_END,
+};
+
+static int check(const json_t *p, const char *path, struct strbuf *err)
+{
+	const char *s = param_str(p, "stressor");
+	for (const char *c = s; *c; c++)
+		if (!islower((unsigned char)*c) && !isdigit((unsigned char)*c) && *c != '-') {
+			strbuf_addf(err, "%s.stressor: \"%s\" is not a stressor name "
+				    "(lowercase letters, digits and '-')", path, s);
+			return -1;
+		}
+	return 0;
+}
+
+static double estimate(const json_t *p)
+{
+	return (double)param_int(p, "duration_s") + 0.5;
+}
+
+static void common(const json_t *p, struct wl_exec *ex)
+{
+	strvec_push(&ex->argv, "stress-ng");
+	strvec_pushf(&ex->argv, "--%s", param_str(p, "stressor"));
+	strvec_pushf(&ex->argv, "%lld", param_int(p, "threads"));
+	ex->package = "stress-ng";
+}
+
+static int build(const json_t *p, struct wl_exec *ex, struct strbuf *err)
+{
+	common(p, ex);
+	strvec_pushf(&ex->argv, "--timeout=%llds", param_int(p, "duration_s"));
+	strvec_push(&ex->argv, "--metrics-brief");
+	strvec_push(&ex->argv, "--yaml=stress-ng.yaml");
+	strvec_push(&ex->files, "stress-ng.yaml");
+	ex->timeout_s = (double)param_int(p, "duration_s") * 1.5 + 30;
+	return 0;
+}
+
+static int build_load(const json_t *p, struct wl_exec *ex, struct strbuf *err)
+{
+	common(p, ex);
+	strvec_push(&ex->argv, "--quiet");
+	return 0;
+}
+
+/* YAML "metrics:" section: first "bogo-ops" and "bogo-ops-per-second-real-time" */
+int stressng_parse_yaml(const char *yaml, double *ops, double *ops_per_s)
+{
+	const char *m = yaml ? strstr(yaml, "\nmetrics:") : NULL;
+	if (!m)
+		return -1;
+	const char *a = strstr(m, "bogo-ops:");
+	const char *b = strstr(m, "bogo-ops-per-second-real-time:");
+	if (!a || !b)
+		return -1;
+	*ops = strtod(a + strlen("bogo-ops:"), NULL);
+	*ops_per_s = strtod(b + strlen("bogo-ops-per-second-real-time:"), NULL);
+	return 0;
+}
+
+/* "stress-ng: metrc: [pid] cpu 8455 3.00 5.72 0.02 2816.93 1472.85" */
+int stressng_parse_text(const char *text, const char *stressor, double *ops, double *ops_per_s)
+{
+	const char *p = text;
+	while (p && (p = strstr(p, "metrc:"))) {
+		const char *line_end = strchrnul(p, '\n');
+		const char *q = strchr(p, ']');
+		if (q && q < line_end) {
+			q++;
+			while (*q == ' ')
+				q++;
+			size_t n = strlen(stressor);
+			if (!strncmp(q, stressor, n) && q[n] == ' ') {
+				double v[6];
+				int k = sscanf(q + n, "%lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2],
+					       &v[3], &v[4], &v[5]);
+				if (k >= 5) {
+					*ops = v[0];
+					*ops_per_s = v[4];
+					return 0;
+				}
+			}
+		}
+		p = line_end;
+	}
+	return -1;
+}
+
+static int parse(const json_t *p, const struct wl_output *out, struct metric_set *ms,
+		 struct strbuf *err)
+{
+	double ops, rate;
+	const char *yaml = json_string_value(json_object_get(out->files, "stress-ng.yaml"));
+	if (stressng_parse_yaml(yaml, &ops, &rate) &&
+	    stressng_parse_text(out->err, param_str(p, "stressor"), &ops, &rate) &&
+	    stressng_parse_text(out->out, param_str(p, "stressor"), &ops, &rate)) {
+		strbuf_addstr(err, "stress-ng reported no metrics (no YAML file, no metrc: line)");
+		return -1;
+	}
+	metric_add(ms, "bogo_ops_per_s", rate, "ops/s", BETTER_HIGHER);
+	metric_add(ms, "bogo_ops", ops, "count", BETTER_HIGHER);
+	return 0;
+}
+
+const struct workload_ops stressng_workload = {
+	.name = "stress-ng",
+	.summary = "stress-ng stressor: bogo operations per second, or background load",
+	.tool = "stress-ng",
+	.package = "stress-ng",
+	.params = stressng_params,
+	.can_be_load = 1,
+	.check = check,
+	.estimate_s = estimate,
+	.build = build,
+	.build_load = build_load,
+	.parse = parse,
+};
