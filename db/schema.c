@@ -6,6 +6,8 @@
  */
 #include "db/schema.h"
 
+#include <stddef.h>
+
 const struct migration db_migrations[] = {
 	{ 1,
 	  "CREATE TABLE machine ("
