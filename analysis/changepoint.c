@@ -227,10 +227,11 @@ int cp_detect(const double *x, size_t n, const struct cp_options *o,
 	if (n < 3)
 		return 0;
 
-	/* 1+2: E-divisive per window; the split threshold is 10 * max_p so
-	 * that borderline points survive until the merge judges them on the
-	 * whole series */
-	double split_p = fmin(1.0, 10.0 * o->max_pvalue);
+	/* 1+2: E-divisive per window with a relaxed threshold (Otava's rule:
+	 * 10 p below 0.05, 2 p below 0.5) so that borderline points survive
+	 * until the merge judges them on the whole series */
+	double p = o->max_pvalue;
+	double split_p = p < 0.05 ? 10.0 * p : (p < 0.5 ? 2.0 * p : p);
 	size_t *all = NULL, nall = 0, step = window / 2;
 	for (size_t start = 0; start < n;) {
 		size_t end = start + window < n ? start + window : n;

@@ -8,8 +8,9 @@
  *     point tau that maximises the energy divergence q(tau) between the left
  *     and right part is the candidate. Candidates of all current segments
  *     compete; the best is accepted when a two-sample Student's t test of the
- *     values between its neighbouring change points gives p <= 10 * max_p,
- *     and the search continues; the first rejected candidate ends it.
+ *     values between its neighbouring change points gives p <= 10 max_p
+ *     (2 max_p for max_p >= 0.05), and the search continues; the first
+ *     rejected candidate ends it.
  *     (A t test instead of E-divisive's permutation test keeps it
  *     deterministic and works with a handful of points.)
  *  2. Windowed: E-divisive runs on windows of `window` points that advance
@@ -19,6 +20,12 @@
  *     above max_p, else the smallest magnitude not above min_magnitude) is
  *     removed and its neighbours' statistics recomputed, until every one has
  *     p < max_p and magnitude > min_magnitude.
+ *
+ * The p-value is taken at the split that maximises the divergence, so it
+ * overstates significance (no correction for the choice of split): on pure
+ * Gaussian noise the defaults report a change point in about 1% of 50-point
+ * series and 10% of 200-point series. Use min_magnitude to ignore shifts
+ * smaller than the noise that matters.
  *
  * Deterministic: no random numbers. Details and differences from Hunter in
  * docs/statistics.md. Pure computation (libc, GSL via stats.c); functions

@@ -1,0 +1,650 @@
+/*
+ * Unit tests of the statistics library (analysis/stats.c), change-point
+ * detection (analysis/changepoint.c) and the A/B verdict (analysis/verdict.c).
+ *
+ * Reference values were computed independently of this code: exact
+ * Mann-Whitney p-values by enumerating every assignment of the pooled sample
+ * (and by the classic recursion f(u;m,n) = f(u-n;m-1,n) + f(u;m,n-1) in exact
+ * integers for larger sizes), t-test p-values by numerical integration of the
+ * t density, all in a small python3 script; the R and scipy documentation
+ * examples (Hollander & Wolfe's data in ?wilcox.test; the scipy
+ * mannwhitneyu example; Wikipedia's Welch example 1) agree with them.
+ * Synthetic series come from the library's own seeded PRNG, so every run
+ * sees the same numbers.
+ */
+#include "analysis/changepoint.h"
+#include "analysis/stats.h"
+#include "analysis/verdict.h"
+#include "tests/unit/tap.h"
+
+#include <stdint.h>
+
+#define N_(a) (sizeof(a) / sizeof((a)[0]))
+
+/* normal deviates by Box-Muller from the library's PRNG */
+static double gauss(struct stats_rng *r)
+{
+	double u1 = 1.0 - stats_rng_uniform(r), u2 = stats_rng_uniform(r);
+	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
+static void fill_normal(struct stats_rng *r, double *x, size_t n, double mu,
+			double sd)
+{
+	for (size_t i = 0; i < n; i++)
+		x[i] = mu + sd * gauss(r);
+}
+
+/* ---- descriptive ------------------------------------------------------ */
+
+TEST(descriptive)
+{
+	const double x[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
+	CHECK_NEAR(stats_mean(x, N_(x)), 5.0, 1e-12);
+	CHECK_NEAR(stats_var(x, N_(x)), 32.0 / 7.0, 1e-12);
+	CHECK_NEAR(stats_sd(x, N_(x)), sqrt(32.0 / 7.0), 1e-12);
+	CHECK_NEAR(stats_cv(x, N_(x)), sqrt(32.0 / 7.0) / 5.0, 1e-12);
+	CHECK_NEAR(stats_min(x, N_(x)), 2, 0);
+	CHECK_NEAR(stats_max(x, N_(x)), 9, 0);
+	const double r[] = { 1, 2, 4 };
+	CHECK_NEAR(stats_hmean(r, 3), 3.0 / 1.75, 1e-12);
+	const double bad[] = { 1, 0, 4 };
+	CHECK(isnan(stats_hmean(bad, 3)));
+	CHECK(isnan(stats_mean(x, 0)));
+	CHECK(isnan(stats_sd(x, 1)));
+	const double z[] = { -1, 1 };
+	CHECK(isnan(stats_cv(z, 2)));
+}
+
+TEST(percentiles)
+{
+	/* type 7 (numpy.percentile default): h = (n-1) p / 100 */
+	const double x[] = { 50, 15, 40, 20, 35 };
+	double v;
+	CHECK(stats_percentile(x, 5, 40, &v) == 0);
+	CHECK_NEAR(v, 29.0, 1e-12);
+	CHECK(stats_percentile(x, 5, 0, &v) == 0);
+	CHECK_NEAR(v, 15.0, 0);
+	CHECK(stats_percentile(x, 5, 100, &v) == 0);
+	CHECK_NEAR(v, 50.0, 0);
+	CHECK(stats_percentile(x, 5, 90, &v) == 0);
+	CHECK_NEAR(v, 46.0, 1e-12);
+	CHECK(stats_median(x, 5, &v) == 0);
+	CHECK_NEAR(v, 35.0, 0);
+	const double e[] = { 4, 1, 3, 2 };
+	CHECK(stats_median(e, 4, &v) == 0);
+	CHECK_NEAR(v, 2.5, 1e-12);
+	CHECK(stats_percentile(x, 5, 101, &v) == -1);
+	CHECK(stats_percentile(x, 0, 50, &v) == -1);
+
+	struct stats_summary s;
+	CHECK(stats_summarize(x, 5, &s) == 0);
+	CHECK(s.n == 5);
+	CHECK_NEAR(s.median, 35, 0);
+	CHECK_NEAR(s.p25, 20, 0);
+	CHECK_NEAR(s.p75, 40, 0);
+	CHECK_NEAR(s.mean, 32, 1e-12);
+	CHECK_NEAR(s.min, 15, 0);
+	CHECK_NEAR(s.max, 50, 0);
+	CHECK_NEAR(s.p99, 49.6, 1e-12);
+}
+
+/* ---- Mann-Whitney ----------------------------------------------------- */
+
+TEST(mwu_exact)
+{
+	struct stats_mwu m;
+	/* Hollander & Wolfe (R ?wilcox.test): W = 35; the example's one-sided
+	 * p = 0.1272, two-sided by enumeration 0.254412254412 */
+	const double x[] = { 0.80, 0.83, 1.89, 1.04, 1.45,
+			     1.38, 1.91, 1.64, 0.73, 1.46 };
+	const double y[] = { 1.15, 0.88, 0.90, 0.74, 1.21 };
+	CHECK(stats_mann_whitney(x, N_(x), y, N_(y), &m) == 0);
+	CHECK(m.method == STATS_MWU_EXACT);
+	CHECK(!m.ties);
+	CHECK_NEAR(m.u_a, 35, 0);
+	CHECK_NEAR(m.u_b, 15, 0);
+	CHECK_NEAR(m.p, 0.2544122544122544, 1e-12);
+
+	/* scipy's mannwhitneyu example: U1 = 17, p = 0.1111111 */
+	const double males[] = { 19, 22, 16, 29, 24 };
+	const double females[] = { 20, 11, 17, 12 };
+	CHECK(stats_mann_whitney(males, 5, females, 4, &m) == 0);
+	CHECK_NEAR(m.u_a, 17, 0);
+	CHECK_NEAR(m.p, 0.1111111111111111, 1e-12);
+
+	/* complete separation 3 vs 3: 2/20 */
+	const double a3[] = { 1, 2, 3 }, b3[] = { 4, 5, 6 };
+	CHECK(stats_mann_whitney(a3, 3, b3, 3, &m) == 0);
+	CHECK_NEAR(m.u_a, 0, 0);
+	CHECK_NEAR(m.p, 0.1, 1e-12);
+	CHECK(stats_mann_whitney(b3, 3, a3, 3, &m) == 0);
+	CHECK_NEAR(m.u_a, 9, 0);
+	CHECK_NEAR(m.p, 0.1, 1e-12);
+
+	/* the null distribution against the integer recursion */
+	double p;
+	CHECK(stats_mwu_exact_p(7, 9, 10, &p) == 0);
+	CHECK_NEAR(p, 0.022902097902097903, 1e-12);
+	CHECK(stats_mwu_exact_p(20, 25, 150, &p) == 0);
+	CHECK_NEAR(p, 0.021974668358089276, 1e-10);
+	CHECK(stats_mwu_exact_p(49, 49, 900, &p) == 0);
+	CHECK_NEAR(p, 0.03261772705174852, 1e-10);
+	CHECK(stats_mwu_exact_p(12, 1, 0, &p) == 0);
+	CHECK_NEAR(p, 2.0 / 13.0, 1e-12);
+	CHECK(stats_mwu_exact_p(3, 3, 4.5, &p) == 0);
+	CHECK_NEAR(p, 1.0, 0);
+}
+
+TEST(mwu_normal)
+{
+	struct stats_mwu m;
+	/* ties force the normal approximation: U = 7.5, z = -2.727939,
+	 * p = 0.006373134 (tie-corrected variance, continuity 0.5) */
+	const double a[] = { 1, 2, 2, 3, 3, 3, 4, 5 };
+	const double b[] = { 3, 4, 4, 5, 5, 6, 7, 7, 8 };
+	CHECK(stats_mann_whitney(a, N_(a), b, N_(b), &m) == 0);
+	CHECK(m.method == STATS_MWU_NORMAL);
+	CHECK(m.ties);
+	CHECK_NEAR(m.u_a, 7.5, 0);
+	CHECK_NEAR(m.z, -2.727939278646863, 1e-9);
+	CHECK_NEAR(m.p, 0.006373133838085877, 1e-9);
+
+	/* all values tied: no evidence at all */
+	const double c[] = { 5, 5, 5 };
+	CHECK(stats_mann_whitney(c, 3, c, 3, &m) == 0);
+	CHECK_NEAR(m.p, 1.0, 0);
+
+	/* large samples use the approximation without ties too; the scipy
+	 * example's asymptotic p (0.11134688653314) is the same formula */
+	double big_a[60], big_b[60];
+	for (int i = 0; i < 60; i++) {
+		big_a[i] = 2 * i;
+		big_b[i] = 2 * i + 1 + 20;
+	}
+	CHECK(stats_mann_whitney(big_a, 60, big_b, 60, &m) == 0);
+	CHECK(m.method == STATS_MWU_NORMAL);
+	CHECK(!m.ties);
+	/* u_a = sum over a_i of #b below = sum_i max(0, i - 10) */
+	CHECK_NEAR(m.u_a, 1225, 0);
+	double var = 3600.0 / 12.0 * 121.0;
+	double z = (1225.0 - 1800.0 + 0.5) / sqrt(var);
+	CHECK_NEAR(m.z, z, 1e-12);
+	CHECK_NEAR(m.p, erfc(fabs(z) / sqrt(2.0)), 1e-12);
+
+	const double one[] = { 1 };
+	CHECK(stats_mann_whitney(one, 0, one, 1, &m) == -1);
+}
+
+/* ---- t tests ---------------------------------------------------------- */
+
+TEST(t_tests)
+{
+	struct stats_ttest t;
+	/* by hand: means 3 and 7, variances 2.5 and 14, se^2 = 0.5 + 7/3 */
+	const double a[] = { 1, 2, 3, 4, 5 };
+	const double b[] = { 2, 4, 6, 8, 10, 12 };
+	CHECK(stats_welch_t(a, 5, b, 6, &t) == 0);
+	CHECK_NEAR(t.mean_a, 3, 1e-12);
+	CHECK_NEAR(t.mean_b, 7, 1e-12);
+	CHECK_NEAR(t.t, -4.0 / sqrt(0.5 + 7.0 / 3.0), 1e-12);
+	CHECK_NEAR(t.t, -2.3763541031440183, 1e-12);
+	CHECK_NEAR(t.df, 6.9722557297949335, 1e-10);
+	CHECK_NEAR(t.p, 0.04928433820672915, 1e-8);
+
+	CHECK(stats_student_t(a, 5, b, 6, &t) == 0);
+	CHECK_NEAR(t.t, -2.215646837627989, 1e-12);
+	CHECK_NEAR(t.df, 9, 0);
+	CHECK_NEAR(t.p, 0.05394592050940736, 1e-8);
+
+	/* Wikipedia's Welch example 1: t = -2.46, df = 24.99, p = 0.021 */
+	const double w1[] = { 27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1,
+			      21.9, 22.6, 23.1, 19.6, 19.0, 21.7, 21.4 };
+	const double w2[] = { 27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0,
+			      24.8, 20.2, 21.9, 22.1, 22.9, 20.5, 24.4 };
+	CHECK(stats_welch_t(w1, 15, w2, 15, &t) == 0);
+	CHECK_NEAR(t.t, -2.45535639828601, 1e-10);
+	CHECK_NEAR(t.df, 24.98852929023142, 1e-9);
+	CHECK_NEAR(t.p, 0.02137800146286588, 1e-8);
+
+	/* zero variance */
+	const double c1[] = { 1, 1 }, c2[] = { 2, 2 };
+	CHECK(stats_welch_t(c1, 2, c2, 2, &t) == 0);
+	CHECK(t.p == 0.0 && isinf(t.t) && t.t < 0);
+	CHECK(stats_welch_t(c1, 2, c1, 2, &t) == 0);
+	CHECK(t.p == 1.0 && t.t == 0.0);
+	CHECK(stats_welch_t(c1, 1, c2, 2, &t) == -1);
+	/* Student with a single point on one side */
+	const double s1[] = { 10 }, s2[] = { 1, 2, 3 };
+	CHECK(stats_student_t(s1, 1, s2, 3, &t) == 0);
+	/* sp^2 = 2/2 = 1, se = sqrt(1 + 1/3) */
+	CHECK_NEAR(t.t, 8.0 / sqrt(4.0 / 3.0), 1e-12);
+	CHECK_NEAR(t.df, 2, 0);
+}
+
+/* ---- PRNG ------------------------------------------------------------- */
+
+TEST(rng)
+{
+	/* splitmix64 + xoshiro256** reference streams (python reimplementation
+	 * of the published algorithms) */
+	struct stats_rng r;
+	stats_rng_seed(&r, 1);
+	CHECK(stats_rng_next(&r) == 0xb3f2af6d0fc710c5ULL);
+	CHECK(stats_rng_next(&r) == 0x853b559647364ceaULL);
+	CHECK(stats_rng_next(&r) == 0x92f89756082a4514ULL);
+	stats_rng_seed(&r, 42);
+	CHECK(stats_rng_next(&r) == 0x15780b2e0c2ec716ULL);
+	CHECK(stats_rng_next(&r) == 0x6104d9866d113a7eULL);
+
+	/* bounded draws stay in range and hit every value */
+	int seen[7] = { 0 };
+	int ok = 1;
+	for (int i = 0; i < 7000; i++) {
+		uint64_t v = stats_rng_below(&r, 7);
+		if (v >= 7)
+			ok = 0;
+		else
+			seen[v]++;
+	}
+	CHECK(ok);
+	for (int i = 0; i < 7; i++)
+		CHECK(seen[i] > 850 && seen[i] < 1150);
+	double u = stats_rng_uniform(&r);
+	CHECK(u >= 0.0 && u < 1.0);
+}
+
+/* ---- bootstrap -------------------------------------------------------- */
+
+TEST(bootstrap_deterministic)
+{
+	struct stats_rng r;
+	stats_rng_seed(&r, 7);
+	double a[25], b[25];
+	fill_normal(&r, a, 25, 100, 3);
+	fill_normal(&r, b, 25, 105, 3);
+	struct stats_boot_ci c1, c2, c3;
+	CHECK(stats_bootstrap_ratio(a, 25, b, 25, STATS_MEDIAN, 2000, 0.95, 5,
+				    &c1) == 0);
+	CHECK(stats_bootstrap_ratio(a, 25, b, 25, STATS_MEDIAN, 2000, 0.95, 5,
+				    &c2) == 0);
+	CHECK(stats_bootstrap_ratio(a, 25, b, 25, STATS_MEDIAN, 2000, 0.95, 6,
+				    &c3) == 0);
+	CHECK(c1.lo == c2.lo && c1.hi == c2.hi && c1.estimate == c2.estimate);
+	CHECK(c1.lo != c3.lo || c1.hi != c3.hi);
+	CHECK(c1.valid == 2000 && c1.resamples == 2000 && c1.seed == 5);
+	CHECK(c1.lo < c1.estimate && c1.estimate < c1.hi);
+	CHECK(c1.lo < 1.05 && 1.05 < c1.hi);
+
+	/* means: the interval brackets the observed ratio */
+	CHECK(stats_bootstrap_ratio(a, 25, b, 25, STATS_MEAN, 0, 0.95, 5,
+				    &c1) == 0);
+	CHECK(c1.resamples == STATS_BOOT_RESAMPLES);
+	CHECK_NEAR(c1.estimate, stats_mean(b, 25) / stats_mean(a, 25), 1e-12);
+	CHECK(c1.lo < c1.estimate && c1.estimate < c1.hi);
+
+	/* zero baseline: no finite ratio, the call fails */
+	const double z[] = { 0, 0, 0 }, o[] = { 1, 2, 3 };
+	CHECK(stats_bootstrap_ratio(z, 3, o, 3, STATS_MEDIAN, 100, 0.95, 1,
+				    &c1) == -1);
+	CHECK(stats_bootstrap_ratio(o, 3, o, 3, STATS_MEDIAN, 100, 1.5, 1,
+				    &c1) == -1);
+}
+
+TEST(bootstrap_coverage)
+{
+	/* 200 synthetic data sets, true ratio of medians 1.10 (normal data,
+	 * median = mean): a 95% interval must cover it most of the time
+	 * (percentile intervals of medians from n = 30 undercover a little) */
+	struct stats_rng r;
+	stats_rng_seed(&r, 2024);
+	int covered = 0, covered_mean = 0;
+	for (int k = 0; k < 200; k++) {
+		double a[30], b[30];
+		fill_normal(&r, a, 30, 100, 5);
+		fill_normal(&r, b, 30, 110, 5);
+		struct stats_boot_ci c;
+		if (stats_bootstrap_ratio(a, 30, b, 30, STATS_MEDIAN, 1000,
+					  0.95, (uint64_t)k, &c) == 0 &&
+		    c.lo <= 1.10 && 1.10 <= c.hi)
+			covered++;
+		if (stats_bootstrap_ratio(a, 30, b, 30, STATS_MEAN, 1000, 0.95,
+					  (uint64_t)k, &c) == 0 &&
+		    c.lo <= 1.10 && 1.10 <= c.hi)
+			covered_mean++;
+	}
+	printf("# bootstrap coverage: median %d/200, mean %d/200\n", covered,
+	       covered_mean);
+	CHECK(covered >= 176);      /* >= 88% */
+	CHECK(covered_mean >= 180); /* >= 90% */
+}
+
+/* ---- change points ---------------------------------------------------- */
+
+TEST(cp_qhat_values)
+{
+	/* direct O(n^3) evaluation in python */
+	const double x[] = { 1, 2, 4, 3, 10, 11, 9, 12 };
+	const double ref[] = { 0.0, 7.2857142857142865, 13.666666666666666,
+			       17.0, 27.0, 17.0, 9.0, 7.2857142857142865 };
+	double q[8];
+	cp_qhat(x, 8, q);
+	for (int i = 0; i < 8; i++)
+		CHECK_NEAR(q[i], ref[i], 1e-9);
+	size_t *idx, k;
+	CHECK(cp_edivisive(x, 8, 0.01, &idx, &k) == 0);
+	CHECK(k == 1 && idx && idx[0] == 4);
+	free(idx);
+}
+
+TEST(cp_single_step)
+{
+	struct stats_rng r;
+	stats_rng_seed(&r, 11);
+	double x[120];
+	fill_normal(&r, x, 60, 100, 1);
+	fill_normal(&r, x + 60, 60, 110, 1);
+	struct change_point *cp;
+	size_t n;
+	CHECK(cp_detect(x, 120, NULL, &cp, &n) == 0);
+	CHECK(n == 1);
+	if (n == 1) {
+		CHECK(cp[0].index == 60);
+		CHECK(cp[0].n_before == 60 && cp[0].n_after == 60);
+		CHECK_NEAR(cp[0].mean_before, stats_mean(x, 60), 1e-9);
+		CHECK_NEAR(cp[0].mean_after, stats_mean(x + 60, 60), 1e-9);
+		CHECK_NEAR(cp[0].rel_change, 0.10, 0.01);
+		CHECK_NEAR(cp[0].magnitude, 0.10, 0.01);
+		CHECK(cp[0].pvalue < 1e-10);
+		CHECK_NEAR(cp[0].sd_before, 1, 0.3);
+	}
+	free(cp);
+}
+
+static int has_index(const struct change_point *cp, size_t n, size_t index)
+{
+	for (size_t i = 0; i < n; i++)
+		if (cp[i].index == index)
+			return 1;
+	return 0;
+}
+
+TEST(cp_several_steps)
+{
+	/* steps at 80, 150, 230 in 300 points; windows of 50 see each one */
+	struct stats_rng r;
+	stats_rng_seed(&r, 12);
+	double x[300];
+	fill_normal(&r, x, 80, 100, 2);
+	fill_normal(&r, x + 80, 70, 120, 2);
+	fill_normal(&r, x + 150, 80, 90, 2);
+	fill_normal(&r, x + 230, 70, 105, 2);
+	struct cp_options o;
+	cp_options_default(&o);
+	CHECK(o.window == 50 && o.max_pvalue == 0.001 && o.min_magnitude == 0);
+	struct change_point *cp;
+	size_t n;
+	/* defaults: the three steps, exactly placed; this noise also has two
+	 * ~2% wiggles in the first 80 points that pass p < 0.001 (the t test
+	 * is taken at the best split, see changepoint.h) */
+	CHECK(cp_detect(x, 300, &o, &cp, &n) == 0);
+	CHECK(has_index(cp, n, 80) && has_index(cp, n, 150) &&
+	      has_index(cp, n, 230));
+	for (size_t i = 0; i < n; i++) {
+		CHECK(cp[i].pvalue < 0.001);
+		if (i)
+			CHECK(cp[i].index > cp[i - 1].index);
+		if (cp[i].index != 80 && cp[i].index != 150 &&
+		    cp[i].index != 230)
+			CHECK(cp[i].magnitude < 0.05);
+	}
+	free(cp);
+
+	/* a 5% magnitude floor leaves only the real steps */
+	o.min_magnitude = 0.05;
+	CHECK(cp_detect(x, 300, &o, &cp, &n) == 0);
+	CHECK(n == 3);
+	if (n == 3) {
+		CHECK(cp[0].index == 80);
+		CHECK(cp[1].index == 150);
+		CHECK(cp[2].index == 230);
+		CHECK(cp[0].n_before == 80);
+		CHECK(cp[1].n_before == 70 && cp[1].n_after == 80);
+		CHECK_NEAR(cp[1].rel_change, -0.25, 0.01);
+		CHECK_NEAR(cp[1].magnitude, 1.0 / 3.0, 0.01);
+		CHECK(cp[0].pvalue < 1e-10 && cp[2].pvalue < 1e-10);
+	}
+	free(cp);
+
+	/* min_magnitude 17% also drops the 105/90 step (16.7%; the step at
+	 * 80 is 120/100: 20%) and the neighbour's statistics are recomputed
+	 * over the merged segment */
+	o.min_magnitude = 0.17;
+	CHECK(cp_detect(x, 300, &o, &cp, &n) == 0);
+	CHECK(n == 2);
+	if (n == 2) {
+		CHECK(cp[0].index == 80 && cp[1].index == 150);
+		CHECK(cp[1].n_after == 150);
+		CHECK_NEAR(cp[1].mean_after, stats_mean(x + 150, 150), 1e-9);
+	}
+	free(cp);
+
+	/* windows of 30 find the same steps */
+	o.min_magnitude = 0.05;
+	o.window = 30;
+	CHECK(cp_detect(x, 300, &o, &cp, &n) == 0);
+	CHECK(n == 3 && has_index(cp, n, 80) && has_index(cp, n, 150) &&
+	      has_index(cp, n, 230));
+	free(cp);
+}
+
+TEST(cp_flat)
+{
+	/* pure noise (cv 3%): the documented false-positive rate of the
+	 * defaults is about 10% of 200-point series; allow up to 20% */
+	int series = 0, total = 0;
+	for (uint64_t seed = 100; seed < 200; seed++) {
+		struct stats_rng r;
+		stats_rng_seed(&r, seed);
+		double x[200];
+		fill_normal(&r, x, 200, 100, 3);
+		struct change_point *cp;
+		size_t n;
+		CHECK(cp_detect(x, 200, NULL, &cp, &n) == 0);
+		series += n > 0;
+		total += (int)n;
+		free(cp);
+	}
+	printf("# flat series with a change point: %d/100 (%d in all)\n",
+	       series, total);
+	CHECK(series <= 20);
+	/* the first of them, with a 5% magnitude floor: nothing */
+	{
+		struct stats_rng r;
+		stats_rng_seed(&r, 100);
+		double x[200];
+		fill_normal(&r, x, 200, 100, 3);
+		struct cp_options o;
+		cp_options_default(&o);
+		o.min_magnitude = 0.05;
+		struct change_point *cp;
+		size_t n;
+		CHECK(cp_detect(x, 200, &o, &cp, &n) == 0);
+		CHECK(n == 0);
+		free(cp);
+	}
+	/* constant series and tiny inputs */
+	double c[40];
+	for (int i = 0; i < 40; i++)
+		c[i] = 5;
+	struct change_point *cp;
+	size_t n;
+	CHECK(cp_detect(c, 40, NULL, &cp, &n) == 0);
+	CHECK(n == 0 && cp == NULL);
+	CHECK(cp_detect(c, 2, NULL, &cp, &n) == 0);
+	CHECK(n == 0);
+	c[3] = NAN;
+	CHECK(cp_detect(c, 40, NULL, &cp, &n) == -1);
+	struct cp_options bad;
+	cp_options_default(&bad);
+	bad.max_pvalue = 0;
+	c[3] = 5;
+	CHECK(cp_detect(c, 40, &bad, &cp, &n) == -1);
+}
+
+/* ---- verdicts --------------------------------------------------------- */
+
+TEST(verdict_better_worse)
+{
+	struct stats_rng r;
+	stats_rng_seed(&r, 21);
+	double a[10], b[10];
+	fill_normal(&r, a, 10, 100, 1);
+	fill_normal(&r, b, 10, 90, 1);
+	struct verdict_options o;
+	struct verdict v;
+	verdict_options_default(&o, VERDICT_LOWER_IS_BETTER);
+	CHECK(verdict_compare(a, 10, b, 10, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_BETTER);
+	CHECK_STR(verdict_kind_name(v.kind), "better");
+	CHECK(v.n_a == 10 && v.n_b == 10);
+	CHECK_NEAR(v.change_pct, -10, 1.5);
+	CHECK(v.ci_lo_pct < v.change_pct && v.change_pct < v.ci_hi_pct);
+	CHECK(v.ci_hi_pct < 0);
+	CHECK(v.mwu_exact && v.p_mwu < 1e-4);
+	CHECK(v.reps_needed == 0);
+
+	o.better = VERDICT_HIGHER_IS_BETTER;
+	CHECK(verdict_compare(a, 10, b, 10, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_WORSE);
+	CHECK_STR(verdict_kind_name(v.kind), "worse");
+	/* B slower than A, lower is better: a regression */
+	o.better = VERDICT_LOWER_IS_BETTER;
+	CHECK(verdict_compare(b, 10, a, 10, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_WORSE);
+	CHECK_NEAR(v.change_pct, 11.1, 2);
+
+	/* deterministic */
+	struct verdict v2;
+	CHECK(verdict_compare(b, 10, a, 10, &o, &v2) == 0);
+	CHECK(v.ci_lo_pct == v2.ci_lo_pct && v.ci_hi_pct == v2.ci_hi_pct);
+
+	/* harmonic mean of rates */
+	const double ra[] = { 100, 100, 100, 100 }, rb[] = { 50, 200, 50, 200 };
+	o.centre = STATS_HMEAN;
+	o.better = VERDICT_HIGHER_IS_BETTER;
+	CHECK(verdict_compare(ra, 4, rb, 4, &o, &v) == 0);
+	CHECK_NEAR(v.centre_a, 100, 1e-12);
+	CHECK_NEAR(v.centre_b, 80, 1e-12);
+	CHECK_NEAR(v.change_pct, -20, 1e-9);
+}
+
+TEST(verdict_no_change)
+{
+	struct stats_rng r;
+	stats_rng_seed(&r, 22);
+	double a[20], b[20];
+	fill_normal(&r, a, 20, 100, 0.3);
+	fill_normal(&r, b, 20, 100.2, 0.3);
+	struct verdict v;
+	CHECK(verdict_compare(a, 20, b, 20, NULL, &v) == 0);
+	CHECK(v.kind == VERDICT_NO_CHANGE);
+	CHECK_STR(verdict_kind_name(v.kind), "no change");
+	CHECK(v.ci_lo_pct >= -2 && v.ci_hi_pct <= 2);
+	CHECK_NEAR(v.threshold_pct, 2, 0);
+	CHECK_NEAR(v.level, 0.95, 0);
+}
+
+TEST(verdict_inconclusive)
+{
+	/* noisy (cv 5%), 3 per side, true change 1%: cannot tell */
+	struct stats_rng r;
+	stats_rng_seed(&r, 23);
+	double a[3], b[3];
+	fill_normal(&r, a, 3, 100, 5);
+	fill_normal(&r, b, 3, 101, 5);
+	struct verdict v;
+	CHECK(verdict_compare(a, 3, b, 3, NULL, &v) == 0);
+	CHECK(v.kind == VERDICT_INCONCLUSIVE);
+	CHECK_STR(verdict_kind_name(v.kind), "inconclusive");
+	CHECK(!v.insufficient);
+	CHECK(v.mwu_exact && v.p_mwu >= 0.1);
+	/* reps from the pooled sd of the samples */
+	double s2 = (stats_var(a, 3) * 2 + stats_var(b, 3) * 2) / 4;
+	size_t want = verdict_reps_estimate(sqrt(s2), 0.02 * v.centre_a, 0.95,
+					    0.8);
+	CHECK(want > 3);
+	CHECK(v.reps_needed == want);
+
+	/* the formula: 2 ((1.959964 + 0.841621) * 5 / 2)^2 = 98.11 -> 99 */
+	CHECK(verdict_reps_estimate(5, 2, 0.95, 0.8) == 99);
+	/* 2 ((1.959964 + 1.281552) * 1 / 1)^2 = 21.01 -> 22 at power 0.9 */
+	CHECK(verdict_reps_estimate(1, 1, 0.95, 0.9) == 22);
+	CHECK(verdict_reps_estimate(0, 1, 0.95, 0.8) == 0);
+
+	/* a single sample on one side is never a verdict */
+	const double one[] = { 50 }, many[] = { 100, 101, 99, 100 };
+	CHECK(verdict_compare(one, 1, many, 4, NULL, &v) == 0);
+	CHECK(v.kind == VERDICT_INCONCLUSIVE && v.insufficient);
+	CHECK(v.reps_needed >= 2);
+	CHECK(isnan(v.ci_lo_pct));
+	CHECK(verdict_compare(many, 4, one, 0, NULL, &v) == 0);
+	CHECK(v.kind == VERDICT_INCONCLUSIVE && v.insufficient);
+	CHECK(isnan(v.p_mwu));
+	/* even a huge difference with 1 vs 1 */
+	const double big[] = { 1000 };
+	CHECK(verdict_compare(one, 1, big, 1, NULL, &v) == 0);
+	CHECK(v.kind == VERDICT_INCONCLUSIVE && v.reps_needed == 2);
+
+	/* zero baseline */
+	const double z[] = { 0, 0, 0 };
+	CHECK(verdict_compare(z, 3, many, 4, NULL, &v) == 0);
+	CHECK(v.kind == VERDICT_INCONCLUSIVE);
+
+	/* bad arguments */
+	struct verdict_options o;
+	verdict_options_default(&o, VERDICT_LOWER_IS_BETTER);
+	o.threshold_pct = 0;
+	CHECK(verdict_compare(many, 4, many, 4, &o, &v) == -1);
+}
+
+TEST(noise_floor)
+{
+	struct stats_rng r;
+	stats_rng_seed(&r, 24);
+	double a[10], b[10];
+	fill_normal(&r, a, 10, 200, 2);
+	fill_normal(&r, b, 10, 200, 2);
+	struct noise_floor nf;
+	CHECK(verdict_noise_floor(a, 10, b, 10, NULL, &nf) == 0);
+	CHECK(nf.n_a == 10 && nf.n_b == 10);
+	CHECK_NEAR(nf.cv_a, stats_cv(a, 10), 1e-12);
+	CHECK_NEAR(nf.cv_a, 0.01, 0.006);
+	CHECK_NEAR(nf.cv_all, 0.01, 0.006);
+	CHECK(nf.ci_lo < nf.ratio && nf.ratio < nf.ci_hi);
+	CHECK(nf.ci_lo < 1.0 && 1.0 < nf.ci_hi);
+	CHECK_NEAR(nf.half_width_pct, 100 * (nf.ci_hi - nf.ci_lo) / 2, 1e-12);
+	CHECK(nf.half_width_pct > 0.1 && nf.half_width_pct < 3);
+	CHECK(verdict_noise_floor(a, 1, b, 10, NULL, &nf) == -1);
+}
+
+int main(void)
+{
+	RUN(descriptive);
+	RUN(percentiles);
+	RUN(mwu_exact);
+	RUN(mwu_normal);
+	RUN(t_tests);
+	RUN(rng);
+	RUN(bootstrap_deterministic);
+	RUN(bootstrap_coverage);
+	RUN(cp_qhat_values);
+	RUN(cp_single_step);
+	RUN(cp_several_steps);
+	RUN(cp_flat);
+	RUN(verdict_better_worse);
+	RUN(verdict_no_change);
+	RUN(verdict_inconclusive);
+	RUN(noise_floor);
+	return tap_done();
+}
