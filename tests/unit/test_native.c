@@ -1,0 +1,221 @@
+/*
+ * Unit tests of the native workloads' pure parts: SPECjbb metric arithmetic
+ * (analysis/jbb.c, including the critical-jOPS worked example), CPU list
+ * parsing (analysis/cpulist.c) and the pingpong and jbb drivers' parameter
+ * validation, argv building and output parsing (workloads/pingpong.c,
+ * workloads/jbb.c) on fixed outputs.
+ */
+#include <math.h>
+
+#include "analysis/cpulist.h"
+#include "analysis/jbb.h"
+#include "tests/unit/tap.h"
+#include "workloads/workload.h"
+
+extern const struct workload_ops pingpong_workload;
+
+TEST(critical_jops_worked_example)
+{
+	const double sla[JBB_NSLA] = { 4774, 7442, 9643, 11833, 13791 };
+	double g = jbb_geomean(sla, JBB_NSLA);
+	CHECK_NEAR(g, 8902.1, 0.1);
+	CHECK(lround(g) == 8902);
+}
+
+TEST(geomean_edge_cases)
+{
+	const double z[3] = { 10, 0, 10 };
+	const double one[1] = { 7 };
+	CHECK(jbb_geomean(z, 3) == 0);
+	CHECK(jbb_geomean(one, 0) == 0);
+	CHECK_NEAR(jbb_geomean(one, 1), 7, 1e-12);
+}
+
+TEST(step_pass_tolerance)
+{
+	CHECK(jbb_step_pass(1000, 1000, 5));
+	CHECK(jbb_step_pass(1000, 950, 5));
+	CHECK(!jbb_step_pass(1000, 949, 5));
+	CHECK(!jbb_step_pass(0, 0, 5));
+	CHECK(jbb_step_pass(1000, 1100, 0));
+}
+
+/* steps reproducing the worked example: each SLA met up to a given IR */
+TEST(summarise_curve)
+{
+	struct jbb_step s[] = {
+		{ .ir = 4774, .p99_ms = 9, .ok = 1 },
+		{ .ir = 7442, .p99_ms = 20, .ok = 1 },
+		{ .ir = 9643, .p99_ms = 50, .ok = 1 },
+		{ .ir = 11833, .p99_ms = 70, .ok = 1 },
+		{ .ir = 13791, .p99_ms = 99, .ok = 1 },
+		{ .ir = 14000, .p99_ms = 400, .ok = 1 },
+		{ .ir = 14500, .p99_ms = 30, .ok = 0 },   /* first failure */
+		{ .ir = 15000, .p99_ms = 1, .ok = 1 },    /* after it: ignored */
+	};
+	struct jbb_result r;
+	jbb_summarise(s, sizeof(s) / sizeof(s[0]), &r);
+	CHECK_NEAR(r.max_jops, 14000, 0);
+	CHECK_NEAR(r.sla_jops[0], 4774, 0);
+	CHECK_NEAR(r.sla_jops[1], 7442, 0);
+	CHECK_NEAR(r.sla_jops[2], 9643, 0);
+	CHECK_NEAR(r.sla_jops[3], 11833, 0);
+	CHECK_NEAR(r.sla_jops[4], 13791, 0);
+	CHECK(lround(r.critical_jops) == 8902);
+	CHECK(r.critical_jops <= r.max_jops);
+	CHECK(r.passed == 6);
+	CHECK(r.failed == 1);
+}
+
+TEST(summarise_first_step_fails)
+{
+	struct jbb_step s[] = { { .ir = 100, .p99_ms = 1, .ok = 0 } };
+	struct jbb_result r;
+	jbb_summarise(s, 1, &r);
+	CHECK(r.max_jops == 0);
+	CHECK(r.critical_jops == 0);
+	CHECK(r.passed == 0);
+}
+
+TEST(summarise_sla_never_met)
+{
+	/* no step meets 10 ms: that SLA is 0 and so is critical-jOPS */
+	struct jbb_step s[] = { { .ir = 100, .p99_ms = 12, .ok = 1 },
+				{ .ir = 101, .p99_ms = 13, .ok = 1 } };
+	struct jbb_result r;
+	jbb_summarise(s, 2, &r);
+	CHECK(r.sla_jops[0] == 0);
+	CHECK(r.sla_jops[1] == 101);
+	CHECK(r.critical_jops == 0);
+	CHECK(r.max_jops == 101);
+	CHECK(r.failed == 0);
+}
+
+TEST(cpulist)
+{
+	unsigned char set[16] = { 0 };
+	CHECK(cpulist_parse("0-3,8,10-11\n", set, 16) == 7);
+	CHECK(set[0] && set[3] && !set[4] && set[8] && set[11] && !set[12]);
+	unsigned char s2[4] = { 0 };
+	CHECK(cpulist_parse("0-4", s2, 4) == -1);
+	CHECK(cpulist_parse("3-1", s2, 4) == -1);
+	CHECK(cpulist_parse("1,,2", s2, 4) == -1);
+	CHECK(cpulist_parse("x", s2, 4) == -1);
+	CHECK(cpulist_parse("", s2, 4) == 0);
+	CHECK(cpulist_first("4-7\n") == 4);
+	CHECK(cpulist_first("") == -1);
+}
+
+static json_t *resolve(const struct workload_ops *w, const char *text, struct strbuf *err)
+{
+	json_t *o = json_loads(text, 0, NULL);
+	json_t *p = params_resolve(w->params, o, "workloads[0]", err);
+	if (p && w->check && w->check(p, "workloads[0]", err)) {
+		json_decref(p);
+		p = NULL;
+	}
+	json_decref(o);
+	return p;
+}
+
+static int argv_has(const struct wl_exec *ex, const char *s)
+{
+	for (size_t i = 0; i < ex->argv.nr; i++)
+		if (!strcmp(ex->argv.v[i], s))
+			return 1;
+	return 0;
+}
+
+TEST(pingpong_params)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *p = resolve(&pingpong_workload,
+			    "{\"type\":\"pingpong\",\"stages\":4,\"duration_s\":10,"
+			    "\"mechanism\":\"futex\",\"tasks\":\"procs\",\"rate\":500}", &err);
+	CHECK(p != NULL);
+	if (p) {
+		struct wl_exec ex;
+		wl_exec_init(&ex);
+		CHECK(pingpong_workload.build(p, &ex, &err) == 0);
+		CHECK_STR(ex.argv.v[0], "sl-pingpong");
+		CHECK(argv_has(&ex, "--stages=4"));
+		CHECK(argv_has(&ex, "--mechanism=futex"));
+		CHECK(argv_has(&ex, "--procs"));
+		CHECK(argv_has(&ex, "--rate=500"));
+		CHECK(argv_has(&ex, "--duration=10"));
+		CHECK(ex.timeout_s > 11);
+		CHECK_NEAR(pingpong_workload.estimate_s(p), 11.5, 1e-9);
+		wl_exec_release(&ex);
+		json_decref(p);
+	}
+	strbuf_reset(&err);
+	p = resolve(&pingpong_workload, "{\"type\":\"pingpong\",\"mechanism\":\"smoke\"}", &err);
+	CHECK(p == NULL);
+	CHECK_CONTAINS(err.buf, "mechanism");
+	strbuf_reset(&err);
+	p = resolve(&pingpong_workload, "{\"type\":\"pingpong\",\"stages\":0}", &err);
+	CHECK(p == NULL);
+	CHECK_CONTAINS(err.buf, "stages");
+	strbuf_reset(&err);
+	p = resolve(&pingpong_workload, "{\"type\":\"pingpong\",\"policy\":\"fifo\"}", &err);
+	CHECK(p == NULL);
+	CHECK_CONTAINS(err.buf, "priority");
+	strbuf_release(&err);
+}
+
+static const char pp_out[] =
+	"{\"tool\":\"sl-pingpong\",\"format\":1,\"requests_sent\":101,"
+	"\"requests_completed\":100,\"requests_in_flight\":1,\"rps\":50.0,"
+	"\"req_p50_us\":10.5,\"req_p99_us\":20.0,\"req_p999_us\":30.0,"
+	"\"wakeup_p50_us\":3.0,\"wakeup_p99_us\":7.0,\"same_cpu_wakeup_pct\":25.0,"
+	"\"cross_llc_wakeup_pct\":0.0,\"migrations_per_kreq\":10.0,\"csw_per_req\":null,"
+	"\"hist\":{\"request_ns\":{\"scheme\":\"loglin\",\"sub_bits\":7,\"nbuckets\":4352,"
+	"\"buckets\":[[1000,100]],\"overflow\":0,\"total\":100},"
+	"\"wakeup_ns\":{\"scheme\":\"loglin\",\"sub_bits\":7,\"nbuckets\":4352,"
+	"\"buckets\":[[900,200]],\"overflow\":0,\"total\":200}}}";
+
+TEST(pingpong_parse)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct metric_set ms;
+	struct wl_output out = { .exit_code = 0, .out = pp_out, .err = "" };
+	metric_set_init(&ms);
+	CHECK(pingpong_workload.parse(NULL, &out, &ms, &err) == 0);
+	const struct metric *m = metric_find(&ms, "rps");
+	CHECK(m && m->value == 50.0 && m->better == BETTER_HIGHER);
+	m = metric_find(&ms, "req_p99_us");
+	CHECK(m && m->value == 20.0 && m->better == BETTER_LOWER && !strcmp(m->unit, "us"));
+	CHECK(metric_find(&ms, "csw_per_req") == NULL);       /* null: absent */
+	CHECK(metric_find(&ms, "same_cpu_wakeup_pct") != NULL);
+	CHECK(ms.nhist == 2);
+	if (ms.nhist == 2) {
+		CHECK_STR(ms.hist[0].name, "request_ns");
+		CHECK(ms.hist[0].h.total == 100);
+	}
+	metric_set_release(&ms);
+
+	metric_set_init(&ms);
+	struct wl_output bad = { .exit_code = 0, .out = "Segmentation fault", .err = "" };
+	CHECK(pingpong_workload.parse(NULL, &bad, &ms, &err) == -1);
+	CHECK_CONTAINS(err.buf, "JSON");
+	strbuf_reset(&err);
+	struct wl_output failed = { .exit_code = 2, .out = "", .err = "sl-pingpong: --stages: bad" };
+	CHECK(pingpong_workload.parse(NULL, &failed, &ms, &err) == -1);
+	CHECK_CONTAINS(err.buf, "--stages");
+	metric_set_release(&ms);
+	strbuf_release(&err);
+}
+
+int main(void)
+{
+	RUN(critical_jops_worked_example);
+	RUN(geomean_edge_cases);
+	RUN(step_pass_tolerance);
+	RUN(summarise_curve);
+	RUN(summarise_first_step_fails);
+	RUN(summarise_sla_never_met);
+	RUN(cpulist);
+	RUN(pingpong_params);
+	RUN(pingpong_parse);
+	return tap_done();
+}
