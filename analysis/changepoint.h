@@ -24,8 +24,8 @@
  * The p-value is taken at the split that maximises the divergence, so it
  * overstates significance (no correction for the choice of split): on pure
  * Gaussian noise the defaults report a change point in about 1% of 50-point
- * series and 10% of 200-point series. Use min_magnitude to ignore shifts
- * smaller than the noise that matters.
+ * series and 10% of 200-point series, mostly as a pair of opposite change
+ * points around a short run of a few points (a blip).
  *
  * Deterministic: no random numbers. Details and differences from Hunter in
  * docs/statistics.md. Pure computation (libc, GSL via stats.c); functions
