@@ -192,6 +192,11 @@ int stats_summarize(const double *x, size_t n, struct stats_summary *s)
  */
 static double *mwu_null_counts(size_t m, size_t n)
 {
+	if (m > n) { /* U's null distribution is the same for (n, m): fewer rows */
+		size_t t = m;
+		m = n;
+		n = t;
+	}
 	size_t umax = m * n, w = umax + 1;
 	double *cnt = calloc((m + 1) * w, sizeof(*cnt));
 	if (!cnt) {
@@ -222,7 +227,8 @@ static double *mwu_null_counts(size_t m, size_t n)
 
 int stats_mwu_exact_p(size_t m, size_t n, double u, double *p)
 {
-	if (m == 0 || n == 0 || !p || m >= 1000 || n >= 1000 ||
+	if (m == 0 || n == 0 || !p || m > STATS_MWU_EXACT_MAX ||
+	    n > STATS_MWU_EXACT_MAX ||
 	    !(u >= 0 && u <= (double)(m * n))) {
 		errno = EINVAL;
 		return -1;

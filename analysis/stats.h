@@ -82,7 +82,9 @@ struct stats_mwu {
 };
 int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 		       struct stats_mwu *out);
-/* exact two-sided p for U = u with sizes m, n (no ties); -1 on bad input */
+/* exact two-sided p for U = u with sizes m, n <= STATS_MWU_EXACT_MAX (no
+ * ties); memory O(min(m,n)^2 max(m,n)); -1 on bad input */
+#define STATS_MWU_EXACT_MAX 200
 int stats_mwu_exact_p(size_t m, size_t n, double u, double *p);
 
 /*

@@ -132,6 +132,11 @@ TEST(mwu_exact)
 	CHECK_NEAR(p, 0.03261772705174852, 1e-10);
 	CHECK(stats_mwu_exact_p(12, 1, 0, &p) == 0);
 	CHECK_NEAR(p, 2.0 / 13.0, 1e-12);
+	CHECK(stats_mwu_exact_p(1, 12, 12, &p) == 0);
+	CHECK_NEAR(p, 2.0 / 13.0, 1e-12);
+	CHECK(stats_mwu_exact_p(25, 20, 350, &p) == 0); /* mn - 150 */
+	CHECK_NEAR(p, 0.021974668358089276, 1e-10);
+	CHECK(stats_mwu_exact_p(201, 2, 1, &p) == -1);
 	CHECK(stats_mwu_exact_p(3, 3, 4.5, &p) == 0);
 	CHECK_NEAR(p, 1.0, 0);
 }
