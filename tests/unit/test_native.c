@@ -13,6 +13,7 @@
 #include "workloads/workload.h"
 
 extern const struct workload_ops pingpong_workload;
+extern const struct workload_ops jbb_workload;
 
 TEST(critical_jops_worked_example)
 {
@@ -206,6 +207,75 @@ TEST(pingpong_parse)
 	strbuf_release(&err);
 }
 
+TEST(jbb_params)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *p = resolve(&jbb_workload,
+			    "{\"type\":\"jbb\",\"duration_s\":60,\"nice\":\"-5,5\","
+			    "\"rr_group\":1,\"priority\":20}", &err);
+	CHECK(p != NULL);
+	if (p) {
+		struct wl_exec ex;
+		wl_exec_init(&ex);
+		CHECK(jbb_workload.build(p, &ex, &err) == 0);
+		CHECK_STR(ex.argv.v[0], "sl-jbb");
+		CHECK(argv_has(&ex, "--duration=60"));
+		CHECK(argv_has(&ex, "--nice=-5,5"));
+		CHECK(argv_has(&ex, "--rr-group=1"));
+		CHECK(argv_has(&ex, "--rr-priority=20"));
+		CHECK(argv_has(&ex, "--start-pct=50"));
+		CHECK(jbb_workload.estimate_s(p) <= 61);
+		wl_exec_release(&ex);
+		json_decref(p);
+	}
+	const char *bad[][2] = {
+		{ "{\"type\":\"jbb\",\"mix\":\"50,30,10\"}", "mix" },
+		{ "{\"type\":\"jbb\",\"mix\":\"a,b\"}", "mix" },
+		{ "{\"type\":\"jbb\",\"nice\":\"0,0,0\"}", "nice" },
+		{ "{\"type\":\"jbb\",\"nice\":\"-21\"}", "nice" },
+		{ "{\"type\":\"jbb\",\"rr_group\":2}", "rr_group" },
+		{ "{\"type\":\"jbb\",\"duration_s\":1}", "duration_s" },
+		{ "{\"type\":\"jbb\",\"start_pct\":0}", "start_pct" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		strbuf_reset(&err);
+		p = resolve(&jbb_workload, bad[i][0], &err);
+		CHECK(p == NULL);
+		CHECK_CONTAINS(err.buf, bad[i][1]);
+		json_decref(p);
+	}
+	strbuf_release(&err);
+}
+
+static const char jbb_out[] =
+	"{\"tool\":\"sl-jbb\",\"format\":1,\"hbir_jops\":1000.0,\"max_jops\":900.0,"
+	"\"critical_jops\":800.5,\"sla_10ms_jops\":700.0,\"sla_25ms_jops\":750.0,"
+	"\"sla_50ms_jops\":800.0,\"sla_75ms_jops\":850.0,\"sla_100ms_jops\":900.0,"
+	"\"steps_passed\":3,\"ramp_complete\":false,"
+	"\"steps\":[{\"pct\":88,\"ir_jops\":880,\"ok\":true},"
+	"{\"pct\":89,\"ir_jops\":890,\"ok\":true},{\"pct\":90,\"ir_jops\":900,\"ok\":true}]}";
+
+TEST(jbb_parse)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct metric_set ms;
+	struct wl_output out = { .exit_code = 0, .out = jbb_out, .err = "" };
+	metric_set_init(&ms);
+	CHECK(jbb_workload.parse(NULL, &out, &ms, &err) == 0);
+	const struct metric *m = metric_find(&ms, "max_jops");
+	CHECK(m && m->value == 900 && m->better == BETTER_HIGHER && m->note != NULL);
+	m = metric_find(&ms, "critical_jops");
+	CHECK(m && m->value == 800.5 && m->note == NULL);
+	CHECK(metric_find(&ms, "sla_75ms_jops") != NULL);
+	CHECK(ms.extra && json_array_size(json_object_get(ms.extra, "steps")) == 3);
+	metric_set_release(&ms);
+	metric_set_init(&ms);
+	struct wl_output bad = { .exit_code = 0, .out = "{\"tool\":\"sl-jbb\"}", .err = "" };
+	CHECK(jbb_workload.parse(NULL, &bad, &ms, &err) == -1);
+	metric_set_release(&ms);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	RUN(critical_jops_worked_example);
@@ -217,5 +287,7 @@ int main(void)
 	RUN(cpulist);
 	RUN(pingpong_params);
 	RUN(pingpong_parse);
+	RUN(jbb_params);
+	RUN(jbb_parse);
 	return tap_done();
 }
