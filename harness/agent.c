@@ -4,9 +4,11 @@
  *   hello                      -> {version, proto, boot_id, pid, uid}
  *   sysinfo                    -> the sysinfo object (sysinfo.h)
  *   schedstat                  -> {"text": contents of /proc/schedstat} or error
- *   knob_set {path, value}     -> {path, old, new, readback}; recorded for restore
+ *   knob_set {path, value}     -> {path, old, new, readback, depth}; recorded
+ *                                 for restore (depth = changes recorded now)
  *   knob_get {path}            -> {value}
- *   knob_restore               -> {restored: N}; undoes every recorded change
+ *   knob_restore {keep?}       -> {restored: N}; undoes recorded changes, newest
+ *                                 first, until `keep` remain (default 0)
  *   exec {argv, timeout_s, files?, load?: [{argv}], load_warmup_s?,
  *         schedstat?: bool, out_max?}
  *        runs argv in a private temporary directory with a new process group;
@@ -384,8 +386,11 @@ int agent_serve(const struct agent_opts *o)
 		} else if (!strcmp(op, "knob_set")) {
 			const char *path = json_string_value(json_object_get(args, "path"));
 			const char *value = json_string_value(json_object_get(args, "value"));
-			if (!knob_set(root, path ? path : "", value ? value : "", &result, &err) && !result)
-				result = json_object();
+			if (!knob_set(root, path ? path : "", value ? value : "", &result, &err)) {
+				if (!result)
+					result = json_object();
+				json_object_set_new(result, "depth", json_integer(knob_pending()));
+			}
 		} else if (!strcmp(op, "knob_get")) {
 			const char *path = json_string_value(json_object_get(args, "path"));
 			struct strbuf v = STRBUF_INIT;
@@ -393,9 +398,10 @@ int agent_serve(const struct agent_opts *o)
 				result = json_pack("{s:s}", "value", v.buf);
 			strbuf_release(&v);
 		} else if (!strcmp(op, "knob_restore")) {
-			int n = knob_pending();
-			if (!knob_restore_all(root, &err))
-				result = json_pack("{s:i}", "restored", n);
+			int keep = (int)json_integer_value(json_object_get(args, "keep"));
+			int n = knob_pending() - keep;
+			if (!knob_restore_to(root, keep, &err))
+				result = json_pack("{s:i}", "restored", n > 0 ? n : 0);
 		} else if (!strcmp(op, "exec")) {
 			result = do_exec(o, args, &err);
 		} else if (!strcmp(op, "kexec")) {

@@ -194,8 +194,15 @@ out:
 
 int knob_restore_all(const char *root, struct strbuf *err)
 {
+	return knob_restore_to(root, 0, err);
+}
+
+int knob_restore_to(const char *root, int keep, struct strbuf *err)
+{
 	int fails = 0;
-	while (nstack) {
+	if (keep < 0)
+		keep = 0;
+	while (nstack > (size_t)keep) {
 		struct change *c = &stack[--nstack];
 		struct strbuf e = STRBUF_INIT;
 		if (write_path(root, c->path, c->old, &e)) {

@@ -38,6 +38,8 @@ int knob_get(const char *root, const char *path, struct strbuf *out, struct strb
 /* undo every recorded change, newest first; returns number of failures and
  * appends their messages to err */
 int knob_restore_all(const char *root, struct strbuf *err);
+/* undo changes until only the oldest `keep` remain (boot-level changes stay) */
+int knob_restore_to(const char *root, int keep, struct strbuf *err);
 /* number of changes currently recorded */
 int knob_pending(void);
 

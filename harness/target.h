@@ -90,6 +90,8 @@ struct target {
 	void *priv;
 	volatile int *abort_flag; /* set by SIGINT/SIGTERM handlers */
 	const char *agent_path;   /* the agent binary on the controller side */
+	int knob_keep;            /* knob changes that belong to the boot (kept by
+				   * knob_restore after each run) */
 };
 
 const struct target_ops *target_find(const char *name);

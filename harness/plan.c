@@ -1,0 +1,582 @@
+/*
+ * Plan loading, validation and expansion; the rules are in plan.h and
+ * docs/plan-format.md.
+ */
+#include "harness/plan.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/target.h"
+
+static const char *const top_keys[] = { "name", "target", "switch", "repetitions", "seed",
+					"order", "schedstat", "matrix", "workloads", NULL };
+static const char *const matrix_keys[] = { "kernel", "preempt", "cmdline", "knobs", NULL };
+static const char *const knob_keys[] = { "sched_features", "tunables", "sysctl", NULL };
+static const char *const preempt_modes[] = { "none", "voluntary", "full", "lazy", NULL };
+static const char *const switch_methods[] = { "auto", "runtime", "reboot", "kexec", NULL };
+static const char *const orders[] = { "interleaved", "sequential", NULL };
+
+uint64_t plan_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void shuffle(int *a, size_t n, uint64_t *st)
+{
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)(plan_rand(st) % i);
+		int t = a[i - 1];
+		a[i - 1] = a[j];
+		a[j] = t;
+	}
+}
+
+static int in_list(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, s))
+			return 1;
+	return 0;
+}
+
+static void list_text(const char *const *list, struct strbuf *err)
+{
+	for (const char *const *l = list; *l; l++)
+		strbuf_addf(err, "%s%s", l == list ? "" : ", ", *l);
+}
+
+static int check_keys(const json_t *obj, const char *const *valid, const char *path,
+		      struct strbuf *err)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)obj, key, v) {
+		if (!in_list(valid, key)) {
+			strbuf_addf(err, "%s%s%s: unknown key (valid: ", path, *path ? "." : "", key);
+			list_text(valid, err);
+			strbuf_addch(err, ')');
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* a matrix dimension: absent, a string, or an array of strings */
+static int string_list(const json_t *v, const char *path, struct strvec *out,
+		       const char *const *allowed, struct strbuf *err)
+{
+	if (!v)
+		return 0;
+	if (json_is_string(v)) {
+		strvec_push(out, json_string_value(v));
+	} else if (json_is_array(v) && json_array_size(v)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(v, i, e) {
+			if (!json_is_string(e)) {
+				strbuf_addf(err, "%s[%zu]: must be a string", path, i);
+				return -1;
+			}
+			strvec_push(out, json_string_value(e));
+		}
+	} else {
+		strbuf_addf(err, "%s: must be a string or a non-empty array of strings", path);
+		return -1;
+	}
+	for (size_t i = 0; allowed && i < out->nr; i++) {
+		if (!in_list(allowed, out->v[i])) {
+			strbuf_addf(err, "%s[%zu]: \"%s\" is not valid (valid: ", path, i, out->v[i]);
+			list_text(allowed, err);
+			strbuf_addch(err, ')');
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int cmdline_check(const char *c, const char *path, struct strbuf *err)
+{
+	for (const char *p = c; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
+		if (ch == ' ')
+			continue;
+		if (!isalnum(ch) && !strchr("_-.,=:/+@[]", ch)) {
+			strbuf_addf(err, "%s: character '%s%c' is not allowed in kernel parameters "
+				    "(letters, digits, _-.,=:/+@[] and single spaces; no quotes)",
+				    path, ch == '\n' ? "\\" : "", ch == '\n' ? 'n' : ch);
+			return -1;
+		}
+	}
+	const char *p = c;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "preempt=", 8)) {
+			strbuf_addf(err, "%s: set preempt= with matrix.preempt, not in cmdline", path);
+			return -1;
+		}
+		if (*p == '=') {
+			strbuf_addf(err, "%s: a parameter must not start with '='", path);
+			return -1;
+		}
+		while (*p && *p != ' ')
+			p++;
+	}
+	return 0;
+}
+
+static int name_ok(const char *s, int upper)
+{
+	if (!*s || strlen(s) > 64)
+		return 0;
+	for (const char *p = s; *p; p++) {
+		if (upper ? !(isupper((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_')
+			  : !(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_'))
+			return 0;
+	}
+	return 1;
+}
+
+static int value_ok(const json_t *v)
+{
+	if (json_is_integer(v))
+		return 1;
+	if (!json_is_string(v))
+		return 0;
+	const char *s = json_string_value(v);
+	if (!*s || strlen(s) > 256)
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (!isprint((unsigned char)*p))
+			return 0;
+	return 1;
+}
+
+int knob_object_check(const json_t *knob, const char *path, struct strbuf *err)
+{
+	if (!json_is_object(knob)) {
+		strbuf_addf(err, "%s: must be an object like {\"sched_features\": [\"NO_TTWU_QUEUE\"]}",
+			    path);
+		return -1;
+	}
+	if (check_keys(knob, knob_keys, path, err))
+		return -1;
+	json_t *f = json_object_get(knob, "sched_features");
+	if (f) {
+		size_t i;
+		json_t *e;
+		if (!json_is_array(f)) {
+			strbuf_addf(err, "%s.sched_features: must be an array of feature names", path);
+			return -1;
+		}
+		json_array_foreach(f, i, e) {
+			if (!json_is_string(e) || !name_ok(json_string_value(e), 1)) {
+				strbuf_addf(err, "%s.sched_features[%zu]: must be a feature name like "
+					    "\"TTWU_QUEUE\" or \"NO_TTWU_QUEUE\"", path, i);
+				return -1;
+			}
+		}
+	}
+	static const char *const objs[] = { "tunables", "sysctl" };
+	for (int k = 0; k < 2; k++) {
+		json_t *o = json_object_get(knob, objs[k]);
+		if (!o)
+			continue;
+		if (!json_is_object(o)) {
+			strbuf_addf(err, "%s.%s: must be an object of name: value", path, objs[k]);
+			return -1;
+		}
+		const char *key;
+		json_t *v;
+		json_object_foreach(o, key, v) {
+			if (!name_ok(key, 0)) {
+				strbuf_addf(err, "%s.%s.%s: not a valid %s name (lowercase letters, "
+					    "digits, _)", path, objs[k], key,
+					    k ? "sysctl (kernel.*)" : "scheduler tunable");
+				return -1;
+			}
+			if (!value_ok(v)) {
+				strbuf_addf(err, "%s.%s.%s: value must be an integer or a printable "
+					    "string", path, objs[k], key);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+int knobs_to_writes(const json_t *knob, json_t **writes, struct strbuf *err)
+{
+	json_t *w = json_array();
+	json_t *f = json_object_get(knob, "sched_features");
+	size_t i;
+	json_t *e;
+	json_array_foreach(f, i, e)
+		json_array_append_new(w, json_pack("{s:s,s:s}", "path",
+						   "/sys/kernel/debug/sched/features", "value",
+						   json_string_value(e)));
+	static const struct { const char *key, *dir; } objs[] = {
+		{ "tunables", "/sys/kernel/debug/sched/" },
+		{ "sysctl", "/proc/sys/kernel/" },
+	};
+	for (int k = 0; k < 2; k++) {
+		const char *key;
+		json_t *v;
+		json_object_foreach(json_object_get(knob, objs[k].key), key, v) {
+			char *path = xstrfmt("%s%s", objs[k].dir, key);
+			char *val = json_is_integer(v) ? xstrfmt("%lld", (long long)json_integer_value(v))
+						       : xstrdup(json_string_value(v));
+			json_array_append_new(w, json_pack("{s:s,s:s}", "path", path, "value", val));
+			free(path);
+			free(val);
+		}
+	}
+	(void)err;
+	*writes = w;
+	return 0;
+}
+
+char *knob_label(const json_t *knob)
+{
+	if (!json_object_size(knob))
+		return xstrdup("default");
+	char *s = json_dumps(knob, JSON_COMPACT | JSON_SORT_KEYS);
+	char *r = xstrdup(s);
+	free(s);
+	return r;
+}
+
+static int expand(struct plan *p)
+{
+	size_t nk = json_array_size(p->knobs);
+	size_t inner = nk * p->nwl;
+	int *cfg = xcalloc(p->nboots, sizeof(int));
+	int *in = xcalloc(inner, sizeof(int));
+	uint64_t st = p->seed;
+	int interleaved = !strcmp(p->order, "interleaved");
+	p->nvisits = interleaved ? p->nboots * (size_t)p->repetitions : p->nboots;
+	p->visits = xcalloc(p->nvisits, sizeof(*p->visits));
+	size_t v = 0;
+	if (interleaved) {
+		for (int r = 0; r < p->repetitions; r++) {
+			for (size_t i = 0; i < p->nboots; i++)
+				cfg[i] = (int)i;
+			shuffle(cfg, p->nboots, &st);
+			for (size_t b = 0; b < p->nboots; b++) {
+				struct plan_visit *vi = &p->visits[v++];
+				vi->cfg = cfg[b];
+				vi->round = r;
+				vi->nruns = inner;
+				vi->runs = xcalloc(inner, sizeof(*vi->runs));
+				for (size_t i = 0; i < inner; i++)
+					in[i] = (int)i;
+				shuffle(in, inner, &st);
+				for (size_t i = 0; i < inner; i++)
+					vi->runs[i] = (struct plan_run){ in[i] / (int)p->nwl,
+									 in[i] % (int)p->nwl, r };
+			}
+		}
+	} else {
+		for (size_t b = 0; b < p->nboots; b++) {
+			struct plan_visit *vi = &p->visits[v++];
+			vi->cfg = (int)b;
+			vi->round = 0;
+			vi->nruns = inner * (size_t)p->repetitions;
+			vi->runs = xcalloc(vi->nruns, sizeof(*vi->runs));
+			size_t k = 0;
+			for (int r = 0; r < p->repetitions; r++)
+				for (size_t i = 0; i < inner; i++)
+					vi->runs[k++] = (struct plan_run){ (int)(i / p->nwl),
+									   (int)(i % p->nwl), r };
+		}
+	}
+	free(cfg);
+	free(in);
+	return 0;
+}
+
+static int validate(struct plan *p, const char *file, struct strbuf *err)
+{
+	json_t *root = p->root;
+	struct strbuf e = STRBUF_INIT;
+	struct strvec kernels = STRVEC_INIT, preempts = STRVEC_INIT, cmdlines = STRVEC_INIT;
+	int ret = -1;
+
+	if (!json_is_object(root)) {
+		strbuf_addstr(&e, "the plan must be a JSON object");
+		goto out;
+	}
+	if (check_keys(root, top_keys, "", &e))
+		goto out;
+	json_t *v = json_object_get(root, "name");
+	if (v && (!json_is_string(v) || !json_string_length(v))) {
+		strbuf_addstr(&e, "name: must be a non-empty string");
+		goto out;
+	}
+	p->name = xstrdup(v ? json_string_value(v) : "unnamed");
+
+	v = json_object_get(root, "repetitions");
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 100000)) {
+		strbuf_addstr(&e, "repetitions: must be a positive integer");
+		goto out;
+	}
+	p->repetitions = v ? (int)json_integer_value(v) : 1;
+
+	v = json_object_get(root, "seed");
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 0)) {
+		strbuf_addstr(&e, "seed: must be a non-negative integer");
+		goto out;
+	}
+	p->seed = v ? (uint64_t)json_integer_value(v) : 1;
+
+	v = json_object_get(root, "schedstat");
+	if (v && !json_is_boolean(v)) {
+		strbuf_addstr(&e, "schedstat: must be true or false");
+		goto out;
+	}
+	p->schedstat = v ? json_is_true(v) : 1;
+
+	v = json_object_get(root, "order");
+	if (v && (!json_is_string(v) || !in_list(orders, json_string_value(v)))) {
+		strbuf_addstr(&e, "order: must be one of ");
+		list_text(orders, &e);
+		goto out;
+	}
+	p->order = xstrdup(v ? json_string_value(v) : "interleaved");
+
+	v = json_object_get(root, "switch");
+	if (v && (!json_is_string(v) || !in_list(switch_methods, json_string_value(v)))) {
+		strbuf_addstr(&e, "switch: must be one of ");
+		list_text(switch_methods, &e);
+		goto out;
+	}
+	p->switch_method = xstrdup(v ? json_string_value(v) : "auto");
+
+	/* target */
+	v = json_object_get(root, "target");
+	json_t *tobj = NULL;
+	if (!v) {
+		tobj = json_pack("{s:s}", "type", "local");
+	} else if (json_is_string(v)) {
+		tobj = target_spec_parse(json_string_value(v), &e);
+		if (!tobj) {
+
+			struct strbuf t = STRBUF_INIT;
+			strbuf_addf(&t, "target: %s", e.buf);
+			strbuf_reset(&e);
+			strbuf_addstr(&e, t.buf);
+			strbuf_release(&t);
+			goto out;
+		}
+	} else if (json_is_object(v)) {
+		tobj = json_incref(v);
+	} else {
+		strbuf_addstr(&e, "target: must be \"local\", a target spec string or an object "
+			      "with \"type\"");
+		goto out;
+	}
+	if (plan_set_target(p, tobj, &e)) {
+		json_decref(tobj);
+		goto out;
+	}
+	json_decref(tobj);
+
+	/* matrix */
+	json_t *m = json_object_get(root, "matrix");
+	if (m && !json_is_object(m)) {
+		strbuf_addstr(&e, "matrix: must be an object");
+		goto out;
+	}
+	if (m && check_keys(m, matrix_keys, "matrix", &e))
+		goto out;
+	if (string_list(json_object_get(m, "kernel"), "matrix.kernel", &kernels, NULL, &e) ||
+	    string_list(json_object_get(m, "preempt"), "matrix.preempt", &preempts, preempt_modes,
+			&e) ||
+	    string_list(json_object_get(m, "cmdline"), "matrix.cmdline", &cmdlines, NULL, &e))
+		goto out;
+	for (size_t i = 0; i < cmdlines.nr; i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "matrix.cmdline[%zu]", i);
+		if (cmdline_check(cmdlines.v[i], path, &e))
+			goto out;
+	}
+	json_t *knobs = json_object_get(m, "knobs");
+	if (knobs && (!json_is_array(knobs) || !json_array_size(knobs))) {
+		strbuf_addstr(&e, "matrix.knobs: must be a non-empty array of knob objects "
+			      "({} for none)");
+		goto out;
+	}
+	p->knobs = knobs ? json_deep_copy(knobs) : json_pack("[{}]");
+	size_t i;
+	json_t *k;
+	json_array_foreach(p->knobs, i, k) {
+		char path[64];
+		snprintf(path, sizeof(path), "matrix.knobs[%zu]", i);
+		if (knob_object_check(k, path, &e))
+			goto out;
+	}
+	size_t nk = kernels.nr ? kernels.nr : 1, np = preempts.nr ? preempts.nr : 1,
+	       nc = cmdlines.nr ? cmdlines.nr : 1;
+	p->nboots = nk * np * nc;
+	p->boots = xcalloc(p->nboots, sizeof(*p->boots));
+	size_t b = 0;
+	for (size_t a = 0; a < nk; a++)
+		for (size_t c = 0; c < np; c++)
+			for (size_t d = 0; d < nc; d++) {
+				p->boots[b].kernel = kernels.nr ? xstrdup(kernels.v[a]) : NULL;
+				p->boots[b].preempt = preempts.nr ? xstrdup(preempts.v[c]) : NULL;
+				p->boots[b].cmdline = xstrdup(cmdlines.nr ? cmdlines.v[d] : "");
+				b++;
+			}
+
+	/* workloads */
+	json_t *wls = json_object_get(root, "workloads");
+	if (!wls) {
+		strbuf_addf(&e, "workloads: missing (a non-empty array of workload objects; types: %s)",
+			    workload_names());
+		goto out;
+	}
+	if (!json_is_array(wls) || !json_array_size(wls)) {
+		strbuf_addf(&e, "workloads: must be a non-empty array of workload objects (types: %s)",
+			    workload_names());
+		goto out;
+	}
+	p->nwl = json_array_size(wls);
+	p->wl = xcalloc(p->nwl, sizeof(*p->wl));
+	json_array_foreach(wls, i, k) {
+		char path[64];
+		snprintf(path, sizeof(path), "workloads[%zu]", i);
+		const char *type = json_string_value(json_object_get(k, "type"));
+		if (!json_is_object(k)) {
+			strbuf_addf(&e, "%s: must be an object with \"type\"", path);
+			goto out;
+		}
+		if (!type) {
+			strbuf_addf(&e, "%s.type: missing (valid: %s)", path, workload_names());
+			goto out;
+		}
+		p->wl[i].ops = workload_find(type);
+		if (!p->wl[i].ops) {
+			strbuf_addf(&e, "%s.type: unknown workload \"%s\" (valid: %s)", path, type,
+				    workload_names());
+			goto out;
+		}
+		p->wl[i].params = params_resolve(p->wl[i].ops->params, k, path, &e);
+		if (!p->wl[i].params)
+			goto out;
+		if (p->wl[i].ops->check && p->wl[i].ops->check(p->wl[i].params, path, &e))
+			goto out;
+	}
+	expand(p);
+	ret = 0;
+out:
+	if (ret)
+		strbuf_addf(err, "%s: %s", file, e.buf);
+	strbuf_release(&e);
+	strvec_clear(&kernels);
+	strvec_clear(&preempts);
+	strvec_clear(&cmdlines);
+	return ret;
+}
+
+int plan_set_target(struct plan *p, json_t *tobj, struct strbuf *err)
+{
+	const char *type = json_string_value(json_object_get(tobj, "type"));
+	if (!json_is_object(tobj) || !type) {
+		strbuf_addf(err, "target.type: missing (valid: %s)", target_names());
+		return -1;
+	}
+	const struct target_ops *t = target_find(type);
+	if (!t) {
+		strbuf_addf(err, "target.type: unknown target \"%s\" (valid: %s)", type, target_names());
+		return -1;
+	}
+	json_t *resolved = t->check(tobj, "target", err);
+	if (!resolved)
+		return -1;
+	json_decref(p->target);
+	p->target = resolved;
+	p->tops = t;
+	return 0;
+}
+
+int plan_load_string(const char *text, const char *name, struct plan *p, struct strbuf *err)
+{
+	memset(p, 0, sizeof(*p));
+	json_error_t jerr;
+	p->path = xstrdup(name);
+	p->root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	if (!p->root) {
+		strbuf_addf(err, "%s:%d:%d: %s", name, jerr.line, jerr.column, jerr.text);
+		return -1;
+	}
+	return validate(p, name, err);
+}
+
+int plan_load(const char *path, struct plan *p, struct strbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path, 16 << 20)) {
+		memset(p, 0, sizeof(*p));
+		strbuf_addf(err, "%s: cannot read: %s", path, strerror(errno));
+		return -1;
+	}
+	int r = plan_load_string(sb.buf, path, p, err);
+	strbuf_release(&sb);
+	return r;
+}
+
+void plan_release(struct plan *p)
+{
+	free(p->path);
+	free(p->name);
+	free(p->switch_method);
+	free(p->order);
+	json_decref(p->root);
+	json_decref(p->target);
+	json_decref(p->knobs);
+	for (size_t i = 0; i < p->nboots; i++) {
+		free((char *)p->boots[i].kernel);
+		free((char *)p->boots[i].preempt);
+		free((char *)p->boots[i].cmdline);
+	}
+	free(p->boots);
+	for (size_t i = 0; i < p->nwl; i++)
+		json_decref(p->wl[i].params);
+	free(p->wl);
+	for (size_t i = 0; i < p->nvisits; i++)
+		free(p->visits[i].runs);
+	free(p->visits);
+	memset(p, 0, sizeof(*p));
+}
+
+size_t plan_run_count(const struct plan *p)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->nvisits; i++)
+		n += p->visits[i].nruns;
+	return n;
+}
+
+double plan_estimate_s(const struct plan *p)
+{
+	double t = 0;
+	const char *type = json_string_value(json_object_get(p->target, "type"));
+	double boot_s = !type || !strcmp(type, "local") ? 0.2 : !strcmp(type, "qemu") ? 8 : 60;
+	t += boot_s * (double)p->nvisits;
+	for (size_t i = 0; i < p->nvisits; i++)
+		for (size_t r = 0; r < p->visits[i].nruns; r++) {
+			const struct plan_workload *w = &p->wl[p->visits[i].runs[r].wl];
+			t += w->ops->estimate_s(w->params) + 0.3;
+			if (json_object_get(w->params, "load"))
+				t += 1; /* load warm-up */
+		}
+	return t;
+}

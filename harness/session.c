@@ -1,0 +1,707 @@
+/*
+ * Session orchestration: preflight against the target, planning into the
+ * database, and execution of the planned boots and runs (also on resume).
+ *
+ * For each boot in execution order: bring the target into the boot
+ * configuration, verify what is in force (sysinfo), store the boot; a boot
+ * that failed or does not match the request skips its runs with the reason.
+ * For each run: apply its knobs (through the agent, which records them for
+ * restore), ask the agent to execute the workload with its background load
+ * and schedstat snapshots, restore the knobs, parse, and store the run with
+ * its metrics, histograms and raw output in one transaction. The controller
+ * only waits while a measurement runs.
+ */
+#include "harness/session.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/schedstat.h"
+#include "harness/proc.h"
+#include "harness/sysinfo.h"
+#include "harness/target.h"
+
+volatile int session_abort;
+
+static void on_signal(int sig)
+{
+	session_abort = sig;
+}
+
+void session_install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void target_init(struct target *t, struct plan *p, const struct session_opts *o)
+{
+	memset(t, 0, sizeof(*t));
+	t->ops = p->tops;
+	t->conf = json_deep_copy(p->target);
+	t->abort_flag = &session_abort;
+	t->agent_path = o->agent_path;
+}
+
+static void target_fini(struct target *t)
+{
+	if (t->ops && t->priv)
+		t->ops->close(t);
+	json_decref(t->conf);
+	t->conf = NULL;
+}
+
+static void boot_spec_of(const struct plan_boot *b, int index, struct boot_spec *s)
+{
+	s->index = index;
+	s->kernel = b->kernel;
+	s->preempt = b->preempt;
+	s->cmdline = b->cmdline ? b->cmdline : "";
+}
+
+int session_preflight(struct plan *p, const struct session_opts *o, struct strbuf *err)
+{
+	struct target t;
+	json_t *si = NULL;
+	int ret = 0;
+	if (!p->tops->feasible)
+		return 0;
+	target_init(&t, p, o);
+	if (p->tops->caps & TCAP_PREEMPT_RUNTIME) {
+		struct boot_info bi;
+		struct boot_spec none = { -1, NULL, NULL, "" };
+		boot_info_init(&bi);
+		if (t.ops->open(&t, err) || t.ops->boot(&t, &none, &bi, err)) {
+			boot_info_release(&bi);
+			target_fini(&t);
+			return -1;
+		}
+		si = json_incref(bi.sysinfo);
+		boot_info_release(&bi);
+	}
+	for (size_t i = 0; i < p->nboots; i++) {
+		struct boot_spec bs;
+		struct strbuf why = STRBUF_INIT;
+		boot_spec_of(&p->boots[i], (int)i, &bs);
+		if (!p->tops->feasible(&t, &bs, si, &why)) {
+			strbuf_addf(err, "%s%s: target %s cannot run boot configuration %zu: %s",
+				    ret ? "\n" : "", p->path, p->tops->name, i + 1, why.buf);
+			ret = -1;
+		}
+		strbuf_release(&why);
+	}
+	json_decref(si);
+	target_fini(&t);
+	return ret;
+}
+
+static char *target_label(const json_t *t)
+{
+	const char *type = json_string_value(json_object_get(t, "type"));
+	const char *host = json_string_value(json_object_get(t, "host"));
+	const char *kernel = json_string_value(json_object_get(t, "kernel"));
+	if (host)
+		return xstrfmt("%s:%s", type, host);
+	if (kernel) {
+		const char *base = strrchr(kernel, '/');
+		return xstrfmt("%s:%s", type, base && base[1] ? base + 1 : kernel);
+	}
+	return xstrdup(type ? type : "unknown");
+}
+
+int64_t session_start(struct db *db, struct plan *p, const struct session_opts *o,
+		      struct strbuf *err)
+{
+	json_t *stored = json_deep_copy(p->root);
+	json_object_set(stored, "target", p->target);
+	char *plan_json = json_dumps(stored, JSON_COMPACT);
+	json_decref(stored);
+	char *label = target_label(p->target);
+	struct db_session s = { p->name, p->path, plan_json, o->tag, label, SCHEDLAB_VERSION,
+				(long long)p->seed };
+	int64_t sid = -1;
+	if (db_begin(db))
+		goto fail;
+	sid = db_session_create(db, &s);
+	if (sid < 0)
+		goto fail_tx;
+	int seq = 0;
+	for (size_t v = 0; v < p->nvisits; v++) {
+		const struct plan_visit *vi = &p->visits[v];
+		const struct plan_boot *b = &p->boots[vi->cfg];
+		int64_t bid = db_boot_plan(db, sid, (int)v, vi->cfg, b->kernel, b->preempt, b->cmdline);
+		if (bid < 0)
+			goto fail_tx;
+		for (size_t r = 0; r < vi->nruns; r++) {
+			const struct plan_run *pr = &vi->runs[r];
+			char *params = json_dumps(p->wl[pr->wl].params, JSON_COMPACT | JSON_SORT_KEYS);
+			char *knobs = json_dumps(json_array_get(p->knobs, (size_t)pr->knob),
+						 JSON_COMPACT | JSON_SORT_KEYS);
+			int64_t rid = db_run_plan(db, sid, bid, seq++, vi->round,
+						  p->wl[pr->wl].ops->name, params, knobs, pr->rep);
+			free(params);
+			free(knobs);
+			if (rid < 0)
+				goto fail_tx;
+		}
+	}
+	if (db_commit(db))
+		goto fail_tx;
+	free(plan_json);
+	free(label);
+	return sid;
+fail_tx:
+	db_rollback(db);
+fail:
+	strbuf_addf(err, "database: %s", db_errmsg(db));
+	free(plan_json);
+	free(label);
+	return -1;
+}
+
+/* ---- execution ---------------------------------------------------------- */
+
+struct progress {
+	size_t done, total;
+	double start, planned_s, spent_est;
+	int quiet;
+};
+
+static void fmt_dur(double s, char *buf, size_t len)
+{
+	if (s < 0)
+		s = 0;
+	if (s < 60)
+		snprintf(buf, len, "%.0fs", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%dm%02ds", (int)s / 60, (int)s % 60);
+	else
+		snprintf(buf, len, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
+}
+
+static void progress_line(struct progress *pg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void progress_line(struct progress *pg, const char *fmt, ...)
+{
+	if (pg->quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+}
+
+static char *argv_json(const struct strvec *sv)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < sv->nr; i++)
+		json_array_append_new(a, json_string(sv->v[i]));
+	char *s = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	return s;
+}
+
+static const char *better_str(enum better b)
+{
+	return b == BETTER_LOWER ? "lower" : b == BETTER_HIGHER ? "higher" : "none";
+}
+
+static int store_simple(struct db *db, int64_t run_id, const char *status, const char *error,
+			struct strbuf *err)
+{
+	struct db_run_result r;
+	memset(&r, 0, sizeof(r));
+	r.status = status;
+	r.error = error;
+	r.exit_code = -1;
+	if (db_run_finish(db, run_id, &r)) {
+		strbuf_addf(err, "database: %s", db_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
+/* outcome of one run */
+enum run_outcome { RUN_OK, RUN_FAILED, RUN_SKIPPED, RUN_LOST, RUN_INTERRUPTED, RUN_DBERR };
+
+static enum run_outcome execute_run(struct db *db, struct target *t, const struct plan *p,
+				    const struct db_pending_run *pr, int schedstat_ok,
+				    struct strbuf *summary, struct strbuf *err)
+{
+	const struct workload_ops *ops = workload_find(pr->workload);
+	json_t *params = json_loads(pr->params, 0, NULL);
+	json_t *knob = json_loads(pr->knobs, 0, NULL);
+	json_t *applied = json_array();
+	struct wl_exec ex, lex;
+	struct strbuf e = STRBUF_INIT;
+	enum run_outcome out = RUN_FAILED;
+	json_t *res = NULL;
+	struct metric_set ms;
+	metric_set_init(&ms);
+	wl_exec_init(&ex);
+	wl_exec_init(&lex);
+	const char *status = "failed";
+	int knobs_touched = 0;
+
+	if (db_run_start(db, pr->run_id)) {
+		strbuf_addf(err, "database: %s", db_errmsg(db));
+		out = RUN_DBERR;
+		goto done_nostore;
+	}
+	if (!ops || !params || !knob) {
+		strbuf_addf(&e, "stored run is unreadable (workload %s)", pr->workload);
+		goto store;
+	}
+	/* knobs */
+	json_t *writes = NULL;
+	knobs_to_writes(knob, &writes, &e);
+	size_t i;
+	json_t *w;
+	json_array_foreach(writes, i, w) {
+		json_t *info = NULL;
+		knobs_touched = 1;
+		int rc = t->ops->knob_set(t, json_string_value(json_object_get(w, "path")),
+					  json_string_value(json_object_get(w, "value")), &info, &e);
+		if (rc == -1) {
+			out = RUN_LOST;
+			json_decref(writes);
+			goto store;
+		}
+		if (rc) {
+			if (strstr(e.buf, "unsupported by this kernel") || strstr(e.buf, "No such file")) {
+				status = "skipped";
+				out = RUN_SKIPPED;
+			}
+			json_decref(writes);
+			goto store;
+		}
+		json_array_append_new(applied, info);
+	}
+	json_decref(writes);
+
+	/* the request */
+	if (ops->build(params, &ex, &e))
+		goto store;
+	json_t *req = json_object();
+	json_t *av = json_array();
+	for (size_t k = 0; k < ex.argv.nr; k++)
+		json_array_append_new(av, json_string(ex.argv.v[k]));
+	json_object_set_new(req, "argv", av);
+	json_object_set_new(req, "timeout_s", json_real(ex.timeout_s));
+	json_t *files = json_array();
+	for (size_t k = 0; k < ex.files.nr; k++)
+		json_array_append_new(files, json_string(ex.files.v[k]));
+	json_object_set_new(req, "files", files);
+	json_t *load = json_object_get(params, "load");
+	if (load) {
+		const struct workload_ops *lops = workload_find(json_string_value(json_object_get(load, "type")));
+		if (!lops || !lops->build_load || lops->build_load(load, &lex, &e)) {
+			json_decref(req);
+			goto store;
+		}
+		json_t *la = json_array();
+		for (size_t k = 0; k < lex.argv.nr; k++)
+			json_array_append_new(la, json_string(lex.argv.v[k]));
+		json_object_set_new(req, "load", json_pack("[{s:o}]", "argv", la));
+	}
+	if (schedstat_ok && p->schedstat)
+		json_object_set_new(req, "schedstat", json_true());
+
+	int rc = t->ops->exec(t, req, ex.timeout_s, &res, &e);
+	if (rc == -1) {
+		out = session_abort ? RUN_INTERRUPTED : RUN_LOST;
+		status = session_abort ? "interrupted" : "failed";
+		goto store;
+	}
+	if (rc) {
+		/* the agent could not run it: name the package when a tool is missing */
+		if (strstr(e.buf, "not found in PATH"))
+			strbuf_addf(&e, " (install the Debian package %s)", ops->package);
+		goto store;
+	}
+	struct wl_output wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.exit_code = (int)json_integer_value(json_object_get(res, "exit_code"));
+	wo.term_signal = (int)json_integer_value(json_object_get(res, "signal"));
+	wo.timed_out = json_is_true(json_object_get(res, "timed_out"));
+	wo.wall_s = json_number_value(json_object_get(res, "wall_s"));
+	wo.out = json_string_value(json_object_get(res, "stdout"));
+	wo.err = json_string_value(json_object_get(res, "stderr"));
+	wo.files = json_object_get(res, "files");
+	if (json_object_get(res, "aborted")) {
+		strbuf_addf(&e, "%s", json_string_value(json_object_get(res, "aborted")));
+		status = "interrupted";
+		out = RUN_INTERRUPTED;
+		goto store;
+	}
+	if (wo.timed_out) {
+		strbuf_addf(&e, "%s timed out after %.0f s and was killed", ex.argv.v[0], ex.timeout_s);
+		status = "timeout";
+		goto store;
+	}
+	if (wo.exit_code != 0) {
+		const char *tail = wo.err && *wo.err ? wo.err : wo.out ? wo.out : "";
+		size_t tl = strlen(tail);
+		strbuf_addf(&e, "%s exited with %s %d: %s", ex.argv.v[0],
+			    wo.term_signal ? "signal" : "status",
+			    wo.term_signal ? wo.term_signal : wo.exit_code, tl > 300 ? tail + tl - 300 : tail);
+		goto store;
+	}
+	if (ops->parse(params, &wo, &ms, &e))
+		goto store;
+	json_t *loads = json_object_get(res, "loads");
+	size_t li;
+	json_t *lv;
+	json_array_foreach(loads, li, lv) {
+		if (json_is_true(json_object_get(lv, "ended_early"))) {
+			strbuf_addf(&e, "background load %s ended before the measurement did (exit %d)",
+				    json_string_value(json_object_get(lv, "argv0")),
+				    (int)json_integer_value(json_object_get(lv, "exit_code")));
+			goto store;
+		}
+	}
+	status = "ok";
+	out = RUN_OK;
+store:;
+	/* restore knobs before anything else happens on the target */
+	if (knobs_touched && out != RUN_LOST && out != RUN_INTERRUPTED) {
+		struct strbuf re = STRBUF_INIT;
+		if (t->ops->knob_restore(t, &re)) {
+			strbuf_addf(&e, "%sknob restore failed: %s", e.len ? "; " : "", re.buf);
+			if (out == RUN_OK) {
+				status = "failed";
+				out = RUN_FAILED;
+			}
+		}
+		strbuf_release(&re);
+	}
+	/* metrics for the database */
+	struct schedstat sb, sa;
+	struct schedstat_delta sd;
+	const char *ssb = json_string_value(json_object_get(res, "schedstat_before"));
+	const char *ssa = json_string_value(json_object_get(res, "schedstat_after"));
+	size_t nm = ms.nr + 4;
+	struct db_metric *dm = xcalloc(nm, sizeof(*dm));
+	size_t k = 0;
+	if (out == RUN_OK) {
+		for (size_t m = 0; m < ms.nr; m++)
+			dm[k++] = (struct db_metric){ ops->name, ms.m[m].name, ms.m[m].unit,
+						      better_str(ms.m[m].better), ms.m[m].note,
+						      ms.m[m].value };
+		if (ssb && ssa && !schedstat_parse(ssb, &sb) && !schedstat_parse(ssa, &sa) &&
+		    !schedstat_delta(&sb, &sa, &sd)) {
+			dm[k++] = (struct db_metric){ "schedstat", "ttwu_count", "count", "none", NULL,
+						      sd.ttwu_count };
+			if (sd.ttwu_count > 0)
+				dm[k++] = (struct db_metric){ "schedstat", "ttwu_local_pct", "%", "none",
+							      NULL, sd.ttwu_local_pct };
+			dm[k++] = (struct db_metric){ "schedstat", "run_delay_ms", "ms", "lower", NULL,
+						      sd.run_delay_ms };
+			dm[k++] = (struct db_metric){ "schedstat", "sched_count", "count", "none", NULL,
+						      sd.sched_count };
+		}
+	}
+	struct db_hist *dh = xcalloc(ms.nhist + 1, sizeof(*dh));
+	json_t **hj = xcalloc(ms.nhist + 1, sizeof(json_t *));
+	for (size_t h = 0; out == RUN_OK && h < ms.nhist; h++) {
+		hj[h] = hist_to_json(&ms.hist[h].h);
+		dh[h] = (struct db_hist){ ms.hist[h].name, ms.hist[h].unit, hj[h] };
+	}
+	char *argvj = ex.argv.nr ? argv_json(&ex.argv) : NULL;
+	char *filesj = res && json_object_get(res, "files")
+		? json_dumps(json_object_get(res, "files"), JSON_COMPACT) : NULL;
+	char *appliedj = json_dumps(applied, JSON_COMPACT);
+	json_t *loadinfo = NULL;
+	if (lex.argv.nr) {
+		char *la = argv_json(&lex.argv);
+		loadinfo = json_pack("{s:s,s:O?}", "argv", la, "result",
+				     res ? json_object_get(res, "loads") : NULL);
+		free(la);
+	}
+	char *loadj = loadinfo ? json_dumps(loadinfo, JSON_COMPACT) : NULL;
+	json_decref(loadinfo);
+	if (ms.extra) {
+		/* structured results (e.g. a step curve) are kept with the files */
+		json_t *f = res && json_object_get(res, "files") ? json_deep_copy(json_object_get(res, "files"))
+								 : json_object();
+		char *x = json_dumps(ms.extra, JSON_COMPACT);
+		json_object_set_new(f, "schedlab-extra.json", json_string(x));
+		free(x);
+		free(filesj);
+		filesj = json_dumps(f, JSON_COMPACT);
+		json_decref(f);
+	}
+	struct db_run_result r = {
+		.status = status,
+		.error = e.len ? e.buf : NULL,
+		.wall_s = json_number_value(json_object_get(res, "wall_s")),
+		.exit_code = res ? (int)json_integer_value(json_object_get(res, "exit_code")) : -1,
+		.argv_json = argvj,
+		.out = json_string_value(json_object_get(res, "stdout")),
+		.err = json_string_value(json_object_get(res, "stderr")),
+		.files_json = filesj,
+		.knobs_applied_json = appliedj,
+		.load_json = loadj,
+		.schedstat_before = out == RUN_OK ? ssb : NULL,
+		.schedstat_after = out == RUN_OK ? ssa : NULL,
+		.metrics = dm,
+		.nmetrics = k,
+		.hists = dh,
+		.nhists = out == RUN_OK ? ms.nhist : 0,
+	};
+	if (db_run_finish(db, pr->run_id, &r)) {
+		strbuf_addf(err, "database: %s", db_errmsg(db));
+		out = RUN_DBERR;
+	}
+	/* summary for the progress line */
+	if (out == RUN_OK) {
+		static const char *const show[] = { "lat_p99_us", "lat_max_us", "time_s", "bogo_ops_per_s",
+						    "rps", "wakeup_p99_us", "max_jops", "critical_jops",
+						    NULL };
+		for (const char *const *s = show; *s; s++) {
+			const struct metric *m = metric_find(&ms, *s);
+			if (m)
+				strbuf_addf(summary, " %s=%.4g", m->name, m->value);
+		}
+	} else {
+		strbuf_addf(summary, " %s", e.len ? e.buf : status);
+	}
+	for (size_t h = 0; h < ms.nhist; h++)
+		json_decref(hj[h]);
+	free(hj);
+	free(dh);
+	free(dm);
+	free(argvj);
+	free(filesj);
+	free(appliedj);
+	free(loadj);
+done_nostore:
+	json_decref(res);
+	json_decref(params);
+	json_decref(knob);
+	json_decref(applied);
+	metric_set_release(&ms);
+	wl_exec_release(&ex);
+	wl_exec_release(&lex);
+	strbuf_release(&e);
+	return out;
+}
+
+/* requested vs effective: "" when they agree, else the difference */
+static void verify_boot(const struct db_boot_row *b, const json_t *si, struct strbuf *why)
+{
+	const char *eff = sysinfo_str(si, "preempt");
+	if (b->preempt && (!eff || strcmp(eff, b->preempt)))
+		strbuf_addf(why, "requested preempt=%s, effective %s", b->preempt,
+			    eff ? eff : "unknown");
+	const char *cmd = sysinfo_str(si, "cmdline");
+	if (b->cmdline && *b->cmdline) {
+		char *copy = xstrdup(b->cmdline), *save;
+		for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+			int found = 0;
+			size_t n = strlen(tok);
+			for (const char *q = cmd; q && (q = strstr(q, tok)); q += n)
+				if ((q == cmd || q[-1] == ' ') && (q[n] == ' ' || !q[n]))
+					found = 1;
+			if (!found)
+				strbuf_addf(why, "%srequested parameter \"%s\" is not in /proc/cmdline",
+					    why->len ? "; " : "", tok);
+		}
+		free(copy);
+	}
+}
+
+int session_execute(struct db *db, int64_t sid, struct plan *p, const struct session_opts *o,
+		    struct strbuf *err)
+{
+	struct db_pending_run *runs = NULL;
+	size_t n = 0;
+	int exit_code = 0;
+	if (db_session_reset_running(db, sid) || db_pending_runs(db, sid, &runs, &n)) {
+		strbuf_addf(err, "database: %s", db_errmsg(db));
+		return 2;
+	}
+	if (db_session_set_status(db, sid, "running")) {
+		strbuf_addf(err, "database: %s", db_errmsg(db));
+		db_pending_runs_free(runs, n);
+		return 2;
+	}
+	struct target t;
+	target_init(&t, p, o);
+	int opened = 0;
+	struct progress pg = { 0, n, now_mono(), 0, 0, o->quiet };
+	for (size_t i = 0; i < n; i++) {
+		json_t *pj = json_loads(runs[i].params, 0, NULL);
+		const struct workload_ops *w = workload_find(runs[i].workload);
+		if (w && pj)
+			pg.planned_s += w->estimate_s(pj) + 0.3;
+		json_decref(pj);
+	}
+	char eta[32];
+	fmt_dur(pg.planned_s, eta, sizeof(eta));
+	progress_line(&pg, "session %lld: %zu runs to do, estimated %s\n", (long long)sid, n, eta);
+
+	size_t i = 0;
+	int lost = 0;
+	while (i < n && !session_abort) {
+		/* one boot: the consecutive runs that share it */
+		size_t j = i;
+		while (j < n && runs[j].boot_id == runs[i].boot_id)
+			j++;
+		struct db_boot_row br;
+		if (db_boot_load(db, runs[i].boot_id, &br)) {
+			strbuf_addf(err, "database: %s", db_errmsg(db));
+			exit_code = 2;
+			break;
+		}
+		int64_t boot_id = br.id;
+		if (strcmp(br.status, "planned")) {
+			/* resumed: this boot happened before; boot again into a new row */
+			boot_id = db_boot_replan(db, br.id);
+			for (size_t k = i; k < j && boot_id > 0; k++)
+				if (db_run_set_boot(db, runs[k].run_id, boot_id))
+					boot_id = -1;
+			if (boot_id < 0) {
+				strbuf_addf(err, "database: %s", db_errmsg(db));
+				db_boot_row_free(&br);
+				exit_code = 2;
+				break;
+			}
+		}
+		struct boot_spec bs = { br.cfg, br.kernel, br.preempt, br.cmdline ? br.cmdline : "" };
+		struct boot_info bi;
+		struct strbuf be = STRBUF_INIT, why = STRBUF_INIT;
+		boot_info_init(&bi);
+		progress_line(&pg, "boot %d: %s%s%s%s%s\n", br.seq + 1,
+			      br.kernel ? br.kernel : "default kernel",
+			      br.preempt ? ", preempt=" : "", br.preempt ? br.preempt : "",
+			      br.cmdline && *br.cmdline ? ", cmdline: " : "",
+			      br.cmdline && *br.cmdline ? br.cmdline : "");
+		int booted = 0;
+		if (lost && opened) {
+			t.ops->close(&t);
+			opened = 0;
+		}
+		if (!opened) {
+			if (t.ops->open(&t, &be) == 0)
+				opened = 1;
+		}
+		if (opened && t.ops->boot(&t, &bs, &bi, &be) == 0)
+			booted = 1;
+		lost = 0;
+		struct db_boot_result bres;
+		memset(&bres, 0, sizeof(bres));
+		bres.method = bi.method[0] ? bi.method : NULL;
+		bres.switch_s = bi.switch_s;
+		bres.accel = bi.accel[0] ? bi.accel : NULL;
+		bres.console = bi.console.len ? bi.console.buf : NULL;
+		if (booted) {
+			verify_boot(&br, bi.sysinfo, &why);
+			bres.status = why.len ? "mismatch" : "ok";
+			bres.error = why.len ? why.buf : NULL;
+			bres.sysinfo = bi.sysinfo;
+			bres.preempt = sysinfo_str(bi.sysinfo, "preempt");
+			bres.cmdline = sysinfo_str(bi.sysinfo, "cmdline");
+			bres.boot_uuid = bi.boot_id;
+			bres.machine_id = db_machine_get(db, bi.sysinfo);
+			bres.kernel_id = db_kernel_get(db, bi.sysinfo);
+		} else {
+			bres.status = "failed";
+			bres.error = be.len ? be.buf : "boot failed";
+			lost = 1;
+		}
+		if (db_boot_finish(db, boot_id, &bres)) {
+			strbuf_addf(err, "database: %s", db_errmsg(db));
+			exit_code = 2;
+			boot_info_release(&bi);
+			strbuf_release(&be);
+			strbuf_release(&why);
+			db_boot_row_free(&br);
+			break;
+		}
+		if (!booted || why.len) {
+			char *reason = xstrfmt("%s: %s", booted ? "boot mismatch" : "boot failed",
+					       booted ? why.buf : bres.error);
+			progress_line(&pg, "  %s; skipping %zu runs\n", reason, j - i);
+			for (size_t k = i; k < j; k++) {
+				if (store_simple(db, runs[k].run_id, "skipped", reason, err)) {
+					exit_code = 2;
+					break;
+				}
+				pg.done++;
+			}
+			free(reason);
+			exit_code = exit_code ? exit_code : 1;
+		} else {
+			int ss_ok = sysinfo_int(bi.sysinfo, "schedstats", 0) == 1;
+			for (size_t k = i; k < j; k++) {
+				if (session_abort)
+					break;
+				if (lost) {
+					if (store_simple(db, runs[k].run_id, "skipped",
+							 "target lost earlier in this boot", err)) {
+						exit_code = 2;
+						break;
+					}
+					pg.done++;
+					continue;
+				}
+				struct strbuf sum = STRBUF_INIT;
+				double t0 = now_mono();
+				progress_line(&pg, "  [%zu/%zu] %s rep %d knobs=%s ...", pg.done + 1,
+					      pg.total, runs[k].workload, runs[k].rep + 1, runs[k].knobs);
+				enum run_outcome oc = execute_run(db, &t, p, &runs[k], ss_ok, &sum, err);
+				pg.done++;
+				double el = now_mono() - pg.start;
+				double left = pg.done ? el / (double)pg.done * (double)(pg.total - pg.done) : 0;
+				fmt_dur(left, eta, sizeof(eta));
+				progress_line(&pg, " %s (%.1f s)%s; eta %s\n",
+					      oc == RUN_OK ? "ok" : oc == RUN_SKIPPED ? "skipped"
+					      : oc == RUN_INTERRUPTED ? "interrupted" : "FAILED",
+					      now_mono() - t0, sum.buf, eta);
+				strbuf_release(&sum);
+				if (oc == RUN_DBERR) {
+					exit_code = 2;
+					break;
+				}
+				if (oc == RUN_LOST)
+					lost = 1;
+				if (oc != RUN_OK && oc != RUN_INTERRUPTED)
+					exit_code = exit_code ? exit_code : 1;
+			}
+		}
+		boot_info_release(&bi);
+		strbuf_release(&be);
+		strbuf_release(&why);
+		db_boot_row_free(&br);
+		if (exit_code == 2)
+			break;
+		i = j;
+	}
+	if (opened)
+		t.ops->close(&t);
+	target_fini(&t);
+	db_pending_runs_free(runs, n);
+	const char *final = session_abort ? "interrupted" : exit_code == 2 ? "failed" : "done";
+	if (db_session_set_status(db, sid, final) && exit_code != 2) {
+		strbuf_addf(err, "database: %s", db_errmsg(db));
+		exit_code = 2;
+	}
+	if (session_abort) {
+		progress_line(&pg, "interrupted: session %lld is resumable with "
+			      "`schedlab run --resume %lld`\n", (long long)sid, (long long)sid);
+		return 130;
+	}
+	return exit_code;
+}

@@ -1,0 +1,38 @@
+/*
+ * Sessions: one `schedlab run` invocation. session_start() writes every
+ * planned boot and run to the database before the first one starts;
+ * session_execute() works through whatever is not finished yet, in execution
+ * order, which is also exactly what `run --resume` does after a crash.
+ */
+#ifndef SL_SESSION_H
+#define SL_SESSION_H
+
+#include <stdint.h>
+
+#include "db/db.h"
+#include "harness/plan.h"
+#include "harness/strbuf.h"
+
+struct session_opts {
+	const char *tag;
+	int quiet;              /* no per-run progress lines */
+	const char *agent_path; /* override bin/schedlab-agent */
+};
+
+/* check the plan against the target (connecting when the target can only
+ * tell at run time); -1 with the reasons when a boot configuration cannot be
+ * honoured */
+int session_preflight(struct plan *p, const struct session_opts *o, struct strbuf *err);
+/* create the session and all planned rows; returns the session id */
+int64_t session_start(struct db *db, struct plan *p, const struct session_opts *o,
+		      struct strbuf *err);
+/* run everything unfinished; returns the exit code: 0 all ok, 1 some runs
+ * failed or were skipped, 2 setup error, 130 interrupted */
+int session_execute(struct db *db, int64_t sid, struct plan *p, const struct session_opts *o,
+		    struct strbuf *err);
+
+/* the interrupt flag set by SIGINT/SIGTERM/SIGHUP during a session */
+extern volatile int session_abort;
+void session_install_signals(void);
+
+#endif
