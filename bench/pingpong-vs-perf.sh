@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): the cost of one round trip in bin/sl-pingpong with
+# one stage over pipes between two threads (--work-us 0 --wss-kb 0), against
+# `perf bench sched pipe -T` (two threads, two pipes, one int each way), the
+# reference for this pattern. Both do two wakeups per round trip.
+#
+# The two run interleaved in one invocation, ABBA order per round so that
+# drift (thermal, other tenants, idle-state changes) hits both alike; each
+# placement is measured separately:
+#   pinned  both threads on CPU 0 (taskset -c 0): no idle-exit cost, the
+#           purest comparison of the code paths;
+#   free    no affinity: the scheduler's placement, idle exits and
+#           migrations included (much noisier on a VM).
+# Reported per placement: every raw figure (usec per round trip), the
+# medians, and ratio = median(ours) / median(perf). The target is
+# ratio <= 1.15 (sl-pingpong's bookkeeping: clock reads, CPU ids,
+# histogram records, at most 15% over the bare loop).
+#
+# usage: bench/pingpong-vs-perf.sh [ROUNDS]   (env: SECONDS_EACH=2, PLACEMENTS="pinned free")
+set -u
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-8}
+SECS=${SECONDS_EACH:-2}
+PLACEMENTS=${PLACEMENTS:-pinned free}
+PP=bin/sl-pingpong
+
+if [ ! -x "$PP" ]; then
+	echo "bench: $PP is not built (make $PP)" >&2
+	exit 2
+fi
+if ! command -v perf >/dev/null || ! perf bench sched pipe -l 10 -T >/dev/null 2>&1; then
+	echo "bench: 'perf bench sched pipe -T' does not run here (apt-get install linux-perf)" >&2
+	exit 2
+fi
+if ! command -v python3 >/dev/null; then
+	echo "bench: python3 is needed to read sl-pingpong's JSON" >&2
+	exit 2
+fi
+
+ours() { # placement -> usec per round trip
+	local pin=()
+	[ "$1" = pinned ] && pin=(taskset -c 0)
+	"${pin[@]}" "$PP" --stages 1 --mechanism pipe --work-us 0 --wss-kb 0 \
+		--duration "$SECS" --warmup 0.2 |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.4f" % (1e6 / d["rps"]))'
+}
+
+theirs() { # placement loops -> usec per round trip
+	local pin=()
+	[ "$1" = pinned ] && pin=(taskset -c 0)
+	"${pin[@]}" perf bench sched pipe -T -l "$2" 2>/dev/null |
+		awk '/usecs\/op/ { printf "%.4f\n", $1 }'
+}
+
+echo "# sl-pingpong (1 stage, pipe, threads) vs perf bench sched pipe -T"
+echo "# $(uname -r), $(nproc) CPUs, idle driver $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none), $ROUNDS rounds x ${SECS} s each"
+status=0
+for place in $PLACEMENTS; do
+	# size perf's loop count to take about as long as our window
+	probe=$(theirs "$place" 20000)
+	loops=$(python3 -c "print(max(10000, int($SECS * 1e6 / max($probe, 0.5))))")
+	a=() b=()
+	for r in $(seq 1 "$ROUNDS"); do
+		if [ $((r % 2)) -eq 1 ]; then
+			x=$(ours "$place"); y=$(theirs "$place" "$loops")
+		else
+			y=$(theirs "$place" "$loops"); x=$(ours "$place")
+		fi
+		if [ -z "$x" ] || [ -z "$y" ]; then
+			echo "bench: round $r ($place) produced no figure" >&2
+			exit 1
+		fi
+		a+=("$x") b+=("$y")
+		printf '%-7s round %2d  ours %9s us/rt   perf %9s us/rt\n' "$place" "$r" "$x" "$y"
+	done
+	python3 - "$place" "${a[*]}" "${b[*]}" <<'EOF' || status=1
+import statistics, sys
+place, a, b = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
+ma, mb = statistics.median(a), statistics.median(b)
+ratio = ma / mb
+print("%-7s raw ours:  %s" % (place, " ".join("%.3f" % x for x in a)))
+print("%-7s raw perf:  %s" % (place, " ".join("%.3f" % x for x in b)))
+print("%-7s median ours %.3f us/rt (min %.3f), perf %.3f us/rt (min %.3f); ratio %.3f (target <= 1.15): %s"
+      % (place, ma, min(a), mb, min(b), ratio, "ok" if ratio <= 1.15 else "OVER"))
+sys.exit(0 if ratio <= 1.15 else 1)
+EOF
+done
+exit $status
