@@ -100,6 +100,25 @@ int session_preflight(struct plan *p, const struct session_opts *o, struct strbu
 		}
 		strbuf_release(&why);
 	}
+	/* every knob file must be readable on a target we can ask now */
+	for (size_t k = 0; t.agent && k < json_array_size(p->knobs); k++) {
+		json_t *writes = NULL;
+		knobs_to_writes(json_array_get(p->knobs, k), &writes, err);
+		size_t i;
+		json_t *w;
+		json_array_foreach(writes, i, w) {
+			const char *path = json_string_value(json_object_get(w, "path"));
+			struct strbuf e = STRBUF_INIT;
+			if (agent_call(t.agent, "knob_get", json_pack("{s:s}", "path", path), 30, NULL,
+				       &e)) {
+				strbuf_addf(err, "%s%s: target %s cannot apply matrix.knobs[%zu]: %s",
+					    ret ? "\n" : "", p->path, p->tops->name, k, e.buf);
+				ret = -1;
+			}
+			strbuf_release(&e);
+		}
+		json_decref(writes);
+	}
 	json_decref(si);
 	target_fini(&t);
 	return ret;

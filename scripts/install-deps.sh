@@ -1,0 +1,45 @@
+#!/bin/sh
+# Installs the Debian packages schedlab needs that are missing, and says
+# which. Groups:
+#   build  gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev
+#   run    rt-tests (cyclictest, hackbench) stress-ng
+#   test   python3 (JSON checks in end-to-end tests) sqlite3 procps
+#   qemu   qemu-system-x86 busybox-static cpio kexec-tools gzip (the qemu target)
+# Usage: scripts/install-deps.sh [build run test qemu]   (default: build run)
+#        scripts/install-deps.sh --all
+set -eu
+groups="${*:-build run}"
+[ "$groups" = "--all" ] && groups="build run test qemu"
+pkgs=""
+for g in $groups; do
+	case "$g" in
+	build) pkgs="$pkgs gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev" ;;
+	run) pkgs="$pkgs rt-tests stress-ng" ;;
+	test) pkgs="$pkgs python3 sqlite3 procps" ;;
+	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio kexec-tools gzip" ;;
+	*) echo "install-deps: unknown group '$g' (valid: build run test qemu --all)" >&2; exit 2 ;;
+	esac
+done
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+		missing="$missing $p"
+	fi
+done
+if [ -z "$missing" ]; then
+	echo "install-deps: all present:$pkgs"
+	exit 0
+fi
+echo "install-deps: installing:$missing"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+		echo "install-deps: not root and no sudo; run as root: apt-get install -y$missing" >&2
+		exit 1
+	fi
+fi
+# refresh the package lists when they are missing or older than a day
+if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mtime -1 2>/dev/null | head -n 1)" ]; then
+	$SUDO apt-get update -q
+fi
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing
