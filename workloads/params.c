@@ -27,15 +27,18 @@ static void valid_keys(const struct param_spec *specs, struct strbuf *err)
 
 static void range_text(const struct param_spec *s, struct strbuf *err)
 {
-	const char *what = s->type == PT_INT ? "an integer" : "a number";
-	if (s->type == PT_INT && s->min == 1 && s->max >= 1e9)
-		strbuf_addstr(err, "must be a positive integer");
-	else if (s->type == PT_INT && s->min == 0 && s->max >= 1e9)
-		strbuf_addstr(err, "must be a non-negative integer");
-	else if (s->type == PT_NUM && s->min == 0 && s->max >= 1e9)
-		strbuf_addstr(err, "must be a non-negative number");
-	else
-		strbuf_addf(err, "must be %s in [%g, %g]", what, s->min, s->max);
+	const char *what = s->type == PT_INT ? "integer" : "number";
+	if (s->min == 1 && s->type == PT_INT)
+		strbuf_addf(err, "must be a positive integer");
+	else if (s->min == 0)
+		strbuf_addf(err, "must be a non-negative %s", what);
+	else {
+		strbuf_addf(err, "must be %s %s in [%g, %g]", s->type == PT_INT ? "an" : "a", what,
+			    s->min, s->max);
+		return;
+	}
+	if (s->max < 1e9)
+		strbuf_addf(err, " no larger than %g", s->max);
 }
 
 static int check_value(const struct param_spec *s, json_t *v, const char *path,

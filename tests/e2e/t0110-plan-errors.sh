@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# End-to-end: bad plans are rejected before anything runs, with exit 2 and a
+# message naming the file and line:column (syntax) or the JSON path.
+. "$(dirname "$0")/lib.sh"
+
+bad() { # NAME EXPECTED-TEXT PLAN-TEXT
+	printf '%s\n' "$3" >"$TMP/bad.json"
+	expect_exit 2 "$1: exit 2" schedlab plan "$TMP/bad.json"
+	contains "$1: message" "$TMP/err" "$2"
+}
+bad "syntax error" "bad.json:3:" '{ "name": "x",
+  "workloads": [
+    {"type": "hackbench",, }
+  ] }'
+bad "unknown top-level key" 'repetition: unknown key (valid: name, target, switch, repetitions, seed, order, schedstat, matrix, workloads)' \
+	'{"repetition": 3, "workloads": [{"type": "hackbench"}]}'
+bad "wrong type by JSON path" 'workloads[1].duration_s: must be a positive integer' \
+	'{"workloads": [{"type": "hackbench"}, {"type": "cyclictest", "duration_s": "ten"}]}'
+bad "out of range" 'workloads[0].priority: must be a non-negative integer no larger than 99' \
+	'{"workloads": [{"type": "cyclictest", "priority": 120}]}'
+bad "unknown workload key" 'workloads[0].groupz: unknown key (valid: type, groups' \
+	'{"workloads": [{"type": "hackbench", "groupz": 3}]}'
+bad "unknown workload type" 'workloads[0].type: unknown workload "hackbenchh" (valid: cyclictest, hackbench' \
+	'{"workloads": [{"type": "hackbenchh"}]}'
+bad "missing workloads" 'workloads: missing' '{"name": "x"}'
+bad "bad enum" 'workloads[0].transport: must be one of "socket", "pipe"' \
+	'{"workloads": [{"type": "hackbench", "transport": "tcp"}]}'
+bad "bad preempt mode" 'matrix.preempt[1]: "fulll" is not valid (valid: none, voluntary, full, lazy)' \
+	'{"matrix": {"preempt": ["none", "fulll"]}, "workloads": [{"type": "hackbench"}]}'
+bad "cmdline quoting trick" "matrix.cmdline[0]: character '\"' is not allowed" \
+	'{"matrix": {"cmdline": ["quiet \"init=/bin/sh\""]}, "workloads": [{"type": "hackbench"}]}'
+bad "cmdline newline" "matrix.cmdline[0]: character '\\n' is not allowed" \
+	'{"matrix": {"cmdline": ["quiet\ninit=/bin/sh"]}, "workloads": [{"type": "hackbench"}]}'
+bad "preempt in cmdline" 'matrix.cmdline[0]: set preempt= with matrix.preempt' \
+	'{"matrix": {"cmdline": ["preempt=full"]}, "workloads": [{"type": "hackbench"}]}'
+bad "bad knob key" 'matrix.knobs[0].features: unknown key (valid: sched_features, tunables, sysctl)' \
+	'{"matrix": {"knobs": [{"features": ["X"]}]}, "workloads": [{"type": "hackbench"}]}'
+bad "bad feature token" 'matrix.knobs[0].sched_features[0]: must be a feature name' \
+	'{"matrix": {"knobs": [{"sched_features": ["ttwu queue"]}]}, "workloads": [{"type": "hackbench"}]}'
+bad "sysctl path escape" 'matrix.knobs[0].sysctl.../../etc/x: not a valid sysctl' \
+	'{"matrix": {"knobs": [{"sysctl": {"../../etc/x": 1}}]}, "workloads": [{"type": "hackbench"}]}'
+bad "load of a non-load type" 'workloads[0].load.type: "cyclictest" cannot be used as load' \
+	'{"workloads": [{"type": "cyclictest", "load": {"type": "cyclictest"}}]}'
+bad "duplicate key" 'duplicate object key' '{"name": "a", "name": "b", "workloads": [{"type": "hackbench"}]}'
+bad "unknown target type" 'target.type: unknown target "vmware"' \
+	'{"target": {"type": "vmware"}, "workloads": [{"type": "hackbench"}]}'
+expect_exit 2 "missing file" schedlab plan "$TMP/nope.json"
+contains "missing file: named" "$TMP/err" "nope.json: cannot read: No such file or directory"
+expect_exit 2 "run refuses a bad plan too" schedlab run "$TMP/bad.json" --db "$TMP/db"
+[ ! -e "$TMP/db" ] && ok "no database created for a bad plan" || not_ok "no database created for a bad plan"
+
+# a valid plan: the expansion is shown, interleaved and deterministic
+cat >"$TMP/good.json" <<'P'
+{"name": "g", "repetitions": 3, "seed": 7,
+ "matrix": {"knobs": [{}, {"sysctl": {"sched_rr_timeslice_ms": 90}}]},
+ "workloads": [{"type": "hackbench"}, {"type": "stress-ng", "duration_s": 1}]}
+P
+expect_exit 0 "valid plan" schedlab plan "$TMP/good.json"
+contains "expansion counts" "$TMP/out" "execution order (3 boots, 12 runs)"
+contains "estimate shown" "$TMP/out" "estimated duration:"
+schedlab plan --format json "$TMP/good.json" >"$TMP/a.json"
+schedlab plan --format json "$TMP/good.json" >"$TMP/b.json"
+check "expansion is deterministic for a seed" cmp -s "$TMP/a.json" "$TMP/b.json"
+sed 's/"seed": 7/"seed": 8/' "$TMP/good.json" >"$TMP/good8.json"
+schedlab plan --format json "$TMP/good8.json" >"$TMP/c.json"
+if cmp -s "$TMP/a.json" "$TMP/c.json"; then not_ok "another seed shuffles differently"; else ok "another seed shuffles differently"; fi
+check "every round runs each (knobs, workload) pair once" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for v in d["execution"]:
+    pairs = sorted((r["knobs"], r["workload"]) for r in v["runs"])
+    assert pairs == [(0,0),(0,1),(1,0),(1,1)], pairs
+    assert all(r["rep"] == v["round"] for r in v["runs"])
+assert [v["round"] for v in d["execution"]] == [0, 1, 2]
+' "$TMP/a.json"
+done_testing
