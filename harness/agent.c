@@ -328,9 +328,29 @@ static void restore_on_exit(const struct agent_opts *o)
 	strbuf_release(&e);
 }
 
+/* the native workloads (sl-*) live next to the agent: put its directory
+ * first in PATH so that they are found without installing anything */
+static void path_prepend_self(void)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	const char *old = getenv("PATH");
+	char *path = xstrfmt("%s:%s", exe, old && *old ? old : "/usr/sbin:/usr/bin:/sbin:/bin");
+	setenv("PATH", path, 1);
+	free(path);
+}
+
 int agent_serve(const struct agent_opts *o)
 {
 	const char *root = root_of(o);
+	path_prepend_self();
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

@@ -718,8 +718,8 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		exit_code = 2;
 	}
 	if (session_abort) {
-		progress_line(&pg, "interrupted: session %lld is resumable with "
-			      "`schedlab run --resume %lld`\n", (long long)sid, (long long)sid);
+		fprintf(stderr, "interrupted: session %lld is resumable with "
+			"`schedlab run --resume %lld`\n", (long long)sid, (long long)sid);
 		return 130;
 	}
 	return exit_code;

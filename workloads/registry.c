@@ -9,11 +9,15 @@
 extern const struct workload_ops cyclictest_workload;
 extern const struct workload_ops hackbench_workload;
 extern const struct workload_ops stressng_workload;
+extern const struct workload_ops pingpong_workload;
+extern const struct workload_ops jbb_workload;
 
 static const struct workload_ops *const workloads[] = {
 	&cyclictest_workload,
 	&hackbench_workload,
 	&stressng_workload,
+	&pingpong_workload,
+	&jbb_workload,
 	NULL,
 };
 

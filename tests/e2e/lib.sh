@@ -29,9 +29,18 @@ contains() { if grep -qF -- "$3" "$2"; then ok "$1"; else not_ok "$1" "$2 lacks:
 equals() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "got '$2', want '$3'"; fi; }
 sql() { sqlite3 -batch -noheader "$DB" "$1"; }
 # no process of ours left: none of the named tools is a child of init started after $1
+any_left() {
+	local n
+	for n in cyclictest hackbench stress-ng schedlab-agent sl-pingpong sl-jbb; do
+		pgrep -x "$n" >/dev/null && return 0
+	done
+	return 1
+}
 no_leftovers() {
-	local left
-	left=$(pgrep -x "cyclictest|hackbench|stress-ng|schedlab-agent|sl-pingpong|sl-jbb" 2>/dev/null | tr '\n' ' ')
+	local left="" n
+	for n in cyclictest hackbench stress-ng schedlab-agent sl-pingpong sl-jbb; do
+		left="$left$(pgrep -x "$n" | tr '\n' ' ')"
+	done
 	if [ -z "$left" ]; then ok "$1"; else not_ok "$1" "processes left: $left" "$(ps -o pid,ppid,cmd -p ${left// /,} 2>/dev/null)"; fi
 }
 done_testing() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# End-to-end: nothing is lost. `schedlab run` is killed with SIGKILL in the
+# middle of a session; the agent notices, kills the workload and restores the
+# knobs; `run --resume last` then finishes the session, and every planned run
+# is stored exactly once. Then the same with SIGINT (Ctrl-C): exit 130, the
+# session is marked interrupted and resumable.
+. "$(dirname "$0")/lib.sh"
+DB=$TMP/r.db
+knob=/proc/sys/kernel/sched_rr_timeslice_ms
+orig=$(cat $knob)
+new=$((orig == 70 ? 80 : 70))
+CLEANUP_CMDS+=("echo $orig > $knob")
+cat >"$TMP/plan.json" <<P
+{ "name": "resume", "repetitions": 3, "seed": 5,
+  "matrix": {"knobs": [{"sysctl": {"sched_rr_timeslice_ms": $new}}]},
+  "workloads": [
+    {"type": "cyclictest", "duration_s": 2, "threads": 1, "histogram_us": 2000,
+     "load": {"type": "stress-ng", "threads": 1}},
+    {"type": "hackbench", "groups": 1, "loops": 100}
+  ] }
+P
+wait_ok_runs() { # N TIMEOUT_S
+	local end=$((SECONDS + $2))
+	while [ $SECONDS -lt $end ]; do
+		[ -e "$DB" ] && [ "$(sql "SELECT count(*) FROM run WHERE status='ok'" 2>/dev/null || echo 0)" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+wait_running() {
+	local end=$((SECONDS + $1))
+	while [ $SECONDS -lt $end ]; do
+		[ "$(sql "SELECT count(*) FROM run WHERE status='running' AND workload='cyclictest'" 2>/dev/null || echo 0)" -ge 1 ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+schedlab run "$TMP/plan.json" --db "$DB" --quiet >"$TMP/run1.out" 2>&1 &
+pid=$!
+CLEANUP_CMDS+=("kill -9 $pid")
+if wait_ok_runs 2 60 && wait_running 30; then
+	ok "session under way: 2 runs stored, cyclictest running"
+else
+	not_ok "session under way" "$(cat "$TMP/run1.out")"
+fi
+sleep 0.5
+kill -9 $pid
+wait $pid 2>/dev/null
+# the agent sees EOF (and its parent-death signal), kills the workload and
+# its load, restores the knob, and exits
+for i in $(seq 50); do
+	any_left || break
+	sleep 0.1
+done
+no_leftovers "SIGKILL of the controller leaves no workload, load or agent running"
+equals "knob restored by the agent after the controller died" "$(cat $knob)" "$orig"
+equals "the killed session is not done" "$(sql "SELECT status FROM session")" running
+planned=$(sql "SELECT count(*) FROM run")
+equals "all 6 runs were planned before the first started" "$planned" 6
+done_before=$(sql "SELECT count(*) FROM run WHERE status='ok'")
+ids_before=$(sql "SELECT group_concat(id) FROM run WHERE status='ok' ORDER BY id")
+
+expect_exit 0 "run --resume last finishes the session" schedlab run --resume last --db "$DB" --quiet
+equals "session done" "$(sql "SELECT status FROM session")" done
+equals "every planned run ok" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 6
+equals "no run added" "$(sql "SELECT count(*) FROM run")" 6
+equals "runs finished before the crash were kept, not repeated" \
+	"$(sql "SELECT group_concat(id) FROM run WHERE status='ok' AND id IN ($ids_before) ORDER BY id")" "$ids_before"
+equals "each run's metrics stored exactly once" \
+	"$(sql "SELECT count(*) FROM (SELECT run_id, workload, metric, count(*) c FROM results GROUP BY 1,2,3 HAVING c > 1)")" 0
+equals "every run has metrics in results" "$(sql "SELECT count(DISTINCT run_id) FROM results")" 6
+equals "the resumed runs ran on a new boot row" "$(sql "SELECT count(*) > 3 FROM boot")" 1
+equals "knob restored after the resumed session" "$(cat $knob)" "$orig"
+expect_exit 0 "resume of a finished session has nothing to do" schedlab run --resume last --db "$DB"
+contains "and says so" "$TMP/err" "nothing left to run"
+[ "$done_before" -ge 2 ] && ok "crash happened mid-session ($done_before of 6 done)" || not_ok "crash mid-session" "$done_before"
+
+# SIGINT: the current run stops, knobs are restored, exit 130, resumable
+DB=$TMP/i.db
+schedlab run "$TMP/plan.json" --db "$DB" --quiet >"$TMP/run2.out" 2>&1 &
+pid=$!
+CLEANUP_CMDS+=("kill -9 $pid")
+wait_ok_runs 1 60 && wait_running 30
+sleep 0.5
+kill -INT $pid
+wait $pid
+equals "SIGINT: exit status 130" "$?" 130
+equals "SIGINT: session marked interrupted" "$(sql "SELECT status FROM session")" interrupted
+equals "SIGINT: the stopped run is marked interrupted" "$(sql "SELECT count(*) FROM run WHERE status='interrupted'")" 1
+contains "SIGINT: says how to resume" "$TMP/run2.out" "schedlab run --resume"
+no_leftovers "SIGINT leaves no process behind"
+equals "SIGINT: knob restored" "$(cat $knob)" "$orig"
+expect_exit 0 "SIGINT: resume completes" schedlab run --resume last --db "$DB" --quiet
+equals "SIGINT: all 6 runs ok after resume" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 6
+done_testing
