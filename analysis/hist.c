@@ -219,6 +219,9 @@ int hist_from_json(struct hist *h, const json_t *j)
 			"sub_bits", &sub, "nbuckets", &n, "buckets", &b, "overflow", &ovf,
 			"total", &total) || !json_is_array(b) || n < 0 || n > (1 << 24))
 		return -1;
+	/* an unknown scheme or a sub_bits hist_init_loglin would refuse is corrupt */
+	if (strcmp(scheme, "linear") && (strcmp(scheme, "loglin") || sub < 1 || sub > 10))
+		return -1;
 	memset(h, 0, sizeof(*h));
 	h->scheme = !strcmp(scheme, "linear") ? HIST_LINEAR : HIST_LOGLIN;
 	h->sub_bits = sub;
