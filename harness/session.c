@@ -23,6 +23,7 @@
 
 #include "analysis/schedstat.h"
 #include "harness/proc.h"
+#include "harness/progress.h"
 #include "harness/sysinfo.h"
 #include "harness/target.h"
 
@@ -189,37 +190,6 @@ fail:
 }
 
 /* ---- execution ---------------------------------------------------------- */
-
-struct progress {
-	size_t done, total;
-	double start, planned_s, spent_est;
-	int quiet;
-};
-
-static void fmt_dur(double s, char *buf, size_t len)
-{
-	if (s < 0)
-		s = 0;
-	if (s < 60)
-		snprintf(buf, len, "%.0fs", s);
-	else if (s < 3600)
-		snprintf(buf, len, "%dm%02ds", (int)s / 60, (int)s % 60);
-	else
-		snprintf(buf, len, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
-}
-
-static void progress_line(struct progress *pg, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void progress_line(struct progress *pg, const char *fmt, ...)
-{
-	if (pg->quiet)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fflush(stderr);
-}
 
 static char *argv_json(const struct strvec *sv)
 {
@@ -559,17 +529,19 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 	struct target t;
 	target_init(&t, p, o);
 	int opened = 0;
-	struct progress pg = { 0, n, now_mono(), 0, 0, o->quiet };
+	struct progress pg;
+	double *est = xcalloc(n + 1, sizeof(double)), est_total = 0;
 	for (size_t i = 0; i < n; i++) {
 		json_t *pj = json_loads(runs[i].params, 0, NULL);
 		const struct workload_ops *w = workload_find(runs[i].workload);
-		if (w && pj)
-			pg.planned_s += w->estimate_s(pj) + 0.3;
+		est[i] = (w && pj ? w->estimate_s(pj) : 0) + 0.3;
+		est_total += est[i];
 		json_decref(pj);
 	}
+	progress_init(&pg, n, est_total, o->quiet);
 	char eta[32];
-	fmt_dur(pg.planned_s, eta, sizeof(eta));
-	progress_line(&pg, "session %lld: %zu runs to do, estimated %s\n", (long long)sid, n, eta);
+	progress_fmt_dur(est_total, eta, sizeof(eta));
+	progress_say(&pg, "session %lld: %zu runs to do, estimated %s", (long long)sid, n, eta);
 
 	size_t i = 0;
 	int lost = 0;
@@ -602,11 +574,12 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		struct boot_info bi;
 		struct strbuf be = STRBUF_INIT, why = STRBUF_INIT;
 		boot_info_init(&bi);
-		progress_line(&pg, "boot %d: %s%s%s%s%s\n", br.seq + 1,
-			      br.kernel ? br.kernel : "default kernel",
-			      br.preempt ? ", preempt=" : "", br.preempt ? br.preempt : "",
-			      br.cmdline && *br.cmdline ? ", cmdline: " : "",
-			      br.cmdline && *br.cmdline ? br.cmdline : "");
+		char bootdesc[200];
+		snprintf(bootdesc, sizeof(bootdesc), "boot %d: %s%s%s%s%s", br.seq + 1,
+			 br.kernel ? br.kernel : "default kernel", br.preempt ? ", preempt=" : "",
+			 br.preempt ? br.preempt : "", br.cmdline && *br.cmdline ? ", cmdline: " : "",
+			 br.cmdline && *br.cmdline ? br.cmdline : "");
+		progress_say(&pg, "%s", bootdesc);
 		int booted = 0;
 		if (lost && opened) {
 			t.ops->close(&t);
@@ -652,13 +625,14 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		if (!booted || why.len) {
 			char *reason = xstrfmt("%s: %s", booted ? "boot mismatch" : "boot failed",
 					       booted ? why.buf : bres.error);
-			progress_line(&pg, "  %s; skipping %zu runs\n", reason, j - i);
+			progress_say(&pg, "  %s; skipping %zu runs", reason, j - i);
 			for (size_t k = i; k < j; k++) {
 				if (store_simple(db, runs[k].run_id, "skipped", reason, err)) {
 					exit_code = 2;
 					break;
 				}
 				pg.done++;
+				pg.est_done += est[k];
 			}
 			free(reason);
 			exit_code = exit_code ? exit_code : 1;
@@ -674,21 +648,23 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 						break;
 					}
 					pg.done++;
+					pg.est_done += est[k];
 					continue;
 				}
 				struct strbuf sum = STRBUF_INIT;
 				double t0 = now_mono();
-				progress_line(&pg, "  [%zu/%zu] %s rep %d knobs=%s ...", pg.done + 1,
-					      pg.total, runs[k].workload, runs[k].rep + 1, runs[k].knobs);
+				char *what = xstrfmt("%s rep %d knobs=%s", runs[k].workload,
+						     runs[k].rep + 1, runs[k].knobs);
+				progress_run_start(&pg, bootdesc, what);
 				enum run_outcome oc = execute_run(db, &t, p, &runs[k], ss_ok, &sum, err);
-				pg.done++;
-				double el = now_mono() - pg.start;
-				double left = pg.done ? el / (double)pg.done * (double)(pg.total - pg.done) : 0;
-				fmt_dur(left, eta, sizeof(eta));
-				progress_line(&pg, " %s (%.1f s)%s; eta %s\n",
-					      oc == RUN_OK ? "ok" : oc == RUN_SKIPPED ? "skipped"
-					      : oc == RUN_INTERRUPTED ? "interrupted" : "FAILED",
-					      now_mono() - t0, sum.buf, eta);
+				char *line = xstrfmt("%s%s%s (%.1f s)%s", pg.tty ? what : "",
+						     pg.tty ? ": " : "",
+						     oc == RUN_OK ? "ok" : oc == RUN_SKIPPED ? "skipped"
+						     : oc == RUN_INTERRUPTED ? "interrupted" : "FAILED",
+						     now_mono() - t0, sum.buf);
+				progress_run_end(&pg, est[k], line);
+				free(line);
+				free(what);
 				strbuf_release(&sum);
 				if (oc == RUN_DBERR) {
 					exit_code = 2;
@@ -708,6 +684,8 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 			break;
 		i = j;
 	}
+	progress_done(&pg);
+	free(est);
 	if (opened)
 		t.ops->close(&t);
 	target_fini(&t);
