@@ -21,6 +21,9 @@ int cmd_sysinfo(int argc, char **argv);
 int cmd_sessions(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_trend(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 /* shared option handling */
 #define DEFAULT_DB "schedlab.db"

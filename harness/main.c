@@ -26,6 +26,9 @@ static const struct command commands[] = {
 	{ "sysinfo", cmd_sysinfo, "what a machine is and what it can switch" },
 	{ "sessions", cmd_sessions, "list the sessions in a database" },
 	{ "query", cmd_query, "run read-only SQL against a database" },
+	{ "compare", cmd_compare, "A/B table of two selections with verdicts per metric" },
+	{ "trend", cmd_trend, "history of one metric with change points" },
+	{ "check", cmd_check, "exit 1 when the candidate regressed against the baseline" },
 	{ "agent", cmd_agent, "serve the agent protocol on stdin/stdout (targets use this)" },
 	{ NULL, NULL, NULL },
 };
