@@ -1,0 +1,537 @@
+/*
+ * Unit tests of harness/plan.c: defaults of a minimal plan, matrix expansion
+ * (boots = kernel x preempt x cmdline, runs = knobs x workloads x
+ * repetitions), the interleaved order (every round visits every boot once,
+ * and runs every knobs x workload pair once per visit; deterministic for a
+ * seed, different for another) and the sequential order, the validation
+ * messages (file:line:column for syntax, JSON paths for everything else),
+ * knobs_to_writes, knob_label, plan_estimate_s and the PRNG.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/plan.h"
+#include "tests/unit/tap.h"
+
+/* load expecting success; a failure prints the message */
+static int load_ok(const char *text, struct plan *p)
+{
+	struct strbuf err = STRBUF_INIT;
+	int r = plan_load_string(text, "p.json", p, &err);
+	if (r)
+		printf("#   unexpected error: %s\n", err.buf);
+	strbuf_release(&err);
+	return r;
+}
+
+/* load expecting failure; returns the message (caller frees) */
+static char *load_err(const char *text)
+{
+	struct plan p;
+	struct strbuf err = STRBUF_INIT;
+	int r = plan_load_string(text, "p.json", &p, &err);
+	CHECK(r == -1);
+	plan_release(&p);
+	return strbuf_detach(&err, NULL);
+}
+
+static void check_err(const char *text, const char *expect)
+{
+	char *e = load_err(text);
+	CHECK_CONTAINS(e, expect);
+	free(e);
+}
+
+TEST(minimal_plan_defaults)
+{
+	struct plan p;
+	CHECK(load_ok("{\"workloads\": [{\"type\": \"hackbench\"}]}", &p) == 0);
+	CHECK_STR(p.path, "p.json");
+	CHECK_STR(p.name, "unnamed");
+	CHECK_STR(json_string_value(json_object_get(p.target, "type")), "local");
+	CHECK(p.tops != NULL);
+	CHECK(p.repetitions == 1);
+	CHECK_STR(p.order, "interleaved");
+	CHECK_STR(p.switch_method, "auto");
+	CHECK(p.seed == 1);
+	CHECK(p.schedstat == 1);
+	CHECK(p.nboots == 1);
+	CHECK(p.boots[0].kernel == NULL && p.boots[0].preempt == NULL);
+	CHECK_STR(p.boots[0].cmdline, "");
+	CHECK(json_array_size(p.knobs) == 1);
+	CHECK(json_object_size(json_array_get(p.knobs, 0)) == 0);
+	CHECK(p.nwl == 1);
+	CHECK_STR(p.wl[0].ops->name, "hackbench");
+	/* params resolved with defaults, "type" kept */
+	CHECK_STR(json_string_value(json_object_get(p.wl[0].params, "type")), "hackbench");
+	CHECK(json_integer_value(json_object_get(p.wl[0].params, "groups")) == 4);
+	CHECK(p.nvisits == 1);
+	CHECK(p.visits[0].cfg == 0 && p.visits[0].round == 0 && p.visits[0].nruns == 1);
+	CHECK(plan_run_count(&p) == 1);
+	plan_release(&p);
+}
+
+TEST(explicit_top_level_values)
+{
+	struct plan p;
+	CHECK(load_ok("{\"name\": \"ab\", \"target\": \"local\", \"switch\": \"runtime\", "
+		      "\"repetitions\": 4, \"seed\": 99, \"order\": \"sequential\", "
+		      "\"schedstat\": false, \"workloads\": [{\"type\": \"stress-ng\"}]}",
+		      &p) == 0);
+	CHECK_STR(p.name, "ab");
+	CHECK_STR(json_string_value(json_object_get(p.target, "type")), "local");
+	CHECK_STR(p.switch_method, "runtime");
+	CHECK(p.repetitions == 4);
+	CHECK(p.seed == 99);
+	CHECK_STR(p.order, "sequential");
+	CHECK(p.schedstat == 0);
+	CHECK(plan_run_count(&p) == 4);
+	plan_release(&p);
+}
+
+static const char *const matrix_plan =
+	"{\"name\": \"m\", \"repetitions\": 3, \"seed\": %d, \"order\": \"%s\",\n"
+	" \"matrix\": {\"kernel\": [\"ka\", \"kb\"], \"preempt\": [\"voluntary\", \"full\"],\n"
+	"   \"cmdline\": [\"nohz=off\", \"threadirqs\"],\n"
+	"   \"knobs\": [{}, {\"sched_features\": [\"NO_TTWU_QUEUE\"]},\n"
+	"             {\"tunables\": {\"migration_cost_ns\": 100000}}]},\n"
+	" \"workloads\": [{\"type\": \"hackbench\"}, {\"type\": \"cyclictest\", \"duration_s\": 2}]}";
+
+static int load_matrix(int seed, const char *order, struct plan *p)
+{
+	char *text = xstrfmt(matrix_plan, seed, order);
+	int r = load_ok(text, p);
+	free(text);
+	return r;
+}
+
+TEST(matrix_boots_kernel_preempt_cmdline)
+{
+	struct plan p;
+	CHECK(load_matrix(1, "interleaved", &p) == 0);
+	CHECK(p.nboots == 2 * 2 * 2);
+	CHECK(json_array_size(p.knobs) == 3);
+	CHECK(p.nwl == 2);
+	/* kernel outermost, then preempt, then cmdline */
+	static const char *const want[8][3] = {
+		{ "ka", "voluntary", "nohz=off" }, { "ka", "voluntary", "threadirqs" },
+		{ "ka", "full", "nohz=off" },      { "ka", "full", "threadirqs" },
+		{ "kb", "voluntary", "nohz=off" }, { "kb", "voluntary", "threadirqs" },
+		{ "kb", "full", "nohz=off" },      { "kb", "full", "threadirqs" },
+	};
+	for (size_t i = 0; i < p.nboots && i < 8; i++) {
+		CHECK_STR(p.boots[i].kernel, want[i][0]);
+		CHECK_STR(p.boots[i].preempt, want[i][1]);
+		CHECK_STR(p.boots[i].cmdline, want[i][2]);
+	}
+	/* 8 boots x 3 rounds, each 3 knobs x 2 workloads */
+	CHECK(p.nvisits == 24);
+	CHECK(plan_run_count(&p) == 8 * 3 * 3 * 2);
+	plan_release(&p);
+}
+
+TEST(single_string_dimension)
+{
+	struct plan p;
+	CHECK(load_ok("{\"matrix\": {\"preempt\": \"full\", \"cmdline\": \"\"},"
+		      " \"workloads\": [{\"type\": \"hackbench\"}, {\"type\": \"stress-ng\"}],"
+		      " \"repetitions\": 2}", &p) == 0);
+	CHECK(p.nboots == 1);
+	CHECK(p.boots[0].kernel == NULL);
+	CHECK_STR(p.boots[0].preempt, "full");
+	CHECK_STR(p.boots[0].cmdline, "");
+	CHECK(p.nvisits == 2);
+	CHECK(plan_run_count(&p) == 4);
+	plan_release(&p);
+}
+
+TEST(interleaved_rounds_cover_everything)
+{
+	struct plan p;
+	CHECK(load_matrix(1, "interleaved", &p) == 0);
+	int bad = 0, shuffled_boots = 0, shuffled_runs = 0;
+	for (int r = 0; r < 3; r++) {
+		int seen[8] = { 0 };
+		for (size_t b = 0; b < 8; b++) {
+			const struct plan_visit *v = &p.visits[(size_t)r * 8 + b];
+			bad += v->round != r;
+			bad += v->cfg < 0 || v->cfg >= 8;
+			if (v->cfg >= 0 && v->cfg < 8)
+				seen[v->cfg]++;
+			shuffled_boots += v->cfg != (int)b;
+			bad += v->nruns != 6;
+			int pair[3][2] = { { 0 } };
+			for (size_t i = 0; i < v->nruns && i < 6; i++) {
+				const struct plan_run *run = &v->runs[i];
+				bad += run->rep != r;
+				bad += run->knob < 0 || run->knob >= 3 || run->wl < 0 || run->wl >= 2;
+				if (run->knob >= 0 && run->knob < 3 && run->wl >= 0 && run->wl < 2)
+					pair[run->knob][run->wl]++;
+				shuffled_runs += run->knob * 2 + run->wl != (int)i;
+			}
+			for (int k = 0; k < 3; k++)
+				for (int w = 0; w < 2; w++)
+					bad += pair[k][w] != 1;
+		}
+		for (int c = 0; c < 8; c++)
+			bad += seen[c] != 1;
+	}
+	CHECK(bad == 0);
+	CHECK(shuffled_boots > 0);   /* not the plan order */
+	CHECK(shuffled_runs > 0);
+	plan_release(&p);
+}
+
+static int same_order(const struct plan *a, const struct plan *b)
+{
+	if (a->nvisits != b->nvisits)
+		return 0;
+	for (size_t v = 0; v < a->nvisits; v++) {
+		if (a->visits[v].cfg != b->visits[v].cfg || a->visits[v].nruns != b->visits[v].nruns)
+			return 0;
+		for (size_t i = 0; i < a->visits[v].nruns; i++)
+			if (a->visits[v].runs[i].knob != b->visits[v].runs[i].knob ||
+			    a->visits[v].runs[i].wl != b->visits[v].runs[i].wl ||
+			    a->visits[v].runs[i].rep != b->visits[v].runs[i].rep)
+				return 0;
+	}
+	return 1;
+}
+
+TEST(interleaved_deterministic_per_seed)
+{
+	struct plan a, b, c;
+	CHECK(load_matrix(7, "interleaved", &a) == 0);
+	CHECK(load_matrix(7, "interleaved", &b) == 0);
+	CHECK(load_matrix(8, "interleaved", &c) == 0);
+	CHECK(same_order(&a, &b));
+	CHECK(!same_order(&a, &c));
+	/* the boot order alone differs too (8! orders per round) */
+	int diff = 0;
+	for (size_t v = 0; v < a.nvisits; v++)
+		diff += a.visits[v].cfg != c.visits[v].cfg;
+	CHECK(diff > 0);
+	plan_release(&a);
+	plan_release(&b);
+	plan_release(&c);
+}
+
+TEST(sequential_order)
+{
+	struct plan p;
+	CHECK(load_matrix(1, "sequential", &p) == 0);
+	CHECK(p.nvisits == 8);
+	CHECK(plan_run_count(&p) == 144);
+	int bad = 0;
+	for (size_t b = 0; b < p.nvisits; b++) {
+		const struct plan_visit *v = &p.visits[b];
+		bad += v->cfg != (int)b || v->round != 0 || v->nruns != 18;
+		/* reps back to back; inside a rep knobs outer, workloads inner */
+		for (size_t i = 0; i < v->nruns && i < 18; i++) {
+			int rep = (int)i / 6, k = ((int)i % 6) / 2, w = (int)i % 2;
+			bad += v->runs[i].rep != rep || v->runs[i].knob != k || v->runs[i].wl != w;
+		}
+	}
+	CHECK(bad == 0);
+	CHECK(p.visits[3].runs[7].rep == 1 && p.visits[3].runs[7].knob == 0 &&
+	      p.visits[3].runs[7].wl == 1);
+	plan_release(&p);
+}
+
+TEST(estimate_positive_and_exact)
+{
+	struct plan p;
+	/* hackbench defaults: 0.77 * 4*20*200 / (4*20*200) + 0.2 = 0.97 s, plus
+	 * 0.3 s per run and 0.2 s per local boot: 1.47 s */
+	CHECK(load_ok("{\"workloads\": [{\"type\": \"hackbench\"}]}", &p) == 0);
+	CHECK_NEAR(plan_estimate_s(&p), 1.47, 1e-9);
+	plan_release(&p);
+	CHECK(load_ok("{\"repetitions\": 3, \"workloads\": [{\"type\": \"hackbench\"}]}", &p) == 0);
+	CHECK_NEAR(plan_estimate_s(&p), 3 * 1.47, 1e-9);
+	plan_release(&p);
+	/* cyclictest 2 s + 0.5, +0.3, +1 warm-up for the load, 0.2 boot: 4.0 */
+	CHECK(load_ok("{\"workloads\": [{\"type\": \"cyclictest\", \"duration_s\": 2,"
+		      " \"load\": {\"type\": \"stress-ng\"}}]}", &p) == 0);
+	CHECK_NEAR(plan_estimate_s(&p), 4.0, 1e-9);
+	plan_release(&p);
+	CHECK(load_matrix(1, "interleaved", &p) == 0);
+	CHECK(plan_estimate_s(&p) > 0);
+	plan_release(&p);
+}
+
+/* ---- error messages ------------------------------------------------------ */
+
+TEST(syntax_error_file_line_column)
+{
+	/* line 3 is `  "repetitions": ,` : the ',' at column 18 is unexpected */
+	char *e = load_err("{\n  \"name\": \"x\",\n  \"repetitions\": ,\n"
+			   "  \"workloads\": []}\n");
+	CHECK(!strncmp(e, "p.json:3:18: ", 13));
+	if (strncmp(e, "p.json:3:18: ", 13))
+		printf("#   got: %s\n", e);
+	free(e);
+	e = load_err("");
+	CHECK(!strncmp(e, "p.json:", 7));
+	free(e);
+	e = load_err("{\"workloads\": [{\"type\": \"hackbench\"}]} trailing");
+	CHECK(!strncmp(e, "p.json:1:", 9));
+	free(e);
+}
+
+TEST(duplicate_keys_rejected)
+{
+	char *e = load_err("{\"name\": \"a\", \"name\": \"b\", \"workloads\": [{\"type\": \"hackbench\"}]}");
+	CHECK(!strncmp(e, "p.json:1:", 9));
+	CHECK_CONTAINS(e, "duplicate");
+	free(e);
+	/* nested objects too */
+	e = load_err("{\"workloads\": [{\"type\": \"hackbench\", \"groups\": 1, \"groups\": 2}]}");
+	CHECK_CONTAINS(e, "duplicate");
+	free(e);
+}
+
+TEST(not_an_object)
+{
+	check_err("[1, 2]", "p.json: the plan must be a JSON object");
+}
+
+TEST(unknown_top_level_key)
+{
+	check_err("{\"nmae\": \"x\", \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: nmae: unknown key (valid: name, target, switch, repetitions, seed, "
+		  "order, schedstat, matrix, workloads)");
+}
+
+TEST(top_level_value_errors)
+{
+	check_err("{\"repetitions\": 0, \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: repetitions: must be a positive integer");
+	check_err("{\"repetitions\": \"3\", \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: repetitions: must be a positive integer");
+	check_err("{\"seed\": -1, \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: seed: must be a non-negative integer");
+	check_err("{\"order\": \"random\", \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: order: must be one of interleaved, sequential");
+	check_err("{\"switch\": \"kexek\", \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: switch: must be one of auto, runtime, reboot, kexec");
+	check_err("{\"schedstat\": 1, \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: schedstat: must be true or false");
+	check_err("{\"name\": \"\", \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: name: must be a non-empty string");
+}
+
+TEST(target_errors)
+{
+	check_err("{\"target\": \"vm\", \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: target: \"vm\": unknown target spec");
+	check_err("{\"target\": {\"type\": \"vm\"}, \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: target.type: unknown target \"vm\" (valid: ");
+	check_err("{\"target\": {\"type\": \"local\", \"cpus\": 2}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: target.cpus: unknown key for the local target");
+	check_err("{\"target\": 3, \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: target: must be");
+}
+
+TEST(workload_param_error_by_path)
+{
+	check_err("{\"workloads\": [{\"type\": \"hackbench\"}, "
+		  "{\"type\": \"cyclictest\", \"duration_s\": 0}]}",
+		  "p.json: workloads[1].duration_s: must be a positive integer");
+	check_err("{\"workloads\": [{\"type\": \"hackbench\", \"grups\": 2}]}",
+		  "p.json: workloads[0].grups: unknown key (valid: type, groups, loops");
+}
+
+TEST(workloads_missing_or_empty)
+{
+	char *e = load_err("{\"name\": \"x\"}");
+	CHECK_CONTAINS(e, "p.json: workloads: missing");
+	CHECK_CONTAINS(e, workload_names());
+	free(e);
+	check_err("{\"workloads\": []}", "p.json: workloads: must be a non-empty array");
+	check_err("{\"workloads\": [3]}", "p.json: workloads[0]: must be an object with \"type\"");
+	check_err("{\"workloads\": [{\"groups\": 3}]}", "p.json: workloads[0].type: missing (valid: ");
+}
+
+TEST(unknown_workload_type_lists_types)
+{
+	char *e = load_err("{\"workloads\": [{\"type\": \"hackbench\"}, {\"type\": \"fio\"}]}");
+	CHECK_CONTAINS(e, "p.json: workloads[1].type: unknown workload \"fio\" (valid: ");
+	CHECK_CONTAINS(e, workload_names());
+	CHECK_CONTAINS(e, "cyclictest, hackbench, stress-ng");
+	free(e);
+}
+
+TEST(bad_preempt_lists_modes)
+{
+	check_err("{\"matrix\": {\"preempt\": [\"full\", \"rt\"]}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.preempt[1]: \"rt\" is not valid (valid: none, voluntary, full, lazy)");
+	check_err("{\"matrix\": {\"preempt\": []}, \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.preempt: must be a string or a non-empty array of strings");
+	check_err("{\"matrix\": {\"preempt\": [1]}, \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.preempt[0]: must be a string");
+	check_err("{\"matrix\": {\"preemt\": \"full\"}, \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.preemt: unknown key (valid: kernel, preempt, cmdline, knobs)");
+}
+
+TEST(cmdline_rejections)
+{
+	check_err("{\"matrix\": {\"cmdline\": [\"quiet\", \"foo=\\\"bar\\\"\"]}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.cmdline[1]: character '\"' is not allowed");
+	check_err("{\"matrix\": {\"cmdline\": \"quiet\\nsingle\"}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.cmdline[0]: character '\\n' is not allowed");
+	check_err("{\"matrix\": {\"cmdline\": [\"nohz=off preempt=full\"]}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.cmdline[0]: set preempt= with matrix.preempt, not in cmdline");
+	/* directly */
+	struct strbuf err = STRBUF_INIT;
+	CHECK(cmdline_check("", "c", &err) == 0);
+	CHECK(cmdline_check("nohz_full=1-3 isolcpus=domain,1-3 rcu_nocbs=1-3", "c", &err) == 0);
+	CHECK(cmdline_check("mitigations=off", "c", &err) == 0);
+	CHECK(cmdline_check("preempt_notrace", "c", &err) == 0);   /* not "preempt=" */
+	CHECK_STR(err.buf, "");
+	CHECK(cmdline_check("a 'b'", "c", &err) == -1);
+	CHECK_CONTAINS(err.buf, "c: character ''' is not allowed");
+	strbuf_reset(&err);
+	CHECK(cmdline_check("a;reboot", "c", &err) == -1);
+	CHECK_CONTAINS(err.buf, "character ';'");
+	strbuf_reset(&err);
+	CHECK(cmdline_check("quiet =1", "c", &err) == -1);
+	CHECK_CONTAINS(err.buf, "c: a parameter must not start with '='");
+	strbuf_reset(&err);
+	CHECK(cmdline_check("  preempt=none", "c", &err) == -1);
+	CHECK_CONTAINS(err.buf, "set preempt= with matrix.preempt");
+	strbuf_release(&err);
+}
+
+TEST(knob_errors)
+{
+	check_err("{\"matrix\": {\"knobs\": [{}, {\"sched_features\": [\"no_ttwu_queue\"]}]}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.knobs[1].sched_features[0]: must be a feature name like "
+		  "\"TTWU_QUEUE\" or \"NO_TTWU_QUEUE\"");
+	check_err("{\"matrix\": {\"knobs\": [{\"sched_features\": [\"TTWU QUEUE\"]}]}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.knobs[0].sched_features[0]: must be a feature name");
+	check_err("{\"matrix\": {\"knobs\": [{\"sched_features\": \"NO_HRTICK\"}]}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.knobs[0].sched_features: must be an array of feature names");
+	check_err("{\"matrix\": {\"knobs\": [{\"features\": []}]}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.knobs[0].features: unknown key (valid: sched_features, tunables, sysctl)");
+	check_err("{\"matrix\": {\"knobs\": [{\"sysctl\": {\"Sched_rt\": 1}}]}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.knobs[0].sysctl.Sched_rt: not a valid sysctl");
+	check_err("{\"matrix\": {\"knobs\": [{\"tunables\": {\"../../etc/passwd\": 1}}]}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.knobs[0].tunables.../../etc/passwd: not a valid scheduler tunable");
+	check_err("{\"matrix\": {\"knobs\": [{\"tunables\": {\"migration_cost_ns\": 1.5}}]}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.knobs[0].tunables.migration_cost_ns: value must be an integer");
+	check_err("{\"matrix\": {\"knobs\": []}, \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.knobs: must be a non-empty array of knob objects");
+	check_err("{\"matrix\": {\"knobs\": [\"NO_HRTICK\"]}, \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.knobs[0]: must be an object");
+}
+
+TEST(load_of_non_load_type)
+{
+	char *e = load_err("{\"workloads\": [{\"type\": \"cyclictest\", "
+			   "\"load\": {\"type\": \"cyclictest\"}}]}");
+	CHECK_CONTAINS(e, "p.json: workloads[0].load.type: \"cyclictest\" cannot be used as load "
+			  "(valid: hackbench stress-ng)");
+	free(e);
+	check_err("{\"workloads\": [{\"type\": \"cyclictest\", \"load\": {\"type\": \"pingpong\"}}]}",
+		  "workloads[0].load.type: \"pingpong\" cannot be used as load");
+	check_err("{\"workloads\": [{\"type\": \"cyclictest\", \"load\": {\"groups\": 2}}]}",
+		  "workloads[0].load.type: missing (valid load types: hackbench stress-ng)");
+	check_err("{\"workloads\": [{\"type\": \"cyclictest\", \"load\": {\"type\": \"stress-ng\","
+		  " \"stressor\": \"CPU\"}}]}",
+		  "workloads[0].load.stressor: \"CPU\" is not a stressor name");
+}
+
+/* ---- knobs ---------------------------------------------------------------- */
+
+TEST(knobs_to_writes_paths)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *k = json_loads("{\"sched_features\": [\"NO_TTWU_QUEUE\", \"WA_IDLE\"],"
+			       " \"tunables\": {\"migration_cost_ns\": 100000},"
+			       " \"sysctl\": {\"sched_rt_runtime_us\": \"-1\"}}", 0, NULL);
+	CHECK(knob_object_check(k, "matrix.knobs[0]", &err) == 0);
+	json_t *w = NULL;
+	CHECK(knobs_to_writes(k, &w, &err) == 0);
+	char *s = json_dumps(w, JSON_COMPACT);
+	CHECK_STR(s, "[{\"path\":\"/sys/kernel/debug/sched/features\",\"value\":\"NO_TTWU_QUEUE\"},"
+		     "{\"path\":\"/sys/kernel/debug/sched/features\",\"value\":\"WA_IDLE\"},"
+		     "{\"path\":\"/sys/kernel/debug/sched/migration_cost_ns\",\"value\":\"100000\"},"
+		     "{\"path\":\"/proc/sys/kernel/sched_rt_runtime_us\",\"value\":\"-1\"}]");
+	free(s);
+	json_decref(w);
+	json_decref(k);
+	/* the empty knob writes nothing */
+	k = json_object();
+	CHECK(knobs_to_writes(k, &w, &err) == 0);
+	CHECK(json_is_array(w) && json_array_size(w) == 0);
+	json_decref(w);
+	json_decref(k);
+	strbuf_release(&err);
+}
+
+TEST(knob_labels)
+{
+	json_t *k = json_object();
+	char *l = knob_label(k);
+	CHECK_STR(l, "default");
+	free(l);
+	json_decref(k);
+	k = json_loads("{\"tunables\": {\"b\": 1}, \"sched_features\": [\"NO_HRTICK\"]}", 0, NULL);
+	l = knob_label(k);
+	CHECK_STR(l, "{\"sched_features\":[\"NO_HRTICK\"],\"tunables\":{\"b\":1}}");
+	free(l);
+	json_decref(k);
+}
+
+/* splitmix64: the reference sequence from state 0 */
+TEST(prng_reference_values)
+{
+	uint64_t s = 0;
+	CHECK(plan_rand(&s) == 0xe220a8397b1dcdafULL);
+	CHECK(plan_rand(&s) == 0x6e789e6aa1b965f4ULL);
+	CHECK(plan_rand(&s) == 0x06c45d188009454fULL);
+	CHECK(s == 3 * 0x9e3779b97f4a7c15ULL);
+}
+
+int main(void)
+{
+	RUN(minimal_plan_defaults);
+	RUN(explicit_top_level_values);
+	RUN(matrix_boots_kernel_preempt_cmdline);
+	RUN(single_string_dimension);
+	RUN(interleaved_rounds_cover_everything);
+	RUN(interleaved_deterministic_per_seed);
+	RUN(sequential_order);
+	RUN(estimate_positive_and_exact);
+	RUN(syntax_error_file_line_column);
+	RUN(duplicate_keys_rejected);
+	RUN(not_an_object);
+	RUN(unknown_top_level_key);
+	RUN(top_level_value_errors);
+	RUN(target_errors);
+	RUN(workload_param_error_by_path);
+	RUN(workloads_missing_or_empty);
+	RUN(unknown_workload_type_lists_types);
+	RUN(bad_preempt_lists_modes);
+	RUN(cmdline_rejections);
+	RUN(knob_errors);
+	RUN(load_of_non_load_type);
+	RUN(knobs_to_writes_paths);
+	RUN(knob_labels);
+	RUN(prng_reference_values);
+	return tap_done();
+}
