@@ -1,0 +1,298 @@
+/*
+ * Unit tests of the initramfs builder's pure parts (harness/initramfs.h): the
+ * SHA-256 used for the cache key (FIPS 180-4 test vectors, streamed in odd
+ * chunks), the newc cpio writer (parsed back field by field: magic, mode,
+ * sizes, name padding, data padding, trailer, 512-byte end), the ldd output
+ * parser, the ELF PT_INTERP check and the generated /init text. The build
+ * itself (ldd, busybox, qemu) is covered by tests/e2e/t0500-qemu-boot.sh.
+ */
+#include <elf.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "harness/initramfs.h"
+#include "tests/unit/tap.h"
+
+static void hash_str(const char *s, char hex[65])
+{
+	struct sha256 h;
+	unsigned char d[32];
+	sha256_init(&h);
+	sha256_update(&h, s, strlen(s));
+	sha256_final(&h, d);
+	sha256_hex(d, hex);
+}
+
+TEST(sha256_vectors)
+{
+	char hex[65];
+	hash_str("", hex);
+	CHECK_STR(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	hash_str("abc", hex);
+	CHECK_STR(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	hash_str("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", hex);
+	CHECK_STR(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+TEST(sha256_streamed)
+{
+	/* one million 'a' in chunks of 1, 63, 64, 65, ... bytes */
+	static char a[1000];
+	struct sha256 h;
+	unsigned char d[32];
+	char hex[65];
+	size_t left = 1000000, step = 1;
+
+	memset(a, 'a', sizeof(a));
+	sha256_init(&h);
+	while (left) {
+		size_t n = step < left ? step : left;
+		sha256_update(&h, a, n);
+		left -= n;
+		step = step * 7 % 997 + 1;
+	}
+	sha256_final(&h, d);
+	sha256_hex(d, hex);
+	CHECK_STR(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+/* a newc entry parsed back */
+struct ent {
+	char name[256];
+	unsigned mode, nlink, rmaj, rmin, ino;
+	const char *data;
+	size_t size;
+};
+
+static unsigned hex8(const char *p)
+{
+	char b[9];
+	memcpy(b, p, 8);
+	b[8] = '\0';
+	return (unsigned)strtoul(b, NULL, 16);
+}
+
+/* parse the entry at *off; 0 ok, -1 malformed */
+static int parse_one(const char *buf, size_t len, size_t *off, struct ent *e)
+{
+	size_t p = *off, namesize;
+	if (p + 110 > len || memcmp(buf + p, "070701", 6))
+		return -1;
+	e->ino = hex8(buf + p + 6);
+	e->mode = hex8(buf + p + 14);
+	e->nlink = hex8(buf + p + 38);
+	e->size = hex8(buf + p + 54);
+	e->rmaj = hex8(buf + p + 78);
+	e->rmin = hex8(buf + p + 86);
+	namesize = hex8(buf + p + 94);
+	if (hex8(buf + p + 102) != 0 || namesize == 0 || namesize > sizeof(e->name))
+		return -1;
+	p += 110;
+	if (p + namesize > len || buf[p + namesize - 1] != '\0')
+		return -1;
+	memcpy(e->name, buf + p, namesize);
+	p += namesize;
+	while (p % 4) {
+		if (buf[p] != '\0')
+			return -1;
+		p++;
+	}
+	if (p + e->size > len)
+		return -1;
+	e->data = buf + p;
+	p += e->size;
+	while (p % 4) {
+		if (buf[p] != '\0')
+			return -1;
+		p++;
+	}
+	*off = p;
+	return 0;
+}
+
+TEST(cpio_roundtrip)
+{
+	struct strbuf mem = STRBUF_INIT;
+	struct cpio_out o;
+	struct ent e;
+	size_t off = 0;
+
+	cpio_out_init_mem(&o, &mem);
+	cpio_add(&o, "bin", S_IFDIR | 0755, NULL, 0, 0, 0);
+	cpio_add(&o, "bin/x", S_IFREG | 0755, "hello", 5, 0, 0);       /* odd size: padding */
+	cpio_add(&o, "bin/sh", S_IFLNK | 0777, "busybox", 7, 0, 0);
+	cpio_add(&o, "dev/console", S_IFCHR | 0600, NULL, 0, 5, 1);
+	cpio_add(&o, "abcd", S_IFREG | 0644, "1234", 4, 0, 0);        /* name needs no pad */
+	cpio_finish(&o);
+	CHECK(o.error == 0);
+	CHECK(o.off == mem.len);
+	CHECK(mem.len % 512 == 0);
+
+	CHECK(parse_one(mem.buf, mem.len, &off, &e) == 0);
+	CHECK_STR(e.name, "bin");
+	CHECK(e.mode == (S_IFDIR | 0755) && e.nlink == 2 && e.size == 0 && e.ino == 1);
+
+	CHECK(parse_one(mem.buf, mem.len, &off, &e) == 0);
+	CHECK_STR(e.name, "bin/x");
+	CHECK(e.mode == (S_IFREG | 0755) && e.nlink == 1 && e.size == 5 && e.ino == 2);
+	CHECK(e.size == 5 && !memcmp(e.data, "hello", 5));
+
+	CHECK(parse_one(mem.buf, mem.len, &off, &e) == 0);
+	CHECK_STR(e.name, "bin/sh");
+	CHECK(e.mode == (S_IFLNK | 0777) && e.size == 7 && !memcmp(e.data, "busybox", 7));
+
+	CHECK(parse_one(mem.buf, mem.len, &off, &e) == 0);
+	CHECK_STR(e.name, "dev/console");
+	CHECK(e.mode == (S_IFCHR | 0600) && e.rmaj == 5 && e.rmin == 1 && e.size == 0);
+
+	CHECK(parse_one(mem.buf, mem.len, &off, &e) == 0);
+	CHECK_STR(e.name, "abcd");
+	CHECK(e.size == 4 && !memcmp(e.data, "1234", 4));
+
+	CHECK(parse_one(mem.buf, mem.len, &off, &e) == 0);
+	CHECK_STR(e.name, "TRAILER!!!");
+	CHECK(e.ino == 0 && e.size == 0);
+	/* only zero padding after the trailer */
+	for (; off < mem.len; off++)
+		if (mem.buf[off]) {
+			CHECK(!"non-zero byte after the trailer");
+			break;
+		}
+	strbuf_release(&mem);
+}
+
+TEST(cpio_header_layout)
+{
+	struct strbuf mem = STRBUF_INIT;
+	struct cpio_out o;
+
+	cpio_out_init_mem(&o, &mem);
+	cpio_add(&o, "init", S_IFREG | 0755, "#!/bin/sh\n", 10, 0, 0);
+	/* 110 header + "init\0" = 115, padded to 116; 10 data bytes padded to 12 */
+	CHECK(mem.len == 128);
+	CHECK(!memcmp(mem.buf, "070701" "00000001" "000081ED" "00000000" "00000000" "00000001"
+			       "00000000" "0000000A",
+		      6 + 7 * 8));
+	CHECK(!memcmp(mem.buf + 110, "init\0\0", 6));
+	CHECK(!memcmp(mem.buf + 116, "#!/bin/sh\n\0\0", 12));
+	strbuf_release(&mem);
+}
+
+TEST(ldd_parse)
+{
+	const char *out =
+		"\tlinux-vdso.so.1 (0x00007ffd5a1f0000)\n"
+		"\tlibrt.so.1 => /lib/x86_64-linux-gnu/librt.so.1 (0x00007fb3a32fb000)\n"
+		"\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007fb3a3107000)\n"
+		"\t/lib64/ld-linux-x86-64.so.2 (0x00007fb3a3329000)\n"
+		"\tlibfoo.so => /usr/lib/x86_64-linux-gnu/libfoo.so\n";
+	struct strvec libs = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+
+	CHECK(initramfs_parse_ldd(out, &libs, &err) == 0);
+	CHECK(libs.nr == 4);
+	if (libs.nr == 4) {
+		CHECK_STR(libs.v[0], "/lib/x86_64-linux-gnu/librt.so.1");
+		CHECK_STR(libs.v[1], "/lib/x86_64-linux-gnu/libc.so.6");
+		CHECK_STR(libs.v[2], "/lib64/ld-linux-x86-64.so.2");
+		CHECK_STR(libs.v[3], "/usr/lib/x86_64-linux-gnu/libfoo.so");
+	}
+	strvec_clear(&libs);
+
+	CHECK(initramfs_parse_ldd("\tstatically linked\n", &libs, &err) == 0);
+	CHECK(libs.nr == 0);
+
+	CHECK(initramfs_parse_ldd("\tlibc.so.6 => /lib/libc.so.6 (0x1)\n"
+				  "\tlibJudy.so.1 => not found\n",
+				  &libs, &err) == -1);
+	CHECK_CONTAINS(err.buf, "library libJudy.so.1 not found");
+	strvec_clear(&libs);
+	strbuf_release(&err);
+}
+
+/* a minimal little-endian ELF64 with the given program header types */
+static size_t make_elf(unsigned char *buf, const uint32_t *types, int n)
+{
+	Elf64_Ehdr eh;
+	memset(&eh, 0, sizeof(eh));
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_DYN;
+	eh.e_machine = EM_X86_64;
+	eh.e_phoff = sizeof(eh);
+	eh.e_phentsize = sizeof(Elf64_Phdr);
+	eh.e_phnum = (Elf64_Half)n;
+	memcpy(buf, &eh, sizeof(eh));
+	for (int i = 0; i < n; i++) {
+		Elf64_Phdr ph;
+		memset(&ph, 0, sizeof(ph));
+		ph.p_type = types[i];
+		memcpy(buf + sizeof(eh) + i * sizeof(ph), &ph, sizeof(ph));
+	}
+	return sizeof(eh) + (size_t)n * sizeof(Elf64_Phdr);
+}
+
+TEST(elf_interp)
+{
+	unsigned char buf[1024];
+	const uint32_t dyn[] = { PT_PHDR, PT_INTERP, PT_LOAD, PT_DYNAMIC };
+	const uint32_t stat[] = { PT_LOAD, PT_LOAD, PT_NOTE, PT_TLS };
+	size_t n;
+
+	n = make_elf(buf, dyn, 4);
+	CHECK(initramfs_elf_is_dynamic(buf, n) == 1);
+	CHECK(initramfs_elf_is_dynamic(buf, n - 1) == -1);   /* truncated headers */
+	n = make_elf(buf, stat, 4);
+	CHECK(initramfs_elf_is_dynamic(buf, n) == 0);
+	CHECK(initramfs_elf_is_dynamic((const unsigned char *)"#!/bin/sh\n", 10) == -1);
+	CHECK(initramfs_elf_is_dynamic(buf, 3) == -1);
+}
+
+TEST(init_script)
+{
+	struct initramfs_spec s;
+	struct strbuf o = STRBUF_INIT;
+
+	memset(&s, 0, sizeof(s));
+	initramfs_init_script(&s, 0, &o);
+	CHECK(!strncmp(o.buf, "#!/bin/sh\n", 10));
+	CHECK_CONTAINS(o.buf, "mount -t proc proc /proc\n");
+	CHECK_CONTAINS(o.buf, "mount -t sysfs sysfs /sys\n");
+	CHECK_CONTAINS(o.buf, "mount -t devtmpfs devtmpfs /dev\n");
+	CHECK_CONTAINS(o.buf, "mount -t debugfs debugfs /sys/kernel/debug\n");
+	CHECK_CONTAINS(o.buf, "mount -t devpts devpts /dev/pts\n");
+	CHECK_CONTAINS(o.buf, "mount -t tmpfs tmpfs /tmp\n");
+	CHECK_CONTAINS(o.buf, "export PATH=/bin");
+	CHECK_CONTAINS(o.buf, "\nschedlab-agent --tty /dev/ttyS1\n");
+	CHECK_CONTAINS(o.buf, "poweroff -f\n");
+	CHECK(!strstr(o.buf, "initrd.cpio"));
+
+	strbuf_reset(&o);
+	s.agent_tty = "/dev/ttyS2";
+	initramfs_init_script(&s, 1, &o);
+	CHECK_CONTAINS(o.buf, "schedlab-agent --tty /dev/ttyS2\n");
+	CHECK_CONTAINS(o.buf, "cpio -o -H newc >/boot/initrd.cpio.tmp");
+	CHECK_CONTAINS(o.buf, "find . -xdev");
+
+	strbuf_reset(&o);
+	s.init_cmd = "cat /sys/kernel/debug/sched/preempt";
+	initramfs_init_script(&s, 0, &o);
+	CHECK_CONTAINS(o.buf, "\ncat /sys/kernel/debug/sched/preempt\n");
+	CHECK(!strstr(o.buf, "schedlab-agent --tty"));
+	CHECK_CONTAINS(o.buf, "poweroff -f\n");
+	strbuf_release(&o);
+}
+
+int main(void)
+{
+	RUN(sha256_vectors);
+	RUN(sha256_streamed);
+	RUN(cpio_roundtrip);
+	RUN(cpio_header_layout);
+	RUN(ldd_parse);
+	RUN(elf_interp);
+	RUN(init_script);
+	return tap_done();
+}
