@@ -152,10 +152,11 @@ int cmd_check(int argc, char **argv)
 		fmt_num(a, sizeof(a), row->v.centre_a);
 		fmt_num(b, sizeof(b), row->v.centre_b);
 		const char *label = job.r.pairs[row->pair].label;
-		printf("%s.%s%s%s%s: baseline %s, candidate %s%s%s, change %+.1f%% [%+.1f, %+.1f], "
-		       "p=%.2g\n",
+		const char *sp = *row->unit ? " " : "";
+		printf("%s.%s%s%s%s: baseline %s%s%s, candidate %s%s%s, change %+.1f%% "
+		       "[%+.1f, %+.1f], p=%.2g\n",
 		       row->workload, row->metric, *label ? " (" : "", label, *label ? ")" : "", a,
-		       b, *row->unit ? " " : "", row->unit, row->v.change_pct, row->v.ci_lo_pct,
+		       sp, row->unit, b, sp, row->unit, row->v.change_pct, row->v.ci_lo_pct,
 		       row->v.ci_hi_pct, row->v.p_mwu);
 		rc = 1;
 	}
