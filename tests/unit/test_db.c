@@ -1,0 +1,550 @@
+/*
+ * Unit tests of the results store (db/db.c, db/schema.c): a fresh file is
+ * migrated to the newest schema; a version-1 database with data migrates
+ * forward without losing it; db_run_finish stores a run with its metrics,
+ * histogram and schedstat in one transaction (all or nothing), and the
+ * `results` view shows only ok runs of ok boots; pending runs in execution
+ * order and crash recovery; session selectors; refusing files that are not
+ * schedlab databases or are newer than this build. Each test works in its
+ * own temporary directory.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "harness/strbuf.h"
+#include "tests/unit/tap.h"
+
+static char tmpdir[64];
+
+static char *tmp_path(const char *name)
+{
+	return xstrfmt("%s/%s", tmpdir, name);
+}
+
+static void make_tmpdir(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/sl-test-db-XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+}
+
+
+/* every row of a query, columns joined by '|', rows by ';' (NULL as "NULL") */
+static int collect(void *ctx, int n, const char *const *names, const char *const *vals)
+{
+	struct strbuf *sb = ctx;
+	if (sb->len)
+		strbuf_addch(sb, ';');
+	for (int i = 0; i < n; i++)
+		strbuf_addf(sb, "%s%s", i ? "|" : "", vals[i] ? vals[i] : "NULL");
+	return 0;
+}
+
+static char *q(struct db *db, const char *sql)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (db_query(db, sql, collect, &sb)) {
+		printf("#   query failed: %s: %s\n", sql, db_errmsg(db));
+		strbuf_addstr(&sb, "ERROR");
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static void check_q(struct db *db, const char *sql, const char *expect)
+{
+	char *r = q(db, sql);
+	CHECK_STR(r, expect);
+	free(r);
+}
+
+static int exec(struct db *db, const char *sql)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(db_handle(db), sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK)
+		printf("#   sql failed: %s: %s\n", sql, msg ? msg : "?");
+	sqlite3_free(msg);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+static void rm_db(const char *name)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	for (int i = 0; i < 3; i++) {
+		char *p = xstrfmt("%s/%s%s", tmpdir, name, sfx[i]);
+		unlink(p);
+		free(p);
+	}
+}
+
+static struct db *open_fresh(const char *name)
+{
+	char *p = tmp_path(name);
+	struct db *db = NULL;
+	char *err = NULL;
+	if (db_open(p, DB_READWRITE, &db, &err)) {
+		printf("#   db_open %s: %s\n", p, err ? err : "?");
+		free(err);
+	}
+	free(p);
+	return db;
+}
+
+TEST(fresh_file_is_latest)
+{
+	struct db *db = open_fresh("t.db");
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	CHECK(db_latest_version() == 2);
+	CHECK(db_user_version(db) == db_latest_version());
+	check_q(db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
+		"boot;histogram;kernel;machine;metric;results;run;schedstat;session");
+	check_q(db, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
+		    "ORDER BY name", "metric_name;run_session;session_tag");
+	check_q(db, "PRAGMA journal_mode", "wal");
+	check_q(db, "PRAGMA foreign_keys", "1");
+	check_q(db, "SELECT count(*) FROM results", "0");
+	/* migrating again is a no-op */
+	CHECK(db_migrate_to(db, db_latest_version()) == 0);
+	CHECK(db_user_version(db) == 2);
+	db_close(db);
+	/* reopening keeps the version */
+	db = open_fresh("t.db");
+	CHECK(db && db_user_version(db) == 2);
+	db_close(db);
+}
+
+TEST(migrate_from_v1_keeps_data)
+{
+	char *p = tmp_path("v1.db");
+	struct db *db = NULL;
+	char *err = NULL;
+	CHECK(db_open_raw(p, &db, &err) == 0);
+	free(p);
+	if (!db)
+		return;
+	CHECK(db_user_version(db) == 0);   /* raw: nothing applied */
+	CHECK(db_migrate_to(db, 1) == 0);
+	CHECK(db_user_version(db) == 1);
+	CHECK(exec(db,
+		   "INSERT INTO machine (id, name, fingerprint) VALUES (1, 'box', 'fp1');"
+		   "INSERT INTO kernel (id, release, hz, sched_mc) VALUES (1, '6.1.0-57', 250, 1);"
+		   "INSERT INTO session (id, name, plan_json, tag, target, harness_version)"
+		   "  VALUES (1, 'old', '{}', 'nightly', 'local', 'v0');"
+		   "INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt,"
+		   "  cmdline) VALUES (1, 1, 0, 0, 'ok', 1, 1, 'full', 'quiet');"
+		   "INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, rep, status)"
+		   "  VALUES (1, 1, 1, 0, 0, 'hackbench', '{\"groups\":4}', 0, 'ok');"
+		   "INSERT INTO metric (run_id, workload, name, value, unit, better, note)"
+		   "  VALUES (1, 'hackbench', 'time_s', 0.769, 's', 'lower', 'n1');") == 0);
+	/* the version-1 view has no note column */
+	check_q(db, "SELECT session, tag, machine, kernel_release, hz, sched_mc, preempt, cmdline,"
+		    " workload, rep, metric, value, unit, better FROM results",
+		"1|nightly|box|6.1.0-57|250|1|full|quiet|hackbench|0|time_s|0.769|s|lower");
+	char *r = q(db, "SELECT count(*) FROM pragma_table_info('results') WHERE name = 'note'");
+	CHECK_STR(r, "0");
+	free(r);
+	CHECK(db_migrate_to(db, db_latest_version()) == 0);
+	CHECK(db_user_version(db) == 2);
+	check_q(db, "SELECT session, tag, machine, kernel_release, preempt, workload, metric, value,"
+		    " better, note, plan, run_workload, machine_id FROM results",
+		"1|nightly|box|6.1.0-57|full|hackbench|time_s|0.769|lower|n1|old|hackbench|fp1");
+	check_q(db, "SELECT count(*) FROM metric", "1");
+	db_close(db);
+
+	/* db_open on the migrated file opens it as is */
+	err = NULL;
+	p = tmp_path("v1.db");
+	CHECK(db_open(p, DB_READONLY, &db, &err) == 0);
+	free(p);
+	free(err);
+	if (db) {
+		check_q(db, "SELECT value FROM results", "0.769");
+		db_close(db);
+	}
+}
+
+TEST(migrate_v1_then_open_migrates)
+{
+	/* a v1 file opened with db_open (read-write) is brought to the newest */
+	char *p = tmp_path("other.db");
+	struct db *db = NULL;
+	char *err = NULL;
+	CHECK(db_open_raw(p, &db, &err) == 0);
+	CHECK(db_migrate_to(db, 1) == 0);
+	db_close(db);
+	CHECK(db_open(p, DB_READWRITE, &db, &err) == 0);
+	CHECK(db && db_user_version(db) == db_latest_version());
+	db_close(db);
+	free(p);
+	free(err);
+}
+
+static const char *const si_text =
+	"{\"hostname\": {\"value\": \"vm\", \"source\": \"/proc/sys/kernel/hostname\"},"
+	" \"cpu_model\": {\"value\": \"QEMU Virtual CPU\"},"
+	" \"ncpus\": {\"value\": 2},"
+	" \"llc_groups\": {\"value\": [\"0-1\"]},"
+	" \"kernel_release\": {\"value\": \"6.1.0-57-amd64\"},"
+	" \"kernel_version\": {\"value\": \"#1 SMP PREEMPT_DYNAMIC\"},"
+	" \"config_hash\": {\"value\": \"abc\"},"
+	" \"hz\": {\"value\": 250}, \"sched_mc\": {\"value\": 1},"
+	" \"preempt_build\": {\"value\": \"voluntary\"},"
+	" \"preempt_dynamic\": {\"value\": true}}";
+
+struct fixture {
+	struct db *db;
+	int64_t sid, boot_ok, boot_bad, run[4];
+	json_t *si;
+};
+
+static int fixture_setup(struct fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	rm_db("t.db");
+	f->db = open_fresh("t.db");
+	if (!f->db)
+		return -1;
+	f->si = json_loads(si_text, 0, NULL);
+	struct db_session s = { .name = "ab", .plan_path = "p.json", .plan_json = "{}",
+				.tag = "t1", .target = "local", .version = "test", .seed = 1 };
+	f->sid = db_session_create(f->db, &s);
+	f->boot_ok = db_boot_plan(f->db, f->sid, 0, 0, NULL, "full", "");
+	f->boot_bad = db_boot_plan(f->db, f->sid, 1, 1, NULL, "none", "");
+	int64_t mid = db_machine_get(f->db, f->si), kid = db_kernel_get(f->db, f->si);
+	struct db_boot_result ok = { .status = "ok", .machine_id = mid, .kernel_id = kid,
+				     .preempt = "full", .cmdline = "quiet", .method = "runtime",
+				     .sysinfo = f->si };
+	struct db_boot_result mismatch = { .status = "mismatch", .machine_id = mid,
+					   .kernel_id = kid, .preempt = "voluntary",
+					   .cmdline = "quiet", .error = "preempt is voluntary" };
+	if (f->sid <= 0 || f->boot_ok <= 0 || f->boot_bad <= 0 || mid <= 0 || kid <= 0 ||
+	    db_boot_finish(f->db, f->boot_ok, &ok) || db_boot_finish(f->db, f->boot_bad, &mismatch)) {
+		printf("#   fixture: %s\n", db_errmsg(f->db));
+		return -1;
+	}
+	/* seq 0..2 in boot_ok, seq 3 in the mismatched boot */
+	for (int i = 0; i < 4; i++) {
+		f->run[i] = db_run_plan(f->db, f->sid, i < 3 ? f->boot_ok : f->boot_bad, i, 0,
+					"hackbench", "{\"groups\":4}", i == 1 ? NULL : "{}", 0);
+		if (f->run[i] <= 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void fixture_teardown(struct fixture *f)
+{
+	json_decref(f->si);
+	db_close(f->db);
+	rm_db("t.db");
+}
+
+TEST(machine_and_kernel_are_deduplicated)
+{
+	struct fixture f;
+	CHECK(fixture_setup(&f) == 0);
+	if (!f.db)
+		return;
+	CHECK(db_machine_get(f.db, f.si) == db_machine_get(f.db, f.si));
+	CHECK(db_kernel_get(f.db, f.si) == db_kernel_get(f.db, f.si));
+	check_q(f.db, "SELECT name, cpu_model, ncpus, fingerprint FROM machine",
+		"vm|QEMU Virtual CPU|2|vm|QEMU Virtual CPU|2|[\"0-1\"]");
+	check_q(f.db, "SELECT release, version, config_hash, hz, sched_mc, preempt_build,"
+		      " preempt_dynamic FROM kernel",
+		"6.1.0-57-amd64|#1 SMP PREEMPT_DYNAMIC|abc|250|1|voluntary|1");
+	/* another kernel release is another row */
+	json_object_set_new(json_object_get(f.si, "kernel_release"), "value",
+			    json_string("6.1.0-58-amd64"));
+	CHECK(db_kernel_get(f.db, f.si) == 2);
+	fixture_teardown(&f);
+}
+
+static const struct db_metric metrics_ok[] = {
+	{ .workload = "hackbench", .name = "time_s", .unit = "s", .better = "lower", .value = 0.769 },
+	{ .workload = "hackbench", .name = "p99_us", .unit = "us", .better = NULL, .value = 87,
+	  .note = "n" },
+};
+
+TEST(run_finish_and_results_view)
+{
+	struct fixture f;
+	CHECK(fixture_setup(&f) == 0);
+	if (!f.db)
+		return;
+	json_t *hist = json_loads("{\"scheme\":\"linear\",\"nbuckets\":200,\"buckets\":[[24,3]],"
+				  "\"overflow\":1,\"total\":4}", 0, NULL);
+	struct db_hist h = { .name = "latency_us", .unit = "us", .data = hist };
+	struct db_run_result ok = { .status = "ok", .wall_s = 1.25, .exit_code = 0,
+				    .argv_json = "[\"hackbench\"]", .out = "Time: 0.769\n",
+				    .err = "", .metrics = metrics_ok, .nmetrics = 2, .hists = &h,
+				    .nhists = 1, .schedstat_before = "version 15\n",
+				    .schedstat_after = "version 15\n" };
+	CHECK(db_run_start(f.db, f.run[0]) == 0);
+	check_q(f.db, "SELECT status FROM run WHERE seq = 0", "running");
+	CHECK(db_run_finish(f.db, f.run[0], &ok) == 0);
+	/* a failed run with a metric: stored, not in results */
+	struct db_run_result failed = ok;
+	failed.status = "failed";
+	failed.error = "exit code 1";
+	failed.nhists = 0;
+	CHECK(db_run_finish(f.db, f.run[2], &failed) == 0);
+	/* an ok run of a mismatched boot: not in results either */
+	CHECK(db_run_finish(f.db, f.run[3], &ok) == 0);
+	check_q(f.db, "SELECT seq, status, wall_s, exit_code, stdout, error FROM run ORDER BY seq",
+		"0|ok|1.25|0|Time: 0.769\n|NULL;1|planned|NULL|NULL|NULL|NULL;"
+		"2|failed|1.25|0|Time: 0.769\n|exit code 1;3|ok|1.25|0|Time: 0.769\n|NULL");
+	check_q(f.db, "SELECT count(*) FROM metric", "6");
+	check_q(f.db, "SELECT run_id, metric, value, unit, better, note, preempt, cmdline, machine,"
+		      " kernel_release, hz, sched_mc, tag, knobs, workload, target"
+		      " FROM results ORDER BY metric",
+		"1|p99_us|87.0|us|none|n|full|quiet|vm|6.1.0-57-amd64|250|1|t1|{}|hackbench|local;"
+		"1|time_s|0.769|s|lower|NULL|full|quiet|vm|6.1.0-57-amd64|250|1|t1|{}|hackbench|local");
+	/* runs 1 and 4 had the histogram, the failed run 3 none */
+	check_q(f.db, "SELECT run_id, name, unit, data FROM histogram ORDER BY run_id",
+		"1|latency_us|us|{\"buckets\":[[24,3]],\"nbuckets\":200,\"overflow\":1,"
+		"\"scheme\":\"linear\",\"total\":4};"
+		"4|latency_us|us|{\"buckets\":[[24,3]],\"nbuckets\":200,\"overflow\":1,"
+		"\"scheme\":\"linear\",\"total\":4}");
+	check_q(f.db, "SELECT run_id, before FROM schedstat ORDER BY run_id",
+		"1|version 15\n;3|version 15\n;4|version 15\n");
+	/* the run planned with NULL knobs got "{}" */
+	check_q(f.db, "SELECT knobs FROM run WHERE seq = 1", "{}");
+	/* once the boot is ok, the run of boot_bad shows up */
+	CHECK(exec(f.db, "UPDATE boot SET status = 'ok' WHERE status = 'mismatch'") == 0);
+	check_q(f.db, "SELECT count(*), group_concat(DISTINCT preempt) FROM results WHERE run_id = 4",
+		"2|voluntary");
+	json_decref(hist);
+	fixture_teardown(&f);
+}
+
+TEST(run_finish_is_all_or_nothing)
+{
+	struct fixture f;
+	CHECK(fixture_setup(&f) == 0);
+	if (!f.db)
+		return;
+	struct db_metric bad[] = {
+		{ .workload = "hackbench", .name = "time_s", .unit = "s", .better = "lower",
+		  .value = 1 },
+		{ .workload = "hackbench", .name = "x", .unit = "s", .better = "smaller", .value = 2 },
+	};
+	struct db_run_result r = { .status = "ok", .metrics = bad, .nmetrics = 2 };
+	CHECK(db_run_start(f.db, f.run[0]) == 0);
+	CHECK(db_run_finish(f.db, f.run[0], &r) == -1);
+	CHECK_CONTAINS(db_errmsg(f.db), "inserting metric");
+	/* nothing of it was kept: status still running, no metric */
+	check_q(f.db, "SELECT status, finished_at FROM run WHERE seq = 0", "running|NULL");
+	check_q(f.db, "SELECT count(*) FROM metric", "0");
+	/* an invalid run status is refused as a whole too */
+	struct db_run_result r2 = { .status = "great", .metrics = metrics_ok, .nmetrics = 2 };
+	CHECK(db_run_finish(f.db, f.run[0], &r2) == -1);
+	CHECK_CONTAINS(db_errmsg(f.db), "finishing run");
+	check_q(f.db, "SELECT count(*) FROM metric", "0");
+	/* the database is usable afterwards (no transaction left open) */
+	struct db_run_result good = { .status = "ok", .metrics = metrics_ok, .nmetrics = 2 };
+	CHECK(db_run_finish(f.db, f.run[0], &good) == 0);
+	check_q(f.db, "SELECT count(*) FROM results", "2");
+	fixture_teardown(&f);
+}
+
+TEST(pending_runs_and_reset)
+{
+	struct fixture f;
+	CHECK(fixture_setup(&f) == 0);
+	if (!f.db)
+		return;
+	/* planned out of order: seq 6 before seq 5 */
+	int64_t r6 = db_run_plan(f.db, f.sid, f.boot_ok, 6, 2, "stress-ng", "{}", "{\"a\":1}", 2);
+	int64_t r5 = db_run_plan(f.db, f.sid, f.boot_ok, 5, 1, "cyclictest", "{}", "{}", 1);
+	CHECK(r6 > 0 && r5 > r6);
+	/* seq must be unique in a session */
+	CHECK(db_run_plan(f.db, f.sid, f.boot_ok, 5, 1, "cyclictest", "{}", "{}", 1) == -1);
+	struct db_run_result ok = { .status = "ok" };
+	struct db_run_result skipped = { .status = "skipped" };
+	CHECK(db_run_finish(f.db, f.run[1], &ok) == 0);
+	CHECK(db_run_finish(f.db, f.run[3], &skipped) == 0);
+	CHECK(db_run_start(f.db, f.run[2]) == 0);   /* running when the controller died */
+	struct db_pending_run *runs = NULL;
+	size_t n = 0;
+	CHECK(db_pending_runs(f.db, f.sid, &runs, &n) == 0);
+	CHECK(n == 4);
+	static const int seqs[] = { 0, 2, 5, 6 };
+	for (size_t i = 0; i < n && i < 4; i++)
+		CHECK(runs[i].seq == seqs[i]);
+	if (n == 4) {
+		CHECK(runs[0].run_id == f.run[0] && runs[1].run_id == f.run[2]);
+		CHECK(runs[2].run_id == r5 && runs[3].run_id == r6);
+		CHECK_STR(runs[3].workload, "stress-ng");
+		CHECK_STR(runs[3].knobs, "{\"a\":1}");
+		CHECK(runs[3].round == 2 && runs[3].rep == 2 && runs[3].boot_id == f.boot_ok);
+		CHECK_STR(runs[2].workload, "cyclictest");
+		CHECK(runs[2].round == 1 && runs[2].rep == 1);
+	}
+	db_pending_runs_free(runs, n);
+	int planned, nok, failed, nskipped;
+	CHECK(db_session_counts(f.db, f.sid, &planned, &nok, &failed, &nskipped) == 0);
+	CHECK(planned == 4 && nok == 1 && failed == 0 && nskipped == 1);
+	/* crash recovery: the running run becomes planned again */
+	CHECK(db_session_reset_running(f.db, f.sid) == 0);
+	check_q(f.db, "SELECT seq, status, started_at FROM run WHERE status NOT IN ('ok','skipped')"
+		      " ORDER BY seq", "0|planned|NULL;2|planned|NULL;5|planned|NULL;6|planned|NULL");
+	/* other sessions are untouched */
+	struct db_session s2 = { .name = "b", .plan_json = "{}", .target = "local",
+				 .version = "test" };
+	int64_t sid2 = db_session_create(f.db, &s2);
+	int64_t b2 = db_boot_plan(f.db, sid2, 0, 0, NULL, NULL, NULL);
+	int64_t x = db_run_plan(f.db, sid2, b2, 0, 0, "hackbench", "{}", "{}", 0);
+	CHECK(db_run_start(f.db, x) == 0);
+	CHECK(db_session_reset_running(f.db, f.sid) == 0);
+	check_q(f.db, "SELECT status FROM run WHERE session_id = 2", "running");
+	CHECK(db_pending_runs(f.db, sid2, &runs, &n) == 0);
+	CHECK(n == 1);
+	db_pending_runs_free(runs, n);
+	fixture_teardown(&f);
+}
+
+TEST(session_resolve)
+{
+	rm_db("t.db");
+	struct db *db = open_fresh("t.db");
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	CHECK(db_session_resolve(db, "last") == -1);
+	CHECK_CONTAINS(db_errmsg(db), "there is no session");
+	struct db_session s = { .name = "a", .plan_json = "{}", .target = "local", .version = "t" };
+	CHECK(db_session_create(db, &s) == 1);
+	CHECK(db_session_create(db, &s) == 2);
+	CHECK(db_session_resolve(db, "last") == 2);
+	CHECK(db_session_resolve(db, "1") == 1);
+	CHECK(db_session_resolve(db, "2") == 2);
+	CHECK(db_session_resolve(db, "7") == -1);
+	CHECK_CONTAINS(db_errmsg(db), "session 7 does not exist");
+	CHECK(db_session_resolve(db, "x") == -1);
+	CHECK_CONTAINS(db_errmsg(db), "session \"x\": expected a session number or \"last\"");
+	CHECK(db_session_resolve(db, "0") == -1);
+	CHECK(db_session_resolve(db, "1x") == -1);
+	CHECK(db_session_resolve(db, "-1") == -1);
+	/* status transitions */
+	check_q(db, "SELECT status, finished_at IS NULL FROM session WHERE id = 1", "running|1");
+	CHECK(db_session_set_status(db, 1, "done") == 0);
+	check_q(db, "SELECT status, finished_at IS NULL FROM session WHERE id = 1", "done|0");
+	CHECK(db_session_set_status(db, 1, "finished") == -1);   /* CHECK constraint */
+	char *pj = NULL, *pp = NULL, *tag = NULL, *st = NULL;
+	CHECK(db_session_load(db, 2, &pj, &pp, &tag, &st) == 0);
+	CHECK_STR(pj, "{}");
+	CHECK(pp == NULL && tag == NULL);
+	CHECK_STR(st, "running");
+	free(pj);
+	free(pp);
+	free(tag);
+	free(st);
+	CHECK(db_session_load(db, 9, &pj, &pp, &tag, &st) == -1);
+	db_close(db);
+	rm_db("t.db");
+}
+
+TEST(readonly_refuses_foreign_files)
+{
+	/* an SQLite file that is not ours (user_version 0) */
+	rm_db("other.db");
+	char *p = tmp_path("other.db");
+	sqlite3 *h;
+	CHECK(sqlite3_open(p, &h) == SQLITE_OK);
+	CHECK(sqlite3_exec(h, "CREATE TABLE t (x)", NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(h);
+	struct db *db = (struct db *)1;
+	char *err = NULL;
+	CHECK(db_open(p, DB_READONLY, &db, &err) == -1);
+	CHECK(db == NULL);
+	CHECK_CONTAINS(err, "not a schedlab database (schema version 0)");
+	CHECK_CONTAINS(err, "other.db");
+	free(err);
+	free(p);
+	/* a text file */
+	p = tmp_path("text.db");
+	FILE *fp = fopen(p, "w");
+	fputs("this is not a database, just some text that is long enough to matter\n", fp);
+	fclose(fp);
+	err = NULL;
+	CHECK(db_open(p, DB_READONLY, &db, &err) == -1);
+	CHECK(err != NULL);
+	CHECK_CONTAINS(err, "not a schedlab database");
+	free(err);
+	free(p);
+	/* a file that does not exist is not created by a read-only open */
+	p = tmp_path("missing.db");
+	err = NULL;
+	CHECK(db_open(p, DB_READONLY, &db, &err) == -1);
+	CHECK(err != NULL);
+	CHECK(access(p, F_OK) != 0);
+	free(err);
+	free(p);
+}
+
+TEST(newer_schema_refused)
+{
+	char *p = tmp_path("new.db");
+	struct db *db = NULL;
+	char *err = NULL;
+	CHECK(db_open_raw(p, &db, &err) == 0);
+	CHECK(exec(db, "PRAGMA user_version = 99") == 0);
+	CHECK(db_migrate_to(db, db_latest_version()) == -1);
+	CHECK_CONTAINS(db_errmsg(db), "database schema version 99 is newer than this schedlab (2)");
+	db_close(db);
+	CHECK(db_open(p, DB_READWRITE, &db, &err) == -1);
+	CHECK(db == NULL);
+	CHECK_CONTAINS(err, "schema version 99 is newer");
+	free(err);
+	err = NULL;
+	CHECK(db_open(p, DB_READONLY, &db, &err) == -1);
+	CHECK_CONTAINS(err, "schema version 99 is newer than this schedlab");
+	free(err);
+	free(p);
+}
+
+TEST(failed_migration_rolls_back)
+{
+	/* a table named like one of ours makes migration 1 fail: nothing applied */
+	rm_db("other.db");
+	char *p = tmp_path("other.db");
+	struct db *db = NULL;
+	char *err = NULL;
+	CHECK(db_open_raw(p, &db, &err) == 0);
+	CHECK(exec(db, "CREATE TABLE metric (x)") == 0);
+	CHECK(db_migrate_to(db, db_latest_version()) == -1);
+	CHECK_CONTAINS(db_errmsg(db), "migration to schema version 1 failed");
+	CHECK(db_user_version(db) == 0);
+	check_q(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", "metric");
+	db_close(db);
+	free(p);
+}
+
+int main(void)
+{
+	make_tmpdir();
+	RUN(fresh_file_is_latest);
+	RUN(migrate_from_v1_keeps_data);
+	RUN(migrate_v1_then_open_migrates);
+	RUN(machine_and_kernel_are_deduplicated);
+	RUN(run_finish_and_results_view);
+	RUN(run_finish_is_all_or_nothing);
+	RUN(pending_runs_and_reset);
+	RUN(session_resolve);
+	RUN(readonly_refuses_foreign_files);
+	RUN(newer_schema_refused);
+	RUN(failed_migration_rolls_back);
+	static const char *const names[] = { "t.db", "v1.db", "other.db", "text.db", "new.db" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		rm_db(names[i]);
+	if (rmdir(tmpdir))
+		printf("# leftover files in %s\n", tmpdir);
+	return tap_done();
+}
