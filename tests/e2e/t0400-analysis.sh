@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# End-to-end tests of the analysis commands (schedlab compare, trend, check)
+# against a synthetic database: a one-second `schedlab run` of a tiny plan
+# creates the file with the real schema (and one real session, tag "real"),
+# then sqlite3 adds synthetic sessions on a machine "syn":
+#   nightly-01..20  preempt=full, hackbench time_s ~ 1.0 for 01..10 and
+#                   ~ 1.2 (a 20% step) from 11 on, 3 repetitions each, with a
+#                   latency_us histogram per run (10..29 us, from 11 on 10..39)
+#   none-01..05     preempt=none, same workload (a second series)
+# and checks exit codes (0/1/2), the output formats, the change point at the
+# step and the refusal to mix series. Prints TAP.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/e2e/lib.sh
+SL=bin/schedlab
+DB=$TMP/a.db
+
+if [ ! -x "$SL" ] || ! command -v sqlite3 >/dev/null 2>&1; then
+	echo "1..0 # SKIP needs bin/schedlab (make) and the sqlite3 CLI"
+	exit 0
+fi
+cat >"$TMP/tiny.json" <<'EOF'
+{"name": "tiny", "target": "local", "repetitions": 1, "seed": 1,
+ "workloads": [{"type": "hackbench", "groups": 1, "loops": 10}]}
+EOF
+if ! timeout 120 "$SL" run "$TMP/tiny.json" --db "$DB" --tag real >"$TMP/run.out" 2>&1; then
+	echo "1..0 # SKIP schedlab run of a tiny hackbench plan failed: $(tail -n 1 "$TMP/run.out")"
+	exit 0
+fi
+
+P='{"groups":2,"loops":200,"type":"hackbench"}'
+gen() {
+	echo "BEGIN;"
+	echo "INSERT INTO machine (id, name, fingerprint) VALUES (100, 'syn', 'fp-syn');"
+	echo "INSERT INTO kernel (id, release, config_hash, hz, sched_mc) VALUES (100, '6.1.0-syn', 'feedbeef', 250, 1);"
+	local s=100 run=1000 i rep v day name pre hi
+	for i in $(seq 1 25); do
+		s=$((s + 1))
+		if [ "$i" -le 20 ]; then
+			name=$(printf 'nightly-%02d' "$i") pre=full
+		else
+			name=$(printf 'none-%02d' $((i - 20))) pre=none
+		fi
+		day=$(printf '2026-01-%02dT03:00:00.000Z' "$i")
+		echo "INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at) VALUES ($s, 'syn', '{}', '$name', 'local', 'test', 'done', '$day');"
+		echo "INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline) VALUES ($s, $s, 0, 0, 'ok', 100, 100, '$pre', 'root=/dev/vda');"
+		for rep in 0 1 2; do
+			run=$((run + 1))
+			# deterministic noise of +-0.4%, a 20% step from nightly-11 on
+			v=$(awk -v i="$i" -v r="$rep" 'BEGIN { b = (i > 10 && i <= 20) ? 1.2 : 1.0;
+				printf "%.5f", b * (1 + 0.004 * (r - 1) + 0.001 * ((i * 7) % 3 - 1)) }')
+			hi=$([ "$i" -gt 10 ] && [ "$i" -le 20 ] && echo 29 || echo 19)
+			echo "INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, knobs, rep, status, started_at) VALUES ($run, $s, $s, $rep, 0, 'hackbench', '$P', '{}', $rep, 'ok', '${day%Z}$rep');"
+			echo "INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES ($run, 'hackbench', 'time_s', $v, 's', 'lower');"
+			echo "INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES ($run, 'hackbench', 'loops', 200, 'count', 'none');"
+			echo "INSERT INTO histogram (run_id, name, unit, data) VALUES ($run, 'latency_us', 'us', '{\"scheme\":\"linear\",\"nbuckets\":100,\"buckets\":[[10,50],[$hi,50]],\"overflow\":0,\"total\":100}');"
+		done
+	done
+	echo "COMMIT;"
+}
+gen >"$TMP/gen.sql"
+check "synthetic database generated" sqlite3 -batch "$DB" ".read $TMP/gen.sql"
+equals "results view holds the synthetic rows" "$(sql "SELECT count(*) FROM results WHERE machine = 'syn'")" 150
+
+# ---- compare ----------------------------------------------------------------
+expect_exit 0 "compare --help" $SL compare --help
+contains "compare --help names the selectors" "$TMP/out" "key=value"
+expect_exit 2 "compare with one selector: usage error" $SL compare --db "$DB" tag=nightly-01
+expect_exit 2 "compare with an unknown key" $SL compare --db "$DB" flavour=full tag=nightly-01
+contains "unknown key error names the valid columns" "$TMP/err" "valid keys are the columns of results: session, tag"
+expect_exit 2 "compare with a bad --threshold" $SL compare --db "$DB" --threshold -1 tag=nightly-01 tag=nightly-02
+expect_exit 2 "compare: a selector that matches nothing" $SL compare --db "$DB" tag=nightly-01 tag=nope
+
+expect_exit 0 "compare before/after the step (table)" $SL compare --db "$DB" tag=nightly-10 tag=nightly-11
+cp "$TMP/out" "$TMP/cmp.txt"
+if grep -E '^  time_s ' "$TMP/cmp.txt" | grep -q 'worse'; then ok "compare: time_s is worse"; else not_ok "compare: time_s is worse" "$(cat "$TMP/cmp.txt")"; fi
+contains "compare: +20% change" "$TMP/cmp.txt" "+20."
+contains "compare: merged histogram p99 row" "$TMP/cmp.txt" "latency_us p99 "
+contains "compare: better=none metric shown without verdict" "$TMP/cmp.txt" "loops"
+contains "compare: A/A noise floor printed" "$TMP/cmp.txt" "noise floor (A/A)"
+w=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$TMP/cmp.txt")
+if [ "$w" -le 100 ]; then ok "compare table fits 100 columns ($w)"; else not_ok "compare table fits 100 columns" "widest line $w"; fi
+
+expect_exit 0 "compare --format csv" $SL compare --db "$DB" --format csv tag=nightly-10 tag=nightly-11
+equals "csv header" "$(head -n 1 "$TMP/out")" "workload,series,metric,kind,unit,better,centre,n_a,n_b,a,b,change_pct,ci_lo_pct,ci_hi_pct,p,verdict,reps_needed,noise_floor_pct"
+contains "csv time_s row is worse" "$TMP/out" ",time_s,metric,s,lower,median,3,3,"
+
+expect_exit 0 "compare --format json" $SL compare --db "$DB" --format json tag=nightly-10 tag=nightly-11
+if python3 - "$TMP/out" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schedlab_format"] == 1 and d["command"] == "compare"
+rows = {(r["metric"], r.get("percentile")): r for r in d["rows"]}
+t = rows[("time_s", None)]
+assert t["verdict"] == "worse" and t["n_a"] == 3 and t["n_b"] == 3, t
+assert 19 < t["change_pct"] < 21 and t["ci_lo_pct"] > 0, t
+assert rows[("loops", None)]["verdict"] is None
+h = rows[("latency_us", 99.0)]
+assert h["kind"] == "histogram" and h["runs_a"] == 3 and h["a"] == 19 and h["b"] == 29, h
+EOF
+then ok "json: verdicts, CI and merged percentiles"; else not_ok "json: verdicts, CI and merged percentiles"; fi
+
+# preempt=full vs preempt=none on the synthetic machine: preempt is what is
+# compared, and side A (20 sessions with a step) is one series
+expect_exit 0 "compare preempt=full vs preempt=none" $SL compare --db "$DB" machine=syn,preempt=full machine=syn,preempt=none
+contains "compare names the compared dimension" "$TMP/out" "compared: preempt"
+# a side holding two machines warns with the key to add
+expect_exit 0 "compare with two machines on side A" $SL compare --db "$DB" workload=hackbench tag=nightly-01
+contains "warning names the machines and the key" "$TMP/err" "side A mixes 2 machines"
+contains "warning says machine=" "$TMP/err" "add machine=NAME"
+
+# ---- check ------------------------------------------------------------------
+expect_exit 1 "check: regression exits 1" $SL check --db "$DB" --baseline tag=nightly-10 --candidate tag=nightly-11
+contains "check prints the regression line" "$TMP/out" "hackbench.time_s: baseline"
+contains "check prints change and CI" "$TMP/out" "change +20."
+expect_exit 0 "check: no regression exits 0" $SL check --db "$DB" --baseline tag=nightly-09 --candidate tag=nightly-10
+contains "check summary" "$TMP/out" "ok: 1 metrics, 0 worse"
+expect_exit 0 "check: an improvement exits 0" $SL check --db "$DB" --baseline tag=nightly-11 --candidate tag=nightly-10
+expect_exit 0 "check: a large threshold hides the step" $SL check --db "$DB" --threshold 30 --baseline tag=nightly-10 --candidate tag=nightly-11
+expect_exit 2 "check: fewer than 3 repetitions refused" $SL check --db "$DB" --baseline tag=real --candidate tag=real
+contains "check names the repetitions rule" "$TMP/err" "fewer than 3 repetitions"
+expect_exit 2 "check without --candidate" $SL check --db "$DB" --baseline tag=nightly-10
+expect_exit 2 "check with an unknown key" $SL check --db "$DB" --baseline tga=x --candidate tag=nightly-10
+
+# ---- trend ------------------------------------------------------------------
+expect_exit 2 "trend refuses to mix series" $SL trend --db "$DB" --metric hackbench.time_s --where machine=syn
+contains "trend lists the series" "$TMP/err" "holds 2 series"
+contains "trend lists session counts and values" "$TMP/err" "20 sessions: preempt=full"
+contains "trend tells how to narrow" "$TMP/err" "--where 'preempt=full'"
+expect_exit 0 "trend of one series" $SL trend --db "$DB" --metric hackbench.time_s --where machine=syn,preempt=full
+contains "trend marks the change point" "$TMP/out" "<- +20"
+contains "trend summary" "$TMP/out" "1 change point"
+expect_exit 0 "trend --format json" $SL trend --db "$DB" --metric hackbench.time_s --where machine=syn,preempt=full --format json
+if python3 - "$TMP/out" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schedlab_format"] == 1 and d["command"] == "trend"
+assert len(d["points"]) == 20, len(d["points"])
+assert [p["started_at"] for p in d["points"]] == sorted(p["started_at"] for p in d["points"])
+cps = d["change_points"]
+assert len(cps) == 1, cps
+cp = cps[0]
+assert cp["index"] == 10 and cp["session"] == 111, cp
+assert 19 < cp["change_pct"] < 21 and cp["pvalue"] < 0.001, cp
+assert abs(cp["mean_before"] - 1.0) < 0.01 and abs(cp["mean_after"] - 1.2) < 0.01, cp
+EOF
+then ok "trend json: one change point at nightly-11"; else not_ok "trend json: one change point at nightly-11"; fi
+expect_exit 0 "trend --format csv" $SL trend --db "$DB" --metric hackbench.time_s --where machine=syn,preempt=full --format csv
+equals "trend csv header" "$(head -n 1 "$TMP/out")" "session,tag,started_at,n,value,change_point,mean_before,mean_after,change_pct,magnitude,pvalue"
+equals "trend csv marks one change point" "$(awk -F, 'NR > 1 && $6 == 1' "$TMP/out" | wc -l | tr -d ' ')" 1
+expect_exit 0 "trend --since after the step" $SL trend --db "$DB" --metric hackbench.time_s --where machine=syn,preempt=full --since 2026-01-12 --format json
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["points"]) == 9 and not d["change_points"]' "$TMP/out"; then ok "trend --since: 9 sessions, no change point"; else not_ok "trend --since: 9 sessions, no change point"; fi
+expect_exit 2 "trend without WORKLOAD.METRIC" $SL trend --db "$DB" --metric time_s
+expect_exit 2 "trend with a bad --since" $SL trend --db "$DB" --metric hackbench.time_s --since yesterday
+expect_exit 2 "trend with a bad --p" $SL trend --db "$DB" --metric hackbench.time_s --p 2
+expect_exit 2 "trend of an unknown metric" $SL trend --db "$DB" --metric hackbench.nope
+done_testing
