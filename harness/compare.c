@@ -497,8 +497,22 @@ int compare_job_run(struct db *db, const char *sel_a, const char *sel_b,
 		rc = select_load_hists(db, ia, na, &ha, &nha, err);
 		if (!rc)
 			rc = select_load_hists(db, ib, nb, &hb, &nhb, err);
-		if (!rc && (!o || !o->metric))
+		if (!rc && o && o->metric) {
+			/* --metric may name a histogram (NAME or WORKLOAD.NAME) */
+			const char *m = o->metric, *dot = strchr(m, '.');
+			const char *wl = job->r.pairs[p].workload;
+			if (dot && (strlen(wl) != (size_t)(dot - m) || strncmp(wl, m, (size_t)(dot - m))))
+				nha = 0;
+			const char *name = dot ? dot + 1 : m;
+			size_t keep = 0;
+			for (size_t i = 0; i < nha; i++)
+				if (!strcmp(ha[i].name, name))
+					keep = i + 1;
+			if (keep)
+				compare_add_hists(&job->r, p, ha + keep - 1, 1, hb, nhb);
+		} else if (!rc) {
 			compare_add_hists(&job->r, p, ha, nha, hb, nhb);
+		}
 		sel_hists_free(ha, nha);
 		sel_hists_free(hb, nhb);
 		free(ia);
