@@ -32,6 +32,10 @@ enum stmt_id {
 	STMT_HIST_INSERT,
 	STMT_SCHEDSTAT_INSERT,
 	STMT_RESET_RUNNING,
+	STMT_PENDING,
+	STMT_BOOT_LOAD,
+	STMT_SESSION_LOAD,
+	STMT_SESSION_COUNTS,
 	STMT_COUNT
 };
 
@@ -72,6 +76,15 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	[STMT_SCHEDSTAT_INSERT] = "INSERT OR REPLACE INTO schedstat (run_id, before, after) VALUES (?1, ?2, ?3)",
 	[STMT_RESET_RUNNING] = "UPDATE run SET status = 'planned', started_at = NULL"
 			       " WHERE session_id = ?1 AND status IN ('running','interrupted')",
+	[STMT_PENDING] = "SELECT id, boot_id, seq, round, rep, workload, params, knobs FROM run"
+			 " WHERE session_id = ?1 AND status IN ('planned','running','interrupted')"
+			 " ORDER BY seq",
+	[STMT_BOOT_LOAD] = "SELECT id, seq, cfg, req_kernel, req_preempt, req_cmdline, status"
+			   " FROM boot WHERE id = ?1",
+	[STMT_SESSION_LOAD] = "SELECT plan_json, plan_path, tag, status FROM session WHERE id = ?1",
+	[STMT_SESSION_COUNTS] = "SELECT sum(status IN ('planned','running','interrupted')),"
+				" sum(status = 'ok'), sum(status IN ('failed','timeout')),"
+				" sum(status = 'skipped') FROM run WHERE session_id = ?1",
 };
 
 struct db {
@@ -596,6 +609,120 @@ int db_session_reset_running(struct db *db, int64_t sid)
 		return -1;
 	sqlite3_bind_int64(s, 1, sid);
 	return step_done(db, s, "resetting interrupted runs");
+}
+
+static char *col_dup(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+	return t ? strdup((const char *)t) : NULL;
+}
+
+int db_pending_runs(struct db *db, int64_t sid, struct db_pending_run **runs, size_t *n)
+{
+	sqlite3_stmt *s = stmt(db, STMT_PENDING);
+	size_t alloc = 0;
+	*runs = NULL;
+	*n = 0;
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, sid);
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == alloc) {
+			alloc = alloc ? alloc * 2 : 64;
+			*runs = realloc(*runs, alloc * sizeof(**runs));
+		}
+		struct db_pending_run *r = &(*runs)[(*n)++];
+		r->run_id = sqlite3_column_int64(s, 0);
+		r->boot_id = sqlite3_column_int64(s, 1);
+		r->seq = sqlite3_column_int(s, 2);
+		r->round = sqlite3_column_int(s, 3);
+		r->rep = sqlite3_column_int(s, 4);
+		r->workload = col_dup(s, 5);
+		r->params = col_dup(s, 6);
+		r->knobs = col_dup(s, 7);
+	}
+	if (rc != SQLITE_DONE) {
+		ERROR_SQLITE(db, "listing pending runs");
+		return -1;
+	}
+	return 0;
+}
+
+void db_pending_runs_free(struct db_pending_run *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(runs[i].workload);
+		free(runs[i].params);
+		free(runs[i].knobs);
+	}
+	free(runs);
+}
+
+int db_boot_load(struct db *db, int64_t boot_id, struct db_boot_row *b)
+{
+	sqlite3_stmt *s = stmt(db, STMT_BOOT_LOAD);
+	memset(b, 0, sizeof(*b));
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, boot_id);
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		db_seterr(db, "boot %lld not found", (long long)boot_id);
+		return -1;
+	}
+	b->id = sqlite3_column_int64(s, 0);
+	b->seq = sqlite3_column_int(s, 1);
+	b->cfg = sqlite3_column_int(s, 2);
+	b->kernel = col_dup(s, 3);
+	b->preempt = col_dup(s, 4);
+	b->cmdline = col_dup(s, 5);
+	b->status = col_dup(s, 6);
+	return 0;
+}
+
+void db_boot_row_free(struct db_boot_row *b)
+{
+	free(b->kernel);
+	free(b->preempt);
+	free(b->cmdline);
+	free(b->status);
+	memset(b, 0, sizeof(*b));
+}
+
+int db_session_load(struct db *db, int64_t sid, char **plan_json, char **plan_path, char **tag,
+		    char **status)
+{
+	sqlite3_stmt *s = stmt(db, STMT_SESSION_LOAD);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, sid);
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		db_seterr(db, "session %lld does not exist", (long long)sid);
+		return -1;
+	}
+	*plan_json = col_dup(s, 0);
+	*plan_path = col_dup(s, 1);
+	*tag = col_dup(s, 2);
+	*status = col_dup(s, 3);
+	return 0;
+}
+
+int db_session_counts(struct db *db, int64_t sid, int *planned, int *ok, int *failed,
+		      int *skipped)
+{
+	sqlite3_stmt *s = stmt(db, STMT_SESSION_COUNTS);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, sid);
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		ERROR_SQLITE(db, "counting runs");
+		return -1;
+	}
+	*planned = sqlite3_column_int(s, 0);
+	*ok = sqlite3_column_int(s, 1);
+	*failed = sqlite3_column_int(s, 2);
+	*skipped = sqlite3_column_int(s, 3);
+	return 0;
 }
 
 int db_query(struct db *db, const char *sql, db_row_fn fn, void *ctx)

@@ -95,6 +95,28 @@ int db_run_finish(struct db *db, int64_t run_id, const struct db_run_result *r);
 /* mark running runs of a session as interrupted (crash recovery) */
 int db_session_reset_running(struct db *db, int64_t sid);
 
+/* what is left to do in a session, in execution order */
+struct db_pending_run {
+	int64_t run_id, boot_id;
+	int seq, round, rep;
+	char *workload, *params, *knobs;
+};
+struct db_boot_row {
+	int64_t id;
+	int seq, cfg;
+	char *kernel, *preempt, *cmdline, *status;
+};
+int db_pending_runs(struct db *db, int64_t sid, struct db_pending_run **runs, size_t *n);
+void db_pending_runs_free(struct db_pending_run *runs, size_t n);
+int db_boot_load(struct db *db, int64_t boot_id, struct db_boot_row *out);
+void db_boot_row_free(struct db_boot_row *b);
+/* session row fields needed by resume (malloc'd strings) */
+int db_session_load(struct db *db, int64_t sid, char **plan_json, char **plan_path,
+		    char **tag, char **status);
+/* runs of a session by status (planned = planned, running or interrupted) */
+int db_session_counts(struct db *db, int64_t sid, int *planned, int *ok, int *failed,
+		      int *skipped);
+
 /* generic read-only query printer support: run SQL, call back per row */
 typedef int (*db_row_fn)(void *ctx, int ncols, const char *const *names,
 			 const char *const *values);
