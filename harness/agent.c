@@ -276,7 +276,7 @@ cleanup:
 	/* undo what this run changed (sched_schedstats) */
 	if (knob_pending() > knobs_before) {
 		struct strbuf e = STRBUF_INIT;
-		knob_restore_all(root, &e);
+		knob_restore_to(root, knobs_before, &e);
 		if (e.len && res)
 			json_object_set_new(res, "restore_error", json_string(e.buf));
 		strbuf_release(&e);
