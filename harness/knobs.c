@@ -63,6 +63,8 @@ int features_has(const char *list, const char *token)
 {
 	size_t n = strlen(token);
 	const char *p = list;
+	if (!n)
+		return 0;   /* strstr would find "" at the same place forever */
 	while ((p = strstr(p, token))) {
 		int start_ok = p == list || p[-1] == ' ' || p[-1] == '\n';
 		int end_ok = p[n] == '\0' || p[n] == ' ' || p[n] == '\n';
@@ -178,7 +180,8 @@ int knob_set(const char *root, const char *path, const char *value, json_t **inf
 	push(path, kind, kind == KNOB_FEATURES ? inverse : kind == KNOB_CHOICE ? cur : old.buf);
 	if (!ok) {
 		strbuf_addf(err, "%s: wrote \"%s\" but it reads back as \"%s\"", path, value, now.buf);
-		knob_restore_all(root, err);
+		/* undo this change only: earlier ones (a boot's preempt mode) stay */
+		knob_restore_to(root, (int)nstack - 1, err);
 		goto out;
 	}
 	if (info)

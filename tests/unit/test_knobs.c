@@ -1,0 +1,394 @@
+/*
+ * Unit tests of harness/knobs.c against a fake root made with mkdtemp: the
+ * path allow-list, knob_set/knob_restore_all on a plain file, the features
+ * file (a token the kernel lacks is refused, restoring writes the inverse
+ * token), the preempt choice file, readback mismatches, knob_restore_to
+ * keeping the oldest changes, and features_has.
+ *
+ * In a fake root a write replaces the file's content (O_TRUNC), unlike the
+ * kernel's files: after writing a features token the file holds just that
+ * token, and after writing "full" to the preempt file it holds "full", which
+ * has no "(current)" choice and so reads back as a mismatch. The tests use
+ * exactly that to exercise the mismatch path.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness/knobs.h"
+#include "harness/strbuf.h"
+#include "tests/unit/tap.h"
+
+static char root[64];
+
+static const char *const features_list =
+	"GENTLE_FAIR_SLEEPERS START_DEBIT NO_NEXT_BUDDY LAST_BUDDY CACHE_HOT_BUDDY "
+	"WAKEUP_PREEMPTION NO_HRTICK NO_HRTICK_DL NO_DOUBLE_TICK NONTASK_CAPACITY TTWU_QUEUE "
+	"NO_SIS_PROP SIS_UTIL NO_WARN_DOUBLE_CLOCK NO_RT_PUSH_IPI NO_RT_RUNTIME_SHARE NO_LB_MIN "
+	"ATTACH_AGE_LOAD WA_IDLE WA_WEIGHT WA_BIAS UTIL_EST UTIL_EST_FASTUP NO_LATENCY_WARN "
+	"NI_RANDOM ALT_PERIOD BASE_SLICE \n";
+
+static void mkdirs(const char *rel)
+{
+	char *p = xstrfmt("%s%s", root, rel);
+	for (char *s = p + strlen(root) + 1; *s; s++) {
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(p, 0755);
+			*s = '/';
+		}
+	}
+	mkdir(p, 0755);
+	free(p);
+}
+
+/* write a file below the root, creating its directories */
+static void put(const char *rel, const char *content)
+{
+	char *dir = xstrdup(rel);
+	*strrchr(dir, '/') = '\0';
+	mkdirs(dir);
+	free(dir);
+	char *p = xstrfmt("%s%s", root, rel);
+	FILE *f = fopen(p, "w");
+	if (!f) {
+		printf("#   cannot create %s: %s\n", p, strerror(errno));
+		exit(1);
+	}
+	fputs(content, f);
+	fclose(f);
+	free(p);
+}
+
+/* the file's whole content (caller frees) */
+static char *get(const char *rel)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *p = xstrfmt("%s%s", root, rel);
+	if (strbuf_read_file(&sb, p, 0))
+		strbuf_addstr(&sb, "(unreadable)");
+	free(p);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void check_file(const char *rel, const char *expect)
+{
+	char *c = get(rel);
+	CHECK_STR(c, expect);
+	free(c);
+}
+
+static void reset_tree(void)
+{
+	put("/proc/sys/kernel/sched_schedstats", "0\n");
+	put("/proc/sys/kernel/sched_rt_runtime_us", "950000\n");
+	put("/sys/kernel/debug/sched/migration_cost_ns", "500000\n");
+	put("/sys/kernel/debug/sched/features", features_list);
+	put("/sys/kernel/debug/sched/preempt", "none (voluntary) full \n");
+}
+
+static void rm_tree(const char *dir)
+{
+	char *cmd = xstrfmt("rm -rf '%s'", dir);
+	if (system(cmd))
+		printf("#   cleanup of %s failed\n", dir);
+	free(cmd);
+}
+
+TEST(path_allow_list)
+{
+	CHECK(knob_path_allowed("/proc/sys/kernel/sched_schedstats"));
+	CHECK(knob_path_allowed("/sys/kernel/debug/sched/features"));
+	CHECK(knob_path_allowed("/sys/kernel/debug/sched/migration_cost_ns"));
+	CHECK(knob_path_allowed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"));
+	CHECK(knob_path_allowed("/sys/kernel/debug/sched/..x"));   /* a name, not a parent */
+	/* the prefixes themselves are directories, not knobs */
+	CHECK(!knob_path_allowed("/proc/sys/kernel/"));
+	CHECK(!knob_path_allowed("/sys/kernel/debug/sched/"));
+	/* outside */
+	CHECK(!knob_path_allowed("/proc/sys/vm/swappiness"));
+	CHECK(!knob_path_allowed("/etc/passwd"));
+	CHECK(!knob_path_allowed("/proc/sys/kernelx/y"));
+	CHECK(!knob_path_allowed("/sys/kernel/debug/schedx"));
+	CHECK(!knob_path_allowed("proc/sys/kernel/sched_schedstats"));   /* relative */
+	CHECK(!knob_path_allowed(""));
+	CHECK(!knob_path_allowed(NULL));
+	/* escapes */
+	CHECK(!knob_path_allowed("/proc/sys/kernel/../../../etc/shadow"));
+	CHECK(!knob_path_allowed("/sys/kernel/debug/sched/../../../../etc/passwd"));
+	CHECK(!knob_path_allowed("/proc/sys/kernel/random/.."));
+	CHECK(!knob_path_allowed("/proc/sys/kernel/./hostname"));
+	CHECK(!knob_path_allowed("/proc/sys/kernel/a\nb"));
+	CHECK_STR(knob_allowed_prefixes(),
+		  "/sys/kernel/debug/sched/, /proc/sys/kernel/, /sys/devices/system/cpu/");
+}
+
+TEST(features_has_tokens)
+{
+	const char *l = "A NO_B CC TTWU_QUEUE\nNO_HRTICK ";
+	CHECK(features_has(l, "A"));
+	CHECK(features_has(l, "NO_B"));
+	CHECK(!features_has(l, "B"));          /* only inside NO_B */
+	CHECK(!features_has(l, "NO_A"));
+	CHECK(!features_has(l, "C"));          /* only inside CC */
+	CHECK(features_has(l, "CC"));
+	CHECK(features_has(l, "TTWU_QUEUE"));  /* ends at a newline */
+	CHECK(features_has(l, "NO_HRTICK"));   /* after a newline */
+	CHECK(!features_has(l, "HRTICK"));
+	CHECK(!features_has(l, "TTWU"));
+	CHECK(!features_has("", "A"));
+	CHECK(!features_has(l, ""));           /* used to loop forever */
+	CHECK(features_has(features_list, "BASE_SLICE"));
+	CHECK(features_has(features_list, "NO_SIS_PROP"));
+	CHECK(!features_has(features_list, "SIS_PROP"));
+}
+
+TEST(plain_set_and_restore)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *info = NULL;
+	reset_tree();
+	CHECK(knob_pending() == 0);
+	CHECK(knob_set(root, "/proc/sys/kernel/sched_schedstats", "1", &info, &err) == 0);
+	CHECK_STR(err.buf, "");
+	CHECK(info != NULL);
+	CHECK_STR(json_string_value(json_object_get(info, "path")), "/proc/sys/kernel/sched_schedstats");
+	CHECK_STR(json_string_value(json_object_get(info, "old")), "0");
+	CHECK_STR(json_string_value(json_object_get(info, "new")), "1");
+	CHECK_STR(json_string_value(json_object_get(info, "readback")), "1");
+	json_decref(info);
+	check_file("/proc/sys/kernel/sched_schedstats", "1");
+	CHECK(knob_pending() == 1);
+	struct strbuf out = STRBUF_INIT;
+	CHECK(knob_get(root, "/proc/sys/kernel/sched_schedstats", &out, &err) == 0);
+	CHECK_STR(out.buf, "1");
+	strbuf_release(&out);
+	CHECK(knob_restore_all(root, &err) == 0);
+	CHECK_STR(err.buf, "");
+	CHECK(knob_pending() == 0);
+	check_file("/proc/sys/kernel/sched_schedstats", "0");   /* trimmed old content */
+	/* restoring with nothing recorded is a no-op */
+	CHECK(knob_restore_all(root, &err) == 0);
+	strbuf_release(&err);
+}
+
+TEST(restore_newest_first)
+{
+	struct strbuf err = STRBUF_INIT;
+	reset_tree();
+	CHECK(knob_set(root, "/sys/kernel/debug/sched/migration_cost_ns", "1", NULL, &err) == 0);
+	CHECK(knob_set(root, "/sys/kernel/debug/sched/migration_cost_ns", "2", NULL, &err) == 0);
+	check_file("/sys/kernel/debug/sched/migration_cost_ns", "2");
+	CHECK(knob_pending() == 2);
+	/* newest first: "1" is written back, then "500000"; oldest first would end at "1" */
+	CHECK(knob_restore_all(root, &err) == 0);
+	check_file("/sys/kernel/debug/sched/migration_cost_ns", "500000");
+	strbuf_release(&err);
+}
+
+TEST(restore_to_keeps_oldest)
+{
+	struct strbuf err = STRBUF_INIT;
+	reset_tree();
+	CHECK(knob_set(root, "/proc/sys/kernel/sched_schedstats", "1", NULL, &err) == 0);
+	CHECK(knob_set(root, "/proc/sys/kernel/sched_rt_runtime_us", "-1", NULL, &err) == 0);
+	CHECK(knob_set(root, "/sys/kernel/debug/sched/migration_cost_ns", "0", NULL, &err) == 0);
+	CHECK(knob_pending() == 3);
+	CHECK(knob_restore_to(root, 1, &err) == 0);
+	CHECK(knob_pending() == 1);
+	check_file("/proc/sys/kernel/sched_schedstats", "1");             /* kept */
+	check_file("/proc/sys/kernel/sched_rt_runtime_us", "950000");     /* undone */
+	check_file("/sys/kernel/debug/sched/migration_cost_ns", "500000"); /* undone */
+	/* keep larger than the stack: nothing happens */
+	CHECK(knob_restore_to(root, 5, &err) == 0);
+	CHECK(knob_pending() == 1);
+	/* negative keep means zero */
+	CHECK(knob_restore_to(root, -3, &err) == 0);
+	CHECK(knob_pending() == 0);
+	check_file("/proc/sys/kernel/sched_schedstats", "0");
+	CHECK_STR(err.buf, "");
+	strbuf_release(&err);
+}
+
+TEST(refused_writes_record_nothing)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *info = (json_t *)1;
+	reset_tree();
+	CHECK(knob_set(root, "/etc/passwd", "x", &info, &err) == -1);
+	CHECK(info == NULL);
+	CHECK_CONTAINS(err.buf, "/etc/passwd: not an allowed knob path (allowed: /sys/kernel/debug/sched/");
+	strbuf_reset(&err);
+	CHECK(knob_set(root, "/proc/sys/kernel/../../../etc/passwd", "x", NULL, &err) == -1);
+	CHECK_CONTAINS(err.buf, "not an allowed knob path");
+	strbuf_reset(&err);
+	CHECK(knob_set(root, "/proc/sys/kernel/sched_schedstats", "1\n0", NULL, &err) == -1);
+	CHECK_CONTAINS(err.buf, "/proc/sys/kernel/sched_schedstats: invalid value");
+	strbuf_reset(&err);
+	CHECK(knob_set(root, "/proc/sys/kernel/sched_schedstats", NULL, NULL, &err) == -1);
+	CHECK_CONTAINS(err.buf, "invalid value");
+	strbuf_reset(&err);
+	CHECK(knob_set(root, "/proc/sys/kernel/no_such_knob", "1", NULL, &err) == -1);
+	CHECK_STR(err.buf, "/proc/sys/kernel/no_such_knob: cannot read: No such file or directory");
+	strbuf_reset(&err);
+	CHECK(knob_get(root, "/etc/hostname", NULL, &err) == -1);
+	CHECK_CONTAINS(err.buf, "/etc/hostname: not an allowed knob path");
+	strbuf_reset(&err);
+	CHECK(knob_pending() == 0);
+	check_file("/proc/sys/kernel/sched_schedstats", "0\n");   /* untouched */
+	strbuf_release(&err);
+}
+
+TEST(features_unknown_token)
+{
+	struct strbuf err = STRBUF_INIT;
+	reset_tree();
+	CHECK(knob_set(root, "/sys/kernel/debug/sched/features", "NO_FOO_BAR", NULL, &err) == -1);
+	CHECK_STR(err.buf, "sched feature FOO_BAR: unsupported by this kernel");
+	strbuf_reset(&err);
+	CHECK(knob_set(root, "/sys/kernel/debug/sched/features", "FOO_BAR", NULL, &err) == -1);
+	CHECK_STR(err.buf, "sched feature FOO_BAR: unsupported by this kernel");
+	strbuf_reset(&err);
+	/* a part of a known name is not a known name */
+	CHECK(knob_set(root, "/sys/kernel/debug/sched/features", "NO_TTWU", NULL, &err) == -1);
+	CHECK_STR(err.buf, "sched feature TTWU: unsupported by this kernel");
+	strbuf_reset(&err);
+	/* one token at a time */
+	CHECK(knob_set(root, "/sys/kernel/debug/sched/features", "NO_HRTICK WA_IDLE", NULL,
+		       &err) == -1);
+	CHECK_CONTAINS(err.buf, "(one feature token at a time)");
+	strbuf_reset(&err);
+	CHECK(knob_set(root, "/sys/kernel/debug/sched/features", "", NULL, &err) == -1);
+	CHECK_CONTAINS(err.buf, "unsupported by this kernel");
+	CHECK(knob_pending() == 0);
+	check_file("/sys/kernel/debug/sched/features", features_list);
+	strbuf_release(&err);
+}
+
+TEST(features_set_and_inverse_restore)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *info = NULL;
+	reset_tree();
+	/* TTWU_QUEUE is on: turning it off records "TTWU_QUEUE" as the undo */
+	CHECK(knob_set(root, "/sys/kernel/debug/sched/features", "NO_TTWU_QUEUE", &info, &err) == 0);
+	CHECK_STR(err.buf, "");
+	CHECK_STR(json_string_value(json_object_get(info, "old")), "TTWU_QUEUE");
+	CHECK_STR(json_string_value(json_object_get(info, "new")), "NO_TTWU_QUEUE");
+	CHECK_STR(json_string_value(json_object_get(info, "readback")), "NO_TTWU_QUEUE");
+	json_decref(info);
+	check_file("/sys/kernel/debug/sched/features", "NO_TTWU_QUEUE");
+	CHECK(knob_restore_all(root, &err) == 0);
+	check_file("/sys/kernel/debug/sched/features", "TTWU_QUEUE");
+
+	/* HRTICK is off (NO_HRTICK): turning it on records "NO_HRTICK" */
+	reset_tree();
+	CHECK(knob_set(root, "/sys/kernel/debug/sched/features", "HRTICK", &info, &err) == 0);
+	CHECK_STR(json_string_value(json_object_get(info, "old")), "NO_HRTICK");
+	json_decref(info);
+	CHECK(knob_restore_all(root, &err) == 0);
+	check_file("/sys/kernel/debug/sched/features", "NO_HRTICK");
+
+	/* setting the state it already has still records its own token as the undo */
+	reset_tree();
+	CHECK(knob_set(root, "/sys/kernel/debug/sched/features", "WA_IDLE", &info, &err) == 0);
+	CHECK_STR(json_string_value(json_object_get(info, "old")), "WA_IDLE");
+	json_decref(info);
+	CHECK(knob_restore_all(root, &err) == 0);
+	check_file("/sys/kernel/debug/sched/features", "WA_IDLE");
+	strbuf_release(&err);
+}
+
+/* the preempt file: writing "full" leaves "full" in a fake file, which has no
+ * "(current)" choice: a readback mismatch, and the old choice is written back */
+TEST(choice_readback_mismatch)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *info = (json_t *)1;
+	reset_tree();
+	CHECK(knob_set(root, "/sys/kernel/debug/sched/preempt", "full", &info, &err) == -1);
+	CHECK(info == NULL);
+	CHECK_CONTAINS(err.buf, "/sys/kernel/debug/sched/preempt: wrote \"full\" but it reads back "
+				"as \"full\"");
+	CHECK(knob_pending() == 0);
+	check_file("/sys/kernel/debug/sched/preempt", "voluntary");   /* the old choice */
+	strbuf_release(&err);
+}
+
+/* a mismatch undoes only its own change: an earlier one (a boot's preempt
+ * mode kept with knob_restore_to) stays in force */
+TEST(mismatch_keeps_earlier_changes)
+{
+	struct strbuf err = STRBUF_INIT;
+	reset_tree();
+	CHECK(knob_set(root, "/proc/sys/kernel/sched_schedstats", "1", NULL, &err) == 0);
+	CHECK(knob_pending() == 1);
+	CHECK(knob_set(root, "/sys/kernel/debug/sched/preempt", "none", NULL, &err) == -1);
+	CHECK_CONTAINS(err.buf, "reads back as \"none\"");
+	CHECK(knob_pending() == 1);
+	check_file("/proc/sys/kernel/sched_schedstats", "1");
+	check_file("/sys/kernel/debug/sched/preempt", "voluntary");
+	strbuf_reset(&err);
+	CHECK(knob_restore_all(root, &err) == 0);
+	check_file("/proc/sys/kernel/sched_schedstats", "0");
+	strbuf_release(&err);
+}
+
+TEST(choice_without_current_refused)
+{
+	struct strbuf err = STRBUF_INIT;
+	reset_tree();
+	put("/sys/kernel/debug/sched/preempt", "none voluntary full\n");
+	CHECK(knob_set(root, "/sys/kernel/debug/sched/preempt", "full", NULL, &err) == -1);
+	CHECK_STR(err.buf, "/sys/kernel/debug/sched/preempt: cannot tell the current choice from "
+			   "\"none voluntary full\"");
+	CHECK(knob_pending() == 0);
+	check_file("/sys/kernel/debug/sched/preempt", "none voluntary full\n");
+	strbuf_release(&err);
+}
+
+TEST(restore_failure_reported)
+{
+	struct strbuf err = STRBUF_INIT;
+	reset_tree();
+	CHECK(knob_set(root, "/proc/sys/kernel/sched_rt_runtime_us", "-1", NULL, &err) == 0);
+	CHECK(knob_set(root, "/proc/sys/kernel/sched_schedstats", "1", NULL, &err) == 0);
+	char *p = xstrfmt("%s/proc/sys/kernel/sched_rt_runtime_us", root);
+	CHECK(unlink(p) == 0);   /* the knob vanished (a module unloaded) */
+	free(p);
+	CHECK(knob_restore_all(root, &err) == 1);
+	CHECK_STR(err.buf, "restore failed: /proc/sys/kernel/sched_rt_runtime_us: cannot open for "
+			   "writing: No such file or directory");
+	CHECK(knob_pending() == 0);   /* the failed entry is dropped, the other restored */
+	check_file("/proc/sys/kernel/sched_schedstats", "0");
+	strbuf_release(&err);
+}
+
+int main(void)
+{
+	snprintf(root, sizeof(root), "/tmp/sl-test-knobs-XXXXXX");
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN(path_allow_list);
+	RUN(features_has_tokens);
+	RUN(plain_set_and_restore);
+	RUN(restore_newest_first);
+	RUN(restore_to_keeps_oldest);
+	RUN(refused_writes_record_nothing);
+	RUN(features_unknown_token);
+	RUN(features_set_and_inverse_restore);
+	RUN(choice_readback_mismatch);
+	RUN(mismatch_keeps_earlier_changes);
+	RUN(choice_without_current_refused);
+	RUN(restore_failure_reported);
+	struct strbuf e = STRBUF_INIT;
+	knob_restore_all(root, &e);   /* frees the stack if a test left entries */
+	strbuf_release(&e);
+	rm_tree(root);
+	return tap_done();
+}
