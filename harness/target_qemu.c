@@ -393,6 +393,8 @@ static void add_console_tail(struct qemu_priv *p, long from, struct strbuf *err)
 			break;
 	if (*s)
 		strbuf_addf(err, "\n--- console (%s) ---\n%s", p->console, s);
+	else
+		strbuf_addstr(err, "\n--- console: empty (the kernel printed nothing) ---");
 	strbuf_release(&sb);
 	drain_qemu_stderr(p);
 	if (p->qerr.len) {
@@ -614,8 +616,8 @@ out:
 static int vm_wait_agent(struct target *t, struct qemu_priv *p, int kvm_probe,
 			 struct strbuf *err)
 {
-	double timeout = json_real_value(json_object_get(t->conf, "timeout_s"));
-	double probe = json_real_value(json_object_get(t->conf, "kvm_probe_s"));
+	double timeout = json_number_value(json_object_get(t->conf, "timeout_s"));
+	double probe = json_number_value(json_object_get(t->conf, "kvm_probe_s"));
 	double start = now_mono();
 	struct strbuf e = STRBUF_INIT;
 
@@ -694,9 +696,9 @@ static int boot_new_vm(struct target *t, struct qemu_priv *p, const char *kernel
 	const char *accel = json_string_value(json_object_get(t->conf, "accel"));
 	char image[PATH_MAX], vmlinux[PATH_MAX], config[PATH_MAX], release[128];
 	const char *boot_image;
-	struct strbuf cl = STRBUF_INIT;
+	struct strbuf cl = STRBUF_INIT, probe_err = STRBUF_INIT;
 	double t0 = now_mono();
-	int rc = -1, r;
+	int rc = -1, r, probe;
 
 	vm_stop(p);
 	if (resolve_kernel(kernel, image, sizeof(image), vmlinux, config, sizeof(config),
@@ -709,12 +711,15 @@ static int boot_new_vm(struct target *t, struct qemu_priv *p, const char *kernel
 	build_cmdline(t, b, &cl);
 	if (!strcmp(accel, "auto"))
 		accel = kvm_verdict >= 0 && kvm_usable() ? "kvm" : "tcg";
-	if (vm_start(t, p, boot_image, cl.buf, accel, err) < 0)
-		goto out;
-	r = vm_wait_agent(t, p, !strcmp(accel, "kvm") && kvm_verdict == 0 &&
-					!strcmp(json_string_value(json_object_get(t->conf, "accel")),
-						"auto"),
-			  err);
+	probe = !strcmp(accel, "kvm") && kvm_verdict == 0 &&
+		!strcmp(json_string_value(json_object_get(t->conf, "accel")), "auto");
+	if (vm_start(t, p, boot_image, cl.buf, accel, probe ? &probe_err : err) < 0) {
+		if (!probe)
+			goto out;
+		r = 1; /* qemu could not even start under KVM */
+	} else {
+		r = vm_wait_agent(t, p, probe, err);
+	}
 	if (r == 1) {
 		/* KVM printed nothing: remember, start again under TCG */
 		kvm_verdict = -1;
@@ -734,13 +739,14 @@ static int boot_new_vm(struct target *t, struct qemu_priv *p, const char *kernel
 	rc = 0;
 out:
 	strbuf_release(&cl);
+	strbuf_release(&probe_err);
 	return rc;
 }
 
 static int kexec_vm(struct target *t, struct qemu_priv *p, const struct boot_spec *b,
 		    struct boot_info *bi, long *console_from, struct strbuf *err)
 {
-	double timeout = json_real_value(json_object_get(t->conf, "timeout_s"));
+	double timeout = json_number_value(json_object_get(t->conf, "timeout_s"));
 	const char *old_id = json_string_value(json_object_get(p->conn.banner, "boot_id"));
 	char *old = xstrdup(old_id ? old_id : "");
 	struct strbuf cl = STRBUF_INIT, e = STRBUF_INIT;
