@@ -213,7 +213,7 @@ static json_t *qemu_check(const json_t *conf, const char *path, struct strbuf *e
 		}                                                                         \
 	} while (0)
 	ENUM_FIELD("accel", "auto", "auto", "kvm", "tcg");
-	ENUM_FIELD("switch", "boot", "boot", "kexec");
+	ENUM_FIELD("switch", "auto", "auto", "boot", "reboot", "kexec");
 #undef ENUM_FIELD
 	v = json_object_get(out, "kernel");
 	if (!v)
