@@ -128,8 +128,9 @@ void strbuf_addch(struct strbuf *sb, int c)
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list cp;
+	char probe[1];
 	va_copy(cp, ap);
-	int n = vsnprintf(NULL, 0, fmt, cp);
+	int n = vsnprintf(probe, sizeof(probe), fmt, cp); /* the length it needs */
 	va_end(cp);
 	if (n < 0)
 		return;
