@@ -92,7 +92,7 @@ struct db_run_result {
 };
 /* one transaction: run row, metrics, histograms, schedstat */
 int db_run_finish(struct db *db, int64_t run_id, const struct db_run_result *r);
-/* mark running runs of a session as interrupted (crash recovery) */
+/* crash recovery: runs left running or interrupted go back to planned */
 int db_session_reset_running(struct db *db, int64_t sid);
 
 /* what is left to do in a session, in execution order */

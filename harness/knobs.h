@@ -21,7 +21,8 @@
 
 #include "harness/strbuf.h"
 
-/* 1 when path is below an allowed prefix (no "..", no symlink escape) */
+/* 1 when path is textually below an allowed prefix and has no "." or ".."
+ * component (sysfs itself uses symlinks, so they are not resolved) */
 int knob_path_allowed(const char *path);
 /* the allowed prefixes, for messages */
 const char *knob_allowed_prefixes(void);

@@ -409,7 +409,7 @@ json_t *sysinfo_collect(const char *root)
 		set_field(si, "preempt_dynamic", json_boolean(is_dyn), csrc);
 		const char *ss = sysinfo_config_value(cfg.buf, "SCHEDSTATS", v, sizeof(v));
 		set_field(si, "schedstats_config", json_boolean(ss && !strcmp(ss, "y")), csrc);
-		/* a stable fingerprint of the config: FNV-1a over its non-comment lines */
+		/* a stable fingerprint of the config: FNV-1a over the whole file */
 		unsigned long long h = 1469598103934665603ULL;
 		for (const char *p = cfg.buf; *p; p++)
 			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
