@@ -12,6 +12,7 @@
  */
 #include "harness/initramfs.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -825,6 +826,66 @@ static int default_cache_dir(struct strbuf *dir, struct strbuf *err)
 	return 0;
 }
 
+/*
+ * Keep the INITRAMFS_CACHE_KEEP most recently used archives of the cache
+ * folder (a hit refreshes the mtime); older ones go. Errors are ignored: the
+ * cache is only a cache.
+ */
+#define INITRAMFS_CACHE_KEEP 6
+
+struct cached {
+	char *path;
+	struct timespec mtime;
+};
+
+static int cached_cmp(const void *a, const void *b)
+{
+	const struct cached *x = a, *y = b;
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? 1 : -1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? 1 : -1;
+	return 0;
+}
+
+static void prune_cache(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct cached *c = NULL;
+	size_t n = 0, alloc = 0, i;
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		struct stat st;
+		char *p;
+		if (len != 64 + 5 || strcmp(de->d_name + 64, ".cpio"))
+			continue;
+		p = xstrfmt("%s/%s", dir, de->d_name);
+		if (stat(p, &st) < 0) {
+			free(p);
+			continue;
+		}
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			c = xrealloc(c, alloc * sizeof(*c));
+		}
+		c[n].path = p;
+		c[n++].mtime = st.st_mtim;
+	}
+	closedir(d);
+	if (n)
+		qsort(c, n, sizeof(*c), cached_cmp);
+	for (i = 0; i < n; i++) {
+		if (i >= INITRAMFS_CACHE_KEEP)
+			unlink(c[i].path);
+		free(c[i].path);
+	}
+	free(c);
+}
+
 int initramfs_build(const struct initramfs_spec *spec, char *out_path, size_t out_len,
 		    struct strbuf *err)
 {
@@ -846,6 +907,7 @@ int initramfs_build(const struct initramfs_spec *spec, char *out_path, size_t ou
 		goto out;
 	}
 	if (access(path.buf, R_OK) == 0) {
+		utimensat(AT_FDCWD, path.buf, NULL, 0); /* most recently used */
 		memcpy(out_path, path.buf, path.len + 1);
 		rc = 0;
 		goto out;
@@ -881,6 +943,7 @@ int initramfs_build(const struct initramfs_spec *spec, char *out_path, size_t ou
 		goto out;
 	}
 	memcpy(out_path, path.buf, path.len + 1);
+	prune_cache(dir.buf);
 	rc = 0;
 out:
 	if (fd >= 0)

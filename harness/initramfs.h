@@ -22,7 +22,8 @@
  * Archives are cached by content: the SHA-256 of the builder version and of
  * every entry (path, mode, bytes) names the file
  * ${XDG_CACHE_HOME:-$HOME/.cache}/schedlab/initramfs/<hash>.cpio, so a build
- * reads its inputs, hashes them and writes only when something changed.
+ * reads its inputs, hashes them and writes only when something changed. The
+ * six most recently used archives are kept, older ones are deleted.
  *
  * The pure parts (newc headers, SHA-256, ldd output parsing, the /init text)
  * are exported for tests/unit/test_initramfs.c.
