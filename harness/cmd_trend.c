@@ -20,6 +20,7 @@
 #include "harness/compare.h"
 #include "harness/format.h"
 #include "harness/select.h"
+#include "harness/trend.h"
 
 static const char usage_text[] =
 	"usage: schedlab trend --metric WORKLOAD.METRIC [--where SEL] [--since DATE]\n"
@@ -37,24 +38,6 @@ static const char usage_text[] =
 	"  --since DATE   runs started at or after DATE (YYYY-MM-DD[THH:MM:SS])\n"
 	"  --p P          change-point significance (default 0.001)\n"
 	"  --window W     change-point window in points (default 50)\n";
-
-struct point {
-	int64_t session;
-	char *tag, *started_at;
-	size_t n;
-	double value;
-	double *vals;
-	size_t alloc;
-};
-
-static int point_cmp(const void *x, const void *y)
-{
-	const struct point *a = x, *b = y;
-	int c = strcmp(a->started_at, b->started_at);
-	if (c)
-		return c;
-	return a->session < b->session ? -1 : a->session > b->session;
-}
 
 static int valid_date(const char *s)
 {
@@ -148,21 +131,6 @@ static void report_series(const struct sample_set *s, const char *metric)
 	}
 	free(params);
 	free(knobs);
-}
-
-static void load_tags(struct db *db, struct point *pt, size_t n)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db_handle(db), "SELECT tag FROM session WHERE id = ?", -1, &st,
-			       NULL) != SQLITE_OK)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, pt[i].session);
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-			pt[i].tag = xstrdup((const char *)sqlite3_column_text(st, 0));
-	}
-	sqlite3_finalize(st);
 }
 
 static json_t *jnum(double v)
@@ -276,58 +244,23 @@ int cmd_trend(int argc, char **argv)
 		goto out;
 	}
 
-	/* one group: per session, the median of its repetitions */
+	/* one group: per session, the median of its repetitions (harness/trend.c) */
 	const struct sel_group *g = &set.groups[0];
-	struct point *pt = NULL;
-	size_t np = 0;
-	for (size_t k = 0; k < g->n; k++) {
-		size_t i = 0;
-		while (i < np && pt[i].session != g->session[k])
-			i++;
-		if (i == np) {
-			pt = xrealloc(pt, (np + 1) * sizeof(*pt));
-			memset(&pt[np], 0, sizeof(*pt));
-			pt[np].session = g->session[k];
-			pt[np].started_at = g->started_at[k];
-			np++;
-		}
-		struct point *p = &pt[i];
-		if (strcmp(g->started_at[k], p->started_at) < 0)
-			p->started_at = g->started_at[k];
-		if (p->n == p->alloc) {
-			p->alloc = p->alloc ? 2 * p->alloc : 4;
-			p->vals = xrealloc(p->vals, p->alloc * sizeof(double));
-		}
-		p->vals[p->n++] = g->value[k];
-	}
-	qsort(pt, np, sizeof(*pt), point_cmp);
-	double *x = xcalloc(np + 1, sizeof(double));
-	int finite = 1;
-	for (size_t i = 0; i < np; i++) {
-		stats_median(pt[i].vals, pt[i].n, &pt[i].value);
-		x[i] = pt[i].value;
-		finite &= isfinite(x[i]);
-	}
-	load_tags(db, pt, np);
-	struct change_point *cps = NULL;
-	size_t ncp = 0;
-	if (!finite) {
-		cmd_error("trend", "%s has non-finite values; no change-point detection", metric);
-	} else if (np >= 3 && cp_detect(x, np, &cpo, &cps, &ncp)) {
-		cmd_error("trend", "change-point detection failed");
+	struct trend tr;
+	if (trend_build(db, &g, NULL, 1, &cpo, &tr, &err)) {
+		cmd_error("trend", "%s", err.buf);
 		rc = 2;
 	}
+	if (!tr.finite)
+		cmd_error("trend", "%s has non-finite values; no change-point detection", metric);
+	struct trend_point *pt = tr.pt;
+	size_t np = tr.np, ncp = tr.ncp;
+	const struct change_point *cps = tr.cps;
+	const long *cpat = tr.cpat;
 	const struct sel_series *se = &set.series[0];
 	const char *better = g->better == SEL_BETTER_LOWER    ? "lower"
 			     : g->better == SEL_BETTER_HIGHER ? "higher"
 							      : "none";
-	/* which point is a change point (index into cps or -1) */
-	long *cpat = xcalloc(np + 1, sizeof(long));
-	for (size_t i = 0; i < np; i++)
-		cpat[i] = -1;
-	for (size_t k = 0; k < ncp; k++)
-		cpat[cps[k].index] = (long)k;
-
 	if (rc) {
 		/* nothing to print */
 	} else if (fmt == FMT_JSON) {
@@ -451,14 +384,7 @@ int cmd_trend(int argc, char **argv)
 			       cp->n_after);
 		}
 	}
-	free(cpat);
-	free(cps);
-	free(x);
-	for (size_t i = 0; i < np; i++) {
-		free(pt[i].vals);
-		free(pt[i].tag);
-	}
-	free(pt);
+	trend_free(&tr);
 out:
 	sample_set_free(&set);
 	strbuf_release(&err);
