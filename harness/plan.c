@@ -498,7 +498,25 @@ int plan_set_target(struct plan *p, json_t *tobj, struct strbuf *err)
 		strbuf_addf(err, "target.type: unknown target \"%s\" (valid: %s)", type, target_names());
 		return -1;
 	}
-	json_t *resolved = t->check(tobj, "target", err);
+	/* the plan's "switch" is handed to targets that switch by booting */
+	const char *sw = p->switch_method ? p->switch_method : "auto";
+	json_t *conf = json_deep_copy(tobj);
+	if (!strcmp(sw, "auto") || !strcmp(sw, "runtime")) {
+		if (!strcmp(sw, "runtime") && !(t->caps & TCAP_PREEMPT_RUNTIME)) {
+			strbuf_addf(err, "switch: the %s target cannot switch at run time (valid: "
+				    "auto, reboot, kexec)", type);
+			json_decref(conf);
+			return -1;
+		}
+	} else if (t->caps & TCAP_PREEMPT_RUNTIME) {
+		strbuf_addf(err, "switch: the %s target cannot %s (valid: auto, runtime)", type, sw);
+		json_decref(conf);
+		return -1;
+	} else if (!json_object_get(conf, "switch")) {
+		json_object_set_new(conf, "switch", json_string(sw));
+	}
+	json_t *resolved = t->check(conf, "target", err);
+	json_decref(conf);
 	if (!resolved)
 		return -1;
 	json_decref(p->target);

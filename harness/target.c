@@ -12,6 +12,7 @@
 
 static const struct target_ops *const targets[] = {
 	&local_target,
+	&qemu_target,
 	NULL,
 };
 

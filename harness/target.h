@@ -112,5 +112,6 @@ json_t *target_spec_parse(const char *spec, struct strbuf *err);
 const char *target_default_agent_path(void);
 
 extern const struct target_ops local_target;
+extern const struct target_ops qemu_target;
 
 #endif
