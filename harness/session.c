@@ -575,8 +575,10 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		struct strbuf be = STRBUF_INIT, why = STRBUF_INIT;
 		boot_info_init(&bi);
 		char bootdesc[200];
+		const char *kdesc = br.kernel ? br.kernel
+				  : json_string_value(json_object_get(p->target, "kernel"));
 		snprintf(bootdesc, sizeof(bootdesc), "boot %d: %s%s%s%s%s", br.seq + 1,
-			 br.kernel ? br.kernel : "default kernel", br.preempt ? ", preempt=" : "",
+			 kdesc ? kdesc : "running kernel", br.preempt ? ", preempt=" : "",
 			 br.preempt ? br.preempt : "", br.cmdline && *br.cmdline ? ", cmdline: " : "",
 			 br.cmdline && *br.cmdline ? br.cmdline : "");
 		progress_say(&pg, "%s", bootdesc);

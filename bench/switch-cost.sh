@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Switch cost on the qemu target (not a test): seconds from the end of one
+# boot's last run to the next boot's first run, for "reboot" (a new VM per
+# boot) and "kexec" (inside the running VM), and the share of that time spent
+# outside the kernel's own boot (the kernel's part is the printk timestamp of
+# "Run /init as init process" on the boot's console). Three preempt modes,
+# a short hackbench per boot, ROUNDS interleaved rounds.
+#   bench/switch-cost.sh [ROUNDS=2]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-2}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+[ -f kernels/out/debian/kernel.json ] || make -s -C kernels debian
+for sw in reboot kexec; do
+	cat >"$tmp/$sw.json" <<P
+{"name": "switch-$sw", "switch": "$sw", "repetitions": $rounds, "seed": 3, "schedstat": false,
+ "target": {"type": "qemu", "kernel": "kernels/out/debian", "cpus": 2, "memory_mb": 768},
+ "matrix": {"preempt": ["none", "voluntary", "full"]},
+ "workloads": [{"type": "hackbench", "groups": 1, "loops": 20}]}
+P
+	bin/schedlab run "$tmp/$sw.json" --db "$tmp/s.db" --tag "$sw" --quiet
+done
+python3 - "$tmp/s.db" <<'PY'
+import re, sqlite3, statistics, sys
+from datetime import datetime
+db = sqlite3.connect(sys.argv[1])
+def ts(s): return datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()
+for tag in ("reboot", "kexec"):
+    boots = db.execute("""SELECT b.id, b.method, b.console FROM boot b JOIN session s ON s.id = b.session_id
+                          WHERE s.tag = ? AND b.status = 'ok' ORDER BY b.seq""", (tag,)).fetchall()
+    gaps, kern = [], []
+    for prev, cur in zip(boots, boots[1:]):
+        end = db.execute("SELECT max(finished_at) FROM run WHERE boot_id = ?", (prev[0],)).fetchone()[0]
+        start = db.execute("SELECT min(started_at) FROM run WHERE boot_id = ?", (cur[0],)).fetchone()[0]
+        gap = ts(start) - ts(end)
+        m = re.findall(r"\[\s*(\d+\.\d+)\] Run /init as init process", cur[2] or "")
+        gaps.append(gap)
+        if m:
+            kern.append(float(m[-1]))
+    g = statistics.median(gaps)
+    k = statistics.median(kern) if kern else float("nan")
+    print(f"{tag:6s}: {len(gaps)} switches, median {g:.2f} s (min {min(gaps):.2f}, max {max(gaps):.2f}); "
+          f"kernel boot to /init {k:.2f} s; outside the kernel's own boot {100 * (g - k) / g:.0f}%")
+PY

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# End-to-end through the CLI: `schedlab run` on the qemu target with Debian's
+# kernel under TCG. Two preempt modes, once per switch method (a new VM per
+# boot, and kexec inside the running VM); cyclictest (under hackbench load)
+# and hackbench run in the guest; the results view must carry the preempt mode
+# the guest itself reported. Then a boot that panics (rdinit=/nonexistent):
+# stored as failed with its console tail, its runs skipped, and the next
+# configuration still runs. About 2 minutes under TCG.
+. "$(dirname "$0")/lib.sh"
+DB=$TMP/q.db
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	skip "qemu runs" "qemu-system-x86_64 not installed"; done_testing; exit
+fi
+[ -f kernels/out/debian/kernel.json ] || make -s -C kernels debian >/dev/null 2>&1
+if [ ! -f kernels/out/debian/kernel.json ]; then
+	not_ok "Debian kernel imported (make -C kernels debian)"; done_testing; exit
+fi
+
+plan() { # NAME SWITCH PREEMPTS CMDLINES
+	cat <<P
+{ "name": "$1", "switch": "$2", "order": "sequential", "seed": 2,
+  "target": {"type": "qemu", "kernel": "kernels/out/debian", "cpus": 2, "memory_mb": 768},
+  "matrix": {"preempt": $3, "cmdline": $4},
+  "workloads": [
+    {"type": "cyclictest", "duration_s": 1, "threads": 1, "histogram_us": 20000,
+     "load": {"type": "hackbench", "groups": 1, "loops": 50}},
+    {"type": "hackbench", "groups": 1, "loops": 20}
+  ] }
+P
+}
+for sw in reboot kexec; do
+	plan "qemu-$sw" "$sw" '["full", "none"]' '[""]' >"$TMP/$sw.json"
+	expect_exit 0 "switch=$sw: run two preempt modes in the guest" schedlab run "$TMP/$sw.json" --db "$DB" --tag "$sw"
+	equals "switch=$sw: 4 runs ok" "$(sql "SELECT count(*) FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag = '$sw' AND r.status = 'ok'")" 4
+	equals "switch=$sw: results preempt = what the guest reported" \
+		"$(sql "SELECT group_concat(DISTINCT r.preempt || '=' || json_extract(b.sysinfo, '\$.preempt.value')) FROM results r JOIN boot b ON b.id = r.boot WHERE r.tag = '$sw' ORDER BY r.preempt")" \
+		"full=full,none=none"
+	equals "switch=$sw: both workloads have rows in each mode" \
+		"$(sql "SELECT count(DISTINCT preempt || workload) FROM results WHERE tag = '$sw' AND workload IN ('cyclictest','hackbench')")" 4
+	equals "switch=$sw: preempt= was on the guest's command line" \
+		"$(sql "SELECT count(*) FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = '$sw' AND b.cmdline LIKE '%preempt=' || b.req_preempt || '%'")" 2
+	equals "switch=$sw: the guest kernel's HZ recorded" "$(sql "SELECT DISTINCT hz FROM results WHERE tag = '$sw'")" 250
+	contains "switch=$sw: console log stored with the boot" <(sql "SELECT console FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = '$sw' LIMIT 1") "Linux version"
+	contains "switch=$sw: acceleration recorded" <(sql "SELECT group_concat(accel) FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = '$sw'") "tcg"
+done
+equals "reboot: every boot is a new VM" "$(sql "SELECT group_concat(method) FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'reboot' ORDER BY b.seq")" "boot,boot"
+equals "kexec: the second boot is a kexec" "$(sql "SELECT group_concat(method) FROM (SELECT method FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'kexec' ORDER BY b.seq)")" "boot,kexec"
+equals "kexec: a new boot_id after the kexec" "$(sql "SELECT count(DISTINCT boot_uuid) FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'kexec'")" 2
+
+# a kernel that panics at boot, then a good configuration
+plan "qemu-panic" reboot '["full"]' '["rdinit=/nonexistent", ""]' >"$TMP/panic.json"
+expect_exit 1 "a panicking boot: exit 1, the session goes on" schedlab run "$TMP/panic.json" --db "$DB" --tag panic
+equals "panicking boot stored as failed" "$(sql "SELECT status FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'panic' AND b.req_cmdline LIKE 'rdinit%'")" failed
+contains "its console tail is stored" <(sql "SELECT error || coalesce(console, '') FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'panic' AND b.req_cmdline LIKE 'rdinit%'") "Kernel panic"
+equals "its runs are skipped with the reason" "$(sql "SELECT count(*) FROM run r JOIN boot b ON b.id = r.boot_id JOIN session s ON s.id = r.session_id WHERE s.tag = 'panic' AND b.req_cmdline LIKE 'rdinit%' AND r.status = 'skipped' AND r.error LIKE 'boot failed%'")" 2
+equals "the next configuration still ran" "$(sql "SELECT count(*) FROM run r JOIN boot b ON b.id = r.boot_id JOIN session s ON s.id = r.session_id WHERE s.tag = 'panic' AND b.req_cmdline = '' AND r.status = 'ok'")" 2
+if pgrep -x qemu-system-x86 >/dev/null; then not_ok "no qemu process left"; else ok "no qemu process left"; fi
+done_testing
