@@ -839,8 +839,13 @@ static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_in
 		from = 0;
 		rc = boot_new_vm(t, p, kernel, b, bi, err);
 	}
-	if (rc < 0)
+	if (rc < 0) {
+		/* the console of a failed boot is evidence: keep it with the boot */
+		strbuf_reset(&bi->console);
+		read_console(p->console, from, QEMU_CONSOLE_TAIL, &bi->console);
+		snprintf(bi->accel, sizeof(bi->accel), "%s", p->accel);
 		return -1;
+	}
 	snprintf(bi->accel, sizeof(bi->accel), "%s", p->accel);
 	snprintf(bi->boot_id, sizeof(bi->boot_id), "%s",
 		 json_string_value(json_object_get(p->conn.banner, "boot_id"))
