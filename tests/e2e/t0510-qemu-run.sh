@@ -8,6 +8,7 @@
 # configuration still runs. About 2 minutes under TCG.
 . "$(dirname "$0")/lib.sh"
 DB=$TMP/q.db
+export TMPDIR=$TMP   # the VMs' folders, so that leftovers are ours to find
 if ! command -v qemu-system-x86_64 >/dev/null; then
 	skip "qemu runs" "qemu-system-x86_64 not installed"; done_testing; exit
 fi
@@ -50,9 +51,9 @@ equals "kexec: a new boot_id after the kexec" "$(sql "SELECT count(DISTINCT boot
 # a kernel that panics at boot, then a good configuration
 plan "qemu-panic" reboot '["full"]' '["rdinit=/nonexistent", ""]' >"$TMP/panic.json"
 expect_exit 1 "a panicking boot: exit 1, the session goes on" schedlab run "$TMP/panic.json" --db "$DB" --tag panic
-equals "panicking boot stored as failed" "$(sql "SELECT status FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'panic' AND b.req_cmdline LIKE 'rdinit%'")" failed
-contains "its console tail is stored" <(sql "SELECT error || coalesce(console, '') FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'panic' AND b.req_cmdline LIKE 'rdinit%'") "Kernel panic"
+equals "panicking boot stored as failed" "$(sql "SELECT b.status FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'panic' AND b.req_cmdline LIKE 'rdinit%'")" failed
+contains "its console tail is stored" <(sql "SELECT console FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'panic' AND b.req_cmdline LIKE 'rdinit%'") "Kernel panic"
 equals "its runs are skipped with the reason" "$(sql "SELECT count(*) FROM run r JOIN boot b ON b.id = r.boot_id JOIN session s ON s.id = r.session_id WHERE s.tag = 'panic' AND b.req_cmdline LIKE 'rdinit%' AND r.status = 'skipped' AND r.error LIKE 'boot failed%'")" 2
 equals "the next configuration still ran" "$(sql "SELECT count(*) FROM run r JOIN boot b ON b.id = r.boot_id JOIN session s ON s.id = r.session_id WHERE s.tag = 'panic' AND b.req_cmdline = '' AND r.status = 'ok'")" 2
-if pgrep -x qemu-system-x86 >/dev/null; then not_ok "no qemu process left"; else ok "no qemu process left"; fi
+if pgrep -f "$TMP/schedlab-qemu" >/dev/null; then not_ok "no qemu process left"; else ok "no qemu process left"; fi
 done_testing
