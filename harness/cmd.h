@@ -24,6 +24,8 @@ int cmd_agent(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_trend(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* shared option handling */
 #define DEFAULT_DB "schedlab.db"

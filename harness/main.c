@@ -29,6 +29,8 @@ static const struct command commands[] = {
 	{ "compare", cmd_compare, "A/B table of two selections with verdicts per metric" },
 	{ "trend", cmd_trend, "history of one metric with change points" },
 	{ "check", cmd_check, "exit 1 when the candidate regressed against the baseline" },
+	{ "report", cmd_report, "self-contained HTML report: A/B, latency curves, trends, sysinfo" },
+	{ "export", cmd_export, "rows of the results view as CSV or JSON" },
 	{ "agent", cmd_agent, "serve the agent protocol on stdin/stdout (targets use this)" },
 	{ NULL, NULL, NULL },
 };
