@@ -25,15 +25,6 @@ static const char usage_text[] =
 	"  schedlab query \"SELECT preempt, metric, avg(value) FROM results\n"
 	"                  WHERE workload = 'cyclictest' GROUP BY 1, 2\"\n";
 
-static int add_row(void *ctx, int n, const char *const *names, const char *const *vals)
-{
-	struct rowset *rs = ctx;
-	if (!rs->ncols)
-		rowset_init(rs, (size_t)n, names);
-	rowset_add(rs, vals);
-	return 0;
-}
-
 int cmd_query(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -72,7 +63,7 @@ int cmd_query(int argc, char **argv)
 	struct rowset rs;
 	rs.ncols = 0;
 	int rc = 0;
-	if (db_query(db, argv[optind], add_row, &rs)) {
+	if (db_query(db, argv[optind], rowset_collect, &rs)) {
 		cmd_error("query", "%s", db_errmsg(db));
 		rc = 2;
 	} else if (rs.ncols) {

@@ -15,15 +15,6 @@ static const char usage_text[] =
 	"Lists the sessions in the database: id, plan, tag, target, status, start\n"
 	"time and how many runs are ok, failed, skipped or still to do.\n";
 
-static int add_row(void *ctx, int n, const char *const *names, const char *const *vals)
-{
-	struct rowset *rs = ctx;
-	if (!rs->ncols)
-		rowset_init(rs, (size_t)n, names);
-	rowset_add(rs, vals);
-	return 0;
-}
-
 int cmd_sessions(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -71,7 +62,7 @@ int cmd_sessions(int argc, char **argv)
 	struct rowset rs;
 	rs.ncols = 0;
 	int rc = 0;
-	if (db_query(db, sql, add_row, &rs)) {
+	if (db_query(db, sql, rowset_collect, &rs)) {
 		cmd_error("sessions", "%s", db_errmsg(db));
 		rc = 2;
 	} else if (!rs.ncols) {

@@ -45,6 +45,15 @@ void rowset_add(struct rowset *rs, const char *const *cells)
 	rs->rows[rs->nrows++] = row;
 }
 
+int rowset_collect(void *ctx, int ncols, const char *const *names, const char *const *values)
+{
+	struct rowset *rs = ctx;
+	if (!rs->ncols)
+		rowset_init(rs, (size_t)ncols, names);
+	rowset_add(rs, values);
+	return 0;
+}
+
 void rowset_release(struct rowset *rs)
 {
 	for (size_t r = 0; r < rs->nrows; r++) {
