@@ -2,7 +2,8 @@
  * schedlab run: run a plan into the database, or finish an interrupted
  * session with --resume. The plan is validated and checked against the
  * target before anything is stored; then every planned boot and run is
- * written to the database and worked through (harness/session.c).
+ * written to the database and worked through (harness/session.c). Kernel
+ * variants in matrix.kernel are built first (harness/kbuild.c).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "db/db.h"
 #include "harness/cmd.h"
+#include "harness/kbuild.h"
 #include "harness/plan.h"
 #include "harness/session.h"
 #include "harness/target.h"
@@ -133,6 +135,13 @@ int cmd_run(int argc, char **argv)
 			fprintf(stderr, "resuming session %lld: %d runs done, %d to do\n",
 				(long long)sid, ok + failed + skipped, planned);
 	} else {
+		/* kernel variants are built (or found in the cache) first, so that the
+		 * stored plan and boots name the built folders; a target that cannot
+		 * boot kernels refuses them in the preflight instead */
+		if ((p.tops->caps & TCAP_KERNEL) && kbuild_plan(&p, quiet, &session_abort, &err)) {
+			cmd_error("run", "%s", err.buf);
+			goto out;
+		}
 		if (session_preflight(&p, &so, &err)) {
 			fprintf(stderr, "%s\n", err.buf);
 			goto out;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/kbuild.h"
 #include "harness/target.h"
 
 static const char *const top_keys[] = { "name", "target", "switch", "repetitions", "seed",
@@ -69,6 +70,70 @@ static int check_keys(const json_t *obj, const char *const *valid, const char *p
 }
 
 /* a matrix dimension: absent, a string, or an array of strings */
+/*
+ * matrix.kernel: a string, an object or an array of them. A string is a kernel
+ * folder or image; an object is a variant spec (harness/kbuild.h), validated
+ * here against the fragments in kernels/fragments/, and stands in the boots as
+ * its "image" once `schedlab run` has built it, as its label until then.
+ */
+static int kernel_list(const json_t *v, struct strvec *out, struct strbuf *err)
+{
+	if (!v)
+		return 0;
+	if (!json_is_array(v) || !json_array_size(v)) {
+		if (!json_is_string(v) && !json_is_object(v)) {
+			strbuf_addstr(err, "matrix.kernel: must be a kernel folder, a variant "
+				      "object ({\"variant\": [\"hz1000\"]}) or a non-empty array "
+				      "of them");
+			return -1;
+		}
+	}
+	size_t n = json_is_array(v) ? json_array_size(v) : 1;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *k = json_is_array(v) ? json_array_get(v, i) : v;
+		char path[64];
+		snprintf(path, sizeof(path), "matrix.kernel[%zu]", i);
+		if (json_is_string(k) && json_string_length(k)) {
+			strvec_push(out, json_string_value(k));
+		} else if (json_is_object(k)) {
+			if (kbuild_spec_check(k, path, kbuild_kernels_dir(), err))
+				return -1;
+			const char *img = json_string_value(json_object_get(k, "image"));
+			if (img) {
+				strvec_push(out, img);
+			} else {
+				char *label = kbuild_label(k);
+				strvec_push(out, label);
+				free(label);
+			}
+		} else {
+			strbuf_addf(err, "%s: must be a kernel folder (string) or a variant object "
+				    "({\"variant\": [...], \"base\": \"minimal\"})", path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int plan_set_kernel_image(struct plan *p, size_t index, const char *image, struct strbuf *err)
+{
+	json_t *m = json_object_get(p->root, "matrix");
+	json_t *ks = json_object_get(m, "kernel");
+	json_t *k = json_is_array(ks) ? json_array_get(ks, index) : index ? NULL : ks;
+	if (!json_is_object(k)) {
+		strbuf_addf(err, "matrix.kernel[%zu]: not a variant object", index);
+		return -1;
+	}
+	json_object_set_new(k, "image", json_string(image));
+	for (size_t b = 0; b < p->nboots; b++) {
+		if (p->boots[b].kernel_index != (int)index)
+			continue;
+		free((char *)p->boots[b].kernel);
+		p->boots[b].kernel = xstrdup(image);
+	}
+	return 0;
+}
+
 static int string_list(const json_t *v, const char *path, struct strvec *out,
 		       const char *const *allowed, struct strbuf *err)
 {
@@ -396,7 +461,7 @@ static int validate(struct plan *p, const char *file, struct strbuf *err)
 	}
 	if (m && check_keys(m, matrix_keys, "matrix", &e))
 		goto out;
-	if (string_list(json_object_get(m, "kernel"), "matrix.kernel", &kernels, NULL, &e) ||
+	if (kernel_list(json_object_get(m, "kernel"), &kernels, &e) ||
 	    string_list(json_object_get(m, "preempt"), "matrix.preempt", &preempts, preempt_modes,
 			&e) ||
 	    string_list(json_object_get(m, "cmdline"), "matrix.cmdline", &cmdlines, NULL, &e))
@@ -431,6 +496,7 @@ static int validate(struct plan *p, const char *file, struct strbuf *err)
 		for (size_t c = 0; c < np; c++)
 			for (size_t d = 0; d < nc; d++) {
 				p->boots[b].kernel = kernels.nr ? xstrdup(kernels.v[a]) : NULL;
+				p->boots[b].kernel_index = kernels.nr ? (int)a : -1;
 				p->boots[b].preempt = preempts.nr ? xstrdup(preempts.v[c]) : NULL;
 				p->boots[b].cmdline = xstrdup(cmdlines.nr ? cmdlines.v[d] : "");
 				b++;

@@ -31,7 +31,9 @@ struct plan_workload {
 };
 
 struct plan_boot {
-	const char *kernel;    /* NULL: the target's default */
+	const char *kernel;    /* NULL: the target's default; a variant not yet
+	                          built: its label "variant:minimal:hz1000+..." */
+	int kernel_index;      /* index into matrix.kernel, -1 when none */
 	const char *preempt;   /* NULL: leave as is */
 	const char *cmdline;   /* "" for none */
 };
@@ -78,6 +80,10 @@ void plan_release(struct plan *p);
 
 /* override the plan's target (--target SPEC); re-validates */
 int plan_set_target(struct plan *p, json_t *target, struct strbuf *err);
+
+/* a variant spec matrix.kernel[index] was built into folder `image`: record
+ * it in the plan's JSON (so the stored plan names it) and in its boots */
+int plan_set_kernel_image(struct plan *p, size_t index, const char *image, struct strbuf *err);
 
 /* estimated wall time in seconds, boots included */
 double plan_estimate_s(const struct plan *p);

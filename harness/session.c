@@ -269,6 +269,13 @@ static enum run_outcome execute_run(struct db *db, struct target *t, const struc
 		}
 		if (rc) {
 			if (strstr(e.buf, "unsupported by this kernel") || strstr(e.buf, "No such file")) {
+				/* an absent tunable or sysctl file: the kernel lacks it */
+				if (!strstr(e.buf, "unsupported by this kernel")) {
+					char *m = xstrfmt("unsupported by this kernel: %s", e.buf);
+					strbuf_reset(&e);
+					strbuf_addstr(&e, m);
+					free(m);
+				}
 				status = "skipped";
 				out = RUN_SKIPPED;
 			}
