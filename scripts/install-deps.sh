@@ -5,11 +5,13 @@
 #   run    rt-tests (cyclictest, hackbench) stress-ng
 #   test   python3 (JSON checks in end-to-end tests) sqlite3 procps
 #   qemu   qemu-system-x86 busybox-static cpio kexec-tools gzip (the qemu target)
-# Usage: scripts/install-deps.sh [build run test qemu]   (default: build run)
+#   kernel flex bison libelf-dev libssl-dev bc ccache (building kernel variants;
+#          the source, linux-source-6.1, comes with `make -C kernels source`)
+# Usage: scripts/install-deps.sh [build run test qemu kernel]   (default: build run)
 #        scripts/install-deps.sh --all
 set -eu
 groups="${*:-build run}"
-[ "$groups" = "--all" ] && groups="build run test qemu"
+[ "$groups" = "--all" ] && groups="build run test qemu kernel"
 pkgs=""
 for g in $groups; do
 	case "$g" in
@@ -17,7 +19,8 @@ for g in $groups; do
 	run) pkgs="$pkgs rt-tests stress-ng" ;;
 	test) pkgs="$pkgs python3 sqlite3 procps" ;;
 	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio kexec-tools gzip" ;;
-	*) echo "install-deps: unknown group '$g' (valid: build run test qemu --all)" >&2; exit 2 ;;
+	kernel) pkgs="$pkgs flex bison libelf-dev libssl-dev bc ccache make gcc xz-utils" ;;
+	*) echo "install-deps: unknown group '$g' (valid: build run test qemu kernel --all)" >&2; exit 2 ;;
 	esac
 done
 missing=""
