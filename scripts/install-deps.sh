@@ -4,6 +4,7 @@
 #   build  gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev
 #   run    rt-tests (cyclictest, hackbench) stress-ng
 #   test   python3 (JSON checks in end-to-end tests) sqlite3 procps
+#          chromium (report test, headless) systemd (systemd-analyze verify)
 #   qemu   qemu-system-x86 busybox-static cpio kexec-tools gzip (the qemu target)
 #   kernel flex bison libelf-dev libssl-dev bc ccache (building kernel variants;
 #          the source, linux-source-6.1, comes with `make -C kernels source`)
@@ -17,7 +18,7 @@ for g in $groups; do
 	case "$g" in
 	build) pkgs="$pkgs gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev" ;;
 	run) pkgs="$pkgs rt-tests stress-ng" ;;
-	test) pkgs="$pkgs python3 sqlite3 procps" ;;
+	test) pkgs="$pkgs python3 sqlite3 procps chromium systemd" ;;
 	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio kexec-tools gzip" ;;
 	kernel) pkgs="$pkgs flex bison libelf-dev libssl-dev bc ccache make gcc xz-utils" ;;
 	*) echo "install-deps: unknown group '$g' (valid: build run test qemu kernel --all)" >&2; exit 2 ;;
