@@ -323,7 +323,9 @@ static void print_table(const struct compare_job *job, const char *sa, const cha
 				t->c[6] = xstrdup(buf);
 				if (row->has_verdict && row->v.kind == VERDICT_INCONCLUSIVE &&
 				    row->v.reps_needed) {
-					t->c[7] = xstrfmt("inconclusive (~%zu reps)",
+					t->c[7] = row->v.reps_needed > 1000
+						? xstrdup("inconclusive (>1000 reps)")
+						: xstrfmt("inconclusive (~%zu reps)",
 							  row->v.reps_needed);
 					any_inc = 1;
 				} else {

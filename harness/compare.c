@@ -442,6 +442,10 @@ char *compare_verdict_text(const struct cmp_row *row)
 	if (row->kind == CMP_HIST || !row->has_verdict)
 		return xstrdup("-");
 	if (row->v.kind == VERDICT_INCONCLUSIVE) {
+		/* beyond a few hundred the estimate only says "too noisy": the
+		 * spread, not the sample size, is the problem */
+		if (row->v.reps_needed > 1000)
+			return xstrdup("inconclusive: too noisy (need > 1000 repetitions)");
 		if (row->v.reps_needed)
 			return xstrfmt("inconclusive: need ~%zu repetitions", row->v.reps_needed);
 		return xstrdup("inconclusive");
