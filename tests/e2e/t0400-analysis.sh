@@ -28,36 +28,7 @@ if ! timeout 120 "$SL" run "$TMP/tiny.json" --db "$DB" --tag real >"$TMP/run.out
 	exit 0
 fi
 
-P='{"groups":2,"loops":200,"type":"hackbench"}'
-gen() {
-	echo "BEGIN;"
-	echo "INSERT INTO machine (id, name, fingerprint) VALUES (100, 'syn', 'fp-syn');"
-	echo "INSERT INTO kernel (id, release, config_hash, hz, sched_mc) VALUES (100, '6.1.0-syn', 'feedbeef', 250, 1);"
-	local s=100 run=1000 i rep v day name pre hi
-	for i in $(seq 1 25); do
-		s=$((s + 1))
-		if [ "$i" -le 20 ]; then
-			name=$(printf 'nightly-%02d' "$i") pre=full
-		else
-			name=$(printf 'none-%02d' $((i - 20))) pre=none
-		fi
-		day=$(printf '2026-01-%02dT03:00:00.000Z' "$i")
-		echo "INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at) VALUES ($s, 'syn', '{}', '$name', 'local', 'test', 'done', '$day');"
-		echo "INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline) VALUES ($s, $s, 0, 0, 'ok', 100, 100, '$pre', 'root=/dev/vda');"
-		for rep in 0 1 2; do
-			run=$((run + 1))
-			# deterministic noise of +-0.4%, a 20% step from nightly-11 on
-			v=$(awk -v i="$i" -v r="$rep" 'BEGIN { b = (i > 10 && i <= 20) ? 1.2 : 1.0;
-				printf "%.5f", b * (1 + 0.004 * (r - 1) + 0.001 * ((i * 7) % 3 - 1)) }')
-			hi=$([ "$i" -gt 10 ] && [ "$i" -le 20 ] && echo 29 || echo 19)
-			echo "INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, knobs, rep, status, started_at) VALUES ($run, $s, $s, $rep, 0, 'hackbench', '$P', '{}', $rep, 'ok', '${day%Z}$rep');"
-			echo "INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES ($run, 'hackbench', 'time_s', $v, 's', 'lower');"
-			echo "INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES ($run, 'hackbench', 'loops', 200, 'count', 'none');"
-			echo "INSERT INTO histogram (run_id, name, unit, data) VALUES ($run, 'latency_us', 'us', '{\"scheme\":\"linear\",\"nbuckets\":100,\"buckets\":[[10,50],[$hi,50]],\"overflow\":0,\"total\":100}');"
-		done
-	done
-	echo "COMMIT;"
-}
+. tests/e2e/synth.sh
 gen >"$TMP/gen.sql"
 check "synthetic database generated" sqlite3 -batch "$DB" ".read $TMP/gen.sql"
 equals "results view holds the synthetic rows" "$(sql "SELECT count(*) FROM results WHERE machine = 'syn'")" 150
@@ -154,4 +125,9 @@ expect_exit 2 "trend without WORKLOAD.METRIC" $SL trend --db "$DB" --metric time
 expect_exit 2 "trend with a bad --since" $SL trend --db "$DB" --metric hackbench.time_s --since yesterday
 expect_exit 2 "trend with a bad --p" $SL trend --db "$DB" --metric hackbench.time_s --p 2
 expect_exit 2 "trend of an unknown metric" $SL trend --db "$DB" --metric hackbench.nope
+# ---- the nightly summary names the regression and where it starts -----------
+expect_exit 0 "report --summary over the step" $SL report --db "$DB" --compare session=108,session=109,session=110 session=111 --summary --out "$TMP/step.html"
+contains "summary: the regressed metric, its change and CI" "$TMP/out" "hackbench.time_s: 1 -> 1.201 s, +20.1% (95% CI"
+contains "summary: the change point it starts at" "$TMP/out" "starts at change point: session 111 (nightly-11)"
+contains "summary: the verdict line" "$TMP/out" "REGRESSION: 1 metrics, 1 worse"
 done_testing
