@@ -263,8 +263,16 @@ say "config ok: every requested option is in $bld/.config"
 targets=(bzImage)
 [ "$base" = distro ] && targets+=(modules)
 say "building ${targets[*]} with $jobs jobs (log: $log)"
-if ! "${mk[@]}" "${targets[@]}" 2>&1 | tee -a "$log" |
-	awk '/^  [A-Z]+ / { n++; if (n % 100 == 0) { printf "kbuild: %d steps, %s %s\n", n, $1, $2 > "/dev/stderr"; fflush("/dev/stderr") } }'; then
+progress() { # one line per 100 build steps ("  CC      kernel/sched/core.o")
+	local n=0 line
+	while IFS= read -r line; do
+		printf '%s\n' "$line" >>"$log"
+		case "$line" in
+		"  "[A-Z]*) n=$((n + 1)); [ $((n % 100)) != 0 ] || say "$n steps, at ${line#  }" ;;
+		esac
+	done
+}
+if ! "${mk[@]}" "${targets[@]}" 2>&1 | progress; then
 	grep -E 'error|Error' "$log" | tail -n 15 >&2 || true
 	die "make ${targets[*]} failed (log: $log)"
 fi
