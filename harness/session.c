@@ -317,7 +317,7 @@ static enum run_outcome execute_run(struct db *db, struct target *t, const struc
 	int rc = t->ops->exec(t, req, ex.timeout_s, &res, &e);
 	if (rc == -1) {
 		out = session_abort ? RUN_INTERRUPTED : RUN_LOST;
-		status = session_abort ? "interrupted" : "failed";
+		status = "interrupted";
 		goto store;
 	}
 	if (rc) {
@@ -370,6 +370,16 @@ static enum run_outcome execute_run(struct db *db, struct target *t, const struc
 	status = "ok";
 	out = RUN_OK;
 store:;
+	/* the target went away (connection dropped, machine gone, agent hung):
+	   the run failed, but not because of what it measured; it stays
+	   resumable (status interrupted) and says why */
+	if (out == RUN_LOST) {
+		char *why = xstrfmt("failed: target lost: %s", e.len ? e.buf : "connection lost");
+		strbuf_reset(&e);
+		strbuf_addstr(&e, why);
+		free(why);
+		status = "interrupted";
+	}
 	/* restore knobs before anything else happens on the target */
 	if (knobs_touched && out != RUN_LOST && out != RUN_INTERRUPTED) {
 		struct strbuf re = STRBUF_INIT;
@@ -551,7 +561,7 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 	progress_say(&pg, "session %lld: %zu runs to do, estimated %s", (long long)sid, n, eta);
 
 	size_t i = 0;
-	int lost = 0;
+	int lost = 0, resumable = 0;
 	while (i < n && !session_abort) {
 		/* one boot: the consecutive runs that share it */
 		size_t j = i;
@@ -632,11 +642,17 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 			break;
 		}
 		if (!booted || why.len) {
-			char *reason = xstrfmt("%s: %s", booted ? "boot mismatch" : "boot failed",
+			/* a mismatch is final; a boot that failed (the target did not
+			   come up or could not be reached) leaves its runs resumable */
+			char *reason = xstrfmt("%s: %s", booted ? "boot mismatch" : "not run: boot failed",
 					       booted ? why.buf : bres.error);
-			progress_say(&pg, "  %s; skipping %zu runs", reason, j - i);
+			progress_say(&pg, "  %s; %s %zu runs", reason,
+				     booted ? "skipping" : "leaving resumable", j - i);
+			if (!booted)
+				resumable += (int)(j - i);
 			for (size_t k = i; k < j; k++) {
-				if (store_simple(db, runs[k].run_id, "skipped", reason, err)) {
+				if (store_simple(db, runs[k].run_id, booted ? "skipped" : "interrupted",
+						 reason, err)) {
 					exit_code = 2;
 					break;
 				}
@@ -651,8 +667,9 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 				if (session_abort)
 					break;
 				if (lost) {
-					if (store_simple(db, runs[k].run_id, "skipped",
-							 "target lost earlier in this boot", err)) {
+					resumable++;
+					if (store_simple(db, runs[k].run_id, "interrupted",
+							 "not run: target lost earlier in this boot", err)) {
 						exit_code = 2;
 						break;
 					}
@@ -679,8 +696,10 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 					exit_code = 2;
 					break;
 				}
-				if (oc == RUN_LOST)
+				if (oc == RUN_LOST) {
 					lost = 1;
+					resumable++;
+				}
 				if (oc != RUN_OK && oc != RUN_INTERRUPTED)
 					exit_code = exit_code ? exit_code : 1;
 			}
@@ -699,11 +718,16 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		t.ops->close(&t);
 	target_fini(&t);
 	db_pending_runs_free(runs, n);
-	const char *final = session_abort ? "interrupted" : exit_code == 2 ? "failed" : "done";
+	const char *final = session_abort || (resumable && exit_code != 2) ? "interrupted"
+			    : exit_code == 2 ? "failed" : "done";
 	if (db_session_set_status(db, sid, final) && exit_code != 2) {
 		strbuf_addf(err, "database: %s", db_errmsg(db));
 		exit_code = 2;
 	}
+	if (resumable && !session_abort && exit_code != 2)
+		fprintf(stderr, "session %lld: %d runs were not done because the target was lost or "
+			"did not boot; `schedlab run --resume %lld` redoes them once it is back\n",
+			(long long)sid, resumable, (long long)sid);
 	if (session_abort) {
 		fprintf(stderr, "interrupted: session %lld is resumable with "
 			"`schedlab run --resume %lld`\n", (long long)sid, (long long)sid);
