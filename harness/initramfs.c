@@ -325,6 +325,8 @@ void initramfs_init_script(const struct initramfs_spec *spec, int self_archive,
 			      "\techo \"schedlab-init: cannot write /boot/initrd.cpio\"\n"
 			      "echo \"schedlab-init: initrd for kexec ready at "
 			      "$(cut -d' ' -f1 /proc/uptime) s\"\n");
+	if (spec->extra_init)
+		strbuf_addf(o, "# extra setup (initramfs_spec.extra_init)\n%s\n", spec->extra_init);
 	if (spec->init_cmd) {
 		strbuf_addf(o,
 			    "# stand-in for the agent (initramfs_spec.init_cmd)\n"

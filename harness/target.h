@@ -113,5 +113,6 @@ const char *target_default_agent_path(void);
 
 extern const struct target_ops local_target;
 extern const struct target_ops qemu_target;
+extern const struct target_ops ssh_target;
 
 #endif

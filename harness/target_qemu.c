@@ -74,7 +74,34 @@ struct qemu_priv {
 
 static const char *const known_keys[] = { "type",  "kernel",   "cpus",      "memory_mb",
 					  "accel", "timeout_s", "switch",   "kvm_probe_s",
-					  "qemu",  "tools",    "append",    "pvh",  NULL };
+					  "qemu",  "tools",    "append",    "pvh",  "ssh",  NULL };
+
+/*
+ * "ssh": {"port": N, "authorized_keys": PATH, "host_key": PATH}: a guest
+ * reachable by ssh (for tests of the ssh target and of lab setups). The
+ * initramfs gets dropbear with its libraries, the kernel's e1000.ko,
+ * /root/.ssh/authorized_keys and, when given, a dropbear host key (else
+ * dropbear makes one at the first connection, a new one every boot); /init
+ * loads e1000, configures eth0 for qemu's user-mode network (10.0.2.15) and
+ * starts dropbear on port 22, which qemu forwards from 127.0.0.1:port.
+ */
+static const char *const ssh_keys[] = { "port", "authorized_keys", "host_key", NULL };
+
+/* fixed /init lines for "ssh" (no plan value in here: paths are constants) */
+static const char ssh_init[] =
+	"insmod /lib/modules/e1000.ko 2>/dev/null\n"
+	"ip link set lo up\n"
+	"ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 &&\n"
+	"\tip route add default via 10.0.2.2 ||\n"
+	"\techo \"schedlab-init: eth0 is not up (no e1000 module?)\"\n"
+	"mkdir -p /etc/dropbear /var/log /var/run\n"
+	"if [ -f /etc/dropbear/dropbear_ed25519_host_key ]; then\n"
+	"\tdropbear -s -r /etc/dropbear/dropbear_ed25519_host_key -p 22 &&\n"
+	"\techo \"schedlab-init: dropbear up at $(cut -d' ' -f1 /proc/uptime) s\"\n"
+	"else\n"
+	"\tdropbear -s -R -p 22 &&\n"
+	"\techo \"schedlab-init: dropbear up at $(cut -d' ' -f1 /proc/uptime) s\"\n"
+	"fi";
 
 /*
  * A kernel spec is a folder with kernel.json (kernels/out/debian-...) or an
@@ -253,6 +280,45 @@ static json_t *qemu_check(const json_t *conf, const char *path, struct strbuf *e
 		strbuf_addf(err, "%s: target.append: must be a one-line string of kernel "
 				 "parameters", where);
 		goto bad;
+	}
+	v = json_object_get(out, "ssh");
+	if (v) {
+		json_t *e;
+		if (!json_is_object(v)) {
+			strbuf_addf(err, "%s: target.ssh: must be an object {\"port\": N, "
+					 "\"authorized_keys\": PATH, \"host_key\": PATH}", where);
+			goto bad;
+		}
+		json_object_foreach(v, key, e) {
+			int ok = 0;
+			for (size_t i = 0; ssh_keys[i]; i++)
+				ok |= !strcmp(key, ssh_keys[i]);
+			if (!ok) {
+				strbuf_addf(err, "%s: target.ssh: unknown key \"%s\" (valid: port, "
+						 "authorized_keys, host_key)", where, key);
+				goto bad;
+			}
+		}
+		e = json_object_get(v, "port");
+		if (!json_is_integer(e) || json_integer_value(e) < 1 ||
+		    json_integer_value(e) > 65535) {
+			strbuf_addf(err, "%s: target.ssh.port: must be an integer in 1..65535 (the "
+					 "port on 127.0.0.1 forwarded to the guest's port 22)", where);
+			goto bad;
+		}
+		e = json_object_get(v, "authorized_keys");
+		if (!json_is_string(e) || access(json_string_value(e), R_OK) < 0) {
+			strbuf_addf(err, "%s: target.ssh.authorized_keys: must be a readable file of "
+					 "public keys%s%s", where, json_is_string(e) ? ": " : "",
+				    json_is_string(e) ? strerror(errno) : "");
+			goto bad;
+		}
+		e = json_object_get(v, "host_key");
+		if (e && (!json_is_string(e) || access(json_string_value(e), R_OK) < 0)) {
+			strbuf_addf(err, "%s: target.ssh.host_key: must be a readable dropbear host "
+					 "key (dropbearkey -t ed25519 -f FILE)", where);
+			goto bad;
+		}
 	}
 	v = json_object_get(out, "tools");
 	if (!v) {
@@ -583,6 +649,15 @@ static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 	strvec_push(&av, "chardev:agent");
 	free(e1);
 	free(e2);
+	if (json_object_get(t->conf, "ssh")) {
+		/* user-mode network; only 127.0.0.1 is forwarded to the guest's sshd */
+		json_t *port = json_object_get(json_object_get(t->conf, "ssh"), "port");
+		strvec_push(&av, "-netdev");
+		strvec_pushf(&av, "user,id=n0,hostfwd=tcp:127.0.0.1:%lld-:22",
+			     (long long)json_integer_value(port));
+		strvec_push(&av, "-device");
+		strvec_push(&av, "e1000,netdev=n0");
+	}
 
 	p->qemu = (struct child)CHILD_INIT;
 	p->qemu.argv = strvec_argv(&av);
@@ -658,21 +733,69 @@ static int kvm_usable(void)
 	return 1;
 }
 
+/* "ssh": dropbear, e1000.ko from the kernel's modules, the keys (see ssh_init) */
+static int add_ssh_files(struct target *t, const char *image, struct strvec *bins,
+			 struct initramfs_file *files, size_t *nr, char **ko, struct strbuf *err)
+{
+	json_t *ssh = json_object_get(t->conf, "ssh");
+	const char *hk = json_string_value(json_object_get(ssh, "host_key"));
+	char *dropbear = proc_which("dropbear");
+	char *dir = xstrdup(image), *slash = strrchr(dir, '/');
+	glob_t g;
+
+	if (!dropbear) {
+		strbuf_addstr(err, "qemu: target.ssh needs dropbear on this host (Debian: "
+				   "dropbear-bin)");
+		free(dir);
+		return -1;
+	}
+	strvec_push(bins, dropbear);
+	free(dropbear);
+	if (slash)
+		*slash = '\0';
+	/* the kernel folder's modules tree (kernels/out/debian-*: lib/modules/<release>) */
+	char *pat = xstrfmt("%s/lib/modules/*/kernel/drivers/net/ethernet/intel/e1000/e1000.ko",
+			    slash ? dir : ".");
+	free(dir);
+	if (glob(pat, 0, NULL, &g) != 0 || g.gl_pathc < 1) {
+		strbuf_addf(err, "qemu: target.ssh needs the kernel's e1000 module (%s); import "
+				 "the kernel with its modules (`make -C kernels debian`)", pat);
+		free(pat);
+		return -1;
+	}
+	*ko = xstrdup(g.gl_pathv[0]);
+	globfree(&g);
+	free(pat);
+	files[(*nr)++] = (struct initramfs_file){ *ko, "/lib/modules/e1000.ko", 0644 };
+	files[(*nr)++] = (struct initramfs_file){
+		json_string_value(json_object_get(ssh, "authorized_keys")),
+		"/root/.ssh/authorized_keys", 0600 };
+	if (hk)
+		files[(*nr)++] = (struct initramfs_file){
+			hk, "/etc/dropbear/dropbear_ed25519_host_key", 0600 };
+	return 0;
+}
+
 static int build_initrd(struct target *t, struct qemu_priv *p, const char *image,
 			const char *config, const char *release, struct strbuf *err)
 {
 	const char *sw = json_string_value(json_object_get(t->conf, "switch"));
 	struct strvec bins = STRVEC_INIT;
-	struct initramfs_file files[2];
+	struct initramfs_file files[5];
 	struct initramfs_spec spec;
-	char *cfgdst = NULL;
+	char *cfgdst = NULL, *ko = NULL;
 	int rc = -1;
 
 	memset(&spec, 0, sizeof(spec));
 	if (collect_binaries(t, &bins, err) < 0)
 		goto out;
-	spec.binaries = strvec_argv(&bins);
 	spec.files = files;
+	if (json_object_get(t->conf, "ssh")) {
+		if (add_ssh_files(t, image, &bins, files, &spec.nr_files, &ko, err) < 0)
+			goto out;
+		spec.extra_init = ssh_init;
+	}
+	spec.binaries = strvec_argv(&bins);
 	/* the kernel config lets the agent report HZ, SCHED_MC, ... */
 	if (config && *config) {
 		cfgdst = *release ? xstrfmt("/boot/config-%s", release) : xstrdup("/boot/config");
@@ -686,6 +809,7 @@ static int build_initrd(struct target *t, struct qemu_priv *p, const char *image
 	rc = 0;
 out:
 	free(cfgdst);
+	free(ko);
 	strvec_clear(&bins);
 	return rc;
 }
