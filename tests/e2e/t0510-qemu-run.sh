@@ -56,4 +56,24 @@ contains "its console tail is stored" <(sql "SELECT console FROM boot b JOIN ses
 equals "its runs are skipped with the reason" "$(sql "SELECT count(*) FROM run r JOIN boot b ON b.id = r.boot_id JOIN session s ON s.id = r.session_id WHERE s.tag = 'panic' AND b.req_cmdline LIKE 'rdinit%' AND r.status = 'skipped' AND r.error LIKE 'boot failed%'")" 2
 equals "the next configuration still ran" "$(sql "SELECT count(*) FROM run r JOIN boot b ON b.id = r.boot_id JOIN session s ON s.id = r.session_id WHERE s.tag = 'panic' AND b.req_cmdline = '' AND r.status = 'ok'")" 2
 if pgrep -f "$TMP/schedlab-qemu" >/dev/null; then not_ok "no qemu process left"; else ok "no qemu process left"; fi
+
+# Ctrl-C and SIGKILL while the guest measures: no qemu process is left behind
+plan "qemu-int" reboot '["full"]' '[""]' | sed 's/"duration_s": 1/"duration_s": 30/' >"$TMP/int.json"
+for sig in INT KILL; do
+	schedlab run "$TMP/int.json" --db "$TMP/int-$sig.db" --quiet >"$TMP/int.out" 2>&1 &
+	pid=$!
+	CLEANUP_CMDS+=("kill -9 $pid")
+	for i in $(seq 600); do
+		[ "$(sqlite3 "$TMP/int-$sig.db" "SELECT count(*) FROM run WHERE status = 'running'" 2>/dev/null)" = 1 ] && break
+		sleep 0.1
+	done
+	sleep 1
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	[ $sig = INT ] && equals "SIGINT during a guest run: exit 130" "$rc" 130
+	for i in $(seq 50); do pgrep -f "$TMP/schedlab-qemu" >/dev/null || break; sleep 0.1; done
+	if pgrep -f "$TMP/schedlab-qemu" >/dev/null; then not_ok "SIG$sig: no qemu process left"; else ok "SIG$sig: no qemu process left"; fi
+done
+equals "SIGINT: the session is resumable" "$(sqlite3 "$TMP/int-INT.db" "SELECT status FROM session")" interrupted
 done_testing
