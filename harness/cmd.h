@@ -34,6 +34,8 @@ enum out_format { FMT_TABLE, FMT_CSV, FMT_JSON };
 int parse_format(const char *cmd, const char *s, enum out_format *out, int allow_csv);
 /* print "schedlab CMD: msg" to stderr */
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* open a database read-only for command `cmd`; NULL after printing why */
+struct db *cmd_open_db_readonly(const char *cmd, const char *path);
 /* check stdout for write errors before exit; returns rc or 2 */
 int cmd_finish(int rc);
 

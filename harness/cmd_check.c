@@ -89,11 +89,8 @@ int cmd_check(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	struct db *db;
-	char *msg = NULL;
-	if (db_open(dbpath, DB_READONLY, &db, &msg)) {
-		cmd_error("check", "%s", msg ? msg : dbpath);
-		free(msg);
+	struct db *db = cmd_open_db_readonly("check", dbpath);
+	if (!db) {
 		return 2;
 	}
 	struct strbuf err = STRBUF_INIT;

@@ -437,11 +437,8 @@ int cmd_compare(int argc, char **argv)
 		return 2;
 	}
 	const char *sa = argv[optind], *sb = argv[optind + 1];
-	struct db *db;
-	char *msg = NULL;
-	if (db_open(dbpath, DB_READONLY, &db, &msg)) {
-		cmd_error("compare", "%s", msg ? msg : dbpath);
-		free(msg);
+	struct db *db = cmd_open_db_readonly("compare", dbpath);
+	if (!db) {
 		return 2;
 	}
 	struct strbuf err = STRBUF_INIT;

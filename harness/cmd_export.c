@@ -174,11 +174,8 @@ int cmd_export(int argc, char **argv)
 		cmd_error("export", "unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
-	struct db *db;
-	char *msg = NULL;
-	if (db_open(dbpath, DB_READONLY, &db, &msg)) {
-		cmd_error("export", "%s", msg ? msg : dbpath);
-		free(msg);
+	struct db *db = cmd_open_db_readonly("export", dbpath);
+	if (!db) {
 		return 2;
 	}
 	struct strbuf err = STRBUF_INIT;

@@ -53,11 +53,8 @@ int cmd_query(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	struct db *db;
-	char *msg = NULL;
-	if (db_open(dbpath, DB_READONLY, &db, &msg)) {
-		cmd_error("query", "%s", msg ? msg : dbpath);
-		free(msg);
+	struct db *db = cmd_open_db_readonly("query", dbpath);
+	if (!db) {
 		return 2;
 	}
 	struct rowset rs;

@@ -139,11 +139,8 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	ro.dbpath = dbpath;
-	struct db *db;
-	char *msg = NULL;
-	if (db_open(dbpath, DB_READONLY, &db, &msg)) {
-		cmd_error("report", "%s", msg ? msg : dbpath);
-		free(msg);
+	struct db *db = cmd_open_db_readonly("report", dbpath);
+	if (!db) {
 		return 2;
 	}
 	struct strbuf err = STRBUF_INIT, page = STRBUF_INIT;

@@ -42,11 +42,8 @@ int cmd_sessions(int argc, char **argv)
 		cmd_error("sessions", "unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
-	struct db *db;
-	char *msg = NULL;
-	if (db_open(dbpath, DB_READONLY, &db, &msg)) {
-		cmd_error("sessions", "%s", msg ? msg : dbpath);
-		free(msg);
+	struct db *db = cmd_open_db_readonly("sessions", dbpath);
+	if (!db) {
 		return 2;
 	}
 	static const char sql[] =

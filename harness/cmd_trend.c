@@ -206,11 +206,8 @@ int cmd_trend(int argc, char **argv)
 		return 2;
 	}
 	char *wl = xstrfmt("%.*s", (int)(dot - metric), metric);
-	struct db *db;
-	char *msg = NULL;
-	if (db_open(dbpath, DB_READONLY, &db, &msg)) {
-		cmd_error("trend", "%s", msg ? msg : dbpath);
-		free(msg);
+	struct db *db = cmd_open_db_readonly("trend", dbpath);
+	if (!db) {
 		free(wl);
 		return 2;
 	}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/db.h"
 #include "harness/cmd.h"
 #include "harness/strbuf.h"
 #include "harness/target.h"
@@ -58,6 +59,18 @@ int parse_format(const char *cmd, const char *s, enum out_format *out, int allow
 		return -1;
 	}
 	return 0;
+}
+
+struct db *cmd_open_db_readonly(const char *cmd, const char *path)
+{
+	struct db *db = NULL;
+	char *msg = NULL;
+	if (db_open(path, DB_READONLY, &db, &msg)) {
+		cmd_error(cmd, "%s", msg ? msg : path);
+		free(msg);
+		return NULL;
+	}
+	return db;
 }
 
 int cmd_finish(int rc)
