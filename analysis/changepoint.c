@@ -64,6 +64,77 @@ static double magnitude(double before, double after)
 	return fmax(fabs(after / before - 1.0), fabs(before / after - 1.0));
 }
 
+/* the robust sd of distances res[0..n) from a median, mad their median */
+static double robust_sd(const double *res, size_t n, double mad)
+{
+	double sd = 1.4826 * mad;
+	return sd > 0.0 ? sd : 1.2533 * stats_mean(res, n);
+}
+
+/* index of the value of x[0..n) farthest from med (the first such) */
+static size_t farthest(const double *x, size_t n, double med)
+{
+	size_t at = 0;
+	for (size_t i = 1; i < n; i++)
+		if (fabs(x[i] - med) > fabs(x[at] - med))
+			at = i;
+	return at;
+}
+
+/* mean and sum of squared deviations of x[0..n) without x[skip] */
+static void mean_ss_without(const double *x, size_t n, size_t skip, double *mean,
+			    double *ss)
+{
+	double m = 0.0, q = 0.0;
+	for (size_t i = 0; i < n; i++)
+		if (i != skip)
+			m += x[i];
+	m /= (double)(n - 1);
+	for (size_t i = 0; i < n; i++)
+		if (i != skip)
+			q += (x[i] - m) * (x[i] - m);
+	*mean = m;
+	*ss = q;
+}
+
+/*
+ * The values of l[0..nl) and r[0..nr) that are not outliers, into buf (left
+ * then right, *kl and *kr of them). Each side has one candidate, its value
+ * farthest from the side's median; it is an outlier when it lies more than
+ * CP_OUTLIER_SDS standard deviations from the mean of the rest of its side,
+ * the sd pooled from both sides without their candidates. Needs
+ * CP_OUTLIER_MIN_POINTS points in all (a steadier sd); else nothing is
+ * left out.
+ */
+static int keep_inliers(const double *l, size_t nl, const double *r, size_t nr,
+			double *buf, size_t *kl, size_t *kr)
+{
+	size_t il = nl, ir = nr; /* none */
+	if (nl + nr >= CP_OUTLIER_MIN_POINTS && nl >= 3 && nr >= 3) {
+		double ml, mr, al, ar, ssl, ssr;
+		if (stats_median(l, nl, &ml) || stats_median(r, nr, &mr)) {
+			errno = ENOMEM;
+			return -1;
+		}
+		size_t cl = farthest(l, nl, ml), cr = farthest(r, nr, mr);
+		mean_ss_without(l, nl, cl, &al, &ssl);
+		mean_ss_without(r, nr, cr, &ar, &ssr);
+		double sd = sqrt((ssl + ssr) / (double)(nl + nr - 4));
+		if (fabs(l[cl] - al) > CP_OUTLIER_SDS * sd)
+			il = cl;
+		if (fabs(r[cr] - ar) > CP_OUTLIER_SDS * sd)
+			ir = cr;
+	}
+	*kl = *kr = 0;
+	for (size_t i = 0; i < nl; i++)
+		if (i != il)
+			buf[(*kl)++] = l[i];
+	for (size_t j = 0; j < nr; j++)
+		if (j != ir)
+			buf[*kl + (*kr)++] = r[j];
+	return 0;
+}
+
 int cp_stats(const double *x, size_t lo, size_t index, size_t hi,
 	     struct change_point *cp)
 {
@@ -77,36 +148,70 @@ int cp_stats(const double *x, size_t lo, size_t index, size_t hi,
 	cp->index = index;
 	cp->n_before = nl;
 	cp->n_after = nr;
-	cp->mean_before = stats_mean(l, nl);
-	cp->mean_after = stats_mean(r, nr);
-	cp->sd_before = nl > 1 ? stats_sd(l, nl) : 0.0;
-	cp->sd_after = nr > 1 ? stats_sd(r, nr) : 0.0;
+	cp->pvalue = 1.0;
+	/* outliers left out of the means, sds and the t test: a single one
+	 * neither makes a change point (at the edge of a short segment) nor
+	 * hides one (by inflating the variance of its side) */
+	double *buf = NULL;
+	size_t kl = nl, kr = nr;
+	if (nl >= CP_MIN_SEGMENT && nr >= CP_MIN_SEGMENT) {
+		buf = malloc((nl + nr) * sizeof(*buf));
+		if (!buf || keep_inliers(l, nl, r, nr, buf, &kl, &kr)) {
+			free(buf);
+			errno = ENOMEM;
+			return -1;
+		}
+		l = buf;
+		r = buf + kl;
+	}
+	cp->mean_before = stats_mean(l, kl);
+	cp->mean_after = stats_mean(r, kr);
+	cp->sd_before = kl > 1 ? stats_sd(l, kl) : 0.0;
+	cp->sd_after = kr > 1 ? stats_sd(r, kr) : 0.0;
 	cp->rel_change = cp->mean_before != 0.0
 				 ? cp->mean_after / cp->mean_before - 1.0
 				 : NAN;
 	cp->magnitude = magnitude(cp->mean_before, cp->mean_after);
-	if (nl + nr < 3) {
-		cp->pvalue = 1.0; /* nothing to estimate a variance from */
-		return 0;
+	/* a side of fewer than CP_MIN_SEGMENT points, counted without its
+	 * outlier, is no regime: p = 1 */
+	if (buf && kl >= CP_MIN_SEGMENT && kr >= CP_MIN_SEGMENT) {
+		struct stats_ttest t;
+		if (stats_student_t(l, kl, r, kr, &t)) {
+			free(buf);
+			return -1;
+		}
+		cp->pvalue = t.p;
 	}
-	struct stats_ttest t;
-	if (stats_student_t(l, nl, r, nr, &t))
-		return -1;
-	cp->pvalue = t.p;
+	free(buf);
 	return 0;
 }
 
-/* best split of x[a..b): index in (a, b) and its q, or q = -INFINITY */
-static void best_split(const double *x, size_t a, size_t b, double *q,
-		       size_t *idx, double *qval)
+/*
+ * Best split of x[a..b): index in (a, b) and its q, or q = -INFINITY; both
+ * parts keep CP_MIN_SEGMENT points. q is computed on the segment with its
+ * outliers clipped to CP_OUTLIER_SDS robust sds from its median, so that a
+ * single extreme value does not outweigh a real step. w: 2 (b - a) doubles.
+ */
+static int best_split(const double *x, size_t a, size_t b, double *q,
+		      double *w, size_t *idx, double *qval)
 {
 	*idx = a;
 	*qval = -INFINITY;
 	size_t len = b - a;
-	if (len < 2)
-		return;
-	cp_qhat(x + a, len, q);
-	for (size_t t = 1; t < len; t++) {
+	if (len < 2 * CP_MIN_SEGMENT)
+		return 0;
+	double med, mad, *res = w + len;
+	if (stats_median(x + a, len, &med))
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		res[i] = fabs(x[a + i] - med);
+	if (stats_median(res, len, &mad))
+		return -1;
+	double limit = CP_OUTLIER_SDS * robust_sd(res, len, mad);
+	for (size_t i = 0; i < len; i++)
+		w[i] = fmin(fmax(x[a + i], med - limit), med + limit);
+	cp_qhat(w, len, q);
+	for (size_t t = CP_MIN_SEGMENT; t + CP_MIN_SEGMENT <= len; t++) {
 		if (q[t] > *qval) { /* first maximum wins */
 			*qval = q[t];
 			*idx = a + t;
@@ -115,6 +220,7 @@ static void best_split(const double *x, size_t a, size_t b, double *q,
 	/* all values equal: nothing divides this segment */
 	if (!(*qval > 0.0))
 		*qval = -INFINITY;
+	return 0;
 }
 
 int cp_edivisive(const double *x, size_t n, double max_p, size_t **idx,
@@ -134,20 +240,21 @@ int cp_edivisive(const double *x, size_t n, double max_p, size_t **idx,
 	size_t *cidx = malloc(n * sizeof(*cidx));
 	double *cq = malloc(n * sizeof(*cq));
 	double *q = malloc(n * sizeof(*q));
-	if (!bounds || !cidx || !cq || !q) {
+	double *w = malloc(2 * n * sizeof(*w));
+	if (!bounds || !cidx || !cq || !q || !w) {
 		free(bounds);
 		free(cidx);
 		free(cq);
 		free(q);
+		free(w);
 		errno = ENOMEM;
 		return -1;
 	}
 	size_t nb = 2;
 	bounds[0] = 0;
 	bounds[1] = n;
-	best_split(x, 0, n, q, &cidx[0], &cq[0]);
-	int rc = 0;
-	for (;;) {
+	int rc = best_split(x, 0, n, q, w, &cidx[0], &cq[0]);
+	while (rc == 0) {
 		size_t best = 0;
 		for (size_t s = 1; s + 1 < nb; s++)
 			if (cq[s] > cq[best])
@@ -172,14 +279,20 @@ int cp_edivisive(const double *x, size_t n, double max_p, size_t **idx,
 		memmove(cq + best + 1, cq + best,
 			(nb - 1 - best) * sizeof(*cq));
 		nb++;
-		best_split(x, bounds[best], bounds[best + 1], q, &cidx[best],
-			   &cq[best]);
-		best_split(x, bounds[best + 1], bounds[best + 2], q,
-			   &cidx[best + 1], &cq[best + 1]);
+		if (best_split(x, bounds[best], bounds[best + 1], q, w,
+			       &cidx[best], &cq[best]) ||
+		    best_split(x, bounds[best + 1], bounds[best + 2], q, w,
+			       &cidx[best + 1], &cq[best + 1])) {
+			errno = ENOMEM;
+			rc = -1;
+		}
 	}
+	if (rc)
+		errno = ENOMEM;
 	free(cidx);
 	free(cq);
 	free(q);
+	free(w);
 	if (rc == 0 && nb > 2) {
 		*nidx = nb - 2;
 		memmove(bounds, bounds + 1, *nidx * sizeof(*bounds));

@@ -8,7 +8,8 @@
  *     point tau that maximises the energy divergence q(tau) between the left
  *     and right part is the candidate. Candidates of all current segments
  *     compete; the best is accepted when a two-sample Student's t test of the
- *     values between its neighbouring change points gives p <= 10 max_p
+ *     values between its neighbouring change points (all of them) gives
+ *     p <= 10 max_p
  *     (2 max_p for max_p >= 0.05), and the search continues; the first
  *     rejected candidate ends it.
  *     (A t test instead of E-divisive's permutation test keeps it
@@ -21,10 +22,22 @@
  *     removed and its neighbours' statistics recomputed, until every one has
  *     p < max_p and magnitude > min_magnitude.
  *
+ * Outliers and short runs: a change point needs CP_MIN_SEGMENT (3) points
+ * on each side (up to its neighbouring change points or the series' ends,
+ * not counting an outlier), else p = 1; an outlier is a side's value
+ * farthest from the side's median when it lies more than CP_OUTLIER_SDS
+ * (5) sds from the rest of its side (sd pooled from both sides without
+ * their candidates; looked for from CP_OUTLIER_MIN_POINTS points on) and
+ * is left out of the means, sds and t test. The E-divisive q is computed
+ * with values clipped to 5 robust sds (1.4826 MAD) from the segment's
+ * median. A single outlier (one disturbed night) is thus never reported,
+ * as a change point nor as a pair of opposite ones around it, and does not
+ * hide a real step by inflating the variance of its side.
+ *
  * The p-value is taken at the split that maximises the divergence, so it
  * overstates significance (no correction for the choice of split): on pure
  * Gaussian noise the defaults report a change point in about 1% of 50-point
- * series and 10% of 200-point series, mostly as a pair of opposite change
+ * series and 8% of 200-point series, often as a pair of opposite change
  * points around a short run of a few points (a blip).
  *
  * Deterministic: no random numbers. Details and differences from Hunter in
@@ -39,6 +52,12 @@
 #define CP_DEFAULT_WINDOW    50
 #define CP_DEFAULT_PVALUE    0.001
 #define CP_DEFAULT_MAGNITUDE 0.0
+/* fewest points on each side of a change point */
+#define CP_MIN_SEGMENT       3
+/* outliers (one per side at most, see cp_stats) lie farther than this many
+ * sds from the rest of their side; looked for from this many points on */
+#define CP_OUTLIER_SDS        5.0
+#define CP_OUTLIER_MIN_POINTS 10
 
 struct cp_options {
 	size_t window;        /* >= 2; 0 means CP_DEFAULT_WINDOW */
@@ -76,7 +95,9 @@ int cp_edivisive(const double *x, size_t n, double max_p, size_t **idx,
 		 size_t *nidx);
 /* q(tau) for tau = 0..n-1 of x[0..n) into q (caller's array of n) */
 void cp_qhat(const double *x, size_t n, double *q);
-/* statistics of a change at `index` between segment bounds [lo, hi) */
+/* statistics of a change at `index` between segment bounds [lo, hi): p = 1
+ * when a side has fewer than CP_MIN_SEGMENT points; outliers (above) are
+ * left out of the means, sds and Student's t test, not of n_before/after */
 int cp_stats(const double *x, size_t lo, size_t index, size_t hi,
 	     struct change_point *cp);
 
