@@ -165,7 +165,8 @@ static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *er
 				    *f);
 			goto bad;
 		}
-		if (v && access(json_string_value(v), R_OK) < 0) {
+		/* "~/..." is expanded by ssh itself */
+		if (v && json_string_value(v)[0] != '~' && access(json_string_value(v), R_OK) < 0) {
 			strbuf_addf(err, "%s.%s: %s: %s", where, *f, json_string_value(v),
 				    strerror(errno));
 			goto bad;

@@ -1,0 +1,306 @@
+#!/usr/bin/env bash
+# End-to-end: the ssh target against a qemu guest that runs dropbear
+# (the qemu target's "ssh" option: e1000, user-mode network, the guest's
+# port 22 forwarded to an ephemeral port on 127.0.0.1 only), with a throwaway
+# client key pair and host key made here. Checks:
+#   - sysinfo over ssh with `--target ssh://root@127.0.0.1:PORT` and the
+#     user's ssh config honoured (a config file given to ssh by a PATH shim);
+#   - a plan with cyclictest and hackbench over ssh, the agent installed once
+#     under a private folder by its hash and not re-sent;
+#   - kexec into other preempt= modes with a local kernel image copied to the
+#     guest (its hash lands on the command line), verified through a new
+#     boot_id and the effective mode;
+#   - a dropped connection (controller killed) kills the remote workload;
+#   - the guest killed mid-run: the run is stored with "failed: target lost"
+#     and the reason, the session is resumable, a refused connection is
+#     reported as such, and `run --resume` completes once a guest is back.
+# A small C driver (compiled here against build/obj) keeps a guest running
+# through the qemu target while schedlab drives it over ssh. About 3 min.
+. "$(dirname "$0")/lib.sh"
+
+need=""
+for c in qemu-system-x86_64 ssh ssh-keygen dropbear dropbearkey python3 sqlite3; do
+	command -v "$c" >/dev/null || need="$need $c"
+done
+if [ -n "$need" ]; then
+	skip "ssh target against a qemu guest" "missing:$need (scripts/install-deps.sh qemu test)"
+	done_testing
+	exit
+fi
+if [ ! -x bin/schedlab-agent ] || [ ! -d build/obj/harness ]; then
+	skip "ssh target against a qemu guest" "run make first"
+	done_testing
+	exit
+fi
+if [ ! -f kernels/out/debian/kernel.json ]; then
+	check "make -C kernels debian" make -s -C kernels debian
+fi
+if [ ! -f kernels/out/debian/kernel.json ]; then
+	not_ok "no kernel: cannot go on"
+	done_testing
+	exit
+fi
+
+# --- keys, port, ssh config
+ssh-keygen -q -t ed25519 -N '' -C schedlab-test -f "$TMP/id"
+dropbearkey -t ed25519 -f "$TMP/hostkey" >/dev/null 2>&1
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+echo "[127.0.0.1]:$PORT $(dropbearkey -y -f "$TMP/hostkey" | grep '^ssh-ed25519' | cut -d' ' -f1,2)" >"$TMP/known_hosts"
+check "throwaway keys and known_hosts made" test -s "$TMP/id" -a -s "$TMP/hostkey" -a -s "$TMP/known_hosts"
+cat >"$TMP/ssh_config" <<EOF
+Host 127.0.0.1
+  User root
+  IdentityFile $TMP/id
+  IdentitiesOnly yes
+  UserKnownHostsFile $TMP/known_hosts
+  StrictHostKeyChecking yes
+  BatchMode yes
+EOF
+mkdir -p "$TMP/shim"
+printf '#!/bin/sh\nexec %s -F %s "$@"\n' "$(command -v ssh)" "$TMP/ssh_config" >"$TMP/shim/ssh"
+chmod +x "$TMP/shim/ssh"
+G() { "$TMP/shim/ssh" -p "$PORT" 127.0.0.1 "$@"; }
+
+# --- the guest driver
+cat >"$TMP/vm.c" <<'C'
+/* vm CONF: boot a guest through the qemu target, print "ready BOOT_ID S",
+ * keep it running until stdin reaches EOF or SIGTERM */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "harness/proc.h"
+#include "harness/target.h"
+static volatile int stop;
+static void on_term(int s) { stop = s; }
+int main(int argc, char **argv)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_error_t je;
+	json_t *conf = argc > 1 ? json_loads(argv[1], 0, &je) : NULL;
+	json_t *r = conf ? qemu_target.check(conf, "vm", &err) : NULL;
+	if (!r) { printf("error %s\n", err.buf); return 1; }
+	struct target t;
+	memset(&t, 0, sizeof(t));
+	t.ops = &qemu_target; t.conf = r; t.agent_path = "bin/schedlab-agent";
+	if (qemu_target.open(&t, &err)) { printf("error %s\n", err.buf); return 1; }
+	struct boot_spec b = { 0, NULL, "full", "" };
+	struct boot_info bi;
+	boot_info_init(&bi);
+	double t0 = now_mono();
+	if (qemu_target.boot(&t, &b, &bi, &err)) {
+		for (char *nl; (nl = strchr(err.buf, '\n'));) *nl = '|';
+		printf("error %s\n", err.buf);
+		qemu_target.close(&t);
+		return 1;
+	}
+	printf("ready %s %.1f\n", bi.boot_id, now_mono() - t0);
+	fflush(stdout);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term; /* no SA_RESTART: read() returns */
+	sigaction(SIGTERM, &sa, NULL);
+	char buf[64];
+	while (!stop && read(0, buf, sizeof(buf)) > 0)
+		;
+	boot_info_release(&bi);
+	qemu_target.close(&t);
+	json_decref(r);
+	json_decref(conf);
+	return 0;
+}
+C
+objs=$(ls build/obj/analysis/*.o build/obj/db/*.o build/obj/workloads/*.o build/obj/harness/*.o 2>/dev/null |
+	grep -vE 'harness/(main|agent_main|cmd_[a-z_]*)\.o$')
+check "compile the guest driver" cc -std=gnu11 -D_GNU_SOURCE -I. -o "$TMP/vm" "$TMP/vm.c" \
+	$objs -ljansson -lsqlite3 -lgsl -lgslcblas -lm -pthread
+if [ ! -x "$TMP/vm" ]; then
+	done_testing
+	exit
+fi
+
+export TMPDIR=$TMP
+VMCONF="{\"type\":\"qemu\",\"kernel\":\"kernels/out/debian\",\"switch\":\"kexec\",\"cpus\":2,\"memory_mb\":1024,
+ \"ssh\":{\"port\":$PORT,\"authorized_keys\":\"$TMP/id.pub\",\"host_key\":\"$TMP/hostkey\"}}"
+VM_PID=""
+start_vm() { # -> VM_PID, prints "ready ..." into $TMP/vm.out
+	rm -f "$TMP/vm.out"
+	sleep 100000 >"$TMP/vm.hold" &
+	local hold=$!
+	CLEANUP_CMDS+=("kill $hold")
+	"$TMP/vm" "$VMCONF" <"$TMP/vm.hold" >"$TMP/vm.out" 2>&1 &
+	VM_PID=$!
+	CLEANUP_CMDS+=("kill $VM_PID")
+	local i
+	for i in $(seq 240); do
+		grep -qE '^(ready|error)' "$TMP/vm.out" 2>/dev/null && break
+		sleep 0.5
+	done
+	grep -q '^ready' "$TMP/vm.out"
+}
+qemu_pids() { pgrep -f "$TMP/schedlab-qemu" | tr '\n' ' '; }
+rm -f "$TMP/vm.hold"
+mkfifo "$TMP/vm.hold"
+
+if start_vm; then
+	ok "guest with dropbear up ($(cat "$TMP/vm.out"))"
+else
+	not_ok "guest with dropbear up" "$(cat "$TMP/vm.out")"
+	done_testing
+	exit
+fi
+CLEANUP_CMDS+=("kill -9 \$(pgrep -f '$TMP/schedlab-qemu')")
+
+# --- sysinfo over ssh, the user's ssh config honoured
+t0=$(date +%s.%N)
+PATH="$TMP/shim:$PATH" expect_exit 0 "schedlab sysinfo --target ssh://root@127.0.0.1:PORT" \
+	schedlab sysinfo --target "ssh://root@127.0.0.1:$PORT" --format json
+t1=$(date +%s.%N)
+echo "# first ssh connection (install agent + sysinfo): $(python3 -c "print(round($t1 - $t0, 2))") s"
+python3 - "$TMP/out" >"$TMP/si.txt" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+si = d.get("sysinfo", d)
+def val(k):
+    v = si.get(k)
+    return v.get("value") if isinstance(v, dict) else v
+print(val("hostname"), val("preempt"), val("kernel_release"))
+PY
+contains "sysinfo reports the guest (hostname, preempt=full)" "$TMP/si.txt" "schedlab-guest full 6.1"
+hash=$(sha256sum bin/schedlab-agent | cut -c1-64)
+G "ls -la /root/.cache/schedlab" >"$TMP/ls1" 2>&1
+contains "agent installed as agent-<sha256> in a private folder" "$TMP/ls1" "agent-$hash"
+G "stat -c '%a %Y' /root/.cache/schedlab /root/.cache/schedlab/agent-$hash" >"$TMP/st1" 2>&1
+equals "folder 700, agent 700" "$(cut -d' ' -f1 "$TMP/st1" | tr '\n' ' ')" "700 700 "
+
+# --- a plan over ssh: kexec into other preempt modes with a local kernel copied over
+DB=$TMP/ssh.db
+cat >"$TMP/plan.json" <<EOF
+{"name": "ssh-kexec", "seed": 3, "repetitions": 1, "switch": "kexec",
+ "target": {"type": "ssh", "host": "127.0.0.1", "port": $PORT, "user": "root",
+            "identity": "$TMP/id", "known_hosts": "$TMP/known_hosts",
+            "initrd": "/boot/initrd.cpio", "timeout_s": 150},
+ "matrix": {"kernel": ["kernels/out/debian"], "preempt": ["none", "voluntary"]},
+ "workloads": [{"type": "cyclictest", "duration_s": 2, "threads": 1},
+               {"type": "hackbench", "groups": 1, "loops": 50}]}
+EOF
+start=$(date +%s)
+expect_exit 0 "run a plan over ssh (cyclictest, hackbench, two kexec boots)" \
+	schedlab run "$TMP/plan.json" --db "$DB" --quiet
+echo "# plan over ssh: $(( $(date +%s) - start )) s"
+equals "4 runs ok" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 4
+equals "cyclictest and hackbench metrics stored" \
+	"$(sql "SELECT count(DISTINCT workload) FROM results WHERE metric IN ('lat_p99_us','time_s')")" 2
+equals "both boots by kexec, ok" "$(sql "SELECT group_concat(method || ':' || status) FROM boot ORDER BY seq")" \
+	"kexec:ok,kexec:ok"
+equals "effective preempt as requested" \
+	"$(sql "SELECT count(*) FROM boot WHERE preempt = req_preempt")" 2
+first_id=$(awk '{print $2}' "$TMP/vm.out")
+equals "every boot has a new boot_id" \
+	"$(sql "SELECT count(DISTINCT boot_uuid) FROM boot WHERE boot_uuid IS NOT NULL AND boot_uuid != '$first_id'")" 2
+sql "SELECT seq, method, round(switch_s,1), preempt, cmdline FROM boot" | sed 's/^/# boot: /'
+contains "schedlab's parameters on the new command line" <(sql "SELECT cmdline FROM boot") "schedlab.set=1 preempt="
+# (the guest's root is its initramfs: a kexec'd guest starts without the
+# files copied before, so the agent and kernel are sent again after a kexec)
+khash=$(sha256sum kernels/out/debian/vmlinuz | cut -c1-64)
+contains "the kexec'd kernel is the copied local one (hash on the command line)" \
+	<(sql "SELECT cmdline FROM boot") "schedlab.kernel=${khash:0:16}"
+G "stat -c %Y /root/.cache/schedlab/agent-$hash" >"$TMP/st2" 2>&1
+sleep 1.1
+PATH="$TMP/shim:$PATH" expect_exit 0 "sysinfo again in the same boot" \
+	schedlab sysinfo --target "ssh://root@127.0.0.1:$PORT"
+G "stat -c %Y /root/.cache/schedlab/agent-$hash" >"$TMP/st3" 2>&1
+equals "agent not re-sent when present (same mtime)" "$(cat "$TMP/st3")" "$(cat "$TMP/st2")"
+last_preempt=$(sql "SELECT req_preempt FROM boot ORDER BY seq DESC LIMIT 1")
+
+# --- a dropped connection (controller killed) kills the remote workload
+DB=$TMP/drop.db
+cat >"$TMP/long.json" <<EOF
+{"name": "ssh-long", "seed": 1, "repetitions": 2,
+ "target": {"type": "ssh", "host": "127.0.0.1", "port": $PORT, "user": "root",
+            "identity": "$TMP/id", "known_hosts": "$TMP/known_hosts",
+            "initrd": "/boot/initrd.cpio", "timeout_s": 150},
+ "matrix": {"kernel": ["kernels/out/debian"], "preempt": ["$last_preempt"]},
+ "workloads": [{"type": "cyclictest", "duration_s": 20, "threads": 1}]}
+EOF
+wait_running() { # DB TIMEOUT_S
+	local end=$((SECONDS + $2))
+	while [ $SECONDS -lt $end ]; do
+		[ "$(sqlite3 "$1" "SELECT count(*) FROM run WHERE status='running'" 2>/dev/null || echo 0)" -ge 1 ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+guest_workload() { G 'ps -o args' 2>/dev/null | grep -E '^(cyclictest|\./agent-)' ; }
+schedlab run "$TMP/long.json" --db "$DB" --quiet >"$TMP/drop.out" 2>&1 &
+cpid=$!
+CLEANUP_CMDS+=("kill -9 $cpid")
+if wait_running "$DB" 60 && sleep 2 && guest_workload | grep -q '^cyclictest'; then
+	ok "cyclictest running in the guest, started over ssh"
+else
+	not_ok "cyclictest running in the guest" "$(cat "$TMP/drop.out")" "$(guest_workload)"
+fi
+kill -9 $cpid
+wait $cpid 2>/dev/null
+gone=""
+for i in $(seq 20); do
+	if [ -z "$(guest_workload)" ]; then gone=$i; break; fi
+	sleep 0.25
+done
+[ -n "$gone" ] && ok "controller killed: workload and agent gone from the guest (<= $((gone * 250)) ms)" ||
+	not_ok "controller killed: workload and agent gone from the guest" "$(guest_workload)"
+left=$(pgrep -f "ssh .*-p $PORT" | tr '\n' ' ')
+[ -z "$left" ] && ok "no ssh client left on the controller side" || not_ok "no ssh client left" "$left"
+
+# --- the guest killed mid-run: stored as failed (target lost) with the reason; resumable
+DB=$TMP/kill.db
+schedlab run "$TMP/long.json" --db "$DB" >"$TMP/kill.out" 2>&1 &
+cpid=$!
+CLEANUP_CMDS+=("kill -9 $cpid")
+wait_running "$DB" 60 && sleep 2
+qp=$(qemu_pids)
+[ -n "$qp" ] && kill -9 $qp
+kill_t=$(date +%s.%N)
+wait $cpid
+rc=$?
+echo "# controller finished $(python3 -c "print(round($(date +%s.%N) - $kill_t, 2))") s after the guest was killed"
+equals "run exits 1 (runs not done)" "$rc" 1
+kill $VM_PID 2>/dev/null
+wait $VM_PID 2>/dev/null
+equals "the run in progress: interrupted (resumable)" \
+	"$(sql "SELECT status FROM run ORDER BY seq LIMIT 1")" interrupted
+contains "its error says failed: target lost, with ssh's reason" <(sql "SELECT error FROM run ORDER BY seq LIMIT 1") \
+	"failed: target lost:"
+contains "the reason names the closed connection" <(sql "SELECT error FROM run ORDER BY seq LIMIT 1") \
+	"closed"
+contains "the next boot failed: connection refused" <(sql "SELECT error FROM boot WHERE status='failed'") \
+	"Connection refused"
+equals "every run left resumable" "$(sql "SELECT count(*) FROM run WHERE status='interrupted'")" 2
+equals "session interrupted" "$(sql "SELECT status FROM session")" interrupted
+contains "the controller says how to resume" "$TMP/kill.out" "schedlab run --resume 1"
+PATH="$TMP/shim:$PATH" expect_exit 1 "sysinfo while the guest is down fails" \
+	schedlab sysinfo --target "ssh://root@127.0.0.1:$PORT"
+contains "and names the refusal" "$TMP/err" "Connection refused"
+
+if start_vm; then
+	ok "a new guest is up on the same port ($(cat "$TMP/vm.out"))"
+else
+	not_ok "a new guest is up" "$(cat "$TMP/vm.out")"
+fi
+start=$(date +%s)
+expect_exit 0 "run --resume completes once the guest is back" schedlab run --resume last --db "$DB" --quiet
+echo "# resume: $(( $(date +%s) - start )) s"
+equals "both runs ok after resume" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 2
+equals "no run added" "$(sql "SELECT count(*) FROM run")" 2
+equals "session done" "$(sql "SELECT status FROM session")" done
+equals "the resumed runs have metrics" "$(sql "SELECT count(DISTINCT run_id) FROM results WHERE metric='lat_p99_us'")" 2
+
+# --- nothing left behind
+kill $VM_PID 2>/dev/null
+wait $VM_PID 2>/dev/null
+sleep 0.5
+left=$(qemu_pids)
+[ -z "$left" ] && ok "no qemu process left" || not_ok "no qemu process left" "$left"
+left=$(pgrep -f "ssh .*-p $PORT" | tr '\n' ' ')
+[ -z "$left" ] && ok "no ssh process left" || not_ok "no ssh process left" "$left"
+done_testing
