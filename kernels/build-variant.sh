@@ -7,9 +7,10 @@
 #   1. source: a tree given with --source, or Debian's linux-source-6.1
 #      (`apt-get download` into kernels/cache/ once, unpacked once into
 #      $CACHE/src/linux-source-<debian version>/);
-#   2. cache key: SHA-256 of the recipe version, the source's identity, the base
-#      and the text of every fragment in order. $CACHE/kernels/<key>/kernel.json
-#      present = done, nothing else happens (a cache hit takes well under 1 s);
+#   2. cache key: SHA-256 of the recipe version, the source's identity, the base,
+#      the compiler (gcc --version) and the text of every fragment in order;
+#      $CACHE/kernels/<key>/kernel.json present = done, nothing else happens (a
+#      cache hit takes well under 1 s);
 #   3. config, out of tree in $CACHE/build/<key>/: the base (`make tinyconfig`
 #      for "minimal", a distribution .config for "distro"), then the kernel's own
 #      scripts/kconfig/merge_config.sh -m with base-<base>.config, the variant
@@ -146,6 +147,7 @@ fi
 
 key=$({
 	printf 'schedlab-kernel-recipe %s\nsource %s\nbase %s\n' "$RECIPE" "$srcid" "$base"
+	printf 'compiler %s\n' "$(gcc --version 2>/dev/null | head -n 1)"
 	[ -z "$initial" ] || printf 'initial %s\n' "$initial"
 	for i in "${!files[@]}"; do
 		printf 'fragment %s\n' "$(basename "${names[$i]}")"
