@@ -254,6 +254,11 @@ static int ssh_feasible(struct target *t, const struct boot_spec *b, const json_
 		strbuf_addf(why, "unknown preempt mode \"%s\"", b->preempt);
 		return 0;
 	}
+	if (b->preempt && !b->kernel && json_is_false(sysinfo_value(si, "preempt_dynamic"))) {
+		strbuf_addf(why, "preempt=%s: the running kernel has no PREEMPT_DYNAMIC, so "
+				 "preempt= on its command line would be ignored", b->preempt);
+		return 0;
+	}
 	if (b->kernel) {
 		struct stat st;
 		if (stat(b->kernel, &st) < 0 && b->kernel[0] != '/') {
@@ -939,7 +944,9 @@ static int ssh_boot(struct target *t, const struct boot_spec *b, struct boot_inf
 		if (hash_local_file(kp, khash, &sz, err) < 0)
 			goto out;
 	}
-	if (in_force(t, b, khash[0] ? khash : NULL, si) && (!b->kernel || khash[0])) {
+	/* index < 0: only connect (schedlab sysinfo, preflight), never switch */
+	if (b->index < 0 ||
+	    (in_force(t, b, khash[0] ? khash : NULL, si) && (!b->kernel || khash[0]))) {
 		snprintf(bi->method, sizeof(bi->method), first ? "initial" : "none");
 		bi->sysinfo = si;
 		si = NULL;

@@ -61,6 +61,21 @@ printf '#!/bin/sh\nexec %s -F %s "$@"\n' "$(command -v ssh)" "$TMP/ssh_config" >
 chmod +x "$TMP/shim/ssh"
 G() { "$TMP/shim/ssh" -p "$PORT" 127.0.0.1 "$@"; }
 
+# --- plan-time refusals (no machine needed)
+cat >"$TMP/bad-host.json" <<'EOF'
+{"name": "x", "target": {"type": "ssh", "host": "-oProxyCommand=touch /tmp/pwned"},
+ "workloads": [{"type": "hackbench"}]}
+EOF
+expect_exit 2 "a host that would be an ssh option is refused" schedlab plan "$TMP/bad-host.json"
+contains "and the message names target.host" "$TMP/err" "target.host"
+cat >"$TMP/bad-reboot.json" <<'EOF'
+{"name": "x", "target": {"type": "ssh", "host": "127.0.0.1", "port": 1}, "switch": "reboot",
+ "matrix": {"preempt": ["full"]}, "workloads": [{"type": "hackbench"}]}
+EOF
+expect_exit 2 "switch reboot without a reboot_hook is refused before anything runs" \
+	schedlab run "$TMP/bad-reboot.json" --db "$TMP/none.db"
+contains "and says why" "$TMP/err" "needs target.reboot_hook"
+
 # --- the guest driver
 cat >"$TMP/vm.c" <<'C'
 /* vm CONF: boot a guest through the qemu target, print "ready BOOT_ID S",
