@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Analysis at scale (a benchmark, not a test): how long `schedlab trend` and
+# `schedlab compare` take on ten years of nightly results.
+#
+# The database gets the real schema from a tiny real `schedlab run` (one
+# hackbench run), then python3's sqlite3 module bulk-inserts, in one
+# transaction, SESSIONS nightly sessions (default 3650: ten years) on one
+# machine and one kernel, each with 2 boots (preempt none and full) x 25 runs
+# (5 workloads x 5 parameter variants) = 50 series, 10 metrics per run and
+# 1 repetition per series and night: 500 metric rows per session, 1.8 million
+# in all. Sessions are tagged by month (nightly-YYYY-MM), so a tag covers
+# about 30 nights. No histograms (they are loaded per run id, by primary key).
+#
+# Then, median of ROUNDS (default 5) wall times each:
+#   trend    --metric w0.m0 --where preempt=full,params=<one variant>   (one series, every night)
+#   compare  session=X session=Y                                         (two nights)
+#   compare  tag=nightly-<month> tag=nightly-<next month>                (a month against a month)
+# Targets: trend < 0.2 s, compare < 1 s. Prints the database size and row counts.
+# Measured (2 cores, warm page cache): 153 MB; trend 0.10-0.16 s, compare of
+# two sessions 0.02 s, month against month ~19 s. The SQL is not the cost
+# (the month query takes 0.05 s, index searches from session/metric_name):
+# perf puts ~90% in qsort of the bootstrap resamples' medians (analysis/
+# stats.c; 500 metric rows x 2 bootstraps, verdict and A/A noise floor, x
+# 10,000 resamples of 30 values).
+#   bench/analysis-scale.sh [SESSIONS=3650] [ROUNDS=5]
+# KEEP=1 keeps the database; DB=FILE times an existing one (made with KEEP=1)
+# instead of generating one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sessions=${1:-3650}
+rounds=${2:-5}
+tmp=$(mktemp -d)
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$tmp"' EXIT
+db=${DB:-$tmp/scale.db}
+sl=bin/schedlab
+[ -x "$sl" ] || make -s all
+gen_s=0
+if [ -z "${DB:-}" ]; then
+
+cat >"$tmp/tiny.json" <<'EOF'
+{"name": "tiny", "target": "local", "repetitions": 1, "seed": 1,
+ "workloads": [{"type": "hackbench", "groups": 1, "loops": 10}]}
+EOF
+"$sl" run "$tmp/tiny.json" --db "$db" --tag schema --quiet >/dev/null
+
+start=$(date +%s.%N)
+python3 - "$db" "$sessions" <<'PY'
+import json, math, random, sqlite3, sys
+from datetime import datetime, timedelta
+db = sqlite3.connect(sys.argv[1])
+nsess = int(sys.argv[2])
+rng = random.Random(1)
+WORKLOADS = ["w%d" % i for i in range(5)]
+VARIANTS = [json.dumps({"groups": g, "loops": 100 * (g + 1), "type": "bench"},
+                       sort_keys=True, separators=(",", ":")) for g in range(5)]
+METRICS = [("m%d" % i, "us" if i < 5 else "ops/s", "lower" if i < 5 else "higher")
+           for i in range(10)]
+PREEMPT = ["none", "full"]
+db.execute("BEGIN")
+db.execute("INSERT INTO machine (id, name, cpu_model, ncpus, fingerprint) "
+           "VALUES (100, 'lab1', 'bench', 2, 'fp-lab1')")
+db.execute("INSERT INTO kernel (id, release, config_hash, hz, sched_mc, preempt_build) "
+           "VALUES (100, '6.1.0-bench', 'c0ffee', 250, 1, 'full')")
+day0 = datetime(2016, 1, 1, 3, 0, 0)
+sid = bid = rid = 1000
+runs, metrics, boots, sess = [], [], [], []
+for s in range(nsess):
+    sid += 1
+    t = day0 + timedelta(days=s)
+    sess.append((sid, "nightly", "{}", "nightly-" + t.strftime("%Y-%m"), "local",
+                 "bench", "done", t.strftime("%Y-%m-%dT%H:%M:%S.000Z")))
+    seq = 0
+    for bi, pre in enumerate(PREEMPT):
+        bid += 1
+        boots.append((bid, sid, bi, bi, "ok", 100, 100, pre, "root=/dev/sda1 preempt=" + pre))
+        for w, wl in enumerate(WORKLOADS):
+            for v, params in enumerate(VARIANTS):
+                rid += 1
+                st = (t + timedelta(seconds=10 * seq)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+                runs.append((rid, sid, bid, seq, 0, wl, params, "{}", 0, "ok", st))
+                seq += 1
+                for m, (name, unit, better) in enumerate(METRICS):
+                    base = 10.0 * (1 + w + v + m) * (1.1 if pre == "full" else 1.0)
+                    metrics.append((rid, wl, name, base * math.exp(rng.gauss(0, 0.03)),
+                                    unit, better))
+db.executemany("INSERT INTO session (id, name, plan_json, tag, target, harness_version, "
+               "status, started_at) VALUES (?,?,?,?,?,?,?,?)", sess)
+db.executemany("INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, "
+               "preempt, cmdline) VALUES (?,?,?,?,?,?,?,?,?)", boots)
+db.executemany("INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, "
+               "knobs, rep, status, started_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)", runs)
+db.executemany("INSERT INTO metric (run_id, workload, name, value, unit, better) "
+               "VALUES (?,?,?,?,?,?)", metrics)
+db.commit()
+db.execute("ANALYZE")
+db.commit()
+PY
+gen_s=$(echo "$(date +%s.%N) - $start" | bc)
+fi
+
+q() { sqlite3 -batch -noheader "$db" "$1"; }
+size=$(stat -c %s "$db")
+printf 'database: %s sessions, %s boots, %s runs, %s metric rows, %.0f MB (generated in %.0f s)\n' \
+	"$(q 'SELECT count(*) FROM session')" "$(q 'SELECT count(*) FROM boot')" \
+	"$(q 'SELECT count(*) FROM run')" "$(q 'SELECT count(*) FROM metric')" \
+	"$(echo "$size / 1048576" | bc -l)" "$gen_s"
+echo "schema version: $(q 'PRAGMA user_version')"
+
+# median wall time of `rounds` runs of a command (output to /dev/null)
+median_time() {
+	local i t ts=()
+	for i in $(seq 1 "$rounds"); do
+		start=$(date +%s.%N)
+		# exit 1 is a finding (check: a metric worse), not a failure
+		"$@" >/dev/null 2>"$tmp/err" || [ $? -eq 1 ] ||
+			{ echo "FAILED: $* : $(tail -n 2 "$tmp/err")" >&2; return 1; }
+		t=$(echo "$(date +%s.%N) - $start" | bc)
+		ts+=("$t")
+	done
+	printf '%s\n' "${ts[@]}" | sort -g | awk '{a[NR] = $1} END {printf "%.3f", a[int((NR + 1) / 2)]}'
+}
+
+p1=$(python3 -c 'import json; print(json.dumps({"groups": 1, "loops": 200, "type": "bench"}, sort_keys=True, separators=(",", ":")))')
+first=$(q "SELECT min(id) FROM session WHERE tag LIKE 'nightly-%'")
+last=$(q "SELECT max(id) FROM session")
+m1=$(q "SELECT tag FROM session WHERE tag LIKE 'nightly-%' GROUP BY tag ORDER BY tag LIMIT 1 OFFSET 60")
+m2=$(q "SELECT tag FROM session WHERE tag LIKE 'nightly-%' GROUP BY tag ORDER BY tag LIMIT 1 OFFSET 61")
+points=$("$sl" trend --db "$db" --metric w0.m0 --where "preempt=full,params=$p1" --format csv | tail -n +2 | wc -l)
+echo "trend: $points points"
+t_trend=$(median_time "$sl" trend --db "$db" --metric w0.m0 --where "preempt=full,params=$p1")
+t_trend_json=$(median_time "$sl" trend --db "$db" --metric w0.m0 --where "preempt=full,params=$p1" --format json)
+t_cmp_sess=$(median_time "$sl" compare --db "$db" "session=$first" "session=$last")
+t_cmp_tag=$(median_time "$sl" compare --db "$db" "tag=$m1" "tag=$m2")
+t_check_tag=$(median_time "$sl" check --db "$db" --baseline "tag=$m1" --candidate "tag=$m2")
+printf '%-62s %8s\n' "command (median of $rounds)" "wall s"
+printf '%-62s %8s\n' "trend --metric w0.m0 --where preempt=full,params=... ($points pts)" "$t_trend"
+printf '%-62s %8s\n' "trend ... --format json" "$t_trend_json"
+printf '%-62s %8s\n' "compare session=$first session=$last" "$t_cmp_sess"
+printf '%-62s %8s\n' "compare tag=$m1 tag=$m2" "$t_cmp_tag"
+printf '%-62s %8s\n' "check --baseline tag=$m1 --candidate tag=$m2" "$t_check_tag"
+awk -v t="$t_trend" -v c1="$t_cmp_sess" -v c2="$t_cmp_tag" 'BEGIN {
+	printf "targets: trend < 0.2 s: %s; compare < 1 s: %s\n",
+		(t < 0.2 ? "met" : "MISSED"), (c1 < 1 && c2 < 1 ? "met" : "MISSED") }'
+[ "${KEEP:-0}" = 1 ] && echo "database kept: $db"
+exit 0
