@@ -42,6 +42,9 @@
 set -euo pipefail
 
 RECIPE=1
+# called from make (make -C kernels variant): the kernel build is our own,
+# with our -j and its normal output (progress lines), not the caller's -s
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 here=$(cd "$(dirname "$0")" && pwd)
 cache_root=${XDG_CACHE_HOME:-$HOME/.cache}/schedlab
 debcache=$here/cache
