@@ -184,6 +184,65 @@ static char *pair_label(const struct cmp_result *r, size_t p, const struct sampl
 	return strbuf_detach(&out, NULL);
 }
 
+/*
+ * Many metrics are compared at once (a cyclictest run alone has seven with a
+ * direction), so a verdict must also survive the multiplicity: the
+ * Mann-Whitney p-values of all metric rows are put through Benjamini-Hochberg
+ * at q = 1 - level (5%). A row whose CI says better/worse but whose p does
+ * not pass becomes inconclusive, with the repetitions per side needed before
+ * even a complete separation of the two sides could pass (two-sided exact
+ * p of a complete separation with n a side is 2 / C(2n, n)). With no real
+ * difference this keeps the chance of any "better"/"worse" in the whole
+ * comparison at about 5%, instead of about 5% per metric.
+ */
+static size_t reps_for_p(double alpha)
+{
+	for (size_t n = 2; n < 200; n++) {
+		double c = 1; /* C(2n, n) */
+		for (size_t k = 1; k <= n; k++)
+			c = c * (double)(n + k) / (double)k;
+		if (2.0 / c <= alpha)
+			return n;
+	}
+	return 200;
+}
+
+static int cmp_p(const void *x, const void *y)
+{
+	double a = (*(const struct cmp_row *const *)x)->v.p_mwu;
+	double b = (*(const struct cmp_row *const *)y)->v.p_mwu;
+	return a < b ? -1 : a > b;
+}
+
+static void apply_fdr(struct cmp_result *r, double q)
+{
+	struct cmp_row **t = xcalloc(r->nrows + 1, sizeof(*t));
+	size_t m = 0;
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].kind == CMP_METRIC && r->rows[i].has_verdict &&
+		    !r->rows[i].v.insufficient)
+			t[m++] = &r->rows[i];
+	qsort(t, m, sizeof(*t), cmp_p);
+	size_t pass = 0; /* the largest k with p_(k) <= k q / m */
+	for (size_t k = 1; k <= m; k++)
+		if (!isnan(t[k - 1]->v.p_mwu) && t[k - 1]->v.p_mwu <= (double)k * q / (double)m)
+			pass = k;
+	for (size_t k = pass; k < m; k++) {
+		struct verdict *v = &t[k]->v;
+		if (v->kind != VERDICT_BETTER && v->kind != VERDICT_WORSE)
+			continue;
+		v->kind = VERDICT_INCONCLUSIVE;
+		v->reason = "not significant across the metrics compared (Benjamini-Hochberg)";
+		size_t need = reps_for_p(q / (double)m);
+		size_t have = v->n_a > v->n_b ? v->n_a : v->n_b;
+		if (need <= have)
+			need = have + 1;
+		if (v->reps_needed < need)
+			v->reps_needed = need;
+	}
+	free(t);
+}
+
 static void push_row(struct cmp_result *r, size_t *alloc, const struct cmp_row *row)
 {
 	if (r->nrows == *alloc) {
@@ -342,6 +401,7 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 			push_row(r, &ralloc, &row);
 		}
 	}
+	apply_fdr(r, 0.05);
 	return 0;
 }
 
