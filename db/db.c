@@ -75,16 +75,19 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	[STMT_HIST_INSERT] = "INSERT OR REPLACE INTO histogram (run_id, name, unit, data) VALUES (?1, ?2, ?3, ?4)",
 	[STMT_SCHEDSTAT_INSERT] = "INSERT OR REPLACE INTO schedstat (run_id, before, after) VALUES (?1, ?2, ?3)",
 	[STMT_RESET_RUNNING] = "UPDATE run SET status = 'planned', started_at = NULL"
-			       " WHERE session_id = ?1 AND status IN ('running','interrupted')",
+			       " WHERE session_id = ?1 AND (status IN ('running','interrupted')"
+			       " OR (status = 'skipped' AND error LIKE 'boot failed:%'))",
 	[STMT_PENDING] = "SELECT id, boot_id, seq, round, rep, workload, params, knobs FROM run"
 			 " WHERE session_id = ?1 AND status IN ('planned','running','interrupted')"
 			 " ORDER BY seq",
 	[STMT_BOOT_LOAD] = "SELECT id, seq, cfg, req_kernel, req_preempt, req_cmdline, status"
 			   " FROM boot WHERE id = ?1",
 	[STMT_SESSION_LOAD] = "SELECT plan_json, plan_path, tag, status FROM session WHERE id = ?1",
-	[STMT_SESSION_COUNTS] = "SELECT sum(status IN ('planned','running','interrupted')),"
+	[STMT_SESSION_COUNTS] = "SELECT sum(status IN ('planned','running','interrupted')"
+				" OR (status = 'skipped' AND error LIKE 'boot failed:%')),"
 				" sum(status = 'ok'), sum(status IN ('failed','timeout')),"
-				" sum(status = 'skipped') FROM run WHERE session_id = ?1",
+				" sum(status = 'skipped' AND coalesce(error, '') NOT LIKE 'boot failed:%')"
+				" FROM run WHERE session_id = ?1",
 };
 
 struct db {

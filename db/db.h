@@ -92,7 +92,8 @@ struct db_run_result {
 };
 /* one transaction: run row, metrics, histograms, schedstat */
 int db_run_finish(struct db *db, int64_t run_id, const struct db_run_result *r);
-/* crash recovery: runs left running or interrupted go back to planned */
+/* resume: runs left running or interrupted, and runs skipped because their
+ * boot failed ("boot failed: ..."), go back to planned */
 int db_session_reset_running(struct db *db, int64_t sid);
 
 /* what is left to do in a session, in execution order */
@@ -113,7 +114,7 @@ void db_boot_row_free(struct db_boot_row *b);
 /* session row fields needed by resume (malloc'd strings) */
 int db_session_load(struct db *db, int64_t sid, char **plan_json, char **plan_path,
 		    char **tag, char **status);
-/* runs of a session by status (planned = planned, running or interrupted) */
+/* runs of a session by status (planned = still to do on resume, see above) */
 int db_session_counts(struct db *db, int64_t sid, int *planned, int *ok, int *failed,
 		      int *skipped);
 
