@@ -642,17 +642,18 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 			break;
 		}
 		if (!booted || why.len) {
-			/* a mismatch is final; a boot that failed (the target did not
-			   come up or could not be reached) leaves its runs resumable */
-			char *reason = xstrfmt("%s: %s", booted ? "boot mismatch" : "not run: boot failed",
+			/* both skip the boot's runs with the reason; a mismatch is
+			   final, a boot that failed (the target did not come up or
+			   could not be reached) is tried again by --resume (runs
+			   skipped with "boot failed: ..." are redone, db.c) */
+			char *reason = xstrfmt("%s: %s", booted ? "boot mismatch" : "boot failed",
 					       booted ? why.buf : bres.error);
 			progress_say(&pg, "  %s; %s %zu runs", reason,
 				     booted ? "skipping" : "leaving resumable", j - i);
 			if (!booted)
 				resumable += (int)(j - i);
 			for (size_t k = i; k < j; k++) {
-				if (store_simple(db, runs[k].run_id, booted ? "skipped" : "interrupted",
-						 reason, err)) {
+				if (store_simple(db, runs[k].run_id, "skipped", reason, err)) {
 					exit_code = 2;
 					break;
 				}
