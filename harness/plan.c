@@ -15,6 +15,11 @@
 
 static const char *const top_keys[] = { "name", "target", "switch", "repetitions", "seed",
 					"order", "schedstat", "matrix", "workloads", NULL };
+/* also accepted at the top level, not listed in the unknown-key message:
+ * "targets" (a lab, documented in docs/plan-format.md) and "lab" (the marker
+ * schedlab writes into the stored plan of each lab member) */
+static const char *const top_keys_more[] = { "targets", "lab", NULL };
+static const char *const lab_keys[] = { "id", "target", "targets", "label", NULL };
 static const char *const matrix_keys[] = { "kernel", "preempt", "cmdline", "knobs", NULL };
 static const char *const knob_keys[] = { "sched_features", "tunables", "sysctl", NULL };
 static const char *const preempt_modes[] = { "none", "voluntary", "full", "lazy", NULL };
@@ -367,6 +372,101 @@ static int expand(struct plan *p)
 	return 0;
 }
 
+/* a plan's "target" value (or one of "targets"): "local", a spec string or
+ * an object -> a target object (new reference); NULL with a message naming `path` */
+static json_t *target_value(const json_t *v, const char *path, struct strbuf *err)
+{
+	if (json_is_object(v))
+		return json_incref((json_t *)v);
+	if (!json_is_string(v)) {
+		strbuf_addf(err, "%s: must be \"local\", a target spec string or an object "
+			    "with \"type\"", path);
+		return NULL;
+	}
+	struct strbuf e = STRBUF_INIT;
+	json_t *t = target_spec_parse(json_string_value(v), &e);
+	if (!t)
+		strbuf_addf(err, "%s: %s", path, e.buf);
+	strbuf_release(&e);
+	return t;
+}
+
+/* validate a target object with its type's check; the plan's "switch" is
+ * handed to targets that switch by booting. Errors name `path`
+ * ("target.host", "targets[1].host"). */
+static json_t *resolve_target(const struct plan *p, const json_t *tobj, const char *path,
+			      const struct target_ops **ops, struct strbuf *err)
+{
+	const char *type = json_string_value(json_object_get(tobj, "type"));
+	if (!json_is_object(tobj) || !type) {
+		strbuf_addf(err, "%s.type: missing (valid: %s)", path, target_names());
+		return NULL;
+	}
+	const struct target_ops *t = target_find(type);
+	if (!t) {
+		strbuf_addf(err, "%s.type: unknown target \"%s\" (valid: %s)", path, type,
+			    target_names());
+		return NULL;
+	}
+	/* which target a switch error is about, when there are several */
+	char where[80] = "";
+	if (strcmp(path, "target"))
+		snprintf(where, sizeof(where), " of %s", path);
+	const char *sw = p->switch_method ? p->switch_method : "auto";
+	json_t *conf = json_deep_copy(tobj);
+	if (!strcmp(sw, "auto") || !strcmp(sw, "runtime")) {
+		if (!strcmp(sw, "runtime") && !(t->caps & TCAP_PREEMPT_RUNTIME)) {
+			strbuf_addf(err, "switch: the %s target%s cannot switch at run time (valid: "
+				    "auto, reboot, kexec)", type, where);
+			json_decref(conf);
+			return NULL;
+		}
+	} else if (t->caps & TCAP_PREEMPT_RUNTIME) {
+		strbuf_addf(err, "switch: the %s target%s cannot %s (valid: auto, runtime)", type,
+			    where, sw);
+		json_decref(conf);
+		return NULL;
+	} else if (!json_object_get(conf, "switch")) {
+		json_object_set_new(conf, "switch", json_string(sw));
+	}
+	json_t *resolved = t->check(conf, path, err);
+	json_decref(conf);
+	if (resolved)
+		*ops = t;
+	return resolved;
+}
+
+/* the "lab" marker of a lab member's stored plan */
+static int lab_check(const json_t *lab, struct strbuf *err)
+{
+	if (!json_is_object(lab)) {
+		strbuf_addstr(err, "lab: must be an object {\"id\": ..., \"target\": N} (written "
+			      "by schedlab for the sessions of a lab)");
+		return -1;
+	}
+	if (check_keys(lab, lab_keys, "lab", err))
+		return -1;
+	json_t *id = json_object_get(lab, "id");
+	if (!json_is_string(id) || !json_string_length(id)) {
+		strbuf_addstr(err, "lab.id: must be a non-empty string");
+		return -1;
+	}
+	static const char *const ints[] = { "target", "targets" };
+	for (int i = 0; i < 2; i++) {
+		json_t *n = json_object_get(lab, ints[i]);
+		if (n && (!json_is_integer(n) || json_integer_value(n) < 0)) {
+			strbuf_addf(err, "lab.%s: must be a non-negative integer", ints[i]);
+			return -1;
+		}
+	}
+	json_t *l = json_object_get(lab, "label");
+	if (l && !json_is_string(l)) {
+		strbuf_addstr(err, "lab.label: must be a string");
+		return -1;
+	}
+	return 0;
+}
+
 static int validate(struct plan *p, const char *file, struct strbuf *err)
 {
 	json_t *root = p->root;
@@ -378,8 +478,16 @@ static int validate(struct plan *p, const char *file, struct strbuf *err)
 		strbuf_addstr(&e, "the plan must be a JSON object");
 		goto out;
 	}
-	if (check_keys(root, top_keys, "", &e))
-		goto out;
+	const char *key;
+	json_t *kv;
+	json_object_foreach(root, key, kv) {
+		if (!in_list(top_keys, key) && !in_list(top_keys_more, key)) {
+			strbuf_addf(&e, "%s: unknown key (valid: ", key);
+			list_text(top_keys, &e);
+			strbuf_addch(&e, ')');
+			goto out;
+		}
+	}
 	json_t *v = json_object_get(root, "name");
 	if (v && (!json_is_string(v) || !json_string_length(v))) {
 		strbuf_addstr(&e, "name: must be a non-empty string");
@@ -424,34 +532,57 @@ static int validate(struct plan *p, const char *file, struct strbuf *err)
 	}
 	p->switch_method = xstrdup(v ? json_string_value(v) : "auto");
 
-	/* target */
+	/* target, or a lab of targets */
 	v = json_object_get(root, "target");
-	json_t *tobj = NULL;
-	if (!v) {
-		tobj = json_pack("{s:s}", "type", "local");
-	} else if (json_is_string(v)) {
-		tobj = target_spec_parse(json_string_value(v), &e);
-		if (!tobj) {
-
-			struct strbuf t = STRBUF_INIT;
-			strbuf_addf(&t, "target: %s", e.buf);
-			strbuf_reset(&e);
-			strbuf_addstr(&e, t.buf);
-			strbuf_release(&t);
+	json_t *vs = json_object_get(root, "targets");
+	json_t *lab = json_object_get(root, "lab");
+	if (v && vs) {
+		strbuf_addstr(&e, "target, targets: a plan names either one \"target\" or a lab "
+			      "of \"targets\", not both");
+		goto out;
+	}
+	if (vs) {
+		if (lab) {
+			strbuf_addstr(&e, "lab: written by schedlab into the stored plan of each "
+				      "member of a lab (with \"target\"); not valid with \"targets\"");
 			goto out;
 		}
-	} else if (json_is_object(v)) {
-		tobj = json_incref(v);
+		if (!json_is_array(vs) || !json_array_size(vs)) {
+			strbuf_addstr(&e, "targets: must be a non-empty array of targets (each "
+				      "\"local\", a target spec string or an object with \"type\")");
+			goto out;
+		}
+		p->targets = json_array();
+		size_t ti;
+		json_t *te;
+		json_array_foreach(vs, ti, te) {
+			char path[64];
+			const struct target_ops *ops;
+			snprintf(path, sizeof(path), "targets[%zu]", ti);
+			json_t *tobj = target_value(te, path, &e);
+			json_t *res = tobj ? resolve_target(p, tobj, path, &ops, &e) : NULL;
+			json_decref(tobj);
+			if (!res)
+				goto out;
+			json_array_append_new(p->targets, res);
+			if (!ti) {
+				p->target = json_incref(res);
+				p->tops = ops;
+			}
+		}
+		p->ntargets = json_array_size(p->targets);
 	} else {
-		strbuf_addstr(&e, "target: must be \"local\", a target spec string or an object "
-			      "with \"type\"");
-		goto out;
-	}
-	if (plan_set_target(p, tobj, &e)) {
+		json_t *tobj = v ? target_value(v, "target", &e) : json_pack("{s:s}", "type", "local");
+		if (!tobj)
+			goto out;
+		if (plan_set_target(p, tobj, &e)) {
+			json_decref(tobj);
+			goto out;
+		}
 		json_decref(tobj);
-		goto out;
 	}
-	json_decref(tobj);
+	if (lab && lab_check(lab, &e))
+		goto out;
 
 	/* matrix */
 	json_t *m = json_object_get(root, "matrix");
@@ -554,41 +685,46 @@ out:
 
 int plan_set_target(struct plan *p, json_t *tobj, struct strbuf *err)
 {
-	const char *type = json_string_value(json_object_get(tobj, "type"));
-	if (!json_is_object(tobj) || !type) {
-		strbuf_addf(err, "target.type: missing (valid: %s)", target_names());
+	if (p->targets) {
+		strbuf_addf(err, "cannot replace the %zu targets of a lab plan (\"targets\"); "
+			    "name the machines in the plan", p->ntargets);
 		return -1;
 	}
-	const struct target_ops *t = target_find(type);
-	if (!t) {
-		strbuf_addf(err, "target.type: unknown target \"%s\" (valid: %s)", type, target_names());
-		return -1;
-	}
-	/* the plan's "switch" is handed to targets that switch by booting */
-	const char *sw = p->switch_method ? p->switch_method : "auto";
-	json_t *conf = json_deep_copy(tobj);
-	if (!strcmp(sw, "auto") || !strcmp(sw, "runtime")) {
-		if (!strcmp(sw, "runtime") && !(t->caps & TCAP_PREEMPT_RUNTIME)) {
-			strbuf_addf(err, "switch: the %s target cannot switch at run time (valid: "
-				    "auto, reboot, kexec)", type);
-			json_decref(conf);
-			return -1;
-		}
-	} else if (t->caps & TCAP_PREEMPT_RUNTIME) {
-		strbuf_addf(err, "switch: the %s target cannot %s (valid: auto, runtime)", type, sw);
-		json_decref(conf);
-		return -1;
-	} else if (!json_object_get(conf, "switch")) {
-		json_object_set_new(conf, "switch", json_string(sw));
-	}
-	json_t *resolved = t->check(conf, "target", err);
-	json_decref(conf);
+	const struct target_ops *t;
+	json_t *resolved = resolve_target(p, tobj, "target", &t, err);
 	if (!resolved)
 		return -1;
 	json_decref(p->target);
 	p->target = resolved;
 	p->tops = t;
 	return 0;
+}
+
+const json_t *plan_lab_target(const struct plan *p, size_t index)
+{
+	return p->targets ? json_array_get(p->targets, index) : index ? NULL : p->target;
+}
+
+int plan_lab_member(const struct plan *lab, size_t index, const char *id, const char *label,
+		    struct plan *out, struct strbuf *err)
+{
+	const json_t *member = plan_lab_target(lab, index);
+	memset(out, 0, sizeof(*out));
+	if (!member || !lab->targets) {
+		strbuf_addf(err, "%s: targets[%zu]: no such member of a lab", lab->path, index);
+		return -1;
+	}
+	json_t *root = json_deep_copy(lab->root);
+	json_object_del(root, "targets");
+	json_object_set_new(root, "target", json_deep_copy(member));
+	json_object_set_new(root, "lab", json_pack("{s:s,s:I,s:I,s:s}", "id", id, "target",
+						   (json_int_t)index, "targets",
+						   (json_int_t)lab->ntargets, "label", label));
+	char *text = json_dumps(root, JSON_COMPACT);
+	json_decref(root);
+	int r = plan_load_string(text, lab->path, out, err);
+	free(text);
+	return r;
 }
 
 int plan_load_string(const char *text, const char *name, struct plan *p, struct strbuf *err)
@@ -625,6 +761,7 @@ void plan_release(struct plan *p)
 	free(p->order);
 	json_decref(p->root);
 	json_decref(p->target);
+	json_decref(p->targets);
 	json_decref(p->knobs);
 	for (size_t i = 0; i < p->nboots; i++) {
 		free((char *)p->boots[i].kernel);

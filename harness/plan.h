@@ -55,8 +55,11 @@ struct plan {
 	char *path;
 	char *name;
 	json_t *root;          /* the file as parsed */
-	json_t *target;        /* resolved target object */
+	json_t *target;        /* resolved target object (a lab: its first member) */
 	const struct target_ops *tops;
+	json_t *targets;       /* a lab ("targets"): the resolved target objects in plan
+	                          order; NULL for a plan with one "target" */
+	size_t ntargets;       /* 0 unless a lab */
 	char *switch_method;   /* "runtime" | "reboot" | "kexec" */
 	char *order;           /* "interleaved" | "sequential" */
 	int repetitions;
@@ -78,8 +81,25 @@ int plan_load_string(const char *text, const char *name_for_errors, struct plan 
 		     struct strbuf *err);
 void plan_release(struct plan *p);
 
-/* override the plan's target (--target SPEC); re-validates */
+/* override the plan's target (--target SPEC); re-validates; refused for a lab
+ * (a plan with "targets": its machines are chosen in the plan) */
 int plan_set_target(struct plan *p, json_t *target, struct strbuf *err);
+
+/*
+ * Labs. A plan with "targets": [T1, T2, ...] instead of "target" is run as
+ * one session per target, in parallel (harness/cmd_run.c). plan_lab_member()
+ * makes the plan of member `index`: the same plan with "target" set to that
+ * member's resolved object, no "targets", and the marker
+ * "lab": {"id": ID, "target": index, "targets": N, "label": LABEL}
+ * (which is what the member's session stores, so that --resume, sessions and
+ * compare treat it as an ordinary one-target session). `out` is loaded
+ * afresh; -1 with a message. A "lab" key in a plan is accepted only in this
+ * form and only without "targets".
+ */
+int plan_lab_member(const struct plan *lab, size_t index, const char *id, const char *label,
+		    struct plan *out, struct strbuf *err);
+/* the resolved target object of member `index` of a lab (borrowed) */
+const json_t *plan_lab_target(const struct plan *p, size_t index);
 
 /* a variant spec matrix.kernel[index] was built into folder `image`: record
  * it in the plan's JSON (so the stored plan names it) and in its boots */

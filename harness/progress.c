@@ -39,6 +39,40 @@ void progress_init(struct progress *pg, size_t total, double est_total, int quie
 	pg->start = now_mono();
 }
 
+void progress_set_prefix(struct progress *pg, const char *prefix)
+{
+	pg->prefix = prefix;
+	if (prefix)
+		pg->tty = 0;
+}
+
+/* whole-line mode: prefix + text + newline in one write */
+static void line_out(struct progress *pg, const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, pg->prefix);
+	strbuf_vaddf(&sb, fmt, ap);
+	strbuf_addch(&sb, '\n');
+	fflush(stderr);
+	for (size_t off = 0; off < sb.len;) {
+		ssize_t n = write(2, sb.buf + off, sb.len - off);
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	strbuf_release(&sb);
+}
+
+static void line_outf(struct progress *pg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void line_outf(struct progress *pg, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	line_out(pg, fmt, ap);
+	va_end(ap);
+}
+
 double progress_eta(const struct progress *pg)
 {
 	double spent = now_mono() - pg->start;
@@ -73,12 +107,18 @@ void progress_say(struct progress *pg, const char *fmt, ...)
 {
 	if (pg->quiet)
 		return;
+	va_list ap;
+	if (pg->prefix) {
+		va_start(ap, fmt);
+		line_out(pg, fmt, ap);
+		va_end(ap);
+		return;
+	}
 	if (pg->pending_line) {
 		fputc('\n', stderr);
 		pg->pending_line = 0;
 	}
 	clear_status(pg);
-	va_list ap;
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -89,8 +129,8 @@ void progress_say(struct progress *pg, const char *fmt, ...)
 
 void progress_run_start(struct progress *pg, const char *boot, const char *what)
 {
-	if (pg->quiet)
-		return;
+	if (pg->quiet || pg->prefix)
+		return; /* whole-line mode: the run is reported when it ends */
 	if (pg->tty) {
 		snprintf(pg->status, sizeof(pg->status), "> %s | run %zu/%zu %s", boot, pg->done + 1,
 			 pg->total, what);
@@ -110,6 +150,10 @@ void progress_run_end(struct progress *pg, double est_s, const char *outcome)
 		return;
 	char eta[32];
 	progress_fmt_dur(progress_eta(pg), eta, sizeof(eta));
+	if (pg->prefix) {
+		line_outf(pg, "  [%zu/%zu] %s; eta %s", pg->done, pg->total, outcome, eta);
+		return;
+	}
 	if (pg->tty) {
 		clear_status(pg);
 		fprintf(stderr, "  [%zu/%zu] %s\n", pg->done, pg->total, outcome);

@@ -28,6 +28,7 @@
 #include "harness/target.h"
 
 volatile int session_abort;
+const char *session_prefix;
 
 static void on_signal(int sig)
 {
@@ -70,7 +71,9 @@ static void boot_spec_of(const struct plan_boot *b, int index, struct boot_spec 
 	s->cmdline = b->cmdline ? b->cmdline : "";
 }
 
-int session_preflight(struct plan *p, const struct session_opts *o, struct strbuf *err)
+/* one target (p->target); `who` names it in messages ("" or "targets[1]: ") */
+static int preflight_one(struct plan *p, const struct session_opts *o, const char *who,
+			 struct strbuf *err)
 {
 	struct target t;
 	json_t *si = NULL;
@@ -82,11 +85,17 @@ int session_preflight(struct plan *p, const struct session_opts *o, struct strbu
 		struct boot_info bi;
 		struct boot_spec none = { -1, NULL, NULL, "" };
 		boot_info_init(&bi);
-		if (t.ops->open(&t, err) || t.ops->boot(&t, &none, &bi, err)) {
+		struct strbuf e = STRBUF_INIT;
+		if (t.ops->open(&t, &e) || t.ops->boot(&t, &none, &bi, &e)) {
+			if (*who)
+				strbuf_addf(err, "%s: %s", p->path, who);
+			strbuf_add(err, e.buf, e.len);
+			strbuf_release(&e);
 			boot_info_release(&bi);
 			target_fini(&t);
 			return -1;
 		}
+		strbuf_release(&e);
 		si = json_incref(bi.sysinfo);
 		boot_info_release(&bi);
 	}
@@ -95,8 +104,8 @@ int session_preflight(struct plan *p, const struct session_opts *o, struct strbu
 		struct strbuf why = STRBUF_INIT;
 		boot_spec_of(&p->boots[i], (int)i, &bs);
 		if (!p->tops->feasible(&t, &bs, si, &why)) {
-			strbuf_addf(err, "%s%s: target %s cannot run boot configuration %zu: %s",
-				    ret ? "\n" : "", p->path, p->tops->name, i + 1, why.buf);
+			strbuf_addf(err, "%s%s: %starget %s cannot run boot configuration %zu: %s",
+				    ret ? "\n" : "", p->path, who, p->tops->name, i + 1, why.buf);
 			ret = -1;
 		}
 		strbuf_release(&why);
@@ -112,8 +121,8 @@ int session_preflight(struct plan *p, const struct session_opts *o, struct strbu
 			struct strbuf e = STRBUF_INIT;
 			if (agent_call(t.agent, "knob_get", json_pack("{s:s}", "path", path), 30, NULL,
 				       &e)) {
-				strbuf_addf(err, "%s%s: target %s cannot apply matrix.knobs[%zu]: %s",
-					    ret ? "\n" : "", p->path, p->tops->name, k, e.buf);
+				strbuf_addf(err, "%s%s: %starget %s cannot apply matrix.knobs[%zu]: %s",
+					    ret ? "\n" : "", p->path, who, p->tops->name, k, e.buf);
 				ret = -1;
 			}
 			strbuf_release(&e);
@@ -125,7 +134,34 @@ int session_preflight(struct plan *p, const struct session_opts *o, struct strbu
 	return ret;
 }
 
-static char *target_label(const json_t *t)
+int session_preflight(struct plan *p, const struct session_opts *o, struct strbuf *err)
+{
+	if (!p->targets)
+		return preflight_one(p, o, "", err);
+	/* a lab: every member, each as the plan's target for the moment */
+	json_t *first = p->target;
+	const struct target_ops *first_ops = p->tops;
+	int ret = 0;
+	for (size_t i = 0; i < p->ntargets; i++) {
+		struct strbuf e = STRBUF_INIT;
+		char who[48];
+		snprintf(who, sizeof(who), "targets[%zu]: ", i);
+		p->target = json_array_get(p->targets, i);
+		p->tops = target_find(json_string_value(json_object_get(p->target, "type")));
+		if (p->tops && preflight_one(p, o, who, &e)) {
+			strbuf_addf(err, "%s%s", ret ? "\n" : "", e.buf);
+			ret = -1;
+		}
+		strbuf_release(&e);
+		if (session_abort)
+			break;
+	}
+	p->target = first;
+	p->tops = first_ops;
+	return ret;
+}
+
+char *session_target_label(const json_t *t)
 {
 	const char *type = json_string_value(json_object_get(t, "type"));
 	const char *host = json_string_value(json_object_get(t, "host"));
@@ -146,7 +182,7 @@ int64_t session_start(struct db *db, struct plan *p, const struct session_opts *
 	json_object_set(stored, "target", p->target);
 	char *plan_json = json_dumps(stored, JSON_COMPACT);
 	json_decref(stored);
-	char *label = target_label(p->target);
+	char *label = session_target_label(p->target);
 	struct db_session s = { p->name, p->path, plan_json, o->tag, label, SCHEDLAB_VERSION,
 				(long long)p->seed };
 	int64_t sid = -1;
@@ -504,6 +540,25 @@ done_nostore:
 	return out;
 }
 
+/*
+ * Several writers (the members of a lab, each a process of its own) share
+ * the database. Some reads of the data layer (db_boot_load, db_machine_get,
+ * db_kernel_get) leave their statement at its row, and an unfinished
+ * statement keeps the connection's read snapshot open; once another process
+ * has committed, the next write from this connection then fails at once with
+ * SQLITE_BUSY_SNAPSHOT ("database is locked") instead of waiting. Ending
+ * those statements after such reads keeps writes on the busy-timeout path.
+ * (The data layer reuses its statements with a reset anyway, so this changes
+ * nothing else.)
+ */
+static void db_end_reads(struct db *db)
+{
+	sqlite3 *h = db_handle(db);
+	for (sqlite3_stmt *s = sqlite3_next_stmt(h, NULL); s; s = sqlite3_next_stmt(h, s))
+		if (sqlite3_stmt_busy(s))
+			sqlite3_reset(s);
+}
+
 /* requested vs effective: "" when they agree, else the difference */
 static void verify_boot(const struct db_boot_row *b, const json_t *si, struct strbuf *why)
 {
@@ -556,6 +611,8 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		json_decref(pj);
 	}
 	progress_init(&pg, n, est_total, o->quiet);
+	progress_set_prefix(&pg, session_prefix);
+	const char *pfx = session_prefix ? session_prefix : "";
 	char eta[32];
 	progress_fmt_dur(est_total, eta, sizeof(eta));
 	progress_say(&pg, "session %lld: %zu runs to do, estimated %s", (long long)sid, n, eta);
@@ -573,6 +630,7 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 			exit_code = 2;
 			break;
 		}
+		db_end_reads(db);
 		int64_t boot_id = br.id;
 		if (strcmp(br.status, "planned")) {
 			/* resumed: this boot happened before; boot again into a new row */
@@ -625,8 +683,15 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 			bres.preempt = sysinfo_str(bi.sysinfo, "preempt");
 			bres.cmdline = sysinfo_str(bi.sysinfo, "cmdline");
 			bres.boot_uuid = bi.boot_id;
+			/* a second try finds the row another writer (a lab member
+			   booting the same machine or kernel) inserted first */
 			bres.machine_id = db_machine_get(db, bi.sysinfo);
+			if (bres.machine_id < 0)
+				bres.machine_id = db_machine_get(db, bi.sysinfo);
 			bres.kernel_id = db_kernel_get(db, bi.sysinfo);
+			if (bres.kernel_id < 0)
+				bres.kernel_id = db_kernel_get(db, bi.sysinfo);
+			db_end_reads(db);
 		} else {
 			bres.status = "failed";
 			bres.error = be.len ? be.buf : "boot failed";
@@ -684,8 +749,9 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 						     runs[k].rep + 1, runs[k].knobs);
 				progress_run_start(&pg, bootdesc, what);
 				enum run_outcome oc = execute_run(db, &t, p, &runs[k], ss_ok, &sum, err);
-				char *line = xstrfmt("%s%s%s (%.1f s)%s", pg.tty ? what : "",
-						     pg.tty ? ": " : "",
+				int whole = pg.tty || pg.prefix;
+				char *line = xstrfmt("%s%s%s (%.1f s)%s", whole ? what : "",
+						     whole ? ": " : "",
 						     oc == RUN_OK ? "ok" : oc == RUN_SKIPPED ? "skipped"
 						     : oc == RUN_INTERRUPTED ? "interrupted" : "FAILED",
 						     now_mono() - t0, sum.buf);
@@ -726,12 +792,12 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		exit_code = 2;
 	}
 	if (resumable && !session_abort && exit_code != 2)
-		fprintf(stderr, "session %lld: %d runs were not done because the target was lost or "
+		fprintf(stderr, "%ssession %lld: %d runs were not done because the target was lost or "
 			"did not boot; `schedlab run --resume %lld` redoes them once it is back\n",
-			(long long)sid, resumable, (long long)sid);
+			pfx, (long long)sid, resumable, (long long)sid);
 	if (session_abort) {
-		fprintf(stderr, "interrupted: session %lld is resumable with "
-			"`schedlab run --resume %lld`\n", (long long)sid, (long long)sid);
+		fprintf(stderr, "%sinterrupted: session %lld is resumable with "
+			"`schedlab run --resume %lld`\n", pfx, (long long)sid, (long long)sid);
 		return 130;
 	}
 	return exit_code;

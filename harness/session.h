@@ -21,7 +21,8 @@ struct session_opts {
 
 /* check the plan against the target (connecting when the target can only
  * tell at run time); -1 with the reasons when a boot configuration cannot be
- * honoured */
+ * honoured. A lab's targets are checked one after the other, each of them,
+ * and the reasons name the member ("targets[1]"). */
 int session_preflight(struct plan *p, const struct session_opts *o, struct strbuf *err);
 /* create the session and all planned rows; returns the session id */
 int64_t session_start(struct db *db, struct plan *p, const struct session_opts *o,
@@ -30,6 +31,14 @@ int64_t session_start(struct db *db, struct plan *p, const struct session_opts *
  * failed or were skipped, 2 setup error, 130 interrupted */
 int session_execute(struct db *db, int64_t sid, struct plan *p, const struct session_opts *o,
 		    struct strbuf *err);
+
+/* "local", "ssh:HOST", "qemu:KERNEL": the session's target column */
+char *session_target_label(const json_t *target);
+
+/* a lab member (a process of its own): every progress line and message of
+ * session_execute starts with this ("[ssh:lab1] "), written as whole lines
+ * with no live status line; NULL otherwise */
+extern const char *session_prefix;
 
 /* the interrupt flag set by SIGINT/SIGTERM/SIGHUP during a session */
 extern volatile int session_abort;
