@@ -427,18 +427,22 @@ uint64_t stats_rng_next(struct stats_rng *r)
 	return result;
 }
 
-uint64_t stats_rng_below(struct stats_rng *r, uint64_t bound)
+/* draws below bound, given threshold = (2^64 mod bound): the values below it
+ * are rejected so that every residue is equally likely */
+static inline uint64_t rng_below_t(struct stats_rng *r, uint64_t bound, uint64_t threshold)
 {
-	if (bound <= 1)
-		return 0;
-	/* reject the first (2^64 mod bound) values so every residue is equally
-	 * likely */
-	uint64_t threshold = (0 - bound) % bound;
 	for (;;) {
 		uint64_t v = stats_rng_next(r);
 		if (v >= threshold)
 			return v % bound;
 	}
+}
+
+uint64_t stats_rng_below(struct stats_rng *r, uint64_t bound)
+{
+	if (bound <= 1)
+		return 0;
+	return rng_below_t(r, bound, (0 - bound) % bound);
 }
 
 double stats_rng_uniform(struct stats_rng *r)
@@ -561,19 +565,25 @@ int stats_bootstrap_ratio(const double *a, size_t na, const double *b,
 	struct stats_rng rng;
 	stats_rng_seed(&rng, seed);
 	unsigned valid = 0;
+	/* the rejection thresholds of stats_rng_below, computed once */
+	uint64_t thr[2] = { (0 - (uint64_t)na) % (uint64_t)na, (0 - (uint64_t)nb) % (uint64_t)nb };
 	for (unsigned r = 0; r < resamples; r++) {
 		double cen[2];
 		for (int k = 0; k < 2; k++) {
 			struct side *q = &sd[k];
+			if (q->n <= 1) {
+				cen[k] = q->x[0];
+				continue;
+			}
 			if (c != STATS_MEDIAN) {
 				for (size_t i = 0; i < q->n; i++)
-					buf[i] = q->x[stats_rng_below(&rng, q->n)];
+					buf[i] = q->x[rng_below_t(&rng, q->n, thr[k])];
 				cen[k] = centre_inplace(buf, q->n, c);
 				continue;
 			}
 			memset(q->count, 0, q->n * sizeof(size_t));
 			for (size_t i = 0; i < q->n; i++)
-				q->count[q->rank[stats_rng_below(&rng, q->n)]]++;
+				q->count[q->rank[rng_below_t(&rng, q->n, thr[k])]]++;
 			/* percentile type 7 at 50%: order statistics lo and lo + 1 */
 			double h = (double)(q->n - 1) / 2.0;
 			size_t lo = (size_t)floor(h), seen = 0, pos = 0;

@@ -103,6 +103,11 @@ int verdict_noise_floor(const double *a, size_t na, const double *b,
 			size_t nb, const struct verdict_options *o,
 			struct noise_floor *nf);
 
+/* the same from a verdict already computed on a and b with the same options
+ * (its bootstrap CI is the noise floor's CI: no second bootstrap) */
+int verdict_noise_floor_from(const double *a, size_t na, const double *b, size_t nb,
+			     const struct verdict *v, struct noise_floor *nf);
+
 /* the repetitions per side formula above; 0 if s or delta is not > 0 */
 size_t verdict_reps_estimate(double s, double delta, double level,
 			     double power);

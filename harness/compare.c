@@ -396,7 +396,8 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 			}
 			row.change_pct = row.v.change_pct;
 			if (!r->diff_mask && ga->n >= 2 && gb->n >= 2 &&
-			    !verdict_noise_floor(ga->value, ga->n, gb->value, gb->n, &vo, &row.nf))
+			    !verdict_noise_floor_from(ga->value, ga->n, gb->value, gb->n, &row.v,
+						      &row.nf))
 				row.has_noise = 1;
 			push_row(r, &ralloc, &row);
 		}
