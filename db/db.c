@@ -42,10 +42,11 @@ enum stmt_id {
 static const char *const stmt_sql[STMT_COUNT] = {
 	[STMT_MACHINE_FIND] = "SELECT id FROM machine WHERE fingerprint = ?1",
 	[STMT_MACHINE_INSERT] = "INSERT INTO machine (name, cpu_model, ncpus, llc_groups, fingerprint)"
-				" VALUES (?1, ?2, ?3, ?4, ?5)",
+				" VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (fingerprint) DO NOTHING",
 	[STMT_KERNEL_FIND] = "SELECT id FROM kernel WHERE release = ?1 AND version = ?2 AND config_hash = ?3",
 	[STMT_KERNEL_INSERT] = "INSERT INTO kernel (release, version, config_hash, hz, sched_mc,"
-			       " preempt_build, preempt_dynamic) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+			       " preempt_build, preempt_dynamic) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+			       " ON CONFLICT (release, version, config_hash) DO NOTHING",
 	[STMT_SESSION_INSERT] = "INSERT INTO session (name, plan_path, plan_json, tag, target,"
 				" harness_version, seed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[STMT_SESSION_STATUS] = "UPDATE session SET status = ?2, finished_at = CASE WHEN ?2 = 'running'"
@@ -132,6 +133,19 @@ static sqlite3_stmt *stmt(struct db *db, enum stmt_id id)
 		sqlite3_clear_bindings(db->st[id]);
 	}
 	return db->st[id];
+}
+
+/*
+ * A statement stepped to a row and left there keeps this connection's read
+ * snapshot open; once another process commits, this connection's next write
+ * fails at once with SQLITE_BUSY_SNAPSHOT instead of waiting for the busy
+ * timeout. Every function that reads single rows ends with end_reads().
+ */
+static void end_reads(struct db *db)
+{
+	for (int i = 0; i < STMT_COUNT; i++)
+		if (db->st[i] && sqlite3_stmt_busy(db->st[i]))
+			sqlite3_reset(db->st[i]);
 }
 
 static int exec_sql(struct db *db, const char *sql)
@@ -338,26 +352,36 @@ int64_t db_machine_get(struct db *db, const json_t *si)
 	char fp[512];
 	snprintf(fp, sizeof(fp), "%s|%s|%lld|%s", host ? host : "?", model ? model : "?",
 		 (long long)json_integer_value(ncpus), llc ? llc : "");
-	sqlite3_stmt *s = stmt(db, STMT_MACHINE_FIND);
 	int64_t id = -1;
-	if (!s)
-		goto out;
-	bind_text(s, 1, fp);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		id = sqlite3_column_int64(s, 0);
-		goto out;
+	/* find, or insert; when another writer inserted it first the insert
+	 * does nothing and the second find sees its row */
+	for (int attempt = 0; attempt < 2 && id < 0; attempt++) {
+		sqlite3_stmt *s = stmt(db, STMT_MACHINE_FIND);
+		if (!s)
+			break;
+		bind_text(s, 1, fp);
+		if (sqlite3_step(s) == SQLITE_ROW)
+			id = sqlite3_column_int64(s, 0);
+		end_reads(db);
+		if (id > 0 || attempt)
+			break;
+		s = stmt(db, STMT_MACHINE_INSERT);
+		if (!s)
+			break;
+		bind_text(s, 1, host ? host : "unknown");
+		bind_text(s, 2, model);
+		if (json_is_integer(ncpus))
+			sqlite3_bind_int64(s, 3, json_integer_value(ncpus));
+		bind_text(s, 4, llc);
+		bind_text(s, 5, fp);
+		int64_t r = step_insert(db, s, "inserting machine");
+		if (r < 0)
+			break;
+		if (sqlite3_changes(db->h))
+			id = r;
 	}
-	s = stmt(db, STMT_MACHINE_INSERT);
-	if (!s)
-		goto out;
-	bind_text(s, 1, host ? host : "unknown");
-	bind_text(s, 2, model);
-	if (json_is_integer(ncpus))
-		sqlite3_bind_int64(s, 3, json_integer_value(ncpus));
-	bind_text(s, 4, llc);
-	bind_text(s, 5, fp);
-	id = step_insert(db, s, "inserting machine");
-out:
+	if (id < 0 && !db->err[0])
+		db_seterr(db, "machine row not found after insert");
 	free(llc);
 	return id;
 }
@@ -367,29 +391,42 @@ int64_t db_kernel_get(struct db *db, const json_t *si)
 	const char *rel = si_str(si, "kernel_release");
 	const char *ver = si_str(si, "kernel_version");
 	const char *hash = si_str(si, "config_hash");
-	sqlite3_stmt *s = stmt(db, STMT_KERNEL_FIND);
-	if (!s)
-		return -1;
-	bind_text(s, 1, rel ? rel : "unknown");
-	bind_text(s, 2, ver ? ver : "");
-	bind_text(s, 3, hash ? hash : "");
-	if (sqlite3_step(s) == SQLITE_ROW)
-		return sqlite3_column_int64(s, 0);
-	s = stmt(db, STMT_KERNEL_INSERT);
-	if (!s)
-		return -1;
-	bind_text(s, 1, rel ? rel : "unknown");
-	bind_text(s, 2, ver ? ver : "");
-	bind_text(s, 3, hash ? hash : "");
 	json_t *hz = si_val(si, "hz"), *mc = si_val(si, "sched_mc"), *dyn = si_val(si, "preempt_dynamic");
-	if (json_is_integer(hz))
-		sqlite3_bind_int64(s, 4, json_integer_value(hz));
-	if (json_is_integer(mc))
-		sqlite3_bind_int64(s, 5, json_integer_value(mc));
-	bind_text(s, 6, si_str(si, "preempt_build"));
-	if (json_is_boolean(dyn))
-		sqlite3_bind_int(s, 7, json_is_true(dyn));
-	return step_insert(db, s, "inserting kernel");
+	int64_t id = -1;
+	for (int attempt = 0; attempt < 2 && id < 0; attempt++) {
+		sqlite3_stmt *s = stmt(db, STMT_KERNEL_FIND);
+		if (!s)
+			break;
+		bind_text(s, 1, rel ? rel : "unknown");
+		bind_text(s, 2, ver ? ver : "");
+		bind_text(s, 3, hash ? hash : "");
+		if (sqlite3_step(s) == SQLITE_ROW)
+			id = sqlite3_column_int64(s, 0);
+		end_reads(db);
+		if (id > 0 || attempt)
+			break;
+		s = stmt(db, STMT_KERNEL_INSERT);
+		if (!s)
+			break;
+		bind_text(s, 1, rel ? rel : "unknown");
+		bind_text(s, 2, ver ? ver : "");
+		bind_text(s, 3, hash ? hash : "");
+		if (json_is_integer(hz))
+			sqlite3_bind_int64(s, 4, json_integer_value(hz));
+		if (json_is_integer(mc))
+			sqlite3_bind_int64(s, 5, json_integer_value(mc));
+		bind_text(s, 6, si_str(si, "preempt_build"));
+		if (json_is_boolean(dyn))
+			sqlite3_bind_int(s, 7, json_is_true(dyn));
+		int64_t r = step_insert(db, s, "inserting kernel");
+		if (r < 0)
+			break;
+		if (sqlite3_changes(db->h))
+			id = r;
+	}
+	if (id < 0 && !db->err[0])
+		db_seterr(db, "kernel row not found after insert");
+	return id;
 }
 
 int64_t db_session_create(struct db *db, const struct db_session *ses)
@@ -417,7 +454,7 @@ int db_session_set_status(struct db *db, int64_t sid, const char *status)
 	return step_done(db, s, "updating session status");
 }
 
-int64_t db_session_resolve(struct db *db, const char *spec)
+static int64_t db_session_resolve_rows(struct db *db, const char *spec)
 {
 	sqlite3_stmt *s;
 	if (!strcmp(spec, "last")) {
@@ -443,6 +480,13 @@ int64_t db_session_resolve(struct db *db, const char *spec)
 		return id;
 	db_seterr(db, "session %lld does not exist", id);
 	return -1;
+}
+
+int64_t db_session_resolve(struct db *db, const char *spec)
+{
+	int64_t r = db_session_resolve_rows(db, spec);
+	end_reads(db);
+	return r;
 }
 
 int64_t db_boot_plan(struct db *db, int64_t sid, int seq, int cfg, const char *kernel,
@@ -620,7 +664,7 @@ static char *col_dup(sqlite3_stmt *s, int i)
 	return t ? strdup((const char *)t) : NULL;
 }
 
-int db_pending_runs(struct db *db, int64_t sid, struct db_pending_run **runs, size_t *n)
+static int db_pending_runs_rows(struct db *db, int64_t sid, struct db_pending_run **runs, size_t *n)
 {
 	sqlite3_stmt *s = stmt(db, STMT_PENDING);
 	size_t alloc = 0;
@@ -652,6 +696,13 @@ int db_pending_runs(struct db *db, int64_t sid, struct db_pending_run **runs, si
 	return 0;
 }
 
+int db_pending_runs(struct db *db, int64_t sid, struct db_pending_run **runs, size_t *n)
+{
+	int r = db_pending_runs_rows(db, sid, runs, n);
+	end_reads(db);
+	return r;
+}
+
 void db_pending_runs_free(struct db_pending_run *runs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -662,7 +713,7 @@ void db_pending_runs_free(struct db_pending_run *runs, size_t n)
 	free(runs);
 }
 
-int db_boot_load(struct db *db, int64_t boot_id, struct db_boot_row *b)
+static int db_boot_load_rows(struct db *db, int64_t boot_id, struct db_boot_row *b)
 {
 	sqlite3_stmt *s = stmt(db, STMT_BOOT_LOAD);
 	memset(b, 0, sizeof(*b));
@@ -683,6 +734,13 @@ int db_boot_load(struct db *db, int64_t boot_id, struct db_boot_row *b)
 	return 0;
 }
 
+int db_boot_load(struct db *db, int64_t boot_id, struct db_boot_row *b)
+{
+	int r = db_boot_load_rows(db, boot_id, b);
+	end_reads(db);
+	return r;
+}
+
 void db_boot_row_free(struct db_boot_row *b)
 {
 	free(b->kernel);
@@ -692,7 +750,7 @@ void db_boot_row_free(struct db_boot_row *b)
 	memset(b, 0, sizeof(*b));
 }
 
-int db_session_load(struct db *db, int64_t sid, char **plan_json, char **plan_path, char **tag,
+static int db_session_load_rows(struct db *db, int64_t sid, char **plan_json, char **plan_path, char **tag,
 		    char **status)
 {
 	sqlite3_stmt *s = stmt(db, STMT_SESSION_LOAD);
@@ -710,7 +768,15 @@ int db_session_load(struct db *db, int64_t sid, char **plan_json, char **plan_pa
 	return 0;
 }
 
-int db_session_counts(struct db *db, int64_t sid, int *planned, int *ok, int *failed,
+int db_session_load(struct db *db, int64_t sid, char **plan_json, char **plan_path, char **tag,
+		    char **status)
+{
+	int r = db_session_load_rows(db, sid, plan_json, plan_path, tag, status);
+	end_reads(db);
+	return r;
+}
+
+static int db_session_counts_rows(struct db *db, int64_t sid, int *planned, int *ok, int *failed,
 		      int *skipped)
 {
 	sqlite3_stmt *s = stmt(db, STMT_SESSION_COUNTS);
@@ -726,6 +792,14 @@ int db_session_counts(struct db *db, int64_t sid, int *planned, int *ok, int *fa
 	*failed = sqlite3_column_int(s, 2);
 	*skipped = sqlite3_column_int(s, 3);
 	return 0;
+}
+
+int db_session_counts(struct db *db, int64_t sid, int *planned, int *ok, int *failed,
+		      int *skipped)
+{
+	int r = db_session_counts_rows(db, sid, planned, ok, failed, skipped);
+	end_reads(db);
+	return r;
 }
 
 int db_query(struct db *db, const char *sql, db_row_fn fn, void *ctx)

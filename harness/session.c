@@ -540,25 +540,6 @@ done_nostore:
 	return out;
 }
 
-/*
- * Several writers (the members of a lab, each a process of its own) share
- * the database. Some reads of the data layer (db_boot_load, db_machine_get,
- * db_kernel_get) leave their statement at its row, and an unfinished
- * statement keeps the connection's read snapshot open; once another process
- * has committed, the next write from this connection then fails at once with
- * SQLITE_BUSY_SNAPSHOT ("database is locked") instead of waiting. Ending
- * those statements after such reads keeps writes on the busy-timeout path.
- * (The data layer reuses its statements with a reset anyway, so this changes
- * nothing else.)
- */
-static void db_end_reads(struct db *db)
-{
-	sqlite3 *h = db_handle(db);
-	for (sqlite3_stmt *s = sqlite3_next_stmt(h, NULL); s; s = sqlite3_next_stmt(h, s))
-		if (sqlite3_stmt_busy(s))
-			sqlite3_reset(s);
-}
-
 /* requested vs effective: "" when they agree, else the difference */
 static void verify_boot(const struct db_boot_row *b, const json_t *si, struct strbuf *why)
 {
@@ -630,7 +611,6 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 			exit_code = 2;
 			break;
 		}
-		db_end_reads(db);
 		int64_t boot_id = br.id;
 		if (strcmp(br.status, "planned")) {
 			/* resumed: this boot happened before; boot again into a new row */
@@ -683,15 +663,8 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 			bres.preempt = sysinfo_str(bi.sysinfo, "preempt");
 			bres.cmdline = sysinfo_str(bi.sysinfo, "cmdline");
 			bres.boot_uuid = bi.boot_id;
-			/* a second try finds the row another writer (a lab member
-			   booting the same machine or kernel) inserted first */
 			bres.machine_id = db_machine_get(db, bi.sysinfo);
-			if (bres.machine_id < 0)
-				bres.machine_id = db_machine_get(db, bi.sysinfo);
 			bres.kernel_id = db_kernel_get(db, bi.sysinfo);
-			if (bres.kernel_id < 0)
-				bres.kernel_id = db_kernel_get(db, bi.sysinfo);
-			db_end_reads(db);
 		} else {
 			bres.status = "failed";
 			bres.error = be.len ? be.buf : "boot failed";
