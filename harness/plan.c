@@ -13,12 +13,11 @@
 #include "harness/kbuild.h"
 #include "harness/target.h"
 
-static const char *const top_keys[] = { "name", "target", "switch", "repetitions", "seed",
-					"order", "schedstat", "matrix", "workloads", NULL };
+static const char *const top_keys[] = { "name", "target", "targets", "switch", "repetitions",
+					"seed", "order", "schedstat", "matrix", "workloads", NULL };
 /* also accepted at the top level, not listed in the unknown-key message:
- * "targets" (a lab, documented in docs/plan-format.md) and "lab" (the marker
- * schedlab writes into the stored plan of each lab member) */
-static const char *const top_keys_more[] = { "targets", "lab", NULL };
+ * "lab" (the marker schedlab writes into the stored plan of each lab member) */
+static const char *const top_keys_more[] = { "lab", NULL };
 static const char *const lab_keys[] = { "id", "target", "targets", "label", NULL };
 static const char *const matrix_keys[] = { "kernel", "preempt", "cmdline", "knobs", NULL };
 static const char *const knob_keys[] = { "sched_features", "tunables", "sysctl", NULL };

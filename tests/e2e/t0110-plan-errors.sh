@@ -12,7 +12,7 @@ bad "syntax error" "bad.json:3:" '{ "name": "x",
   "workloads": [
     {"type": "hackbench",, }
   ] }'
-bad "unknown top-level key" 'repetition: unknown key (valid: name, target, switch, repetitions, seed, order, schedstat, matrix, workloads)' \
+bad "unknown top-level key" 'repetition: unknown key (valid: name, target, targets, switch, repetitions, seed, order, schedstat, matrix, workloads)' \
 	'{"repetition": 3, "workloads": [{"type": "hackbench"}]}'
 bad "wrong type by JSON path" 'workloads[1].duration_s: must be a positive integer' \
 	'{"workloads": [{"type": "hackbench"}, {"type": "cyclictest", "duration_s": "ten"}]}'

@@ -300,7 +300,7 @@ TEST(not_an_object)
 TEST(unknown_top_level_key)
 {
 	check_err("{\"nmae\": \"x\", \"workloads\": [{\"type\": \"hackbench\"}]}",
-		  "p.json: nmae: unknown key (valid: name, target, switch, repetitions, seed, "
+		  "p.json: nmae: unknown key (valid: name, target, targets, switch, repetitions, seed, "
 		  "order, schedstat, matrix, workloads)");
 }
 
