@@ -32,6 +32,14 @@ static void print_table(const struct plan *p)
 	printf("target: %s   switch: %s   order: %s   repetitions: %d   seed: %llu\n",
 	       json_string_value(json_object_get(p->target, "type")), p->switch_method, p->order,
 	       p->repetitions, (unsigned long long)p->seed);
+	if (p->ntargets > 1) {
+		printf("lab of %zu targets, run in parallel, one session each:\n", p->ntargets);
+		for (size_t i = 0; i < p->ntargets; i++) {
+			char *t = json_dumps(json_array_get(p->targets, i), JSON_COMPACT | JSON_SORT_KEYS);
+			printf("  T%zu  %s\n", i + 1, t);
+			free(t);
+		}
+	}
 	printf("\nboot configurations (%zu):\n", p->nboots);
 	for (size_t i = 0; i < p->nboots; i++)
 		printf("  B%zu  kernel=%s preempt=%s cmdline=%s\n", i + 1,
