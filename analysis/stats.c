@@ -489,6 +489,63 @@ int stats_centre(const double *x, size_t n, enum stats_centre c, double *out)
 	return stats_median(x, n, out);
 }
 
+/* the k-th smallest of a[0..n) (0-based), partially reordering a: Hoare
+ * selection with a median-of-three pivot, O(n) expected */
+static double select_kth(double *a, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (hi > lo) {
+		size_t mid = lo + (hi - lo) / 2;
+		/* median of three into a[mid] */
+		if (a[mid] < a[lo]) { double t = a[mid]; a[mid] = a[lo]; a[lo] = t; }
+		if (a[hi] < a[lo]) { double t = a[hi]; a[hi] = a[lo]; a[lo] = t; }
+		if (a[hi] < a[mid]) { double t = a[hi]; a[hi] = a[mid]; a[mid] = t; }
+		double pivot = a[mid];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (a[i] < pivot)
+				i++;
+			while (a[j] > pivot)
+				j--;
+			if (i <= j) {
+				double t = a[i];
+				a[i] = a[j];
+				a[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return a[k];
+	}
+	return a[k];
+}
+
+/* stats_percentile_sorted's value (type 7) without sorting: the order
+ * statistics floor(h) and floor(h) + 1 by selection */
+static double percentile_select(double *a, size_t n, double p)
+{
+	if (n == 0 || !(p >= 0.0 && p <= 100.0))
+		return NAN;
+	double h = (double)(n - 1) * p / 100.0;
+	size_t lo = (size_t)floor(h);
+	if (lo >= n - 1)
+		return select_kth(a, n, n - 1);
+	double vlo = select_kth(a, n, lo);
+	/* after selection everything right of lo is >= vlo: its minimum is the next */
+	double vhi = a[lo + 1];
+	for (size_t i = lo + 2; i < n; i++)
+		if (a[i] < vhi)
+			vhi = a[i];
+	return vlo + (h - (double)lo) * (vhi - vlo);
+}
+
 int stats_bootstrap_ratio(const double *a, size_t na, const double *b,
 			  size_t nb, enum stats_centre c, unsigned resamples,
 			  double level, uint64_t seed,
@@ -632,9 +689,8 @@ int stats_bootstrap_ratio(const double *a, size_t na, const double *b,
 		errno = EDOM;
 		return -1;
 	}
-	stats_sort(ratios, valid);
-	out->lo = stats_percentile_sorted(ratios, valid, 50.0 * (1.0 - level));
-	out->hi = stats_percentile_sorted(ratios, valid, 50.0 * (1.0 + level));
+	out->lo = percentile_select(ratios, valid, 50.0 * (1.0 - level));
+	out->hi = percentile_select(ratios, valid, 50.0 * (1.0 + level));
 	free(ratios);
 	return 0;
 }
