@@ -16,12 +16,12 @@
 #   compare  session=X session=Y                                         (two nights)
 #   compare  tag=nightly-<month> tag=nightly-<next month>                (a month against a month)
 # Targets: trend < 0.2 s, compare < 1 s. Prints the database size and row counts.
-# Measured (2 cores, warm page cache): 153 MB; trend 0.10-0.16 s, compare of
-# two sessions 0.02 s, month against month ~19 s. The SQL is not the cost
-# (the month query takes 0.05 s, index searches from session/metric_name):
-# perf puts ~90% in qsort of the bootstrap resamples' medians (analysis/
-# stats.c; 500 metric rows x 2 bootstraps, verdict and A/A noise floor, x
-# 10,000 resamples of 30 values).
+# Measured (2 cores, warm page cache, 153 MB): trend 0.10-0.12 s, compare of
+# two sessions 0.02 s, month against month 19 s at first, 0.88 s after three
+# changes that keep the output bit-identical: the bootstrap takes resample
+# medians from rank counts instead of sorting each resample, its percentiles
+# by selection instead of sorting 10,000 ratios, the noise floor reuses the
+# verdict's bootstrap, and the rows' bootstraps run on all CPUs.
 #   bench/analysis-scale.sh [SESSIONS=3650] [ROUNDS=5]
 # KEEP=1 keeps the database; DB=FILE times an existing one (made with KEEP=1)
 # instead of generating one.

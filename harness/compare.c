@@ -6,8 +6,10 @@
 #include "harness/compare.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void cmp_options_default(struct cmp_options *o)
 {
@@ -243,6 +245,52 @@ static void apply_fdr(struct cmp_result *r, double q)
 	free(t);
 }
 
+struct row_job {
+	const struct sel_group *ga, *gb;
+	struct verdict_options vo;
+	struct cmp_row row;
+	int failed;
+};
+
+struct job_queue {
+	struct row_job *jobs;
+	size_t n;
+	size_t next; /* taken with __atomic_fetch_add */
+};
+
+static void *job_worker(void *arg)
+{
+	struct job_queue *q = arg;
+	for (;;) {
+		size_t k = __atomic_fetch_add(&q->next, 1, __ATOMIC_RELAXED);
+		if (k >= q->n)
+			return NULL;
+		struct row_job *j = &q->jobs[k];
+		j->failed = verdict_compare(j->ga->value, j->ga->n, j->gb->value, j->gb->n, &j->vo,
+					    &j->row.v) != 0;
+	}
+}
+
+/* the bootstraps dominate a large comparison: spread them over the CPUs */
+static void run_jobs(struct row_job *jobs, size_t n)
+{
+	struct job_queue q = { jobs, n, 0 };
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nthreads = ncpu > 1 ? (size_t)ncpu : 1;
+	if (nthreads > 8)
+		nthreads = 8;
+	if (nthreads > n / 16)
+		nthreads = n / 16; /* not worth a thread for a few rows */
+	pthread_t tid[8];
+	size_t started = 0;
+	for (size_t i = 0; i < nthreads; i++)
+		if (!pthread_create(&tid[started], NULL, job_worker, &q))
+			started++;
+	job_worker(&q);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+}
+
 static void push_row(struct cmp_result *r, size_t *alloc, const struct cmp_row *row)
 {
 	if (r->nrows == *alloc) {
@@ -347,8 +395,11 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 	free(a_used);
 	free(b_used);
 
-	/* rows */
-	size_t ralloc = 0;
+	/* rows: collect the metric pairs, compute their verdicts (independent,
+	 * each with its own seeded random stream, so in parallel and still
+	 * deterministic), then keep them in order */
+	struct row_job *jobs = NULL;
+	size_t njobs = 0, jalloc = 0;
 	for (size_t p = 0; p < r->npairs; p++) {
 		const struct cmp_pair *pp = &r->pairs[p];
 		for (size_t gi = 0; gi < a->ngroups; gi++) {
@@ -363,45 +414,57 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 					gb = &b->groups[gj];
 			if (!gb)
 				continue;
-			struct cmp_row row;
-			memset(&row, 0, sizeof(row));
-			row.kind = CMP_METRIC;
-			row.pair = p;
-			row.workload = ga->workload;
-			row.metric = ga->metric;
-			row.unit = ga->unit;
-			row.better = ga->better;
-			row.has_verdict = ga->better != SEL_BETTER_NONE;
-			row.centre = compare_centre_for(ga->metric, ga->unit, o->centre);
-			if (row.centre == STATS_HMEAN &&
-			    (!all_positive(ga->value, ga->n) || !all_positive(gb->value, gb->n)))
-				row.centre = STATS_MEDIAN;
-			row.pct = NAN;
-			row.ha = row.hb = row.change_pct = NAN;
-			struct verdict_options vo;
-			verdict_options_default(&vo, ga->better == SEL_BETTER_HIGHER
-							     ? VERDICT_HIGHER_IS_BETTER
-							     : VERDICT_LOWER_IS_BETTER);
-			vo.threshold_pct = o->threshold_pct;
-			vo.centre = row.centre;
-			if (o->resamples)
-				vo.resamples = o->resamples;
-			if (o->seed)
-				vo.seed = o->seed;
-			if (verdict_compare(ga->value, ga->n, gb->value, gb->n, &vo, &row.v)) {
-				strbuf_addf(err, "%s.%s: the comparison failed", ga->workload,
-					    ga->metric);
-				cmp_result_free(r);
-				return -1;
+			if (njobs == jalloc) {
+				jalloc = jalloc ? 2 * jalloc : 64;
+				jobs = xrealloc(jobs, jalloc * sizeof(*jobs));
 			}
-			row.change_pct = row.v.change_pct;
-			if (!r->diff_mask && ga->n >= 2 && gb->n >= 2 &&
-			    !verdict_noise_floor_from(ga->value, ga->n, gb->value, gb->n, &row.v,
-						      &row.nf))
-				row.has_noise = 1;
-			push_row(r, &ralloc, &row);
+			struct row_job *j = &jobs[njobs++];
+			memset(j, 0, sizeof(*j));
+			j->ga = ga;
+			j->gb = gb;
+			struct cmp_row *row = &j->row;
+			row->kind = CMP_METRIC;
+			row->pair = p;
+			row->workload = ga->workload;
+			row->metric = ga->metric;
+			row->unit = ga->unit;
+			row->better = ga->better;
+			row->has_verdict = ga->better != SEL_BETTER_NONE;
+			row->centre = compare_centre_for(ga->metric, ga->unit, o->centre);
+			if (row->centre == STATS_HMEAN &&
+			    (!all_positive(ga->value, ga->n) || !all_positive(gb->value, gb->n)))
+				row->centre = STATS_MEDIAN;
+			row->pct = NAN;
+			row->ha = row->hb = row->change_pct = NAN;
+			verdict_options_default(&j->vo, ga->better == SEL_BETTER_HIGHER
+								? VERDICT_HIGHER_IS_BETTER
+								: VERDICT_LOWER_IS_BETTER);
+			j->vo.threshold_pct = o->threshold_pct;
+			j->vo.centre = row->centre;
+			if (o->resamples)
+				j->vo.resamples = o->resamples;
+			if (o->seed)
+				j->vo.seed = o->seed;
 		}
 	}
+	run_jobs(jobs, njobs);
+	size_t ralloc = 0;
+	for (size_t k = 0; k < njobs; k++) {
+		struct row_job *j = &jobs[k];
+		if (j->failed) {
+			strbuf_addf(err, "%s.%s: the comparison failed", j->ga->workload, j->ga->metric);
+			free(jobs);
+			cmp_result_free(r);
+			return -1;
+		}
+		j->row.change_pct = j->row.v.change_pct;
+		if (!r->diff_mask && j->ga->n >= 2 && j->gb->n >= 2 &&
+		    !verdict_noise_floor_from(j->ga->value, j->ga->n, j->gb->value, j->gb->n,
+					      &j->row.v, &j->row.nf))
+			j->row.has_noise = 1;
+		push_row(r, &ralloc, &j->row);
+	}
+	free(jobs);
 	apply_fdr(r, 0.05);
 	return 0;
 }
