@@ -192,13 +192,10 @@ int verdict_compare(const double *a, size_t na, const double *b, size_t nb,
 	return 0;
 }
 
-int verdict_noise_floor_from(const double *a, size_t na, const double *b, size_t nb,
-			     const struct verdict *v, struct noise_floor *nf)
+/* the coefficients of variation of each side and of both together */
+static int noise_cvs(const double *a, size_t na, const double *b, size_t nb,
+		     struct noise_floor *nf)
 {
-	if (!a || !b || !v || !nf || na < 2 || nb < 2 || isnan(v->ci_lo_pct)) {
-		errno = EINVAL;
-		return -1;
-	}
 	memset(nf, 0, sizeof(*nf));
 	nf->n_a = na;
 	nf->n_b = nb;
@@ -213,6 +210,18 @@ int verdict_noise_floor_from(const double *a, size_t na, const double *b, size_t
 	memcpy(all + na, b, nb * sizeof(*all));
 	nf->cv_all = stats_cv(all, na + nb);
 	free(all);
+	return 0;
+}
+
+int verdict_noise_floor_from(const double *a, size_t na, const double *b, size_t nb,
+			     const struct verdict *v, struct noise_floor *nf)
+{
+	if (!a || !b || !v || !nf || na < 2 || nb < 2 || isnan(v->ci_lo_pct)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (noise_cvs(a, na, b, nb, nf))
+		return -1;
 	nf->ratio = 1.0 + v->change_pct / 100.0;
 	nf->ci_lo = 1.0 + v->ci_lo_pct / 100.0;
 	nf->ci_hi = 1.0 + v->ci_hi_pct / 100.0;
@@ -234,20 +243,8 @@ int verdict_noise_floor(const double *a, size_t na, const double *b,
 		errno = EINVAL;
 		return -1;
 	}
-	memset(nf, 0, sizeof(*nf));
-	nf->n_a = na;
-	nf->n_b = nb;
-	nf->cv_a = stats_cv(a, na);
-	nf->cv_b = stats_cv(b, nb);
-	double *all = malloc((na + nb) * sizeof(*all));
-	if (!all) {
-		errno = ENOMEM;
+	if (noise_cvs(a, na, b, nb, nf))
 		return -1;
-	}
-	memcpy(all, a, na * sizeof(*all));
-	memcpy(all + na, b, nb * sizeof(*all));
-	nf->cv_all = stats_cv(all, na + nb);
-	free(all);
 	struct stats_boot_ci ci;
 	if (stats_bootstrap_ratio(a, na, b, nb, o->centre, o->resamples,
 				  o->level, o->seed, &ci))
