@@ -734,9 +734,14 @@ int plan_load_string(const char *text, const char *name, struct plan *p, struct 
 	p->root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
 	if (!p->root) {
 		strbuf_addf(err, "%s:%d:%d: %s", name, jerr.line, jerr.column, jerr.text);
+		plan_release(p);
 		return -1;
 	}
-	return validate(p, name, err);
+	if (validate(p, name, err)) {
+		plan_release(p); /* a failed load owns nothing (releasing again is harmless) */
+		return -1;
+	}
+	return 0;
 }
 
 int plan_load(const char *path, struct plan *p, struct strbuf *err)

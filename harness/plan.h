@@ -74,7 +74,8 @@ struct plan {
 	size_t nvisits;
 };
 
-/* load, validate and expand; -1 with a message naming file and place */
+/* load, validate and expand; -1 with a message naming file and place, and
+ * then *p holds nothing (plan_release on it is still allowed) */
 int plan_load(const char *path, struct plan *p, struct strbuf *err);
 /* same from a string (tests, resume); `name_for_errors` stands for the file */
 int plan_load_string(const char *text, const char *name_for_errors, struct plan *p,
