@@ -90,8 +90,14 @@ deps:
 bench: all
 	@bench/run-all.sh
 
+# PREFIX=/usr/local DESTDIR= : the binaries and the nightly script into $(PREFIX)/bin
+PREFIX ?= /usr/local
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BINS) contrib/schedlab-nightly $(DESTDIR)$(PREFIX)/bin/
+
 clean:
 	rm -rf bin build
 
-.PHONY: all unit test test-quick demo deps bench clean
+.PHONY: all unit test test-quick demo deps bench install clean
 -include $(shell find build -name '*.d' 2>/dev/null)
