@@ -36,6 +36,12 @@ int parse_format(const char *cmd, const char *s, enum out_format *out, int allow
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* open a database read-only for command `cmd`; NULL after printing why */
 struct db *cmd_open_db_readonly(const char *cmd, const char *path);
+/* compare and check: open the database read-only, run the comparison of
+ * selectors a and b, print its warnings; 0, or 2 after printing why */
+struct cmp_options;
+struct compare_job;
+int cmd_compare_job(const char *cmd, const char *dbpath, const char *a, const char *b,
+		    const struct cmp_options *o, int hists, struct compare_job *job);
 /* check stdout for write errors before exit; returns rc or 2 */
 int cmd_finish(int rc);
 

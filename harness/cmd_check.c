@@ -89,22 +89,9 @@ int cmd_check(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	struct db *db = cmd_open_db_readonly("check", dbpath);
-	if (!db) {
-		return 2;
-	}
-	struct strbuf err = STRBUF_INIT;
 	struct compare_job job;
-	if (compare_job_run(db, base, cand, &o, 0, &job, &err)) {
-		cmd_error("check", "%s", err.buf);
-		strbuf_release(&err);
-		db_close(db);
+	if (cmd_compare_job("check", dbpath, base, cand, &o, 0, &job))
 		return 2;
-	}
-	strbuf_release(&err);
-	db_close(db);
-	for (size_t i = 0; i < job.r.warnings.nr; i++)
-		cmd_error("check", "warning: %s", job.r.warnings.v[i]);
 
 	int rc = 0;
 	size_t nverdict = 0, count[4] = { 0, 0, 0, 0 }, few = 0;

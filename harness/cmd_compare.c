@@ -377,6 +377,25 @@ static void print_table(const struct compare_job *job, const char *sa, const cha
 	}
 }
 
+int cmd_compare_job(const char *cmd, const char *dbpath, const char *a, const char *b,
+		    const struct cmp_options *o, int hists, struct compare_job *job)
+{
+	struct db *db = cmd_open_db_readonly(cmd, dbpath);
+	if (!db)
+		return 2;
+	struct strbuf err = STRBUF_INIT;
+	int bad = compare_job_run(db, a, b, o, hists, job, &err);
+	if (bad)
+		cmd_error(cmd, "%s", err.buf);
+	strbuf_release(&err);
+	db_close(db);
+	if (bad)
+		return 2;
+	for (size_t i = 0; i < job->r.warnings.nr; i++)
+		cmd_error(cmd, "warning: %s", job->r.warnings.v[i]);
+	return 0;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -437,22 +456,9 @@ int cmd_compare(int argc, char **argv)
 		return 2;
 	}
 	const char *sa = argv[optind], *sb = argv[optind + 1];
-	struct db *db = cmd_open_db_readonly("compare", dbpath);
-	if (!db) {
-		return 2;
-	}
-	struct strbuf err = STRBUF_INIT;
 	struct compare_job job;
-	if (compare_job_run(db, sa, sb, &o, 1, &job, &err)) {
-		cmd_error("compare", "%s", err.buf);
-		strbuf_release(&err);
-		db_close(db);
+	if (cmd_compare_job("compare", dbpath, sa, sb, &o, 1, &job))
 		return 2;
-	}
-	strbuf_release(&err);
-	db_close(db);
-	for (size_t i = 0; i < job.r.warnings.nr; i++)
-		cmd_error("compare", "warning: %s", job.r.warnings.v[i]);
 	int rc = 0;
 	if (!job.a.nrows || !job.b.nrows) {
 		cmd_error("compare", "selector %s matches no results", !job.a.nrows ? sa : sb);
