@@ -544,9 +544,24 @@ done_nostore:
 static void verify_boot(const struct db_boot_row *b, const json_t *si, struct strbuf *why)
 {
 	const char *eff = sysinfo_str(si, "preempt");
-	if (b->preempt && (!eff || strcmp(eff, b->preempt)))
+	json_t *modes = sysinfo_value(si, "preempt_modes");
+	int offered = !json_is_array(modes);
+	size_t i;
+	json_t *m;
+	json_array_foreach(modes, i, m)
+		if (b->preempt && !strcmp(json_string_value(m), b->preempt))
+			offered = 1;
+	if (b->preempt && !offered) {
+		/* newer kernels drop none/voluntary, older ones lack lazy */
+		strbuf_addf(why, "unsupported: preempt=%s is not offered by this kernel (it offers:",
+			    b->preempt);
+		json_array_foreach(modes, i, m)
+			strbuf_addf(why, " %s", json_string_value(m));
+		strbuf_addch(why, ')');
+	} else if (b->preempt && (!eff || strcmp(eff, b->preempt))) {
 		strbuf_addf(why, "requested preempt=%s, effective %s", b->preempt,
 			    eff ? eff : "unknown");
+	}
 	const char *cmd = sysinfo_str(si, "cmdline");
 	if (b->cmdline && *b->cmdline) {
 		char *copy = xstrdup(b->cmdline), *save;

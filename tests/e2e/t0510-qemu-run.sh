@@ -48,6 +48,11 @@ equals "reboot: every boot is a new VM" "$(sql "SELECT group_concat(method) FROM
 equals "kexec: the second boot is a kexec" "$(sql "SELECT group_concat(method) FROM (SELECT method FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'kexec' ORDER BY b.seq)")" "boot,kexec"
 equals "kexec: a new boot_id after the kexec" "$(sql "SELECT count(DISTINCT boot_uuid) FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'kexec'")" 2
 
+# a mode this kernel does not offer (6.1 has no lazy): refused before anything runs
+plan "qemu-lazy" reboot '["lazy", "full"]' '[""]' >"$TMP/lazy.json"
+expect_exit 2 "preempt=lazy on a 6.1 kernel: refused at plan time" schedlab run "$TMP/lazy.json" --db "$TMP/lazy.db"
+contains "the refusal says the kernel has no lazy preemption" "$TMP/err" "has no lazy preemption"
+
 # a kernel that panics at boot, then a good configuration
 plan "qemu-panic" reboot '["full"]' '["rdinit=/nonexistent", ""]' >"$TMP/panic.json"
 expect_exit 1 "a panicking boot: exit 1, the session goes on" schedlab run "$TMP/panic.json" --db "$DB" --tag panic
