@@ -228,6 +228,32 @@ G "stat -c %Y /root/.cache/schedlab/agent-$hash" >"$TMP/st3" 2>&1
 equals "agent not re-sent when present (same mtime)" "$(cat "$TMP/st3")" "$(cat "$TMP/st2")"
 last_preempt=$(sql "SELECT req_preempt FROM boot ORDER BY seq DESC LIMIT 1")
 
+# --- switch "reboot": the documented hook path. The guest has no boot loader,
+# so its hook stages the next kernel with kexec -l and its reboot command is
+# kexec -e: the hook call (argv + KERNEL INITRD CMDLINE, no shell built from
+# plan values), the reboot command whose answer never comes, and the wait
+# for a new boot_id are the real reboot code path.
+next_preempt=$([ "$last_preempt" = full ] && echo none || echo full)
+DB=$TMP/reboot.db
+cat >"$TMP/reboot.json" <<EOF
+{"name": "ssh-reboot", "seed": 3, "repetitions": 1, "switch": "reboot",
+ "target": {"type": "ssh", "host": "127.0.0.1", "port": $PORT, "user": "root",
+            "identity": "$TMP/id", "known_hosts": "$TMP/known_hosts",
+            "initrd": "/boot/initrd.cpio", "timeout_s": 150,
+            "reboot_hook": ["/bin/sh", "-c", "exec kexec -l -i \"\$0\" --initrd=\"\$1\" --append=\"\$2\""],
+            "reboot_cmd": ["kexec", "-e"]},
+ "matrix": {"kernel": ["kernels/out/debian"], "preempt": ["$next_preempt"]},
+ "workloads": [{"type": "hackbench", "groups": 1, "loops": 20}]}
+EOF
+expect_exit 0 "switch reboot through a hook and a reboot command" \
+	schedlab run "$TMP/reboot.json" --db "$DB" --quiet
+equals "the boot is a reboot, ok, in the requested mode" \
+	"$(sql "SELECT method || ':' || status || ':' || preempt FROM boot")" "reboot:ok:$next_preempt"
+equals "a new boot_id after the reboot" \
+	"$(sql "SELECT count(*) FROM boot WHERE boot_uuid IS NOT NULL AND boot_uuid != '$first_id'")" 1
+equals "the run after the reboot ok" "$(sql "SELECT status FROM run")" ok
+last_preempt=$next_preempt
+
 # --- a dropped connection (controller killed) kills the remote workload
 DB=$TMP/drop.db
 cat >"$TMP/long.json" <<EOF
