@@ -14,6 +14,7 @@
 
 #include "db/db.h"
 #include "harness/cmd.h"
+#include "harness/format.h"
 #include "harness/compare.h"
 
 #define CHECK_MIN_REPS 3
@@ -33,16 +34,6 @@ static const char usage_text[] =
 	"  --metric M        only metric M (NAME or WORKLOAD.NAME)\n"
 	"Exit status: 0 no regression, 1 regression, 2 bad input, nothing to compare\n"
 	"or fewer than 3 repetitions on a side.\n";
-
-static void fmt_num(char *buf, size_t n, double v)
-{
-	if (!isfinite(v))
-		snprintf(buf, n, "-");
-	else if (fabs(v) >= 1e4 && fabs(v) < 1e12)
-		snprintf(buf, n, "%.0f", v);
-	else
-		snprintf(buf, n, "%.4g", v);
-}
 
 int cmd_check(int argc, char **argv)
 {

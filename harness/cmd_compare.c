@@ -43,16 +43,6 @@ static const char usage_text[] =
 	"                    median, mean or hmean\n"
 	"Exit status: 0 compared, 2 bad input or nothing in common.\n";
 
-static void fmt_num(char *buf, size_t n, double v)
-{
-	if (!isfinite(v))
-		snprintf(buf, n, "-");
-	else if (fabs(v) >= 1e4 && fabs(v) < 1e12)
-		snprintf(buf, n, "%.0f", v);
-	else
-		snprintf(buf, n, "%.4g", v);
-}
-
 static void fmt_pct(char *buf, size_t n, double v)
 {
 	if (!isfinite(v))

@@ -53,16 +53,6 @@ static int valid_date(const char *s)
 	return s[10] == 0 || s[10] == 'T' || s[10] == ' ';
 }
 
-static void fmt_num(char *buf, size_t n, double v)
-{
-	if (!isfinite(v))
-		snprintf(buf, n, "-");
-	else if (fabs(v) >= 1e4 && fabs(v) < 1e12)
-		snprintf(buf, n, "%.0f", v);
-	else
-		snprintf(buf, n, "%.4g", v);
-}
-
 /* the series that are mixed: one line each with the values that differ */
 static void report_series(const struct sample_set *s, const char *metric)
 {

@@ -4,6 +4,8 @@
 #include "harness/format.h"
 
 #include <jansson.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +45,16 @@ void rowset_add(struct rowset *rs, const char *const *cells)
 			rs->numeric[i] = 0;
 	}
 	rs->rows[rs->nrows++] = row;
+}
+
+void fmt_num(char *buf, size_t n, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, n, "-");
+	else if (fabs(v) >= 1e4 && fabs(v) < 1e12)
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.4g", v);
 }
 
 int rowset_collect(void *ctx, int ncols, const char *const *names, const char *const *values)

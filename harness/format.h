@@ -21,6 +21,9 @@ void rowset_init(struct rowset *rs, size_t ncols, const char *const *names);
 void rowset_add(struct rowset *rs, const char *const *cells);
 void rowset_release(struct rowset *rs);
 void rowset_print(const struct rowset *rs, enum out_format f, FILE *out);
+/* a number for a table cell: "-" when not finite, no decimals from 1e4 on,
+ * else 4 significant digits */
+void fmt_num(char *buf, size_t n, double v);
 /* a db_query() row callback that fills a rowset whose ncols is 0 at first */
 int rowset_collect(void *rowset, int ncols, const char *const *names,
 		   const char *const *values);

@@ -21,6 +21,7 @@
  * segment's single runs when it has fewer than 3 sessions).
  */
 #include "harness/report.h"
+#include "harness/format.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -926,16 +927,6 @@ static void escf(struct strbuf *o, const char *fmt, ...)
 	va_end(ap);
 	report_escape(o, t.buf);
 	strbuf_release(&t);
-}
-
-static void fmt_num(char *buf, size_t n, double v)
-{
-	if (!isfinite(v))
-		snprintf(buf, n, "-");
-	else if (fabs(v) >= 1e4 && fabs(v) < 1e12)
-		snprintf(buf, n, "%.0f", v);
-	else
-		snprintf(buf, n, "%.4g", v);
 }
 
 /* 2, 50, 1k, 20k, 5M: axis labels */
