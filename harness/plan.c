@@ -60,17 +60,7 @@ static void list_text(const char *const *list, struct strbuf *err)
 static int check_keys(const json_t *obj, const char *const *valid, const char *path,
 		      struct strbuf *err)
 {
-	const char *key;
-	json_t *v;
-	json_object_foreach((json_t *)obj, key, v) {
-		if (!in_list(valid, key)) {
-			strbuf_addf(err, "%s%s%s: unknown key (valid: ", path, *path ? "." : "", key);
-			list_text(valid, err);
-			strbuf_addch(err, ')');
-			return -1;
-		}
-	}
-	return 0;
+	return conf_check_keys(obj, valid, path, NULL, err);
 }
 
 /* a matrix dimension: absent, a string, or an array of strings */

@@ -108,6 +108,27 @@ int target_agent_knob_restore(struct target *t, struct strbuf *err)
 			  err) ? -1 : 0;
 }
 
+int conf_check_keys(const json_t *obj, const char *const *valid, const char *path,
+		    const char *what, struct strbuf *err)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)obj, key, v) {
+		const char *const *k = valid;
+		while (*k && strcmp(*k, key))
+			k++;
+		if (*k)
+			continue;
+		strbuf_addf(err, "%s%s%s: unknown key%s%s (valid: ", path, *path ? "." : "", key,
+			    what ? " for " : "", what ? what : "");
+		for (k = valid; *k; k++)
+			strbuf_addf(err, "%s%s", k == valid ? "" : ", ", *k);
+		strbuf_addch(err, ')');
+		return -1;
+	}
+	return 0;
+}
+
 json_t *target_spec_parse(const char *spec, struct strbuf *err)
 {
 	if (!strcmp(spec, "local"))

@@ -106,6 +106,12 @@ int target_agent_knob_set(struct target *t, const char *path, const char *value,
 			  json_t **out, struct strbuf *err);
 int target_agent_knob_restore(struct target *t, struct strbuf *err);
 
+/* every key of obj must be in valid (NULL-terminated); otherwise -1 and
+ * "PATH.KEY: unknown key[ for WHAT] (valid: a, b, ...)". Plans and every
+ * target's check() use it. */
+int conf_check_keys(const json_t *obj, const char *const *valid, const char *path,
+		    const char *what, struct strbuf *err);
+
 /* "local", "qemu:/path/kernel", "ssh://user@host:port" -> target object */
 json_t *target_spec_parse(const char *spec, struct strbuf *err);
 /* path of bin/schedlab-agent next to the running schedlab binary */

@@ -32,20 +32,9 @@ static const char *const local_keys[] = { "type", "agent", NULL };
 
 static json_t *local_check(const json_t *conf, const char *path, struct strbuf *err)
 {
-	const char *key;
-	json_t *v;
-	json_object_foreach((json_t *)conf, key, v) {
-		int ok = 0;
-		for (const char *const *k = local_keys; *k; k++)
-			if (!strcmp(*k, key))
-				ok = 1;
-		if (!ok) {
-			strbuf_addf(err, "%s.%s: unknown key for the local target (valid: type, agent)",
-				    path, key);
-			return NULL;
-		}
-	}
-	v = json_object_get(conf, "agent");
+	if (conf_check_keys(conf, local_keys, path, "the local target", err))
+		return NULL;
+	json_t *v = json_object_get(conf, "agent");
 	if (v && !json_is_string(v)) {
 		strbuf_addf(err, "%s.agent: must be the path of a schedlab-agent binary", path);
 		return NULL;

@@ -183,15 +183,8 @@ static json_t *qemu_check(const json_t *conf, const char *path, struct strbuf *e
 		json_decref(out);
 		return NULL;
 	}
-	json_object_foreach(out, key, v) {
-		int ok = 0;
-		for (size_t i = 0; known_keys[i]; i++)
-			ok |= !strcmp(key, known_keys[i]);
-		if (!ok) {
-			strbuf_addf(err, "%s: target: unknown key \"%s\" for a qemu target", where, key);
-			goto bad;
-		}
-	}
+	if (conf_check_keys(out, known_keys, path ? path : "target", "a qemu target", err))
+		goto bad;
 #define INT_FIELD(name, def, lo, hi)                                                      \
 	do {                                                                              \
 		v = json_object_get(out, name);                                           \

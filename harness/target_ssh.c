@@ -120,23 +120,15 @@ static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *er
 {
 	const char *where = path ? path : "target";
 	json_t *out = json_deep_copy(conf), *v;
-	const char *key, *s;
+	const char *s;
 
 	if (!json_is_object(conf)) {
 		strbuf_addf(err, "%s: must be an object", where);
 		json_decref(out);
 		return NULL;
 	}
-	json_object_foreach(out, key, v) {
-		int ok = 0;
-		for (size_t i = 0; known_keys[i]; i++)
-			ok |= !strcmp(key, known_keys[i]);
-		if (!ok) {
-			strbuf_addf(err, "%s.%s: unknown key for an ssh target (see docs/ssh.md)", where,
-				    key);
-			goto bad;
-		}
-	}
+	if (conf_check_keys(out, known_keys, where, "an ssh target", err))
+		goto bad;
 	s = json_string_value(json_object_get(out, "host"));
 	if (!s || !*s || *s == '-' || strpbrk(s, " \t\n'\"\\;$`@")) {
 		strbuf_addf(err, "%s.host: must be a host name or address (not starting with '-', "
