@@ -56,7 +56,10 @@ static int read_line_flag(int fd, struct strbuf *rbuf, struct strbuf *line, doub
 			errno = EINTR;
 			return -1;
 		}
-		int ms = 200;
+		/* a signal (the abort flag) interrupts poll; 1 s bounds only the
+		 * timeout checks, so a controller waiting for a run on the
+		 * measured machine wakes once a second, not five times */
+		int ms = 1000;
 		if (deadline) {
 			double left = deadline - now_mono();
 			if (left <= 0) {
