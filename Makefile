@@ -1,16 +1,25 @@
-# schedlab build: `make` builds every binary into bin/; `make test` builds the
-# sanitizer-instrumented unit tests and runs every test (unit and end-to-end);
-# `make demo` installs missing Debian packages, builds and runs examples/quick.json.
+# schedlab build: `make` builds every binary into bin/; `make test` installs
+# what the tests need, builds the sanitizer-instrumented unit tests and runs
+# every test (unit and end-to-end); `make demo` installs missing Debian
+# packages, builds and runs examples/quick.json.
 #
-# Sources are found by wildcard per layer so that a new file in a folder needs
-# no Makefile change:
-#   analysis/*.c db/*.c            pure libraries (libc, jansson, SQLite, GSL)
-#   workloads/*.c                  workload drivers (argv builders, parsers)
-#   harness/*.c                    the controller; cmd_*.c are subcommands,
-#                                  main.c the command table, agent_main.c the agent
-#   workloads/native/sl-*.c        native workloads, one static binary each;
-#                                  workloads/native/lib*.c is shared by them
+# Sources are found by folder, so a new file needs no Makefile change
+# (docs/architecture.md says which folder a new file belongs in):
+#   analysis/ db/                  pure libraries (libc, jansson, SQLite, GSL)
+#   workloads/                     workload drivers (argv builders, parsers)
+#   workloads/native/              sl-*.c: one static native workload each;
+#                                  the other files are linked into all of them
+#   harness/util/                  plumbing (strbuf, proc, shquote, sha256,
+#                                  cpulist): the only harness code lower layers use
+#   harness/agent/                 the agent: exactly the static agent's sources
+#                                  (main.c is its entry point) plus util/
+#   harness/targets/ orchestrate/ results/    the controller's library
+#   harness/cli/                   the commands (cmd_*.c) and main.c
 #   tests/unit/test_*.c            one unit-test binary each (TAP output)
+#
+# Every library object goes into an archive (build/libschedlab.a, and
+# build/asan/libschedlab.a for the unit tests), so objects are real targets,
+# kept between builds, and a binary links only what it uses.
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -20,19 +29,15 @@ LIBS    := -ljansson -lsqlite3 -lgsl -lgslcblas -lm -pthread
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 CFLAGS  += -DSCHEDLAB_VERSION='"$(VERSION)"'
 
-ANALYSIS := $(wildcard analysis/*.c)
-DB       := $(wildcard db/*.c)
-WL       := $(wildcard workloads/*.c)
-HMAIN    := harness/main.c harness/agent_main.c
-CMDS     := $(wildcard harness/cmd_*.c)
-HCORE    := $(filter-out $(HMAIN) $(CMDS),$(wildcard harness/*.c))
-LIBSRC   := $(ANALYSIS) $(DB) $(WL) $(HCORE)
-# what the statically linked agent needs: plumbing, protocol, sysinfo, knobs
-AGENTSRC := harness/agent_main.c harness/agent.c harness/proc.c harness/strbuf.c \
-            harness/protocol.c harness/sysinfo.c harness/knobs.c \
-
+UTIL     := $(wildcard harness/util/*.c)
+AGENTMAIN:= harness/agent/main.c
+AGENT    := $(filter-out $(AGENTMAIN),$(wildcard harness/agent/*.c))
+CLI      := $(wildcard harness/cli/*.c)
+HLIB     := $(wildcard harness/targets/*.c harness/orchestrate/*.c harness/results/*.c)
+LIBSRC   := $(wildcard analysis/*.c db/*.c workloads/*.c) $(HLIB) $(AGENT) $(UTIL)
 NATIVE   := $(wildcard workloads/native/sl-*.c)
-NATLIB   := $(wildcard workloads/native/lib*.c) analysis/hist.c analysis/jbb.c analysis/cpulist.c
+NATPURE  := $(filter-out $(NATIVE),$(wildcard workloads/native/*.c))
+NATLIB   := $(NATPURE) analysis/hist.c $(UTIL)
 UNIT     := $(wildcard tests/unit/test_*.c)
 
 OBJ      = $(patsubst %.c,build/obj/%.o,$(1))
@@ -51,31 +56,48 @@ build/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(ASAN) -MMD -MP -c -o $@ $<
 
-bin/schedlab: $(call OBJ,harness/main.c $(CMDS) $(LIBSRC))
+build/libschedlab.a: $(call OBJ,$(LIBSRC))
+	@rm -f $@
+	ar rcs $@ $^
+
+build/libnative.a: $(call OBJ,$(NATLIB))
+	@rm -f $@
+	ar rcs $@ $^
+
+build/asan/libschedlab.a: $(call AOBJ,$(LIBSRC) $(NATPURE))
+	@rm -f $@
+	ar rcs $@ $^
+
+bin/schedlab: $(call OBJ,$(CLI)) build/libschedlab.a
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
-bin/schedlab-agent: $(call OBJ,$(AGENTSRC))
+# static: runs in a bare initramfs or on a lab box without our libraries
+bin/schedlab-agent: $(call OBJ,$(AGENTMAIN) $(AGENT) $(UTIL))
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -static -o $@ $^ -ljansson -lm -pthread
 
-bin/sl-%: build/obj/workloads/native/sl-%.o $(call OBJ,$(NATLIB))
+bin/sl-%: build/obj/workloads/native/sl-%.o build/libnative.a
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -static -o $@ $^ -ljansson -lm -pthread
 
-# unit tests: every library object, sanitizers on, one binary per test file
-build/tests/%: tests/unit/%.c $(call AOBJ,$(LIBSRC)) tests/unit/tap.h
+# unit tests: the library with sanitizers on, one binary per test file
+build/tests/%: tests/unit/%.c build/asan/libschedlab.a tests/unit/tap.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS) $(ASAN) -o $@ $< $(call AOBJ,$(LIBSRC)) $(LIBS)
+	$(CC) $(CFLAGS) $(ASAN) -o $@ $< build/asan/libschedlab.a $(LIBS)
 
 unit: $(UNITBINS)
 
-test: all unit
+# the tests install what they need (scripts/install-deps.sh --all: packages
+# only, never anything else) and then run everything; a missing prerequisite
+# is a failure that names its package
+test: deps-test all unit
 	@tests/run.sh
 
-# the fast half of the suite (no qemu boot)
+# the fast half of the suite: no qemu boot, no kernel build, and a test whose
+# prerequisite is missing is skipped with the package to install
 test-quick: all unit
-	@SCHEDLAB_SKIP_SLOW=1 tests/run.sh
+	@SCHEDLAB_SKIP_SLOW=1 SCHEDLAB_ALLOW_SKIP=1 tests/run.sh
 
 demo: deps all
 	@rm -f schedlab.db schedlab.db-wal schedlab.db-shm
@@ -86,6 +108,9 @@ demo: deps all
 
 deps:
 	@scripts/install-deps.sh
+
+deps-test:
+	@scripts/install-deps.sh --all
 
 bench: all
 	@bench/run-all.sh
@@ -99,5 +124,7 @@ install: all
 clean:
 	rm -rf bin build
 
-.PHONY: all unit test test-quick demo deps bench install clean
+# objects are never intermediate: a second `make test` compiles nothing
+.SECONDARY:
+.PHONY: all unit test test-quick demo deps deps-test bench install clean
 -include $(shell find build -name '*.d' 2>/dev/null)

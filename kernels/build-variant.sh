@@ -2,7 +2,7 @@
 # Build a kernel variant: a base config plus config fragments (issue 6).
 #
 # The recipe, used by `make -C kernels variant` and by the harness
-# (harness/kbuild.c runs it through the child-process module before a session
+# (harness/orchestrate/kbuild.c runs it through the child-process module before a session
 # starts). Steps:
 #   1. source: a tree given with --source, or Debian's linux-source-6.1
 #      (`apt-get download` into kernels/cache/ once, unpacked once into

@@ -2,11 +2,21 @@
 # Runs every test: the unit-test binaries in build/tests/ (built by `make unit`
 # with ASan/UBSan) and the end-to-end scripts tests/e2e/t*.sh in name order.
 # Each prints TAP; this script adds the lines up and ends with the closing
-# line `N passed, N failed, N skipped`. A test binary that crashes or exits
-# non-zero without reporting a failure counts as one failure.
+# line `N passed, N failed, N skipped`. A test that crashes, exits non-zero
+# without reporting a failure, or runs past its time limit counts as one
+# failure named after it.
 #
+# Time limits: a script may say `# timeout: SECONDS` in its opening comment;
+# otherwise 600 s for a script and 300 s for a unit-test binary. A test past
+# its limit gets SIGTERM (its cleanup runs), then SIGKILL 30 s later.
+#
+# Prerequisites: a script whose prerequisite is missing reports a failure
+# naming the package (tests/e2e/lib.sh: require). SCHEDLAB_ALLOW_SKIP=1
+# (make test-quick; CI never sets it) turns that into a skip; without it a
+# script that skips itself whole (`1..0 # SKIP`) is a failure too.
 # SCHEDLAB_SKIP_SLOW=1 skips scripts whose name contains "-qemu" or "-slow".
-# Arguments, if given, are the tests to run (paths or substrings).
+# Arguments, if given, are the tests to run (paths or substrings; a path to
+# a script outside tests/e2e/ runs that script).
 set -u
 cd "$(dirname "$0")/.."
 export SCHEDLAB_TESTDATA="$PWD/tests/data"
@@ -19,6 +29,10 @@ failed_names=()
 tests=(build/tests/test_* tests/e2e/t*.sh)
 if [ $# -gt 0 ]; then
 	sel=()
+	for a in "$@"; do
+		# a script path outside the suite (the runner's own test uses this)
+		if [ -f "$a" ] && [[ "$a" == *.sh ]] && [[ "$a" != tests/e2e/* ]]; then sel+=("$a"); fi
+	done
 	for t in "${tests[@]}"; do
 		for a in "$@"; do
 			case "$t" in *"$a"*) sel+=("$t") ;; esac
@@ -26,6 +40,17 @@ if [ $# -gt 0 ]; then
 	done
 	tests=("${sel[@]}")
 fi
+
+# the time limit of a test in seconds
+limit_of() {
+	local t=$1 n
+	if [[ "$t" == *.sh ]]; then
+		n=$(awk '!/^#/ { exit } /^# timeout: *[0-9]+/ { sub(/^# timeout: */, ""); print $1 + 0; exit }' "$t")
+		echo "${n:-600}"
+	else
+		echo 300
+	fi
+}
 
 for t in "${tests[@]}"; do
 	[ -e "$t" ] || continue
@@ -38,10 +63,11 @@ for t in "${tests[@]}"; do
 	echo "# --- $name"
 	out=$(mktemp)
 	start=$(date +%s)
+	limit=$(limit_of "$t")
 	if [[ "$t" == *.sh ]]; then
-		bash "$t" >"$out" 2>&1
+		timeout --kill-after=30 "$limit" bash "$t" >"$out" 2>&1
 	else
-		"$t" >"$out" 2>&1
+		timeout --kill-after=30 "$limit" "$t" >"$out" 2>&1
 	fi
 	rc=$?
 	cat "$out"
@@ -49,9 +75,20 @@ for t in "${tests[@]}"; do
 	s=$(grep -cE '^ok .*# [Ss][Kk][Ii][Pp]' "$out" | tr -d ' ')
 	f=$(grep -cE '^not ok ' "$out" | tr -d ' ')
 	p=$((p - s))
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		echo "not ok - $name timed out after $limit s (limit: '# timeout: N' in its header)"
+		f=$((f + 1))
+	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "not ok - $name exited with status $rc without reporting a failure"
 		f=1
+	fi
+	if grep -qE '^1\.\.0 # [Ss][Kk][Ii][Pp]' "$out"; then
+		if [ "${SCHEDLAB_ALLOW_SKIP:-0}" = 1 ]; then
+			s=$((s + 1))
+		else
+			echo "not ok - $name skipped itself whole; in make test that is a failure (SCHEDLAB_ALLOW_SKIP=1 allows it)"
+			f=$((f + 1))
+		fi
 	fi
 	if [ "$f" -gt 0 ]; then
 		failed_names+=("$name")

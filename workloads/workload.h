@@ -6,7 +6,7 @@
  * the target, and parses what came back into metrics and histograms.
  *
  * Drivers are pure: they never fork, read /proc or touch the database. The
- * agent (harness/agent.c) executes the argv; the controller calls parse().
+ * agent (harness/agent/agent.c) executes the argv; the controller calls parse().
  *
  * Checklist for adding a workload:
  *   1. workloads/<name>.c with `const struct workload_ops <name>_workload`
@@ -21,7 +21,7 @@
 #include <stddef.h>
 
 #include "analysis/hist.h"
-#include "harness/strbuf.h"
+#include "harness/util/strbuf.h"
 
 /* ---- parameters as data ------------------------------------------------ */
 

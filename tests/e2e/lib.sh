@@ -6,6 +6,8 @@ T_N=0
 T_FAILED=0
 TMP=$(mktemp -d /tmp/schedlab-test.XXXXXX)
 trap 'cleanup_all' EXIT
+# tests/run.sh ends a script past its time limit with SIGTERM: clean up then too
+trap 'exit 143' TERM INT HUP
 CLEANUP_CMDS=()
 cleanup_all() {
 	for c in "${CLEANUP_CMDS[@]}"; do eval "$c" >/dev/null 2>&1 || true; done
@@ -42,5 +44,39 @@ no_leftovers() {
 		left="$left$(pgrep -x "$n" | tr '\n' ' ')"
 	done
 	if [ -z "$left" ]; then ok "$1"; else not_ok "$1" "processes left: $left" "$(ps -o pid,ppid,cmd -p ${left// /,} 2>/dev/null)"; fi
+}
+# require PACKAGE:WHAT ...  the script's prerequisites: each the Debian package
+# that provides it and a command name, or a file path (containing a slash).
+# Missing ones end the script: in `make test` with a failure that names the
+# packages to install, with SCHEDLAB_ALLOW_SKIP=1 (make test-quick) skipped.
+require() {
+	local missing="" pkgs="" spec pkg what
+	for spec in "$@"; do
+		pkg=${spec%%:*} what=${spec#*:}
+		case "$what" in
+		*/*) [ -e "$what" ] && continue ;;
+		*) command -v "$what" >/dev/null 2>&1 && continue ;;
+		esac
+		missing="$missing $what"
+		case " $pkgs " in *" $pkg "*) ;; *) pkgs="$pkgs $pkg" ;; esac
+	done
+	[ -z "$missing" ] && return 0
+	local why="missing:$missing (apt-get install$pkgs; make test installs them)"
+	if [ "${SCHEDLAB_ALLOW_SKIP:-0}" = 1 ]; then
+		skip "prerequisites" "$why"
+	else
+		not_ok "prerequisites" "$why"
+	fi
+	done_testing
+	exit
+}
+# require_built FILE...: what `make` builds; missing is always a failure
+require_built() {
+	local f missing=""
+	for f in "$@"; do [ -e "$f" ] || missing="$missing $f"; done
+	[ -z "$missing" ] && return 0
+	not_ok "built by make" "missing:$missing (run make first)"
+	done_testing
+	exit
 }
 done_testing() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }

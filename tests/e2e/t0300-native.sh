@@ -23,10 +23,20 @@ check() { # name, then a command
 
 for b in "$PP" "$JBB"; do
 	if [ ! -x "$b" ]; then
-		echo "1..0 # SKIP $b not built (make $b)"
-		exit 0
+		not_ok "$b built (run make first)"
+		echo "1..$n"
+		exit 1
 	fi
 done
+if ! command -v python3 >/dev/null 2>&1; then
+	if [ "${SCHEDLAB_ALLOW_SKIP:-0}" = 1 ]; then
+		echo "1..0 # SKIP missing: python3 (apt-get install python3)"
+		exit 0
+	fi
+	not_ok "prerequisites: missing: python3 (apt-get install python3; make test installs it)"
+	echo "1..$n"
+	exit 1
+fi
 
 # usage error: exit status 2 and stderr containing the expected words
 usage_err() { # expected-text, then the command

@@ -15,17 +15,16 @@ cd "$(dirname "$0")/../.."
 SL=bin/schedlab
 DB=$TMP/a.db
 
-if [ ! -x "$SL" ] || ! command -v sqlite3 >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs bin/schedlab (make) and the sqlite3 CLI"
-	exit 0
-fi
+require_built "$SL"
+require sqlite3:sqlite3 rt-tests:hackbench
 cat >"$TMP/tiny.json" <<'EOF'
 {"name": "tiny", "target": "local", "repetitions": 1, "seed": 1,
  "workloads": [{"type": "hackbench", "groups": 1, "loops": 10}]}
 EOF
 if ! timeout 120 "$SL" run "$TMP/tiny.json" --db "$DB" --tag real >"$TMP/run.out" 2>&1; then
-	echo "1..0 # SKIP schedlab run of a tiny hackbench plan failed: $(tail -n 1 "$TMP/run.out")"
-	exit 0
+	not_ok "schedlab run of a tiny hackbench plan" "$(tail -n 3 "$TMP/run.out")"
+	done_testing
+	exit
 fi
 
 . tests/e2e/synth.sh

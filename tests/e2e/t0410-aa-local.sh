@@ -11,16 +11,8 @@ cd "$(dirname "$0")/../.."
 SL=bin/schedlab
 DB=$TMP/aa.db
 
-if [ ! -x "$SL" ] || ! command -v sqlite3 >/dev/null 2>&1 || ! command -v jq >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs bin/schedlab (make), the sqlite3 CLI and jq"
-	exit 0
-fi
-for t in hackbench stress-ng cyclictest; do
-	if ! command -v "$t" >/dev/null 2>&1; then
-		echo "1..0 # SKIP needs $t (scripts/install-deps.sh)"
-		exit 0
-	fi
-done
+require_built "$SL"
+require sqlite3:sqlite3 jq:jq rt-tests:hackbench stress-ng:stress-ng rt-tests:cyclictest
 
 cat >"$TMP/aa.json" <<'EOF'
 {"name": "aa", "target": "local", "repetitions": 3, "seed": 7,

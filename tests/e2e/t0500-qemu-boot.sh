@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timeout: 600 (tests/run.sh ends it past this many seconds)
 # End-to-end: the qemu target with Debian's real kernel under TCG (KVM is
 # probed and dropped when it hangs or fails, see LAB-NOTES). Imports the
 # kernel with `make -C kernels debian` when absent, builds the initramfs
@@ -8,20 +9,13 @@
 # in the message, and that no qemu process or temporary folder is left.
 #
 # The target is driven through its target_ops by a small C driver compiled
-# here against the objects `make` built (build/obj), so the test does not
+# here against the library `make` built (build/libschedlab.a), so the test does not
 # depend on how the CLI exposes the target. Takes about 30 s.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v qemu-system-x86_64 >/dev/null; then
-	skip "qemu boot" "qemu-system-x86_64 not installed"
-	done_testing
-	exit
-fi
-if [ ! -x bin/schedlab-agent ] || [ ! -d build/obj/harness ]; then
-	skip "qemu boot" "run make first (bin/schedlab-agent, build/obj)"
-	done_testing
-	exit
-fi
+require qemu-system-x86:qemu-system-x86_64 busybox-static:/bin/busybox cpio:cpio \
+	kexec-tools:/sbin/kexec gzip:gzip
+require_built bin/schedlab-agent build/libschedlab.a
 
 if [ ! -f kernels/out/debian/kernel.json ]; then
 	check "make -C kernels debian" make -s -C kernels debian
@@ -40,9 +34,9 @@ cat >"$TMP/qboot.c" <<'C'
  * qboot boot CONF PREEMPT[:CMDLINE]... check, open, boot each, print a line */
 #include <stdio.h>
 #include <string.h>
-#include "harness/initramfs.h"
-#include "harness/proc.h"
-#include "harness/target.h"
+#include "harness/targets/initramfs.h"
+#include "harness/util/proc.h"
+#include "harness/targets/target.h"
 extern const struct target_ops qemu_target;
 int main(int argc, char **argv)
 {
@@ -101,10 +95,8 @@ int main(int argc, char **argv)
 	return rc;
 }
 C
-objs=$(ls build/obj/analysis/*.o build/obj/db/*.o build/obj/workloads/*.o build/obj/harness/*.o 2>/dev/null |
-	grep -vE 'harness/(main|agent_main|cmd_[a-z_]*)\.o$')
 check "compile the target driver" cc -std=gnu11 -D_GNU_SOURCE -I. -o "$TMP/qboot" "$TMP/qboot.c" \
-	$objs -ljansson -lsqlite3 -lgsl -lgslcblas -lm -pthread
+	build/libschedlab.a -ljansson -lsqlite3 -lgsl -lgslcblas -lm -pthread
 if [ ! -x "$TMP/qboot" ]; then
 	done_testing
 	exit

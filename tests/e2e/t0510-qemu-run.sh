@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timeout: 900 (tests/run.sh ends it past this many seconds)
 # End-to-end through the CLI: `schedlab run` on the qemu target with Debian's
 # kernel under TCG. Two preempt modes, once per switch method (a new VM per
 # boot, and kexec inside the running VM); cyclictest (under hackbench load)
@@ -9,9 +10,8 @@
 . "$(dirname "$0")/lib.sh"
 DB=$TMP/q.db
 export TMPDIR=$TMP   # the VMs' folders, so that leftovers are ours to find
-if ! command -v qemu-system-x86_64 >/dev/null; then
-	skip "qemu runs" "qemu-system-x86_64 not installed"; done_testing; exit
-fi
+require qemu-system-x86:qemu-system-x86_64 busybox-static:/bin/busybox cpio:cpio \
+	kexec-tools:/sbin/kexec gzip:gzip sqlite3:sqlite3
 [ -f kernels/out/debian/kernel.json ] || make -s -C kernels debian >/dev/null 2>&1
 if [ ! -f kernels/out/debian/kernel.json ]; then
 	not_ok "Debian kernel imported (make -C kernels debian)"; done_testing; exit

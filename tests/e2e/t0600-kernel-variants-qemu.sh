@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timeout: 2400 (tests/run.sh ends it past this many seconds)
 # End-to-end: kernel variants and knobs on a qemu guest (issue 6).
 #
 # 1. Plan time: an unknown fragment and two conflicting fragments exit 2 with
@@ -19,20 +20,11 @@
 . "$(dirname "$0")/lib.sh"
 
 need() { command -v "$1" >/dev/null; }
-if ! need qemu-system-x86_64; then
-	skip "kernel variants" "qemu-system-x86_64 not installed"
-	done_testing; exit
-fi
-missing=""
-for t in flex bison bc make gcc; do need "$t" || missing="$missing $t"; done
-[ -e /usr/include/libelf.h ] || missing="$missing libelf-dev"
-[ -e /usr/include/openssl/ssl.h ] || missing="$missing libssl-dev"
-if [ -n "$missing" ]; then
-	skip "kernel variants" "missing:$missing (scripts/install-deps.sh kernel)"
-	done_testing; exit
-fi
+require qemu-system-x86:qemu-system-x86_64 flex:flex bison:bison bc:bc make:make gcc:gcc \
+	libelf-dev:/usr/include/libelf.h libssl-dev:/usr/include/openssl/ssl.h ccache:ccache \
+	xz-utils:xz
 if ! ls kernels/cache/linux-source-6.1_*_all.deb >/dev/null 2>&1 && ! need apt-get; then
-	skip "kernel variants" "no linux-source-6.1 package and no apt-get"
+	not_ok "linux-source-6.1 available" "no kernels/cache/linux-source-6.1_*_all.deb and no apt-get to download it"
 	done_testing; exit
 fi
 

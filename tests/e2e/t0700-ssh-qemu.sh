@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timeout: 900 (tests/run.sh ends it past this many seconds)
 # End-to-end: the ssh target against a qemu guest that runs dropbear
 # (the qemu target's "ssh" option: e1000, user-mode network, the guest's
 # port 22 forwarded to an ephemeral port on 127.0.0.1 only), with a throwaway
@@ -14,24 +15,13 @@
 #   - the guest killed mid-run: the run is stored with "failed: target lost"
 #     and the reason, the session is resumable, a refused connection is
 #     reported as such, and `run --resume` completes once a guest is back.
-# A small C driver (compiled here against build/obj) keeps a guest running
+# A small C driver (compiled here against build/libschedlab.a) keeps a guest running
 # through the qemu target while schedlab drives it over ssh. About 3 min.
 . "$(dirname "$0")/lib.sh"
 
-need=""
-for c in qemu-system-x86_64 ssh ssh-keygen dropbear dropbearkey python3 sqlite3; do
-	command -v "$c" >/dev/null || need="$need $c"
-done
-if [ -n "$need" ]; then
-	skip "ssh target against a qemu guest" "missing:$need (scripts/install-deps.sh qemu test)"
-	done_testing
-	exit
-fi
-if [ ! -x bin/schedlab-agent ] || [ ! -d build/obj/harness ]; then
-	skip "ssh target against a qemu guest" "run make first"
-	done_testing
-	exit
-fi
+require qemu-system-x86:qemu-system-x86_64 openssh-client:ssh openssh-client:ssh-keygen \
+	dropbear-bin:dropbear dropbear-bin:dropbearkey python3:python3 sqlite3:sqlite3
+require_built bin/schedlab-agent build/libschedlab.a
 if [ ! -f kernels/out/debian/kernel.json ]; then
 	check "make -C kernels debian" make -s -C kernels debian
 fi
@@ -84,8 +74,8 @@ cat >"$TMP/vm.c" <<'C'
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "harness/proc.h"
-#include "harness/target.h"
+#include "harness/util/proc.h"
+#include "harness/targets/target.h"
 static volatile int stop;
 static void on_term(int s) { stop = s; }
 int main(int argc, char **argv)
@@ -125,10 +115,8 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
-objs=$(ls build/obj/analysis/*.o build/obj/db/*.o build/obj/workloads/*.o build/obj/harness/*.o 2>/dev/null |
-	grep -vE 'harness/(main|agent_main|cmd_[a-z_]*)\.o$')
 check "compile the guest driver" cc -std=gnu11 -D_GNU_SOURCE -I. -o "$TMP/vm" "$TMP/vm.c" \
-	$objs -ljansson -lsqlite3 -lgsl -lgslcblas -lm -pthread
+	build/libschedlab.a -ljansson -lsqlite3 -lgsl -lgslcblas -lm -pthread
 if [ ! -x "$TMP/vm" ]; then
 	done_testing
 	exit

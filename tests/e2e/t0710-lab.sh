@@ -12,11 +12,7 @@
 # Prints TAP.
 . "$(dirname "$0")/lib.sh"
 SL=schedlab
-if ! command -v sqlite3 >/dev/null 2>&1 || ! command -v stress-ng >/dev/null 2>&1 ||
-   ! command -v hackbench >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs sqlite3, stress-ng and hackbench (scripts/install-deps.sh)"
-	exit 0
-fi
+require sqlite3:sqlite3 stress-ng:stress-ng rt-tests:hackbench
 AGENT=$(command -v schedlab-agent)
 # processes of this test only: the workloads and agents keep our session id
 # (they get process groups of their own, not sessions), so other tests

@@ -19,10 +19,8 @@ SL=bin/schedlab
 DB=$TMP/r.db
 export SCHEDLAB=$PWD/$SL
 
-if [ ! -x "$SL" ] || ! command -v sqlite3 >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs bin/schedlab (make), sqlite3 and python3"
-	exit 0
-fi
+require_built "$SL"
+require sqlite3:sqlite3 python3:python3 chromium:chromium systemd:systemd-analyze
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 
 PLANNAME='t0800 <script>alert("plan")</script> it'"'"'s'

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include "harness/strbuf.h"
+#include "harness/util/strbuf.h"
 #include "tests/unit/tap.h"
 
 static char tmpdir[64];

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the initramfs builder's pure parts (harness/initramfs.h): the
+ * Unit tests of the initramfs builder's pure parts (harness/targets/initramfs.h): the
  * SHA-256 used for the cache key (FIPS 180-4 test vectors, streamed in odd
  * chunks), the newc cpio writer (parsed back field by field: magic, mode,
  * sizes, name padding, data padding, trailer, 512-byte end), the ldd output
@@ -10,7 +10,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "harness/initramfs.h"
+#include "harness/util/sha256.h"
+#include "harness/targets/initramfs.h"
 #include "tests/unit/tap.h"
 
 static void hash_str(const char *s, char hex[65])

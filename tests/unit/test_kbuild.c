@@ -1,5 +1,5 @@
 /*
- * Unit tests of the pure half of harness/kbuild.c and of variant specs in
+ * Unit tests of the pure half of harness/orchestrate/kbuild.c and of variant specs in
  * plans: fragment parsing (both line forms, comments, bad lines named with
  * fragment and line), merging with conflict detection, spec validation
  * against the shipped kernels/fragments/ (unknown names listed, duplicates,
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/kbuild.h"
-#include "harness/plan.h"
+#include "harness/orchestrate/kbuild.h"
+#include "harness/orchestrate/plan.h"
 #include "tests/unit/tap.h"
 
 static json_t *parse(const char *text)

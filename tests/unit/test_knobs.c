@@ -1,5 +1,5 @@
 /*
- * Unit tests of harness/knobs.c against a fake root made with mkdtemp: the
+ * Unit tests of harness/agent/knobs.c against a fake root made with mkdtemp: the
  * path allow-list, knob_set/knob_restore_all on a plain file, the features
  * file (a token the kernel lacks is refused, restoring writes the inverse
  * token), the preempt choice file, readback mismatches, knob_restore_to
@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/knobs.h"
-#include "harness/strbuf.h"
+#include "harness/agent/knobs.h"
+#include "harness/util/strbuf.h"
 #include "tests/unit/tap.h"
 
 static char root[64];

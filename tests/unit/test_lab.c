@@ -1,5 +1,5 @@
 /*
- * Unit tests of labs in harness/plan.c: a plan with "targets" (several
+ * Unit tests of labs in harness/orchestrate/plan.c: a plan with "targets" (several
  * machines driven in parallel, one session each). Validation: "target" and
  * "targets" are mutually exclusive, the list must be a non-empty array,
  * every member is resolved with its type's check (defaults filled in, the
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/plan.h"
-#include "harness/target.h"
+#include "harness/orchestrate/plan.h"
+#include "harness/targets/target.h"
 #include "tests/unit/tap.h"
 
 #define WL "\"workloads\": [{\"type\": \"hackbench\", \"groups\": 1, \"loops\": 10}]"

@@ -1,14 +1,14 @@
 /*
  * Unit tests of the native workloads' pure parts: SPECjbb metric arithmetic
- * (analysis/jbb.c, including the critical-jOPS worked example), CPU list
- * parsing (analysis/cpulist.c) and the pingpong and jbb drivers' parameter
+ * (workloads/native/jbb_metrics.c, including the critical-jOPS worked example), CPU list
+ * parsing (harness/util/cpulist.c) and the pingpong and jbb drivers' parameter
  * validation, argv building and output parsing (workloads/pingpong.c,
  * workloads/jbb.c) on fixed outputs.
  */
 #include <math.h>
 
-#include "analysis/cpulist.h"
-#include "analysis/jbb.h"
+#include "harness/util/cpulist.h"
+#include "workloads/native/jbb_metrics.h"
 #include "tests/unit/tap.h"
 #include "workloads/workload.h"
 

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "analysis/schedstat.h"
-#include "harness/strbuf.h"
+#include "harness/util/strbuf.h"
 #include "tests/unit/tap.h"
 #include "workloads/parsers.h"
 #include "workloads/workload.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests of harness/plan.c: defaults of a minimal plan, matrix expansion
+ * Unit tests of harness/orchestrate/plan.c: defaults of a minimal plan, matrix expansion
  * (boots = kernel x preempt x cmdline, runs = knobs x workloads x
  * repetitions), the interleaved order (every round visits every boot once,
  * and runs every knobs x workload pair once per visit; deterministic for a
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/plan.h"
+#include "harness/orchestrate/plan.h"
 #include "tests/unit/tap.h"
 
 /* load expecting success; a failure prints the message */

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include "harness/report.h"
+#include "harness/results/report.h"
 #include "tests/unit/tap.h"
 
 static char *esc(const char *s)

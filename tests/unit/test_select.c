@@ -1,6 +1,6 @@
 /*
- * Unit tests of selectors and series (harness/select.c) and of the A/B
- * comparison logic (harness/compare.c), on a synthetic database: a temp
+ * Unit tests of selectors and series (harness/results/select.c) and of the A/B
+ * comparison logic (harness/results/compare.c), on a synthetic database: a temp
  * file created with db_open (so the schema and the results view are the
  * real ones) into which a small generator inserts machines, kernels,
  * sessions, boots, runs, metrics and histograms through SQL. Values come
@@ -10,8 +10,8 @@
 #include "analysis/hist.h"
 #include "analysis/stats.h"
 #include "db/db.h"
-#include "harness/compare.h"
-#include "harness/select.h"
+#include "harness/results/compare.h"
+#include "harness/results/select.h"
 #include "tests/unit/tap.h"
 
 #include <unistd.h>

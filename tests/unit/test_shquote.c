@@ -1,5 +1,5 @@
 /*
- * Unit tests for harness/shquote.c, the one quoting function for commands
+ * Unit tests for harness/util/shquote.c, the one quoting function for commands
  * sent to ssh targets. Hostile words (spaces, quotes, $(), backticks,
  * semicolons, newlines, globs, the empty word, non-ASCII, a leading dash)
  * are quoted, the command line is run by /bin/sh -c through the
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/proc.h"
-#include "harness/shquote.h"
+#include "harness/util/proc.h"
+#include "harness/util/shquote.h"
 #include "tests/unit/tap.h"
 
 static const char *const hostile[] = {

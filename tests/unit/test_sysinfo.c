@@ -1,5 +1,5 @@
 /*
- * Unit tests of harness/sysinfo.c against fake /proc, /sys and /boot trees
+ * Unit tests of harness/agent/sysinfo.c against fake /proc, /sys and /boot trees
  * made with mkdtemp: every collected field with its source, unknown fields
  * as {"value": null, "source": "unknown", "error": ...}, the kernel config
  * lookup order, LLC groups from cache/indexN, and the pure parsers
@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/strbuf.h"
-#include "harness/sysinfo.h"
+#include "harness/util/strbuf.h"
+#include "harness/agent/sysinfo.h"
 #include "tests/unit/tap.h"
 
 static char base[64];   /* mkdtemp directory holding the fake roots */

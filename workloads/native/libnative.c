@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/cpulist.h"
+#include "harness/util/cpulist.h"
 
 const char *nat_prog = "sl";
 

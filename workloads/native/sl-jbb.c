@@ -19,7 +19,7 @@
  * --tolerance-pct. SPECjbb ramps from 1% with minutes per step; to fit a run
  * into --duration (60 s on 2 CPUs by default) sl-jbb starts at --start-pct
  * and sizes the windows from the time budget (docs/workloads-native.md).
- * The metric arithmetic is in analysis/jbb.c; output is JSON on stdout.
+ * The metric arithmetic is in workloads/native/jbb_metrics.c; output is JSON on stdout.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,7 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/jbb.h"
+#include "workloads/native/jbb_metrics.h"
 #include "workloads/native/libnative.h"
 
 #define MAX_GROUPS 64

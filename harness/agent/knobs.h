@@ -1,0 +1,50 @@
+/*
+ * Kernel knobs on the target: writes restricted to an allow-list of kernel
+ * paths, each change recorded so that it can be undone. The agent keeps one
+ * stack of changes and unwinds it after each run, on request, and when it
+ * exits for any reason it can catch (EOF on its input, SIGTERM, SIGINT).
+ *
+ * Three kinds of file are understood:
+ *   plain     a value file (/proc/sys/kernel/sched_schedstats): old content is
+ *             written back;
+ *   choice    "a (b) c" files (/sys/kernel/debug/sched/preempt): the current
+ *             choice is the parenthesised one; restoring writes it back;
+ *   features  /sys/kernel/debug/sched/features: written one token at a time
+ *             (FOO or NO_FOO); restoring writes the opposite token for each
+ *             feature whose state changed. A token the kernel does not know is
+ *             an error naming it ("unsupported by this kernel").
+ */
+#ifndef SL_KNOBS_H
+#define SL_KNOBS_H
+
+#include <jansson.h>
+
+#include "harness/util/strbuf.h"
+
+/* 1 when path is textually below an allowed prefix and has no "." or ".."
+ * component (sysfs itself uses symlinks, so they are not resolved) */
+int knob_path_allowed(const char *path);
+/* the allowed prefixes, for messages */
+const char *knob_allowed_prefixes(void);
+
+/*
+ * Write value to path and record the old state. For the features file value
+ * is a single token. Returns 0 and *info = {"path","old","new","readback"}
+ * (new reference); -1 with a message. Nothing is recorded on failure.
+ */
+int knob_set(const char *root, const char *path, const char *value, json_t **info,
+	     struct strbuf *err);
+/* read a knob's current content */
+int knob_get(const char *root, const char *path, struct strbuf *out, struct strbuf *err);
+/* undo every recorded change, newest first; returns number of failures and
+ * appends their messages to err */
+int knob_restore_all(const char *root, struct strbuf *err);
+/* undo changes until only the oldest `keep` remain (boot-level changes stay) */
+int knob_restore_to(const char *root, int keep, struct strbuf *err);
+/* number of changes currently recorded */
+int knob_pending(void);
+
+/* pure helpers (tested): is token set in a features list? */
+int features_has(const char *list, const char *token);
+
+#endif

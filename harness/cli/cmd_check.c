@@ -1,0 +1,145 @@
+/*
+ * schedlab check --baseline SEL --candidate SEL: the nightly regression
+ * gate. Runs the comparison of `schedlab compare` (harness/results/compare.c) and
+ * exits 1 when a metric is `worse` (bootstrap CI of the change excludes 0
+ * and the change is beyond the noise threshold), printing one line per
+ * regression; 0 otherwise. Refuses (exit 2) to judge with fewer than 3
+ * repetitions on a side. Docs: docs/analysis.md.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "harness/cli/cmd.h"
+#include "harness/results/format.h"
+#include "harness/results/compare.h"
+
+#define CHECK_MIN_REPS 3
+
+static const char usage_text[] =
+	"usage: schedlab check --baseline SEL --candidate SEL [--threshold PCT]\n"
+	"                      [--metric M] [--db FILE]\n"
+	"\n"
+	"Compares the candidate runs with the baseline runs (selectors as in\n"
+	"`schedlab compare`: key=value,... over the columns of results) and exits 1\n"
+	"when a metric got worse beyond the noise threshold with significance: the\n"
+	"bootstrap 95% CI of the change lies entirely on the worse side of 0 and the\n"
+	"change exceeds the threshold. Prints one line per regression:\n"
+	"  workload.metric: baseline CENTRE, candidate CENTRE, change +X% [lo, hi], p=P\n"
+	"\n"
+	"  --threshold PCT   noise threshold in % (default 2)\n"
+	"  --metric M        only metric M (NAME or WORKLOAD.NAME)\n"
+	"Exit status: 0 no regression, 1 regression, 2 bad input, nothing to compare\n"
+	"or fewer than 3 repetitions on a side.\n";
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "candidate", required_argument, NULL, 'c' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dbpath = DEFAULT_DB, *base = NULL, *cand = NULL;
+	struct cmp_options o;
+	cmp_options_default(&o);
+	int c;
+	char *end;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dbpath = optarg; break;
+		case 'b': base = optarg; break;
+		case 'c': cand = optarg; break;
+		case 'm': o.metric = optarg; break;
+		case 't':
+			o.threshold_pct = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.threshold_pct > 0) ||
+			    o.threshold_pct >= 1000) {
+				cmd_error("check", "--threshold %s: must be a percentage in (0, 1000)",
+					  optarg);
+				return 2;
+			}
+			break;
+		case 'h': fputs(usage_text, stdout); return cmd_finish(0);
+		default: fputs(usage_text, stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		cmd_error("check", "unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	if (!base || !cand) {
+		cmd_error("check", "--baseline and --candidate are both required");
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	struct compare_job job;
+	if (cmd_compare_job("check", dbpath, base, cand, &o, 0, &job))
+		return 2;
+
+	int rc = 0;
+	size_t nverdict = 0, count[4] = { 0, 0, 0, 0 }, few = 0;
+	if (!job.a.nrows || !job.b.nrows) {
+		cmd_error("check", "%s selector matches no results",
+			  !job.a.nrows ? "the baseline" : "the candidate");
+		rc = 2;
+		goto out;
+	}
+	for (size_t i = 0; i < job.r.nrows; i++) {
+		const struct cmp_row *row = &job.r.rows[i];
+		if (row->kind != CMP_METRIC || !row->has_verdict)
+			continue;
+		nverdict++;
+		if (row->v.n_a < CHECK_MIN_REPS || row->v.n_b < CHECK_MIN_REPS) {
+			if (few++ < 5)
+				cmd_error("check", "%s.%s: %zu baseline and %zu candidate repetitions",
+					  row->workload, row->metric, row->v.n_a, row->v.n_b);
+		}
+	}
+	if (!nverdict) {
+		cmd_error("check", "baseline and candidate have no metric with a direction in "
+				   "common; nothing to check");
+		rc = 2;
+		goto out;
+	}
+	if (few) {
+		cmd_error("check", "refusing to judge: %zu metric(s) have fewer than %d repetitions "
+				   "on a side (run more repetitions)",
+			  few, CHECK_MIN_REPS);
+		rc = 2;
+		goto out;
+	}
+	for (size_t i = 0; i < job.r.nrows; i++) {
+		const struct cmp_row *row = &job.r.rows[i];
+		if (row->kind != CMP_METRIC || !row->has_verdict)
+			continue;
+		count[row->v.kind]++;
+		if (row->v.kind != VERDICT_WORSE)
+			continue;
+		char a[40], b[40];
+		fmt_num(a, sizeof(a), row->v.centre_a);
+		fmt_num(b, sizeof(b), row->v.centre_b);
+		const char *label = job.r.pairs[row->pair].label;
+		const char *sp = *row->unit ? " " : "";
+		printf("%s.%s%s%s%s: baseline %s%s%s, candidate %s%s%s, change %+.1f%% "
+		       "[%+.1f, %+.1f], p=%.2g\n",
+		       row->workload, row->metric, *label ? " (" : "", label, *label ? ")" : "", a,
+		       sp, row->unit, b, sp, row->unit, row->v.change_pct, row->v.ci_lo_pct,
+		       row->v.ci_hi_pct, row->v.p_mwu);
+		rc = 1;
+	}
+	printf("%s: %zu metrics, %zu worse, %zu better, %zu no change, %zu inconclusive "
+	       "(threshold %g%%)\n",
+	       rc ? "REGRESSION" : "ok", nverdict, count[VERDICT_WORSE], count[VERDICT_BETTER],
+	       count[VERDICT_NO_CHANGE], count[VERDICT_INCONCLUSIVE], o.threshold_pct);
+out:
+	compare_job_free(&job);
+	return cmd_finish(rc);
+}

@@ -1,0 +1,469 @@
+/*
+ * schedlab compare A B: an A/B table of every (workload, metric) present on
+ * both sides, with centres, change in % and its bootstrap 95% CI, the
+ * Mann-Whitney p and a verdict, plus percentiles of merged latency
+ * histograms and, for an A/A pair, the noise floor. The computation is in
+ * harness/results/compare.c; this file parses options and formats (table, csv,
+ * json). Docs: docs/analysis.md.
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "harness/cli/cmd.h"
+#include "harness/results/compare.h"
+#include "harness/results/format.h"
+
+static const char usage_text[] =
+	"usage: schedlab compare A B [--db FILE] [--metric M] [--threshold PCT]\n"
+	"                        [--centre auto|median|mean|hmean] [--format table|csv|json]\n"
+	"\n"
+	"Compares the runs selected by A (baseline) with those selected by B. A and B\n"
+	"are selectors: key=value pairs joined by commas over the columns of the\n"
+	"results view, e.g. preempt=full,workload=pingpong or session=12 or\n"
+	"tag=nightly-2026-12-01; a key given twice matches either value.\n"
+	"\n"
+	"For every workload and metric on both sides: n, the centre of A and B\n"
+	"(median; harmonic mean for rates), the change in % with a bootstrap 95%\n"
+	"confidence interval, the Mann-Whitney p and a verdict: better, worse,\n"
+	"no change (CI inside +-threshold) or inconclusive with the repetitions\n"
+	"needed. Latency histograms are merged per side and compared at p50, p99\n"
+	"and p99.9. Series (machine, kernel, preempt, HZ, SCHED_MC, cmdline, knobs,\n"
+	"workload, params) are never pooled: what differs between A and B is\n"
+	"compared, everything else must match and is reported row by row.\n"
+	"\n"
+	"  --metric M        only metric M (NAME or WORKLOAD.NAME; a histogram name\n"
+	"                    such as latency_us gives its merged percentiles)\n"
+	"  --threshold PCT   noise threshold in % (default 2)\n"
+	"  --centre C        auto (default: hmean for rates, median otherwise),\n"
+	"                    median, mean or hmean\n"
+	"Exit status: 0 compared, 2 bad input or nothing in common.\n";
+
+static void fmt_pct(char *buf, size_t n, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%+.1f%%", v);
+}
+
+static void fmt_ci(char *buf, size_t n, double lo, double hi)
+{
+	if (!isfinite(lo) || !isfinite(hi))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "[%+.1f, %+.1f]", lo, hi);
+}
+
+static void fmt_p(char *buf, size_t n, double p)
+{
+	if (!isfinite(p))
+		snprintf(buf, n, "-");
+	else if (p < 0.001)
+		snprintf(buf, n, "%.0e", p);
+	else
+		snprintf(buf, n, "%.2g", p);
+}
+
+static char *row_metric_name(const struct cmp_row *row)
+{
+	if (row->kind == CMP_HIST) {
+		if (row->pct == 99.9)
+			return xstrfmt("%s p99.9", row->metric);
+		return xstrfmt("%s p%.0f", row->metric, row->pct);
+	}
+	return xstrdup(row->metric);
+}
+
+static const char *const csv_cols[] = {
+	"workload", "series", "metric", "kind", "unit", "better", "centre", "n_a", "n_b", "a",
+	"b", "change_pct", "ci_lo_pct", "ci_hi_pct", "p", "verdict", "reps_needed",
+	"noise_floor_pct",
+};
+#define NCSV (sizeof(csv_cols) / sizeof(csv_cols[0]))
+
+static const char *better_name(enum sel_better b)
+{
+	return b == SEL_BETTER_LOWER ? "lower" : b == SEL_BETTER_HIGHER ? "higher" : "none";
+}
+
+static void cell_num(char *buf, size_t n, double v)
+{
+	if (!isfinite(v))
+		buf[0] = 0;
+	else
+		snprintf(buf, n, "%.10g", v);
+}
+
+static void print_csv(const struct compare_job *job, FILE *out)
+{
+	struct rowset rs;
+	rowset_init(&rs, NCSV, csv_cols);
+	for (size_t i = 0; i < job->r.nrows; i++) {
+		const struct cmp_row *row = &job->r.rows[i];
+		char na[32], nb[32], a[40], b[40], ch[40], lo[40], hi[40], p[40], reps[32], nf[40];
+		char *name = row_metric_name(row), *verdict = compare_verdict_text(row);
+		int hist = row->kind == CMP_HIST;
+		snprintf(na, sizeof(na), "%zu", hist ? row->a_runs : row->v.n_a);
+		snprintf(nb, sizeof(nb), "%zu", hist ? row->b_runs : row->v.n_b);
+		cell_num(a, sizeof(a), hist ? row->ha : row->v.centre_a);
+		cell_num(b, sizeof(b), hist ? row->hb : row->v.centre_b);
+		cell_num(ch, sizeof(ch), row->change_pct);
+		cell_num(lo, sizeof(lo), hist ? NAN : row->v.ci_lo_pct);
+		cell_num(hi, sizeof(hi), hist ? NAN : row->v.ci_hi_pct);
+		cell_num(p, sizeof(p), hist ? NAN : row->v.p_mwu);
+		reps[0] = 0;
+		if (!hist && row->has_verdict && row->v.kind == VERDICT_INCONCLUSIVE &&
+		    row->v.reps_needed)
+			snprintf(reps, sizeof(reps), "%zu", row->v.reps_needed);
+		cell_num(nf, sizeof(nf), row->has_noise ? row->nf.half_width_pct : NAN);
+		const char *cells[NCSV] = {
+			row->workload, job->r.pairs[row->pair].label, name,
+			hist ? "histogram" : "metric", row->unit, better_name(row->better),
+			hist ? "merged" : compare_centre_name(row->centre), na, nb, a, b, ch, lo, hi,
+			p, verdict, reps, nf,
+		};
+		for (size_t k = 0; k < NCSV; k++)
+			if (cells[k] && !*cells[k] && k >= 9)
+				cells[k] = NULL;
+		rowset_add(&rs, cells);
+		free(name);
+		free(verdict);
+	}
+	rowset_print(&rs, FMT_CSV, out);
+	rowset_release(&rs);
+}
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static void print_json(const struct compare_job *job, const char *sa, const char *sb,
+		       FILE *out)
+{
+	json_t *rows = json_array(), *dims = json_array(), *warn = json_array();
+	for (int d = 0; d < SEL_NDIMS; d++)
+		if (job->r.diff_mask & (1u << d))
+			json_array_append_new(dims, json_string(sel_dim_name(d)));
+	for (size_t i = 0; i < job->r.warnings.nr; i++)
+		json_array_append_new(warn, json_string(job->r.warnings.v[i]));
+	for (size_t i = 0; i < job->r.nrows; i++) {
+		const struct cmp_row *row = &job->r.rows[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "workload", json_string(row->workload));
+		json_object_set_new(o, "series", json_string(job->r.pairs[row->pair].label));
+		json_object_set_new(o, "metric", json_string(row->metric));
+		json_object_set_new(o, "unit", json_string(row->unit));
+		json_object_set_new(o, "better", json_string(better_name(row->better)));
+		if (row->kind == CMP_HIST) {
+			json_object_set_new(o, "kind", json_string("histogram"));
+			json_object_set_new(o, "percentile", json_real(row->pct));
+			json_object_set_new(o, "runs_a", json_integer((json_int_t)row->a_runs));
+			json_object_set_new(o, "runs_b", json_integer((json_int_t)row->b_runs));
+			json_object_set_new(o, "samples_a",
+					    json_integer((json_int_t)row->a_samples));
+			json_object_set_new(o, "samples_b",
+					    json_integer((json_int_t)row->b_samples));
+			json_object_set_new(o, "a", jnum(row->ha));
+			json_object_set_new(o, "b", jnum(row->hb));
+			json_object_set_new(o, "a_lower_bound", json_boolean(row->ha_overflow));
+			json_object_set_new(o, "b_lower_bound", json_boolean(row->hb_overflow));
+			json_object_set_new(o, "change_pct", jnum(row->change_pct));
+		} else {
+			char *verdict = compare_verdict_text(row);
+			json_object_set_new(o, "kind", json_string("metric"));
+			json_object_set_new(o, "centre",
+					    json_string(compare_centre_name(row->centre)));
+			json_object_set_new(o, "n_a", json_integer((json_int_t)row->v.n_a));
+			json_object_set_new(o, "n_b", json_integer((json_int_t)row->v.n_b));
+			json_object_set_new(o, "a", jnum(row->v.centre_a));
+			json_object_set_new(o, "b", jnum(row->v.centre_b));
+			json_object_set_new(o, "change_pct", jnum(row->v.change_pct));
+			json_object_set_new(o, "ci_lo_pct", jnum(row->v.ci_lo_pct));
+			json_object_set_new(o, "ci_hi_pct", jnum(row->v.ci_hi_pct));
+			json_object_set_new(o, "ci_level", jnum(row->v.level));
+			json_object_set_new(o, "p", jnum(row->v.p_mwu));
+			json_object_set_new(o, "p_exact", json_boolean(row->v.mwu_exact));
+			json_object_set_new(o, "verdict",
+					    row->has_verdict
+						    ? json_string(verdict_kind_name(row->v.kind))
+						    : json_null());
+			json_object_set_new(o, "verdict_text", json_string(verdict));
+			json_object_set_new(o, "reason",
+					    row->has_verdict && row->v.reason
+						    ? json_string(row->v.reason)
+						    : json_null());
+			json_object_set_new(o, "reps_needed",
+					    row->has_verdict &&
+							    row->v.kind == VERDICT_INCONCLUSIVE &&
+							    row->v.reps_needed
+						    ? json_integer((json_int_t)row->v.reps_needed)
+						    : json_null());
+			if (row->has_noise)
+				json_object_set_new(
+					o, "noise_floor",
+					json_pack("{s:o,s:o,s:o,s:o}", "cv_a", jnum(row->nf.cv_a),
+						  "cv_b", jnum(row->nf.cv_b), "cv_all",
+						  jnum(row->nf.cv_all), "half_width_pct",
+						  jnum(row->nf.half_width_pct)));
+			free(verdict);
+		}
+		json_array_append_new(rows, o);
+	}
+	json_t *doc = json_pack("{s:i,s:s,s:s,s:s,s:f,s:o,s:b,s:o,s:o}", "schedlab_format", 1,
+				"command", "compare", "a", sa, "b", sb, "threshold_pct",
+				job->r.threshold_pct, "compared", dims, "same_configuration",
+				job->r.diff_mask == 0, "warnings", warn, "rows", rows);
+	json_dumpf(doc, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	fputc('\n', out);
+	json_decref(doc);
+}
+
+/* ---- table ------------------------------------------------------------ */
+
+#define TCOLS 8
+struct trow {
+	char *c[TCOLS];
+};
+
+static void print_block(FILE *out, struct trow *tr, size_t n)
+{
+	static const char *const head[TCOLS] = { "metric", "n A/B", "A", "B",
+						 "change", "95% CI", "p", "verdict" };
+	static const int right[TCOLS] = { 0, 1, 1, 1, 1, 0, 1, 0 };
+	size_t w[TCOLS];
+	for (int k = 0; k < TCOLS; k++) {
+		w[k] = strlen(head[k]);
+		for (size_t i = 0; i < n; i++)
+			if (strlen(tr[i].c[k]) > w[k])
+				w[k] = strlen(tr[i].c[k]);
+	}
+	size_t total = 0;
+	for (int k = 0; k < TCOLS; k++)
+		total += w[k] + 2;
+	const char *sep = total > 100 ? " " : "  ";
+	for (int k = 0; k < TCOLS; k++)
+		fprintf(out, "%s%*s%s", k ? sep : "  ",
+			k == TCOLS - 1 ? 0 : right[k] ? (int)w[k] : -(int)w[k], head[k],
+			k == TCOLS - 1 ? "\n" : "");
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < TCOLS; k++) {
+			if (k == TCOLS - 1)
+				fprintf(out, "%s%s\n", *tr[i].c[k] ? sep : "", tr[i].c[k]);
+			else
+				fprintf(out, "%s%*s", k ? sep : "  ",
+					right[k] ? (int)w[k] : -(int)w[k], tr[i].c[k]);
+		}
+}
+
+static void print_table(const struct compare_job *job, const char *sa, const char *sb,
+			FILE *out)
+{
+	const struct cmp_result *r = &job->r;
+	fprintf(out, "A: %s\nB: %s\n", sa, sb);
+	if (!r->diff_mask) {
+		fprintf(out, "A and B are the same configuration (A/A)\n");
+	} else {
+		fprintf(out, "compared:");
+		int first = 1;
+		for (int d = 0; d < SEL_NDIMS; d++)
+			if (r->diff_mask & (1u << d)) {
+				fprintf(out, "%s %s", first ? "" : ",", sel_dim_name(d));
+				first = 0;
+			}
+		fputc('\n', out);
+	}
+	fprintf(out, "centre: median, harmonic mean (*) for rates; change = B/A - 1; "
+		     "noise threshold %g%%\n",
+		r->threshold_pct);
+	int any_inc = 0, any_noise = 0;
+	struct trow *tr = xcalloc(r->nrows + 1, sizeof(*tr));
+	for (size_t i = 0; i < r->nrows;) {
+		size_t p = r->rows[i].pair, n = 0, j = i;
+		for (; j < r->nrows && r->rows[j].pair == p; j++, n++) {
+			const struct cmp_row *row = &r->rows[j];
+			struct trow *t = &tr[n];
+			char buf[64];
+			int hist = row->kind == CMP_HIST;
+			char *name = row_metric_name(row);
+			t->c[0] = hist || row->centre != STATS_HMEAN ? name : xstrfmt("%s*", name);
+			if (t->c[0] != name)
+				free(name);
+			t->c[1] = hist ? xstrfmt("%zur/%zur", row->a_runs, row->b_runs)
+				       : xstrfmt("%zu/%zu", row->v.n_a, row->v.n_b);
+			fmt_num(buf, sizeof(buf), hist ? row->ha : row->v.centre_a);
+			t->c[2] = xstrfmt("%s%s", hist && row->ha_overflow ? ">=" : "", buf);
+			fmt_num(buf, sizeof(buf), hist ? row->hb : row->v.centre_b);
+			t->c[3] = xstrfmt("%s%s", hist && row->hb_overflow ? ">=" : "", buf);
+			fmt_pct(buf, sizeof(buf), row->change_pct);
+			t->c[4] = xstrdup(buf);
+			if (hist) {
+				t->c[5] = xstrdup("(merged histograms)");
+				t->c[6] = xstrdup("-");
+				t->c[7] = xstrdup("");
+			} else {
+				fmt_ci(buf, sizeof(buf), row->v.ci_lo_pct, row->v.ci_hi_pct);
+				t->c[5] = xstrdup(buf);
+				fmt_p(buf, sizeof(buf), row->v.p_mwu);
+				t->c[6] = xstrdup(buf);
+				if (row->has_verdict && row->v.kind == VERDICT_INCONCLUSIVE &&
+				    row->v.reps_needed) {
+					t->c[7] = row->v.reps_needed > 1000
+						? xstrdup("inconclusive (>1000 reps)")
+						: xstrfmt("inconclusive (~%zu reps)",
+							  row->v.reps_needed);
+					any_inc = 1;
+				} else {
+					t->c[7] = compare_verdict_text(row);
+				}
+			}
+			any_noise |= row->has_noise;
+		}
+		const struct cmp_pair *pp = &r->pairs[p];
+		fprintf(out, "\n%s%s%.90s\n", pp->workload, *pp->label ? ": " : "", pp->label);
+		print_block(out, tr, n);
+		for (size_t k = 0; k < n; k++)
+			for (int c = 0; c < TCOLS; c++)
+				free(tr[k].c[c]);
+		i = j;
+	}
+	free(tr);
+	if (any_inc)
+		fprintf(out, "\ninconclusive (~N reps): need about N repetitions per side to "
+			     "resolve a %g%% change\n",
+			r->threshold_pct);
+	if (any_noise) {
+		int w = 6;
+		for (size_t i = 0; i < r->nrows; i++)
+			if (r->rows[i].has_noise) {
+				int l = (int)(strlen(r->rows[i].workload) + strlen(r->rows[i].metric) + 1);
+				if (l > w)
+					w = l < 50 ? l : 50;
+			}
+		fprintf(out, "\nnoise floor (A/A): a threshold below the CI half-width cannot be "
+			     "resolved\n  %-*s %7s %7s %7s %10s\n",
+			w, "metric", "cv A", "cv B", "cv all", "half-width");
+		for (size_t i = 0; i < r->nrows; i++) {
+			const struct cmp_row *row = &r->rows[i];
+			if (!row->has_noise)
+				continue;
+			char *name = xstrfmt("%s.%s", row->workload, row->metric);
+			char c[4][32];
+			double v[4] = { 100 * row->nf.cv_a, 100 * row->nf.cv_b, 100 * row->nf.cv_all,
+					row->nf.half_width_pct };
+			for (int k = 0; k < 4; k++)
+				if (isfinite(v[k]))
+					snprintf(c[k], sizeof(c[k]), "%.1f%%", v[k]);
+				else
+					snprintf(c[k], sizeof(c[k]), "-");
+			fprintf(out, "  %-*.50s %7s %7s %7s %10s\n", w, name, c[0], c[1], c[2], c[3]);
+			free(name);
+		}
+	}
+}
+
+int cmd_compare_job(const char *cmd, const char *dbpath, const char *a, const char *b,
+		    const struct cmp_options *o, int hists, struct compare_job *job)
+{
+	struct db *db = cmd_open_db_readonly(cmd, dbpath);
+	if (!db)
+		return 2;
+	struct strbuf err = STRBUF_INIT;
+	int bad = compare_job_run(db, a, b, o, hists, job, &err);
+	if (bad)
+		cmd_error(cmd, "%s", err.buf);
+	strbuf_release(&err);
+	db_close(db);
+	if (bad)
+		return 2;
+	for (size_t i = 0; i < job->r.warnings.nr; i++)
+		cmd_error(cmd, "warning: %s", job->r.warnings.v[i]);
+	return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "centre", required_argument, NULL, 'c' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dbpath = DEFAULT_DB;
+	enum out_format fmt = FMT_TABLE;
+	struct cmp_options o;
+	cmp_options_default(&o);
+	int c;
+	char *end;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dbpath = optarg; break;
+		case 'm': o.metric = optarg; break;
+		case 't':
+			o.threshold_pct = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.threshold_pct > 0) ||
+			    o.threshold_pct >= 1000) {
+				cmd_error("compare", "--threshold %s: must be a percentage in (0, 1000)",
+					  optarg);
+				return 2;
+			}
+			break;
+		case 'c':
+			if (!strcmp(optarg, "auto"))
+				o.centre = CMP_CENTRE_AUTO;
+			else if (!strcmp(optarg, "median"))
+				o.centre = CMP_CENTRE_MEDIAN;
+			else if (!strcmp(optarg, "mean"))
+				o.centre = CMP_CENTRE_MEAN;
+			else if (!strcmp(optarg, "hmean"))
+				o.centre = CMP_CENTRE_HMEAN;
+			else {
+				cmd_error("compare", "--centre %s: must be auto, median, mean or hmean",
+					  optarg);
+				return 2;
+			}
+			break;
+		case 'f':
+			if (parse_format("compare", optarg, &fmt, 1))
+				return 2;
+			break;
+		case 'h': fputs(usage_text, stdout); return cmd_finish(0);
+		default: fputs(usage_text, stderr); return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		cmd_error("compare", "expected two selectors A and B, got %d", argc - optind);
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	const char *sa = argv[optind], *sb = argv[optind + 1];
+	struct compare_job job;
+	if (cmd_compare_job("compare", dbpath, sa, sb, &o, 1, &job))
+		return 2;
+	int rc = 0;
+	if (!job.a.nrows || !job.b.nrows) {
+		cmd_error("compare", "selector %s matches no results", !job.a.nrows ? sa : sb);
+		rc = 2;
+	} else if (!job.r.nrows) {
+		cmd_error("compare", "A and B have no (workload, metric) in common%s",
+			  o.metric ? " for --metric" : "; see the warnings above");
+		rc = 2;
+	} else if (fmt == FMT_JSON) {
+		print_json(&job, sa, sb, stdout);
+	} else if (fmt == FMT_CSV) {
+		print_csv(&job, stdout);
+	} else {
+		print_table(&job, sa, sb, stdout);
+	}
+	compare_job_free(&job);
+	return cmd_finish(rc);
+}

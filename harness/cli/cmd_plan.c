@@ -1,0 +1,173 @@
+/*
+ * schedlab plan: validate a plan and print its expansion: the boot
+ * configurations, the execution order (boots and runs, interleaved and
+ * shuffled with the seed) and an estimated duration. With --check it also
+ * asks the target whether every boot configuration can be honoured.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/cli/cmd.h"
+#include "harness/orchestrate/plan.h"
+#include "harness/orchestrate/session.h"
+#include "harness/targets/target.h"
+
+static const char usage_text[] =
+	"usage: schedlab plan PLAN.json [--target SPEC] [--check] [--format table|json]\n"
+	"\n"
+	"Validates PLAN.json and prints the boot configurations, the runs in execution\n"
+	"order and an estimated duration. Nothing is run.\n"
+	"  --target SPEC   override the plan's target (local, qemu:KERNEL, ssh://host)\n"
+	"  --check         also ask the target whether it can honour every boot\n"
+	"                  configuration (connects to it; `run` always does this)\n"
+	"  --format F      table (default) or json\n"
+	"Exit status: 0 valid, 2 invalid (the message names file:line:column or the\n"
+	"JSON path of the problem).\n";
+
+static void print_table(const struct plan *p)
+{
+	printf("plan: %s (%s)\n", p->name, p->path);
+	printf("target: %s   switch: %s   order: %s   repetitions: %d   seed: %llu\n",
+	       json_string_value(json_object_get(p->target, "type")), p->switch_method, p->order,
+	       p->repetitions, (unsigned long long)p->seed);
+	if (p->ntargets > 1) {
+		printf("lab of %zu targets, run in parallel, one session each:\n", p->ntargets);
+		for (size_t i = 0; i < p->ntargets; i++) {
+			char *t = json_dumps(json_array_get(p->targets, i), JSON_COMPACT | JSON_SORT_KEYS);
+			printf("  T%zu  %s\n", i + 1, t);
+			free(t);
+		}
+	}
+	printf("\nboot configurations (%zu):\n", p->nboots);
+	for (size_t i = 0; i < p->nboots; i++)
+		printf("  B%zu  kernel=%s preempt=%s cmdline=%s\n", i + 1,
+		       p->boots[i].kernel ? p->boots[i].kernel : "(default)",
+		       p->boots[i].preempt ? p->boots[i].preempt : "(as booted)",
+		       *p->boots[i].cmdline ? p->boots[i].cmdline : "(none)");
+	printf("\nknob sets (%zu):\n", json_array_size(p->knobs));
+	for (size_t i = 0; i < json_array_size(p->knobs); i++) {
+		char *l = knob_label(json_array_get(p->knobs, i));
+		printf("  K%zu  %s\n", i + 1, l);
+		free(l);
+	}
+	printf("\nworkloads (%zu):\n", p->nwl);
+	for (size_t i = 0; i < p->nwl; i++) {
+		char *s = json_dumps(p->wl[i].params, JSON_COMPACT | JSON_SORT_KEYS);
+		printf("  W%zu  %s\n", i + 1, s);
+		free(s);
+	}
+	printf("\nexecution order (%zu boots, %zu runs):\n", p->nvisits, plan_run_count(p));
+	size_t seq = 0;
+	for (size_t v = 0; v < p->nvisits; v++) {
+		printf("  boot %zu: B%d (round %d)\n", v + 1, p->visits[v].cfg + 1,
+		       p->visits[v].round + 1);
+		for (size_t r = 0; r < p->visits[v].nruns; r++) {
+			const struct plan_run *pr = &p->visits[v].runs[r];
+			printf("    %4zu  W%d %-10s K%d rep %d\n", ++seq, pr->wl + 1,
+			       p->wl[pr->wl].ops->name, pr->knob + 1, pr->rep + 1);
+		}
+	}
+	double est = plan_estimate_s(p);
+	printf("\nestimated duration: %.0f s (%.1f min)\n", est, est / 60);
+}
+
+static void print_json(const struct plan *p)
+{
+	json_t *boots = json_array(), *order = json_array();
+	for (size_t i = 0; i < p->nboots; i++)
+		json_array_append_new(boots, json_pack("{s:s?,s:s?,s:s}", "kernel", p->boots[i].kernel,
+						       "preempt", p->boots[i].preempt, "cmdline",
+						       p->boots[i].cmdline));
+	for (size_t v = 0; v < p->nvisits; v++) {
+		json_t *runs = json_array();
+		for (size_t r = 0; r < p->visits[v].nruns; r++) {
+			const struct plan_run *pr = &p->visits[v].runs[r];
+			json_array_append_new(runs, json_pack("{s:i,s:s,s:i,s:i}", "workload", pr->wl,
+							      "type", p->wl[pr->wl].ops->name, "knobs",
+							      pr->knob, "rep", pr->rep));
+		}
+		json_array_append_new(order, json_pack("{s:i,s:i,s:o}", "boot", p->visits[v].cfg,
+						       "round", p->visits[v].round, "runs", runs));
+	}
+	json_t *wl = json_array();
+	for (size_t i = 0; i < p->nwl; i++)
+		json_array_append(wl, p->wl[i].params);
+	json_t *doc = json_pack("{s:i,s:s,s:O,s:s,s:s,s:i,s:I,s:o,s:O,s:o,s:o,s:f,s:I}",
+				"schedlab_format", 1, "name", p->name, "target", p->target,
+				"switch", p->switch_method, "order", p->order, "repetitions",
+				p->repetitions, "seed", (json_int_t)p->seed, "boots", boots,
+				"knobs", p->knobs, "workloads", wl, "execution", order,
+				"estimated_s", plan_estimate_s(p), "runs",
+				(json_int_t)plan_run_count(p));
+	json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(doc);
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "check", no_argument, NULL, 'c' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *target = NULL;
+	int check = 0, c;
+	enum out_format fmt = FMT_TABLE;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': target = optarg; break;
+		case 'c': check = 1; break;
+		case 'f':
+			if (parse_format("plan", optarg, &fmt, 0))
+				return 2;
+			break;
+		case 'h': fputs(usage_text, stdout); return cmd_finish(0);
+		default: fputs(usage_text, stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		cmd_error("plan", "expected one plan file");
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	struct plan p;
+	struct strbuf err = STRBUF_INIT;
+	if (plan_load(argv[optind], &p, &err)) {
+		fprintf(stderr, "%s\n", err.buf);
+		plan_release(&p);
+		strbuf_release(&err);
+		return 2;
+	}
+	if (target) {
+		json_t *t = target_spec_parse(target, &err);
+		if (!t || plan_set_target(&p, t, &err)) {
+			cmd_error("plan", "--target %s", err.buf);
+			json_decref(t);
+			plan_release(&p);
+			strbuf_release(&err);
+			return 2;
+		}
+		json_decref(t);
+	}
+	int rc = 0;
+	if (check) {
+		struct session_opts so = { NULL, 1, NULL };
+		if (session_preflight(&p, &so, &err)) {
+			fprintf(stderr, "%s\n", err.buf);
+			rc = 2;
+		}
+	}
+	if (fmt == FMT_JSON)
+		print_json(&p);
+	else
+		print_table(&p);
+	plan_release(&p);
+	strbuf_release(&err);
+	return cmd_finish(rc);
+}

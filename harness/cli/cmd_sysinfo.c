@@ -1,0 +1,137 @@
+/*
+ * schedlab sysinfo: ask a target's agent what the machine is and what is in
+ * force (kernel, command line, preempt mode and the modes offered, HZ,
+ * SCHED_MC, schedstats, sched features, topology, cpufreq and cpuidle), each
+ * field with its source, and what the target can switch.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/cli/cmd.h"
+#include "harness/results/format.h"
+#include "harness/orchestrate/session.h"
+#include "harness/targets/target.h"
+
+static const char usage_text[] =
+	"usage: schedlab sysinfo [--target SPEC] [--format table|json]\n"
+	"\n"
+	"Connects to the target (default: local), and prints what the machine is and\n"
+	"what is in force, each field with the file or call it was read from, or\n"
+	"\"unknown\" with the reason.\n"
+	"  --target SPEC   local (default), qemu:KERNEL, ssh://[user@]host[:port]\n"
+	"  --format F      table (default) or json\n";
+
+int cmd_sysinfo(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *spec = "local";
+	enum out_format fmt = FMT_TABLE;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': spec = optarg; break;
+		case 'f':
+			if (parse_format("sysinfo", optarg, &fmt, 0))
+				return 2;
+			break;
+		case 'h': fputs(usage_text, stdout); return cmd_finish(0);
+		default: fputs(usage_text, stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		cmd_error("sysinfo", "unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	struct strbuf err = STRBUF_INIT;
+	json_t *tobj = target_spec_parse(spec, &err);
+	const struct target_ops *ops = tobj ? target_find(json_string_value(json_object_get(tobj, "type"))) : NULL;
+	json_t *conf = NULL;
+	if (!tobj || !ops || !(conf = ops->check(tobj, "target", &err))) {
+		cmd_error("sysinfo", "--target %s: %s", spec, err.len ? err.buf : "unknown target type");
+		json_decref(tobj);
+		strbuf_release(&err);
+		return 2;
+	}
+	json_decref(tobj);
+	session_install_signals();
+	struct target t;
+	memset(&t, 0, sizeof(t));
+	t.ops = ops;
+	t.conf = conf;
+	t.abort_flag = &session_abort;
+	struct boot_info bi;
+	struct boot_spec none = { -1, NULL, NULL, "" };
+	boot_info_init(&bi);
+	int rc = 0;
+	if (ops->open(&t, &err) || ops->boot(&t, &none, &bi, &err)) {
+		cmd_error("sysinfo", "%s", err.buf);
+		rc = 1;
+	} else {
+		json_t *si = bi.sysinfo;
+		if (fmt == FMT_JSON) {
+			json_t *doc = json_pack("{s:i,s:s,s:O,s:s,s:f}", "schedlab_format", 1, "target",
+						spec, "sysinfo", si, "boot_method", bi.method,
+						"switch_s", bi.switch_s);
+			json_t *caps = json_array();
+			if (ops->caps & TCAP_PREEMPT_RUNTIME)
+				json_array_append_new(caps, json_string("preempt-runtime"));
+			if (ops->caps & TCAP_PREEMPT_BOOT)
+				json_array_append_new(caps, json_string("preempt-boot"));
+			if (ops->caps & TCAP_CMDLINE)
+				json_array_append_new(caps, json_string("cmdline"));
+			if (ops->caps & TCAP_KERNEL)
+				json_array_append_new(caps, json_string("kernel"));
+			if (ops->caps & TCAP_KEXEC)
+				json_array_append_new(caps, json_string("kexec"));
+			if (ops->caps & TCAP_REBOOT)
+				json_array_append_new(caps, json_string("reboot"));
+			json_object_set_new(doc, "can_switch", caps);
+			json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			putchar('\n');
+			json_decref(doc);
+		} else {
+			static const char *const cols[] = { "field", "value", "source" };
+			struct rowset rs;
+			rowset_init(&rs, 3, cols);
+			const char *key;
+			json_t *f;
+			json_object_foreach(si, key, f) {
+				json_t *v = json_object_get(f, "value");
+				char *val = json_is_string(v) ? xstrdup(json_string_value(v))
+					  : json_is_null(v) || !v ? xstrdup("unknown")
+					  : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+				const char *src = json_string_value(json_object_get(f, "source"));
+				const char *why = json_string_value(json_object_get(f, "error"));
+				char *s = why ? xstrfmt("unknown: %s", why) : xstrdup(src ? src : "");
+				const char *cells[] = { key, val, s };
+				rowset_add(&rs, cells);
+				free(val);
+				free(s);
+			}
+			rowset_print(&rs, FMT_TABLE, stdout);
+			rowset_release(&rs);
+			struct boot_spec probe = { 0, NULL, "full", "" };
+			struct strbuf why = STRBUF_INIT;
+			if (ops->feasible && !ops->feasible(&t, &probe, si, &why))
+				printf("\npreempt switching: no (%s)\n", why.buf);
+			else
+				printf("\npreempt switching: yes (%s)\n",
+				       ops->caps & TCAP_PREEMPT_RUNTIME ? "at run time" : "by boot");
+			strbuf_release(&why);
+		}
+	}
+	boot_info_release(&bi);
+	if (t.priv)
+		ops->close(&t);
+	json_decref(conf);
+	strbuf_release(&err);
+	return cmd_finish(rc);
+}

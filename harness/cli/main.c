@@ -1,0 +1,157 @@
+/*
+ * schedlab: the controller's entry point and its one table of subcommands
+ * (git.c / perf.c style). Each command parses its own options; flags in the
+ * table are for shared preconditions.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "harness/cli/cmd.h"
+#include "harness/util/strbuf.h"
+#include "harness/targets/target.h"
+#include "workloads/workload.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "run", cmd_run, "run a plan (or resume a session) and store the results" },
+	{ "plan", cmd_plan, "validate a plan and show the expanded boots and runs" },
+	{ "sysinfo", cmd_sysinfo, "what a machine is and what it can switch" },
+	{ "sessions", cmd_sessions, "list the sessions in a database" },
+	{ "query", cmd_query, "run read-only SQL against a database" },
+	{ "compare", cmd_compare, "A/B table of two selections with verdicts per metric" },
+	{ "trend", cmd_trend, "history of one metric with change points" },
+	{ "check", cmd_check, "exit 1 when the candidate regressed against the baseline" },
+	{ "report", cmd_report, "self-contained HTML report: A/B, latency curves, trends, sysinfo" },
+	{ "export", cmd_export, "rows of the results view as CSV or JSON" },
+	{ "agent", cmd_agent, "serve the agent protocol on stdin/stdout (targets use this)" },
+	{ NULL, NULL, NULL },
+};
+
+void cmd_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "schedlab %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int parse_format(const char *cmd, const char *s, enum out_format *out, int allow_csv)
+{
+	if (!strcmp(s, "table"))
+		*out = FMT_TABLE;
+	else if (!strcmp(s, "json"))
+		*out = FMT_JSON;
+	else if (allow_csv && !strcmp(s, "csv"))
+		*out = FMT_CSV;
+	else {
+		cmd_error(cmd, "--format %s: must be table%s or json", s, allow_csv ? ", csv" : "");
+		return -1;
+	}
+	return 0;
+}
+
+struct db *cmd_open_db_readonly(const char *cmd, const char *path)
+{
+	struct db *db = NULL;
+	char *msg = NULL;
+	if (db_open(path, DB_READONLY, &db, &msg)) {
+		cmd_error(cmd, "%s", msg ? msg : path);
+		free(msg);
+		return NULL;
+	}
+	return db;
+}
+
+int cmd_finish(int rc)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "schedlab: error writing to stdout: %s\n", strerror(errno));
+		return rc ? rc : 2;
+	}
+	return rc;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: schedlab COMMAND [ARGS]\n\n"
+		   "A benchmark and regression harness for Linux preemption modes and wakeup\n"
+		   "placement. Commands:\n\n");
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	fprintf(f, "\n`schedlab COMMAND --help` describes a command; `schedlab help workloads`\n"
+		   "lists the workloads and their plan parameters.\n"
+		   "Exit status: 0 success, 1 a finding (failed runs), 2 bad input or usage.\n");
+}
+
+static void help_workloads(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (const struct workload_ops *const *w = workload_all(); *w; w++) {
+		strbuf_addf(&sb, "%s: %s\n  tool: %s (Debian package %s)%s\n", (*w)->name,
+			    (*w)->summary, (*w)->tool, (*w)->package,
+			    (*w)->can_be_load ? "; usable as \"load\"" : "");
+		params_describe((*w)->params, &sb);
+		strbuf_addch(&sb, '\n');
+	}
+	fputs(sb.buf, stdout);
+	strbuf_release(&sb);
+}
+
+int main(int argc, char **argv)
+{
+	struct strbuf err = STRBUF_INIT;
+	if (workload_check_registry(&err) || target_check_registry(&err)) {
+		fprintf(stderr, "schedlab: internal error: %s\n", err.buf);
+		return 2;
+	}
+	strbuf_release(&err);
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+		usage(stdout);
+		return cmd_finish(0);
+	}
+	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+		printf("schedlab %s\n", SCHEDLAB_VERSION);
+		return cmd_finish(0);
+	}
+	if (!strcmp(name, "help")) {
+		if (argc < 3) {
+			usage(stdout);
+			return cmd_finish(0);
+		}
+		if (!strcmp(argv[2], "workloads")) {
+			help_workloads();
+			return cmd_finish(0);
+		}
+		for (const struct command *c = commands; c->name; c++)
+			if (!strcmp(c->name, argv[2])) {
+				char *av[] = { argv[2], "--help", NULL };
+				return c->fn(2, av);
+			}
+		fprintf(stderr, "schedlab: no help for '%s'\n", argv[2]);
+		return 2;
+	}
+	for (const struct command *c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c->fn(argc - 1, argv + 1);
+	fprintf(stderr, "schedlab: '%s' is not a command (valid:", name);
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(stderr, " %s", c->name);
+	fprintf(stderr, "); see schedlab --help\n");
+	return 2;
+}

@@ -1,0 +1,797 @@
+/*
+ * Plan loading, validation and expansion; the rules are in plan.h and
+ * docs/plan-format.md.
+ */
+#include "harness/orchestrate/plan.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/orchestrate/kbuild.h"
+#include "harness/targets/target.h"
+
+static const char *const top_keys[] = { "name", "target", "targets", "switch", "repetitions",
+					"seed", "order", "schedstat", "matrix", "workloads", NULL };
+/* also accepted at the top level, not listed in the unknown-key message:
+ * "lab" (the marker schedlab writes into the stored plan of each lab member) */
+static const char *const top_keys_more[] = { "lab", NULL };
+static const char *const lab_keys[] = { "id", "target", "targets", "label", NULL };
+static const char *const matrix_keys[] = { "kernel", "preempt", "cmdline", "knobs", NULL };
+static const char *const knob_keys[] = { "sched_features", "tunables", "sysctl", NULL };
+static const char *const preempt_modes[] = { "none", "voluntary", "full", "lazy", NULL };
+static const char *const switch_methods[] = { "auto", "runtime", "reboot", "kexec", NULL };
+static const char *const orders[] = { "interleaved", "sequential", NULL };
+
+uint64_t plan_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void shuffle(int *a, size_t n, uint64_t *st)
+{
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)(plan_rand(st) % i);
+		int t = a[i - 1];
+		a[i - 1] = a[j];
+		a[j] = t;
+	}
+}
+
+static int in_list(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, s))
+			return 1;
+	return 0;
+}
+
+static void list_text(const char *const *list, struct strbuf *err)
+{
+	for (const char *const *l = list; *l; l++)
+		strbuf_addf(err, "%s%s", l == list ? "" : ", ", *l);
+}
+
+static int check_keys(const json_t *obj, const char *const *valid, const char *path,
+		      struct strbuf *err)
+{
+	return conf_check_keys(obj, valid, path, NULL, err);
+}
+
+/* a matrix dimension: absent, a string, or an array of strings */
+/*
+ * matrix.kernel: a string, an object or an array of them. A string is a kernel
+ * folder or image; an object is a variant spec (harness/orchestrate/kbuild.h), validated
+ * here against the fragments in kernels/fragments/, and stands in the boots as
+ * its "image" once `schedlab run` has built it, as its label until then.
+ */
+static int kernel_list(const json_t *v, struct strvec *out, struct strbuf *err)
+{
+	if (!v)
+		return 0;
+	if (!json_is_array(v) || !json_array_size(v)) {
+		if (!json_is_string(v) && !json_is_object(v)) {
+			strbuf_addstr(err, "matrix.kernel: must be a kernel folder, a variant "
+				      "object ({\"variant\": [\"hz1000\"]}) or a non-empty array "
+				      "of them");
+			return -1;
+		}
+	}
+	size_t n = json_is_array(v) ? json_array_size(v) : 1;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *k = json_is_array(v) ? json_array_get(v, i) : v;
+		char path[64];
+		snprintf(path, sizeof(path), "matrix.kernel[%zu]", i);
+		if (json_is_string(k) && json_string_length(k)) {
+			strvec_push(out, json_string_value(k));
+		} else if (json_is_object(k)) {
+			if (kbuild_spec_check(k, path, kbuild_kernels_dir(), err))
+				return -1;
+			const char *img = json_string_value(json_object_get(k, "image"));
+			if (img) {
+				strvec_push(out, img);
+			} else {
+				char *label = kbuild_label(k);
+				strvec_push(out, label);
+				free(label);
+			}
+		} else {
+			strbuf_addf(err, "%s: must be a kernel folder (string) or a variant object "
+				    "({\"variant\": [...], \"base\": \"minimal\"})", path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int plan_set_kernel_image(struct plan *p, size_t index, const char *image, struct strbuf *err)
+{
+	json_t *m = json_object_get(p->root, "matrix");
+	json_t *ks = json_object_get(m, "kernel");
+	json_t *k = json_is_array(ks) ? json_array_get(ks, index) : index ? NULL : ks;
+	if (!json_is_object(k)) {
+		strbuf_addf(err, "matrix.kernel[%zu]: not a variant object", index);
+		return -1;
+	}
+	json_object_set_new(k, "image", json_string(image));
+	for (size_t b = 0; b < p->nboots; b++) {
+		if (p->boots[b].kernel_index != (int)index)
+			continue;
+		free((char *)p->boots[b].kernel);
+		p->boots[b].kernel = xstrdup(image);
+	}
+	return 0;
+}
+
+static int string_list(const json_t *v, const char *path, struct strvec *out,
+		       const char *const *allowed, struct strbuf *err)
+{
+	if (!v)
+		return 0;
+	if (json_is_string(v)) {
+		strvec_push(out, json_string_value(v));
+	} else if (json_is_array(v) && json_array_size(v)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(v, i, e) {
+			if (!json_is_string(e)) {
+				strbuf_addf(err, "%s[%zu]: must be a string", path, i);
+				return -1;
+			}
+			strvec_push(out, json_string_value(e));
+		}
+	} else {
+		strbuf_addf(err, "%s: must be a string or a non-empty array of strings", path);
+		return -1;
+	}
+	for (size_t i = 0; allowed && i < out->nr; i++) {
+		if (!in_list(allowed, out->v[i])) {
+			strbuf_addf(err, "%s[%zu]: \"%s\" is not valid (valid: ", path, i, out->v[i]);
+			list_text(allowed, err);
+			strbuf_addch(err, ')');
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int cmdline_check(const char *c, const char *path, struct strbuf *err)
+{
+	for (const char *p = c; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
+		if (ch == ' ')
+			continue;
+		if (!isalnum(ch) && !strchr("_-.,=:/+@[]", ch)) {
+			strbuf_addf(err, "%s: character '%s%c' is not allowed in kernel parameters "
+				    "(letters, digits, _-.,=:/+@[] and single spaces; no quotes)",
+				    path, ch == '\n' ? "\\" : "", ch == '\n' ? 'n' : ch);
+			return -1;
+		}
+	}
+	const char *p = c;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "preempt=", 8)) {
+			strbuf_addf(err, "%s: set preempt= with matrix.preempt, not in cmdline", path);
+			return -1;
+		}
+		if (*p == '=') {
+			strbuf_addf(err, "%s: a parameter must not start with '='", path);
+			return -1;
+		}
+		while (*p && *p != ' ')
+			p++;
+	}
+	return 0;
+}
+
+static int name_ok(const char *s, int upper)
+{
+	if (!*s || strlen(s) > 64)
+		return 0;
+	for (const char *p = s; *p; p++) {
+		if (upper ? !(isupper((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_')
+			  : !(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_'))
+			return 0;
+	}
+	return 1;
+}
+
+static int value_ok(const json_t *v)
+{
+	if (json_is_integer(v))
+		return 1;
+	if (!json_is_string(v))
+		return 0;
+	const char *s = json_string_value(v);
+	if (!*s || strlen(s) > 256)
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (!isprint((unsigned char)*p))
+			return 0;
+	return 1;
+}
+
+int knob_object_check(const json_t *knob, const char *path, struct strbuf *err)
+{
+	if (!json_is_object(knob)) {
+		strbuf_addf(err, "%s: must be an object like {\"sched_features\": [\"NO_TTWU_QUEUE\"]}",
+			    path);
+		return -1;
+	}
+	if (check_keys(knob, knob_keys, path, err))
+		return -1;
+	json_t *f = json_object_get(knob, "sched_features");
+	if (f) {
+		size_t i;
+		json_t *e;
+		if (!json_is_array(f)) {
+			strbuf_addf(err, "%s.sched_features: must be an array of feature names", path);
+			return -1;
+		}
+		json_array_foreach(f, i, e) {
+			if (!json_is_string(e) || !name_ok(json_string_value(e), 1)) {
+				strbuf_addf(err, "%s.sched_features[%zu]: must be a feature name like "
+					    "\"TTWU_QUEUE\" or \"NO_TTWU_QUEUE\"", path, i);
+				return -1;
+			}
+		}
+	}
+	static const char *const objs[] = { "tunables", "sysctl" };
+	for (int k = 0; k < 2; k++) {
+		json_t *o = json_object_get(knob, objs[k]);
+		if (!o)
+			continue;
+		if (!json_is_object(o)) {
+			strbuf_addf(err, "%s.%s: must be an object of name: value", path, objs[k]);
+			return -1;
+		}
+		const char *key;
+		json_t *v;
+		json_object_foreach(o, key, v) {
+			if (!name_ok(key, 0)) {
+				strbuf_addf(err, "%s.%s.%s: not a valid %s name (lowercase letters, "
+					    "digits, _)", path, objs[k], key,
+					    k ? "sysctl (kernel.*)" : "scheduler tunable");
+				return -1;
+			}
+			if (!value_ok(v)) {
+				strbuf_addf(err, "%s.%s.%s: value must be an integer or a printable "
+					    "string", path, objs[k], key);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+int knobs_to_writes(const json_t *knob, json_t **writes, struct strbuf *err)
+{
+	json_t *w = json_array();
+	json_t *f = json_object_get(knob, "sched_features");
+	size_t i;
+	json_t *e;
+	json_array_foreach(f, i, e)
+		json_array_append_new(w, json_pack("{s:s,s:s}", "path",
+						   "/sys/kernel/debug/sched/features", "value",
+						   json_string_value(e)));
+	static const struct { const char *key, *dir; } objs[] = {
+		{ "tunables", "/sys/kernel/debug/sched/" },
+		{ "sysctl", "/proc/sys/kernel/" },
+	};
+	for (int k = 0; k < 2; k++) {
+		const char *key;
+		json_t *v;
+		json_object_foreach(json_object_get(knob, objs[k].key), key, v) {
+			char *path = xstrfmt("%s%s", objs[k].dir, key);
+			char *val = json_is_integer(v) ? xstrfmt("%lld", (long long)json_integer_value(v))
+						       : xstrdup(json_string_value(v));
+			json_array_append_new(w, json_pack("{s:s,s:s}", "path", path, "value", val));
+			free(path);
+			free(val);
+		}
+	}
+	(void)err;
+	*writes = w;
+	return 0;
+}
+
+char *knob_label(const json_t *knob)
+{
+	if (!json_object_size(knob))
+		return xstrdup("default");
+	char *s = json_dumps(knob, JSON_COMPACT | JSON_SORT_KEYS);
+	char *r = xstrdup(s);
+	free(s);
+	return r;
+}
+
+static int expand(struct plan *p)
+{
+	size_t nk = json_array_size(p->knobs);
+	size_t inner = nk * p->nwl;
+	int *cfg = xcalloc(p->nboots, sizeof(int));
+	int *in = xcalloc(inner, sizeof(int));
+	uint64_t st = p->seed;
+	int interleaved = !strcmp(p->order, "interleaved");
+	p->nvisits = interleaved ? p->nboots * (size_t)p->repetitions : p->nboots;
+	p->visits = xcalloc(p->nvisits, sizeof(*p->visits));
+	size_t v = 0;
+	if (interleaved) {
+		for (int r = 0; r < p->repetitions; r++) {
+			for (size_t i = 0; i < p->nboots; i++)
+				cfg[i] = (int)i;
+			shuffle(cfg, p->nboots, &st);
+			for (size_t b = 0; b < p->nboots; b++) {
+				struct plan_visit *vi = &p->visits[v++];
+				vi->cfg = cfg[b];
+				vi->round = r;
+				vi->nruns = inner;
+				vi->runs = xcalloc(inner, sizeof(*vi->runs));
+				for (size_t i = 0; i < inner; i++)
+					in[i] = (int)i;
+				shuffle(in, inner, &st);
+				for (size_t i = 0; i < inner; i++)
+					vi->runs[i] = (struct plan_run){ in[i] / (int)p->nwl,
+									 in[i] % (int)p->nwl, r };
+			}
+		}
+	} else {
+		for (size_t b = 0; b < p->nboots; b++) {
+			struct plan_visit *vi = &p->visits[v++];
+			vi->cfg = (int)b;
+			vi->round = 0;
+			vi->nruns = inner * (size_t)p->repetitions;
+			vi->runs = xcalloc(vi->nruns, sizeof(*vi->runs));
+			size_t k = 0;
+			for (int r = 0; r < p->repetitions; r++)
+				for (size_t i = 0; i < inner; i++)
+					vi->runs[k++] = (struct plan_run){ (int)(i / p->nwl),
+									   (int)(i % p->nwl), r };
+		}
+	}
+	free(cfg);
+	free(in);
+	return 0;
+}
+
+/* a plan's "target" value (or one of "targets"): "local", a spec string or
+ * an object -> a target object (new reference); NULL with a message naming `path` */
+static json_t *target_value(const json_t *v, const char *path, struct strbuf *err)
+{
+	if (json_is_object(v))
+		return json_incref((json_t *)v);
+	if (!json_is_string(v)) {
+		strbuf_addf(err, "%s: must be \"local\", a target spec string or an object "
+			    "with \"type\"", path);
+		return NULL;
+	}
+	struct strbuf e = STRBUF_INIT;
+	json_t *t = target_spec_parse(json_string_value(v), &e);
+	if (!t)
+		strbuf_addf(err, "%s: %s", path, e.buf);
+	strbuf_release(&e);
+	return t;
+}
+
+/* validate a target object with its type's check; the plan's "switch" is
+ * handed to targets that switch by booting. Errors name `path`
+ * ("target.host", "targets[1].host"). */
+static json_t *resolve_target(const struct plan *p, const json_t *tobj, const char *path,
+			      const struct target_ops **ops, struct strbuf *err)
+{
+	const char *type = json_string_value(json_object_get(tobj, "type"));
+	if (!json_is_object(tobj) || !type) {
+		strbuf_addf(err, "%s.type: missing (valid: %s)", path, target_names());
+		return NULL;
+	}
+	const struct target_ops *t = target_find(type);
+	if (!t) {
+		strbuf_addf(err, "%s.type: unknown target \"%s\" (valid: %s)", path, type,
+			    target_names());
+		return NULL;
+	}
+	/* which target a switch error is about, when there are several */
+	char where[80] = "";
+	if (strcmp(path, "target"))
+		snprintf(where, sizeof(where), " of %s", path);
+	const char *sw = p->switch_method ? p->switch_method : "auto";
+	json_t *conf = json_deep_copy(tobj);
+	if (!strcmp(sw, "auto") || !strcmp(sw, "runtime")) {
+		if (!strcmp(sw, "runtime") && !(t->caps & TCAP_PREEMPT_RUNTIME)) {
+			strbuf_addf(err, "switch: the %s target%s cannot switch at run time (valid: "
+				    "auto, reboot, kexec)", type, where);
+			json_decref(conf);
+			return NULL;
+		}
+	} else if (t->caps & TCAP_PREEMPT_RUNTIME) {
+		strbuf_addf(err, "switch: the %s target%s cannot %s (valid: auto, runtime)", type,
+			    where, sw);
+		json_decref(conf);
+		return NULL;
+	} else if (!json_object_get(conf, "switch")) {
+		json_object_set_new(conf, "switch", json_string(sw));
+	}
+	json_t *resolved = t->check(conf, path, err);
+	json_decref(conf);
+	if (resolved)
+		*ops = t;
+	return resolved;
+}
+
+/* the "lab" marker of a lab member's stored plan */
+static int lab_check(const json_t *lab, struct strbuf *err)
+{
+	if (!json_is_object(lab)) {
+		strbuf_addstr(err, "lab: must be an object {\"id\": ..., \"target\": N} (written "
+			      "by schedlab for the sessions of a lab)");
+		return -1;
+	}
+	if (check_keys(lab, lab_keys, "lab", err))
+		return -1;
+	json_t *id = json_object_get(lab, "id");
+	if (!json_is_string(id) || !json_string_length(id)) {
+		strbuf_addstr(err, "lab.id: must be a non-empty string");
+		return -1;
+	}
+	static const char *const ints[] = { "target", "targets" };
+	for (int i = 0; i < 2; i++) {
+		json_t *n = json_object_get(lab, ints[i]);
+		if (n && (!json_is_integer(n) || json_integer_value(n) < 0)) {
+			strbuf_addf(err, "lab.%s: must be a non-negative integer", ints[i]);
+			return -1;
+		}
+	}
+	json_t *l = json_object_get(lab, "label");
+	if (l && !json_is_string(l)) {
+		strbuf_addstr(err, "lab.label: must be a string");
+		return -1;
+	}
+	return 0;
+}
+
+static int validate(struct plan *p, const char *file, struct strbuf *err)
+{
+	json_t *root = p->root;
+	struct strbuf e = STRBUF_INIT;
+	struct strvec kernels = STRVEC_INIT, preempts = STRVEC_INIT, cmdlines = STRVEC_INIT;
+	int ret = -1;
+
+	if (!json_is_object(root)) {
+		strbuf_addstr(&e, "the plan must be a JSON object");
+		goto out;
+	}
+	const char *key;
+	json_t *kv;
+	json_object_foreach(root, key, kv) {
+		if (!in_list(top_keys, key) && !in_list(top_keys_more, key)) {
+			strbuf_addf(&e, "%s: unknown key (valid: ", key);
+			list_text(top_keys, &e);
+			strbuf_addch(&e, ')');
+			goto out;
+		}
+	}
+	json_t *v = json_object_get(root, "name");
+	if (v && (!json_is_string(v) || !json_string_length(v))) {
+		strbuf_addstr(&e, "name: must be a non-empty string");
+		goto out;
+	}
+	p->name = xstrdup(v ? json_string_value(v) : "unnamed");
+
+	v = json_object_get(root, "repetitions");
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 100000)) {
+		strbuf_addstr(&e, "repetitions: must be a positive integer");
+		goto out;
+	}
+	p->repetitions = v ? (int)json_integer_value(v) : 1;
+
+	v = json_object_get(root, "seed");
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 0)) {
+		strbuf_addstr(&e, "seed: must be a non-negative integer");
+		goto out;
+	}
+	p->seed = v ? (uint64_t)json_integer_value(v) : 1;
+
+	v = json_object_get(root, "schedstat");
+	if (v && !json_is_boolean(v)) {
+		strbuf_addstr(&e, "schedstat: must be true or false");
+		goto out;
+	}
+	p->schedstat = v ? json_is_true(v) : 1;
+
+	v = json_object_get(root, "order");
+	if (v && (!json_is_string(v) || !in_list(orders, json_string_value(v)))) {
+		strbuf_addstr(&e, "order: must be one of ");
+		list_text(orders, &e);
+		goto out;
+	}
+	p->order = xstrdup(v ? json_string_value(v) : "interleaved");
+
+	v = json_object_get(root, "switch");
+	if (v && (!json_is_string(v) || !in_list(switch_methods, json_string_value(v)))) {
+		strbuf_addstr(&e, "switch: must be one of ");
+		list_text(switch_methods, &e);
+		goto out;
+	}
+	p->switch_method = xstrdup(v ? json_string_value(v) : "auto");
+
+	/* target, or a lab of targets */
+	v = json_object_get(root, "target");
+	json_t *vs = json_object_get(root, "targets");
+	json_t *lab = json_object_get(root, "lab");
+	if (v && vs) {
+		strbuf_addstr(&e, "target, targets: a plan names either one \"target\" or a lab "
+			      "of \"targets\", not both");
+		goto out;
+	}
+	if (vs) {
+		if (lab) {
+			strbuf_addstr(&e, "lab: written by schedlab into the stored plan of each "
+				      "member of a lab (with \"target\"); not valid with \"targets\"");
+			goto out;
+		}
+		if (!json_is_array(vs) || !json_array_size(vs)) {
+			strbuf_addstr(&e, "targets: must be a non-empty array of targets (each "
+				      "\"local\", a target spec string or an object with \"type\")");
+			goto out;
+		}
+		p->targets = json_array();
+		size_t ti;
+		json_t *te;
+		json_array_foreach(vs, ti, te) {
+			char path[64];
+			const struct target_ops *ops;
+			snprintf(path, sizeof(path), "targets[%zu]", ti);
+			json_t *tobj = target_value(te, path, &e);
+			json_t *res = tobj ? resolve_target(p, tobj, path, &ops, &e) : NULL;
+			json_decref(tobj);
+			if (!res)
+				goto out;
+			json_array_append_new(p->targets, res);
+			if (!ti) {
+				p->target = json_incref(res);
+				p->tops = ops;
+			}
+		}
+		p->ntargets = json_array_size(p->targets);
+	} else {
+		json_t *tobj = v ? target_value(v, "target", &e) : json_pack("{s:s}", "type", "local");
+		if (!tobj)
+			goto out;
+		if (plan_set_target(p, tobj, &e)) {
+			json_decref(tobj);
+			goto out;
+		}
+		json_decref(tobj);
+	}
+	if (lab && lab_check(lab, &e))
+		goto out;
+
+	/* matrix */
+	json_t *m = json_object_get(root, "matrix");
+	if (m && !json_is_object(m)) {
+		strbuf_addstr(&e, "matrix: must be an object");
+		goto out;
+	}
+	if (m && check_keys(m, matrix_keys, "matrix", &e))
+		goto out;
+	if (kernel_list(json_object_get(m, "kernel"), &kernels, &e) ||
+	    string_list(json_object_get(m, "preempt"), "matrix.preempt", &preempts, preempt_modes,
+			&e) ||
+	    string_list(json_object_get(m, "cmdline"), "matrix.cmdline", &cmdlines, NULL, &e))
+		goto out;
+	for (size_t i = 0; i < cmdlines.nr; i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "matrix.cmdline[%zu]", i);
+		if (cmdline_check(cmdlines.v[i], path, &e))
+			goto out;
+	}
+	json_t *knobs = json_object_get(m, "knobs");
+	if (knobs && (!json_is_array(knobs) || !json_array_size(knobs))) {
+		strbuf_addstr(&e, "matrix.knobs: must be a non-empty array of knob objects "
+			      "({} for none)");
+		goto out;
+	}
+	p->knobs = knobs ? json_deep_copy(knobs) : json_pack("[{}]");
+	size_t i;
+	json_t *k;
+	json_array_foreach(p->knobs, i, k) {
+		char path[64];
+		snprintf(path, sizeof(path), "matrix.knobs[%zu]", i);
+		if (knob_object_check(k, path, &e))
+			goto out;
+	}
+	size_t nk = kernels.nr ? kernels.nr : 1, np = preempts.nr ? preempts.nr : 1,
+	       nc = cmdlines.nr ? cmdlines.nr : 1;
+	p->nboots = nk * np * nc;
+	p->boots = xcalloc(p->nboots, sizeof(*p->boots));
+	size_t b = 0;
+	for (size_t a = 0; a < nk; a++)
+		for (size_t c = 0; c < np; c++)
+			for (size_t d = 0; d < nc; d++) {
+				p->boots[b].kernel = kernels.nr ? xstrdup(kernels.v[a]) : NULL;
+				p->boots[b].kernel_index = kernels.nr ? (int)a : -1;
+				p->boots[b].preempt = preempts.nr ? xstrdup(preempts.v[c]) : NULL;
+				p->boots[b].cmdline = xstrdup(cmdlines.nr ? cmdlines.v[d] : "");
+				b++;
+			}
+
+	/* workloads */
+	json_t *wls = json_object_get(root, "workloads");
+	if (!wls) {
+		strbuf_addf(&e, "workloads: missing (a non-empty array of workload objects; types: %s)",
+			    workload_names());
+		goto out;
+	}
+	if (!json_is_array(wls) || !json_array_size(wls)) {
+		strbuf_addf(&e, "workloads: must be a non-empty array of workload objects (types: %s)",
+			    workload_names());
+		goto out;
+	}
+	p->nwl = json_array_size(wls);
+	p->wl = xcalloc(p->nwl, sizeof(*p->wl));
+	json_array_foreach(wls, i, k) {
+		char path[64];
+		snprintf(path, sizeof(path), "workloads[%zu]", i);
+		const char *type = json_string_value(json_object_get(k, "type"));
+		if (!json_is_object(k)) {
+			strbuf_addf(&e, "%s: must be an object with \"type\"", path);
+			goto out;
+		}
+		if (!type) {
+			strbuf_addf(&e, "%s.type: missing (valid: %s)", path, workload_names());
+			goto out;
+		}
+		p->wl[i].ops = workload_find(type);
+		if (!p->wl[i].ops) {
+			strbuf_addf(&e, "%s.type: unknown workload \"%s\" (valid: %s)", path, type,
+				    workload_names());
+			goto out;
+		}
+		p->wl[i].params = params_resolve(p->wl[i].ops->params, k, path, &e);
+		if (!p->wl[i].params)
+			goto out;
+		if (p->wl[i].ops->check && p->wl[i].ops->check(p->wl[i].params, path, &e))
+			goto out;
+	}
+	expand(p);
+	ret = 0;
+out:
+	if (ret)
+		strbuf_addf(err, "%s: %s", file, e.buf);
+	strbuf_release(&e);
+	strvec_clear(&kernels);
+	strvec_clear(&preempts);
+	strvec_clear(&cmdlines);
+	return ret;
+}
+
+int plan_set_target(struct plan *p, json_t *tobj, struct strbuf *err)
+{
+	if (p->targets) {
+		strbuf_addf(err, "cannot replace the %zu targets of a lab plan (\"targets\"); "
+			    "name the machines in the plan", p->ntargets);
+		return -1;
+	}
+	const struct target_ops *t;
+	json_t *resolved = resolve_target(p, tobj, "target", &t, err);
+	if (!resolved)
+		return -1;
+	json_decref(p->target);
+	p->target = resolved;
+	p->tops = t;
+	return 0;
+}
+
+const json_t *plan_lab_target(const struct plan *p, size_t index)
+{
+	return p->targets ? json_array_get(p->targets, index) : index ? NULL : p->target;
+}
+
+int plan_lab_member(const struct plan *lab, size_t index, const char *id, const char *label,
+		    struct plan *out, struct strbuf *err)
+{
+	const json_t *member = plan_lab_target(lab, index);
+	memset(out, 0, sizeof(*out));
+	if (!member || !lab->targets) {
+		strbuf_addf(err, "%s: targets[%zu]: no such member of a lab", lab->path, index);
+		return -1;
+	}
+	json_t *root = json_deep_copy(lab->root);
+	json_object_del(root, "targets");
+	json_object_set_new(root, "target", json_deep_copy(member));
+	json_object_set_new(root, "lab", json_pack("{s:s,s:I,s:I,s:s}", "id", id, "target",
+						   (json_int_t)index, "targets",
+						   (json_int_t)lab->ntargets, "label", label));
+	char *text = json_dumps(root, JSON_COMPACT);
+	json_decref(root);
+	int r = plan_load_string(text, lab->path, out, err);
+	free(text);
+	return r;
+}
+
+int plan_load_string(const char *text, const char *name, struct plan *p, struct strbuf *err)
+{
+	memset(p, 0, sizeof(*p));
+	json_error_t jerr;
+	p->path = xstrdup(name);
+	p->root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	if (!p->root) {
+		strbuf_addf(err, "%s:%d:%d: %s", name, jerr.line, jerr.column, jerr.text);
+		plan_release(p);
+		return -1;
+	}
+	if (validate(p, name, err)) {
+		plan_release(p); /* a failed load owns nothing (releasing again is harmless) */
+		return -1;
+	}
+	return 0;
+}
+
+int plan_load(const char *path, struct plan *p, struct strbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path, 16 << 20)) {
+		memset(p, 0, sizeof(*p));
+		strbuf_addf(err, "%s: cannot read: %s", path, strerror(errno));
+		return -1;
+	}
+	int r = plan_load_string(sb.buf, path, p, err);
+	strbuf_release(&sb);
+	return r;
+}
+
+void plan_release(struct plan *p)
+{
+	free(p->path);
+	free(p->name);
+	free(p->switch_method);
+	free(p->order);
+	json_decref(p->root);
+	json_decref(p->target);
+	json_decref(p->targets);
+	json_decref(p->knobs);
+	for (size_t i = 0; i < p->nboots; i++) {
+		free((char *)p->boots[i].kernel);
+		free((char *)p->boots[i].preempt);
+		free((char *)p->boots[i].cmdline);
+	}
+	free(p->boots);
+	for (size_t i = 0; i < p->nwl; i++)
+		json_decref(p->wl[i].params);
+	free(p->wl);
+	for (size_t i = 0; i < p->nvisits; i++)
+		free(p->visits[i].runs);
+	free(p->visits);
+	memset(p, 0, sizeof(*p));
+}
+
+size_t plan_run_count(const struct plan *p)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->nvisits; i++)
+		n += p->visits[i].nruns;
+	return n;
+}
+
+double plan_estimate_s(const struct plan *p)
+{
+	double t = 0;
+	const char *type = json_string_value(json_object_get(p->target, "type"));
+	double boot_s = !type || !strcmp(type, "local") ? 0.2 : !strcmp(type, "qemu") ? 8 : 60;
+	t += boot_s * (double)p->nvisits;
+	for (size_t i = 0; i < p->nvisits; i++)
+		for (size_t r = 0; r < p->visits[i].nruns; r++) {
+			const struct plan_workload *w = &p->wl[p->visits[i].runs[r].wl];
+			t += w->ops->estimate_s(w->params) + 0.3;
+			if (json_object_get(w->params, "load"))
+				t += 1; /* load warm-up */
+		}
+	return t;
+}

@@ -1,0 +1,125 @@
+/*
+ * Plans: loading, validation and expansion (pure: no target, no database).
+ *
+ * A plan (docs/plan-format.md) names a target, the matrix dimensions and the
+ * workloads. Validation happens before anything runs: JSON syntax errors are
+ * reported as FILE:LINE:COLUMN, everything else by JSON path
+ * ("FILE: workloads[1].duration_s: must be a positive integer").
+ *
+ * Expansion: boot configurations are kernel x preempt x cmdline; inside a
+ * boot, runs are knobs x workloads x repetitions. With "order":
+ * "interleaved" (the default) every round visits every boot configuration
+ * once and runs every knobs x workload pair once, the order of boots and of
+ * runs shuffled per round with the plan's seed, so that drift hits every
+ * configuration alike. "sequential" runs each boot configuration once, with
+ * all repetitions back to back, in plan order.
+ */
+#ifndef SL_PLAN_H
+#define SL_PLAN_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "harness/util/strbuf.h"
+#include "workloads/workload.h"
+
+struct target_ops;
+
+struct plan_workload {
+	const struct workload_ops *ops;
+	json_t *params;        /* resolved, defaults filled in, includes "type" */
+};
+
+struct plan_boot {
+	const char *kernel;    /* NULL: the target's default; a variant not yet
+	                          built: its label "variant:minimal:hz1000+..." */
+	int kernel_index;      /* index into matrix.kernel, -1 when none */
+	const char *preempt;   /* NULL: leave as is */
+	const char *cmdline;   /* "" for none */
+};
+
+struct plan_run {
+	int knob;              /* index into plan.knobs */
+	int wl;                /* index into plan.wl */
+	int rep;               /* 0-based repetition */
+};
+
+struct plan_visit {            /* one boot of the execution order */
+	int cfg;               /* index into plan.boots */
+	int round;
+	struct plan_run *runs;
+	size_t nruns;
+};
+
+struct plan {
+	char *path;
+	char *name;
+	json_t *root;          /* the file as parsed */
+	json_t *target;        /* resolved target object (a lab: its first member) */
+	const struct target_ops *tops;
+	json_t *targets;       /* a lab ("targets"): the resolved target objects in plan
+	                          order; NULL for a plan with one "target" */
+	size_t ntargets;       /* 0 unless a lab */
+	char *switch_method;   /* "runtime" | "reboot" | "kexec" */
+	char *order;           /* "interleaved" | "sequential" */
+	int repetitions;
+	uint64_t seed;
+	int schedstat;
+	struct plan_boot *boots;
+	size_t nboots;
+	json_t *knobs;         /* array of knob objects (at least one: {}) */
+	struct plan_workload *wl;
+	size_t nwl;
+	struct plan_visit *visits;
+	size_t nvisits;
+};
+
+/* load, validate and expand; -1 with a message naming file and place, and
+ * then *p holds nothing (plan_release on it is still allowed) */
+int plan_load(const char *path, struct plan *p, struct strbuf *err);
+/* same from a string (tests, resume); `name_for_errors` stands for the file */
+int plan_load_string(const char *text, const char *name_for_errors, struct plan *p,
+		     struct strbuf *err);
+void plan_release(struct plan *p);
+
+/* override the plan's target (--target SPEC); re-validates; refused for a lab
+ * (a plan with "targets": its machines are chosen in the plan) */
+int plan_set_target(struct plan *p, json_t *target, struct strbuf *err);
+
+/*
+ * Labs. A plan with "targets": [T1, T2, ...] instead of "target" is run as
+ * one session per target, in parallel (harness/cli/cmd_run.c). plan_lab_member()
+ * makes the plan of member `index`: the same plan with "target" set to that
+ * member's resolved object, no "targets", and the marker
+ * "lab": {"id": ID, "target": index, "targets": N, "label": LABEL}
+ * (which is what the member's session stores, so that --resume, sessions and
+ * compare treat it as an ordinary one-target session). `out` is loaded
+ * afresh; -1 with a message. A "lab" key in a plan is accepted only in this
+ * form and only without "targets".
+ */
+int plan_lab_member(const struct plan *lab, size_t index, const char *id, const char *label,
+		    struct plan *out, struct strbuf *err);
+/* the resolved target object of member `index` of a lab (borrowed) */
+const json_t *plan_lab_target(const struct plan *p, size_t index);
+
+/* a variant spec matrix.kernel[index] was built into folder `image`: record
+ * it in the plan's JSON (so the stored plan names it) and in its boots */
+int plan_set_kernel_image(struct plan *p, size_t index, const char *image, struct strbuf *err);
+
+/* estimated wall time in seconds, boots included */
+double plan_estimate_s(const struct plan *p);
+size_t plan_run_count(const struct plan *p);
+
+/* a knob object -> list of {path, value} writes in order; -1 with message */
+int knobs_to_writes(const json_t *knob, json_t **writes, struct strbuf *err);
+/* validate one knob object; `path` like "matrix.knobs[1]" */
+int knob_object_check(const json_t *knob, const char *path, struct strbuf *err);
+/* validate extra kernel parameters; `path` like "matrix.cmdline[0]" */
+int cmdline_check(const char *cmdline, const char *path, struct strbuf *err);
+/* a short label for a knob object ("{}" -> "default") */
+char *knob_label(const json_t *knob);
+
+/* seeded PRNG used for shuffles (splitmix64) */
+uint64_t plan_rand(uint64_t *state);
+
+#endif

@@ -1,0 +1,825 @@
+/*
+ * Session orchestration: preflight against the target, planning into the
+ * database, and execution of the planned boots and runs (also on resume).
+ *
+ * For each boot in execution order: bring the target into the boot
+ * configuration, verify what is in force (sysinfo), store the boot; a boot
+ * that failed or does not match the request skips its runs with the reason.
+ * For each run: apply its knobs (through the agent, which records them for
+ * restore), ask the agent to execute the workload with its background load
+ * and schedstat snapshots, restore the knobs, parse, and store the run with
+ * its metrics, histograms and raw output in one transaction. The controller
+ * only waits while a measurement runs.
+ */
+#include "harness/orchestrate/session.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/schedstat.h"
+#include "harness/orchestrate/kbuild.h"
+#include "harness/util/proc.h"
+#include "harness/orchestrate/progress.h"
+#include "harness/agent/sysinfo.h"
+#include "harness/targets/target.h"
+
+volatile int session_abort;
+const char *session_prefix;
+
+static void on_signal(int sig)
+{
+	session_abort = sig;
+}
+
+void session_install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void target_init(struct target *t, struct plan *p, const struct session_opts *o)
+{
+	memset(t, 0, sizeof(*t));
+	t->ops = p->tops;
+	t->conf = json_deep_copy(p->target);
+	t->abort_flag = &session_abort;
+	t->agent_path = o->agent_path;
+}
+
+static void target_fini(struct target *t)
+{
+	if (t->ops && t->priv)
+		t->ops->close(t);
+	json_decref(t->conf);
+	t->conf = NULL;
+}
+
+static void boot_spec_of(const struct plan_boot *b, int index, struct boot_spec *s)
+{
+	s->index = index;
+	s->kernel = b->kernel;
+	s->preempt = b->preempt;
+	s->cmdline = b->cmdline ? b->cmdline : "";
+}
+
+/* one target (p->target); `who` names it in messages ("" or "targets[1]: ") */
+static int preflight_one(struct plan *p, const struct session_opts *o, const char *who,
+			 struct strbuf *err)
+{
+	struct target t;
+	json_t *si = NULL;
+	int ret = 0;
+	if (!p->tops->feasible)
+		return 0;
+	target_init(&t, p, o);
+	if (p->tops->caps & TCAP_PREEMPT_RUNTIME) {
+		struct boot_info bi;
+		struct boot_spec none = { -1, NULL, NULL, "" };
+		boot_info_init(&bi);
+		struct strbuf e = STRBUF_INIT;
+		if (t.ops->open(&t, &e) || t.ops->boot(&t, &none, &bi, &e)) {
+			if (*who)
+				strbuf_addf(err, "%s: %s", p->path, who);
+			strbuf_add(err, e.buf, e.len);
+			strbuf_release(&e);
+			boot_info_release(&bi);
+			target_fini(&t);
+			return -1;
+		}
+		strbuf_release(&e);
+		si = json_incref(bi.sysinfo);
+		boot_info_release(&bi);
+	}
+	for (size_t i = 0; i < p->nboots; i++) {
+		struct boot_spec bs;
+		struct strbuf why = STRBUF_INIT;
+		boot_spec_of(&p->boots[i], (int)i, &bs);
+		if (!p->tops->feasible(&t, &bs, si, &why)) {
+			strbuf_addf(err, "%s%s: %starget %s cannot run boot configuration %zu: %s",
+				    ret ? "\n" : "", p->path, who, p->tops->name, i + 1, why.buf);
+			ret = -1;
+		}
+		strbuf_release(&why);
+	}
+	/* every knob file must be readable on a target we can ask now */
+	for (size_t k = 0; t.agent && k < json_array_size(p->knobs); k++) {
+		json_t *writes = NULL;
+		knobs_to_writes(json_array_get(p->knobs, k), &writes, err);
+		size_t i;
+		json_t *w;
+		json_array_foreach(writes, i, w) {
+			const char *path = json_string_value(json_object_get(w, "path"));
+			struct strbuf e = STRBUF_INIT;
+			if (agent_call(t.agent, "knob_get", json_pack("{s:s}", "path", path), 30, NULL,
+				       &e)) {
+				strbuf_addf(err, "%s%s: %starget %s cannot apply matrix.knobs[%zu]: %s",
+					    ret ? "\n" : "", p->path, who, p->tops->name, k, e.buf);
+				ret = -1;
+			}
+			strbuf_release(&e);
+		}
+		json_decref(writes);
+	}
+	json_decref(si);
+	target_fini(&t);
+	return ret;
+}
+
+int session_preflight(struct plan *p, const struct session_opts *o, struct strbuf *err)
+{
+	if (!p->targets)
+		return preflight_one(p, o, "", err);
+	/* a lab: every member, each as the plan's target for the moment */
+	json_t *first = p->target;
+	const struct target_ops *first_ops = p->tops;
+	int ret = 0;
+	for (size_t i = 0; i < p->ntargets; i++) {
+		struct strbuf e = STRBUF_INIT;
+		char who[48];
+		snprintf(who, sizeof(who), "targets[%zu]: ", i);
+		p->target = json_array_get(p->targets, i);
+		p->tops = target_find(json_string_value(json_object_get(p->target, "type")));
+		if (p->tops && preflight_one(p, o, who, &e)) {
+			strbuf_addf(err, "%s%s", ret ? "\n" : "", e.buf);
+			ret = -1;
+		}
+		strbuf_release(&e);
+		if (session_abort)
+			break;
+	}
+	p->target = first;
+	p->tops = first_ops;
+	return ret;
+}
+
+char *session_target_label(const json_t *t)
+{
+	const char *type = json_string_value(json_object_get(t, "type"));
+	const char *host = json_string_value(json_object_get(t, "host"));
+	const char *kernel = json_string_value(json_object_get(t, "kernel"));
+	if (host)
+		return xstrfmt("%s:%s", type, host);
+	if (kernel) {
+		const char *base = strrchr(kernel, '/');
+		return xstrfmt("%s:%s", type, base && base[1] ? base + 1 : kernel);
+	}
+	return xstrdup(type ? type : "unknown");
+}
+
+int64_t session_start(struct db *db, struct plan *p, const struct session_opts *o,
+		      struct strbuf *err)
+{
+	json_t *stored = json_deep_copy(p->root);
+	json_object_set(stored, "target", p->target);
+	char *plan_json = json_dumps(stored, JSON_COMPACT);
+	json_decref(stored);
+	char *label = session_target_label(p->target);
+	struct db_session s = { p->name, p->path, plan_json, o->tag, label, SCHEDLAB_VERSION,
+				(long long)p->seed };
+	int64_t sid = -1;
+	if (db_begin(db))
+		goto fail;
+	sid = db_session_create(db, &s);
+	if (sid < 0)
+		goto fail_tx;
+	int seq = 0;
+	for (size_t v = 0; v < p->nvisits; v++) {
+		const struct plan_visit *vi = &p->visits[v];
+		const struct plan_boot *b = &p->boots[vi->cfg];
+		int64_t bid = db_boot_plan(db, sid, (int)v, vi->cfg, b->kernel, b->preempt, b->cmdline);
+		if (bid < 0)
+			goto fail_tx;
+		for (size_t r = 0; r < vi->nruns; r++) {
+			const struct plan_run *pr = &vi->runs[r];
+			char *params = json_dumps(p->wl[pr->wl].params, JSON_COMPACT | JSON_SORT_KEYS);
+			char *knobs = json_dumps(json_array_get(p->knobs, (size_t)pr->knob),
+						 JSON_COMPACT | JSON_SORT_KEYS);
+			int64_t rid = db_run_plan(db, sid, bid, seq++, vi->round,
+						  p->wl[pr->wl].ops->name, params, knobs, pr->rep);
+			free(params);
+			free(knobs);
+			if (rid < 0)
+				goto fail_tx;
+		}
+	}
+	if (db_commit(db))
+		goto fail_tx;
+	free(plan_json);
+	free(label);
+	return sid;
+fail_tx:
+	db_rollback(db);
+fail:
+	strbuf_addf(err, "database: %s", db_errmsg(db));
+	free(plan_json);
+	free(label);
+	return -1;
+}
+
+/* ---- execution ---------------------------------------------------------- */
+
+static char *argv_json(const struct strvec *sv)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < sv->nr; i++)
+		json_array_append_new(a, json_string(sv->v[i]));
+	char *s = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	return s;
+}
+
+static const char *better_str(enum better b)
+{
+	return b == BETTER_LOWER ? "lower" : b == BETTER_HIGHER ? "higher" : "none";
+}
+
+static int store_simple(struct db *db, int64_t run_id, const char *status, const char *error,
+			struct strbuf *err)
+{
+	struct db_run_result r;
+	memset(&r, 0, sizeof(r));
+	r.status = status;
+	r.error = error;
+	r.exit_code = -1;
+	if (db_run_finish(db, run_id, &r)) {
+		strbuf_addf(err, "database: %s", db_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
+/* outcome of one run */
+enum run_outcome { RUN_OK, RUN_FAILED, RUN_SKIPPED, RUN_LOST, RUN_INTERRUPTED, RUN_DBERR };
+
+static enum run_outcome execute_run(struct db *db, struct target *t, const struct plan *p,
+				    const struct db_pending_run *pr, int schedstat_ok,
+				    struct strbuf *summary, struct strbuf *err)
+{
+	const struct workload_ops *ops = workload_find(pr->workload);
+	json_t *params = json_loads(pr->params, 0, NULL);
+	json_t *knob = json_loads(pr->knobs, 0, NULL);
+	json_t *applied = json_array();
+	struct wl_exec ex, lex;
+	struct strbuf e = STRBUF_INIT;
+	enum run_outcome out = RUN_FAILED;
+	json_t *res = NULL;
+	struct metric_set ms;
+	metric_set_init(&ms);
+	wl_exec_init(&ex);
+	wl_exec_init(&lex);
+	const char *status = "failed";
+	int knobs_touched = 0;
+
+	if (db_run_start(db, pr->run_id)) {
+		strbuf_addf(err, "database: %s", db_errmsg(db));
+		out = RUN_DBERR;
+		goto done_nostore;
+	}
+	if (!ops || !params || !knob) {
+		strbuf_addf(&e, "stored run is unreadable (workload %s)", pr->workload);
+		goto store;
+	}
+	/* knobs */
+	json_t *writes = NULL;
+	knobs_to_writes(knob, &writes, &e);
+	size_t i;
+	json_t *w;
+	json_array_foreach(writes, i, w) {
+		json_t *info = NULL;
+		knobs_touched = 1;
+		int rc = t->ops->knob_set(t, json_string_value(json_object_get(w, "path")),
+					  json_string_value(json_object_get(w, "value")), &info, &e);
+		if (rc == -1) {
+			out = RUN_LOST;
+			json_decref(writes);
+			goto store;
+		}
+		if (rc) {
+			if (strstr(e.buf, "unsupported by this kernel") || strstr(e.buf, "No such file")) {
+				/* an absent tunable or sysctl file: the kernel lacks it */
+				if (!strstr(e.buf, "unsupported by this kernel")) {
+					char *m = xstrfmt("unsupported by this kernel: %s", e.buf);
+					strbuf_reset(&e);
+					strbuf_addstr(&e, m);
+					free(m);
+				}
+				status = "skipped";
+				out = RUN_SKIPPED;
+			}
+			json_decref(writes);
+			goto store;
+		}
+		json_array_append_new(applied, info);
+	}
+	json_decref(writes);
+
+	/* the request */
+	if (ops->build(params, &ex, &e))
+		goto store;
+	json_t *req = json_object();
+	json_t *av = json_array();
+	for (size_t k = 0; k < ex.argv.nr; k++)
+		json_array_append_new(av, json_string(ex.argv.v[k]));
+	json_object_set_new(req, "argv", av);
+	json_object_set_new(req, "timeout_s", json_real(ex.timeout_s));
+	json_t *files = json_array();
+	for (size_t k = 0; k < ex.files.nr; k++)
+		json_array_append_new(files, json_string(ex.files.v[k]));
+	json_object_set_new(req, "files", files);
+	json_t *load = json_object_get(params, "load");
+	if (load) {
+		const struct workload_ops *lops = workload_find(json_string_value(json_object_get(load, "type")));
+		if (!lops || !lops->build_load || lops->build_load(load, &lex, &e)) {
+			json_decref(req);
+			goto store;
+		}
+		json_t *la = json_array();
+		for (size_t k = 0; k < lex.argv.nr; k++)
+			json_array_append_new(la, json_string(lex.argv.v[k]));
+		json_object_set_new(req, "load", json_pack("[{s:o}]", "argv", la));
+	}
+	if (schedstat_ok && p->schedstat)
+		json_object_set_new(req, "schedstat", json_true());
+
+	int rc = t->ops->exec(t, req, ex.timeout_s, &res, &e);
+	if (rc == -1) {
+		out = session_abort ? RUN_INTERRUPTED : RUN_LOST;
+		status = "interrupted";
+		goto store;
+	}
+	if (rc) {
+		/* the agent could not run it: name the package when a tool is missing */
+		if (strstr(e.buf, "not found in PATH"))
+			strbuf_addf(&e, " (install the Debian package %s)", ops->package);
+		goto store;
+	}
+	struct wl_output wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.exit_code = (int)json_integer_value(json_object_get(res, "exit_code"));
+	wo.term_signal = (int)json_integer_value(json_object_get(res, "signal"));
+	wo.timed_out = json_is_true(json_object_get(res, "timed_out"));
+	wo.wall_s = json_number_value(json_object_get(res, "wall_s"));
+	wo.out = json_string_value(json_object_get(res, "stdout"));
+	wo.err = json_string_value(json_object_get(res, "stderr"));
+	wo.files = json_object_get(res, "files");
+	if (json_object_get(res, "aborted")) {
+		strbuf_addf(&e, "%s", json_string_value(json_object_get(res, "aborted")));
+		status = "interrupted";
+		out = RUN_INTERRUPTED;
+		goto store;
+	}
+	if (wo.timed_out) {
+		strbuf_addf(&e, "%s timed out after %.0f s and was killed", ex.argv.v[0], ex.timeout_s);
+		status = "timeout";
+		goto store;
+	}
+	if (wo.exit_code != 0) {
+		const char *tail = wo.err && *wo.err ? wo.err : wo.out ? wo.out : "";
+		size_t tl = strlen(tail);
+		strbuf_addf(&e, "%s exited with %s %d: %s", ex.argv.v[0],
+			    wo.term_signal ? "signal" : "status",
+			    wo.term_signal ? wo.term_signal : wo.exit_code, tl > 300 ? tail + tl - 300 : tail);
+		goto store;
+	}
+	if (ops->parse(params, &wo, &ms, &e))
+		goto store;
+	json_t *loads = json_object_get(res, "loads");
+	size_t li;
+	json_t *lv;
+	json_array_foreach(loads, li, lv) {
+		if (json_is_true(json_object_get(lv, "ended_early"))) {
+			strbuf_addf(&e, "background load %s ended before the measurement did (exit %d)",
+				    json_string_value(json_object_get(lv, "argv0")),
+				    (int)json_integer_value(json_object_get(lv, "exit_code")));
+			goto store;
+		}
+	}
+	status = "ok";
+	out = RUN_OK;
+store:;
+	/* the target went away (connection dropped, machine gone, agent hung):
+	   the run failed, but not because of what it measured; it stays
+	   resumable (status interrupted) and says why */
+	if (out == RUN_LOST) {
+		char *why = xstrfmt("failed: target lost: %s", e.len ? e.buf : "connection lost");
+		strbuf_reset(&e);
+		strbuf_addstr(&e, why);
+		free(why);
+		status = "interrupted";
+	}
+	/* restore knobs before anything else happens on the target */
+	if (knobs_touched && out != RUN_LOST && out != RUN_INTERRUPTED) {
+		struct strbuf re = STRBUF_INIT;
+		if (t->ops->knob_restore(t, &re)) {
+			strbuf_addf(&e, "%sknob restore failed: %s", e.len ? "; " : "", re.buf);
+			if (out == RUN_OK) {
+				status = "failed";
+				out = RUN_FAILED;
+			}
+		}
+		strbuf_release(&re);
+	}
+	/* metrics for the database */
+	struct schedstat sb, sa;
+	struct schedstat_delta sd;
+	const char *ssb = json_string_value(json_object_get(res, "schedstat_before"));
+	const char *ssa = json_string_value(json_object_get(res, "schedstat_after"));
+	size_t nm = ms.nr + 4;
+	struct db_metric *dm = xcalloc(nm, sizeof(*dm));
+	size_t k = 0;
+	if (out == RUN_OK) {
+		for (size_t m = 0; m < ms.nr; m++)
+			dm[k++] = (struct db_metric){ ops->name, ms.m[m].name, ms.m[m].unit,
+						      better_str(ms.m[m].better), ms.m[m].note,
+						      ms.m[m].value };
+		if (ssb && ssa && !schedstat_parse(ssb, &sb) && !schedstat_parse(ssa, &sa) &&
+		    !schedstat_delta(&sb, &sa, &sd)) {
+			dm[k++] = (struct db_metric){ "schedstat", "ttwu_count", "count", "none", NULL,
+						      sd.ttwu_count };
+			if (sd.ttwu_count > 0)
+				dm[k++] = (struct db_metric){ "schedstat", "ttwu_local_pct", "%", "none",
+							      NULL, sd.ttwu_local_pct };
+			dm[k++] = (struct db_metric){ "schedstat", "run_delay_ms", "ms", "lower", NULL,
+						      sd.run_delay_ms };
+			dm[k++] = (struct db_metric){ "schedstat", "sched_count", "count", "none", NULL,
+						      sd.sched_count };
+		}
+	}
+	struct db_hist *dh = xcalloc(ms.nhist + 1, sizeof(*dh));
+	json_t **hj = xcalloc(ms.nhist + 1, sizeof(json_t *));
+	for (size_t h = 0; out == RUN_OK && h < ms.nhist; h++) {
+		hj[h] = hist_to_json(&ms.hist[h].h);
+		dh[h] = (struct db_hist){ ms.hist[h].name, ms.hist[h].unit, hj[h] };
+	}
+	char *argvj = ex.argv.nr ? argv_json(&ex.argv) : NULL;
+	char *filesj = res && json_object_get(res, "files")
+		? json_dumps(json_object_get(res, "files"), JSON_COMPACT) : NULL;
+	char *appliedj = json_dumps(applied, JSON_COMPACT);
+	json_t *loadinfo = NULL;
+	if (lex.argv.nr) {
+		char *la = argv_json(&lex.argv);
+		loadinfo = json_pack("{s:s,s:O?}", "argv", la, "result",
+				     res ? json_object_get(res, "loads") : NULL);
+		free(la);
+	}
+	char *loadj = loadinfo ? json_dumps(loadinfo, JSON_COMPACT) : NULL;
+	json_decref(loadinfo);
+	if (ms.extra) {
+		/* structured results (e.g. a step curve) are kept with the files */
+		json_t *f = res && json_object_get(res, "files") ? json_deep_copy(json_object_get(res, "files"))
+								 : json_object();
+		char *x = json_dumps(ms.extra, JSON_COMPACT);
+		json_object_set_new(f, "schedlab-extra.json", json_string(x));
+		free(x);
+		free(filesj);
+		filesj = json_dumps(f, JSON_COMPACT);
+		json_decref(f);
+	}
+	struct db_run_result r = {
+		.status = status,
+		.error = e.len ? e.buf : NULL,
+		.wall_s = json_number_value(json_object_get(res, "wall_s")),
+		.exit_code = res ? (int)json_integer_value(json_object_get(res, "exit_code")) : -1,
+		.argv_json = argvj,
+		.out = json_string_value(json_object_get(res, "stdout")),
+		.err = json_string_value(json_object_get(res, "stderr")),
+		.files_json = filesj,
+		.knobs_applied_json = appliedj,
+		.load_json = loadj,
+		.schedstat_before = out == RUN_OK ? ssb : NULL,
+		.schedstat_after = out == RUN_OK ? ssa : NULL,
+		.metrics = dm,
+		.nmetrics = k,
+		.hists = dh,
+		.nhists = out == RUN_OK ? ms.nhist : 0,
+	};
+	if (db_run_finish(db, pr->run_id, &r)) {
+		strbuf_addf(err, "database: %s", db_errmsg(db));
+		out = RUN_DBERR;
+	}
+	/* summary for the progress line */
+	if (out == RUN_OK) {
+		static const char *const show[] = { "lat_p99_us", "lat_max_us", "time_s", "bogo_ops_per_s",
+						    "rps", "wakeup_p99_us", "max_jops", "critical_jops",
+						    NULL };
+		for (const char *const *s = show; *s; s++) {
+			const struct metric *m = metric_find(&ms, *s);
+			if (m)
+				strbuf_addf(summary, " %s=%.4g", m->name, m->value);
+		}
+	} else {
+		strbuf_addf(summary, " %s", e.len ? e.buf : status);
+	}
+	for (size_t h = 0; h < ms.nhist; h++)
+		json_decref(hj[h]);
+	free(hj);
+	free(dh);
+	free(dm);
+	free(argvj);
+	free(filesj);
+	free(appliedj);
+	free(loadj);
+done_nostore:
+	json_decref(res);
+	json_decref(params);
+	json_decref(knob);
+	json_decref(applied);
+	metric_set_release(&ms);
+	wl_exec_release(&ex);
+	wl_exec_release(&lex);
+	strbuf_release(&e);
+	return out;
+}
+
+/* requested vs effective: "" when they agree, else the difference */
+static void verify_boot(const struct db_boot_row *b, const json_t *si, struct strbuf *why)
+{
+	const char *eff = sysinfo_str(si, "preempt");
+	json_t *modes = sysinfo_value(si, "preempt_modes");
+	int offered = !json_is_array(modes);
+	size_t i;
+	json_t *m;
+	json_array_foreach(modes, i, m)
+		if (b->preempt && !strcmp(json_string_value(m), b->preempt))
+			offered = 1;
+	if (b->preempt && !offered) {
+		/* newer kernels drop none/voluntary, older ones lack lazy */
+		strbuf_addf(why, "unsupported: preempt=%s is not offered by this kernel (it offers:",
+			    b->preempt);
+		json_array_foreach(modes, i, m)
+			strbuf_addf(why, " %s", json_string_value(m));
+		strbuf_addch(why, ')');
+	} else if (b->preempt && (!eff || strcmp(eff, b->preempt))) {
+		strbuf_addf(why, "requested preempt=%s, effective %s", b->preempt,
+			    eff ? eff : "unknown");
+	}
+	const char *cmd = sysinfo_str(si, "cmdline");
+	if (b->cmdline && *b->cmdline) {
+		char *copy = xstrdup(b->cmdline), *save;
+		for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+			int found = 0;
+			size_t n = strlen(tok);
+			for (const char *q = cmd; q && (q = strstr(q, tok)); q += n)
+				if ((q == cmd || q[-1] == ' ') && (q[n] == ' ' || !q[n]))
+					found = 1;
+			if (!found)
+				strbuf_addf(why, "%srequested parameter \"%s\" is not in /proc/cmdline",
+					    why->len ? "; " : "", tok);
+		}
+		free(copy);
+	}
+}
+
+int session_execute(struct db *db, int64_t sid, struct plan *p, const struct session_opts *o,
+		    struct strbuf *err)
+{
+	struct db_pending_run *runs = NULL;
+	size_t n = 0;
+	int exit_code = 0;
+	if (db_session_reset_running(db, sid) || db_pending_runs(db, sid, &runs, &n)) {
+		strbuf_addf(err, "database: %s", db_errmsg(db));
+		return 2;
+	}
+	if (db_session_set_status(db, sid, "running")) {
+		strbuf_addf(err, "database: %s", db_errmsg(db));
+		db_pending_runs_free(runs, n);
+		return 2;
+	}
+	struct target t;
+	target_init(&t, p, o);
+	int opened = 0;
+	struct progress pg;
+	double *est = xcalloc(n + 1, sizeof(double)), est_total = 0;
+	for (size_t i = 0; i < n; i++) {
+		json_t *pj = json_loads(runs[i].params, 0, NULL);
+		const struct workload_ops *w = workload_find(runs[i].workload);
+		est[i] = (w && pj ? w->estimate_s(pj) : 0) + 0.3;
+		est_total += est[i];
+		json_decref(pj);
+	}
+	progress_init(&pg, n, est_total, o->quiet);
+	progress_set_prefix(&pg, session_prefix);
+	const char *pfx = session_prefix ? session_prefix : "";
+	char eta[32];
+	progress_fmt_dur(est_total, eta, sizeof(eta));
+	progress_say(&pg, "session %lld: %zu runs to do, estimated %s", (long long)sid, n, eta);
+
+	size_t i = 0;
+	int lost = 0, resumable = 0;
+	while (i < n && !session_abort) {
+		/* one boot: the consecutive runs that share it */
+		size_t j = i;
+		while (j < n && runs[j].boot_id == runs[i].boot_id)
+			j++;
+		struct db_boot_row br;
+		if (db_boot_load(db, runs[i].boot_id, &br)) {
+			strbuf_addf(err, "database: %s", db_errmsg(db));
+			exit_code = 2;
+			break;
+		}
+		int64_t boot_id = br.id;
+		if (strcmp(br.status, "planned")) {
+			/* resumed: this boot happened before; boot again into a new row */
+			boot_id = db_boot_replan(db, br.id);
+			for (size_t k = i; k < j && boot_id > 0; k++)
+				if (db_run_set_boot(db, runs[k].run_id, boot_id))
+					boot_id = -1;
+			if (boot_id < 0) {
+				strbuf_addf(err, "database: %s", db_errmsg(db));
+				db_boot_row_free(&br);
+				exit_code = 2;
+				break;
+			}
+		}
+		struct boot_spec bs = { br.cfg, br.kernel, br.preempt, br.cmdline ? br.cmdline : "" };
+		struct boot_info bi;
+		struct strbuf be = STRBUF_INIT, why = STRBUF_INIT;
+		boot_info_init(&bi);
+		char bootdesc[200];
+		const char *kdesc = br.kernel ? br.kernel
+				  : json_string_value(json_object_get(p->target, "kernel"));
+		snprintf(bootdesc, sizeof(bootdesc), "boot %d: %s%s%s%s%s", br.seq + 1,
+			 kdesc ? kdesc : "running kernel", br.preempt ? ", preempt=" : "",
+			 br.preempt ? br.preempt : "", br.cmdline && *br.cmdline ? ", cmdline: " : "",
+			 br.cmdline && *br.cmdline ? br.cmdline : "");
+		progress_say(&pg, "%s", bootdesc);
+		int booted = 0;
+		if (lost && opened) {
+			t.ops->close(&t);
+			opened = 0;
+		}
+		if (!opened) {
+			if (t.ops->open(&t, &be) == 0)
+				opened = 1;
+		}
+		if (opened && t.ops->boot(&t, &bs, &bi, &be) == 0)
+			booted = 1;
+		lost = 0;
+		struct db_boot_result bres;
+		memset(&bres, 0, sizeof(bres));
+		bres.method = bi.method[0] ? bi.method : NULL;
+		bres.switch_s = bi.switch_s;
+		bres.accel = bi.accel[0] ? bi.accel : NULL;
+		bres.console = bi.console.len ? bi.console.buf : NULL;
+		if (booted) {
+			verify_boot(&br, bi.sysinfo, &why);
+			bres.status = why.len ? "mismatch" : "ok";
+			bres.error = why.len ? why.buf : NULL;
+			bres.sysinfo = bi.sysinfo;
+			bres.preempt = sysinfo_str(bi.sysinfo, "preempt");
+			bres.cmdline = sysinfo_str(bi.sysinfo, "cmdline");
+			bres.boot_uuid = bi.boot_id;
+			bres.machine_id = db_machine_get(db, bi.sysinfo);
+			bres.kernel_id = db_kernel_get(db, bi.sysinfo);
+		} else {
+			bres.status = "failed";
+			bres.error = be.len ? be.buf : "boot failed";
+			lost = 1;
+		}
+		if (db_boot_finish(db, boot_id, &bres)) {
+			strbuf_addf(err, "database: %s", db_errmsg(db));
+			exit_code = 2;
+			boot_info_release(&bi);
+			strbuf_release(&be);
+			strbuf_release(&why);
+			db_boot_row_free(&br);
+			break;
+		}
+		if (!booted || why.len) {
+			/* both skip the boot's runs with the reason; a mismatch is
+			   final, a boot that failed (the target did not come up or
+			   could not be reached) is tried again by --resume (runs
+			   skipped with "boot failed: ..." are redone, db.c) */
+			char *reason = xstrfmt("%s: %s", booted ? "boot mismatch" : "boot failed",
+					       booted ? why.buf : bres.error);
+			progress_say(&pg, "  %s; %s %zu runs", reason,
+				     booted ? "skipping" : "leaving resumable", j - i);
+			if (!booted)
+				resumable += (int)(j - i);
+			for (size_t k = i; k < j; k++) {
+				if (store_simple(db, runs[k].run_id, "skipped", reason, err)) {
+					exit_code = 2;
+					break;
+				}
+				pg.done++;
+				pg.est_done += est[k];
+			}
+			free(reason);
+			exit_code = exit_code ? exit_code : 1;
+		} else {
+			int ss_ok = sysinfo_int(bi.sysinfo, "schedstats", 0) == 1;
+			for (size_t k = i; k < j; k++) {
+				if (session_abort)
+					break;
+				if (lost) {
+					resumable++;
+					if (store_simple(db, runs[k].run_id, "interrupted",
+							 "not run: target lost earlier in this boot", err)) {
+						exit_code = 2;
+						break;
+					}
+					pg.done++;
+					pg.est_done += est[k];
+					continue;
+				}
+				struct strbuf sum = STRBUF_INIT;
+				double t0 = now_mono();
+				char *what = xstrfmt("%s rep %d knobs=%s", runs[k].workload,
+						     runs[k].rep + 1, runs[k].knobs);
+				progress_run_start(&pg, bootdesc, what);
+				enum run_outcome oc = execute_run(db, &t, p, &runs[k], ss_ok, &sum, err);
+				int whole = pg.tty || pg.prefix;
+				char *line = xstrfmt("%s%s%s (%.1f s)%s", whole ? what : "",
+						     whole ? ": " : "",
+						     oc == RUN_OK ? "ok" : oc == RUN_SKIPPED ? "skipped"
+						     : oc == RUN_INTERRUPTED ? "interrupted" : "FAILED",
+						     now_mono() - t0, sum.buf);
+				progress_run_end(&pg, est[k], line);
+				free(line);
+				free(what);
+				strbuf_release(&sum);
+				if (oc == RUN_DBERR) {
+					exit_code = 2;
+					break;
+				}
+				if (oc == RUN_LOST) {
+					lost = 1;
+					resumable++;
+				}
+				if (oc != RUN_OK && oc != RUN_INTERRUPTED)
+					exit_code = exit_code ? exit_code : 1;
+			}
+		}
+		boot_info_release(&bi);
+		strbuf_release(&be);
+		strbuf_release(&why);
+		db_boot_row_free(&br);
+		if (exit_code == 2)
+			break;
+		i = j;
+	}
+	progress_done(&pg);
+	free(est);
+	if (opened)
+		t.ops->close(&t);
+	target_fini(&t);
+	db_pending_runs_free(runs, n);
+	const char *final = session_abort || (resumable && exit_code != 2) ? "interrupted"
+			    : exit_code == 2 ? "failed" : "done";
+	if (db_session_set_status(db, sid, final) && exit_code != 2) {
+		strbuf_addf(err, "database: %s", db_errmsg(db));
+		exit_code = 2;
+	}
+	if (resumable && !session_abort && exit_code != 2)
+		fprintf(stderr, "%ssession %lld: %d runs were not done because the target was lost or "
+			"did not boot; `schedlab run --resume %lld` redoes them once it is back\n",
+			pfx, (long long)sid, resumable, (long long)sid);
+	if (session_abort) {
+		fprintf(stderr, "%sinterrupted: session %lld is resumable with "
+			"`schedlab run --resume %lld`\n", pfx, (long long)sid, (long long)sid);
+		return 130;
+	}
+	return exit_code;
+}
+
+int session_build_kernels(struct plan *p, int quiet, volatile int *abort_flag, struct strbuf *err)
+{
+	json_t *ks = json_object_get(json_object_get(p->root, "matrix"), "kernel");
+	size_t i, todo = 0, n = 0;
+	json_t *k;
+	json_array_foreach(ks, i, k)
+		if (json_is_object(k) && !json_object_get(k, "image"))
+			todo++;
+	json_array_foreach(ks, i, k) {
+		if (!json_is_object(k) || json_object_get(k, "image"))
+			continue;
+		char *label = kbuild_label(k), *folder = NULL;
+		double t0 = now_mono();
+		if (!quiet)
+			fprintf(stderr, "kernel %zu/%zu: %s: building or finding it in the cache\n",
+				++n, todo, label);
+		if (kbuild_build(k, quiet, abort_flag, &folder, err)) {
+			free(label);
+			return -1;
+		}
+		if (!quiet)
+			fprintf(stderr, "kernel %zu/%zu: %s: %s (%.0f s)\n", n, todo, label, folder,
+				now_mono() - t0);
+		int bad = plan_set_kernel_image(p, i, folder, err);
+		free(folder);
+		free(label);
+		if (bad)
+			return -1;
+	}
+	return 0;
+}

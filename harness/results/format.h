@@ -1,0 +1,32 @@
+/*
+ * Row output in three formats (compute first, then format): an aligned text
+ * table, CSV (RFC 4180 quoting) and JSON (through jansson, versioned:
+ * {"schedlab_format": 1, "columns": [...], "rows": [[...], ...]}).
+ */
+#ifndef SL_FORMAT_H
+#define SL_FORMAT_H
+
+#include <stdio.h>
+
+
+enum out_format { FMT_TABLE, FMT_CSV, FMT_JSON };
+
+struct rowset {
+	size_t ncols, nrows, alloc;
+	char **cols;
+	char ***rows;     /* NULL cell = SQL NULL */
+	int *numeric;     /* per column: 1 when every non-NULL cell is a number */
+};
+
+void rowset_init(struct rowset *rs, size_t ncols, const char *const *names);
+void rowset_add(struct rowset *rs, const char *const *cells);
+void rowset_release(struct rowset *rs);
+void rowset_print(const struct rowset *rs, enum out_format f, FILE *out);
+/* a number for a table cell: "-" when not finite, no decimals from 1e4 on,
+ * else 4 significant digits */
+void fmt_num(char *buf, size_t n, double v);
+/* a db_query() row callback that fills a rowset whose ncols is 0 at first */
+int rowset_collect(void *rowset, int ncols, const char *const *names,
+		   const char *const *values);
+
+#endif

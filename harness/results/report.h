@@ -1,0 +1,133 @@
+/*
+ * The report behind `schedlab report` (docs/reports.md): compute first, then
+ * render. report_build() reads the database (read-only) into a struct
+ * report: the sessions in scope, the A/B comparisons (harness/results/compare.h,
+ * the same rows as `schedlab compare`), merged latency histograms per
+ * configuration (harness/results/select.h, hist_merge), per-metric trends over
+ * sessions with change points (harness/results/trend.h) and the sysinfo of every
+ * boot involved. Renderers turn it into one self-contained HTML page with
+ * inline SVG charts (no network, works from file://) or into the one-screen
+ * text summary the nightly script prints.
+ *
+ * Every text that comes from the database (plans, tags, kernels, command
+ * lines, tool output, sysinfo) goes through report_escape(), the one HTML
+ * escaping function; nothing from the database is placed inside <script>.
+ */
+#ifndef SL_REPORT_H
+#define SL_REPORT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "db/db.h"
+#include "harness/results/compare.h"
+#include "harness/results/select.h"
+#include "harness/util/strbuf.h"
+#include "harness/results/trend.h"
+
+enum report_mode {
+	REPORT_SESSION = 0,   /* one session: its configurations against each other */
+	REPORT_COMPARE = 1,   /* selector A against selector B */
+	REPORT_SINCE = 2,     /* everything since a date: trends */
+};
+
+struct report_options {
+	enum report_mode mode;
+	const char *session;  /* REPORT_SESSION: id or "last" */
+	const char *a, *b;    /* REPORT_COMPARE: selectors */
+	const char *since;    /* REPORT_SINCE: YYYY-MM-DD[THH:MM:SS] */
+	const char *title;    /* NULL: derived from the scope */
+	const char *dbpath;   /* shown in the page */
+	struct cmp_options cmp;
+	struct cp_options cp;
+	size_t max_curves;    /* per latency chart (0: 8) */
+	size_t max_boots;     /* sysinfo entries (0: 50) */
+};
+void report_options_default(struct report_options *o);
+
+/* one A/B: compare_job_run(a, b) */
+struct report_cmp {
+	char *a, *b;          /* the selectors */
+	char *label_a, *label_b;  /* short configuration labels */
+	struct compare_job job;
+};
+
+/* one configuration's merged histogram */
+struct report_curve {
+	char *label;          /* configuration label ("A: preempt=full") */
+	int side;             /* 0, or 'A' / 'B' in compare mode */
+	struct sel_hist h;    /* owned */
+};
+
+/* one latency chart: (run workload, params, histogram name) */
+struct report_dist {
+	char *workload, *params_label, *name, *unit;
+	struct report_curve *curves;
+	size_t ncurves;
+	size_t omitted;       /* configurations left out (max_curves) */
+};
+
+/* the history of one metric of one configuration (across kernels) */
+struct report_trend {
+	char *workload, *metric, *unit, *config;
+	enum sel_better better;
+	size_t key;           /* configuration index into report.configs */
+	struct trend t;
+	double *band_lo, *band_hi;   /* per point: its segment's noise band */
+};
+
+/* the sysinfo of a group of boots that share it (boot_id aside) */
+struct report_boot {
+	char *machine;
+	json_t *sysinfo;      /* as stored (boot_id included: the first boot's) */
+	char *boots;          /* "session 3: boots 7, 8, 9; session 4: ..." */
+	char *method, *accel, *status;
+	char *first_at;       /* booted_at of the first boot */
+	size_t nboots;
+};
+
+struct report_session {
+	int64_t id;
+	char *name, *tag, *target, *version, *status, *started_at, *finished_at, *plan_path;
+};
+
+struct report {
+	enum report_mode mode;
+	char *title, *scope, *generated_at, *dbpath;
+	struct report_session *sessions;
+	size_t nsessions;
+	struct report_cmp *cmps;
+	size_t ncmps;
+	struct report_dist *dists;
+	size_t ndists;
+	struct report_trend *trends;
+	size_t ntrends;
+	struct strvec configs;    /* trend configuration labels */
+	struct report_boot *boots;
+	size_t nboots, boots_omitted;
+	struct strvec notes;      /* shown near the top (and on stderr by the command) */
+	/* internal: the sets the curves and trends were computed from */
+	struct sample_set scope_set, history;
+	int history_loaded;
+	unsigned *trend_key_series;  /* per configuration: representative series in history */
+};
+
+/* -1 with a message in err for bad input (selector, unknown session,
+ * nothing selected); r is freed on failure */
+int report_build(struct db *db, const struct report_options *o, struct report *r,
+		 struct strbuf *err);
+void report_free(struct report *r);
+
+/* the page: a complete HTML document */
+void report_render_html(const struct report *r, struct strbuf *out);
+/* the one-screen text summary (regressions, their confidence and the change
+ * point in the history where each starts); returns the number of regressions */
+size_t report_render_summary(const struct report *r, FILE *out);
+
+/* HTML-escape s (& < > " ' and control characters) onto sb: for text and
+ * for attribute values alike */
+void report_escape(struct strbuf *sb, const char *s);
+
+#endif

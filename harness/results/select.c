@@ -1,0 +1,605 @@
+/*
+ * Selectors over the `results` view and loading of samples into series and
+ * groups; see select.h for the rules and docs/analysis.md for the user's
+ * view. Every selector value and filter is bound as an SQL parameter; the
+ * only identifiers placed into SQL text are column names that were checked
+ * against the view's own column list (and are double-quoted).
+ */
+#include "harness/results/select.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const dim_names[SEL_NDIMS] = {
+	"machine", "kernel", "preempt", "hz", "sched_mc", "cmdline", "knobs", "workload",
+	"params",
+};
+static const char *const dim_keys[SEL_NDIMS] = {
+	"machine", "kernel_release", "preempt", "hz", "sched_mc", "cmdline", "knobs",
+	"run_workload", "params",
+};
+
+const char *sel_dim_name(enum sel_dim d)
+{
+	return d < SEL_NDIMS ? dim_names[d] : "?";
+}
+
+const char *sel_dim_key(enum sel_dim d)
+{
+	return d < SEL_NDIMS ? dim_keys[d] : "?";
+}
+
+int select_columns(struct db *db, struct strvec *cols, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db_handle(db), "SELECT * FROM results LIMIT 0", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		strbuf_addf(err, "cannot read the results view: %s",
+			    sqlite3_errmsg(db_handle(db)));
+		return -1;
+	}
+	int n = sqlite3_column_count(st);
+	for (int i = 0; i < n; i++)
+		strvec_push(cols, sqlite3_column_name(st, i));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int is_column(const struct strvec *cols, const char *s, size_t len)
+{
+	for (size_t i = 0; i < cols->nr; i++)
+		if (strlen(cols->v[i]) == len && !strncmp(cols->v[i], s, len))
+			return 1;
+	return 0;
+}
+
+/* does the piece start with an identifier followed by '='? length of it or 0 */
+static size_t key_len(const char *p, const char *end)
+{
+	const char *q = p;
+	while (q < end && (*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+			   (q > p && *q >= '0' && *q <= '9')))
+		q++;
+	return q > p && q < end && *q == '=' ? (size_t)(q - p) : 0;
+}
+
+static void valid_list(const struct strvec *cols, struct strbuf *err)
+{
+	for (size_t i = 0; i < cols->nr; i++)
+		strbuf_addf(err, "%s%s", i ? ", " : "", cols->v[i]);
+}
+
+int select_parse(const char *text, const struct strvec *cols, struct selector *sel,
+		 struct strbuf *err)
+{
+	memset(sel, 0, sizeof(*sel));
+	if (!text)
+		return 0;
+	const char *p = text;
+	size_t alloc = 0;
+	while (*p) {
+		const char *end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		size_t kl = key_len(p, end);
+		if (!kl) {
+			if (!sel->n) {
+				if (end == p)
+					strbuf_addf(err, "selector '%s': empty term", text);
+				else
+					strbuf_addf(err,
+						    "selector '%s': '%.*s' is not key=value "
+						    "(keys are columns of results: ",
+						    text, (int)(end - p), p);
+				if (end != p) {
+					valid_list(cols, err);
+					strbuf_addch(err, ')');
+				}
+				select_free(sel);
+				return -1;
+			}
+			/* continuation of the previous value (a comma inside it) */
+			struct sel_term *t = &sel->terms[sel->n - 1];
+			char *v = xstrfmt("%s,%.*s", t->value, (int)(end - p), p);
+			free(t->value);
+			t->value = v;
+		} else {
+			if (!is_column(cols, p, kl)) {
+				strbuf_addf(err, "selector '%s': unknown key '%.*s'; valid keys are "
+						 "the columns of results: ",
+					    text, (int)kl, p);
+				valid_list(cols, err);
+				select_free(sel);
+				return -1;
+			}
+			if (sel->n == alloc) {
+				alloc = alloc ? 2 * alloc : 4;
+				sel->terms = xrealloc(sel->terms, alloc * sizeof(*sel->terms));
+			}
+			struct sel_term *t = &sel->terms[sel->n++];
+			t->key = xstrfmt("%.*s", (int)kl, p);
+			t->value = xstrfmt("%.*s", (int)(end - p - kl - 1), p + kl + 1);
+		}
+		p = *end ? end + 1 : end;
+		if (*end && !*p) {
+			strbuf_addf(err, "selector '%s': trailing comma", text);
+			select_free(sel);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void select_free(struct selector *sel)
+{
+	for (size_t i = 0; i < sel->n; i++) {
+		free(sel->terms[i].key);
+		free(sel->terms[i].value);
+	}
+	free(sel->terms);
+	memset(sel, 0, sizeof(*sel));
+}
+
+int select_from_text(struct db *db, const char *text, struct selector *sel,
+		     struct strbuf *err)
+{
+	struct strvec cols = STRVEC_INIT;
+	int rc = select_columns(db, &cols, err);
+	if (!rc)
+		rc = select_parse(text, &cols, sel, err);
+	strvec_clear(&cols);
+	return rc;
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+enum {
+	C_SESSION, C_RUN, C_STARTED, C_MACHINE_ID, C_MACHINE, C_RELEASE, C_HASH, C_PREEMPT,
+	C_HZ, C_MC, C_CMDLINE, C_KNOBS, C_RUN_WORKLOAD, C_PARAMS, C_WORKLOAD, C_METRIC,
+	C_VALUE, C_UNIT, C_BETTER,
+};
+
+static const char load_cols[] =
+	"SELECT session, run_id, started_at, machine_id, machine, kernel_release, config_hash,"
+	" preempt, hz, sched_mc, cmdline, knobs, run_workload, params, workload, metric,"
+	" value, unit, better FROM results WHERE 1";
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? (const char *)t : "";
+}
+
+static size_t find_series(struct sample_set *s, size_t *alloc, char *const *dim,
+			  sqlite3_stmt *st)
+{
+	for (size_t i = s->nseries; i-- > 0;) {
+		int same = 1;
+		for (int d = 0; d < SEL_NDIMS && same; d++)
+			same = !strcmp(s->series[i].dim[d], dim[d]);
+		if (same)
+			return i;
+	}
+	if (s->nseries == *alloc) {
+		*alloc = *alloc ? 2 * *alloc : 8;
+		s->series = xrealloc(s->series, *alloc * sizeof(*s->series));
+	}
+	struct sel_series *se = &s->series[s->nseries];
+	memset(se, 0, sizeof(*se));
+	for (int d = 0; d < SEL_NDIMS; d++)
+		se->dim[d] = xstrdup(dim[d]);
+	se->machine = xstrdup(col_text(st, C_MACHINE));
+	se->kernel_release = xstrdup(col_text(st, C_RELEASE));
+	se->config_hash = xstrdup(col_text(st, C_HASH));
+	return s->nseries++;
+}
+
+static enum sel_better parse_better(const char *s)
+{
+	if (!strcmp(s, "lower"))
+		return SEL_BETTER_LOWER;
+	if (!strcmp(s, "higher"))
+		return SEL_BETTER_HIGHER;
+	return SEL_BETTER_NONE;
+}
+
+static size_t find_group(struct sample_set *s, size_t *alloc, size_t series, sqlite3_stmt *st)
+{
+	const char *wl = col_text(st, C_WORKLOAD), *m = col_text(st, C_METRIC);
+	for (size_t i = s->ngroups; i-- > 0;) {
+		struct sel_group *g = &s->groups[i];
+		if (g->series == series && !strcmp(g->workload, wl) && !strcmp(g->metric, m))
+			return i;
+	}
+	if (s->ngroups == *alloc) {
+		*alloc = *alloc ? 2 * *alloc : 16;
+		s->groups = xrealloc(s->groups, *alloc * sizeof(*s->groups));
+	}
+	struct sel_group *g = &s->groups[s->ngroups];
+	memset(g, 0, sizeof(*g));
+	g->series = series;
+	g->workload = xstrdup(wl);
+	g->metric = xstrdup(m);
+	g->unit = xstrdup(col_text(st, C_UNIT));
+	g->better = parse_better(col_text(st, C_BETTER));
+	return s->ngroups++;
+}
+
+static void group_add(struct sel_group *g, double v, int64_t run, int64_t session,
+		      const char *started)
+{
+	if (g->n == g->alloc) {
+		g->alloc = g->alloc ? 2 * g->alloc : 8;
+		g->value = xrealloc(g->value, g->alloc * sizeof(double));
+		g->run_id = xrealloc(g->run_id, g->alloc * sizeof(int64_t));
+		g->session = xrealloc(g->session, g->alloc * sizeof(int64_t));
+		g->started_at = xrealloc(g->started_at, g->alloc * sizeof(char *));
+	}
+	g->value[g->n] = v;
+	g->run_id[g->n] = run;
+	g->session[g->n] = session;
+	g->started_at[g->n] = xstrdup(started);
+	g->n++;
+}
+
+static int series_cmp(const struct sel_series *a, const struct sel_series *b)
+{
+	int c = strcmp(a->dim[DIM_WORKLOAD], b->dim[DIM_WORKLOAD]);
+	for (int d = 0; d < SEL_NDIMS && !c; d++)
+		c = strcmp(a->dim[d], b->dim[d]);
+	return c;
+}
+
+/* sort state for qsort (single-threaded commands) */
+static const struct sample_set *sort_set;
+static const size_t *sort_rank;
+
+static int series_idx_cmp(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	return series_cmp(&sort_set->series[a], &sort_set->series[b]);
+}
+
+static int group_cmp(const void *x, const void *y)
+{
+	const struct sel_group *a = x, *b = y;
+	if (sort_rank[a->series] != sort_rank[b->series])
+		return sort_rank[a->series] < sort_rank[b->series] ? -1 : 1;
+	int c = strcmp(a->workload, b->workload);
+	return c ? c : strcmp(a->metric, b->metric);
+}
+
+static void sort_set_(struct sample_set *s)
+{
+	size_t n = s->nseries;
+	if (!n)
+		return;
+	size_t *order = xcalloc(n, sizeof(size_t)), *rank = xcalloc(n, sizeof(size_t));
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	sort_set = s;
+	qsort(order, n, sizeof(size_t), series_idx_cmp);
+	for (size_t i = 0; i < n; i++)
+		rank[order[i]] = i;
+	sort_rank = rank;
+	qsort(s->groups, s->ngroups, sizeof(*s->groups), group_cmp);
+	for (size_t i = 0; i < s->ngroups; i++)
+		s->groups[i].series = rank[s->groups[i].series];
+	struct sel_series *ns = xcalloc(n, sizeof(*ns));
+	for (size_t i = 0; i < n; i++)
+		ns[i] = s->series[order[i]];
+	free(s->series);
+	s->series = ns;
+	free(order);
+	free(rank);
+	sort_set = NULL;
+	sort_rank = NULL;
+}
+
+static void count_sessions(struct sample_set *s)
+{
+	for (size_t i = 0; i < s->nseries; i++) {
+		int64_t *seen = NULL;
+		size_t nseen = 0;
+		for (size_t g = 0; g < s->ngroups; g++) {
+			if (s->groups[g].series != i)
+				continue;
+			for (size_t k = 0; k < s->groups[g].n; k++) {
+				int64_t sid = s->groups[g].session[k];
+				size_t j = 0;
+				while (j < nseen && seen[j] != sid)
+					j++;
+				if (j == nseen) {
+					seen = xrealloc(seen, (nseen + 1) * sizeof(int64_t));
+					seen[nseen++] = sid;
+				}
+			}
+		}
+		s->series[i].nsessions = nseen;
+		free(seen);
+	}
+}
+
+int select_load(struct db *db, const struct selector *sel, const struct sel_filter *f,
+		struct sample_set *out, struct strbuf *err)
+{
+	memset(out, 0, sizeof(*out));
+	struct strbuf sql = STRBUF_INIT;
+	strbuf_addstr(&sql, load_cols);
+	/* one condition per distinct key: IN over its values */
+	char *done = xcalloc(sel->n + 1, 1);
+	for (size_t i = 0; i < sel->n; i++) {
+		if (done[i])
+			continue;
+		strbuf_addstr(&sql, " AND COALESCE(CAST(\"");
+		for (const char *c = sel->terms[i].key; *c; c++) {
+			if (*c == '"')
+				strbuf_addch(&sql, '"');
+			strbuf_addch(&sql, *c);
+		}
+		strbuf_addstr(&sql, "\" AS TEXT), '') IN (?");
+		for (size_t j = i + 1; j < sel->n; j++)
+			if (!strcmp(sel->terms[j].key, sel->terms[i].key)) {
+				done[j] = 1;
+				strbuf_addstr(&sql, ", ?");
+			}
+		strbuf_addch(&sql, ')');
+	}
+	if (f && f->workload)
+		strbuf_addstr(&sql, " AND workload = ?");
+	if (f && f->metric)
+		strbuf_addstr(&sql, " AND metric = ?");
+	if (f && f->since)
+		strbuf_addstr(&sql, " AND started_at >= ?");
+	strbuf_addstr(&sql, " ORDER BY session, started_at, run_id, workload, metric");
+
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db_handle(db), sql.buf, -1, &st, NULL) != SQLITE_OK) {
+		strbuf_addf(err, "query of results failed: %s", sqlite3_errmsg(db_handle(db)));
+		strbuf_release(&sql);
+		free(done);
+		return -1;
+	}
+	int k = 1;
+	memset(done, 0, sel->n + 1);
+	for (size_t i = 0; i < sel->n; i++) {
+		if (done[i])
+			continue;
+		sqlite3_bind_text(st, k++, sel->terms[i].value, -1, SQLITE_STATIC);
+		for (size_t j = i + 1; j < sel->n; j++)
+			if (!strcmp(sel->terms[j].key, sel->terms[i].key)) {
+				done[j] = 1;
+				sqlite3_bind_text(st, k++, sel->terms[j].value, -1, SQLITE_STATIC);
+			}
+	}
+	if (f && f->workload)
+		sqlite3_bind_text(st, k++, f->workload, -1, SQLITE_STATIC);
+	if (f && f->metric)
+		sqlite3_bind_text(st, k++, f->metric, -1, SQLITE_STATIC);
+	if (f && f->since)
+		sqlite3_bind_text(st, k++, f->since, -1, SQLITE_STATIC);
+	free(done);
+
+	size_t salloc = 0, galloc = 0;
+	int rc;
+	char *dim[SEL_NDIMS];
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *mid = col_text(st, C_MACHINE_ID);
+		dim[DIM_MACHINE] = xstrdup(*mid ? mid : col_text(st, C_MACHINE));
+		dim[DIM_KERNEL] = xstrfmt("%s\t%s", col_text(st, C_RELEASE), col_text(st, C_HASH));
+		dim[DIM_PREEMPT] = xstrdup(col_text(st, C_PREEMPT));
+		dim[DIM_HZ] = xstrdup(col_text(st, C_HZ));
+		dim[DIM_SCHED_MC] = xstrdup(col_text(st, C_MC));
+		dim[DIM_CMDLINE] = xstrdup(col_text(st, C_CMDLINE));
+		dim[DIM_KNOBS] = xstrdup(col_text(st, C_KNOBS));
+		dim[DIM_WORKLOAD] = xstrdup(col_text(st, C_RUN_WORKLOAD));
+		dim[DIM_PARAMS] = xstrdup(col_text(st, C_PARAMS));
+		size_t si = find_series(out, &salloc, dim, st);
+		for (int d = 0; d < SEL_NDIMS; d++)
+			free(dim[d]);
+		size_t gi = find_group(out, &galloc, si, st);
+		group_add(&out->groups[gi], sqlite3_column_double(st, C_VALUE),
+			  sqlite3_column_int64(st, C_RUN), sqlite3_column_int64(st, C_SESSION),
+			  col_text(st, C_STARTED));
+		out->nrows++;
+	}
+	if (rc != SQLITE_DONE) {
+		strbuf_addf(err, "query of results failed: %s", sqlite3_errmsg(db_handle(db)));
+		sqlite3_finalize(st);
+		strbuf_release(&sql);
+		sample_set_free(out);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	strbuf_release(&sql);
+	sort_set_(out);
+	count_sessions(out);
+	return 0;
+}
+
+void sample_set_free(struct sample_set *s)
+{
+	for (size_t i = 0; i < s->nseries; i++) {
+		for (int d = 0; d < SEL_NDIMS; d++)
+			free(s->series[i].dim[d]);
+		free(s->series[i].machine);
+		free(s->series[i].kernel_release);
+		free(s->series[i].config_hash);
+	}
+	for (size_t i = 0; i < s->ngroups; i++) {
+		struct sel_group *g = &s->groups[i];
+		for (size_t k = 0; k < g->n; k++)
+			free(g->started_at[k]);
+		free(g->started_at);
+		free(g->value);
+		free(g->run_id);
+		free(g->session);
+		free(g->workload);
+		free(g->metric);
+		free(g->unit);
+	}
+	free(s->series);
+	free(s->groups);
+	memset(s, 0, sizeof(*s));
+}
+
+int sel_series_match(const struct sel_series *a, const struct sel_series *b, unsigned mask)
+{
+	for (int d = 0; d < SEL_NDIMS; d++)
+		if ((mask & (1u << d)) && strcmp(a->dim[d], b->dim[d]))
+			return 0;
+	return 1;
+}
+
+/* ---- labels ----------------------------------------------------------- */
+
+static char *json_value_text(const json_t *v)
+{
+	if (json_is_string(v))
+		return xstrdup(json_string_value(v));
+	char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	char *r = xstrdup(s ? s : "?");
+	free(s);
+	return r;
+}
+
+char *sel_json_label(const char *json, const char *const *others, size_t nothers)
+{
+	json_t *o = json_loads(json ? json : "", JSON_DECODE_ANY, NULL);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return xstrdup(json ? json : "");
+	}
+	json_t **oth = xcalloc(nothers + 1, sizeof(json_t *));
+	for (size_t i = 0; i < nothers; i++)
+		oth[i] = json_loads(others[i] ? others[i] : "", JSON_DECODE_ANY, NULL);
+	struct strbuf sb = STRBUF_INIT;
+	struct strvec unset = STRVEC_INIT;
+	const char *key;
+	json_t *v;
+	json_object_foreach(o, key, v) {
+		if (!strcmp(key, "type"))
+			continue;
+		int same = nothers > 0;
+		for (size_t i = 0; i < nothers && same; i++) {
+			json_t *w = json_is_object(oth[i]) ? json_object_get(oth[i], key) : NULL;
+			same = w && json_equal(v, w);
+		}
+		if (same)
+			continue;
+		char *t = json_value_text(v);
+		strbuf_addf(&sb, "%s%s=%s", sb.len ? " " : "", key, t);
+		free(t);
+	}
+	/* keys the others have and this one lacks */
+	for (size_t i = 0; i < nothers; i++) {
+		if (!json_is_object(oth[i]))
+			continue;
+		json_object_foreach(oth[i], key, v) {
+			size_t u = 0;
+			while (u < unset.nr && strcmp(unset.v[u], key))
+				u++;
+			if (strcmp(key, "type") && !json_object_get(o, key) && u == unset.nr) {
+				strvec_push(&unset, key);
+				strbuf_addf(&sb, "%s%s=(unset)", sb.len ? " " : "", key);
+			}
+		}
+	}
+	strvec_clear(&unset);
+	for (size_t i = 0; i < nothers; i++)
+		json_decref(oth[i]);
+	free(oth);
+	json_decref(o);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* ---- histograms ------------------------------------------------------- */
+
+static int hist_name_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct sel_hist *)x)->name, ((const struct sel_hist *)y)->name);
+}
+
+int select_load_hists(struct db *db, const int64_t *run_id, size_t n, struct sel_hist **out,
+		      size_t *nout, struct strbuf *err)
+{
+	*out = NULL;
+	*nout = 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db_handle(db),
+			       "SELECT name, unit, data FROM histogram WHERE run_id = ?", -1, &st,
+			       NULL) != SQLITE_OK) {
+		strbuf_addf(err, "query of histograms failed: %s", sqlite3_errmsg(db_handle(db)));
+		return -1;
+	}
+	struct sel_hist *hs = NULL;
+	size_t nh = 0;
+	for (size_t i = 0; i < n; i++) {
+		/* the same run may be listed more than once (one per metric) */
+		int dup = 0;
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = run_id[j] == run_id[i];
+		if (dup)
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, run_id[i]);
+		int rc;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			const char *name = col_text(st, 0);
+			json_error_t je;
+			json_t *j = json_loads(col_text(st, 2), 0, &je);
+			struct hist h;
+			if (!j || hist_from_json(&h, j)) {
+				json_decref(j);
+				strbuf_addf(err, "histogram %s of run %lld is malformed", name,
+					    (long long)run_id[i]);
+				sqlite3_finalize(st);
+				sel_hists_free(hs, nh);
+				return -1;
+			}
+			json_decref(j);
+			size_t k = 0;
+			while (k < nh && strcmp(hs[k].name, name))
+				k++;
+			if (k == nh) {
+				hs = xrealloc(hs, (nh + 1) * sizeof(*hs));
+				hs[nh].name = xstrdup(name);
+				hs[nh].unit = xstrdup(col_text(st, 1));
+				hs[nh].nruns = 1;
+				hs[nh].incompatible = 0;
+				hs[nh].h = h;
+				nh++;
+				continue;
+			}
+			if (hist_merge(&hs[k].h, &h))
+				hs[k].incompatible = 1;
+			else
+				hs[k].nruns++;
+			hist_free(&h);
+		}
+		if (rc != SQLITE_DONE) {
+			strbuf_addf(err, "query of histograms failed: %s",
+				    sqlite3_errmsg(db_handle(db)));
+			sqlite3_finalize(st);
+			sel_hists_free(hs, nh);
+			return -1;
+		}
+	}
+	sqlite3_finalize(st);
+	if (nh)
+		qsort(hs, nh, sizeof(*hs), hist_name_cmp);
+	*out = hs;
+	*nout = nh;
+	return 0;
+}
+
+void sel_hists_free(struct sel_hist *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(h[i].name);
+		free(h[i].unit);
+		hist_free(&h[i].h);
+	}
+	free(h);
+}

@@ -1,0 +1,1013 @@
+/*
+ * The qemu target: a VM booted from a kernel image and an initramfs built by
+ * harness/targets/initramfs.c, with the agent on the guest's second serial port.
+ *
+ *   ttyS0  the kernel console, written by qemu to <tmpdir>/console.log; the
+ *          tail of each boot goes to boot_info.console and into error messages
+ *   ttyS1  the agent (`schedlab-agent --tty /dev/ttyS1`, started by /init),
+ *          reached through a unix socket chardev <tmpdir>/agent.sock that qemu
+ *          serves (server=on,wait=off) and the controller connects to; the
+ *          connection survives a kexec inside the guest
+ *
+ * A new VM boots the kernel folder's uncompressed ELF vmlinux when it has one
+ * (qemu enters it through PVH and skips the decompressor, about 3 s less
+ * under TCG; "pvh": false boots the bzImage), else the image itself.
+ *
+ * A boot either starts a new VM (method "boot": the kernel command line is
+ * `console=ttyS0 panic=-1 [preempt=X] [extra]`, with -no-reboot so that a
+ * panic ends qemu at once) or, when the target object says "switch":"kexec"
+ * and a VM runs the same kernel, asks the agent for op "kexec" with
+ * /boot/vmlinuz, /boot/initrd.cpio (written by /init, see initramfs.h) and the
+ * new command line, then waits on the same connection for a banner with a new
+ * boot_id (method "kexec").
+ *
+ * Acceleration: "auto" tries KVM when /dev/kvm opens, and gives up on it when
+ * the kernel has printed nothing within kvm_probe_s (LAB-NOTES: KVM guests
+ * hang at "Booting from ROM" on nested hosts); the VM is then started again
+ * under TCG and the verdict is remembered for the rest of the process.
+ * qemu runs in its own process group with PR_SET_PDEATHSIG, so neither a
+ * Ctrl-C at the terminal nor a dying controller leaves it behind; close()
+ * stops it with proc_stop and removes the temporary folder.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "harness/targets/initramfs.h"
+#include "harness/util/proc.h"
+#include "harness/targets/target.h"
+
+#define QEMU_CONSOLE_TAIL (64 * 1024)
+
+static const char *const default_tools[] = { "cyclictest", "hackbench", "stress-ng", "kexec",
+					      NULL };
+
+/* -1 KVM does not work here, 0 not tried, 1 KVM works (per process) */
+static int kvm_verdict;
+
+struct qemu_priv {
+	struct child qemu;
+	int running;
+	char tmpdir[88];            /* base (<= 60 chars) + /schedlab-qemu-XXXXXX */
+	char sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char console[128];
+	char kernel[PATH_MAX];     /* image the VM runs (realpath) */
+	char initrd[PATH_MAX];
+	char accel[16];
+	struct agent_conn conn;
+	int conn_open;
+	struct strbuf qerr;        /* qemu's stderr (tail) */
+};
+
+/* ------------------------------------------------------------------ */
+/* plan object                                                          */
+
+static const char *const known_keys[] = { "type",  "kernel",   "cpus",      "memory_mb",
+					  "accel", "timeout_s", "switch",   "kvm_probe_s",
+					  "qemu",  "tools",    "append",    "pvh",  "ssh",  NULL };
+
+/*
+ * "ssh": {"port": N, "authorized_keys": PATH, "host_key": PATH}: a guest
+ * reachable by ssh (for tests of the ssh target and of lab setups). The
+ * initramfs gets dropbear with its libraries, the kernel's e1000.ko,
+ * /root/.ssh/authorized_keys and, when given, a dropbear host key (else
+ * dropbear makes one at the first connection, a new one every boot); /init
+ * loads e1000, configures eth0 for qemu's user-mode network (10.0.2.15) and
+ * starts dropbear on port 22, which qemu forwards from 127.0.0.1:port.
+ */
+static const char *const ssh_keys[] = { "port", "authorized_keys", "host_key", NULL };
+
+/* fixed /init lines for "ssh" (no plan value in here: paths are constants) */
+static const char ssh_init[] =
+	"insmod /lib/modules/e1000.ko 2>/dev/null\n"
+	"ip link set lo up\n"
+	"ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 &&\n"
+	"\tip route add default via 10.0.2.2 ||\n"
+	"\techo \"schedlab-init: eth0 is not up (no e1000 module?)\"\n"
+	"mkdir -p /etc/dropbear /var/log /var/run\n"
+	"if [ -f /etc/dropbear/dropbear_ed25519_host_key ]; then\n"
+	"\tdropbear -s -r /etc/dropbear/dropbear_ed25519_host_key -p 22 &&\n"
+	"\techo \"schedlab-init: dropbear up at $(cut -d' ' -f1 /proc/uptime) s\"\n"
+	"else\n"
+	"\tdropbear -s -R -p 22 &&\n"
+	"\techo \"schedlab-init: dropbear up at $(cut -d' ' -f1 /proc/uptime) s\"\n"
+	"fi";
+
+/*
+ * A kernel spec is a folder with kernel.json (kernels/out/debian-...) or an
+ * image file. image gets the bzImage's real path; when the folder has one,
+ * vmlinux (if non-NULL) gets the uncompressed ELF kernel, config the config.
+ */
+static int resolve_kernel(const char *spec, char *image, size_t ilen, char *vmlinux,
+			  char *config, size_t clen, char *release, size_t rlen, struct strbuf *err)
+{
+	struct stat st;
+	char *img = NULL, *cfg = NULL, *vml = NULL;
+	int rc = -1;
+
+	if (vmlinux)
+		vmlinux[0] = '\0';
+	if (config)
+		config[0] = '\0';
+	if (release)
+		release[0] = '\0';
+	if (stat(spec, &st) < 0) {
+		strbuf_addf(err, "kernel %s: %s%s", spec, strerror(errno),
+			    strstr(spec, "kernels/out/debian") ? " (run `make -C kernels debian`)"
+							       : "");
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		char *kj = xstrfmt("%s/kernel.json", spec);
+		json_error_t jerr;
+		json_t *j = json_load_file(kj, 0, &jerr);
+		const char *im = j ? json_string_value(json_object_get(j, "image")) : NULL;
+		const char *cf = j ? json_string_value(json_object_get(j, "config")) : NULL;
+		const char *rel = j ? json_string_value(json_object_get(j, "release")) : NULL;
+		const char *vl = j ? json_string_value(json_object_get(j, "vmlinux")) : NULL;
+		if (!j && access(kj, F_OK) == 0) {
+			strbuf_addf(err, "%s:%d:%d: %s", kj, jerr.line, jerr.column, jerr.text);
+			free(kj);
+			return -1;
+		}
+		img = xstrfmt("%s/%s", spec, im ? im : "vmlinuz");
+		cfg = xstrfmt("%s/%s", spec, cf ? cf : "config");
+		if (vl)
+			vml = xstrfmt("%s/%s", spec, vl);
+		if (rel && release)
+			snprintf(release, rlen, "%s", rel);
+		json_decref(j);
+		free(kj);
+	} else {
+		img = xstrdup(spec);
+	}
+	if (!realpath(img, image) || strlen(image) >= ilen) {
+		strbuf_addf(err, "kernel image %s: %s", img, strerror(errno ? errno : ENAMETOOLONG));
+		goto out;
+	}
+	if (access(image, R_OK) < 0) {
+		strbuf_addf(err, "kernel image %s: %s", image, strerror(errno));
+		goto out;
+	}
+	if (config && cfg && access(cfg, R_OK) == 0)
+		snprintf(config, clen, "%s", cfg);
+	if (vmlinux && vml && (!realpath(vml, vmlinux) || access(vmlinux, R_OK) < 0))
+		vmlinux[0] = '\0';
+	rc = 0;
+out:
+	free(img);
+	free(cfg);
+	free(vml);
+	return rc;
+}
+
+static json_t *qemu_check(const json_t *conf, const char *path, struct strbuf *err)
+{
+	const char *where = path ? path : "plan";
+	json_t *out = json_deep_copy(conf), *v;
+	const char *key, *s;
+	char image[PATH_MAX];
+
+	if (!json_is_object(conf)) {
+		strbuf_addf(err, "%s: target: must be an object", where);
+		json_decref(out);
+		return NULL;
+	}
+	if (conf_check_keys(out, known_keys, path ? path : "target", "a qemu target", err))
+		goto bad;
+#define INT_FIELD(name, def, lo, hi)                                                      \
+	do {                                                                              \
+		v = json_object_get(out, name);                                           \
+		if (!v)                                                                   \
+			json_object_set_new(out, name, json_integer(def));                \
+		else if (!json_is_integer(v) || json_integer_value(v) < (lo) ||           \
+			 json_integer_value(v) > (hi)) {                                  \
+			strbuf_addf(err, "%s: target.%s: must be an integer in %d..%d", where, \
+				    name, (lo), (hi));                                    \
+			goto bad;                                                         \
+		}                                                                         \
+	} while (0)
+	INT_FIELD("cpus", 2, 1, 256);
+	INT_FIELD("memory_mb", 1024, 256, 1 << 20);
+#undef INT_FIELD
+#define NUM_FIELD(name, def, lo, hi)                                                      \
+	do {                                                                              \
+		v = json_object_get(out, name);                                           \
+		if (!v)                                                                   \
+			json_object_set_new(out, name, json_real(def));                   \
+		else if (!json_is_number(v) || json_number_value(v) < (lo) ||             \
+			 json_number_value(v) > (hi)) {                                   \
+			strbuf_addf(err, "%s: target.%s: must be a number of seconds in "  \
+				    "%g..%g", where, name, (double)(lo), (double)(hi));   \
+			goto bad;                                                         \
+		}                                                                         \
+	} while (0)
+	NUM_FIELD("timeout_s", 180.0, 5, 3600);
+	NUM_FIELD("kvm_probe_s", 4.0, 0.5, 120);
+#undef NUM_FIELD
+#define ENUM_FIELD(name, def, ...)                                                        \
+	do {                                                                              \
+		static const char *const allowed[] = { __VA_ARGS__, NULL };               \
+		int ok = 0;                                                               \
+		v = json_object_get(out, name);                                           \
+		if (!v)                                                                   \
+			json_object_set_new(out, name, json_string(def));                 \
+		s = json_string_value(json_object_get(out, name));                        \
+		for (size_t i = 0; s && allowed[i]; i++)                                  \
+			ok |= !strcmp(s, allowed[i]);                                     \
+		if (!ok) {                                                                \
+			strbuf_addf(err, "%s: target.%s: must be one of", where, name);   \
+			for (size_t i = 0; allowed[i]; i++)                               \
+				strbuf_addf(err, "%s \"%s\"", i ? "," : "", allowed[i]);  \
+			goto bad;                                                         \
+		}                                                                         \
+	} while (0)
+	ENUM_FIELD("accel", "auto", "auto", "kvm", "tcg");
+	ENUM_FIELD("switch", "auto", "auto", "boot", "reboot", "kexec");
+#undef ENUM_FIELD
+	v = json_object_get(out, "kernel");
+	if (!v)
+		json_object_set_new(out, "kernel", json_string("kernels/out/debian"));
+	else if (!json_is_string(v) || !*json_string_value(v)) {
+		strbuf_addf(err, "%s: target.kernel: must be a kernel folder (kernels/out/...) "
+				 "or an image path", where);
+		goto bad;
+	}
+	if (resolve_kernel(json_string_value(json_object_get(out, "kernel")), image,
+			   sizeof(image), NULL, NULL, 0, NULL, 0, err) < 0) {
+		struct strbuf m = STRBUF_INIT;
+		strbuf_addf(&m, "%s: target.kernel: %s", where, err->buf);
+		strbuf_reset(err);
+		strbuf_addstr(err, m.buf);
+		strbuf_release(&m);
+		goto bad;
+	}
+	v = json_object_get(out, "qemu");
+	if (!v)
+		json_object_set_new(out, "qemu", json_string("qemu-system-x86_64"));
+	else if (!json_is_string(v) || !*json_string_value(v)) {
+		strbuf_addf(err, "%s: target.qemu: must be the qemu binary's name or path", where);
+		goto bad;
+	}
+	v = json_object_get(out, "pvh");
+	if (!v)
+		json_object_set_new(out, "pvh", json_true());
+	else if (!json_is_boolean(v)) {
+		strbuf_addf(err, "%s: target.pvh: must be true or false", where);
+		goto bad;
+	}
+	v = json_object_get(out, "append");
+	if (!v)
+		json_object_set_new(out, "append", json_string(""));
+	else if (!json_is_string(v) || strchr(json_string_value(v), '\n')) {
+		strbuf_addf(err, "%s: target.append: must be a one-line string of kernel "
+				 "parameters", where);
+		goto bad;
+	}
+	v = json_object_get(out, "ssh");
+	if (v) {
+		json_t *e;
+		if (!json_is_object(v)) {
+			strbuf_addf(err, "%s: target.ssh: must be an object {\"port\": N, "
+					 "\"authorized_keys\": PATH, \"host_key\": PATH}", where);
+			goto bad;
+		}
+		json_object_foreach(v, key, e) {
+			int ok = 0;
+			for (size_t i = 0; ssh_keys[i]; i++)
+				ok |= !strcmp(key, ssh_keys[i]);
+			if (!ok) {
+				strbuf_addf(err, "%s: target.ssh: unknown key \"%s\" (valid: port, "
+						 "authorized_keys, host_key)", where, key);
+				goto bad;
+			}
+		}
+		e = json_object_get(v, "port");
+		if (!json_is_integer(e) || json_integer_value(e) < 1 ||
+		    json_integer_value(e) > 65535) {
+			strbuf_addf(err, "%s: target.ssh.port: must be an integer in 1..65535 (the "
+					 "port on 127.0.0.1 forwarded to the guest's port 22)", where);
+			goto bad;
+		}
+		e = json_object_get(v, "authorized_keys");
+		if (!json_is_string(e) || access(json_string_value(e), R_OK) < 0) {
+			strbuf_addf(err, "%s: target.ssh.authorized_keys: must be a readable file of "
+					 "public keys%s%s", where, json_is_string(e) ? ": " : "",
+				    json_is_string(e) ? strerror(errno) : "");
+			goto bad;
+		}
+		e = json_object_get(v, "host_key");
+		if (e && (!json_is_string(e) || access(json_string_value(e), R_OK) < 0)) {
+			strbuf_addf(err, "%s: target.ssh.host_key: must be a readable dropbear host "
+					 "key (dropbearkey -t ed25519 -f FILE)", where);
+			goto bad;
+		}
+	}
+	v = json_object_get(out, "tools");
+	if (!v) {
+		json_t *a = json_array();
+		for (size_t i = 0; default_tools[i]; i++)
+			json_array_append_new(a, json_string(default_tools[i]));
+		json_object_set_new(out, "tools", a);
+	} else {
+		size_t i;
+		json_t *e;
+		if (!json_is_array(v))
+			goto bad_tools;
+		json_array_foreach(v, i, e)
+			if (!json_is_string(e) || !*json_string_value(e))
+				goto bad_tools;
+	}
+	return out;
+bad_tools:
+	strbuf_addf(err, "%s: target.tools: must be an array of program names or paths", where);
+bad:
+	json_decref(out);
+	return NULL;
+}
+
+static int qemu_feasible(struct target *t, const struct boot_spec *b, const json_t *sysinfo,
+			 struct strbuf *why)
+{
+	char image[PATH_MAX], config[PATH_MAX];
+	struct strbuf cfg = STRBUF_INIT;
+	const char *kernel = b->kernel ? b->kernel
+				       : json_string_value(json_object_get(t->conf, "kernel"));
+	int rc = 0;
+
+	if (!kernel)
+		kernel = "kernels/out/debian";
+	if (resolve_kernel(kernel, image, sizeof(image), NULL, config, sizeof(config), NULL, 0,
+			   why))
+		return 0;
+	if (!b->preempt)
+		return 1;
+	if (strcmp(b->preempt, "none") && strcmp(b->preempt, "voluntary") &&
+	    strcmp(b->preempt, "full") && strcmp(b->preempt, "lazy")) {
+		strbuf_addf(why, "unknown preempt mode \"%s\"", b->preempt);
+		return 0;
+	}
+	rc = 1;
+	/* probe the kernel's config when we have it: preempt= needs PREEMPT_DYNAMIC */
+	if (config[0] && !strbuf_read_file(&cfg, config, 4 << 20)) {
+		if (!strstr(cfg.buf, "\nCONFIG_PREEMPT_DYNAMIC=y")) {
+			strbuf_addf(why, "kernel %s has no PREEMPT_DYNAMIC (%s): preempt=%s "
+					 "would be ignored", kernel, config, b->preempt);
+			rc = 0;
+		} else if (!strcmp(b->preempt, "lazy") &&
+			   !strstr(cfg.buf, "\nCONFIG_ARCH_HAS_PREEMPT_LAZY=y")) {
+			strbuf_addf(why, "kernel %s has no lazy preemption (%s)", kernel, config);
+			rc = 0;
+		}
+	}
+	strbuf_release(&cfg);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                              */
+
+/* qemu option values: a comma is written twice */
+static char *qemu_escape(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (; *s; s++) {
+		if (*s == ',')
+			strbuf_addch(&sb, ',');
+		strbuf_addch(&sb, *s);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static void drain_qemu_stderr(struct qemu_priv *p)
+{
+	char buf[4096];
+	ssize_t n;
+	if (p->qemu.err_fd < 0)
+		return;
+	while ((n = read(p->qemu.err_fd, buf, sizeof(buf))) > 0) {
+		strbuf_add(&p->qerr, buf, (size_t)n);
+		strbuf_tail(&p->qerr, 8192);
+	}
+}
+
+/* qemu's stderr is at EOF: the process is gone (or going) */
+static int qemu_gone(struct qemu_priv *p)
+{
+	struct pollfd pf = { p->qemu.err_fd, POLLIN, 0 };
+	char buf[4096];
+	ssize_t n;
+
+	if (p->qemu.err_fd < 0)
+		return 1;
+	while (poll(&pf, 1, 0) > 0) {
+		n = read(p->qemu.err_fd, buf, sizeof(buf));
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			return 1;
+		if (n < 0)
+			return 0;
+		strbuf_add(&p->qerr, buf, (size_t)n);
+		strbuf_tail(&p->qerr, 8192);
+	}
+	return 0;
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) < 0 ? 0 : (long)st.st_size;
+}
+
+/* console.log from byte `from`, last `max` bytes */
+static void read_console(const char *path, long from, size_t max, struct strbuf *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (!strbuf_read_file(&sb, path, 0) && (size_t)from <= sb.len) {
+		strbuf_add(out, sb.buf + from, sb.len - (size_t)from);
+		strbuf_tail(out, max);
+	}
+	strbuf_release(&sb);
+}
+
+/* the last n lines of the console since `from`, for error messages */
+static void add_console_tail(struct qemu_priv *p, long from, struct strbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *s;
+	int lines = 0;
+
+	read_console(p->console, from, 4096, &sb);
+	for (s = sb.buf + sb.len; s > sb.buf; s--)
+		if (s[-1] == '\n' && ++lines > 12)
+			break;
+	if (*s)
+		strbuf_addf(err, "\n--- console (%s) ---\n%s", p->console, s);
+	else
+		strbuf_addstr(err, "\n--- console: empty (the kernel printed nothing) ---");
+	strbuf_release(&sb);
+	drain_qemu_stderr(p);
+	if (p->qerr.len) {
+		strbuf_trim(&p->qerr);
+		strbuf_addf(err, "\n--- qemu stderr ---\n%s", p->qerr.buf);
+	}
+}
+
+static int console_has(const char *path, long from, const char *needle)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r;
+	read_console(path, from, 1 << 20, &sb);
+	r = strstr(sb.buf, needle) != NULL;
+	strbuf_release(&sb);
+	return r;
+}
+
+static void rm_tmpdir(struct qemu_priv *p)
+{
+	if (!p->tmpdir[0])
+		return;
+	unlink(p->sock);
+	unlink(p->console);
+	rmdir(p->tmpdir);
+	p->tmpdir[0] = '\0';
+}
+
+static void vm_stop(struct qemu_priv *p)
+{
+	if (p->conn_open) {
+		agent_conn_release(&p->conn);
+		p->conn_open = 0;
+	}
+	if (p->running) {
+		proc_stop(&p->qemu, 3.0);
+		drain_qemu_stderr(p);
+		proc_close_fds(&p->qemu);
+		p->running = 0;
+	}
+}
+
+static int make_tmpdir(struct qemu_priv *p, struct strbuf *err)
+{
+	const char *base = getenv("TMPDIR");
+	/* the socket path must fit sockaddr_un.sun_path */
+	if (!base || !*base || strlen(base) > 60)
+		base = "/tmp";
+	snprintf(p->tmpdir, sizeof(p->tmpdir), "%s/schedlab-qemu-XXXXXX", base);
+	if (!mkdtemp(p->tmpdir)) {
+		strbuf_addf(err, "qemu: mkdtemp %s: %s", p->tmpdir, strerror(errno));
+		p->tmpdir[0] = '\0';
+		return -1;
+	}
+	snprintf(p->sock, sizeof(p->sock), "%s/agent.sock", p->tmpdir);
+	snprintf(p->console, sizeof(p->console), "%s/console.log", p->tmpdir);
+	return 0;
+}
+
+/* the binaries for the initramfs: the agent, bin/sl-* next to it, the tools */
+static int collect_binaries(struct target *t, struct strvec *bins, struct strbuf *err)
+{
+	const char *agent = t->agent_path ? t->agent_path : target_default_agent_path();
+	json_t *tools = json_object_get(t->conf, "tools"), *e;
+	char *dir, *slash, *pat;
+	glob_t g;
+	size_t i;
+
+	if (!agent || access(agent, X_OK) < 0) {
+		strbuf_addf(err, "qemu: the agent binary %s is missing (run `make`)",
+			    agent ? agent : "bin/schedlab-agent");
+		return -1;
+	}
+	strvec_push(bins, agent);
+	dir = xstrdup(agent);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	pat = xstrfmt("%s/sl-*", slash ? dir : ".");
+	if (glob(pat, 0, NULL, &g) == 0) {
+		for (i = 0; i < g.gl_pathc; i++)
+			if (access(g.gl_pathv[i], X_OK) == 0)
+				strvec_push(bins, g.gl_pathv[i]);
+		globfree(&g);
+	}
+	free(pat);
+	free(dir);
+	json_array_foreach(tools, i, e) {
+		const char *name = json_string_value(e);
+		char *found = strchr(name, '/') ? xstrdup(name) : proc_which(name);
+		if (!found || access(found, X_OK) < 0) {
+			strbuf_addf(err, "qemu: %s is needed in the guest but not found on this "
+					 "host (Debian: rt-tests, stress-ng, kexec-tools)", name);
+			free(found);
+			return -1;
+		}
+		strvec_push(bins, found);
+		free(found);
+	}
+	return 0;
+}
+
+static void build_cmdline(struct target *t, const struct boot_spec *b, struct strbuf *cl)
+{
+	const char *append = json_string_value(json_object_get(t->conf, "append"));
+	strbuf_addstr(cl, "console=ttyS0 panic=-1");
+	if (b->preempt && *b->preempt)
+		strbuf_addf(cl, " preempt=%s", b->preempt);
+	if (append && *append)
+		strbuf_addf(cl, " %s", append);
+	if (b->cmdline && *b->cmdline)
+		strbuf_addf(cl, " %s", b->cmdline);
+}
+
+/* ------------------------------------------------------------------ */
+/* starting a VM                                                        */
+
+static int connect_agent_socket(struct qemu_priv *p, double timeout_s, struct strbuf *err)
+{
+	struct sockaddr_un sa;
+	double end = now_mono() + timeout_s;
+	int fd;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p->sock);
+	for (;;) {
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			strbuf_addf(err, "qemu: socket: %s", strerror(errno));
+			return -1;
+		}
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			return fd;
+		close(fd);
+		if (qemu_gone(p)) {
+			strbuf_addstr(err, "qemu exited before it opened the agent's serial port");
+			return -1;
+		}
+		if (now_mono() > end) {
+			strbuf_addf(err, "qemu: cannot connect to %s: %s", p->sock, strerror(errno));
+			return -1;
+		}
+		usleep(20000);
+	}
+}
+
+static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
+		    const char *cmdline, const char *accel, struct strbuf *err)
+{
+	const char *qemu = json_string_value(json_object_get(t->conf, "qemu"));
+	struct strvec av = STRVEC_INIT;
+	char *e1, *e2;
+	int fd, rc = -1;
+
+	strbuf_reset(&p->qerr);
+	unlink(p->console);
+	unlink(p->sock);
+	strvec_push(&av, qemu);
+	strvec_pushv(&av, (const char *const[]){ "-nodefaults", "-no-user-config", "-display",
+						 "none", "-no-reboot", NULL });
+	strvec_push(&av, "-accel");
+	strvec_push(&av, accel);
+	if (!strcmp(accel, "kvm")) {
+		strvec_push(&av, "-cpu");
+		strvec_push(&av, "host");
+	}
+	strvec_push(&av, "-smp");
+	strvec_pushf(&av, "%lld", (long long)json_integer_value(json_object_get(t->conf, "cpus")));
+	strvec_push(&av, "-m");
+	strvec_pushf(&av, "%lld",
+		     (long long)json_integer_value(json_object_get(t->conf, "memory_mb")));
+	strvec_push(&av, "-kernel");
+	strvec_push(&av, image);
+	strvec_push(&av, "-initrd");
+	strvec_push(&av, p->initrd);
+	strvec_push(&av, "-append");
+	strvec_push(&av, cmdline);
+	e1 = qemu_escape(p->console);
+	e2 = qemu_escape(p->sock);
+	strvec_push(&av, "-serial");
+	strvec_pushf(&av, "file:%s", e1);
+	strvec_push(&av, "-chardev");
+	strvec_pushf(&av, "socket,id=agent,path=%s,server=on,wait=off", e2);
+	strvec_push(&av, "-serial");
+	strvec_push(&av, "chardev:agent");
+	free(e1);
+	free(e2);
+	if (json_object_get(t->conf, "ssh")) {
+		/* user-mode network; only 127.0.0.1 is forwarded to the guest's sshd */
+		json_t *port = json_object_get(json_object_get(t->conf, "ssh"), "port");
+		strvec_push(&av, "-netdev");
+		strvec_pushf(&av, "user,id=n0,hostfwd=tcp:127.0.0.1:%lld-:22",
+			     (long long)json_integer_value(port));
+		strvec_push(&av, "-device");
+		strvec_push(&av, "e1000,netdev=n0");
+	}
+
+	p->qemu = (struct child)CHILD_INIT;
+	p->qemu.argv = strvec_argv(&av);
+	p->qemu.in = PROC_NULL;
+	p->qemu.out = PROC_NULL;
+	p->qemu.err = PROC_PIPE;
+	p->qemu.new_pgrp = 1;
+	p->qemu.pdeathsig = SIGKILL;
+	if (proc_start(&p->qemu, err) < 0)
+		goto out;
+	p->running = 1;
+	fcntl(p->qemu.err_fd, F_SETFL, fcntl(p->qemu.err_fd, F_GETFL) | O_NONBLOCK);
+	snprintf(p->accel, sizeof(p->accel), "%s", accel);
+	fd = connect_agent_socket(p, 30, err);
+	if (fd < 0) {
+		add_console_tail(p, 0, err);
+		vm_stop(p);
+		goto out;
+	}
+	agent_conn_init(&p->conn, fd, fd);
+	p->conn.abort_flag = t->abort_flag;
+	p->conn_open = 1;
+	rc = 0;
+out:
+	strvec_clear(&av);
+	return rc;
+}
+
+/* wait for the agent's banner; for a KVM probe give up early when the kernel
+   printed nothing. Returns 0, -1 error, 1 KVM probe failed (VM stopped) */
+static int vm_wait_agent(struct target *t, struct qemu_priv *p, int kvm_probe,
+			 struct strbuf *err)
+{
+	double timeout = json_number_value(json_object_get(t->conf, "timeout_s"));
+	double probe = json_number_value(json_object_get(t->conf, "kvm_probe_s"));
+	double start = now_mono();
+	struct strbuf e = STRBUF_INIT;
+
+	if (kvm_probe) {
+		if (!agent_wait_banner(&p->conn, probe, &e))
+			goto ok;
+		if (t->abort_flag && *t->abort_flag)
+			goto fail;
+		/* no kernel output at all (a hang, or qemu could not use KVM) */
+		if (!console_has(p->console, 0, "Linux version")) {
+			vm_stop(p);
+			strbuf_release(&e);
+			return 1;
+		}
+		if (strstr(e.buf, "connection closed"))
+			goto fail;
+		strbuf_reset(&e);
+	}
+	if (agent_wait_banner(&p->conn, timeout - (now_mono() - start), &e))
+		goto fail;
+ok:
+	strbuf_release(&e);
+	return 0;
+fail:
+	strbuf_addf(err, "qemu (%s): %s after %.1f s", p->accel, e.buf, now_mono() - start);
+	add_console_tail(p, 0, err);
+	strbuf_release(&e);
+	vm_stop(p);
+	return -1;
+}
+
+static int kvm_usable(void)
+{
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/* "ssh": dropbear, e1000.ko from the kernel's modules, the keys (see ssh_init) */
+static int add_ssh_files(struct target *t, const char *image, struct strvec *bins,
+			 struct initramfs_file *files, size_t *nr, char **ko, struct strbuf *err)
+{
+	json_t *ssh = json_object_get(t->conf, "ssh");
+	const char *hk = json_string_value(json_object_get(ssh, "host_key"));
+	char *dropbear = proc_which("dropbear");
+	char *dir = xstrdup(image), *slash = strrchr(dir, '/');
+	glob_t g;
+
+	if (!dropbear) {
+		strbuf_addstr(err, "qemu: target.ssh needs dropbear on this host (Debian: "
+				   "dropbear-bin)");
+		free(dir);
+		return -1;
+	}
+	strvec_push(bins, dropbear);
+	free(dropbear);
+	if (slash)
+		*slash = '\0';
+	/* the kernel folder's modules tree (kernels/out/debian-*: lib/modules/<release>) */
+	char *pat = xstrfmt("%s/lib/modules/*/kernel/drivers/net/ethernet/intel/e1000/e1000.ko",
+			    slash ? dir : ".");
+	free(dir);
+	if (glob(pat, 0, NULL, &g) != 0 || g.gl_pathc < 1) {
+		strbuf_addf(err, "qemu: target.ssh needs the kernel's e1000 module (%s); import "
+				 "the kernel with its modules (`make -C kernels debian`)", pat);
+		free(pat);
+		return -1;
+	}
+	*ko = xstrdup(g.gl_pathv[0]);
+	globfree(&g);
+	free(pat);
+	files[(*nr)++] = (struct initramfs_file){ *ko, "/lib/modules/e1000.ko", 0644 };
+	files[(*nr)++] = (struct initramfs_file){
+		json_string_value(json_object_get(ssh, "authorized_keys")),
+		"/root/.ssh/authorized_keys", 0600 };
+	if (hk)
+		files[(*nr)++] = (struct initramfs_file){
+			hk, "/etc/dropbear/dropbear_ed25519_host_key", 0600 };
+	return 0;
+}
+
+static int build_initrd(struct target *t, struct qemu_priv *p, const char *image,
+			const char *config, const char *release, struct strbuf *err)
+{
+	const char *sw = json_string_value(json_object_get(t->conf, "switch"));
+	struct strvec bins = STRVEC_INIT;
+	struct initramfs_file files[5];
+	struct initramfs_spec spec;
+	char *cfgdst = NULL, *ko = NULL;
+	int rc = -1;
+
+	memset(&spec, 0, sizeof(spec));
+	if (collect_binaries(t, &bins, err) < 0)
+		goto out;
+	spec.files = files;
+	if (json_object_get(t->conf, "ssh")) {
+		if (add_ssh_files(t, image, &bins, files, &spec.nr_files, &ko, err) < 0)
+			goto out;
+		spec.extra_init = ssh_init;
+	}
+	spec.binaries = strvec_argv(&bins);
+	/* the kernel config lets the agent report HZ, SCHED_MC, ... */
+	if (config && *config) {
+		cfgdst = *release ? xstrfmt("/boot/config-%s", release) : xstrdup("/boot/config");
+		files[spec.nr_files++] = (struct initramfs_file){ config, cfgdst, 0644 };
+	}
+	/* for kexec inside the guest: the image, and /init's self-archive */
+	if (sw && !strcmp(sw, "kexec"))
+		files[spec.nr_files++] = (struct initramfs_file){ image, "/boot/vmlinuz", 0644 };
+	if (initramfs_build(&spec, p->initrd, sizeof(p->initrd), err) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(cfgdst);
+	free(ko);
+	strvec_clear(&bins);
+	return rc;
+}
+
+static int boot_new_vm(struct target *t, struct qemu_priv *p, const char *kernel,
+		       const struct boot_spec *b, struct boot_info *bi, struct strbuf *err)
+{
+	const char *accel = json_string_value(json_object_get(t->conf, "accel"));
+	char image[PATH_MAX], vmlinux[PATH_MAX], config[PATH_MAX], release[128];
+	const char *boot_image;
+	struct strbuf cl = STRBUF_INIT, probe_err = STRBUF_INIT;
+	double t0 = now_mono();
+	int rc = -1, r, probe;
+
+	vm_stop(p);
+	if (resolve_kernel(kernel, image, sizeof(image), vmlinux, config, sizeof(config),
+			   release, sizeof(release), err) < 0)
+		goto out;
+	/* the ELF vmlinux boots through PVH, without the decompressor */
+	boot_image = vmlinux[0] && json_is_true(json_object_get(t->conf, "pvh")) ? vmlinux : image;
+	if (build_initrd(t, p, image, config, release, err) < 0)
+		goto out;
+	build_cmdline(t, b, &cl);
+	if (!strcmp(accel, "auto"))
+		accel = kvm_verdict >= 0 && kvm_usable() ? "kvm" : "tcg";
+	probe = !strcmp(accel, "kvm") && kvm_verdict == 0 &&
+		!strcmp(json_string_value(json_object_get(t->conf, "accel")), "auto");
+	if (vm_start(t, p, boot_image, cl.buf, accel, probe ? &probe_err : err) < 0) {
+		if (!probe)
+			goto out;
+		r = 1; /* qemu could not even start under KVM */
+	} else {
+		r = vm_wait_agent(t, p, probe, err);
+	}
+	if (r == 1) {
+		/* KVM printed nothing: remember, start again under TCG */
+		kvm_verdict = -1;
+		accel = "tcg";
+		if (vm_start(t, p, boot_image, cl.buf, accel, err) < 0)
+			goto out;
+		r = vm_wait_agent(t, p, 0, err);
+	}
+	if (r < 0)
+		goto out;
+	if (!strcmp(accel, "kvm"))
+		kvm_verdict = 1;
+	snprintf(p->kernel, sizeof(p->kernel), "%s", image);
+	t->agent = &p->conn;
+	snprintf(bi->method, sizeof(bi->method), "boot");
+	bi->switch_s = now_mono() - t0;
+	rc = 0;
+out:
+	strbuf_release(&cl);
+	strbuf_release(&probe_err);
+	return rc;
+}
+
+static int kexec_vm(struct target *t, struct qemu_priv *p, const struct boot_spec *b,
+		    struct boot_info *bi, long *console_from, struct strbuf *err)
+{
+	double timeout = json_number_value(json_object_get(t->conf, "timeout_s"));
+	const char *old_id = json_string_value(json_object_get(p->conn.banner, "boot_id"));
+	char *old = xstrdup(old_id ? old_id : "");
+	struct strbuf cl = STRBUF_INIT, e = STRBUF_INIT;
+	double t0 = now_mono();
+	json_t *args, *res = NULL;
+	int r, rc = -1;
+
+	*console_from = file_size(p->console);
+	build_cmdline(t, b, &cl);
+	args = json_pack("{s:s,s:s,s:s}", "kernel", "/boot/vmlinuz", "initrd", "/boot/initrd.cpio",
+			 "cmdline", cl.buf);
+	r = agent_call(&p->conn, "kexec", args, 120, &res, &e);
+	json_decref(res);
+	if (r < 0) {
+		strbuf_addf(err, "qemu: kexec request failed: %s", e.buf);
+		if (r == -1)
+			vm_stop(p);
+		goto out;
+	}
+	t->agent = NULL;
+	for (;;) {
+		const char *id;
+		strbuf_reset(&e);
+		if (agent_wait_banner(&p->conn, timeout - (now_mono() - t0), &e) < 0) {
+			strbuf_addf(err, "qemu (%s): after kexec: %s", p->accel, e.buf);
+			add_console_tail(p, *console_from, err);
+			vm_stop(p);
+			goto out;
+		}
+		id = json_string_value(json_object_get(p->conn.banner, "boot_id"));
+		if (id && strcmp(id, old))
+			break;
+	}
+	t->agent = &p->conn;
+	snprintf(bi->method, sizeof(bi->method), "kexec");
+	bi->switch_s = now_mono() - t0;
+	rc = 0;
+out:
+	free(old);
+	strbuf_release(&cl);
+	strbuf_release(&e);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* target_ops                                                           */
+
+static int qemu_open(struct target *t, struct strbuf *err)
+{
+	struct qemu_priv *p = xcalloc(1, sizeof(*p));
+	p->qemu = (struct child)CHILD_INIT;
+	strbuf_init(&p->qerr, 0);
+	if (make_tmpdir(p, err) < 0) {
+		strbuf_release(&p->qerr);
+		free(p);
+		return -1;
+	}
+	t->priv = p;
+	t->agent = NULL;
+	return 0;
+}
+
+static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_info *bi,
+		     struct strbuf *err)
+{
+	struct qemu_priv *p = t->priv;
+	const char *sw = json_string_value(json_object_get(t->conf, "switch"));
+	const char *kernel = b->kernel ? b->kernel
+				       : json_string_value(json_object_get(t->conf, "kernel"));
+	char image[PATH_MAX];
+	long from = 0;
+	int rc;
+
+	if (b->preempt && strcmp(b->preempt, "none") && strcmp(b->preempt, "voluntary") &&
+	    strcmp(b->preempt, "full") && strcmp(b->preempt, "lazy")) {
+		strbuf_addf(err, "qemu: unknown preempt mode \"%s\"", b->preempt);
+		return -1;
+	}
+	if ((b->cmdline && strchr(b->cmdline, '\n'))) {
+		strbuf_addstr(err, "qemu: the kernel command line must be one line");
+		return -1;
+	}
+	t->agent = NULL;
+	if (p->running && p->conn_open && sw && !strcmp(sw, "kexec") &&
+	    resolve_kernel(kernel, image, sizeof(image), NULL, NULL, 0, NULL, 0, err) == 0 &&
+	    !strcmp(image, p->kernel)) {
+		rc = kexec_vm(t, p, b, bi, &from, err);
+	} else {
+		strbuf_reset(err);
+		from = 0;
+		rc = boot_new_vm(t, p, kernel, b, bi, err);
+	}
+	if (rc < 0) {
+		/* the console of a failed boot is evidence: keep it with the boot */
+		strbuf_reset(&bi->console);
+		read_console(p->console, from, QEMU_CONSOLE_TAIL, &bi->console);
+		snprintf(bi->accel, sizeof(bi->accel), "%s", p->accel);
+		return -1;
+	}
+	snprintf(bi->accel, sizeof(bi->accel), "%s", p->accel);
+	snprintf(bi->boot_id, sizeof(bi->boot_id), "%s",
+		 json_string_value(json_object_get(p->conn.banner, "boot_id"))
+			 ? json_string_value(json_object_get(p->conn.banner, "boot_id"))
+			 : "");
+	strbuf_reset(&bi->console);
+	read_console(p->console, from, QEMU_CONSOLE_TAIL, &bi->console);
+	json_decref(bi->sysinfo);
+	bi->sysinfo = NULL;
+	if (agent_call(&p->conn, "sysinfo", NULL, 60, &bi->sysinfo, err) < 0) {
+		struct strbuf m = STRBUF_INIT;
+		strbuf_addf(&m, "qemu: sysinfo after boot: %s", err->buf);
+		strbuf_reset(err);
+		strbuf_addstr(err, m.buf);
+		strbuf_release(&m);
+		return -1;
+	}
+	return 0;
+}
+
+static void qemu_close(struct target *t)
+{
+	struct qemu_priv *p = t->priv;
+	if (!p)
+		return;
+	t->agent = NULL;
+	vm_stop(p);
+	rm_tmpdir(p);
+	strbuf_release(&p->qerr);
+	free(p);
+	t->priv = NULL;
+}
+
+const struct target_ops qemu_target = {
+	.name = "qemu",
+	.summary = "a qemu VM booted from a kernel image and a generated initramfs; agent on "
+		   "ttyS1; boot-time switching by new boot or kexec; KVM when usable, else TCG",
+	.caps = TCAP_PREEMPT_BOOT | TCAP_CMDLINE | TCAP_KERNEL | TCAP_KEXEC,
+	.check = qemu_check,
+	.feasible = qemu_feasible,
+	.open = qemu_open,
+	.boot = qemu_boot,
+	.sysinfo = target_agent_sysinfo,
+	.exec = target_agent_exec,
+	.knob_set = target_agent_knob_set,
+	.knob_restore = target_agent_knob_restore,
+	.close = qemu_close,
+};

@@ -1,0 +1,1028 @@
+/*
+ * The ssh target: a real lab machine (or any host reachable by ssh) driven
+ * through the OpenSSH client in batch mode; docs/ssh.md is the user's guide.
+ *
+ * Transport. One `ssh -T -o BatchMode=yes ... host CMD` process per agent
+ * connection, with keep-alives (ServerAliveInterval) so that a dead peer is
+ * noticed, the user's ssh config and known_hosts honoured, and the plan's
+ * identity, port, user, known_hosts file and extra -o options added. CMD is
+ * `sh -c SCRIPT schedlab-ssh ARGS...`, every word quoted by sh_quote()
+ * (harness/util/shquote.h), so no plan value reaches the remote shell unquoted.
+ * SCRIPT (a constant below) makes the private folder (umask 077), checks
+ * whether agent-<sha256> is there with that hash, asks for the binary on its
+ * stdin when not ("schedlab-ssh: send"), verifies the copy and then execs the
+ * agent, whose stdin/stdout become the protocol stream. So the first
+ * connection installs the agent and later ones reuse it, in one round trip.
+ * Kernel images given as local files are copied the same way (without the
+ * exec) into kernels_dir.
+ *
+ * Faults. ssh dying, EOF, or a keep-alive timeout is a transport error: the
+ * call fails with ssh's own message appended (connection refused, closed by
+ * remote host, timeout), the session stores the run as lost (resumable) and
+ * reopens the target at the next boot. The remote agent sees EOF on its
+ * stdin when the connection goes (sshd/dropbear close the channel) and kills
+ * the workload, so nothing is left running on the target.
+ *
+ * Switching. A boot whose configuration is already in force (effective
+ * preempt mode, schedlab's parameters on /proc/cmdline, the kernel) needs no
+ * switch. Otherwise "kexec" (default) asks the agent to load kernel + initrd
+ * with the new command line and execute it; "reboot" runs the plan's
+ * reboot_hook (argv + kernel, initrd, command line) on the target, then the
+ * reboot command. Either way the controller then polls with new ssh
+ * connections until an agent answers with a new boot_id, or timeout_s.
+ * The new command line is the machine's own (the running one without what
+ * schedlab added: everything after the marker `schedlab.set=1`, preempt=,
+ * BOOT_IMAGE=) or the plan's "cmdline", then the marker, preempt=, append,
+ * the boot's parameters and `schedlab.kernel=<hash>` for a copied kernel.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness/targets/initramfs.h"
+#include "harness/util/proc.h"
+#include "harness/util/sha256.h"
+#include "harness/util/shquote.h"
+#include "harness/agent/sysinfo.h"
+#include "harness/targets/target.h"
+
+#define SSH_ERR_TAIL 4096
+#define MARKER "schedlab.set=1"
+
+/*
+ * Runs on the target as `sh -c SCRIPT schedlab-ssh DIR NAME SHA256 SIZE MODE`.
+ * Prints one line "schedlab-ssh: have|send ABSDIR", reads SIZE bytes of the
+ * file on stdin after "send", and with MODE "exec" execs the file (the agent),
+ * else prints "schedlab-ssh: stored".
+ */
+static const char remote_script[] =
+	"umask 077\n"
+	"d=$1 f=$2 h=$3 n=$4\n"
+	"mkdir -p \"$d\" && cd \"$d\" || { echo \"schedlab-ssh: cannot use folder $d\"; exit 111; }\n"
+	"if [ -f \"$f\" ] && [ \"$(sha256sum <\"$f\" | cut -c1-64)\" = \"$h\" ]; then\n"
+	"\techo \"schedlab-ssh: have $(pwd)\"\n"
+	"else\n"
+	"\techo \"schedlab-ssh: send $(pwd)\"\n"
+	"\thead -c \"$n\" >\"$f.tmp\" &&\n"
+	"\t[ \"$(sha256sum <\"$f.tmp\" | cut -c1-64)\" = \"$h\" ] &&\n"
+	"\tchmod 700 \"$f.tmp\" && mv -f \"$f.tmp\" \"$f\" ||\n"
+	"\t{ echo \"schedlab-ssh: copy of $f failed (sha256 or disk)\"; rm -f \"$f.tmp\"; exit 112; }\n"
+	"fi\n"
+	"if [ \"$5\" = exec ]; then exec \"./$f\" 2>agent.stderr; fi\n"
+	"echo \"schedlab-ssh: stored\"\n";
+
+struct ssh_priv {
+	struct child ssh;          /* the ssh process carrying the agent */
+	int running;
+	struct agent_conn conn;
+	int conn_open;
+	int dead;                  /* transport failed: no graceful shutdown */
+	struct strbuf ssherr;      /* ssh's stderr (tail) */
+	char remote_dir[PATH_MAX]; /* absolute agent folder on the target */
+	char *base_cmdline;        /* the machine's own command line */
+};
+
+/* ------------------------------------------------------------------ */
+/* plan object                                                          */
+
+static const char *const known_keys[] = {
+	"type",      "host",        "user",        "port",     "identity",  "known_hosts",
+	"ssh_options", "switch",    "kernel",      "initrd",   "kernels_dir", "agent_dir",
+	"cmdline",   "append",      "timeout_s",   "connect_timeout_s", "reboot_hook",
+	"reboot_cmd", "agent",      NULL
+};
+
+static int one_line_ok(const char *s)
+{
+	return s && !strchr(s, '\n') && !strchr(s, '\r');
+}
+
+static int argv_array_ok(const json_t *v)
+{
+	size_t i;
+	json_t *e;
+	if (!json_is_array(v) || json_array_size(v) < 1)
+		return 0;
+	json_array_foreach(v, i, e)
+		if (!json_is_string(e) || (i == 0 && !*json_string_value(e)))
+			return 0;
+	return 1;
+}
+
+static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *err)
+{
+	const char *where = path ? path : "target";
+	json_t *out = json_deep_copy(conf), *v;
+	const char *s;
+
+	if (!json_is_object(conf)) {
+		strbuf_addf(err, "%s: must be an object", where);
+		json_decref(out);
+		return NULL;
+	}
+	if (conf_check_keys(out, known_keys, where, "an ssh target", err))
+		goto bad;
+	s = json_string_value(json_object_get(out, "host"));
+	if (!s || !*s || *s == '-' || strpbrk(s, " \t\n'\"\\;$`@")) {
+		strbuf_addf(err, "%s.host: must be a host name or address (not starting with '-', "
+				 "no spaces or quotes; the user goes in \"user\")", where);
+		goto bad;
+	}
+	v = json_object_get(out, "user");
+	if (v && (!json_is_string(v) || !*json_string_value(v) || *json_string_value(v) == '-' ||
+		  strpbrk(json_string_value(v), " \t\n@:"))) {
+		strbuf_addf(err, "%s.user: must be a user name", where);
+		goto bad;
+	}
+	v = json_object_get(out, "port");
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		  json_integer_value(v) > 65535)) {
+		strbuf_addf(err, "%s.port: must be an integer in 1..65535", where);
+		goto bad;
+	}
+	/* values that go into ssh -o KEY=VALUE (whitespace would split them) */
+	static const char *const files[] = { "identity", "known_hosts", NULL };
+	for (const char *const *f = files; *f; f++) {
+		v = json_object_get(out, *f);
+		if (v && (!json_is_string(v) || !*json_string_value(v) ||
+			  strpbrk(json_string_value(v), " \t\n\"'"))) {
+			strbuf_addf(err, "%s.%s: must be a file path without spaces or quotes", where,
+				    *f);
+			goto bad;
+		}
+		/* "~/..." is expanded by ssh itself */
+		if (v && json_string_value(v)[0] != '~' && access(json_string_value(v), R_OK) < 0) {
+			strbuf_addf(err, "%s.%s: %s: %s", where, *f, json_string_value(v),
+				    strerror(errno));
+			goto bad;
+		}
+	}
+	v = json_object_get(out, "ssh_options");
+	if (v) {
+		size_t i;
+		json_t *e;
+		if (!json_is_array(v))
+			goto bad_opts;
+		json_array_foreach(v, i, e) {
+			const char *o = json_string_value(e);
+			if (!o || !strchr(o, '=') || *o == '=' || *o == '-' || !one_line_ok(o))
+				goto bad_opts;
+		}
+	}
+	v = json_object_get(out, "switch");
+	s = v ? json_string_value(v) : "auto";
+	if (!s || (strcmp(s, "auto") && strcmp(s, "kexec") && strcmp(s, "reboot"))) {
+		strbuf_addf(err, "%s.switch: must be auto, kexec or reboot", where);
+		goto bad;
+	}
+	json_object_set_new(out, "switch", json_string(!strcmp(s, "auto") ? "kexec" : s));
+	static const char *const strs[] = { "kernel", "initrd", "kernels_dir", "agent_dir",
+					    "cmdline", "append", "agent", NULL };
+	for (const char *const *k = strs; *k; k++) {
+		v = json_object_get(out, *k);
+		if (v && (!json_is_string(v) || !one_line_ok(json_string_value(v)))) {
+			strbuf_addf(err, "%s.%s: must be a one-line string", where, *k);
+			goto bad;
+		}
+	}
+	if (!json_object_get(out, "agent_dir"))
+		json_object_set_new(out, "agent_dir", json_string(".cache/schedlab"));
+	if (!json_object_get(out, "kernels_dir"))
+		json_object_set_new(out, "kernels_dir", json_string(".cache/schedlab/kernels"));
+	if (!*json_string_value(json_object_get(out, "agent_dir")) ||
+	    !*json_string_value(json_object_get(out, "kernels_dir"))) {
+		strbuf_addf(err, "%s: agent_dir and kernels_dir must not be empty", where);
+		goto bad;
+	}
+	if (!json_object_get(out, "append"))
+		json_object_set_new(out, "append", json_string(""));
+#define NUM_FIELD(name, def, lo, hi)                                                       \
+	do {                                                                               \
+		v = json_object_get(out, name);                                            \
+		if (!v)                                                                    \
+			json_object_set_new(out, name, json_real(def));                    \
+		else if (!json_is_number(v) || json_number_value(v) < (lo) ||              \
+			 json_number_value(v) > (hi)) {                                    \
+			strbuf_addf(err, "%s.%s: must be a number of seconds in %g..%g", where, \
+				    name, (double)(lo), (double)(hi));                     \
+			goto bad;                                                          \
+		}                                                                          \
+	} while (0)
+	NUM_FIELD("timeout_s", 300.0, 5, 7200);
+	NUM_FIELD("connect_timeout_s", 20.0, 1, 600);
+#undef NUM_FIELD
+	static const char *const argvs[] = { "reboot_hook", "reboot_cmd", NULL };
+	for (const char *const *k = argvs; *k; k++) {
+		v = json_object_get(out, *k);
+		if (v && !argv_array_ok(v)) {
+			strbuf_addf(err, "%s.%s: must be a non-empty array of strings (an argv run "
+					 "on the target)", where, *k);
+			goto bad;
+		}
+	}
+	if (!json_object_get(out, "reboot_cmd"))
+		json_object_set_new(out, "reboot_cmd", json_pack("[s]", "reboot"));
+	return out;
+bad_opts:
+	strbuf_addf(err, "%s.ssh_options: must be an array of \"Key=value\" ssh options", where);
+bad:
+	json_decref(out);
+	return NULL;
+}
+
+static int ssh_feasible(struct target *t, const struct boot_spec *b, const json_t *si,
+			struct strbuf *why)
+{
+	const char *sw = json_string_value(json_object_get(t->conf, "switch"));
+	if (b->preempt && strcmp(b->preempt, "none") && strcmp(b->preempt, "voluntary") &&
+	    strcmp(b->preempt, "full") && strcmp(b->preempt, "lazy")) {
+		strbuf_addf(why, "unknown preempt mode \"%s\"", b->preempt);
+		return 0;
+	}
+	if (b->preempt && !b->kernel && json_is_false(sysinfo_value(si, "preempt_dynamic"))) {
+		strbuf_addf(why, "preempt=%s: the running kernel has no PREEMPT_DYNAMIC, so "
+				 "preempt= on its command line would be ignored", b->preempt);
+		return 0;
+	}
+	if (b->kernel) {
+		struct stat st;
+		if (stat(b->kernel, &st) < 0 && b->kernel[0] != '/') {
+			strbuf_addf(why, "kernel %s: %s (a local file is copied to the target; a "
+					 "path on the target must be absolute)", b->kernel,
+				    strerror(errno));
+			return 0;
+		}
+	}
+	if (sw && !strcmp(sw, "reboot") && !json_object_get(t->conf, "reboot_hook") &&
+	    (b->kernel || b->preempt || (b->cmdline && *b->cmdline))) {
+		strbuf_addstr(why, "switch \"reboot\" needs target.reboot_hook, a command on the "
+				   "target that makes the next boot use the given kernel, initrd and "
+				   "command line (e.g. a grub-reboot wrapper, see docs/ssh.md)");
+		return 0;
+	}
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* the ssh command                                                      */
+
+static void ssh_argv(struct target *t, double connect_timeout, struct strvec *av)
+{
+	const json_t *c = t->conf;
+	const char *user = json_string_value(json_object_get(c, "user"));
+	const char *id = json_string_value(json_object_get(c, "identity"));
+	const char *kh = json_string_value(json_object_get(c, "known_hosts"));
+	json_t *opts = json_object_get(c, "ssh_options"), *e;
+	size_t i;
+
+	strvec_pushv(av, (const char *const[]){ "ssh", "-T", "-e", "none", "-o", "BatchMode=yes",
+						"-o", "ServerAliveInterval=5", "-o",
+						"ServerAliveCountMax=3", NULL });
+	strvec_push(av, "-o");
+	strvec_pushf(av, "ConnectTimeout=%d", connect_timeout < 1 ? 1 : (int)connect_timeout);
+	if (json_object_get(c, "port")) {
+		strvec_push(av, "-p");
+		strvec_pushf(av, "%lld", (long long)json_integer_value(json_object_get(c, "port")));
+	}
+	if (user) {
+		strvec_push(av, "-l");
+		strvec_push(av, user);
+	}
+	if (id) {
+		strvec_push(av, "-i");
+		strvec_push(av, id);
+		strvec_push(av, "-o");
+		strvec_push(av, "IdentitiesOnly=yes");
+	}
+	if (kh) {
+		strvec_push(av, "-o");
+		strvec_pushf(av, "UserKnownHostsFile=%s", kh);
+	}
+	json_array_foreach(opts, i, e) {
+		strvec_push(av, "-o");
+		strvec_push(av, json_string_value(e));
+	}
+	strvec_push(av, "--");
+	strvec_push(av, json_string_value(json_object_get(c, "host")));
+}
+
+static void drain_ssh_stderr(struct ssh_priv *p)
+{
+	char buf[1024];
+	ssize_t n;
+	if (!p->running || p->ssh.err_fd < 0)
+		return;
+	while ((n = read(p->ssh.err_fd, buf, sizeof(buf))) > 0) {
+		strbuf_add(&p->ssherr, buf, (size_t)n);
+		strbuf_tail(&p->ssherr, SSH_ERR_TAIL);
+	}
+}
+
+/* append ": <ssh's last words>" to err */
+static void add_ssh_stderr(struct ssh_priv *p, struct strbuf *err)
+{
+	drain_ssh_stderr(p);
+	strbuf_trim(&p->ssherr);
+	if (p->ssherr.len) {
+		char *s = xstrdup(p->ssherr.buf);
+		for (char *q = s; *q; q++)
+			if (*q == '\n' || *q == '\r')
+				*q = ' ';
+		strbuf_addf(err, " (%s)", s);
+		free(s);
+	}
+}
+
+static void conn_stop(struct ssh_priv *p, int graceful)
+{
+	if (p->conn_open) {
+		if (graceful && !p->dead) {
+			struct strbuf e = STRBUF_INIT;
+			agent_call(&p->conn, "shutdown", NULL, 10, NULL, &e);
+			strbuf_release(&e);
+		}
+		agent_conn_release(&p->conn); /* EOF: the remote agent restores and exits */
+		p->conn_open = 0;
+	}
+	if (p->running) {
+		int st;
+		double end = now_mono() + (graceful && !p->dead ? 5 : 0.2);
+		while (now_mono() < end) {
+			if (waitpid(p->ssh.pid, &st, WNOHANG) == p->ssh.pid) {
+				p->ssh.pid = -1;
+				break;
+			}
+			usleep(20000);
+		}
+		drain_ssh_stderr(p);
+		proc_stop(&p->ssh, 1);
+		proc_close_fds(&p->ssh);
+		p->running = 0;
+	}
+}
+
+/* read one line (byte by byte: what follows belongs to the agent) */
+static int read_line(int fd, struct strbuf *line, double timeout_s, volatile int *abort_flag)
+{
+	double end = now_mono() + timeout_s;
+	strbuf_reset(line);
+	for (;;) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		double left = end - now_mono();
+		if (left <= 0)
+			return -2;
+		if (abort_flag && *abort_flag)
+			return -3;
+		int r = poll(&pfd, 1, left > 0.2 ? 200 : (int)(left * 1000) + 1);
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (r <= 0)
+			continue;
+		char ch;
+		ssize_t n = read(fd, &ch, 1);
+		if (n == 0)
+			return -1;
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -1;
+		}
+		if (ch == '\n')
+			return 0;
+		strbuf_addch(line, ch);
+		if (line->len > 65536)
+			return -1;
+	}
+}
+
+static int hash_local_file(const char *path, char hex[65], off_t *size, struct strbuf *err)
+{
+	unsigned char buf[65536], d[32];
+	struct sha256 s;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		strbuf_addf(err, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	sha256_init(&s);
+	*size = 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		sha256_update(&s, buf, (size_t)n);
+		*size += n;
+	}
+	close(fd);
+	if (n < 0) {
+		strbuf_addf(err, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	sha256_final(&s, d);
+	sha256_hex(d, hex);
+	return 0;
+}
+
+static int send_file(int fd, const char *path, struct strbuf *err)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open(path, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		strbuf_addf(err, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(fd, buf + off, (size_t)(n - off));
+			if (w < 0) {
+				if (errno == EINTR)
+					continue;
+				strbuf_addf(err, "sending %s: %s", path, strerror(errno));
+				close(in);
+				return -1;
+			}
+			off += w;
+		}
+	}
+	close(in);
+	return n < 0 ? -1 : 0;
+}
+
+/*
+ * Start `ssh host sh -c SCRIPT ...` for local file `src` stored as
+ * dir/name on the target (mode "exec": then run it as the agent). On
+ * success the ssh process runs in p->ssh with its pipes open; the remote
+ * absolute folder goes to absdir. -1 with a message naming the host.
+ */
+static int remote_install(struct target *t, struct ssh_priv *p, const char *src,
+			  const char *dir, const char *name, int exec, double connect_timeout,
+			  char *absdir, size_t abslen, struct strbuf *err)
+{
+	const char *host = json_string_value(json_object_get(t->conf, "host"));
+	struct strvec av = STRVEC_INIT;
+	struct strbuf cmd = STRBUF_INIT, line = STRBUF_INIT;
+	char hex[65], size[32];
+	off_t sz;
+	int rc = -1, r;
+
+	if (hash_local_file(src, hex, &sz, err) < 0)
+		return -1;
+	snprintf(size, sizeof(size), "%lld", (long long)sz);
+	char *fname = xstrfmt("%s-%s", name, hex);
+	const char *words[] = { "sh", "-c", remote_script, "schedlab-ssh", dir, fname, hex, size,
+				exec ? "exec" : "store", NULL };
+	sh_quote_argv(&cmd, words);
+	ssh_argv(t, connect_timeout, &av);
+	strvec_push(&av, cmd.buf);
+
+	strbuf_reset(&p->ssherr);
+	p->ssh = (struct child)CHILD_INIT;
+	p->ssh.argv = strvec_argv(&av);
+	p->ssh.in = PROC_PIPE;
+	p->ssh.out = PROC_PIPE;
+	p->ssh.err = PROC_PIPE;
+	p->ssh.new_pgrp = 1;
+	p->ssh.pdeathsig = SIGKILL; /* a dead controller drops the connection */
+	p->dead = 0;
+	if (proc_start(&p->ssh, err) < 0)
+		goto out;
+	p->running = 1;
+	fcntl(p->ssh.err_fd, F_SETFL, fcntl(p->ssh.err_fd, F_GETFL) | O_NONBLOCK);
+	/* the script's first line; login noise (a .bashrc echo) is skipped */
+	for (;;) {
+		r = read_line(p->ssh.out_fd, &line, connect_timeout + 10, t->abort_flag);
+		if (r < 0) {
+			strbuf_addf(err, "ssh %s: %s", host,
+				    r == -2 ? "no answer (timeout)" : r == -3 ? "interrupted"
+								: "connection failed");
+			p->dead = 1;
+			conn_stop(p, 0);
+			add_ssh_stderr(p, err);
+			goto out;
+		}
+		if (!strncmp(line.buf, "schedlab-ssh: ", 14))
+			break;
+	}
+	if (!strncmp(line.buf, "schedlab-ssh: have ", 19) ||
+	    !strncmp(line.buf, "schedlab-ssh: send ", 19)) {
+		snprintf(absdir, abslen, "%s", line.buf + 19);
+	} else {
+		strbuf_addf(err, "ssh %s: %s", host, line.buf + 14);
+		p->dead = 1;
+		conn_stop(p, 0);
+		goto out;
+	}
+	if (!strncmp(line.buf, "schedlab-ssh: send ", 19)) {
+		if (send_file(p->ssh.in_fd, src, err) < 0) {
+			p->dead = 1;
+			conn_stop(p, 0);
+			add_ssh_stderr(p, err);
+			goto out;
+		}
+	}
+	if (!exec) {
+		r = read_line(p->ssh.out_fd, &line, 600, t->abort_flag);
+		if (r < 0 || strcmp(line.buf, "schedlab-ssh: stored")) {
+			strbuf_addf(err, "ssh %s: copying %s: %s", host, src,
+				    r < 0 ? "connection failed" : line.buf + 14);
+			p->dead = 1;
+			conn_stop(p, 0);
+			add_ssh_stderr(p, err);
+			goto out;
+		}
+		conn_stop(p, 0);
+	}
+	rc = 0;
+out:
+	free(fname);
+	strvec_clear(&av);
+	strbuf_release(&cmd);
+	strbuf_release(&line);
+	return rc;
+}
+
+/* one attempt: connect, install if needed, start the agent, wait for its banner */
+static int agent_connect(struct target *t, struct ssh_priv *p, double timeout_s, int polling,
+			 struct strbuf *err)
+{
+	const char *agent = json_string_value(json_object_get(t->conf, "agent"));
+	const char *dir = json_string_value(json_object_get(t->conf, "agent_dir"));
+	double ct = json_number_value(json_object_get(t->conf, "connect_timeout_s"));
+	double t0 = now_mono();
+	struct strbuf e = STRBUF_INIT;
+
+	if (!agent)
+		agent = t->agent_path ? t->agent_path : target_default_agent_path();
+	if (access(agent, R_OK) < 0) {
+		strbuf_addf(err, "ssh: the agent binary %s: %s (run make)", agent, strerror(errno));
+		return -1;
+	}
+	/* while a machine boots, a connection may hang until its network is up
+	   (or, behind qemu's user-mode network, forever): poll with short attempts */
+	if (polling && ct > 5)
+		ct = 5;
+	if (ct > timeout_s)
+		ct = timeout_s;
+	if (remote_install(t, p, agent, dir, "agent", 1, ct, p->remote_dir, sizeof(p->remote_dir),
+			   err) < 0)
+		return -1;
+	agent_conn_init(&p->conn, p->ssh.out_fd, p->ssh.in_fd);
+	p->conn.abort_flag = t->abort_flag;
+	p->ssh.out_fd = p->ssh.in_fd = -1; /* owned by the connection now */
+	p->conn_open = 1;
+	if (agent_wait_banner(&p->conn, timeout_s - (now_mono() - t0) + 30, &e) < 0) {
+		strbuf_addf(err, "ssh %s: the agent did not start: %s",
+			    json_string_value(json_object_get(t->conf, "host")), e.buf);
+		p->dead = 1;
+		conn_stop(p, 0);
+		add_ssh_stderr(p, err);
+		strbuf_release(&e);
+		return -1;
+	}
+	strbuf_release(&e);
+	t->agent = &p->conn;
+	return 0;
+}
+
+static const char *banner_boot_id(struct ssh_priv *p)
+{
+	const char *id = json_string_value(json_object_get(p->conn.banner, "boot_id"));
+	return id ? id : "";
+}
+
+/* poll until an agent answers with a boot_id other than old (or timeout) */
+static int wait_new_boot(struct target *t, struct ssh_priv *p, const char *old, double timeout_s,
+			 struct strbuf *err)
+{
+	double t0 = now_mono();
+	struct strbuf last = STRBUF_INIT;
+	int tries = 0;
+
+	for (;;) {
+		double left = timeout_s - (now_mono() - t0);
+		if (t->abort_flag && *t->abort_flag) {
+			strbuf_addstr(err, "interrupted while waiting for the target to come back");
+			break;
+		}
+		if (left <= 0) {
+			strbuf_addf(err, "the target did not come back within %.0f s (%d attempts; "
+					 "last: %s)", timeout_s, tries, last.len ? last.buf : "none");
+			break;
+		}
+		tries++;
+		strbuf_reset(&last);
+		if (agent_connect(t, p, left, 1, &last) == 0) {
+			if (strcmp(banner_boot_id(p), old)) {
+				strbuf_release(&last);
+				return 0;
+			}
+			/* still the old system, on its way down */
+			strbuf_addstr(&last, "the old boot still answers");
+			t->agent = NULL;
+			p->dead = 1;
+			conn_stop(p, 0);
+		}
+		usleep(1000000);
+	}
+	strbuf_release(&last);
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* command lines                                                        */
+
+/* split on spaces outside double quotes */
+static void split_cmdline(const char *s, struct strvec *out)
+{
+	struct strbuf tok = STRBUF_INIT;
+	int q = 0;
+	for (;; s++) {
+		if (!*s || (!q && (*s == ' ' || *s == '\t' || *s == '\n'))) {
+			if (tok.len)
+				strvec_push(out, tok.buf);
+			strbuf_reset(&tok);
+			if (!*s)
+				break;
+			continue;
+		}
+		if (*s == '"')
+			q = !q;
+		strbuf_addch(&tok, *s);
+	}
+	strbuf_release(&tok);
+}
+
+/* the machine's own command line: /proc/cmdline without schedlab's part */
+static char *own_cmdline(const char *proc_cmdline)
+{
+	struct strvec v = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT;
+	split_cmdline(proc_cmdline ? proc_cmdline : "", &v);
+	for (size_t i = 0; i < v.nr; i++) {
+		if (!strcmp(v.v[i], MARKER))
+			break;
+		if (!strncmp(v.v[i], "preempt=", 8) || !strncmp(v.v[i], "BOOT_IMAGE=", 11))
+			continue;
+		if (out.len)
+			strbuf_addch(&out, ' ');
+		strbuf_addstr(&out, v.v[i]);
+	}
+	strvec_clear(&v);
+	return strbuf_detach(&out, NULL);
+}
+
+/* schedlab's part of the command line for boot b (after the marker) */
+static void added_params(struct target *t, const struct boot_spec *b, const char *khash,
+			 struct strbuf *o)
+{
+	const char *append = json_string_value(json_object_get(t->conf, "append"));
+	if (b->preempt && *b->preempt)
+		strbuf_addf(o, " preempt=%s", b->preempt);
+	if (append && *append)
+		strbuf_addf(o, " %s", append);
+	if (b->cmdline && *b->cmdline)
+		strbuf_addf(o, " %s", b->cmdline);
+	if (khash)
+		strbuf_addf(o, " schedlab.kernel=%.16s", khash);
+}
+
+static int has_token(const struct strvec *v, size_t from, const char *tok)
+{
+	for (size_t i = from; i < v->nr; i++)
+		if (!strcmp(v->v[i], tok))
+			return 1;
+	return 0;
+}
+
+/* is boot b already in force? (preempt, schedlab's parameters, the kernel) */
+static int in_force(struct target *t, const struct boot_spec *b, const char *khash,
+		    const json_t *si)
+{
+	const char *eff = sysinfo_str(si, "preempt");
+	const char *cmd = sysinfo_str(si, "cmdline");
+	struct strbuf want = STRBUF_INIT;
+	struct strvec have = STRVEC_INIT, w = STRVEC_INIT;
+	size_t mark;
+	int ok = 1;
+
+	if (b->preempt && (!eff || strcmp(eff, b->preempt)))
+		return 0;
+	added_params(t, b, khash, &want);
+	split_cmdline(want.buf, &w);
+	split_cmdline(cmd ? cmd : "", &have);
+	for (mark = 0; mark < have.nr && strcmp(have.v[mark], MARKER); mark++)
+		;
+	/* everything wanted is there (preempt= was checked by its effect) */
+	for (size_t i = 0; i < w.nr && ok; i++)
+		if (strncmp(w.v[i], "preempt=", 8) && !has_token(&have, 0, w.v[i]))
+			ok = 0;
+	/* and nothing schedlab added for another boot */
+	for (size_t i = mark + 1; i < have.nr && ok; i++)
+		if (strncmp(have.v[i], "preempt=", 8) && !has_token(&w, 0, have.v[i]))
+			ok = 0;
+	strbuf_release(&want);
+	strvec_clear(&have);
+	strvec_clear(&w);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* target_ops                                                           */
+
+static int ssh_open(struct target *t, struct strbuf *err)
+{
+	struct ssh_priv *p = xcalloc(1, sizeof(*p));
+	p->ssh = (struct child)CHILD_INIT;
+	strbuf_init(&p->ssherr, 0);
+	t->priv = p;
+	t->agent = NULL;
+	return 0;
+}
+
+/* the kernel and initrd for boot b, copied to the target when local */
+static int resolve_kernel(struct target *t, struct ssh_priv *p, const struct boot_spec *b,
+			  const json_t *si, char *kernel, char *initrd, size_t len, char khash[65],
+			  struct strbuf *err)
+{
+	const char *ck = json_string_value(json_object_get(t->conf, "kernel"));
+	const char *ci = json_string_value(json_object_get(t->conf, "initrd"));
+	const char *rel = sysinfo_str(si, "kernel_release");
+	struct stat st;
+
+	khash[0] = '\0';
+	if (ci)
+		snprintf(initrd, len, "%s", ci);
+	else if (rel)
+		snprintf(initrd, len, "/boot/initrd.img-%s", rel);
+	else
+		initrd[0] = '\0';
+	if (!b->kernel || stat(b->kernel, &st) < 0) {
+		const char *k = b->kernel ? b->kernel : ck;
+		if (k)
+			snprintf(kernel, len, "%s", k);
+		else if (rel)
+			snprintf(kernel, len, "/boot/vmlinuz-%s", rel);
+		else {
+			strbuf_addstr(err, "ssh: no kernel to boot (set target.kernel)");
+			return -1;
+		}
+		return 0;
+	}
+	/* a local kernel: a folder with kernel.json (image, optional initrd), or a file */
+	char *img = NULL, *ird = NULL;
+	if (S_ISDIR(st.st_mode)) {
+		char *kj = xstrfmt("%s/kernel.json", b->kernel);
+		json_t *j = json_load_file(kj, 0, NULL);
+		const char *im = json_string_value(json_object_get(j, "image"));
+		const char *ir = json_string_value(json_object_get(j, "initrd"));
+		img = xstrfmt("%s/%s", b->kernel, im ? im : "vmlinuz");
+		if (ir)
+			ird = xstrfmt("%s/%s", b->kernel, ir);
+		json_decref(j);
+		free(kj);
+	} else {
+		img = xstrdup(b->kernel);
+	}
+	const char *kdir = json_string_value(json_object_get(t->conf, "kernels_dir"));
+	double ct = json_number_value(json_object_get(t->conf, "connect_timeout_s"));
+	char abs[2048], hex[65];
+	off_t sz;
+	int rc = -1;
+	struct ssh_priv cp;
+	memset(&cp, 0, sizeof(cp));
+	strbuf_init(&cp.ssherr, 0);
+	if (hash_local_file(img, hex, &sz, err) < 0)
+		goto out;
+	snprintf(khash, 65, "%s", hex);
+	if (remote_install(t, &cp, img, kdir, "vmlinuz", 0, ct, abs, sizeof(abs), err) < 0)
+		goto out;
+	snprintf(kernel, len, "%s/vmlinuz-%s", abs, hex);
+	if (ird) {
+		char ihex[65];
+		if (hash_local_file(ird, ihex, &sz, err) < 0 ||
+		    remote_install(t, &cp, ird, kdir, "initrd", 0, ct, abs, sizeof(abs), err) < 0)
+			goto out;
+		snprintf(initrd, len, "%s/initrd-%s", abs, ihex);
+	}
+	rc = 0;
+out:
+	strbuf_release(&cp.ssherr);
+	free(img);
+	free(ird);
+	(void)p;
+	return rc;
+}
+
+static int do_switch(struct target *t, struct ssh_priv *p, const struct boot_spec *b,
+		     const json_t *si, struct boot_info *bi, struct strbuf *err)
+{
+	const char *sw = json_string_value(json_object_get(t->conf, "switch"));
+	const char *base = json_string_value(json_object_get(t->conf, "cmdline"));
+	double timeout = json_number_value(json_object_get(t->conf, "timeout_s"));
+	char kernel[PATH_MAX], initrd[PATH_MAX], khash[65];
+	struct strbuf cl = STRBUF_INIT, e = STRBUF_INIT;
+	char *old = xstrdup(banner_boot_id(p));
+	json_t *res = NULL;
+	int rc = -1, r;
+
+	if (resolve_kernel(t, p, b, si, kernel, initrd, sizeof(kernel), khash, err) < 0)
+		goto out;
+	strbuf_addstr(&cl, base ? base : p->base_cmdline);
+	strbuf_addstr(&cl, cl.len ? " " MARKER : MARKER);
+	added_params(t, b, khash[0] ? khash : NULL, &cl);
+	double t0 = now_mono();
+	if (!strcmp(sw, "reboot")) {
+		json_t *hook = json_object_get(t->conf, "reboot_hook");
+		if (hook) {
+			json_t *av = json_deep_copy(hook);
+			json_array_append_new(av, json_string(kernel));
+			json_array_append_new(av, json_string(initrd));
+			json_array_append_new(av, json_string(cl.buf));
+			r = t->ops->exec(t, json_pack("{s:o,s:f}", "argv", av, "timeout_s", 120.0), 120,
+					 &res, &e);
+			if (r || json_integer_value(json_object_get(res, "exit_code")) != 0) {
+				strbuf_addf(err, "ssh: reboot_hook failed: %s%s", e.buf,
+					    json_string_value(json_object_get(res, "stderr"))
+						    ? json_string_value(json_object_get(res, "stderr"))
+						    : "");
+				goto out;
+			}
+			json_decref(res);
+			res = NULL;
+		}
+		/* the answer may never come: the system goes down */
+		json_t *rcmd = json_deep_copy(json_object_get(t->conf, "reboot_cmd"));
+		agent_call(&p->conn, "exec", json_pack("{s:o,s:f}", "argv", rcmd, "timeout_s", 30.0),
+			   10, &res, &e);
+		snprintf(bi->method, sizeof(bi->method), "reboot");
+	} else {
+		json_t *args = json_pack("{s:s,s:s}", "kernel", kernel, "cmdline", cl.buf);
+		if (initrd[0])
+			json_object_set_new(args, "initrd", json_string(initrd));
+		r = agent_call(&p->conn, "kexec", args, 180, &res, &e);
+		if (r < 0) {
+			strbuf_addf(err, "ssh: kexec request failed: %s", e.buf);
+			if (r == -1)
+				add_ssh_stderr(p, err);
+			goto out;
+		}
+		snprintf(bi->method, sizeof(bi->method), "kexec");
+	}
+	t->agent = NULL;
+	p->dead = 1;
+	conn_stop(p, 0);
+	strbuf_reset(&e);
+	if (wait_new_boot(t, p, old, timeout, &e) < 0) {
+		strbuf_addf(err, "ssh: after %s: %s", bi->method, e.buf);
+		goto out;
+	}
+	bi->switch_s = now_mono() - t0;
+	rc = 0;
+out:
+	json_decref(res);
+	free(old);
+	strbuf_release(&cl);
+	strbuf_release(&e);
+	return rc;
+}
+
+static int ssh_boot(struct target *t, const struct boot_spec *b, struct boot_info *bi,
+		    struct strbuf *err)
+{
+	struct ssh_priv *p = t->priv;
+	double t0 = now_mono();
+	json_t *si = NULL;
+	int first = !p->conn_open;
+	int rc = -1;
+
+	if (b->cmdline && strchr(b->cmdline, '\n')) {
+		strbuf_addstr(err, "ssh: the kernel command line must be one line");
+		return -1;
+	}
+	if (!p->conn_open || p->dead) {
+		conn_stop(p, 0);
+		t->agent = NULL;
+		if (agent_connect(t, p, json_number_value(json_object_get(t->conf,
+									 "connect_timeout_s")),
+				  0, err) < 0)
+			return -1;
+	}
+	if (t->ops->sysinfo(t, &si, err))
+		goto out;
+	if (!p->base_cmdline)
+		p->base_cmdline = own_cmdline(sysinfo_str(si, "cmdline"));
+	/* a copied kernel is known by its hash on the command line */
+	char khash[65] = "";
+	struct stat st;
+	if (b->kernel && stat(b->kernel, &st) == 0) {
+		char kp[PATH_MAX];
+		off_t sz;
+		if (S_ISDIR(st.st_mode)) {
+			char *kj = xstrfmt("%s/kernel.json", b->kernel);
+			json_t *j = json_load_file(kj, 0, NULL);
+			const char *im = json_string_value(json_object_get(j, "image"));
+			snprintf(kp, sizeof(kp), "%s/%s", b->kernel, im ? im : "vmlinuz");
+			json_decref(j);
+			free(kj);
+		} else {
+			snprintf(kp, sizeof(kp), "%s", b->kernel);
+		}
+		if (hash_local_file(kp, khash, &sz, err) < 0)
+			goto out;
+	}
+	/* index < 0: only connect (schedlab sysinfo, preflight), never switch */
+	if (b->index < 0 ||
+	    (in_force(t, b, khash[0] ? khash : NULL, si) && (!b->kernel || khash[0]))) {
+		snprintf(bi->method, sizeof(bi->method), first ? "initial" : "none");
+		bi->sysinfo = si;
+		si = NULL;
+	} else {
+		if (do_switch(t, p, b, si, bi, err) < 0)
+			goto out;
+		if (t->ops->sysinfo(t, &bi->sysinfo, err))
+			goto out;
+	}
+	snprintf(bi->boot_id, sizeof(bi->boot_id), "%s", banner_boot_id(p));
+	if (!strcmp(bi->method, "initial") || !strcmp(bi->method, "none"))
+		bi->switch_s = now_mono() - t0;
+	rc = 0;
+out:
+	json_decref(si);
+	return rc;
+}
+
+/* transport errors get ssh's own words and mark the connection dead */
+static int ssh_exec(struct target *t, json_t *req, double timeout_s, json_t **out,
+		    struct strbuf *err)
+{
+	struct ssh_priv *p = t->priv;
+	int r = target_agent_exec(t, req, timeout_s, out, err);
+	if (r == -1 && p) {
+		p->dead = 1;
+		add_ssh_stderr(p, err);
+	}
+	return r;
+}
+
+static int ssh_sysinfo(struct target *t, json_t **out, struct strbuf *err)
+{
+	struct ssh_priv *p = t->priv;
+	if (!t->agent) {
+		strbuf_addstr(err, "target is not connected (no agent)");
+		return -1;
+	}
+	int r = agent_call(t->agent, "sysinfo", NULL, 60, out, err);
+	if (r == -1 && p) {
+		p->dead = 1;
+		add_ssh_stderr(p, err);
+	}
+	return r ? -1 : 0;
+}
+
+static int ssh_knob_set(struct target *t, const char *path, const char *value, json_t **out,
+			struct strbuf *err)
+{
+	struct ssh_priv *p = t->priv;
+	int r = target_agent_knob_set(t, path, value, out, err);
+	if (r == -1 && p) {
+		p->dead = 1;
+		add_ssh_stderr(p, err);
+	}
+	return r;
+}
+
+static void ssh_close(struct target *t)
+{
+	struct ssh_priv *p = t->priv;
+	if (!p)
+		return;
+	t->agent = NULL;
+	conn_stop(p, !(t->abort_flag && *t->abort_flag));
+	strbuf_release(&p->ssherr);
+	free(p->base_cmdline);
+	free(p);
+	t->priv = NULL;
+}
+
+const struct target_ops ssh_target = {
+	.name = "ssh",
+	.summary = "a machine reached with the OpenSSH client (batch mode); the agent is copied "
+		   "to it; switching by kexec or by reboot with a one-shot boot entry",
+	.caps = TCAP_PREEMPT_BOOT | TCAP_CMDLINE | TCAP_KERNEL | TCAP_KEXEC | TCAP_REBOOT,
+	.check = ssh_check,
+	.feasible = ssh_feasible,
+	.open = ssh_open,
+	.boot = ssh_boot,
+	.sysinfo = ssh_sysinfo,
+	.exec = ssh_exec,
+	.knob_set = ssh_knob_set,
+	.knob_restore = target_agent_knob_restore,
+	.close = ssh_close,
+};

@@ -1,0 +1,186 @@
+/*
+ * The target table, the default agent-backed hooks shared by all targets,
+ * and parsing of --target SPEC strings.
+ */
+#include "harness/targets/target.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct target_ops *const targets[] = {
+	&local_target,
+	&qemu_target,
+	&ssh_target,
+	NULL,
+};
+
+const struct target_ops *target_find(const char *name)
+{
+	for (const struct target_ops *const *t = targets; *t; t++)
+		if (!strcmp((*t)->name, name))
+			return *t;
+	return NULL;
+}
+
+const char *target_names(void)
+{
+	static char buf[128];
+	if (!buf[0])
+		for (const struct target_ops *const *t = targets; *t; t++) {
+			if (t != targets)
+				strncat(buf, ", ", sizeof(buf) - strlen(buf) - 1);
+			strncat(buf, (*t)->name, sizeof(buf) - strlen(buf) - 1);
+		}
+	return buf;
+}
+
+int target_check_registry(struct strbuf *err)
+{
+	for (const struct target_ops *const *t = targets; *t; t++) {
+		const struct target_ops *o = *t;
+		if (!o->name || !o->check || !o->open || !o->boot || !o->close || !o->sysinfo ||
+		    !o->exec || !o->knob_set || !o->knob_restore) {
+			strbuf_addf(err, "target %s: missing a required hook", o->name ? o->name : "?");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void boot_info_init(struct boot_info *bi)
+{
+	memset(bi, 0, sizeof(*bi));
+	strbuf_init(&bi->console, 0);
+}
+
+void boot_info_release(struct boot_info *bi)
+{
+	json_decref(bi->sysinfo);
+	strbuf_release(&bi->console);
+	memset(bi, 0, sizeof(*bi));
+}
+
+static int need_agent(struct target *t, struct strbuf *err)
+{
+	if (!t->agent) {
+		strbuf_addstr(err, "target is not connected (no agent)");
+		return -1;
+	}
+	return 0;
+}
+
+int target_agent_sysinfo(struct target *t, json_t **out, struct strbuf *err)
+{
+	if (need_agent(t, err))
+		return -1;
+	return agent_call(t->agent, "sysinfo", NULL, 60, out, err) ? -1 : 0;
+}
+
+int target_agent_exec(struct target *t, json_t *req, double timeout_s, json_t **out,
+		      struct strbuf *err)
+{
+	if (need_agent(t, err)) {
+		json_decref(req);
+		return -1;
+	}
+	/* the agent enforces the run's own timeout; allow for load warm-up and
+	 * the transfer of the result on top of it */
+	return agent_call(t->agent, "exec", req, timeout_s + 60, out, err);
+}
+
+int target_agent_knob_set(struct target *t, const char *path, const char *value, json_t **out,
+			  struct strbuf *err)
+{
+	if (need_agent(t, err))
+		return -1;
+	return agent_call(t->agent, "knob_set", json_pack("{s:s,s:s}", "path", path, "value", value),
+			  30, out, err);
+}
+
+int target_agent_knob_restore(struct target *t, struct strbuf *err)
+{
+	if (need_agent(t, err))
+		return -1;
+	return agent_call(t->agent, "knob_restore", json_pack("{s:i}", "keep", t->knob_keep), 30, NULL,
+			  err) ? -1 : 0;
+}
+
+int conf_check_keys(const json_t *obj, const char *const *valid, const char *path,
+		    const char *what, struct strbuf *err)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)obj, key, v) {
+		const char *const *k = valid;
+		while (*k && strcmp(*k, key))
+			k++;
+		if (*k)
+			continue;
+		strbuf_addf(err, "%s%s%s: unknown key%s%s (valid: ", path, *path ? "." : "", key,
+			    what ? " for " : "", what ? what : "");
+		for (k = valid; *k; k++)
+			strbuf_addf(err, "%s%s", k == valid ? "" : ", ", *k);
+		strbuf_addch(err, ')');
+		return -1;
+	}
+	return 0;
+}
+
+json_t *target_spec_parse(const char *spec, struct strbuf *err)
+{
+	if (!strcmp(spec, "local"))
+		return json_pack("{s:s}", "type", "local");
+	if (!strncmp(spec, "qemu:", 5))
+		return json_pack("{s:s,s:s}", "type", "qemu", "kernel", spec + 5);
+	if (!strcmp(spec, "qemu"))
+		return json_pack("{s:s}", "type", "qemu");
+	if (!strncmp(spec, "ssh://", 6)) {
+		const char *h = spec + 6;
+		json_t *o = json_pack("{s:s}", "type", "ssh");
+		const char *at = strchr(h, '@');
+		if (at) {
+			json_object_set_new(o, "user", json_stringn(h, (size_t)(at - h)));
+			h = at + 1;
+		}
+		const char *colon = strrchr(h, ':');
+		if (colon) {
+			char *end;
+			long port = strtol(colon + 1, &end, 10);
+			if (*end || port <= 0 || port > 65535) {
+				strbuf_addf(err, "\"%s\": the port must be a number in 1..65535", spec);
+				json_decref(o);
+				return NULL;
+			}
+			json_object_set_new(o, "port", json_integer(port));
+			json_object_set_new(o, "host", json_stringn(h, (size_t)(colon - h)));
+		} else {
+			json_object_set_new(o, "host", json_string(h));
+		}
+		return o;
+	}
+	strbuf_addf(err, "\"%s\": unknown target spec (valid: local, qemu:KERNEL, "
+		    "ssh://[user@]host[:port])", spec);
+	return NULL;
+}
+
+const char *target_default_agent_path(void)
+{
+	static char path[PATH_MAX];
+	const char *env = getenv("SCHEDLAB_AGENT");
+	if (env && *env)
+		return env;
+	if (!path[0]) {
+		ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+		if (n <= 0) {
+			snprintf(path, sizeof(path), "schedlab-agent");
+			return path;
+		}
+		path[n] = '\0';
+		char *slash = strrchr(path, '/');
+		snprintf(slash + 1, sizeof(path) - (size_t)(slash + 1 - path), "schedlab-agent");
+	}
+	return path;
+}

@@ -1,0 +1,124 @@
+/*
+ * Targets: how a test machine is reached and brought into a boot
+ * configuration. A target is a transport to an agent plus a boot method,
+ * written as a `const struct target_ops` (like fio's ioengine_ops) and
+ * registered in harness/targets/target.c. Everything the agent does (sysinfo, exec,
+ * knobs) goes through the same protocol for every target, so the default
+ * hooks target_agent_* serve all of them; a target overrides only what
+ * differs.
+ *
+ * Lifecycle, driven by harness/orchestrate/session.c:
+ *   check   validate the plan's "target" object (pure; at plan time)
+ *   open    allocate state; nothing is booted or started yet
+ *   boot    bring the machine into a boot configuration (boot a VM, kexec,
+ *           reboot, or for `local` write the runtime preempt mode) and leave
+ *           a connected agent in t->agent; fills struct boot_info
+ *   sysinfo/exec/knob_set/knob_restore   through the agent
+ *   close   stop the agent, kill the VM, restore anything touched; always safe
+ *
+ * Checklist for a new target: harness/target_<name>.c with
+ * `const struct target_ops <name>_target` (.name, .check, .open, .boot,
+ * .close required), add it to targets[] in harness/targets/target.c, document it in
+ * docs/plan-format.md, add an end-to-end test under tests/e2e/.
+ */
+#ifndef SL_TARGET_H
+#define SL_TARGET_H
+
+#include <jansson.h>
+
+#include "harness/agent/protocol.h"
+#include "harness/util/strbuf.h"
+
+/* what a target can switch between boots */
+enum target_caps {
+	TCAP_PREEMPT_RUNTIME = 1 << 0,  /* /sys/kernel/debug/sched/preempt, no reboot */
+	TCAP_PREEMPT_BOOT    = 1 << 1,  /* preempt= on a new kernel command line */
+	TCAP_CMDLINE         = 1 << 2,  /* arbitrary extra kernel parameters */
+	TCAP_KERNEL          = 1 << 3,  /* a different kernel image */
+	TCAP_KEXEC           = 1 << 4,
+	TCAP_REBOOT          = 1 << 5,
+};
+
+/* one boot configuration of the expanded matrix */
+struct boot_spec {
+	int index;                /* position in the plan's boot list */
+	const char *kernel;       /* kernel spec (path/folder) or NULL = the target's default */
+	const char *preempt;      /* none|voluntary|full|lazy or NULL = leave as is */
+	const char *cmdline;      /* extra kernel parameters, "" for none */
+};
+
+/* what a boot achieved, for the boot row */
+struct boot_info {
+	char method[16];          /* "initial", "runtime", "reboot", "kexec", "boot" */
+	double switch_s;          /* time the switch took */
+	json_t *sysinfo;          /* effective configuration reported by the agent (owned) */
+	char boot_id[64];
+	char accel[16];           /* qemu: "kvm" or "tcg"; "" otherwise */
+	struct strbuf console;    /* console log of this boot (tail), when there is one */
+};
+void boot_info_init(struct boot_info *bi);
+void boot_info_release(struct boot_info *bi);
+
+struct target;
+
+struct target_ops {
+	const char *name;
+	const char *summary;
+	unsigned caps;
+	/* validate and fill defaults of the plan's target object; return new object */
+	json_t *(*check)(const json_t *conf, const char *path, struct strbuf *err);
+	/* can this boot spec be honoured at all? (plan time, given sysinfo when connected) */
+	int (*feasible)(struct target *t, const struct boot_spec *b, const json_t *sysinfo,
+			struct strbuf *why);
+	int (*open)(struct target *t, struct strbuf *err);
+	int (*boot)(struct target *t, const struct boot_spec *b, struct boot_info *bi,
+		    struct strbuf *err);
+	int (*sysinfo)(struct target *t, json_t **out, struct strbuf *err);
+	/* run a request of op "exec" (see agent.c), result object returned */
+	int (*exec)(struct target *t, json_t *req, double timeout_s, json_t **out,
+		    struct strbuf *err);
+	int (*knob_set)(struct target *t, const char *path, const char *value, json_t **out,
+			struct strbuf *err);
+	int (*knob_restore)(struct target *t, struct strbuf *err);
+	void (*close)(struct target *t);
+};
+
+struct target {
+	const struct target_ops *ops;
+	json_t *conf;             /* the resolved plan "target" object */
+	struct agent_conn *agent; /* connected agent, or NULL */
+	void *priv;
+	volatile int *abort_flag; /* set by SIGINT/SIGTERM handlers */
+	const char *agent_path;   /* the agent binary on the controller side */
+	int knob_keep;            /* knob changes that belong to the boot (kept by
+				   * knob_restore after each run) */
+};
+
+const struct target_ops *target_find(const char *name);
+const char *target_names(void);
+int target_check_registry(struct strbuf *err);
+
+/* default hooks that talk to t->agent */
+int target_agent_sysinfo(struct target *t, json_t **out, struct strbuf *err);
+int target_agent_exec(struct target *t, json_t *req, double timeout_s, json_t **out,
+		      struct strbuf *err);
+int target_agent_knob_set(struct target *t, const char *path, const char *value,
+			  json_t **out, struct strbuf *err);
+int target_agent_knob_restore(struct target *t, struct strbuf *err);
+
+/* every key of obj must be in valid (NULL-terminated); otherwise -1 and
+ * "PATH.KEY: unknown key[ for WHAT] (valid: a, b, ...)". Plans and every
+ * target's check() use it. */
+int conf_check_keys(const json_t *obj, const char *const *valid, const char *path,
+		    const char *what, struct strbuf *err);
+
+/* "local", "qemu:/path/kernel", "ssh://user@host:port" -> target object */
+json_t *target_spec_parse(const char *spec, struct strbuf *err);
+/* path of bin/schedlab-agent next to the running schedlab binary */
+const char *target_default_agent_path(void);
+
+extern const struct target_ops local_target;
+extern const struct target_ops qemu_target;
+extern const struct target_ops ssh_target;
+
+#endif

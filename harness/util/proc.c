@@ -1,0 +1,421 @@
+/*
+ * Child processes: start with argv (never a shell), optional pipes, a new
+ * process group, a timeout, and a kill of the whole group. See proc.h.
+ */
+#include "harness/util/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+double now_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+char *proc_which(const char *name)
+{
+	if (!name || !*name)
+		return NULL;
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	while (*path) {
+		const char *end = strchrnul(path, ':');
+		char *cand = xstrfmt("%.*s/%s", (int)(end - path), path, name);
+		struct stat st;
+		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+			return cand;
+		free(cand);
+		path = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
+static void close_pair(int p[2])
+{
+	if (p[0] >= 0)
+		close(p[0]);
+	if (p[1] >= 0)
+		close(p[1]);
+}
+
+int proc_start(struct child *c, struct strbuf *err)
+{
+	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1}, pexec[2] = {-1, -1};
+	c->pid = -1;
+	c->in_fd = c->out_fd = c->err_fd = -1;
+	if (!c->argv || !c->argv[0]) {
+		strbuf_addstr(err, "internal error: empty argv");
+		return -1;
+	}
+	char *exe = proc_which(c->argv[0]);
+	if (!exe) {
+		strbuf_addf(err, "%s: command not found in PATH", c->argv[0]);
+		return -1;
+	}
+	if ((c->in == PROC_PIPE && pipe2(pin, O_CLOEXEC)) ||
+	    (c->out == PROC_PIPE && pipe2(pout, O_CLOEXEC)) ||
+	    (c->err == PROC_PIPE && !c->stderr_to_stdout && pipe2(perr, O_CLOEXEC)) ||
+	    pipe2(pexec, O_CLOEXEC)) {
+		strbuf_addf(err, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		strbuf_addf(err, "fork for %s: %s", c->argv[0], strerror(errno));
+		goto fail;
+	}
+	if (pid == 0) {
+		int nul = -1;
+		if (c->new_pgrp)
+			setpgid(0, 0);
+		if (c->pdeathsig)
+			prctl(PR_SET_PDEATHSIG, c->pdeathsig);
+		/* default signal dispositions for the child */
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (c->in == PROC_NULL || c->out == PROC_NULL || c->err == PROC_NULL)
+			nul = open("/dev/null", O_RDWR);
+		if (c->in == PROC_PIPE)
+			dup2(pin[0], 0);
+		else if (c->in == PROC_NULL)
+			dup2(nul, 0);
+		if (c->out == PROC_PIPE)
+			dup2(pout[1], 1);
+		else if (c->out == PROC_NULL)
+			dup2(nul, 1);
+		if (c->stderr_to_stdout)
+			dup2(1, 2);
+		else if (c->err == PROC_PIPE)
+			dup2(perr[1], 2);
+		else if (c->err == PROC_NULL)
+			dup2(nul, 2);
+		if (c->keep_fd >= 0) {
+			int fl = fcntl(c->keep_fd, F_GETFD);
+			if (fl >= 0)
+				fcntl(c->keep_fd, F_SETFD, fl & ~FD_CLOEXEC);
+		}
+		if (c->dir && chdir(c->dir)) {
+			int e = errno;
+			if (write(pexec[1], &e, sizeof(e)) < 0)
+				_exit(127);
+			_exit(127);
+		}
+		for (const char *const *e = c->env; e && *e; e++)
+			putenv((char *)*e);
+		execv(exe, (char *const *)c->argv);
+		int e = errno;
+		if (write(pexec[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	if (c->new_pgrp)
+		setpgid(pid, pid); /* avoid the race with the child's own setpgid */
+	close(pexec[1]);
+	pexec[1] = -1;
+	int child_errno = 0;
+	ssize_t n;
+	do
+		n = read(pexec[0], &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	close(pexec[0]);
+	pexec[0] = -1;
+	if (n == sizeof(child_errno)) {
+		waitpid(pid, NULL, 0);
+		strbuf_addf(err, "cannot run %s: %s", exe, strerror(child_errno));
+		goto fail;
+	}
+	free(exe);
+	exe = NULL;
+	c->pid = pid;
+	if (pin[0] >= 0) {
+		close(pin[0]);
+		c->in_fd = pin[1];
+	}
+	if (pout[1] >= 0) {
+		close(pout[1]);
+		c->out_fd = pout[0];
+	}
+	if (perr[1] >= 0) {
+		close(perr[1]);
+		c->err_fd = perr[0];
+	}
+	return 0;
+fail:
+	free(exe);
+	close_pair(pin);
+	close_pair(pout);
+	close_pair(perr);
+	close_pair(pexec);
+	return -1;
+}
+
+void proc_kill(struct child *c, int sig)
+{
+	if (c->pid <= 0)
+		return;
+	if (c->new_pgrp)
+		kill(-c->pid, sig);
+	kill(c->pid, sig);
+}
+
+int proc_wait(struct child *c, int *status)
+{
+	int st = 0;
+	if (c->pid <= 0)
+		return -1;
+	while (waitpid(c->pid, &st, 0) < 0) {
+		if (errno != EINTR)
+			return -1;
+	}
+	if (c->new_pgrp)
+		kill(-c->pid, SIGKILL); /* stragglers left in the group */
+	c->pid = -1;
+	if (status)
+		*status = st;
+	return 0;
+}
+
+static int wait_timeout(struct child *c, double secs, int *status)
+{
+	double end = now_mono() + secs;
+	for (;;) {
+		pid_t r = waitpid(c->pid, status, WNOHANG);
+		if (r == c->pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (now_mono() >= end)
+			return 1;
+		usleep(10000);
+	}
+}
+
+void proc_stop(struct child *c, double grace_s)
+{
+	int st;
+	if (c->pid <= 0)
+		return;
+	proc_kill(c, SIGTERM);
+	if (wait_timeout(c, grace_s, &st) != 0) {
+		proc_kill(c, SIGKILL);
+		waitpid(c->pid, &st, 0);
+	}
+	if (c->new_pgrp)
+		kill(-c->pid, SIGKILL);
+	c->pid = -1;
+}
+
+void proc_close_fds(struct child *c)
+{
+	if (c->in_fd >= 0)
+		close(c->in_fd);
+	if (c->out_fd >= 0)
+		close(c->out_fd);
+	if (c->err_fd >= 0)
+		close(c->err_fd);
+	c->in_fd = c->out_fd = c->err_fd = -1;
+}
+
+static void fill_result(struct proc_result *res, int st)
+{
+	if (WIFEXITED(st)) {
+		res->exit_code = WEXITSTATUS(st);
+		res->term_signal = 0;
+	} else if (WIFSIGNALED(st)) {
+		res->exit_code = -1;
+		res->term_signal = WTERMSIG(st);
+	}
+}
+
+int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_max,
+	     struct strbuf *errout, size_t err_max, int abort_fd,
+	     volatile int *abort_flag, struct proc_result *res, struct strbuf *err)
+{
+	memset(res, 0, sizeof(*res));
+	double start = now_mono();
+	double deadline = timeout_s > 0 ? start + timeout_s : 0;
+	double kill_at = 0;
+	int killed_for = 0; /* 0, ETIMEDOUT, ECONNRESET, EINTR */
+	if (c->pid <= 0 && proc_start(c, err))
+		return -1;
+	if (c->in_fd >= 0) {
+		close(c->in_fd);
+		c->in_fd = -1;
+	}
+	int st = 0;
+	for (;;) {
+		struct pollfd pfd[3];
+		int n = 0, io = -1, ie = -1, ia = -1;
+		if (c->out_fd >= 0) {
+			pfd[n] = (struct pollfd){ c->out_fd, POLLIN, 0 };
+			io = n++;
+		}
+		if (c->err_fd >= 0) {
+			pfd[n] = (struct pollfd){ c->err_fd, POLLIN, 0 };
+			ie = n++;
+		}
+		if (abort_fd >= 0 && !killed_for) {
+			pfd[n] = (struct pollfd){ abort_fd, POLLIN, 0 };
+			ia = n++;
+		}
+		/* wake as rarely as the timers allow: the agent shares the CPUs
+		 * with the measurement. The child's exit shows as EOF on its pipes
+		 * and a signal (the abort flag) interrupts poll, so 1 s is only the
+		 * bound for the deadline checks; without pipes to watch, poll for
+		 * the exit every 100 ms. */
+		int ms = (c->out_fd >= 0 || c->err_fd >= 0) ? 1000 : 100;
+		double next = kill_at ? kill_at : (!killed_for && deadline) ? deadline : 0;
+		if (next) {
+			double left = next - now_mono();
+			int lm = left <= 0 ? 0 : (int)(left * 1000) + 1;
+			if (lm < ms)
+				ms = lm;
+		}
+		int r = poll(pfd, (nfds_t)n, ms);
+		if (r < 0 && errno != EINTR) {
+			strbuf_addf(err, "poll: %s", strerror(errno));
+			break;
+		}
+		if (r > 0) {
+			char buf[16384];
+			if (io >= 0 && pfd[io].revents) {
+				ssize_t k = read(c->out_fd, buf, sizeof(buf));
+				if (k > 0) {
+					strbuf_add(out, buf, (size_t)k);
+					if (out_max && out->len > 2 * out_max)
+						strbuf_tail(out, out_max);
+				} else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
+					close(c->out_fd);
+					c->out_fd = -1;
+				}
+			}
+			if (ie >= 0 && pfd[ie].revents) {
+				ssize_t k = read(c->err_fd, buf, sizeof(buf));
+				if (k > 0) {
+					strbuf_add(errout, buf, (size_t)k);
+					if (err_max && errout->len > 2 * err_max)
+						strbuf_tail(errout, err_max);
+				} else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
+					close(c->err_fd);
+					c->err_fd = -1;
+				}
+			}
+			if (ia >= 0 && pfd[ia].revents) {
+				/* the controller side: any input or EOF while a workload
+				 * runs means abort only at EOF/error; peek for EOF */
+				int avail = 0;
+				int k = 1;
+				if (ioctl(abort_fd, FIONREAD, &avail) == 0 && avail == 0)
+					k = 0;
+				else if (!(pfd[ia].revents & POLLIN))
+					k = 0;
+				if (k == 0) {
+					killed_for = ECONNRESET;
+					proc_kill(c, SIGTERM);
+					kill_at = now_mono() + 2;
+				} else {
+					abort_fd = -1; /* data pending: stop polling it */
+				}
+			}
+		}
+		pid_t w = waitpid(c->pid, &st, WNOHANG);
+		if (w == c->pid) {
+			c->pid = -1;
+			if (c->new_pgrp)
+				kill(-w, SIGKILL);
+			/* drain what is left in the pipes, briefly */
+			if (c->out_fd >= 0 || c->err_fd >= 0) {
+				double drain_end = now_mono() + 1.0;
+				while ((c->out_fd >= 0 || c->err_fd >= 0) && now_mono() < drain_end) {
+					char buf[16384];
+					int any = 0;
+					if (c->out_fd >= 0) {
+						ssize_t k = read(c->out_fd, buf, sizeof(buf));
+						if (k > 0) {
+							strbuf_add(out, buf, (size_t)k);
+							any = 1;
+						} else {
+							close(c->out_fd);
+							c->out_fd = -1;
+						}
+					}
+					if (c->err_fd >= 0) {
+						ssize_t k = read(c->err_fd, buf, sizeof(buf));
+						if (k > 0) {
+							strbuf_add(errout, buf, (size_t)k);
+							any = 1;
+						} else {
+							close(c->err_fd);
+							c->err_fd = -1;
+						}
+					}
+					(void)any;
+				}
+			}
+			break;
+		}
+		double now = now_mono();
+		if (!killed_for && abort_flag && *abort_flag) {
+			killed_for = EINTR;
+			proc_kill(c, SIGTERM);
+			kill_at = now + 2;
+		}
+		if (!killed_for && deadline && now >= deadline) {
+			killed_for = ETIMEDOUT;
+			proc_kill(c, SIGTERM);
+			kill_at = now + 2;
+		}
+		if (kill_at && now >= kill_at) {
+			proc_kill(c, SIGKILL);
+			kill_at = 0;
+		}
+	}
+	if (out_max)
+		strbuf_tail(out, out_max);
+	if (err_max)
+		strbuf_tail(errout, err_max);
+	proc_close_fds(c);
+	res->wall_s = now_mono() - start;
+	fill_result(res, st);
+	if (killed_for == ETIMEDOUT)
+		res->timed_out = 1;
+	if (killed_for == ECONNRESET || killed_for == EINTR) {
+		errno = killed_for;
+		strbuf_addf(err, "%s stopped: %s", c->argv[0],
+			    killed_for == EINTR ? "interrupted" : "controller went away");
+		return -1;
+	}
+	return 0;
+}
+
+int proc_capture(const char *const *argv, double timeout_s, struct strbuf *out,
+		 struct strbuf *errout, struct proc_result *res, struct strbuf *err)
+{
+	struct child c = CHILD_INIT;
+	c.argv = argv;
+	c.in = PROC_NULL;
+	c.out = PROC_PIPE;
+	c.err = PROC_PIPE;
+	c.new_pgrp = 1;
+	return proc_run(&c, timeout_s, out, 0, errout, 0, -1, NULL, res, err);
+}

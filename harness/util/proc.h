@@ -1,0 +1,74 @@
+/*
+ * The one child-process module (after git's run-command.h, plus the timeout
+ * and process-group kill git lacks). Every fork in schedlab goes through it:
+ * argv arrays only, never a shell string; optional pipes for stdin, stdout and
+ * stderr; a working directory; extra environment; a new process group so that
+ * a whole tree (cyclictest's threads, hackbench's forks, qemu) can be killed.
+ */
+#ifndef SL_PROC_H
+#define SL_PROC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "harness/util/strbuf.h"
+
+enum proc_stdio { PROC_INHERIT = 0, PROC_PIPE = 1, PROC_NULL = 2 };
+
+struct child {
+	/* set by the caller */
+	const char *const *argv;
+	const char *const *env;     /* extra KEY=VALUE entries, NULL-terminated, or NULL */
+	const char *dir;            /* working directory, or NULL */
+	enum proc_stdio in, out, err;
+	int new_pgrp;               /* setpgid(0, 0) in the child */
+	int stderr_to_stdout;
+	int keep_fd;                /* an extra fd to keep open in the child (-1 none) */
+	int pdeathsig;              /* signal the child gets when the parent dies (0 none) */
+	/* set by proc_start */
+	pid_t pid;
+	int in_fd, out_fd, err_fd;  /* parent's pipe ends, -1 when not piped */
+};
+#define CHILD_INIT { NULL, NULL, NULL, PROC_INHERIT, PROC_INHERIT, PROC_INHERIT, 0, 0, -1, 0, -1, -1, -1, -1 }
+
+/* -1 with a message (naming argv[0]) when it cannot be started; a missing
+ * executable is detected before fork (PATH search) so the message is exact */
+int proc_start(struct child *c, struct strbuf *err);
+/* signal the child's process group (or the child when it has none) */
+void proc_kill(struct child *c, int sig);
+/* wait for exit; *status as from waitpid */
+int proc_wait(struct child *c, int *status);
+/* SIGTERM, grace_s, then SIGKILL, then reap; safe to call twice */
+void proc_stop(struct child *c, double grace_s);
+void proc_close_fds(struct child *c);
+
+/* find an executable in PATH; returns malloc'd path or NULL */
+char *proc_which(const char *name);
+
+struct proc_result {
+	int exit_code;      /* -1 when signalled */
+	int term_signal;
+	int timed_out;
+	double wall_s;
+};
+
+/*
+ * Run to completion with stdout/stderr captured (keeping at most out_max /
+ * err_max trailing bytes, 0 = all) and a timeout after which the process
+ * group gets SIGTERM and, 2 s later, SIGKILL. `abort_fd`, when >= 0, is also
+ * polled: if it becomes readable-at-EOF or errors (the controller went away)
+ * the child is killed and the call returns -1 with errno ECONNRESET. When
+ * `abort_flag` is non-NULL and becomes non-zero (a signal handler set it) the
+ * child is killed and -1 is returned with errno EINTR.
+ */
+int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_max,
+	     struct strbuf *errout, size_t err_max, int abort_fd,
+	     volatile int *abort_flag, struct proc_result *res, struct strbuf *err);
+
+/* convenience: argv, capture everything, timeout */
+int proc_capture(const char *const *argv, double timeout_s, struct strbuf *out,
+		 struct strbuf *errout, struct proc_result *res, struct strbuf *err);
+
+double now_mono(void);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * SHA-256 (FIPS 180-4) of byte streams, for content-addressed caches: the
+ * initramfs cache key (harness/targets/initramfs.c) and the agent copied to
+ * ssh targets by hash. Incremental: init, update any number of times, final.
+ */
+#ifndef SL_SHA256_H
+#define SL_SHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sha256 {
+	uint32_t h[8];
+	uint64_t len;
+	unsigned char buf[64];
+	size_t nbuf;
+};
+void sha256_init(struct sha256 *s);
+void sha256_update(struct sha256 *s, const void *data, size_t len);
+void sha256_final(struct sha256 *s, unsigned char out[32]);
+/* lowercase hex of the digest into hex[65] */
+void sha256_hex(const unsigned char d[32], char hex[65]);
+
+#endif

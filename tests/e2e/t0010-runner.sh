@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# End-to-end test of the test runner itself (tests/run.sh), so that CI can
+# trust its closing line: a script that hangs is ended at its time limit and
+# reported by name as a failure; a script that skips itself whole is a
+# failure in `make test` and a skip only with SCHEDLAB_ALLOW_SKIP=1; a
+# missing prerequisite (lib.sh require) names its package; a script that
+# exits non-zero without a `not ok` line still counts as a failure.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/e2e/lib.sh
+
+cat >"$TMP/t-hang.sh" <<'S'
+#!/usr/bin/env bash
+# timeout: 2
+. tests/e2e/lib.sh
+CLEANUP_CMDS+=("touch $TMP/cleaned")
+ok "started"
+sleep 60
+S
+sed -i "s#\$TMP/cleaned#$TMP/cleaned#" "$TMP/t-hang.sh"
+start=$(date +%s)
+expect_exit 1 "a hanging script fails the run" tests/run.sh "$TMP/t-hang.sh"
+took=$(( $(date +%s) - start ))
+if [ "$took" -lt 30 ]; then ok "it was ended at its limit (${took} s)"; else not_ok "ended at its limit" "took $took s"; fi
+contains "the failure names the script and the limit" "$TMP/out" "not ok - t-hang.sh timed out after 2 s"
+contains "the closing line counts it" "$TMP/out" "1 passed, 1 failed, 0 skipped"
+if [ -e "$TMP/cleaned" ]; then ok "the script's cleanup ran (SIGTERM, not SIGKILL)"; else not_ok "the script's cleanup ran"; fi
+
+cat >"$TMP/t-skipall.sh" <<'S'
+#!/usr/bin/env bash
+echo "1..0 # SKIP nothing here"
+S
+expect_exit 1 "a script that skips itself whole fails make test" tests/run.sh "$TMP/t-skipall.sh"
+contains "... and says why" "$TMP/out" "skipped itself whole"
+SCHEDLAB_ALLOW_SKIP=1 expect_exit 0 "with SCHEDLAB_ALLOW_SKIP=1 it is a skip" tests/run.sh "$TMP/t-skipall.sh"
+contains "... counted as one" "$TMP/out" "0 passed, 0 failed, 1 skipped"
+
+cat >"$TMP/t-require.sh" <<'S'
+#!/usr/bin/env bash
+. tests/e2e/lib.sh
+require no-such-package:no-such-command-schedlab sqlite3:/no/such/file
+ok "never reached"
+done_testing
+S
+expect_exit 1 "a missing prerequisite fails" tests/run.sh "$TMP/t-require.sh"
+contains "... naming the packages" "$TMP/out" "apt-get install no-such-package sqlite3"
+if grep -q "never reached" "$TMP/out"; then not_ok "the script stops there"; else ok "the script stops there"; fi
+SCHEDLAB_ALLOW_SKIP=1 expect_exit 0 "with SCHEDLAB_ALLOW_SKIP=1 it is skipped" tests/run.sh "$TMP/t-require.sh"
+contains "... with the reason" "$TMP/out" "# SKIP missing: no-such-command-schedlab /no/such/file"
+
+cat >"$TMP/t-silent.sh" <<'S'
+#!/usr/bin/env bash
+echo "ok 1 - fine"
+exit 3
+S
+expect_exit 1 "a non-zero exit without not ok is a failure" tests/run.sh "$TMP/t-silent.sh"
+contains "... named" "$TMP/out" "t-silent.sh exited with status 3"
+done_testing
