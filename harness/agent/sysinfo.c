@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "harness/util/proc.h"
+#include "harness/util/cpulist.h"
 
 static void set_field(json_t *si, const char *name, json_t *value, const char *source)
 {
@@ -123,47 +124,6 @@ const char *sysinfo_config_value(const char *config, const char *name, char *buf
 			p++;
 	}
 	return NULL;
-}
-
-static int cpulist_walk(const char *s, int want, int *count)
-{
-	int n = 0, has = 0;
-	const char *p = s;
-	while (*p && *p != '\n') {
-		char *end;
-		long a = strtol(p, &end, 10);
-		if (end == p || a < 0)
-			return -1;
-		long b = a;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a)
-				return -1;
-			p = end;
-		}
-		n += (int)(b - a + 1);
-		if (want >= a && want <= b)
-			has = 1;
-		if (*p == ',')
-			p++;
-		else if (*p && *p != '\n')
-			return -1;
-	}
-	if (count)
-		*count = n;
-	return has;
-}
-
-int cpulist_count(const char *s)
-{
-	int n = 0;
-	return cpulist_walk(s, -1, &n) < 0 ? -1 : n;
-}
-
-int cpulist_has(const char *s, int cpu)
-{
-	return cpulist_walk(s, cpu, NULL) == 1;
 }
 
 json_t *sysinfo_llc_groups(const char *root)

@@ -25,10 +25,6 @@ int sysinfo_parse_preempt(const char *text, char *cur, size_t curlen, json_t **m
 const char *sysinfo_config_value(const char *config, const char *name, char *buf, size_t len);
 /* LLC groups: list of distinct shared_cpu_list strings of the highest cache level */
 json_t *sysinfo_llc_groups(const char *root);
-/* a cpu list "0-3,8" -> count; -1 on syntax error */
-int cpulist_count(const char *s);
-/* membership test for a cpu list */
-int cpulist_has(const char *s, int cpu);
 
 /* convenience accessors on a sysinfo object */
 const char *sysinfo_str(const json_t *si, const char *field);

@@ -1,13 +1,12 @@
 /*
  * Unit tests of the native workloads' pure parts: SPECjbb metric arithmetic
- * (workloads/native/jbb_metrics.c, including the critical-jOPS worked example), CPU list
- * parsing (harness/util/cpulist.c) and the pingpong and jbb drivers' parameter
+ * (workloads/native/jbb_metrics.c, including the critical-jOPS worked example)
+ * and the pingpong and jbb drivers' parameter
  * validation, argv building and output parsing (workloads/pingpong.c,
  * workloads/jbb.c) on fixed outputs.
  */
 #include <math.h>
 
-#include "harness/util/cpulist.h"
 #include "workloads/native/jbb_metrics.h"
 #include "tests/unit/tap.h"
 #include "workloads/workload.h"
@@ -90,21 +89,6 @@ TEST(summarise_sla_never_met)
 	CHECK(r.critical_jops == 0);
 	CHECK(r.max_jops == 101);
 	CHECK(r.failed == 0);
-}
-
-TEST(cpulist)
-{
-	unsigned char set[16] = { 0 };
-	CHECK(cpulist_parse("0-3,8,10-11\n", set, 16) == 7);
-	CHECK(set[0] && set[3] && !set[4] && set[8] && set[11] && !set[12]);
-	unsigned char s2[4] = { 0 };
-	CHECK(cpulist_parse("0-4", s2, 4) == -1);
-	CHECK(cpulist_parse("3-1", s2, 4) == -1);
-	CHECK(cpulist_parse("1,,2", s2, 4) == -1);
-	CHECK(cpulist_parse("x", s2, 4) == -1);
-	CHECK(cpulist_parse("", s2, 4) == 0);
-	CHECK(cpulist_first("4-7\n") == 4);
-	CHECK(cpulist_first("") == -1);
 }
 
 static json_t *resolve(const struct workload_ops *w, const char *text, struct strbuf *err)
@@ -284,7 +268,6 @@ int main(void)
 	RUN(summarise_curve);
 	RUN(summarise_first_step_fails);
 	RUN(summarise_sla_never_met);
-	RUN(cpulist);
 	RUN(pingpong_params);
 	RUN(pingpong_parse);
 	RUN(jbb_params);

@@ -3,7 +3,7 @@
  * made with mkdtemp: every collected field with its source, unknown fields
  * as {"value": null, "source": "unknown", "error": ...}, the kernel config
  * lookup order, LLC groups from cache/indexN, and the pure parsers
- * (sysinfo_parse_preempt, sysinfo_config_value, cpulist_count/has).
+ * (sysinfo_parse_preempt, sysinfo_config_value).
  * The sched features and /proc/schedstat come from
  * tests/data/guest-debian-6.1-snapshot.txt.
  */
@@ -431,30 +431,6 @@ TEST(config_value)
 	CHECK(sysinfo_config_value("# CONFIG_FOO=y\n", "FOO", v, sizeof(v)) == NULL);
 }
 
-TEST(cpulists)
-{
-	CHECK(cpulist_count("0-3,8") == 5);
-	CHECK(cpulist_count("0") == 1);
-	CHECK(cpulist_count("0-1\n") == 2);
-	CHECK(cpulist_count("0-3,8-11") == 8);
-	CHECK(cpulist_count("5,3,1") == 3);
-	CHECK(cpulist_count("") == 0);
-	CHECK(cpulist_count("3-1") == -1);
-	CHECK(cpulist_count("a") == -1);
-	CHECK(cpulist_count("1,,2") == -1);
-	CHECK(cpulist_count("1 2") == -1);
-	CHECK(cpulist_count("0-") == -1);
-	CHECK(cpulist_count("-1") == -1);
-	CHECK(cpulist_has("0-3,8", 0));
-	CHECK(cpulist_has("0-3,8", 3));
-	CHECK(cpulist_has("0-3,8", 8));
-	CHECK(!cpulist_has("0-3,8", 4));
-	CHECK(!cpulist_has("0-3,8", 9));
-	CHECK(!cpulist_has("", 0));
-	CHECK(!cpulist_has("x", 0));
-	CHECK(!cpulist_has("0-3,x", 1));   /* malformed: no */
-}
-
 int main(void)
 {
 	snprintf(base, sizeof(base), "/tmp/sl-test-sysinfo-XXXXXX");
@@ -470,7 +446,6 @@ int main(void)
 	RUN(llc_groups_sorted_distinct);
 	RUN(parse_preempt);
 	RUN(config_value);
-	RUN(cpulists);
 	char *cmd = xstrfmt("rm -rf '%s'", base);
 	if (system(cmd))
 		printf("# cleanup of %s failed\n", base);
