@@ -1,5 +1,5 @@
 /*
- * Subcommands. Each lives in harness/cmd_<name>.c as
+ * Subcommands. Each lives in harness/cli/cmd_<name>.c as
  * `int cmd_<name>(int argc, char **argv)` and is listed in commands[] in
  * harness/cli/main.c. Exit codes: 0 success, 1 a finding (failed runs, a
  * regression), 2 bad input or usage.
@@ -29,7 +29,7 @@ int cmd_check(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
-/* shared option handling */
+/* shared helpers (harness/cli/options.c) */
 #define DEFAULT_DB "schedlab.db"
 /* parse "table|csv|json"; -1 on error (message printed) */
 int parse_format(const char *cmd, const char *s, enum out_format *out, int allow_csv);

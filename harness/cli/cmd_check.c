@@ -6,7 +6,6 @@
  * regression; 0 otherwise. Refuses (exit 2) to judge with fewer than 3
  * repetitions on a side. Docs: docs/analysis.md.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 
 #include "db/db.h"
 #include "harness/cli/cmd.h"
+#include "harness/cli/options.h"
 #include "harness/results/format.h"
 #include "harness/results/compare.h"
 
@@ -37,44 +37,18 @@ static const char usage_text[] =
 
 int cmd_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "candidate", required_argument, NULL, 'c' },
-		{ "threshold", required_argument, NULL, 't' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *dbpath = DEFAULT_DB, *base = NULL, *cand = NULL;
 	struct cmp_options o;
 	cmp_options_default(&o);
-	int c;
-	char *end;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': dbpath = optarg; break;
-		case 'b': base = optarg; break;
-		case 'c': cand = optarg; break;
-		case 'm': o.metric = optarg; break;
-		case 't':
-			o.threshold_pct = strtod(optarg, &end);
-			if (end == optarg || *end || !(o.threshold_pct > 0) ||
-			    o.threshold_pct >= 1000) {
-				cmd_error("check", "--threshold %s: must be a percentage in (0, 1000)",
-					  optarg);
-				return 2;
-			}
-			break;
-		case 'h': fputs(usage_text, stdout); return cmd_finish(0);
-		default: fputs(usage_text, stderr); return 2;
-		}
-	}
-	if (optind != argc) {
-		cmd_error("check", "unexpected argument '%s'", argv[optind]);
+	const struct cli_opt opts[] = {
+		CLI_DB(&dbpath), CLI_STR("baseline", &base), CLI_STR("candidate", &cand),
+		CLI_THRESHOLD(&o.threshold_pct), CLI_STR("metric", &o.metric), CLI_END,
+	};
+	int first, prc = cli_parse("check", usage_text, opts, argc, argv, &first);
+	if (prc != CLI_OK)
+		return cli_parse_exit(prc);
+	if (cli_no_args("check", argc, argv, first))
 		return 2;
-	}
 	if (!base || !cand) {
 		cmd_error("check", "--baseline and --candidate are both required");
 		fputs(usage_text, stderr);

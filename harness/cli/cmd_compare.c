@@ -6,7 +6,6 @@
  * harness/results/compare.c; this file parses options and formats (table, csv,
  * json). Docs: docs/analysis.md.
  */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 
 #include "db/db.h"
 #include "harness/cli/cmd.h"
+#include "harness/cli/options.h"
 #include "harness/results/compare.h"
 #include "harness/results/format.h"
 
@@ -367,85 +367,29 @@ static void print_table(const struct compare_job *job, const char *sa, const cha
 	}
 }
 
-int cmd_compare_job(const char *cmd, const char *dbpath, const char *a, const char *b,
-		    const struct cmp_options *o, int hists, struct compare_job *job)
-{
-	struct db *db = cmd_open_db_readonly(cmd, dbpath);
-	if (!db)
-		return 2;
-	struct strbuf err = STRBUF_INIT;
-	int bad = compare_job_run(db, a, b, o, hists, job, &err);
-	if (bad)
-		cmd_error(cmd, "%s", err.buf);
-	strbuf_release(&err);
-	db_close(db);
-	if (bad)
-		return 2;
-	for (size_t i = 0; i < job->r.warnings.nr; i++)
-		cmd_error(cmd, "warning: %s", job->r.warnings.v[i]);
-	return 0;
-}
-
 int cmd_compare(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "threshold", required_argument, NULL, 't' },
-		{ "centre", required_argument, NULL, 'c' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	/* in the order of enum cmp_centre_mode */
+	static const char *const centres[] = { "auto", "median", "mean", "hmean", NULL };
 	const char *dbpath = DEFAULT_DB;
 	enum out_format fmt = FMT_TABLE;
 	struct cmp_options o;
 	cmp_options_default(&o);
-	int c;
-	char *end;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': dbpath = optarg; break;
-		case 'm': o.metric = optarg; break;
-		case 't':
-			o.threshold_pct = strtod(optarg, &end);
-			if (end == optarg || *end || !(o.threshold_pct > 0) ||
-			    o.threshold_pct >= 1000) {
-				cmd_error("compare", "--threshold %s: must be a percentage in (0, 1000)",
-					  optarg);
-				return 2;
-			}
-			break;
-		case 'c':
-			if (!strcmp(optarg, "auto"))
-				o.centre = CMP_CENTRE_AUTO;
-			else if (!strcmp(optarg, "median"))
-				o.centre = CMP_CENTRE_MEDIAN;
-			else if (!strcmp(optarg, "mean"))
-				o.centre = CMP_CENTRE_MEAN;
-			else if (!strcmp(optarg, "hmean"))
-				o.centre = CMP_CENTRE_HMEAN;
-			else {
-				cmd_error("compare", "--centre %s: must be auto, median, mean or hmean",
-					  optarg);
-				return 2;
-			}
-			break;
-		case 'f':
-			if (parse_format("compare", optarg, &fmt, 1))
-				return 2;
-			break;
-		case 'h': fputs(usage_text, stdout); return cmd_finish(0);
-		default: fputs(usage_text, stderr); return 2;
-		}
-	}
-	if (argc - optind != 2) {
-		cmd_error("compare", "expected two selectors A and B, got %d", argc - optind);
+	int centre = CMP_CENTRE_AUTO;
+	const struct cli_opt opts[] = {
+		CLI_DB(&dbpath), CLI_STR("metric", &o.metric), CLI_THRESHOLD(&o.threshold_pct),
+		CLI_ONE_OF("centre", &centre, centres), CLI_FORMAT(&fmt, 1), CLI_END,
+	};
+	int first, prc = cli_parse("compare", usage_text, opts, argc, argv, &first);
+	if (prc != CLI_OK)
+		return cli_parse_exit(prc);
+	o.centre = (enum cmp_centre_mode)centre;
+	if (argc - first != 2) {
+		cmd_error("compare", "expected two selectors A and B, got %d", argc - first);
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	const char *sa = argv[optind], *sb = argv[optind + 1];
+	const char *sa = argv[first], *sb = argv[first + 1];
 	struct compare_job job;
 	if (cmd_compare_job("compare", dbpath, sa, sb, &o, 1, &job))
 		return 2;

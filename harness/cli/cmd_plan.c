@@ -4,12 +4,12 @@
  * shuffled with the seed) and an estimated duration. With --check it also
  * asks the target whether every boot configuration can be honoured.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness/cli/cmd.h"
+#include "harness/cli/options.h"
 #include "harness/orchestrate/plan.h"
 #include "harness/orchestrate/session.h"
 #include "harness/targets/target.h"
@@ -108,37 +108,23 @@ static void print_json(const struct plan *p)
 
 int cmd_plan(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "target", required_argument, NULL, 't' },
-		{ "check", no_argument, NULL, 'c' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *target = NULL;
-	int check = 0, c;
+	int check = 0;
 	enum out_format fmt = FMT_TABLE;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': target = optarg; break;
-		case 'c': check = 1; break;
-		case 'f':
-			if (parse_format("plan", optarg, &fmt, 0))
-				return 2;
-			break;
-		case 'h': fputs(usage_text, stdout); return cmd_finish(0);
-		default: fputs(usage_text, stderr); return 2;
-		}
-	}
-	if (optind != argc - 1) {
+	const struct cli_opt opts[] = {
+		CLI_STR("target", &target), CLI_BOOL("check", &check), CLI_FORMAT(&fmt, 0), CLI_END,
+	};
+	int first, prc = cli_parse("plan", usage_text, opts, argc, argv, &first);
+	if (prc != CLI_OK)
+		return cli_parse_exit(prc);
+	if (first != argc - 1) {
 		cmd_error("plan", "expected one plan file");
 		fputs(usage_text, stderr);
 		return 2;
 	}
 	struct plan p;
 	struct strbuf err = STRBUF_INIT;
-	if (plan_load(argv[optind], &p, &err)) {
+	if (plan_load(argv[first], &p, &err)) {
 		fprintf(stderr, "%s\n", err.buf);
 		plan_release(&p);
 		strbuf_release(&err);

@@ -3,13 +3,13 @@
  * the documented interface; docs/schema.md). The database is opened with
  * SQLITE_OPEN_READONLY, so no statement can change it.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db/db.h"
 #include "harness/cli/cmd.h"
+#include "harness/cli/options.h"
 #include "harness/results/format.h"
 
 static const char usage_text[] =
@@ -27,28 +27,13 @@ static const char usage_text[] =
 
 int cmd_query(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *dbpath = DEFAULT_DB;
 	enum out_format fmt = FMT_TABLE;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': dbpath = optarg; break;
-		case 'f':
-			if (parse_format("query", optarg, &fmt, 1))
-				return 2;
-			break;
-		case 'h': fputs(usage_text, stdout); return cmd_finish(0);
-		default: fputs(usage_text, stderr); return 2;
-		}
-	}
-	if (optind != argc - 1) {
+	const struct cli_opt opts[] = { CLI_DB(&dbpath), CLI_FORMAT(&fmt, 1), CLI_END };
+	int first, rc = cli_parse("query", usage_text, opts, argc, argv, &first);
+	if (rc != CLI_OK)
+		return cli_parse_exit(rc);
+	if (first != argc - 1) {
 		cmd_error("query", "expected one SQL statement (quote it)");
 		fputs(usage_text, stderr);
 		return 2;
@@ -59,8 +44,7 @@ int cmd_query(int argc, char **argv)
 	}
 	struct rowset rs;
 	rs.ncols = 0;
-	int rc = 0;
-	if (db_query(db, argv[optind], rowset_collect, &rs)) {
+	if (db_query(db, argv[first], rowset_collect, &rs)) {
 		cmd_error("query", "%s", db_errmsg(db));
 		rc = 2;
 	} else if (rs.ncols) {

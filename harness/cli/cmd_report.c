@@ -6,7 +6,6 @@
  * the nightly script prints. The computation and rendering are in
  * harness/results/report.c. Docs: docs/reports.md.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 
 #include "db/db.h"
 #include "harness/cli/cmd.h"
+#include "harness/cli/options.h"
 #include "harness/results/report.h"
 
 static const char usage_text[] =
@@ -41,96 +41,100 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 written, 2 bad input (also a scope without results).\n";
 
-static int valid_date(const char *s)
+/* the scope options: each of them counts, so that two exclude each other */
+struct scope {
+	struct report_options *ro;
+	int nmodes;
+};
+
+static int opt_session(void *ctx, const char *arg, int argc, char **argv, int *next)
 {
-	for (int i = 0; i < 10; i++) {
-		if (i == 4 || i == 7) {
-			if (s[i] != '-')
-				return 0;
-		} else if (s[i] < '0' || s[i] > '9') {
-			return 0;
+	struct scope *sc = ctx;
+	sc->ro->mode = REPORT_SESSION;
+	sc->ro->session = arg;
+	sc->nmodes++;
+	return 0;
+}
+
+/* --compare A B: the option's argument and the next word */
+static int opt_compare(void *ctx, const char *arg, int argc, char **argv, int *next)
+{
+	struct scope *sc = ctx;
+	if (*next >= argc) {
+		cmd_error("report", "--compare needs two selectors: --compare A B");
+		return 2;
+	}
+	sc->ro->mode = REPORT_COMPARE;
+	sc->ro->a = arg;
+	sc->ro->b = argv[(*next)++];
+	sc->nmodes++;
+	return 0;
+}
+
+static int opt_since(void *ctx, const char *arg, int argc, char **argv, int *next)
+{
+	struct scope *sc = ctx;
+	if (!cli_valid_date(arg)) {
+		cmd_error("report", "--since %s: expected YYYY-MM-DD[THH:MM:SS]", arg);
+		return 2;
+	}
+	sc->ro->mode = REPORT_SINCE;
+	sc->ro->since = arg;
+	sc->nmodes++;
+	return 0;
+}
+
+/* the page into `outpath` ("-": stdout), written next to it and renamed, so
+ * that a reader never sees half a page; 0 or 2 after the message */
+static int write_page(const struct strbuf *page, const char *outpath)
+{
+	if (!strcmp(outpath, "-")) {
+		fwrite(page->buf, 1, page->len, stdout);
+		return 0;
+	}
+	int rc = 0;
+	char *tmp = xstrfmt("%s.tmp", outpath);
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		cmd_error("report", "%s: %m", tmp);
+		rc = 2;
+	} else {
+		size_t w = fwrite(page->buf, 1, page->len, f);
+		if (w != page->len || ferror(f) | fclose(f) || rename(tmp, outpath)) {
+			cmd_error("report", "%s: write error: %m", outpath);
+			unlink(tmp);
+			rc = 2;
 		}
 	}
-	return s[10] == 0 || s[10] == 'T' || s[10] == ' ';
+	free(tmp);
+	return rc;
 }
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "session", required_argument, NULL, 'S' },
-		{ "compare", required_argument, NULL, 'c' },
-		{ "since", required_argument, NULL, 's' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, 't' },
-		{ "summary", no_argument, NULL, 'y' },
-		{ "threshold", required_argument, NULL, 'T' },
-		{ "p", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct report_options ro;
 	report_options_default(&ro);
 	const char *dbpath = DEFAULT_DB, *outpath = "report.html";
-	int nmodes = 0, summary = 0, c;
-	char *end;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': dbpath = optarg; break;
-		case 'S':
-			ro.mode = REPORT_SESSION;
-			ro.session = optarg;
-			nmodes++;
-			break;
-		case 'c':
-			if (optind >= argc) {
-				cmd_error("report", "--compare needs two selectors: --compare A B");
-				return 2;
-			}
-			ro.mode = REPORT_COMPARE;
-			ro.a = optarg;
-			ro.b = argv[optind++];
-			nmodes++;
-			break;
-		case 's':
-			if (!valid_date(optarg)) {
-				cmd_error("report", "--since %s: expected YYYY-MM-DD[THH:MM:SS]",
-					  optarg);
-				return 2;
-			}
-			ro.mode = REPORT_SINCE;
-			ro.since = optarg;
-			nmodes++;
-			break;
-		case 'o': outpath = optarg; break;
-		case 't': ro.title = optarg; break;
-		case 'y': summary = 1; break;
-		case 'T':
-			ro.cmp.threshold_pct = strtod(optarg, &end);
-			if (end == optarg || *end || !(ro.cmp.threshold_pct > 0 &&
-						       ro.cmp.threshold_pct < 1000)) {
-				cmd_error("report", "--threshold %s: must be a percentage in (0, 1000)",
-					  optarg);
-				return 2;
-			}
-			break;
-		case 'p':
-			ro.cp.max_pvalue = strtod(optarg, &end);
-			if (end == optarg || *end || !(ro.cp.max_pvalue > 0 && ro.cp.max_pvalue < 1)) {
-				cmd_error("report", "--p %s: must be a probability in (0, 1)", optarg);
-				return 2;
-			}
-			break;
-		case 'h': fputs(usage_text, stdout); return cmd_finish(0);
-		default: fputs(usage_text, stderr); return 2;
-		}
-	}
-	if (optind != argc) {
-		cmd_error("report", "unexpected argument '%s'", argv[optind]);
+	int summary = 0;
+	struct scope sc = { &ro, 0 };
+	const struct cli_opt opts[] = {
+		CLI_DB(&dbpath),
+		CLI_FN("session", opt_session, &sc, 1),
+		CLI_FN("compare", opt_compare, &sc, 1),
+		CLI_FN("since", opt_since, &sc, 1),
+		CLI_STR("out", &outpath),
+		CLI_STR("title", &ro.title),
+		CLI_BOOL("summary", &summary),
+		CLI_THRESHOLD(&ro.cmp.threshold_pct),
+		CLI_PVALUE(&ro.cp.max_pvalue),
+		CLI_END,
+	};
+	int first, prc = cli_parse("report", usage_text, opts, argc, argv, &first);
+	if (prc != CLI_OK)
+		return cli_parse_exit(prc);
+	if (cli_no_args("report", argc, argv, first))
 		return 2;
-	}
-	if (nmodes > 1) {
+	if (sc.nmodes > 1) {
 		cmd_error("report", "--session, --compare and --since exclude each other");
 		return 2;
 	}
@@ -155,26 +159,7 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < r.notes.nr; i++)
 		cmd_error("report", "note: %s", r.notes.v[i]);
 	report_render_html(&r, &page);
-	int rc = 0;
-	if (!strcmp(outpath, "-")) {
-		fwrite(page.buf, 1, page.len, stdout);
-	} else {
-		/* write next to the target, then rename: a reader never sees half a page */
-		char *tmp = xstrfmt("%s.tmp", outpath);
-		FILE *f = fopen(tmp, "w");
-		if (!f) {
-			cmd_error("report", "%s: %m", tmp);
-			rc = 2;
-		} else {
-			size_t w = fwrite(page.buf, 1, page.len, f);
-			if (w != page.len || ferror(f) | fclose(f) || rename(tmp, outpath)) {
-				cmd_error("report", "%s: write error: %m", outpath);
-				unlink(tmp);
-				rc = 2;
-			}
-		}
-		free(tmp);
-	}
+	int rc = write_page(&page, outpath);
 	if (!rc && summary)
 		report_render_summary(&r, stdout);
 	if (!rc && strcmp(outpath, "-"))

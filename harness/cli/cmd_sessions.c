@@ -1,12 +1,12 @@
 /*
  * schedlab sessions: the sessions in a database with their run counts.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "db/db.h"
 #include "harness/cli/cmd.h"
+#include "harness/cli/options.h"
 #include "harness/results/format.h"
 
 static const char usage_text[] =
@@ -17,31 +17,14 @@ static const char usage_text[] =
 
 int cmd_sessions(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *dbpath = DEFAULT_DB;
 	enum out_format fmt = FMT_TABLE;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': dbpath = optarg; break;
-		case 'f':
-			if (parse_format("sessions", optarg, &fmt, 1))
-				return 2;
-			break;
-		case 'h': fputs(usage_text, stdout); return cmd_finish(0);
-		default: fputs(usage_text, stderr); return 2;
-		}
-	}
-	if (optind != argc) {
-		cmd_error("sessions", "unexpected argument '%s'", argv[optind]);
+	const struct cli_opt opts[] = { CLI_DB(&dbpath), CLI_FORMAT(&fmt, 1), CLI_END };
+	int first, rc = cli_parse("sessions", usage_text, opts, argc, argv, &first);
+	if (rc != CLI_OK)
+		return cli_parse_exit(rc);
+	if (cli_no_args("sessions", argc, argv, first))
 		return 2;
-	}
 	struct db *db = cmd_open_db_readonly("sessions", dbpath);
 	if (!db) {
 		return 2;
@@ -58,7 +41,6 @@ int cmd_sessions(int argc, char **argv)
 		" FROM session s ORDER BY s.id";
 	struct rowset rs;
 	rs.ncols = 0;
-	int rc = 0;
 	if (db_query(db, sql, rowset_collect, &rs)) {
 		cmd_error("sessions", "%s", db_errmsg(db));
 		rc = 2;

@@ -4,12 +4,12 @@
  * SCHED_MC, schedstats, sched features, topology, cpufreq and cpuidle), each
  * field with its source, and what the target can switch.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness/cli/cmd.h"
+#include "harness/cli/options.h"
 #include "harness/results/format.h"
 #include "harness/orchestrate/session.h"
 #include "harness/targets/target.h"
@@ -25,31 +25,14 @@ static const char usage_text[] =
 
 int cmd_sysinfo(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "target", required_argument, NULL, 't' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *spec = "local";
 	enum out_format fmt = FMT_TABLE;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': spec = optarg; break;
-		case 'f':
-			if (parse_format("sysinfo", optarg, &fmt, 0))
-				return 2;
-			break;
-		case 'h': fputs(usage_text, stdout); return cmd_finish(0);
-		default: fputs(usage_text, stderr); return 2;
-		}
-	}
-	if (optind != argc) {
-		cmd_error("sysinfo", "unexpected argument '%s'", argv[optind]);
+	const struct cli_opt opts[] = { CLI_STR("target", &spec), CLI_FORMAT(&fmt, 0), CLI_END };
+	int first, prc = cli_parse("sysinfo", usage_text, opts, argc, argv, &first);
+	if (prc != CLI_OK)
+		return cli_parse_exit(prc);
+	if (cli_no_args("sysinfo", argc, argv, first))
 		return 2;
-	}
 	struct strbuf err = STRBUF_INIT;
 	json_t *tobj = target_spec_parse(spec, &err);
 	const struct target_ops *ops = tobj ? target_find(json_string_value(json_object_get(tobj, "type"))) : NULL;

@@ -5,8 +5,6 @@
  * t test, as Hunter/Otava). Refuses to mix series: when the selection holds
  * several, it lists them and exits 2. Docs: docs/analysis.md.
  */
-#include <ctype.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +15,7 @@
 #include "analysis/stats.h"
 #include "db/db.h"
 #include "harness/cli/cmd.h"
+#include "harness/cli/options.h"
 #include "harness/results/compare.h"
 #include "harness/results/format.h"
 #include "harness/results/select.h"
@@ -38,20 +37,6 @@ static const char usage_text[] =
 	"  --since DATE   runs started at or after DATE (YYYY-MM-DD[THH:MM:SS])\n"
 	"  --p P          change-point significance (default 0.001)\n"
 	"  --window W     change-point window in points (default 50)\n";
-
-static int valid_date(const char *s)
-{
-	/* YYYY-MM-DD, optionally followed by T or space and a time */
-	for (int i = 0; i < 10; i++) {
-		if (i == 4 || i == 7) {
-			if (s[i] != '-')
-				return 0;
-		} else if (!isdigit((unsigned char)s[i])) {
-			return 0;
-		}
-	}
-	return s[10] == 0 || s[10] == 'T' || s[10] == ' ';
-}
 
 /* the series that are mixed: one line each with the values that differ */
 static void report_series(const struct sample_set *s, const char *metric)
@@ -128,254 +113,248 @@ static json_t *jnum(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* what the three output formats print */
+struct trend_out {
+	const char *metric;
+	const struct sel_group *g;
+	const struct sel_series *se;
+	const struct trend *tr;
+	const struct cp_options *cpo;
+	const char *better;
+};
+
+static void print_json(const struct trend_out *t)
+{
+	const struct trend_point *pt = t->tr->pt;
+	const struct sel_series *se = t->se;
+	json_t *ser = json_object(), *points = json_array(), *cpj = json_array();
+	for (int d = 0; d < SEL_NDIMS; d++) {
+		char *txt = sel_series_dim_text(se, (enum sel_dim)d);
+		json_object_set_new(ser, sel_dim_name(d), json_string(txt));
+		free(txt);
+	}
+	json_object_set_new(ser, "machine_id", json_string(se->dim[DIM_MACHINE]));
+	json_object_set_new(ser, "kernel_release", json_string(se->kernel_release));
+	json_object_set_new(ser, "config_hash", json_string(se->config_hash));
+	for (size_t i = 0; i < t->tr->np; i++)
+		json_array_append_new(
+			points, json_pack("{s:I,s:o,s:s,s:I,s:o}", "session",
+					  (json_int_t)pt[i].session, "tag",
+					  pt[i].tag ? json_string(pt[i].tag) : json_null(),
+					  "started_at", pt[i].started_at, "n",
+					  (json_int_t)pt[i].n, "value", jnum(pt[i].value)));
+	for (size_t k = 0; k < t->tr->ncp; k++) {
+		const struct change_point *cp = &t->tr->cps[k];
+		json_array_append_new(
+			cpj, json_pack("{s:I,s:I,s:s,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+				       "index", (json_int_t)cp->index, "session",
+				       (json_int_t)pt[cp->index].session, "started_at",
+				       pt[cp->index].started_at, "n_before",
+				       (json_int_t)cp->n_before, "n_after",
+				       (json_int_t)cp->n_after, "mean_before",
+				       jnum(cp->mean_before), "mean_after",
+				       jnum(cp->mean_after), "sd_before", jnum(cp->sd_before),
+				       "sd_after", jnum(cp->sd_after), "change_pct",
+				       jnum(100 * cp->rel_change), "magnitude",
+				       jnum(cp->magnitude), "pvalue", jnum(cp->pvalue)));
+	}
+	json_t *doc = json_pack("{s:i,s:s,s:s,s:s,s:s,s:o,s:{s:f,s:I},s:o,s:o}",
+				"schedlab_format", 1, "command", "trend", "metric", t->metric,
+				"unit", t->g->unit, "better", t->better, "series", ser, "options",
+				"p", t->cpo->max_pvalue, "window", (json_int_t)t->cpo->window,
+				"points", points, "change_points", cpj);
+	json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	fputc('\n', stdout);
+	json_decref(doc);
+}
+
+static void print_csv(const struct trend_out *t)
+{
+	static const char *const cols[] = { "session",	   "tag",	 "started_at",
+					    "n",	   "value",	 "change_point",
+					    "mean_before", "mean_after", "change_pct",
+					    "magnitude",   "pvalue" };
+	const struct trend_point *pt = t->tr->pt;
+	struct rowset rs;
+	rowset_init(&rs, 11, cols);
+	for (size_t i = 0; i < t->tr->np; i++) {
+		char s[32], n[32], v[40], mb[40] = "", ma[40] = "", ch[40] = "", mg[40] = "",
+					      pv[40] = "";
+		snprintf(s, sizeof(s), "%lld", (long long)pt[i].session);
+		snprintf(n, sizeof(n), "%zu", pt[i].n);
+		snprintf(v, sizeof(v), "%.10g", pt[i].value);
+		int is_cp = t->tr->cpat[i] >= 0;
+		if (is_cp) {
+			const struct change_point *cp = &t->tr->cps[t->tr->cpat[i]];
+			snprintf(mb, sizeof(mb), "%.10g", cp->mean_before);
+			snprintf(ma, sizeof(ma), "%.10g", cp->mean_after);
+			snprintf(ch, sizeof(ch), "%.6g", 100 * cp->rel_change);
+			snprintf(mg, sizeof(mg), "%.6g", cp->magnitude);
+			snprintf(pv, sizeof(pv), "%.6g", cp->pvalue);
+		}
+		const char *cells[] = { s,
+					pt[i].tag,
+					pt[i].started_at,
+					n,
+					v,
+					is_cp ? "1" : "0",
+					is_cp ? mb : NULL,
+					is_cp ? ma : NULL,
+					is_cp ? ch : NULL,
+					is_cp ? mg : NULL,
+					is_cp ? pv : NULL };
+		rowset_add(&rs, cells);
+	}
+	rowset_print(&rs, FMT_CSV, stdout);
+	rowset_release(&rs);
+}
+
+static void print_table_header(const struct trend_out *t)
+{
+	const struct sel_series *se = t->se;
+	char *k = sel_series_dim_text(se, DIM_KERNEL), *m = sel_series_dim_text(se, DIM_MACHINE);
+	char *pl = sel_json_label(se->dim[DIM_PARAMS], NULL, 0);
+	size_t np = t->tr->np;
+	printf("%s (%s, %s is better): %zu session%s\n", t->metric, t->g->unit, t->better, np,
+	       np == 1 ? "" : "s");
+	printf("series: machine %s, kernel %s, preempt %s, hz %s, sched_mc %s\n", m, k,
+	       *se->dim[DIM_PREEMPT] ? se->dim[DIM_PREEMPT] : "(none)",
+	       *se->dim[DIM_HZ] ? se->dim[DIM_HZ] : "?",
+	       *se->dim[DIM_SCHED_MC] ? se->dim[DIM_SCHED_MC] : "?");
+	printf("        knobs %.80s; params %.80s\n", se->dim[DIM_KNOBS], pl);
+	free(k);
+	free(m);
+	free(pl);
+}
+
+static void print_table(const struct trend_out *t)
+{
+	const struct trend_point *pt = t->tr->pt;
+	size_t np = t->tr->np, ncp = t->tr->ncp;
+	print_table_header(t);
+	printf("\n%8s  %-24s  %-16s %3s %12s  %s\n", "session", "started_at", "tag", "n", "value",
+	       "change point");
+	for (size_t i = 0; i < np; i++) {
+		char v[40], mark[80] = "";
+		fmt_num(v, sizeof(v), pt[i].value);
+		if (t->tr->cpat[i] >= 0) {
+			const struct change_point *cp = &t->tr->cps[t->tr->cpat[i]];
+			snprintf(mark, sizeof(mark), "<- %+.1f%% (p=%.2g)", 100 * cp->rel_change,
+				 cp->pvalue);
+		}
+		printf("%8lld  %-24.24s  %-16.16s %3zu %12s  %s\n", (long long)pt[i].session,
+		       pt[i].started_at, pt[i].tag ? pt[i].tag : "", pt[i].n, v, mark);
+	}
+	printf("\n%zu change point%s (p < %g, window %zu)%s\n", ncp, ncp == 1 ? "" : "s",
+	       t->cpo->max_pvalue, t->cpo->window ? t->cpo->window : (size_t)CP_DEFAULT_WINDOW,
+	       ncp ? ":" : "");
+	if (np < 3)
+		printf("(fewer than 3 sessions: no change-point detection)\n");
+	for (size_t i = 0; i < ncp; i++) {
+		const struct change_point *cp = &t->tr->cps[i];
+		char b[40], a[40];
+		fmt_num(b, sizeof(b), cp->mean_before);
+		fmt_num(a, sizeof(a), cp->mean_after);
+		printf("  session %lld (%s): mean %s -> %s (%+.1f%%), magnitude %.3g, "
+		       "p=%.2g, %zu points before, %zu after\n",
+		       (long long)pt[cp->index].session, pt[cp->index].started_at, b, a,
+		       100 * cp->rel_change, cp->magnitude, cp->pvalue, cp->n_before, cp->n_after);
+	}
+}
+
+/* the samples of metric W.M in the selection into *set: 0, or 2 after the
+ * message (bad selector, nothing selected, several series) */
+static int load_series(struct db *db, const char *metric, const char *where, const char *since,
+		       struct sample_set *set)
+{
+	const char *dot = strchr(metric, '.');
+	char *wl = xstrfmt("%.*s", (int)(dot - metric), metric);
+	struct strbuf err = STRBUF_INIT;
+	struct selector sel;
+	struct sel_filter f = { .workload = wl, .metric = dot + 1, .since = since };
+	int rc = 0;
+	if (select_from_text(db, where, &sel, &err)) {
+		cmd_error("trend", "--where: %s", err.buf);
+		rc = 2;
+	} else {
+		if (select_load(db, &sel, &f, set, &err)) {
+			cmd_error("trend", "%s", err.buf);
+			rc = 2;
+		}
+		select_free(&sel);
+	}
+	if (!rc && !set->nrows) {
+		cmd_error("trend", "no results for %s%s%s%s%s", metric, where ? " where " : "",
+			  where ? where : "", since ? " since " : "", since ? since : "");
+		rc = 2;
+	}
+	if (!rc && set->nseries > 1) {
+		report_series(set, metric);
+		rc = 2;
+	}
+	strbuf_release(&err);
+	free(wl);
+	return rc;
+}
+
 int cmd_trend(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "where", required_argument, NULL, 'w' },
-		{ "since", required_argument, NULL, 's' },
-		{ "p", required_argument, NULL, 'p' },
-		{ "window", required_argument, NULL, 'W' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *dbpath = DEFAULT_DB, *metric = NULL, *where = NULL, *since = NULL;
 	enum out_format fmt = FMT_TABLE;
 	struct cp_options cpo;
 	cp_options_default(&cpo);
-	int c;
-	char *end;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': dbpath = optarg; break;
-		case 'm': metric = optarg; break;
-		case 'w': where = optarg; break;
-		case 's':
-			if (!valid_date(optarg)) {
-				cmd_error("trend", "--since %s: expected YYYY-MM-DD[THH:MM:SS]", optarg);
-				return 2;
-			}
-			since = optarg;
-			break;
-		case 'p':
-			cpo.max_pvalue = strtod(optarg, &end);
-			if (end == optarg || *end || !(cpo.max_pvalue > 0 && cpo.max_pvalue < 1)) {
-				cmd_error("trend", "--p %s: must be a probability in (0, 1)", optarg);
-				return 2;
-			}
-			break;
-		case 'W': {
-			long w = strtol(optarg, &end, 10);
-			if (end == optarg || *end || w < 2 || w > 100000) {
-				cmd_error("trend", "--window %s: must be an integer in [2, 100000]",
-					  optarg);
-				return 2;
-			}
-			cpo.window = (size_t)w;
-			break;
-		}
-		case 'f':
-			if (parse_format("trend", optarg, &fmt, 1))
-				return 2;
-			break;
-		case 'h': fputs(usage_text, stdout); return cmd_finish(0);
-		default: fputs(usage_text, stderr); return 2;
-		}
-	}
-	if (optind != argc) {
-		cmd_error("trend", "unexpected argument '%s'", argv[optind]);
+	const struct cli_opt opts[] = {
+		CLI_DB(&dbpath), CLI_STR("metric", &metric), CLI_STR("where", &where),
+		CLI_SINCE(&since), CLI_PVALUE(&cpo.max_pvalue),
+		CLI_RANGE("window", &cpo.window, 2, 100000), CLI_FORMAT(&fmt, 1), CLI_END,
+	};
+	int first, rc = cli_parse("trend", usage_text, opts, argc, argv, &first);
+	if (rc != CLI_OK)
+		return cli_parse_exit(rc);
+	if (cli_no_args("trend", argc, argv, first))
 		return 2;
-	}
 	const char *dot = metric ? strchr(metric, '.') : NULL;
 	if (!metric || !dot || dot == metric || !dot[1]) {
 		cmd_error("trend", "--metric WORKLOAD.METRIC is required (e.g. "
 				   "cyclictest.lat_p99_us)");
 		return 2;
 	}
-	char *wl = xstrfmt("%.*s", (int)(dot - metric), metric);
 	struct db *db = cmd_open_db_readonly("trend", dbpath);
-	if (!db) {
-		free(wl);
+	if (!db)
 		return 2;
-	}
-	struct strbuf err = STRBUF_INIT;
-	struct selector sel;
 	struct sample_set set;
-	struct sel_filter f = { .workload = wl, .metric = dot + 1, .since = since };
 	memset(&set, 0, sizeof(set));
-	int rc = 0;
-	if (select_from_text(db, where, &sel, &err)) {
-		cmd_error("trend", "--where: %s", err.buf);
-		rc = 2;
+	rc = load_series(db, metric, where, since, &set);
+	if (rc)
 		goto out;
-	}
-	if (select_load(db, &sel, &f, &set, &err)) {
-		cmd_error("trend", "%s", err.buf);
-		select_free(&sel);
-		rc = 2;
-		goto out;
-	}
-	select_free(&sel);
-	if (!set.nrows) {
-		cmd_error("trend", "no results for %s%s%s%s%s", metric, where ? " where " : "",
-			  where ? where : "", since ? " since " : "", since ? since : "");
-		rc = 2;
-		goto out;
-	}
-	if (set.nseries > 1) {
-		report_series(&set, metric);
-		rc = 2;
-		goto out;
-	}
 
 	/* one group: per session, the median of its repetitions (harness/results/trend.c) */
 	const struct sel_group *g = &set.groups[0];
+	struct strbuf err = STRBUF_INIT;
 	struct trend tr;
 	if (trend_build(db, &g, NULL, 1, &cpo, &tr, &err)) {
 		cmd_error("trend", "%s", err.buf);
 		rc = 2;
 	}
+	strbuf_release(&err);
 	if (!tr.finite)
 		cmd_error("trend", "%s has non-finite values; no change-point detection", metric);
-	struct trend_point *pt = tr.pt;
-	size_t np = tr.np, ncp = tr.ncp;
-	const struct change_point *cps = tr.cps;
-	const long *cpat = tr.cpat;
-	const struct sel_series *se = &set.series[0];
-	const char *better = g->better == SEL_BETTER_LOWER    ? "lower"
-			     : g->better == SEL_BETTER_HIGHER ? "higher"
-							      : "none";
-	if (rc) {
-		/* nothing to print */
-	} else if (fmt == FMT_JSON) {
-		json_t *ser = json_object(), *points = json_array(), *cpj = json_array();
-		for (int d = 0; d < SEL_NDIMS; d++) {
-			char *t = sel_series_dim_text(se, (enum sel_dim)d);
-			json_object_set_new(ser, sel_dim_name(d), json_string(t));
-			free(t);
-		}
-		json_object_set_new(ser, "machine_id", json_string(se->dim[DIM_MACHINE]));
-		json_object_set_new(ser, "kernel_release", json_string(se->kernel_release));
-		json_object_set_new(ser, "config_hash", json_string(se->config_hash));
-		for (size_t i = 0; i < np; i++)
-			json_array_append_new(
-				points, json_pack("{s:I,s:o,s:s,s:I,s:o}", "session",
-						  (json_int_t)pt[i].session, "tag",
-						  pt[i].tag ? json_string(pt[i].tag) : json_null(),
-						  "started_at", pt[i].started_at, "n",
-						  (json_int_t)pt[i].n, "value", jnum(pt[i].value)));
-		for (size_t k = 0; k < ncp; k++) {
-			const struct change_point *cp = &cps[k];
-			json_array_append_new(
-				cpj, json_pack("{s:I,s:I,s:s,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
-					       "index", (json_int_t)cp->index, "session",
-					       (json_int_t)pt[cp->index].session, "started_at",
-					       pt[cp->index].started_at, "n_before",
-					       (json_int_t)cp->n_before, "n_after",
-					       (json_int_t)cp->n_after, "mean_before",
-					       jnum(cp->mean_before), "mean_after",
-					       jnum(cp->mean_after), "sd_before", jnum(cp->sd_before),
-					       "sd_after", jnum(cp->sd_after), "change_pct",
-					       jnum(100 * cp->rel_change), "magnitude",
-					       jnum(cp->magnitude), "pvalue", jnum(cp->pvalue)));
-		}
-		json_t *doc = json_pack("{s:i,s:s,s:s,s:s,s:s,s:o,s:{s:f,s:I},s:o,s:o}",
-					"schedlab_format", 1, "command", "trend", "metric", metric,
-					"unit", g->unit, "better", better, "series", ser, "options",
-					"p", cpo.max_pvalue, "window", (json_int_t)cpo.window,
-					"points", points, "change_points", cpj);
-		json_dumpf(doc, stdout,
-			   JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-		fputc('\n', stdout);
-		json_decref(doc);
-	} else if (fmt == FMT_CSV) {
-		static const char *const cols[] = { "session",	   "tag",	 "started_at",
-						    "n",	   "value",	 "change_point",
-						    "mean_before", "mean_after", "change_pct",
-						    "magnitude",   "pvalue" };
-		struct rowset rs;
-		rowset_init(&rs, 11, cols);
-		for (size_t i = 0; i < np; i++) {
-			char s[32], n[32], v[40], mb[40] = "", ma[40] = "", ch[40] = "",
-								mg[40] = "", pv[40] = "";
-			snprintf(s, sizeof(s), "%lld", (long long)pt[i].session);
-			snprintf(n, sizeof(n), "%zu", pt[i].n);
-			snprintf(v, sizeof(v), "%.10g", pt[i].value);
-			int is_cp = cpat[i] >= 0;
-			if (is_cp) {
-				const struct change_point *cp = &cps[cpat[i]];
-				snprintf(mb, sizeof(mb), "%.10g", cp->mean_before);
-				snprintf(ma, sizeof(ma), "%.10g", cp->mean_after);
-				snprintf(ch, sizeof(ch), "%.6g", 100 * cp->rel_change);
-				snprintf(mg, sizeof(mg), "%.6g", cp->magnitude);
-				snprintf(pv, sizeof(pv), "%.6g", cp->pvalue);
-			}
-			const char *cells[] = { s,
-						pt[i].tag,
-						pt[i].started_at,
-						n,
-						v,
-						is_cp ? "1" : "0",
-						is_cp ? mb : NULL,
-						is_cp ? ma : NULL,
-						is_cp ? ch : NULL,
-						is_cp ? mg : NULL,
-						is_cp ? pv : NULL };
-			rowset_add(&rs, cells);
-		}
-		rowset_print(&rs, FMT_CSV, stdout);
-		rowset_release(&rs);
-	} else {
-		char *k = sel_series_dim_text(se, DIM_KERNEL), *m = sel_series_dim_text(se, DIM_MACHINE);
-		char *pl = sel_json_label(se->dim[DIM_PARAMS], NULL, 0);
-		printf("%s (%s, %s is better): %zu session%s\n", metric, g->unit, better, np,
-		       np == 1 ? "" : "s");
-		printf("series: machine %s, kernel %s, preempt %s, hz %s, sched_mc %s\n", m, k,
-		       *se->dim[DIM_PREEMPT] ? se->dim[DIM_PREEMPT] : "(none)",
-		       *se->dim[DIM_HZ] ? se->dim[DIM_HZ] : "?",
-		       *se->dim[DIM_SCHED_MC] ? se->dim[DIM_SCHED_MC] : "?");
-		printf("        knobs %.80s; params %.80s\n", se->dim[DIM_KNOBS], pl);
-		free(k);
-		free(m);
-		free(pl);
-		printf("\n%8s  %-24s  %-16s %3s %12s  %s\n", "session", "started_at", "tag", "n",
-		       "value", "change point");
-		for (size_t i = 0; i < np; i++) {
-			char v[40], mark[80] = "";
-			fmt_num(v, sizeof(v), pt[i].value);
-			if (cpat[i] >= 0) {
-				const struct change_point *cp = &cps[cpat[i]];
-				snprintf(mark, sizeof(mark), "<- %+.1f%% (p=%.2g)",
-					 100 * cp->rel_change, cp->pvalue);
-			}
-			printf("%8lld  %-24.24s  %-16.16s %3zu %12s  %s\n", (long long)pt[i].session,
-			       pt[i].started_at, pt[i].tag ? pt[i].tag : "", pt[i].n, v, mark);
-		}
-		printf("\n%zu change point%s (p < %g, window %zu)%s\n", ncp, ncp == 1 ? "" : "s",
-		       cpo.max_pvalue, cpo.window ? cpo.window : (size_t)CP_DEFAULT_WINDOW,
-		       ncp ? ":" : "");
-		if (np < 3)
-			printf("(fewer than 3 sessions: no change-point detection)\n");
-		for (size_t i = 0; i < ncp; i++) {
-			const struct change_point *cp = &cps[i];
-			char b[40], a[40];
-			fmt_num(b, sizeof(b), cp->mean_before);
-			fmt_num(a, sizeof(a), cp->mean_after);
-			printf("  session %lld (%s): mean %s -> %s (%+.1f%%), magnitude %.3g, "
-			       "p=%.2g, %zu points before, %zu after\n",
-			       (long long)pt[cp->index].session, pt[cp->index].started_at, b, a,
-			       100 * cp->rel_change, cp->magnitude, cp->pvalue, cp->n_before,
-			       cp->n_after);
-		}
-	}
+	struct trend_out t = {
+		.metric = metric, .g = g, .se = &set.series[0], .tr = &tr, .cpo = &cpo,
+		.better = g->better == SEL_BETTER_LOWER ? "lower"
+			  : g->better == SEL_BETTER_HIGHER ? "higher" : "none",
+	};
+	if (rc)
+		; /* nothing to print */
+	else if (fmt == FMT_JSON)
+		print_json(&t);
+	else if (fmt == FMT_CSV)
+		print_csv(&t);
+	else
+		print_table(&t);
 	trend_free(&tr);
 out:
 	sample_set_free(&set);
-	strbuf_release(&err);
 	db_close(db);
-	free(wl);
 	return cmd_finish(rc);
 }

@@ -3,13 +3,10 @@
  * (git.c / perf.c style). Each command parses its own options; flags in the
  * table are for shared preconditions.
  */
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/db.h"
 #include "harness/cli/cmd.h"
 #include "harness/util/strbuf.h"
 #include "harness/targets/target.h"
@@ -35,52 +32,6 @@ static const struct command commands[] = {
 	{ "agent", cmd_agent, "serve the agent protocol on stdin/stdout (targets use this)" },
 	{ NULL, NULL, NULL },
 };
-
-void cmd_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "schedlab %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-int parse_format(const char *cmd, const char *s, enum out_format *out, int allow_csv)
-{
-	if (!strcmp(s, "table"))
-		*out = FMT_TABLE;
-	else if (!strcmp(s, "json"))
-		*out = FMT_JSON;
-	else if (allow_csv && !strcmp(s, "csv"))
-		*out = FMT_CSV;
-	else {
-		cmd_error(cmd, "--format %s: must be table%s or json", s, allow_csv ? ", csv" : "");
-		return -1;
-	}
-	return 0;
-}
-
-struct db *cmd_open_db_readonly(const char *cmd, const char *path)
-{
-	struct db *db = NULL;
-	char *msg = NULL;
-	if (db_open(path, DB_READONLY, &db, &msg)) {
-		cmd_error(cmd, "%s", msg ? msg : path);
-		free(msg);
-		return NULL;
-	}
-	return db;
-}
-
-int cmd_finish(int rc)
-{
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "schedlab: error writing to stdout: %s\n", strerror(errno));
-		return rc ? rc : 2;
-	}
-	return rc;
-}
 
 static void usage(FILE *f)
 {
