@@ -90,12 +90,13 @@ static int lab_child(struct lab_member *m, const char *dbpath, const struct sess
 	char *msg = NULL;
 	struct strbuf err = STRBUF_INIT;
 	int rc = 2;
-	session_prefix = m->prefix;
+	struct session_opts mo = *so;
+	mo.prefix = m->prefix;
 	if (db_open(dbpath, DB_READWRITE, &db, &msg)) {
 		fprintf(stderr, "%sschedlab run: %s: %s\n", m->prefix, dbpath, msg ? msg : "cannot open");
 		goto out;
 	}
-	rc = session_execute(db, m->sid, &m->p, so, &err);
+	rc = session_execute(db, m->sid, &m->p, &mo, &err);
 	if (err.len)
 		fprintf(stderr, "%sschedlab run: %s\n", m->prefix, err.buf);
 	int planned, ok, failed, skipped;
@@ -122,8 +123,8 @@ static int lab_drive(struct lab_member *m, size_t n, const char *dbpath,
 			/* the controller killed outright: the members stop too (as
 			   interrupted sessions) instead of running on unattended */
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
-			if (getppid() != parent)
-				session_abort = SIGTERM;
+			if (getppid() != parent && so->abort_flag)
+				*so->abort_flag = SIGTERM;
 			int rc = lab_child(&m[i], dbpath, so);
 			fflush(NULL);
 			_exit(rc);
@@ -152,8 +153,8 @@ static int lab_drive(struct lab_member *m, size_t n, const char *dbpath,
 			m[i].pid = 0;
 			alive--;
 		}
-		if (session_abort && forwarded != session_abort) {
-			forwarded = session_abort;
+		if (session_aborted(so) && forwarded != session_aborted(so)) {
+			forwarded = session_aborted(so);
 			for (size_t i = 0; i < n; i++)
 				if (m[i].pid > 0)
 					kill(m[i].pid, forwarded);
@@ -366,7 +367,7 @@ int cmd_run(int argc, char **argv)
 	int rc = 2;
 	int64_t sid = -1;
 	memset(&p, 0, sizeof(p));
-	struct session_opts so = { tag, quiet, NULL };
+	struct session_opts so = { .tag = tag, .quiet = quiet, .abort_flag = &session_abort };
 
 	if (!resume) {
 		if (plan_load(argv[optind], &p, &err)) {
@@ -481,7 +482,7 @@ int cmd_run(int argc, char **argv)
 				json_object_get(plan_lab_target(&p, i), "type")));
 			kernels |= o && (o->caps & TCAP_KERNEL);
 		}
-		if (kernels && session_build_kernels(&p, quiet, &session_abort, &err)) {
+		if (kernels && session_build_kernels(&p, quiet, so.abort_flag, &err)) {
 			cmd_error("run", "%s", err.buf);
 			goto out;
 		}
@@ -489,7 +490,7 @@ int cmd_run(int argc, char **argv)
 			fprintf(stderr, "%s\n", err.buf);
 			goto out;
 		}
-		if (session_abort)
+		if (session_aborted(&so))
 			goto out;
 		if (p.targets) {
 			struct lab_member *m = NULL;

@@ -28,8 +28,10 @@
 #include "harness/agent/sysinfo.h"
 #include "harness/targets/target.h"
 
-volatile int session_abort;
-const char *session_prefix;
+volatile sig_atomic_t session_abort;
+
+/* the targets watch the flag through a `volatile int *` */
+_Static_assert(_Generic((sig_atomic_t)0, int: 1, default: 0), "sig_atomic_t is not int");
 
 static void on_signal(int sig)
 {
@@ -52,7 +54,7 @@ static void target_init(struct target *t, struct plan *p, const struct session_o
 	memset(t, 0, sizeof(*t));
 	t->ops = p->tops;
 	t->conf = json_deep_copy(p->target);
-	t->abort_flag = &session_abort;
+	t->abort_flag = o->abort_flag;
 	t->agent_path = o->agent_path;
 }
 
@@ -154,7 +156,7 @@ int session_preflight(struct plan *p, const struct session_opts *o, struct strbu
 			ret = -1;
 		}
 		strbuf_release(&e);
-		if (session_abort)
+		if (session_aborted(o))
 			break;
 	}
 	p->target = first;
@@ -262,7 +264,8 @@ static int store_simple(struct db *db, int64_t run_id, const char *status, const
 enum run_outcome { RUN_OK, RUN_FAILED, RUN_SKIPPED, RUN_LOST, RUN_INTERRUPTED, RUN_DBERR };
 
 static enum run_outcome execute_run(struct db *db, struct target *t, const struct plan *p,
-				    const struct db_pending_run *pr, int schedstat_ok,
+				    const struct session_opts *o, const struct db_pending_run *pr,
+				    int schedstat_ok,
 				    struct strbuf *summary, struct strbuf *err)
 {
 	const struct workload_ops *ops = workload_find(pr->workload);
@@ -353,7 +356,7 @@ static enum run_outcome execute_run(struct db *db, struct target *t, const struc
 
 	int rc = t->ops->exec(t, req, ex.timeout_s, &res, &e);
 	if (rc == -1) {
-		out = session_abort ? RUN_INTERRUPTED : RUN_LOST;
+		out = session_aborted(o) ? RUN_INTERRUPTED : RUN_LOST;
 		status = "interrupted";
 		goto store;
 	}
@@ -608,15 +611,15 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		json_decref(pj);
 	}
 	progress_init(&pg, n, est_total, o->quiet);
-	progress_set_prefix(&pg, session_prefix);
-	const char *pfx = session_prefix ? session_prefix : "";
+	progress_set_prefix(&pg, o->prefix);
+	const char *pfx = o->prefix ? o->prefix : "";
 	char eta[32];
 	progress_fmt_dur(est_total, eta, sizeof(eta));
 	progress_say(&pg, "session %lld: %zu runs to do, estimated %s", (long long)sid, n, eta);
 
 	size_t i = 0;
 	int lost = 0, resumable = 0;
-	while (i < n && !session_abort) {
+	while (i < n && !session_aborted(o)) {
 		/* one boot: the consecutive runs that share it */
 		size_t j = i;
 		while (j < n && runs[j].boot_id == runs[i].boot_id)
@@ -719,7 +722,7 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		} else {
 			int ss_ok = sysinfo_int(bi.sysinfo, "schedstats", 0) == 1;
 			for (size_t k = i; k < j; k++) {
-				if (session_abort)
+				if (session_aborted(o))
 					break;
 				if (lost) {
 					resumable++;
@@ -737,7 +740,7 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 				char *what = xstrfmt("%s rep %d knobs=%s", runs[k].workload,
 						     runs[k].rep + 1, runs[k].knobs);
 				progress_run_start(&pg, bootdesc, what);
-				enum run_outcome oc = execute_run(db, &t, p, &runs[k], ss_ok, &sum, err);
+				enum run_outcome oc = execute_run(db, &t, p, o, &runs[k], ss_ok, &sum, err);
 				int whole = pg.tty || pg.prefix;
 				char *line = xstrfmt("%s%s%s (%.1f s)%s", whole ? what : "",
 						     whole ? ": " : "",
@@ -774,17 +777,17 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		t.ops->close(&t);
 	target_fini(&t);
 	db_pending_runs_free(runs, n);
-	const char *final = session_abort || (resumable && exit_code != 2) ? "interrupted"
+	const char *final = session_aborted(o) || (resumable && exit_code != 2) ? "interrupted"
 			    : exit_code == 2 ? "failed" : "done";
 	if (db_session_set_status(db, sid, final) && exit_code != 2) {
 		strbuf_addf(err, "database: %s", db_errmsg(db));
 		exit_code = 2;
 	}
-	if (resumable && !session_abort && exit_code != 2)
+	if (resumable && !session_aborted(o) && exit_code != 2)
 		fprintf(stderr, "%ssession %lld: %d runs were not done because the target was lost or "
 			"did not boot; `schedlab run --resume %lld` redoes them once it is back\n",
 			pfx, (long long)sid, resumable, (long long)sid);
-	if (session_abort) {
+	if (session_aborted(o)) {
 		fprintf(stderr, "%sinterrupted: session %lld is resumable with "
 			"`schedlab run --resume %lld`\n", pfx, (long long)sid, (long long)sid);
 		return 130;
