@@ -42,7 +42,14 @@ static const char usage_text[] =
 	"2 bad input or a setup error, 130 interrupted (resumable); for a lab the\n"
 	"worst of its members in the order 2, 130, 1, 0.\n";
 
-int cmd_run(int argc, char **argv)
+struct run_args {
+	const char *dbpath, *tag, *target, *resume;
+	const char *plan;       /* the plan file; NULL with --resume */
+	int quiet;
+};
+
+/* -1 to go on, else the exit code (--help, bad usage) */
+static int parse_args(int argc, char **argv, struct run_args *a)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
@@ -53,154 +60,230 @@ int cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dbpath = DEFAULT_DB, *tag = NULL, *target = NULL, *resume = NULL;
-	int quiet = 0, c;
+	int c;
+	memset(a, 0, sizeof(*a));
+	a->dbpath = DEFAULT_DB;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': dbpath = optarg; break;
-		case 'g': tag = optarg; break;
-		case 't': target = optarg; break;
-		case 'r': resume = optarg; break;
-		case 'q': quiet = 1; break;
+		case 'd': a->dbpath = optarg; break;
+		case 'g': a->tag = optarg; break;
+		case 't': a->target = optarg; break;
+		case 'r': a->resume = optarg; break;
+		case 'q': a->quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return cmd_finish(0);
 		default: fputs(usage_text, stderr); return 2;
 		}
 	}
-	if (resume ? optind != argc : optind != argc - 1) {
-		cmd_error("run", resume ? "--resume takes no plan file" : "expected one plan file");
+	if (a->resume ? optind != argc : optind != argc - 1) {
+		cmd_error("run", a->resume ? "--resume takes no plan file" : "expected one plan file");
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	if (resume && (tag || target)) {
+	if (a->resume && (a->tag || a->target)) {
 		cmd_error("run", "--resume continues a session as it was planned; "
 			  "--tag and --target cannot change it");
 		return 2;
 	}
+	a->plan = a->resume ? NULL : argv[optind];
+	return -1;
+}
+
+/* open the database for writing and catch Ctrl-C from here on; -1 after
+ * printing why */
+static int open_db(const char *dbpath, struct db **db)
+{
+	char *msg = NULL;
+	if (db_open(dbpath, DB_READWRITE, db, &msg)) {
+		cmd_error("run", "%s: %s", dbpath, msg ? msg : "cannot open");
+		free(msg);
+		return -1;
+	}
+	session_install_signals();
+	return 0;
+}
+
+/* the plan file, with --target in place of its target; -1 after printing why */
+static int load_plan(const struct run_args *a, struct plan *p, struct strbuf *err)
+{
+	if (plan_load(a->plan, p, err)) {
+		fprintf(stderr, "%s\n", err->buf);
+		return -1;
+	}
+	if (!a->target)
+		return 0;
+	json_t *t = target_spec_parse(a->target, err);
+	if (!t || plan_set_target(p, t, err)) {
+		cmd_error("run", "--target %s", err->buf);
+		json_decref(t);
+		return -1;
+	}
+	json_decref(t);
+	return 0;
+}
+
+/* kernel variants are built (or found in the cache) first, so that the
+ * stored plan and boots name the built folders; a target that cannot boot
+ * kernels refuses them in the preflight instead. Then the preflight.
+ * -1 after printing why */
+static int build_and_check(struct plan *p, const struct session_opts *so, struct strbuf *err)
+{
+	int kernels = !!(p->tops->caps & TCAP_KERNEL);
+	for (size_t i = 0; i < p->ntargets; i++) {
+		const struct target_ops *o = target_find(json_string_value(
+			json_object_get(plan_lab_target(p, i), "type")));
+		kernels |= o && (o->caps & TCAP_KERNEL);
+	}
+	if (kernels && session_build_kernels(p, so->quiet, so->abort_flag, err)) {
+		cmd_error("run", "%s", err->buf);
+		return -1;
+	}
+	if (session_preflight(p, so, err)) {
+		fprintf(stderr, "%s\n", err->buf);
+		return -1;
+	}
+	return 0;
+}
+
+/* work through session `sid` and say where the results are */
+static int execute(struct db *db, int64_t sid, struct plan *p, const char *dbpath,
+		   const struct session_opts *so)
+{
+	struct strbuf err = STRBUF_INIT;
+	int rc = session_execute(db, sid, p, so, &err);
+	if (err.len)
+		cmd_error("run", "%s", err.buf);
+	strbuf_release(&err);
+	int planned, ok, failed, skipped;
+	if (!so->quiet && !db_session_counts(db, sid, &planned, &ok, &failed, &skipped))
+		fprintf(stderr, "session %lld: %d ok, %d failed, %d skipped, %d not run; "
+			"results in %s (schedlab query --db %s \"SELECT * FROM results "
+			"WHERE session = %lld\")\n", (long long)sid, ok, failed, skipped,
+			planned, dbpath, dbpath, (long long)sid);
+	return rc;
+}
+
+/* schedlab run PLAN.json: a new session, or a new lab */
+static int run_plan(const struct run_args *a, const struct session_opts *so)
+{
 	struct strbuf err = STRBUF_INIT;
 	struct plan p;
 	struct db *db = NULL;
-	char *msg = NULL;
 	int rc = 2;
-	int64_t sid = -1;
-	memset(&p, 0, sizeof(p));
-	struct session_opts so = { .tag = tag, .quiet = quiet, .abort_flag = &session_abort };
-
-	if (!resume) {
-		if (plan_load(argv[optind], &p, &err)) {
-			fprintf(stderr, "%s\n", err.buf);
-			goto out;
-		}
-		if (target) {
-			json_t *t = target_spec_parse(target, &err);
-			if (!t || plan_set_target(&p, t, &err)) {
-				cmd_error("run", "--target %s", err.buf);
-				json_decref(t);
-				goto out;
-			}
-			json_decref(t);
-		}
-	}
-	if (db_open(dbpath, DB_READWRITE, &db, &msg)) {
-		cmd_error("run", "%s: %s", dbpath, msg ? msg : "cannot open");
+	if (load_plan(a, &p, &err) || open_db(a->dbpath, &db) || build_and_check(&p, so, &err) ||
+	    session_aborted(so))
 		goto out;
-	}
-	session_install_signals();
-	if (resume && !strncmp(resume, "lab:", 4)) {
-		struct lab lab;
-		if (lab_find(db, resume + 4, &lab, &err)) {
-			cmd_error("run", "--resume %s: %s", resume, err.buf);
-			goto out;
-		}
-		rc = lab_resume(&lab, &db, dbpath, &so, &err);
+	if (p.targets) {
+		rc = lab_run(&db, a->dbpath, &p, so, &err);
 		if (err.len)
 			cmd_error("run", "%s", err.buf);
-		lab_release(&lab);
 		goto out;
 	}
-	if (resume) {
-		char *plan_json = NULL, *plan_path = NULL, *stag = NULL, *status = NULL;
-		sid = db_session_resolve(db, resume);
-		if (sid < 0) {
-			cmd_error("run", "--resume %s: %s", resume, db_errmsg(db));
-			goto out;
-		}
-		if (db_session_load(db, sid, &plan_json, &plan_path, &stag, &status)) {
-			cmd_error("run", "%s", db_errmsg(db));
-			goto out;
-		}
-		char *label = xstrfmt("%s (session %lld)", plan_path ? plan_path : "plan",
-				      (long long)sid);
-		int bad = plan_load_string(plan_json, label, &p, &err);
-		free(label);
-		free(plan_json);
-		free(plan_path);
-		free(stag);
-		if (bad) {
-			fprintf(stderr, "schedlab run: the stored plan no longer validates: %s\n",
-				err.buf);
-			free(status);
-			goto out;
-		}
-		int planned, ok, failed, skipped;
-		if (!db_session_counts(db, sid, &planned, &ok, &failed, &skipped) && !planned) {
-			fprintf(stderr, "session %lld (%s) has nothing left to run: %d ok, %d failed, "
-				"%d skipped\n", (long long)sid, status, ok, failed, skipped);
-			free(status);
-			rc = failed || skipped ? 1 : 0;
-			goto out;
-		}
-		free(status);
-		if (!quiet)
-			fprintf(stderr, "resuming session %lld: %d runs done, %d to do\n",
-				(long long)sid, ok + failed + skipped, planned);
-	} else {
-		/* kernel variants are built (or found in the cache) first, so that the
-		 * stored plan and boots name the built folders; a target that cannot
-		 * boot kernels refuses them in the preflight instead */
-		int kernels = !!(p.tops->caps & TCAP_KERNEL);
-		for (size_t i = 0; i < p.ntargets; i++) {
-			const struct target_ops *o = target_find(json_string_value(
-				json_object_get(plan_lab_target(&p, i), "type")));
-			kernels |= o && (o->caps & TCAP_KERNEL);
-		}
-		if (kernels && session_build_kernels(&p, quiet, so.abort_flag, &err)) {
-			cmd_error("run", "%s", err.buf);
-			goto out;
-		}
-		if (session_preflight(&p, &so, &err)) {
-			fprintf(stderr, "%s\n", err.buf);
-			goto out;
-		}
-		if (session_aborted(&so))
-			goto out;
-		if (p.targets) {
-			rc = lab_run(&db, dbpath, &p, &so, &err);
-			if (err.len)
-				cmd_error("run", "%s", err.buf);
-			goto out;
-		}
-		sid = session_start(db, &p, &so, &err);
-		if (sid < 0) {
-			cmd_error("run", "%s", err.buf);
-			goto out;
-		}
-	}
-	rc = session_execute(db, sid, &p, &so, &err);
-	if (err.len)
+	int64_t sid = session_start(db, &p, so, &err);
+	if (sid < 0) {
 		cmd_error("run", "%s", err.buf);
-	if (!quiet) {
-		int planned, ok, failed, skipped;
-		if (!db_session_counts(db, sid, &planned, &ok, &failed, &skipped))
-			fprintf(stderr, "session %lld: %d ok, %d failed, %d skipped, %d not run; "
-				"results in %s (schedlab query --db %s \"SELECT * FROM results "
-				"WHERE session = %lld\")\n", (long long)sid, ok, failed, skipped,
-				planned, dbpath, dbpath, (long long)sid);
+		goto out;
 	}
+	rc = execute(db, sid, &p, a->dbpath, so);
 out:
-	free(msg);
 	db_close(db);
 	plan_release(&p);
 	strbuf_release(&err);
+	return rc;
+}
+
+/* the plan stored with session `sid`, and the session's status; -1 after
+ * printing why */
+static int load_stored_plan(struct db *db, int64_t sid, struct plan *p, char **status)
+{
+	char *plan_json = NULL, *plan_path = NULL, *stag = NULL;
+	if (db_session_load(db, sid, &plan_json, &plan_path, &stag, status)) {
+		cmd_error("run", "%s", db_errmsg(db));
+		return -1;
+	}
+	char *label = xstrfmt("%s (session %lld)", plan_path ? plan_path : "plan", (long long)sid);
+	struct strbuf err = STRBUF_INIT;
+	int bad = plan_load_string(plan_json, label, p, &err);
+	if (bad)
+		fprintf(stderr, "schedlab run: the stored plan no longer validates: %s\n", err.buf);
+	strbuf_release(&err);
+	free(label);
+	free(plan_json);
+	free(plan_path);
+	free(stag);
+	return bad ? -1 : 0;
+}
+
+/* schedlab run --resume SESSION|last */
+static int resume_session(const struct run_args *a, const struct session_opts *so)
+{
+	struct plan p;
+	struct db *db = NULL;
+	char *status = NULL;
+	int rc = 2;
+	memset(&p, 0, sizeof(p));
+	if (open_db(a->dbpath, &db))
+		goto out;
+	int64_t sid = db_session_resolve(db, a->resume);
+	if (sid < 0) {
+		cmd_error("run", "--resume %s: %s", a->resume, db_errmsg(db));
+		goto out;
+	}
+	if (load_stored_plan(db, sid, &p, &status))
+		goto out;
+	int planned = 0, ok = 0, failed = 0, skipped = 0;
+	if (!db_session_counts(db, sid, &planned, &ok, &failed, &skipped) && !planned) {
+		fprintf(stderr, "session %lld (%s) has nothing left to run: %d ok, %d failed, "
+			"%d skipped\n", (long long)sid, status, ok, failed, skipped);
+		rc = failed || skipped ? 1 : 0;
+		goto out;
+	}
+	if (!a->quiet)
+		fprintf(stderr, "resuming session %lld: %d runs done, %d to do\n",
+			(long long)sid, ok + failed + skipped, planned);
+	rc = execute(db, sid, &p, a->dbpath, so);
+out:
+	free(status);
+	db_close(db);
+	plan_release(&p);
+	return rc;
+}
+
+/* schedlab run --resume lab:ID|lab:SESSION|lab:last */
+static int resume_lab(const struct run_args *a, const struct session_opts *so)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct db *db = NULL;
+	struct lab lab;
+	int rc = 2;
+	if (open_db(a->dbpath, &db))
+		goto out;
+	if (lab_find(db, a->resume + 4, &lab, &err)) {
+		cmd_error("run", "--resume %s: %s", a->resume, err.buf);
+		goto out;
+	}
+	rc = lab_resume(&lab, &db, a->dbpath, so, &err);
+	if (err.len)
+		cmd_error("run", "%s", err.buf);
+	lab_release(&lab);
+out:
+	db_close(db);
+	strbuf_release(&err);
+	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args a;
+	int rc = parse_args(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	struct session_opts so = { .tag = a.tag, .quiet = a.quiet, .abort_flag = &session_abort };
+	if (!a.resume)
+		rc = run_plan(&a, &so);
+	else if (!strncmp(a.resume, "lab:", 4))
+		rc = resume_lab(&a, &so);
+	else
+		rc = resume_session(&a, &so);
 	return cmd_finish(rc);
 }
