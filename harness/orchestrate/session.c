@@ -230,11 +230,17 @@ fail:
 
 /* ---- execution ---------------------------------------------------------- */
 
-static char *argv_json(const struct strvec *sv)
+static json_t *string_array(const struct strvec *sv)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < sv->nr; i++)
 		json_array_append_new(a, json_string(sv->v[i]));
+	return a;
+}
+
+static char *argv_json(const struct strvec *sv)
+{
+	json_t *a = string_array(sv);
 	char *s = json_dumps(a, JSON_COMPACT);
 	json_decref(a);
 	return s;
@@ -263,109 +269,133 @@ static int store_simple(struct db *db, int64_t run_id, const char *status, const
 /* outcome of one run */
 enum run_outcome { RUN_OK, RUN_FAILED, RUN_SKIPPED, RUN_LOST, RUN_INTERRUPTED, RUN_DBERR };
 
-static enum run_outcome execute_run(struct db *db, struct target *t, const struct plan *p,
-				    const struct session_opts *o, const struct db_pending_run *pr,
-				    int schedstat_ok,
-				    struct strbuf *summary, struct strbuf *err)
-{
-	const struct workload_ops *ops = workload_find(pr->workload);
-	json_t *params = json_loads(pr->params, 0, NULL);
-	json_t *knob = json_loads(pr->knobs, 0, NULL);
-	json_t *applied = json_array();
-	struct wl_exec ex, lex;
-	struct strbuf e = STRBUF_INIT;
-	enum run_outcome out = RUN_FAILED;
-	json_t *res = NULL;
+/* one run, from its stored row to its stored result */
+struct run_ctx {
+	struct db *db;
+	struct target *t;
+	const struct plan *p;
+	const struct session_opts *o;
+	const struct db_pending_run *pr;
+	const struct workload_ops *ops;
+	json_t *params, *knob;  /* the stored row's, parsed */
+	json_t *applied;        /* the knob writes done (the agent's answers) */
+	int knobs_touched;
+	struct wl_exec ex, lex; /* the workload's request and its background load's */
+	json_t *res;            /* the agent's result of exec */
 	struct metric_set ms;
-	metric_set_init(&ms);
-	wl_exec_init(&ex);
-	wl_exec_init(&lex);
-	const char *status = "failed";
-	int knobs_touched = 0;
+	struct strbuf e;        /* what went wrong: the run's error */
+	const char *status;     /* the run row's status */
+	enum run_outcome out;
+};
 
-	if (db_run_start(db, pr->run_id)) {
-		strbuf_addf(err, "database: %s", db_errmsg(db));
-		out = RUN_DBERR;
-		goto done_nostore;
+static void run_ctx_init(struct run_ctx *c, struct db *db, struct target *t, const struct plan *p,
+			 const struct session_opts *o, const struct db_pending_run *pr)
+{
+	memset(c, 0, sizeof(*c));
+	c->db = db;
+	c->t = t;
+	c->p = p;
+	c->o = o;
+	c->pr = pr;
+	c->ops = workload_find(pr->workload);
+	c->params = json_loads(pr->params, 0, NULL);
+	c->knob = json_loads(pr->knobs, 0, NULL);
+	c->applied = json_array();
+	wl_exec_init(&c->ex);
+	wl_exec_init(&c->lex);
+	metric_set_init(&c->ms);
+	strbuf_init(&c->e, 0);
+	c->status = "failed";
+	c->out = RUN_FAILED;
+}
+
+static void run_ctx_release(struct run_ctx *c)
+{
+	json_decref(c->res);
+	json_decref(c->params);
+	json_decref(c->knob);
+	json_decref(c->applied);
+	metric_set_release(&c->ms);
+	wl_exec_release(&c->ex);
+	wl_exec_release(&c->lex);
+	strbuf_release(&c->e);
+}
+
+/* a knob write the kernel refused: an absent tunable or sysctl file means
+ * the kernel lacks it, and the run is skipped rather than failed */
+static void knob_refused(struct run_ctx *c)
+{
+	struct strbuf *e = &c->e;
+	if (!strstr(e->buf, "unsupported by this kernel") && !strstr(e->buf, "No such file"))
+		return;
+	if (!strstr(e->buf, "unsupported by this kernel")) {
+		char *m = xstrfmt("unsupported by this kernel: %s", e->buf);
+		strbuf_reset(e);
+		strbuf_addstr(e, m);
+		free(m);
 	}
-	if (!ops || !params || !knob) {
-		strbuf_addf(&e, "stored run is unreadable (workload %s)", pr->workload);
-		goto store;
-	}
-	/* knobs */
+	c->status = "skipped";
+	c->out = RUN_SKIPPED;
+}
+
+/* the run's knobs, through the agent (which records them for restore);
+ * -1 when the run ends here */
+static int apply_knobs(struct run_ctx *c)
+{
 	json_t *writes = NULL;
-	knobs_to_writes(knob, &writes, &e);
+	knobs_to_writes(c->knob, &writes, &c->e);
 	size_t i;
 	json_t *w;
+	int ret = 0;
 	json_array_foreach(writes, i, w) {
 		json_t *info = NULL;
-		knobs_touched = 1;
-		int rc = t->ops->knob_set(t, json_string_value(json_object_get(w, "path")),
-					  json_string_value(json_object_get(w, "value")), &info, &e);
-		if (rc == -1) {
-			out = RUN_LOST;
-			json_decref(writes);
-			goto store;
-		}
+		c->knobs_touched = 1;
+		int rc = c->t->ops->knob_set(c->t, json_string_value(json_object_get(w, "path")),
+					     json_string_value(json_object_get(w, "value")), &info,
+					     &c->e);
+		if (rc == -1)
+			c->out = RUN_LOST;
+		else if (rc)
+			knob_refused(c);
 		if (rc) {
-			if (strstr(e.buf, "unsupported by this kernel") || strstr(e.buf, "No such file")) {
-				/* an absent tunable or sysctl file: the kernel lacks it */
-				if (!strstr(e.buf, "unsupported by this kernel")) {
-					char *m = xstrfmt("unsupported by this kernel: %s", e.buf);
-					strbuf_reset(&e);
-					strbuf_addstr(&e, m);
-					free(m);
-				}
-				status = "skipped";
-				out = RUN_SKIPPED;
-			}
-			json_decref(writes);
-			goto store;
+			ret = -1;
+			break;
 		}
-		json_array_append_new(applied, info);
+		json_array_append_new(c->applied, info);
 	}
 	json_decref(writes);
+	return ret;
+}
 
-	/* the request */
-	if (ops->build(params, &ex, &e))
-		goto store;
+/* the agent's exec request: argv, timeout, files, background load,
+ * schedstat; NULL when the workload or its load cannot be built */
+static json_t *build_request(struct run_ctx *c, int schedstat_ok)
+{
+	if (c->ops->build(c->params, &c->ex, &c->e))
+		return NULL;
 	json_t *req = json_object();
-	json_t *av = json_array();
-	for (size_t k = 0; k < ex.argv.nr; k++)
-		json_array_append_new(av, json_string(ex.argv.v[k]));
-	json_object_set_new(req, "argv", av);
-	json_object_set_new(req, "timeout_s", json_real(ex.timeout_s));
-	json_t *files = json_array();
-	for (size_t k = 0; k < ex.files.nr; k++)
-		json_array_append_new(files, json_string(ex.files.v[k]));
-	json_object_set_new(req, "files", files);
-	json_t *load = json_object_get(params, "load");
+	json_object_set_new(req, "argv", string_array(&c->ex.argv));
+	json_object_set_new(req, "timeout_s", json_real(c->ex.timeout_s));
+	json_object_set_new(req, "files", string_array(&c->ex.files));
+	json_t *load = json_object_get(c->params, "load");
 	if (load) {
 		const struct workload_ops *lops = workload_find(json_string_value(json_object_get(load, "type")));
-		if (!lops || !lops->build_load || lops->build_load(load, &lex, &e)) {
+		if (!lops || !lops->build_load || lops->build_load(load, &c->lex, &c->e)) {
 			json_decref(req);
-			goto store;
+			return NULL;
 		}
-		json_t *la = json_array();
-		for (size_t k = 0; k < lex.argv.nr; k++)
-			json_array_append_new(la, json_string(lex.argv.v[k]));
-		json_object_set_new(req, "load", json_pack("[{s:o}]", "argv", la));
+		json_object_set_new(req, "load", json_pack("[{s:o}]", "argv", string_array(&c->lex.argv)));
 	}
-	if (schedstat_ok && p->schedstat)
+	if (schedstat_ok && c->p->schedstat)
 		json_object_set_new(req, "schedstat", json_true());
+	return req;
+}
 
-	int rc = t->ops->exec(t, req, ex.timeout_s, &res, &e);
-	if (rc == -1) {
-		out = session_aborted(o) ? RUN_INTERRUPTED : RUN_LOST;
-		status = "interrupted";
-		goto store;
-	}
-	if (rc) {
-		/* the agent could not run it: name the package when a tool is missing */
-		if (strstr(e.buf, "not found in PATH"))
-			strbuf_addf(&e, " (install the Debian package %s)", ops->package);
-		goto store;
-	}
+/* what the workload left: aborted, timed out, failed, or its metrics;
+ * sets the outcome */
+static void judge_output(struct run_ctx *c)
+{
+	json_t *res = c->res;
 	struct wl_output wo;
 	memset(&wo, 0, sizeof(wo));
 	wo.exit_code = (int)json_integer_value(json_object_get(res, "exit_code"));
@@ -376,121 +406,179 @@ static enum run_outcome execute_run(struct db *db, struct target *t, const struc
 	wo.err = json_string_value(json_object_get(res, "stderr"));
 	wo.files = json_object_get(res, "files");
 	if (json_object_get(res, "aborted")) {
-		strbuf_addf(&e, "%s", json_string_value(json_object_get(res, "aborted")));
-		status = "interrupted";
-		out = RUN_INTERRUPTED;
-		goto store;
+		strbuf_addf(&c->e, "%s", json_string_value(json_object_get(res, "aborted")));
+		c->status = "interrupted";
+		c->out = RUN_INTERRUPTED;
+		return;
 	}
 	if (wo.timed_out) {
-		strbuf_addf(&e, "%s timed out after %.0f s and was killed", ex.argv.v[0], ex.timeout_s);
-		status = "timeout";
-		goto store;
+		strbuf_addf(&c->e, "%s timed out after %.0f s and was killed", c->ex.argv.v[0],
+			    c->ex.timeout_s);
+		c->status = "timeout";
+		return;
 	}
 	if (wo.exit_code != 0) {
 		const char *tail = wo.err && *wo.err ? wo.err : wo.out ? wo.out : "";
 		size_t tl = strlen(tail);
-		strbuf_addf(&e, "%s exited with %s %d: %s", ex.argv.v[0],
+		strbuf_addf(&c->e, "%s exited with %s %d: %s", c->ex.argv.v[0],
 			    wo.term_signal ? "signal" : "status",
 			    wo.term_signal ? wo.term_signal : wo.exit_code, tl > 300 ? tail + tl - 300 : tail);
-		goto store;
+		return;
 	}
-	if (ops->parse(params, &wo, &ms, &e))
-		goto store;
+	if (c->ops->parse(c->params, &wo, &c->ms, &c->e))
+		return;
 	json_t *loads = json_object_get(res, "loads");
 	size_t li;
 	json_t *lv;
 	json_array_foreach(loads, li, lv) {
 		if (json_is_true(json_object_get(lv, "ended_early"))) {
-			strbuf_addf(&e, "background load %s ended before the measurement did (exit %d)",
+			strbuf_addf(&c->e, "background load %s ended before the measurement did (exit %d)",
 				    json_string_value(json_object_get(lv, "argv0")),
 				    (int)json_integer_value(json_object_get(lv, "exit_code")));
-			goto store;
+			return;
 		}
 	}
-	status = "ok";
-	out = RUN_OK;
-store:;
+	c->status = "ok";
+	c->out = RUN_OK;
+}
+
+/* knobs, request, exec, judgement: the outcome in c->out and c->status */
+static void measure(struct run_ctx *c, int schedstat_ok)
+{
+	if (!c->ops || !c->params || !c->knob) {
+		strbuf_addf(&c->e, "stored run is unreadable (workload %s)", c->pr->workload);
+		return;
+	}
+	if (apply_knobs(c))
+		return;
+	json_t *req = build_request(c, schedstat_ok);
+	if (!req)
+		return;
+	int rc = c->t->ops->exec(c->t, req, c->ex.timeout_s, &c->res, &c->e);
+	if (rc == -1) {
+		c->out = session_aborted(c->o) ? RUN_INTERRUPTED : RUN_LOST;
+		c->status = "interrupted";
+		return;
+	}
+	if (rc) {
+		/* the agent could not run it: name the package when a tool is missing */
+		if (strstr(c->e.buf, "not found in PATH"))
+			strbuf_addf(&c->e, " (install the Debian package %s)", c->ops->package);
+		return;
+	}
+	judge_output(c);
+}
+
+/* after the measurement: a lost target is said so, and the knobs are
+ * restored before anything else happens on the target */
+static void settle(struct run_ctx *c)
+{
 	/* the target went away (connection dropped, machine gone, agent hung):
 	   the run failed, but not because of what it measured; it stays
 	   resumable (status interrupted) and says why */
-	if (out == RUN_LOST) {
-		char *why = xstrfmt("failed: target lost: %s", e.len ? e.buf : "connection lost");
-		strbuf_reset(&e);
-		strbuf_addstr(&e, why);
+	if (c->out == RUN_LOST) {
+		char *why = xstrfmt("failed: target lost: %s", c->e.len ? c->e.buf : "connection lost");
+		strbuf_reset(&c->e);
+		strbuf_addstr(&c->e, why);
 		free(why);
-		status = "interrupted";
+		c->status = "interrupted";
 	}
-	/* restore knobs before anything else happens on the target */
-	if (knobs_touched && out != RUN_LOST && out != RUN_INTERRUPTED) {
+	if (c->knobs_touched && c->out != RUN_LOST && c->out != RUN_INTERRUPTED) {
 		struct strbuf re = STRBUF_INIT;
-		if (t->ops->knob_restore(t, &re)) {
-			strbuf_addf(&e, "%sknob restore failed: %s", e.len ? "; " : "", re.buf);
-			if (out == RUN_OK) {
-				status = "failed";
-				out = RUN_FAILED;
+		if (c->t->ops->knob_restore(c->t, &re)) {
+			strbuf_addf(&c->e, "%sknob restore failed: %s", c->e.len ? "; " : "", re.buf);
+			if (c->out == RUN_OK) {
+				c->status = "failed";
+				c->out = RUN_FAILED;
 			}
 		}
 		strbuf_release(&re);
 	}
-	/* metrics for the database */
+}
+
+/* the metrics of an ok run for the database: the workload's, then the
+ * schedstat deltas; returns how many (dm has room for ms.nr + 4) */
+static size_t collect_metrics(const struct run_ctx *c, struct db_metric *dm)
+{
+	size_t k = 0;
+	if (c->out != RUN_OK)
+		return 0;
+	const struct metric_set *ms = &c->ms;
+	for (size_t m = 0; m < ms->nr; m++)
+		dm[k++] = (struct db_metric){ c->ops->name, ms->m[m].name, ms->m[m].unit,
+					      better_str(ms->m[m].better), ms->m[m].note,
+					      ms->m[m].value };
 	struct schedstat sb, sa;
 	struct schedstat_delta sd;
-	const char *ssb = json_string_value(json_object_get(res, "schedstat_before"));
-	const char *ssa = json_string_value(json_object_get(res, "schedstat_after"));
-	size_t nm = ms.nr + 4;
-	struct db_metric *dm = xcalloc(nm, sizeof(*dm));
-	size_t k = 0;
-	if (out == RUN_OK) {
-		for (size_t m = 0; m < ms.nr; m++)
-			dm[k++] = (struct db_metric){ ops->name, ms.m[m].name, ms.m[m].unit,
-						      better_str(ms.m[m].better), ms.m[m].note,
-						      ms.m[m].value };
-		if (ssb && ssa && !schedstat_parse(ssb, &sb) && !schedstat_parse(ssa, &sa) &&
-		    !schedstat_delta(&sb, &sa, &sd)) {
-			dm[k++] = (struct db_metric){ "schedstat", "ttwu_count", "count", "none", NULL,
-						      sd.ttwu_count };
-			if (sd.ttwu_count > 0)
-				dm[k++] = (struct db_metric){ "schedstat", "ttwu_local_pct", "%", "none",
-							      NULL, sd.ttwu_local_pct };
-			dm[k++] = (struct db_metric){ "schedstat", "run_delay_ms", "ms", "lower", NULL,
-						      sd.run_delay_ms };
-			dm[k++] = (struct db_metric){ "schedstat", "sched_count", "count", "none", NULL,
-						      sd.sched_count };
-		}
+	const char *ssb = json_string_value(json_object_get(c->res, "schedstat_before"));
+	const char *ssa = json_string_value(json_object_get(c->res, "schedstat_after"));
+	if (ssb && ssa && !schedstat_parse(ssb, &sb) && !schedstat_parse(ssa, &sa) &&
+	    !schedstat_delta(&sb, &sa, &sd)) {
+		dm[k++] = (struct db_metric){ "schedstat", "ttwu_count", "count", "none", NULL,
+					      sd.ttwu_count };
+		if (sd.ttwu_count > 0)
+			dm[k++] = (struct db_metric){ "schedstat", "ttwu_local_pct", "%", "none",
+						      NULL, sd.ttwu_local_pct };
+		dm[k++] = (struct db_metric){ "schedstat", "run_delay_ms", "ms", "lower", NULL,
+					      sd.run_delay_ms };
+		dm[k++] = (struct db_metric){ "schedstat", "sched_count", "count", "none", NULL,
+					      sd.sched_count };
 	}
-	struct db_hist *dh = xcalloc(ms.nhist + 1, sizeof(*dh));
-	json_t **hj = xcalloc(ms.nhist + 1, sizeof(json_t *));
-	for (size_t h = 0; out == RUN_OK && h < ms.nhist; h++) {
-		hj[h] = hist_to_json(&ms.hist[h].h);
-		dh[h] = (struct db_hist){ ms.hist[h].name, ms.hist[h].unit, hj[h] };
-	}
-	char *argvj = ex.argv.nr ? argv_json(&ex.argv) : NULL;
-	char *filesj = res && json_object_get(res, "files")
-		? json_dumps(json_object_get(res, "files"), JSON_COMPACT) : NULL;
-	char *appliedj = json_dumps(applied, JSON_COMPACT);
-	json_t *loadinfo = NULL;
-	if (lex.argv.nr) {
-		char *la = argv_json(&lex.argv);
-		loadinfo = json_pack("{s:s,s:O?}", "argv", la, "result",
-				     res ? json_object_get(res, "loads") : NULL);
-		free(la);
-	}
-	char *loadj = loadinfo ? json_dumps(loadinfo, JSON_COMPACT) : NULL;
+	return k;
+}
+
+/* the files the agent brought back, plus structured results (e.g. a step
+ * curve) as "schedlab-extra.json"; NULL when there are none */
+static char *files_json(const struct run_ctx *c)
+{
+	json_t *files = c->res ? json_object_get(c->res, "files") : NULL;
+	if (!c->ms.extra)
+		return files ? json_dumps(files, JSON_COMPACT) : NULL;
+	json_t *f = files ? json_deep_copy(files) : json_object();
+	char *x = json_dumps(c->ms.extra, JSON_COMPACT);
+	json_object_set_new(f, "schedlab-extra.json", json_string(x));
+	free(x);
+	char *s = json_dumps(f, JSON_COMPACT);
+	json_decref(f);
+	return s;
+}
+
+/* the background load's argv and what became of it; NULL without a load */
+static char *load_json(const struct run_ctx *c)
+{
+	if (!c->lex.argv.nr)
+		return NULL;
+	char *la = argv_json(&c->lex.argv);
+	json_t *loadinfo = json_pack("{s:s,s:O?}", "argv", la, "result",
+				     c->res ? json_object_get(c->res, "loads") : NULL);
+	free(la);
+	char *s = loadinfo ? json_dumps(loadinfo, JSON_COMPACT) : NULL;
 	json_decref(loadinfo);
-	if (ms.extra) {
-		/* structured results (e.g. a step curve) are kept with the files */
-		json_t *f = res && json_object_get(res, "files") ? json_deep_copy(json_object_get(res, "files"))
-								 : json_object();
-		char *x = json_dumps(ms.extra, JSON_COMPACT);
-		json_object_set_new(f, "schedlab-extra.json", json_string(x));
-		free(x);
-		free(filesj);
-		filesj = json_dumps(f, JSON_COMPACT);
-		json_decref(f);
+	return s;
+}
+
+/* the run row with its metrics, histograms and raw output, in one
+ * transaction; -1 with a message */
+static int store_run(struct run_ctx *c, struct strbuf *err)
+{
+	int ok = c->out == RUN_OK;
+	const struct metric_set *ms = &c->ms;
+	struct db_metric *dm = xcalloc(ms->nr + 4, sizeof(*dm));
+	size_t nm = collect_metrics(c, dm);
+	struct db_hist *dh = xcalloc(ms->nhist + 1, sizeof(*dh));
+	json_t **hj = xcalloc(ms->nhist + 1, sizeof(json_t *));
+	for (size_t h = 0; ok && h < ms->nhist; h++) {
+		hj[h] = hist_to_json(&ms->hist[h].h);
+		dh[h] = (struct db_hist){ ms->hist[h].name, ms->hist[h].unit, hj[h] };
 	}
+	char *argvj = c->ex.argv.nr ? argv_json(&c->ex.argv) : NULL;
+	char *filesj = files_json(c);
+	char *appliedj = json_dumps(c->applied, JSON_COMPACT);
+	char *loadj = load_json(c);
+	const json_t *res = c->res;
 	struct db_run_result r = {
-		.status = status,
-		.error = e.len ? e.buf : NULL,
+		.status = c->status,
+		.error = c->e.len ? c->e.buf : NULL,
 		.wall_s = json_number_value(json_object_get(res, "wall_s")),
 		.exit_code = res ? (int)json_integer_value(json_object_get(res, "exit_code")) : -1,
 		.argv_json = argvj,
@@ -499,31 +587,19 @@ store:;
 		.files_json = filesj,
 		.knobs_applied_json = appliedj,
 		.load_json = loadj,
-		.schedstat_before = out == RUN_OK ? ssb : NULL,
-		.schedstat_after = out == RUN_OK ? ssa : NULL,
+		.schedstat_before = ok ? json_string_value(json_object_get(res, "schedstat_before")) : NULL,
+		.schedstat_after = ok ? json_string_value(json_object_get(res, "schedstat_after")) : NULL,
 		.metrics = dm,
-		.nmetrics = k,
+		.nmetrics = nm,
 		.hists = dh,
-		.nhists = out == RUN_OK ? ms.nhist : 0,
+		.nhists = ok ? ms->nhist : 0,
 	};
-	if (db_run_finish(db, pr->run_id, &r)) {
-		strbuf_addf(err, "database: %s", db_errmsg(db));
-		out = RUN_DBERR;
+	int ret = 0;
+	if (db_run_finish(c->db, c->pr->run_id, &r)) {
+		strbuf_addf(err, "database: %s", db_errmsg(c->db));
+		ret = -1;
 	}
-	/* summary for the progress line */
-	if (out == RUN_OK) {
-		static const char *const show[] = { "lat_p99_us", "lat_max_us", "time_s", "bogo_ops_per_s",
-						    "rps", "wakeup_p99_us", "max_jops", "critical_jops",
-						    NULL };
-		for (const char *const *s = show; *s; s++) {
-			const struct metric *m = metric_find(&ms, *s);
-			if (m)
-				strbuf_addf(summary, " %s=%.4g", m->name, m->value);
-		}
-	} else {
-		strbuf_addf(summary, " %s", e.len ? e.buf : status);
-	}
-	for (size_t h = 0; h < ms.nhist; h++)
+	for (size_t h = 0; h < ms->nhist; h++)
 		json_decref(hj[h]);
 	free(hj);
 	free(dh);
@@ -532,15 +608,44 @@ store:;
 	free(filesj);
 	free(appliedj);
 	free(loadj);
-done_nostore:
-	json_decref(res);
-	json_decref(params);
-	json_decref(knob);
-	json_decref(applied);
-	metric_set_release(&ms);
-	wl_exec_release(&ex);
-	wl_exec_release(&lex);
-	strbuf_release(&e);
+	return ret;
+}
+
+/* the end of the progress line: the headline metrics, or what went wrong */
+static void summarize(const struct run_ctx *c, struct strbuf *summary)
+{
+	if (c->out != RUN_OK) {
+		strbuf_addf(summary, " %s", c->e.len ? c->e.buf : c->status);
+		return;
+	}
+	static const char *const show[] = { "lat_p99_us", "lat_max_us", "time_s", "bogo_ops_per_s",
+					    "rps", "wakeup_p99_us", "max_jops", "critical_jops",
+					    NULL };
+	for (const char *const *s = show; *s; s++) {
+		const struct metric *m = metric_find(&c->ms, *s);
+		if (m)
+			strbuf_addf(summary, " %s=%.4g", m->name, m->value);
+	}
+}
+
+static enum run_outcome execute_run(struct db *db, struct target *t, const struct plan *p,
+				    const struct session_opts *o, const struct db_pending_run *pr,
+				    int schedstat_ok, struct strbuf *summary, struct strbuf *err)
+{
+	struct run_ctx c;
+	run_ctx_init(&c, db, t, p, o, pr);
+	if (db_run_start(db, pr->run_id)) {
+		strbuf_addf(err, "database: %s", db_errmsg(db));
+		c.out = RUN_DBERR;
+	} else {
+		measure(&c, schedstat_ok);
+		settle(&c);
+		if (store_run(&c, err))
+			c.out = RUN_DBERR;
+		summarize(&c, summary);
+	}
+	enum run_outcome out = c.out;
+	run_ctx_release(&c);
 	return out;
 }
 
