@@ -688,216 +688,312 @@ static void verify_boot(const struct db_boot_row *b, const json_t *si, struct st
 	}
 }
 
-int session_execute(struct db *db, int64_t sid, struct plan *p, const struct session_opts *o,
-		    struct strbuf *err)
-{
-	struct db_pending_run *runs = NULL;
-	size_t n = 0;
-	int exit_code = 0;
-	if (db_session_reset_running(db, sid) || db_pending_runs(db, sid, &runs, &n)) {
-		strbuf_addf(err, "database: %s", db_errmsg(db));
-		return 2;
-	}
-	if (db_session_set_status(db, sid, "running")) {
-		strbuf_addf(err, "database: %s", db_errmsg(db));
-		db_pending_runs_free(runs, n);
-		return 2;
-	}
-	struct target t;
-	target_init(&t, p, o);
-	int opened = 0;
+/* a session being worked through */
+struct exec_ctx {
+	struct db *db;
+	int64_t sid;
+	struct plan *p;
+	const struct session_opts *o;
+	struct db_pending_run *runs;  /* what is left, in execution order */
+	size_t n;
+	double *est;            /* estimated seconds of each run */
 	struct progress pg;
-	double *est = xcalloc(n + 1, sizeof(double)), est_total = 0;
-	for (size_t i = 0; i < n; i++) {
-		json_t *pj = json_loads(runs[i].params, 0, NULL);
-		const struct workload_ops *w = workload_find(runs[i].workload);
-		est[i] = (w && pj ? w->estimate_s(pj) : 0) + 0.3;
-		est_total += est[i];
+	struct target t;
+	int opened;             /* t is open */
+	int lost;               /* the target was lost (or did not boot): the rest of
+				   the boot is not run, the next boot reopens it */
+	int resumable;          /* runs left for --resume by a lost target */
+	int exit_code;          /* 0, 1, or 2 (stop) */
+	struct strbuf *err;
+};
+
+/* one boot of the session and the consecutive runs that share it */
+struct boot_ctx {
+	struct db_boot_row br;  /* the planned row */
+	int64_t id;             /* the row to fill: br.id, or a new one on resume */
+	struct boot_info bi;
+	struct strbuf be;       /* why the target did not come up */
+	struct strbuf why;      /* how the effective configuration differs */
+	char desc[200];         /* "boot 2: KERNEL, preempt=full, cmdline: ..." */
+	int booted;
+};
+
+static void boot_ctx_init(struct boot_ctx *b)
+{
+	memset(b, 0, sizeof(*b));
+	boot_info_init(&b->bi);
+	strbuf_init(&b->be, 0);
+	strbuf_init(&b->why, 0);
+}
+
+static void boot_ctx_release(struct boot_ctx *b)
+{
+	boot_info_release(&b->bi);
+	strbuf_release(&b->be);
+	strbuf_release(&b->why);
+	db_boot_row_free(&b->br);
+}
+
+/* reset what a crash left running, list what is left, mark the session
+ * running; the exit code 2 on a database error */
+static int exec_begin(struct exec_ctx *c)
+{
+	if (db_session_reset_running(c->db, c->sid) ||
+	    db_pending_runs(c->db, c->sid, &c->runs, &c->n)) {
+		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+		return 2;
+	}
+	if (db_session_set_status(c->db, c->sid, "running")) {
+		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+		db_pending_runs_free(c->runs, c->n);
+		return 2;
+	}
+	return 0;
+}
+
+/* the estimate of every run, and the first progress line */
+static void progress_begin(struct exec_ctx *c)
+{
+	double est_total = 0;
+	c->est = xcalloc(c->n + 1, sizeof(double));
+	for (size_t i = 0; i < c->n; i++) {
+		json_t *pj = json_loads(c->runs[i].params, 0, NULL);
+		const struct workload_ops *w = workload_find(c->runs[i].workload);
+		c->est[i] = (w && pj ? w->estimate_s(pj) : 0) + 0.3;
+		est_total += c->est[i];
 		json_decref(pj);
 	}
-	progress_init(&pg, n, est_total, o->quiet);
-	progress_set_prefix(&pg, o->prefix);
-	const char *pfx = o->prefix ? o->prefix : "";
+	progress_init(&c->pg, c->n, est_total, c->o->quiet);
+	progress_set_prefix(&c->pg, c->o->prefix);
 	char eta[32];
 	progress_fmt_dur(est_total, eta, sizeof(eta));
-	progress_say(&pg, "session %lld: %zu runs to do, estimated %s", (long long)sid, n, eta);
+	progress_say(&c->pg, "session %lld: %zu runs to do, estimated %s", (long long)c->sid, c->n,
+		     eta);
+}
 
-	size_t i = 0;
-	int lost = 0, resumable = 0;
-	while (i < n && !session_aborted(o)) {
-		/* one boot: the consecutive runs that share it */
-		size_t j = i;
-		while (j < n && runs[j].boot_id == runs[i].boot_id)
-			j++;
-		struct db_boot_row br;
-		if (db_boot_load(db, runs[i].boot_id, &br)) {
-			strbuf_addf(err, "database: %s", db_errmsg(db));
-			exit_code = 2;
+static void count_done(struct exec_ctx *c, size_t k)
+{
+	c->pg.done++;
+	c->pg.est_done += c->est[k];
+}
+
+/* the boot row of runs [i, j): a boot that happened before (resume) is
+ * planned again in a new row and the runs moved to it; -1 on a database error */
+static int boot_row(struct exec_ctx *c, size_t i, size_t j, struct boot_ctx *b)
+{
+	if (db_boot_load(c->db, c->runs[i].boot_id, &b->br))
+		return -1;
+	b->id = b->br.id;
+	if (strcmp(b->br.status, "planned")) {
+		b->id = db_boot_replan(c->db, b->br.id);
+		for (size_t k = i; k < j && b->id > 0; k++)
+			if (db_run_set_boot(c->db, c->runs[k].run_id, b->id))
+				b->id = -1;
+	}
+	return b->id < 0 ? -1 : 0;
+}
+
+/* bring the target into the boot configuration, reopening it when it was
+ * lost */
+static void boot_target(struct exec_ctx *c, struct boot_ctx *b)
+{
+	const struct db_boot_row *br = &b->br;
+	struct boot_spec bs = { br->cfg, br->kernel, br->preempt, br->cmdline ? br->cmdline : "" };
+	const char *kdesc = br->kernel ? br->kernel
+			  : json_string_value(json_object_get(c->p->target, "kernel"));
+	snprintf(b->desc, sizeof(b->desc), "boot %d: %s%s%s%s%s", br->seq + 1,
+		 kdesc ? kdesc : "running kernel", br->preempt ? ", preempt=" : "",
+		 br->preempt ? br->preempt : "", br->cmdline && *br->cmdline ? ", cmdline: " : "",
+		 br->cmdline && *br->cmdline ? br->cmdline : "");
+	progress_say(&c->pg, "%s", b->desc);
+	if (c->lost && c->opened) {
+		c->t.ops->close(&c->t);
+		c->opened = 0;
+	}
+	if (!c->opened && c->t.ops->open(&c->t, &b->be) == 0)
+		c->opened = 1;
+	b->booted = c->opened && c->t.ops->boot(&c->t, &bs, &b->bi, &b->be) == 0;
+	c->lost = !b->booted;
+}
+
+static const char *boot_error(const struct boot_ctx *b)
+{
+	return b->be.len ? b->be.buf : "boot failed";
+}
+
+/* the boot row: ok, mismatch (with the difference) or failed; -1 on a
+ * database error */
+static int store_boot(struct exec_ctx *c, struct boot_ctx *b)
+{
+	struct boot_info *bi = &b->bi;
+	struct db_boot_result bres;
+	memset(&bres, 0, sizeof(bres));
+	bres.method = bi->method[0] ? bi->method : NULL;
+	bres.switch_s = bi->switch_s;
+	bres.accel = bi->accel[0] ? bi->accel : NULL;
+	bres.console = bi->console.len ? bi->console.buf : NULL;
+	if (b->booted) {
+		verify_boot(&b->br, bi->sysinfo, &b->why);
+		bres.status = b->why.len ? "mismatch" : "ok";
+		bres.error = b->why.len ? b->why.buf : NULL;
+		bres.sysinfo = bi->sysinfo;
+		bres.preempt = sysinfo_str(bi->sysinfo, "preempt");
+		bres.cmdline = sysinfo_str(bi->sysinfo, "cmdline");
+		bres.boot_uuid = bi->boot_id;
+		bres.machine_id = db_machine_get(c->db, bi->sysinfo);
+		bres.kernel_id = db_kernel_get(c->db, bi->sysinfo);
+	} else {
+		bres.status = "failed";
+		bres.error = boot_error(b);
+	}
+	return db_boot_finish(c->db, b->id, &bres);
+}
+
+/* a boot that failed or does not match skips its runs with the reason; a
+ * mismatch is final, a boot that failed (the target did not come up or
+ * could not be reached) is tried again by --resume (runs skipped with
+ * "boot failed: ..." are redone, db.c) */
+static void skip_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t i, size_t j)
+{
+	char *reason = xstrfmt("%s: %s", b->booted ? "boot mismatch" : "boot failed",
+			       b->booted ? b->why.buf : boot_error(b));
+	progress_say(&c->pg, "  %s; %s %zu runs", reason,
+		     b->booted ? "skipping" : "leaving resumable", j - i);
+	if (!b->booted)
+		c->resumable += (int)(j - i);
+	for (size_t k = i; k < j; k++) {
+		if (store_simple(c->db, c->runs[k].run_id, "skipped", reason, c->err)) {
+			c->exit_code = 2;
 			break;
 		}
-		int64_t boot_id = br.id;
-		if (strcmp(br.status, "planned")) {
-			/* resumed: this boot happened before; boot again into a new row */
-			boot_id = db_boot_replan(db, br.id);
-			for (size_t k = i; k < j && boot_id > 0; k++)
-				if (db_run_set_boot(db, runs[k].run_id, boot_id))
-					boot_id = -1;
-			if (boot_id < 0) {
-				strbuf_addf(err, "database: %s", db_errmsg(db));
-				db_boot_row_free(&br);
-				exit_code = 2;
+		count_done(c, k);
+	}
+	free(reason);
+	c->exit_code = c->exit_code ? c->exit_code : 1;
+}
+
+/* run k, with its progress line */
+static enum run_outcome run_one(struct exec_ctx *c, size_t k, const char *bootdesc, int ss_ok)
+{
+	const struct db_pending_run *r = &c->runs[k];
+	struct strbuf sum = STRBUF_INIT;
+	double t0 = now_mono();
+	char *what = xstrfmt("%s rep %d knobs=%s", r->workload, r->rep + 1, r->knobs);
+	progress_run_start(&c->pg, bootdesc, what);
+	enum run_outcome oc = execute_run(c->db, &c->t, c->p, c->o, r, ss_ok, &sum, c->err);
+	int whole = c->pg.tty || c->pg.prefix;
+	char *line = xstrfmt("%s%s%s (%.1f s)%s", whole ? what : "", whole ? ": " : "",
+			     oc == RUN_OK ? "ok" : oc == RUN_SKIPPED ? "skipped"
+			     : oc == RUN_INTERRUPTED ? "interrupted" : "FAILED",
+			     now_mono() - t0, sum.buf);
+	progress_run_end(&c->pg, c->est[k], line);
+	free(line);
+	free(what);
+	strbuf_release(&sum);
+	return oc;
+}
+
+/* the runs of a good boot, until the target is lost or Ctrl-C; after a loss
+ * the rest stay resumable */
+static void run_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t i, size_t j)
+{
+	int ss_ok = sysinfo_int(b->bi.sysinfo, "schedstats", 0) == 1;
+	for (size_t k = i; k < j; k++) {
+		if (session_aborted(c->o))
+			break;
+		if (c->lost) {
+			c->resumable++;
+			if (store_simple(c->db, c->runs[k].run_id, "interrupted",
+					 "not run: target lost earlier in this boot", c->err)) {
+				c->exit_code = 2;
 				break;
 			}
+			count_done(c, k);
+			continue;
 		}
-		struct boot_spec bs = { br.cfg, br.kernel, br.preempt, br.cmdline ? br.cmdline : "" };
-		struct boot_info bi;
-		struct strbuf be = STRBUF_INIT, why = STRBUF_INIT;
-		boot_info_init(&bi);
-		char bootdesc[200];
-		const char *kdesc = br.kernel ? br.kernel
-				  : json_string_value(json_object_get(p->target, "kernel"));
-		snprintf(bootdesc, sizeof(bootdesc), "boot %d: %s%s%s%s%s", br.seq + 1,
-			 kdesc ? kdesc : "running kernel", br.preempt ? ", preempt=" : "",
-			 br.preempt ? br.preempt : "", br.cmdline && *br.cmdline ? ", cmdline: " : "",
-			 br.cmdline && *br.cmdline ? br.cmdline : "");
-		progress_say(&pg, "%s", bootdesc);
-		int booted = 0;
-		if (lost && opened) {
-			t.ops->close(&t);
-			opened = 0;
-		}
-		if (!opened) {
-			if (t.ops->open(&t, &be) == 0)
-				opened = 1;
-		}
-		if (opened && t.ops->boot(&t, &bs, &bi, &be) == 0)
-			booted = 1;
-		lost = 0;
-		struct db_boot_result bres;
-		memset(&bres, 0, sizeof(bres));
-		bres.method = bi.method[0] ? bi.method : NULL;
-		bres.switch_s = bi.switch_s;
-		bres.accel = bi.accel[0] ? bi.accel : NULL;
-		bres.console = bi.console.len ? bi.console.buf : NULL;
-		if (booted) {
-			verify_boot(&br, bi.sysinfo, &why);
-			bres.status = why.len ? "mismatch" : "ok";
-			bres.error = why.len ? why.buf : NULL;
-			bres.sysinfo = bi.sysinfo;
-			bres.preempt = sysinfo_str(bi.sysinfo, "preempt");
-			bres.cmdline = sysinfo_str(bi.sysinfo, "cmdline");
-			bres.boot_uuid = bi.boot_id;
-			bres.machine_id = db_machine_get(db, bi.sysinfo);
-			bres.kernel_id = db_kernel_get(db, bi.sysinfo);
-		} else {
-			bres.status = "failed";
-			bres.error = be.len ? be.buf : "boot failed";
-			lost = 1;
-		}
-		if (db_boot_finish(db, boot_id, &bres)) {
-			strbuf_addf(err, "database: %s", db_errmsg(db));
-			exit_code = 2;
-			boot_info_release(&bi);
-			strbuf_release(&be);
-			strbuf_release(&why);
-			db_boot_row_free(&br);
+		enum run_outcome oc = run_one(c, k, b->desc, ss_ok);
+		if (oc == RUN_DBERR) {
+			c->exit_code = 2;
 			break;
 		}
-		if (!booted || why.len) {
-			/* both skip the boot's runs with the reason; a mismatch is
-			   final, a boot that failed (the target did not come up or
-			   could not be reached) is tried again by --resume (runs
-			   skipped with "boot failed: ..." are redone, db.c) */
-			char *reason = xstrfmt("%s: %s", booted ? "boot mismatch" : "boot failed",
-					       booted ? why.buf : bres.error);
-			progress_say(&pg, "  %s; %s %zu runs", reason,
-				     booted ? "skipping" : "leaving resumable", j - i);
-			if (!booted)
-				resumable += (int)(j - i);
-			for (size_t k = i; k < j; k++) {
-				if (store_simple(db, runs[k].run_id, "skipped", reason, err)) {
-					exit_code = 2;
-					break;
-				}
-				pg.done++;
-				pg.est_done += est[k];
-			}
-			free(reason);
-			exit_code = exit_code ? exit_code : 1;
-		} else {
-			int ss_ok = sysinfo_int(bi.sysinfo, "schedstats", 0) == 1;
-			for (size_t k = i; k < j; k++) {
-				if (session_aborted(o))
-					break;
-				if (lost) {
-					resumable++;
-					if (store_simple(db, runs[k].run_id, "interrupted",
-							 "not run: target lost earlier in this boot", err)) {
-						exit_code = 2;
-						break;
-					}
-					pg.done++;
-					pg.est_done += est[k];
-					continue;
-				}
-				struct strbuf sum = STRBUF_INIT;
-				double t0 = now_mono();
-				char *what = xstrfmt("%s rep %d knobs=%s", runs[k].workload,
-						     runs[k].rep + 1, runs[k].knobs);
-				progress_run_start(&pg, bootdesc, what);
-				enum run_outcome oc = execute_run(db, &t, p, o, &runs[k], ss_ok, &sum, err);
-				int whole = pg.tty || pg.prefix;
-				char *line = xstrfmt("%s%s%s (%.1f s)%s", whole ? what : "",
-						     whole ? ": " : "",
-						     oc == RUN_OK ? "ok" : oc == RUN_SKIPPED ? "skipped"
-						     : oc == RUN_INTERRUPTED ? "interrupted" : "FAILED",
-						     now_mono() - t0, sum.buf);
-				progress_run_end(&pg, est[k], line);
-				free(line);
-				free(what);
-				strbuf_release(&sum);
-				if (oc == RUN_DBERR) {
-					exit_code = 2;
-					break;
-				}
-				if (oc == RUN_LOST) {
-					lost = 1;
-					resumable++;
-				}
-				if (oc != RUN_OK && oc != RUN_INTERRUPTED)
-					exit_code = exit_code ? exit_code : 1;
-			}
+		if (oc == RUN_LOST) {
+			c->lost = 1;
+			c->resumable++;
 		}
-		boot_info_release(&bi);
-		strbuf_release(&be);
-		strbuf_release(&why);
-		db_boot_row_free(&br);
-		if (exit_code == 2)
-			break;
-		i = j;
+		if (oc != RUN_OK && oc != RUN_INTERRUPTED)
+			c->exit_code = c->exit_code ? c->exit_code : 1;
 	}
-	progress_done(&pg);
-	free(est);
-	if (opened)
-		t.ops->close(&t);
-	target_fini(&t);
-	db_pending_runs_free(runs, n);
-	const char *final = session_aborted(o) || (resumable && exit_code != 2) ? "interrupted"
-			    : exit_code == 2 ? "failed" : "done";
-	if (db_session_set_status(db, sid, final) && exit_code != 2) {
-		strbuf_addf(err, "database: %s", db_errmsg(db));
-		exit_code = 2;
+}
+
+/* one boot: the runs [i, j) that share it */
+static void do_boot(struct exec_ctx *c, size_t i, size_t j)
+{
+	struct boot_ctx b;
+	boot_ctx_init(&b);
+	int dberr = boot_row(c, i, j, &b);
+	if (!dberr) {
+		boot_target(c, &b);
+		dberr = store_boot(c, &b);
 	}
-	if (resumable && !session_aborted(o) && exit_code != 2)
+	if (dberr) {
+		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+		c->exit_code = 2;
+	} else if (!b.booted || b.why.len) {
+		skip_boot_runs(c, &b, i, j);
+	} else {
+		run_boot_runs(c, &b, i, j);
+	}
+	boot_ctx_release(&b);
+}
+
+/* close the target, store the session's status, say what is left; the
+ * exit code */
+static int exec_finish(struct exec_ctx *c)
+{
+	int64_t sid = c->sid;
+	const char *pfx = c->o->prefix ? c->o->prefix : "";
+	progress_done(&c->pg);
+	free(c->est);
+	if (c->opened)
+		c->t.ops->close(&c->t);
+	target_fini(&c->t);
+	db_pending_runs_free(c->runs, c->n);
+	const char *final = session_aborted(c->o) || (c->resumable && c->exit_code != 2)
+		? "interrupted" : c->exit_code == 2 ? "failed" : "done";
+	if (db_session_set_status(c->db, sid, final) && c->exit_code != 2) {
+		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+		c->exit_code = 2;
+	}
+	if (c->resumable && !session_aborted(c->o) && c->exit_code != 2)
 		fprintf(stderr, "%ssession %lld: %d runs were not done because the target was lost or "
 			"did not boot; `schedlab run --resume %lld` redoes them once it is back\n",
-			pfx, (long long)sid, resumable, (long long)sid);
-	if (session_aborted(o)) {
+			pfx, (long long)sid, c->resumable, (long long)sid);
+	if (session_aborted(c->o)) {
 		fprintf(stderr, "%sinterrupted: session %lld is resumable with "
 			"`schedlab run --resume %lld`\n", pfx, (long long)sid, (long long)sid);
 		return 130;
 	}
-	return exit_code;
+	return c->exit_code;
+}
+
+int session_execute(struct db *db, int64_t sid, struct plan *p, const struct session_opts *o,
+		    struct strbuf *err)
+{
+	struct exec_ctx c = { .db = db, .sid = sid, .p = p, .o = o, .err = err };
+	int rc = exec_begin(&c);
+	if (rc)
+		return rc;
+	target_init(&c.t, p, o);
+	progress_begin(&c);
+	size_t i = 0;
+	while (i < c.n && !session_aborted(o) && c.exit_code != 2) {
+		size_t j = i;
+		while (j < c.n && c.runs[j].boot_id == c.runs[i].boot_id)
+			j++;
+		do_boot(&c, i, j);
+		i = j;
+	}
+	return exec_finish(&c);
 }
 
 int session_build_kernels(struct plan *p, int quiet, volatile int *abort_flag, struct strbuf *err)
