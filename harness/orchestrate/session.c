@@ -10,6 +10,12 @@
  * and schedstat snapshots, restore the knobs, parse, and store the run with
  * its metrics, histograms and raw output in one transaction. The controller
  * only waits while a measurement runs.
+ *
+ * The state of a session being worked through is a struct exec_ctx, that of
+ * one boot a struct boot_ctx, that of one run a struct run_ctx; each step is
+ * a function of its own (do_boot: boot_row, boot_target, store_boot, then
+ * skip_boot_runs or run_boot_runs; execute_run: measure, settle, store_run,
+ * summarize). Interruption comes only through session_opts.abort_flag.
  */
 #include "harness/orchestrate/session.h"
 

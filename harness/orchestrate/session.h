@@ -3,6 +3,9 @@
  * planned boot and run to the database before the first one starts;
  * session_execute() works through whatever is not finished yet, in execution
  * order, which is also exactly what `run --resume` does after a crash.
+ * How a run is told (quiet, the lab member's prefix) and interrupted (the
+ * flag) is in struct session_opts; a lab runs one session per member
+ * (harness/orchestrate/lab.h).
  */
 #ifndef SL_SESSION_H
 #define SL_SESSION_H
