@@ -36,6 +36,9 @@ enum stmt_id {
 	STMT_BOOT_LOAD,
 	STMT_SESSION_LOAD,
 	STMT_SESSION_COUNTS,
+	STMT_LAB_LAST,
+	STMT_LAB_OF_SESSION,
+	STMT_LAB_SESSIONS,
 	STMT_COUNT
 };
 
@@ -89,6 +92,12 @@ static const char *const stmt_sql[STMT_COUNT] = {
 				" sum(status = 'ok'), sum(status IN ('failed','timeout')),"
 				" sum(status = 'skipped' AND coalesce(error, '') NOT LIKE 'boot failed:%')"
 				" FROM run WHERE session_id = ?1",
+	[STMT_LAB_LAST] = "SELECT json_extract(plan_json, '$.lab.id') FROM session"
+			  " WHERE json_extract(plan_json, '$.lab.id') IS NOT NULL ORDER BY id DESC LIMIT 1",
+	[STMT_LAB_OF_SESSION] = "SELECT json_extract(plan_json, '$.lab.id') FROM session WHERE id = ?1",
+	[STMT_LAB_SESSIONS] = "SELECT id, plan_json, plan_path, json_extract(plan_json, '$.lab.label')"
+			      " FROM session WHERE json_extract(plan_json, '$.lab.id') = ?1"
+			      " ORDER BY json_extract(plan_json, '$.lab.target'), id",
 };
 
 struct db {
@@ -800,6 +809,97 @@ int db_session_counts(struct db *db, int64_t sid, int *planned, int *ok, int *fa
 	int r = db_session_counts_rows(db, sid, planned, ok, failed, skipped);
 	end_reads(db);
 	return r;
+}
+
+static int db_lab_resolve_rows(struct db *db, const char *spec, char **id)
+{
+	int last = !strcmp(spec, "last");
+	size_t digits = strspn(spec, "0123456789");
+	if (!last && !(digits && !spec[digits])) {
+		*id = strdup(spec);     /* the lab id itself */
+		return 0;
+	}
+	sqlite3_stmt *s = stmt(db, last ? STMT_LAB_LAST : STMT_LAB_OF_SESSION);
+	if (!s)
+		return -1;
+	if (!last)
+		sqlite3_bind_int64(s, 1, strtoll(spec, NULL, 10));
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+		*id = col_dup(s, 0);
+		return 0;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		ERROR_SQLITE(db, "finding the lab");
+		return -1;
+	}
+	db_seterr(db, "%s", last ? "no session in this database is part of a lab"
+				 : "no such session, or it is not part of a lab");
+	return -1;
+}
+
+int db_lab_resolve(struct db *db, const char *spec, char **id)
+{
+	*id = NULL;
+	int r = db_lab_resolve_rows(db, spec, id);
+	end_reads(db);
+	return r;
+}
+
+static int db_lab_sessions_rows(struct db *db, const char *id, struct db_lab_session **out,
+				size_t *n)
+{
+	sqlite3_stmt *s = stmt(db, STMT_LAB_SESSIONS);
+	size_t alloc = 0;
+	if (!s)
+		return -1;
+	bind_text(s, 1, id);
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == alloc) {
+			alloc = alloc ? alloc * 2 : 8;
+			struct db_lab_session *grown = realloc(*out, alloc * sizeof(**out));
+			if (!grown) {
+				db_seterr(db, "listing the sessions of a lab: out of memory");
+				return -1;
+			}
+			*out = grown;
+		}
+		struct db_lab_session *m = &(*out)[(*n)++];
+		m->sid = sqlite3_column_int64(s, 0);
+		m->plan_json = col_dup(s, 1);
+		m->plan_path = col_dup(s, 2);
+		m->label = col_dup(s, 3);
+	}
+	if (rc != SQLITE_DONE) {
+		ERROR_SQLITE(db, "listing the sessions of a lab");
+		return -1;
+	}
+	return 0;
+}
+
+int db_lab_sessions(struct db *db, const char *id, struct db_lab_session **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	int r = db_lab_sessions_rows(db, id, out, n);
+	end_reads(db);
+	if (r) {
+		db_lab_sessions_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return r;
+}
+
+void db_lab_sessions_free(struct db_lab_session *s, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++) {
+		free(s[i].plan_json);
+		free(s[i].plan_path);
+		free(s[i].label);
+	}
+	free(s);
 }
 
 int db_query(struct db *db, const char *sql, db_row_fn fn, void *ctx)

@@ -118,6 +118,25 @@ int db_session_load(struct db *db, int64_t sid, char **plan_json, char **plan_pa
 int db_session_counts(struct db *db, int64_t sid, int *planned, int *ok, int *failed,
 		      int *skipped);
 
+/*
+ * Labs (harness/orchestrate/lab.h): the member sessions of a lab share the
+ * "lab" marker of their stored plans, {"id": ID, "target": N, "label": ...}.
+ */
+/* the lab id named by `spec` of `run --resume lab:SPEC`: "last" (the lab of
+ * the newest session that belongs to one), a member session's number, or
+ * otherwise the id itself; *id malloc'd. -1 with a message when no session
+ * is part of a lab, or the numbered one does not exist or is not a member */
+int db_lab_resolve(struct db *db, const char *spec, char **id);
+struct db_lab_session {
+	int64_t sid;
+	char *plan_json, *plan_path;
+	char *label;            /* the marker's label ("ssh:lab3"), NULL when absent */
+};
+/* the sessions of lab `id` in member order (marker's target, then session
+ * id), malloc'd; *n = 0 when there are none */
+int db_lab_sessions(struct db *db, const char *id, struct db_lab_session **out, size_t *n);
+void db_lab_sessions_free(struct db_lab_session *s, size_t n);
+
 /* generic read-only query printer support: run SQL, call back per row */
 typedef int (*db_row_fn)(void *ctx, int ncols, const char *const *names,
 			 const char *const *values);

@@ -143,7 +143,7 @@ int cmd_plan(int argc, char **argv)
 	}
 	int rc = 0;
 	if (check) {
-		struct session_opts so = { NULL, 1, NULL };
+		struct session_opts so = { .quiet = 1 };
 		if (session_preflight(&p, &so, &err)) {
 			fprintf(stderr, "%s\n", err.buf);
 			rc = 2;

@@ -456,147 +456,141 @@ static int lab_check(const json_t *lab, struct strbuf *err)
 	return 0;
 }
 
-static int validate(struct plan *p, const char *file, struct strbuf *err)
+/* every top-level key is known */
+static int check_top_keys(const json_t *root, struct strbuf *e)
 {
-	json_t *root = p->root;
-	struct strbuf e = STRBUF_INIT;
-	struct strvec kernels = STRVEC_INIT, preempts = STRVEC_INIT, cmdlines = STRVEC_INIT;
-	int ret = -1;
-
-	if (!json_is_object(root)) {
-		strbuf_addstr(&e, "the plan must be a JSON object");
-		goto out;
-	}
 	const char *key;
 	json_t *kv;
-	json_object_foreach(root, key, kv) {
+	json_object_foreach((json_t *)root, key, kv) {
 		if (!in_list(top_keys, key) && !in_list(top_keys_more, key)) {
-			strbuf_addf(&e, "%s: unknown key (valid: ", key);
-			list_text(top_keys, &e);
-			strbuf_addch(&e, ')');
-			goto out;
+			strbuf_addf(e, "%s: unknown key (valid: ", key);
+			list_text(top_keys, e);
+			strbuf_addch(e, ')');
+			return -1;
 		}
 	}
+	return 0;
+}
+
+/* name, repetitions, seed, schedstat, order and switch, with their defaults */
+static int validate_settings(struct plan *p, struct strbuf *e)
+{
+	json_t *root = p->root;
 	json_t *v = json_object_get(root, "name");
 	if (v && (!json_is_string(v) || !json_string_length(v))) {
-		strbuf_addstr(&e, "name: must be a non-empty string");
-		goto out;
+		strbuf_addstr(e, "name: must be a non-empty string");
+		return -1;
 	}
 	p->name = xstrdup(v ? json_string_value(v) : "unnamed");
 
 	v = json_object_get(root, "repetitions");
 	if (v && (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 100000)) {
-		strbuf_addstr(&e, "repetitions: must be a positive integer");
-		goto out;
+		strbuf_addstr(e, "repetitions: must be a positive integer");
+		return -1;
 	}
 	p->repetitions = v ? (int)json_integer_value(v) : 1;
 
 	v = json_object_get(root, "seed");
 	if (v && (!json_is_integer(v) || json_integer_value(v) < 0)) {
-		strbuf_addstr(&e, "seed: must be a non-negative integer");
-		goto out;
+		strbuf_addstr(e, "seed: must be a non-negative integer");
+		return -1;
 	}
 	p->seed = v ? (uint64_t)json_integer_value(v) : 1;
 
 	v = json_object_get(root, "schedstat");
 	if (v && !json_is_boolean(v)) {
-		strbuf_addstr(&e, "schedstat: must be true or false");
-		goto out;
+		strbuf_addstr(e, "schedstat: must be true or false");
+		return -1;
 	}
 	p->schedstat = v ? json_is_true(v) : 1;
 
 	v = json_object_get(root, "order");
 	if (v && (!json_is_string(v) || !in_list(orders, json_string_value(v)))) {
-		strbuf_addstr(&e, "order: must be one of ");
-		list_text(orders, &e);
-		goto out;
+		strbuf_addstr(e, "order: must be one of ");
+		list_text(orders, e);
+		return -1;
 	}
 	p->order = xstrdup(v ? json_string_value(v) : "interleaved");
 
 	v = json_object_get(root, "switch");
 	if (v && (!json_is_string(v) || !in_list(switch_methods, json_string_value(v)))) {
-		strbuf_addstr(&e, "switch: must be one of ");
-		list_text(switch_methods, &e);
-		goto out;
+		strbuf_addstr(e, "switch: must be one of ");
+		list_text(switch_methods, e);
+		return -1;
 	}
 	p->switch_method = xstrdup(v ? json_string_value(v) : "auto");
+	return 0;
+}
 
-	/* target, or a lab of targets */
-	v = json_object_get(root, "target");
-	json_t *vs = json_object_get(root, "targets");
-	json_t *lab = json_object_get(root, "lab");
+/* a lab's "targets": every member resolved; the first stands in p->target */
+static int validate_lab_targets(struct plan *p, const json_t *vs, struct strbuf *e)
+{
+	if (!json_is_array(vs) || !json_array_size(vs)) {
+		strbuf_addstr(e, "targets: must be a non-empty array of targets (each "
+			      "\"local\", a target spec string or an object with \"type\")");
+		return -1;
+	}
+	p->targets = json_array();
+	size_t ti;
+	json_t *te;
+	json_array_foreach(vs, ti, te) {
+		char path[64];
+		const struct target_ops *ops;
+		snprintf(path, sizeof(path), "targets[%zu]", ti);
+		json_t *tobj = target_value(te, path, e);
+		json_t *res = tobj ? resolve_target(p, tobj, path, &ops, e) : NULL;
+		json_decref(tobj);
+		if (!res)
+			return -1;
+		json_array_append_new(p->targets, res);
+		if (!ti) {
+			p->target = json_incref(res);
+			p->tops = ops;
+		}
+	}
+	p->ntargets = json_array_size(p->targets);
+	return 0;
+}
+
+/* "target" (default local), or a lab of "targets"; and the "lab" marker */
+static int validate_targets(struct plan *p, struct strbuf *e)
+{
+	json_t *v = json_object_get(p->root, "target");
+	json_t *vs = json_object_get(p->root, "targets");
+	json_t *lab = json_object_get(p->root, "lab");
 	if (v && vs) {
-		strbuf_addstr(&e, "target, targets: a plan names either one \"target\" or a lab "
+		strbuf_addstr(e, "target, targets: a plan names either one \"target\" or a lab "
 			      "of \"targets\", not both");
-		goto out;
+		return -1;
 	}
 	if (vs) {
 		if (lab) {
-			strbuf_addstr(&e, "lab: written by schedlab into the stored plan of each "
+			strbuf_addstr(e, "lab: written by schedlab into the stored plan of each "
 				      "member of a lab (with \"target\"); not valid with \"targets\"");
-			goto out;
+			return -1;
 		}
-		if (!json_is_array(vs) || !json_array_size(vs)) {
-			strbuf_addstr(&e, "targets: must be a non-empty array of targets (each "
-				      "\"local\", a target spec string or an object with \"type\")");
-			goto out;
-		}
-		p->targets = json_array();
-		size_t ti;
-		json_t *te;
-		json_array_foreach(vs, ti, te) {
-			char path[64];
-			const struct target_ops *ops;
-			snprintf(path, sizeof(path), "targets[%zu]", ti);
-			json_t *tobj = target_value(te, path, &e);
-			json_t *res = tobj ? resolve_target(p, tobj, path, &ops, &e) : NULL;
-			json_decref(tobj);
-			if (!res)
-				goto out;
-			json_array_append_new(p->targets, res);
-			if (!ti) {
-				p->target = json_incref(res);
-				p->tops = ops;
-			}
-		}
-		p->ntargets = json_array_size(p->targets);
+		if (validate_lab_targets(p, vs, e))
+			return -1;
 	} else {
-		json_t *tobj = v ? target_value(v, "target", &e) : json_pack("{s:s}", "type", "local");
+		json_t *tobj = v ? target_value(v, "target", e) : json_pack("{s:s}", "type", "local");
 		if (!tobj)
-			goto out;
-		if (plan_set_target(p, tobj, &e)) {
-			json_decref(tobj);
-			goto out;
-		}
+			return -1;
+		int bad = plan_set_target(p, tobj, e);
 		json_decref(tobj);
+		if (bad)
+			return -1;
 	}
-	if (lab && lab_check(lab, &e))
-		goto out;
+	return lab ? lab_check(lab, e) : 0;
+}
 
-	/* matrix */
-	json_t *m = json_object_get(root, "matrix");
-	if (m && !json_is_object(m)) {
-		strbuf_addstr(&e, "matrix: must be an object");
-		goto out;
-	}
-	if (m && check_keys(m, matrix_keys, "matrix", &e))
-		goto out;
-	if (kernel_list(json_object_get(m, "kernel"), &kernels, &e) ||
-	    string_list(json_object_get(m, "preempt"), "matrix.preempt", &preempts, preempt_modes,
-			&e) ||
-	    string_list(json_object_get(m, "cmdline"), "matrix.cmdline", &cmdlines, NULL, &e))
-		goto out;
-	for (size_t i = 0; i < cmdlines.nr; i++) {
-		char path[64];
-		snprintf(path, sizeof(path), "matrix.cmdline[%zu]", i);
-		if (cmdline_check(cmdlines.v[i], path, &e))
-			goto out;
-	}
+/* matrix.knobs: every knob object valid; [{}] when absent */
+static int validate_knobs(struct plan *p, const json_t *m, struct strbuf *e)
+{
 	json_t *knobs = json_object_get(m, "knobs");
 	if (knobs && (!json_is_array(knobs) || !json_array_size(knobs))) {
-		strbuf_addstr(&e, "matrix.knobs: must be a non-empty array of knob objects "
+		strbuf_addstr(e, "matrix.knobs: must be a non-empty array of knob objects "
 			      "({} for none)");
-		goto out;
+		return -1;
 	}
 	p->knobs = knobs ? json_deep_copy(knobs) : json_pack("[{}]");
 	size_t i;
@@ -604,71 +598,125 @@ static int validate(struct plan *p, const char *file, struct strbuf *err)
 	json_array_foreach(p->knobs, i, k) {
 		char path[64];
 		snprintf(path, sizeof(path), "matrix.knobs[%zu]", i);
-		if (knob_object_check(k, path, &e))
-			goto out;
+		if (knob_object_check(k, path, e))
+			return -1;
 	}
-	size_t nk = kernels.nr ? kernels.nr : 1, np = preempts.nr ? preempts.nr : 1,
-	       nc = cmdlines.nr ? cmdlines.nr : 1;
+	return 0;
+}
+
+/* the boot configurations: kernel x preempt x cmdline (an empty dimension
+ * counts once) */
+static void make_boots(struct plan *p, const struct strvec *kernels,
+		       const struct strvec *preempts, const struct strvec *cmdlines)
+{
+	size_t nk = kernels->nr ? kernels->nr : 1, np = preempts->nr ? preempts->nr : 1,
+	       nc = cmdlines->nr ? cmdlines->nr : 1;
 	p->nboots = nk * np * nc;
 	p->boots = xcalloc(p->nboots, sizeof(*p->boots));
 	size_t b = 0;
 	for (size_t a = 0; a < nk; a++)
 		for (size_t c = 0; c < np; c++)
 			for (size_t d = 0; d < nc; d++) {
-				p->boots[b].kernel = kernels.nr ? xstrdup(kernels.v[a]) : NULL;
-				p->boots[b].kernel_index = kernels.nr ? (int)a : -1;
-				p->boots[b].preempt = preempts.nr ? xstrdup(preempts.v[c]) : NULL;
-				p->boots[b].cmdline = xstrdup(cmdlines.nr ? cmdlines.v[d] : "");
+				p->boots[b].kernel = kernels->nr ? xstrdup(kernels->v[a]) : NULL;
+				p->boots[b].kernel_index = kernels->nr ? (int)a : -1;
+				p->boots[b].preempt = preempts->nr ? xstrdup(preempts->v[c]) : NULL;
+				p->boots[b].cmdline = xstrdup(cmdlines->nr ? cmdlines->v[d] : "");
 				b++;
 			}
+}
 
-	/* workloads */
-	json_t *wls = json_object_get(root, "workloads");
-	if (!wls) {
-		strbuf_addf(&e, "workloads: missing (a non-empty array of workload objects; types: %s)",
-			    workload_names());
+/* "matrix": its dimensions, knobs, and the boot configurations */
+static int validate_matrix(struct plan *p, struct strbuf *e)
+{
+	struct strvec kernels = STRVEC_INIT, preempts = STRVEC_INIT, cmdlines = STRVEC_INIT;
+	int ret = -1;
+	json_t *m = json_object_get(p->root, "matrix");
+	if (m && !json_is_object(m)) {
+		strbuf_addstr(e, "matrix: must be an object");
 		goto out;
 	}
-	if (!json_is_array(wls) || !json_array_size(wls)) {
-		strbuf_addf(&e, "workloads: must be a non-empty array of workload objects (types: %s)",
-			    workload_names());
+	if (m && check_keys(m, matrix_keys, "matrix", e))
 		goto out;
+	if (kernel_list(json_object_get(m, "kernel"), &kernels, e) ||
+	    string_list(json_object_get(m, "preempt"), "matrix.preempt", &preempts, preempt_modes,
+			e) ||
+	    string_list(json_object_get(m, "cmdline"), "matrix.cmdline", &cmdlines, NULL, e))
+		goto out;
+	for (size_t i = 0; i < cmdlines.nr; i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "matrix.cmdline[%zu]", i);
+		if (cmdline_check(cmdlines.v[i], path, e))
+			goto out;
+	}
+	if (validate_knobs(p, m, e))
+		goto out;
+	make_boots(p, &kernels, &preempts, &cmdlines);
+	ret = 0;
+out:
+	strvec_clear(&kernels);
+	strvec_clear(&preempts);
+	strvec_clear(&cmdlines);
+	return ret;
+}
+
+/* "workloads": each of a known type, its parameters resolved and checked */
+static int validate_workloads(struct plan *p, struct strbuf *e)
+{
+	json_t *wls = json_object_get(p->root, "workloads");
+	if (!wls) {
+		strbuf_addf(e, "workloads: missing (a non-empty array of workload objects; types: %s)",
+			    workload_names());
+		return -1;
+	}
+	if (!json_is_array(wls) || !json_array_size(wls)) {
+		strbuf_addf(e, "workloads: must be a non-empty array of workload objects (types: %s)",
+			    workload_names());
+		return -1;
 	}
 	p->nwl = json_array_size(wls);
 	p->wl = xcalloc(p->nwl, sizeof(*p->wl));
+	size_t i;
+	json_t *k;
 	json_array_foreach(wls, i, k) {
 		char path[64];
 		snprintf(path, sizeof(path), "workloads[%zu]", i);
 		const char *type = json_string_value(json_object_get(k, "type"));
 		if (!json_is_object(k)) {
-			strbuf_addf(&e, "%s: must be an object with \"type\"", path);
-			goto out;
+			strbuf_addf(e, "%s: must be an object with \"type\"", path);
+			return -1;
 		}
 		if (!type) {
-			strbuf_addf(&e, "%s.type: missing (valid: %s)", path, workload_names());
-			goto out;
+			strbuf_addf(e, "%s.type: missing (valid: %s)", path, workload_names());
+			return -1;
 		}
 		p->wl[i].ops = workload_find(type);
 		if (!p->wl[i].ops) {
-			strbuf_addf(&e, "%s.type: unknown workload \"%s\" (valid: %s)", path, type,
+			strbuf_addf(e, "%s.type: unknown workload \"%s\" (valid: %s)", path, type,
 				    workload_names());
-			goto out;
+			return -1;
 		}
-		p->wl[i].params = params_resolve(p->wl[i].ops->params, k, path, &e);
+		p->wl[i].params = params_resolve(p->wl[i].ops->params, k, path, e);
 		if (!p->wl[i].params)
-			goto out;
-		if (p->wl[i].ops->check && p->wl[i].ops->check(p->wl[i].params, path, &e))
-			goto out;
+			return -1;
+		if (p->wl[i].ops->check && p->wl[i].ops->check(p->wl[i].params, path, e))
+			return -1;
 	}
-	expand(p);
-	ret = 0;
-out:
+	return 0;
+}
+
+/* the whole plan, in the order the errors are reported; then the expansion */
+static int validate(struct plan *p, const char *file, struct strbuf *err)
+{
+	struct strbuf e = STRBUF_INIT;
+	int ret = -1;
+	if (!json_is_object(p->root))
+		strbuf_addstr(&e, "the plan must be a JSON object");
+	else if (!check_top_keys(p->root, &e) && !validate_settings(p, &e) &&
+		 !validate_targets(p, &e) && !validate_matrix(p, &e) && !validate_workloads(p, &e))
+		ret = expand(p);
 	if (ret)
 		strbuf_addf(err, "%s: %s", file, e.buf);
 	strbuf_release(&e);
-	strvec_clear(&kernels);
-	strvec_clear(&preempts);
-	strvec_clear(&cmdlines);
 	return ret;
 }
 

@@ -88,7 +88,7 @@ int plan_set_target(struct plan *p, json_t *target, struct strbuf *err);
 
 /*
  * Labs. A plan with "targets": [T1, T2, ...] instead of "target" is run as
- * one session per target, in parallel (harness/cli/cmd_run.c). plan_lab_member()
+ * one session per target, in parallel (harness/orchestrate/lab.c). plan_lab_member()
  * makes the plan of member `index`: the same plan with "target" set to that
  * member's resolved object, no "targets", and the marker
  * "lab": {"id": ID, "target": index, "targets": N, "label": LABEL}

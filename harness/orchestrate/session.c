@@ -10,6 +10,12 @@
  * and schedstat snapshots, restore the knobs, parse, and store the run with
  * its metrics, histograms and raw output in one transaction. The controller
  * only waits while a measurement runs.
+ *
+ * The state of a session being worked through is a struct exec_ctx, that of
+ * one boot a struct boot_ctx, that of one run a struct run_ctx; each step is
+ * a function of its own (do_boot: boot_row, boot_target, store_boot, then
+ * skip_boot_runs or run_boot_runs; execute_run: measure, settle, store_run,
+ * summarize). Interruption comes only through session_opts.abort_flag.
  */
 #include "harness/orchestrate/session.h"
 
@@ -28,8 +34,10 @@
 #include "harness/agent/sysinfo.h"
 #include "harness/targets/target.h"
 
-volatile int session_abort;
-const char *session_prefix;
+volatile sig_atomic_t session_abort;
+
+/* the targets watch the flag through a `volatile int *` */
+_Static_assert(_Generic((sig_atomic_t)0, int: 1, default: 0), "sig_atomic_t is not int");
 
 static void on_signal(int sig)
 {
@@ -52,7 +60,7 @@ static void target_init(struct target *t, struct plan *p, const struct session_o
 	memset(t, 0, sizeof(*t));
 	t->ops = p->tops;
 	t->conf = json_deep_copy(p->target);
-	t->abort_flag = &session_abort;
+	t->abort_flag = o->abort_flag;
 	t->agent_path = o->agent_path;
 }
 
@@ -154,7 +162,7 @@ int session_preflight(struct plan *p, const struct session_opts *o, struct strbu
 			ret = -1;
 		}
 		strbuf_release(&e);
-		if (session_abort)
+		if (session_aborted(o))
 			break;
 	}
 	p->target = first;
@@ -228,11 +236,17 @@ fail:
 
 /* ---- execution ---------------------------------------------------------- */
 
-static char *argv_json(const struct strvec *sv)
+static json_t *string_array(const struct strvec *sv)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < sv->nr; i++)
 		json_array_append_new(a, json_string(sv->v[i]));
+	return a;
+}
+
+static char *argv_json(const struct strvec *sv)
+{
+	json_t *a = string_array(sv);
 	char *s = json_dumps(a, JSON_COMPACT);
 	json_decref(a);
 	return s;
@@ -261,108 +275,133 @@ static int store_simple(struct db *db, int64_t run_id, const char *status, const
 /* outcome of one run */
 enum run_outcome { RUN_OK, RUN_FAILED, RUN_SKIPPED, RUN_LOST, RUN_INTERRUPTED, RUN_DBERR };
 
-static enum run_outcome execute_run(struct db *db, struct target *t, const struct plan *p,
-				    const struct db_pending_run *pr, int schedstat_ok,
-				    struct strbuf *summary, struct strbuf *err)
-{
-	const struct workload_ops *ops = workload_find(pr->workload);
-	json_t *params = json_loads(pr->params, 0, NULL);
-	json_t *knob = json_loads(pr->knobs, 0, NULL);
-	json_t *applied = json_array();
-	struct wl_exec ex, lex;
-	struct strbuf e = STRBUF_INIT;
-	enum run_outcome out = RUN_FAILED;
-	json_t *res = NULL;
+/* one run, from its stored row to its stored result */
+struct run_ctx {
+	struct db *db;
+	struct target *t;
+	const struct plan *p;
+	const struct session_opts *o;
+	const struct db_pending_run *pr;
+	const struct workload_ops *ops;
+	json_t *params, *knob;  /* the stored row's, parsed */
+	json_t *applied;        /* the knob writes done (the agent's answers) */
+	int knobs_touched;
+	struct wl_exec ex, lex; /* the workload's request and its background load's */
+	json_t *res;            /* the agent's result of exec */
 	struct metric_set ms;
-	metric_set_init(&ms);
-	wl_exec_init(&ex);
-	wl_exec_init(&lex);
-	const char *status = "failed";
-	int knobs_touched = 0;
+	struct strbuf e;        /* what went wrong: the run's error */
+	const char *status;     /* the run row's status */
+	enum run_outcome out;
+};
 
-	if (db_run_start(db, pr->run_id)) {
-		strbuf_addf(err, "database: %s", db_errmsg(db));
-		out = RUN_DBERR;
-		goto done_nostore;
+static void run_ctx_init(struct run_ctx *c, struct db *db, struct target *t, const struct plan *p,
+			 const struct session_opts *o, const struct db_pending_run *pr)
+{
+	memset(c, 0, sizeof(*c));
+	c->db = db;
+	c->t = t;
+	c->p = p;
+	c->o = o;
+	c->pr = pr;
+	c->ops = workload_find(pr->workload);
+	c->params = json_loads(pr->params, 0, NULL);
+	c->knob = json_loads(pr->knobs, 0, NULL);
+	c->applied = json_array();
+	wl_exec_init(&c->ex);
+	wl_exec_init(&c->lex);
+	metric_set_init(&c->ms);
+	strbuf_init(&c->e, 0);
+	c->status = "failed";
+	c->out = RUN_FAILED;
+}
+
+static void run_ctx_release(struct run_ctx *c)
+{
+	json_decref(c->res);
+	json_decref(c->params);
+	json_decref(c->knob);
+	json_decref(c->applied);
+	metric_set_release(&c->ms);
+	wl_exec_release(&c->ex);
+	wl_exec_release(&c->lex);
+	strbuf_release(&c->e);
+}
+
+/* a knob write the kernel refused: an absent tunable or sysctl file means
+ * the kernel lacks it, and the run is skipped rather than failed */
+static void knob_refused(struct run_ctx *c)
+{
+	struct strbuf *e = &c->e;
+	if (!strstr(e->buf, "unsupported by this kernel") && !strstr(e->buf, "No such file"))
+		return;
+	if (!strstr(e->buf, "unsupported by this kernel")) {
+		char *m = xstrfmt("unsupported by this kernel: %s", e->buf);
+		strbuf_reset(e);
+		strbuf_addstr(e, m);
+		free(m);
 	}
-	if (!ops || !params || !knob) {
-		strbuf_addf(&e, "stored run is unreadable (workload %s)", pr->workload);
-		goto store;
-	}
-	/* knobs */
+	c->status = "skipped";
+	c->out = RUN_SKIPPED;
+}
+
+/* the run's knobs, through the agent (which records them for restore);
+ * -1 when the run ends here */
+static int apply_knobs(struct run_ctx *c)
+{
 	json_t *writes = NULL;
-	knobs_to_writes(knob, &writes, &e);
+	knobs_to_writes(c->knob, &writes, &c->e);
 	size_t i;
 	json_t *w;
+	int ret = 0;
 	json_array_foreach(writes, i, w) {
 		json_t *info = NULL;
-		knobs_touched = 1;
-		int rc = t->ops->knob_set(t, json_string_value(json_object_get(w, "path")),
-					  json_string_value(json_object_get(w, "value")), &info, &e);
-		if (rc == -1) {
-			out = RUN_LOST;
-			json_decref(writes);
-			goto store;
-		}
+		c->knobs_touched = 1;
+		int rc = c->t->ops->knob_set(c->t, json_string_value(json_object_get(w, "path")),
+					     json_string_value(json_object_get(w, "value")), &info,
+					     &c->e);
+		if (rc == -1)
+			c->out = RUN_LOST;
+		else if (rc)
+			knob_refused(c);
 		if (rc) {
-			if (strstr(e.buf, "unsupported by this kernel") || strstr(e.buf, "No such file")) {
-				/* an absent tunable or sysctl file: the kernel lacks it */
-				if (!strstr(e.buf, "unsupported by this kernel")) {
-					char *m = xstrfmt("unsupported by this kernel: %s", e.buf);
-					strbuf_reset(&e);
-					strbuf_addstr(&e, m);
-					free(m);
-				}
-				status = "skipped";
-				out = RUN_SKIPPED;
-			}
-			json_decref(writes);
-			goto store;
+			ret = -1;
+			break;
 		}
-		json_array_append_new(applied, info);
+		json_array_append_new(c->applied, info);
 	}
 	json_decref(writes);
+	return ret;
+}
 
-	/* the request */
-	if (ops->build(params, &ex, &e))
-		goto store;
+/* the agent's exec request: argv, timeout, files, background load,
+ * schedstat; NULL when the workload or its load cannot be built */
+static json_t *build_request(struct run_ctx *c, int schedstat_ok)
+{
+	if (c->ops->build(c->params, &c->ex, &c->e))
+		return NULL;
 	json_t *req = json_object();
-	json_t *av = json_array();
-	for (size_t k = 0; k < ex.argv.nr; k++)
-		json_array_append_new(av, json_string(ex.argv.v[k]));
-	json_object_set_new(req, "argv", av);
-	json_object_set_new(req, "timeout_s", json_real(ex.timeout_s));
-	json_t *files = json_array();
-	for (size_t k = 0; k < ex.files.nr; k++)
-		json_array_append_new(files, json_string(ex.files.v[k]));
-	json_object_set_new(req, "files", files);
-	json_t *load = json_object_get(params, "load");
+	json_object_set_new(req, "argv", string_array(&c->ex.argv));
+	json_object_set_new(req, "timeout_s", json_real(c->ex.timeout_s));
+	json_object_set_new(req, "files", string_array(&c->ex.files));
+	json_t *load = json_object_get(c->params, "load");
 	if (load) {
 		const struct workload_ops *lops = workload_find(json_string_value(json_object_get(load, "type")));
-		if (!lops || !lops->build_load || lops->build_load(load, &lex, &e)) {
+		if (!lops || !lops->build_load || lops->build_load(load, &c->lex, &c->e)) {
 			json_decref(req);
-			goto store;
+			return NULL;
 		}
-		json_t *la = json_array();
-		for (size_t k = 0; k < lex.argv.nr; k++)
-			json_array_append_new(la, json_string(lex.argv.v[k]));
-		json_object_set_new(req, "load", json_pack("[{s:o}]", "argv", la));
+		json_object_set_new(req, "load", json_pack("[{s:o}]", "argv", string_array(&c->lex.argv)));
 	}
-	if (schedstat_ok && p->schedstat)
+	if (schedstat_ok && c->p->schedstat)
 		json_object_set_new(req, "schedstat", json_true());
+	return req;
+}
 
-	int rc = t->ops->exec(t, req, ex.timeout_s, &res, &e);
-	if (rc == -1) {
-		out = session_abort ? RUN_INTERRUPTED : RUN_LOST;
-		status = "interrupted";
-		goto store;
-	}
-	if (rc) {
-		/* the agent could not run it: name the package when a tool is missing */
-		if (strstr(e.buf, "not found in PATH"))
-			strbuf_addf(&e, " (install the Debian package %s)", ops->package);
-		goto store;
-	}
+/* what the workload left: aborted, timed out, failed, or its metrics;
+ * sets the outcome */
+static void judge_output(struct run_ctx *c)
+{
+	json_t *res = c->res;
 	struct wl_output wo;
 	memset(&wo, 0, sizeof(wo));
 	wo.exit_code = (int)json_integer_value(json_object_get(res, "exit_code"));
@@ -373,121 +412,179 @@ static enum run_outcome execute_run(struct db *db, struct target *t, const struc
 	wo.err = json_string_value(json_object_get(res, "stderr"));
 	wo.files = json_object_get(res, "files");
 	if (json_object_get(res, "aborted")) {
-		strbuf_addf(&e, "%s", json_string_value(json_object_get(res, "aborted")));
-		status = "interrupted";
-		out = RUN_INTERRUPTED;
-		goto store;
+		strbuf_addf(&c->e, "%s", json_string_value(json_object_get(res, "aborted")));
+		c->status = "interrupted";
+		c->out = RUN_INTERRUPTED;
+		return;
 	}
 	if (wo.timed_out) {
-		strbuf_addf(&e, "%s timed out after %.0f s and was killed", ex.argv.v[0], ex.timeout_s);
-		status = "timeout";
-		goto store;
+		strbuf_addf(&c->e, "%s timed out after %.0f s and was killed", c->ex.argv.v[0],
+			    c->ex.timeout_s);
+		c->status = "timeout";
+		return;
 	}
 	if (wo.exit_code != 0) {
 		const char *tail = wo.err && *wo.err ? wo.err : wo.out ? wo.out : "";
 		size_t tl = strlen(tail);
-		strbuf_addf(&e, "%s exited with %s %d: %s", ex.argv.v[0],
+		strbuf_addf(&c->e, "%s exited with %s %d: %s", c->ex.argv.v[0],
 			    wo.term_signal ? "signal" : "status",
 			    wo.term_signal ? wo.term_signal : wo.exit_code, tl > 300 ? tail + tl - 300 : tail);
-		goto store;
+		return;
 	}
-	if (ops->parse(params, &wo, &ms, &e))
-		goto store;
+	if (c->ops->parse(c->params, &wo, &c->ms, &c->e))
+		return;
 	json_t *loads = json_object_get(res, "loads");
 	size_t li;
 	json_t *lv;
 	json_array_foreach(loads, li, lv) {
 		if (json_is_true(json_object_get(lv, "ended_early"))) {
-			strbuf_addf(&e, "background load %s ended before the measurement did (exit %d)",
+			strbuf_addf(&c->e, "background load %s ended before the measurement did (exit %d)",
 				    json_string_value(json_object_get(lv, "argv0")),
 				    (int)json_integer_value(json_object_get(lv, "exit_code")));
-			goto store;
+			return;
 		}
 	}
-	status = "ok";
-	out = RUN_OK;
-store:;
+	c->status = "ok";
+	c->out = RUN_OK;
+}
+
+/* knobs, request, exec, judgement: the outcome in c->out and c->status */
+static void measure(struct run_ctx *c, int schedstat_ok)
+{
+	if (!c->ops || !c->params || !c->knob) {
+		strbuf_addf(&c->e, "stored run is unreadable (workload %s)", c->pr->workload);
+		return;
+	}
+	if (apply_knobs(c))
+		return;
+	json_t *req = build_request(c, schedstat_ok);
+	if (!req)
+		return;
+	int rc = c->t->ops->exec(c->t, req, c->ex.timeout_s, &c->res, &c->e);
+	if (rc == -1) {
+		c->out = session_aborted(c->o) ? RUN_INTERRUPTED : RUN_LOST;
+		c->status = "interrupted";
+		return;
+	}
+	if (rc) {
+		/* the agent could not run it: name the package when a tool is missing */
+		if (strstr(c->e.buf, "not found in PATH"))
+			strbuf_addf(&c->e, " (install the Debian package %s)", c->ops->package);
+		return;
+	}
+	judge_output(c);
+}
+
+/* after the measurement: a lost target is said so, and the knobs are
+ * restored before anything else happens on the target */
+static void settle(struct run_ctx *c)
+{
 	/* the target went away (connection dropped, machine gone, agent hung):
 	   the run failed, but not because of what it measured; it stays
 	   resumable (status interrupted) and says why */
-	if (out == RUN_LOST) {
-		char *why = xstrfmt("failed: target lost: %s", e.len ? e.buf : "connection lost");
-		strbuf_reset(&e);
-		strbuf_addstr(&e, why);
+	if (c->out == RUN_LOST) {
+		char *why = xstrfmt("failed: target lost: %s", c->e.len ? c->e.buf : "connection lost");
+		strbuf_reset(&c->e);
+		strbuf_addstr(&c->e, why);
 		free(why);
-		status = "interrupted";
+		c->status = "interrupted";
 	}
-	/* restore knobs before anything else happens on the target */
-	if (knobs_touched && out != RUN_LOST && out != RUN_INTERRUPTED) {
+	if (c->knobs_touched && c->out != RUN_LOST && c->out != RUN_INTERRUPTED) {
 		struct strbuf re = STRBUF_INIT;
-		if (t->ops->knob_restore(t, &re)) {
-			strbuf_addf(&e, "%sknob restore failed: %s", e.len ? "; " : "", re.buf);
-			if (out == RUN_OK) {
-				status = "failed";
-				out = RUN_FAILED;
+		if (c->t->ops->knob_restore(c->t, &re)) {
+			strbuf_addf(&c->e, "%sknob restore failed: %s", c->e.len ? "; " : "", re.buf);
+			if (c->out == RUN_OK) {
+				c->status = "failed";
+				c->out = RUN_FAILED;
 			}
 		}
 		strbuf_release(&re);
 	}
-	/* metrics for the database */
+}
+
+/* the metrics of an ok run for the database: the workload's, then the
+ * schedstat deltas; returns how many (dm has room for ms.nr + 4) */
+static size_t collect_metrics(const struct run_ctx *c, struct db_metric *dm)
+{
+	size_t k = 0;
+	if (c->out != RUN_OK)
+		return 0;
+	const struct metric_set *ms = &c->ms;
+	for (size_t m = 0; m < ms->nr; m++)
+		dm[k++] = (struct db_metric){ c->ops->name, ms->m[m].name, ms->m[m].unit,
+					      better_str(ms->m[m].better), ms->m[m].note,
+					      ms->m[m].value };
 	struct schedstat sb, sa;
 	struct schedstat_delta sd;
-	const char *ssb = json_string_value(json_object_get(res, "schedstat_before"));
-	const char *ssa = json_string_value(json_object_get(res, "schedstat_after"));
-	size_t nm = ms.nr + 4;
-	struct db_metric *dm = xcalloc(nm, sizeof(*dm));
-	size_t k = 0;
-	if (out == RUN_OK) {
-		for (size_t m = 0; m < ms.nr; m++)
-			dm[k++] = (struct db_metric){ ops->name, ms.m[m].name, ms.m[m].unit,
-						      better_str(ms.m[m].better), ms.m[m].note,
-						      ms.m[m].value };
-		if (ssb && ssa && !schedstat_parse(ssb, &sb) && !schedstat_parse(ssa, &sa) &&
-		    !schedstat_delta(&sb, &sa, &sd)) {
-			dm[k++] = (struct db_metric){ "schedstat", "ttwu_count", "count", "none", NULL,
-						      sd.ttwu_count };
-			if (sd.ttwu_count > 0)
-				dm[k++] = (struct db_metric){ "schedstat", "ttwu_local_pct", "%", "none",
-							      NULL, sd.ttwu_local_pct };
-			dm[k++] = (struct db_metric){ "schedstat", "run_delay_ms", "ms", "lower", NULL,
-						      sd.run_delay_ms };
-			dm[k++] = (struct db_metric){ "schedstat", "sched_count", "count", "none", NULL,
-						      sd.sched_count };
-		}
+	const char *ssb = json_string_value(json_object_get(c->res, "schedstat_before"));
+	const char *ssa = json_string_value(json_object_get(c->res, "schedstat_after"));
+	if (ssb && ssa && !schedstat_parse(ssb, &sb) && !schedstat_parse(ssa, &sa) &&
+	    !schedstat_delta(&sb, &sa, &sd)) {
+		dm[k++] = (struct db_metric){ "schedstat", "ttwu_count", "count", "none", NULL,
+					      sd.ttwu_count };
+		if (sd.ttwu_count > 0)
+			dm[k++] = (struct db_metric){ "schedstat", "ttwu_local_pct", "%", "none",
+						      NULL, sd.ttwu_local_pct };
+		dm[k++] = (struct db_metric){ "schedstat", "run_delay_ms", "ms", "lower", NULL,
+					      sd.run_delay_ms };
+		dm[k++] = (struct db_metric){ "schedstat", "sched_count", "count", "none", NULL,
+					      sd.sched_count };
 	}
-	struct db_hist *dh = xcalloc(ms.nhist + 1, sizeof(*dh));
-	json_t **hj = xcalloc(ms.nhist + 1, sizeof(json_t *));
-	for (size_t h = 0; out == RUN_OK && h < ms.nhist; h++) {
-		hj[h] = hist_to_json(&ms.hist[h].h);
-		dh[h] = (struct db_hist){ ms.hist[h].name, ms.hist[h].unit, hj[h] };
-	}
-	char *argvj = ex.argv.nr ? argv_json(&ex.argv) : NULL;
-	char *filesj = res && json_object_get(res, "files")
-		? json_dumps(json_object_get(res, "files"), JSON_COMPACT) : NULL;
-	char *appliedj = json_dumps(applied, JSON_COMPACT);
-	json_t *loadinfo = NULL;
-	if (lex.argv.nr) {
-		char *la = argv_json(&lex.argv);
-		loadinfo = json_pack("{s:s,s:O?}", "argv", la, "result",
-				     res ? json_object_get(res, "loads") : NULL);
-		free(la);
-	}
-	char *loadj = loadinfo ? json_dumps(loadinfo, JSON_COMPACT) : NULL;
+	return k;
+}
+
+/* the files the agent brought back, plus structured results (e.g. a step
+ * curve) as "schedlab-extra.json"; NULL when there are none */
+static char *files_json(const struct run_ctx *c)
+{
+	json_t *files = c->res ? json_object_get(c->res, "files") : NULL;
+	if (!c->ms.extra)
+		return files ? json_dumps(files, JSON_COMPACT) : NULL;
+	json_t *f = files ? json_deep_copy(files) : json_object();
+	char *x = json_dumps(c->ms.extra, JSON_COMPACT);
+	json_object_set_new(f, "schedlab-extra.json", json_string(x));
+	free(x);
+	char *s = json_dumps(f, JSON_COMPACT);
+	json_decref(f);
+	return s;
+}
+
+/* the background load's argv and what became of it; NULL without a load */
+static char *load_json(const struct run_ctx *c)
+{
+	if (!c->lex.argv.nr)
+		return NULL;
+	char *la = argv_json(&c->lex.argv);
+	json_t *loadinfo = json_pack("{s:s,s:O?}", "argv", la, "result",
+				     c->res ? json_object_get(c->res, "loads") : NULL);
+	free(la);
+	char *s = loadinfo ? json_dumps(loadinfo, JSON_COMPACT) : NULL;
 	json_decref(loadinfo);
-	if (ms.extra) {
-		/* structured results (e.g. a step curve) are kept with the files */
-		json_t *f = res && json_object_get(res, "files") ? json_deep_copy(json_object_get(res, "files"))
-								 : json_object();
-		char *x = json_dumps(ms.extra, JSON_COMPACT);
-		json_object_set_new(f, "schedlab-extra.json", json_string(x));
-		free(x);
-		free(filesj);
-		filesj = json_dumps(f, JSON_COMPACT);
-		json_decref(f);
+	return s;
+}
+
+/* the run row with its metrics, histograms and raw output, in one
+ * transaction; -1 with a message */
+static int store_run(struct run_ctx *c, struct strbuf *err)
+{
+	int ok = c->out == RUN_OK;
+	const struct metric_set *ms = &c->ms;
+	struct db_metric *dm = xcalloc(ms->nr + 4, sizeof(*dm));
+	size_t nm = collect_metrics(c, dm);
+	struct db_hist *dh = xcalloc(ms->nhist + 1, sizeof(*dh));
+	json_t **hj = xcalloc(ms->nhist + 1, sizeof(json_t *));
+	for (size_t h = 0; ok && h < ms->nhist; h++) {
+		hj[h] = hist_to_json(&ms->hist[h].h);
+		dh[h] = (struct db_hist){ ms->hist[h].name, ms->hist[h].unit, hj[h] };
 	}
+	char *argvj = c->ex.argv.nr ? argv_json(&c->ex.argv) : NULL;
+	char *filesj = files_json(c);
+	char *appliedj = json_dumps(c->applied, JSON_COMPACT);
+	char *loadj = load_json(c);
+	const json_t *res = c->res;
 	struct db_run_result r = {
-		.status = status,
-		.error = e.len ? e.buf : NULL,
+		.status = c->status,
+		.error = c->e.len ? c->e.buf : NULL,
 		.wall_s = json_number_value(json_object_get(res, "wall_s")),
 		.exit_code = res ? (int)json_integer_value(json_object_get(res, "exit_code")) : -1,
 		.argv_json = argvj,
@@ -496,31 +593,19 @@ store:;
 		.files_json = filesj,
 		.knobs_applied_json = appliedj,
 		.load_json = loadj,
-		.schedstat_before = out == RUN_OK ? ssb : NULL,
-		.schedstat_after = out == RUN_OK ? ssa : NULL,
+		.schedstat_before = ok ? json_string_value(json_object_get(res, "schedstat_before")) : NULL,
+		.schedstat_after = ok ? json_string_value(json_object_get(res, "schedstat_after")) : NULL,
 		.metrics = dm,
-		.nmetrics = k,
+		.nmetrics = nm,
 		.hists = dh,
-		.nhists = out == RUN_OK ? ms.nhist : 0,
+		.nhists = ok ? ms->nhist : 0,
 	};
-	if (db_run_finish(db, pr->run_id, &r)) {
-		strbuf_addf(err, "database: %s", db_errmsg(db));
-		out = RUN_DBERR;
+	int ret = 0;
+	if (db_run_finish(c->db, c->pr->run_id, &r)) {
+		strbuf_addf(err, "database: %s", db_errmsg(c->db));
+		ret = -1;
 	}
-	/* summary for the progress line */
-	if (out == RUN_OK) {
-		static const char *const show[] = { "lat_p99_us", "lat_max_us", "time_s", "bogo_ops_per_s",
-						    "rps", "wakeup_p99_us", "max_jops", "critical_jops",
-						    NULL };
-		for (const char *const *s = show; *s; s++) {
-			const struct metric *m = metric_find(&ms, *s);
-			if (m)
-				strbuf_addf(summary, " %s=%.4g", m->name, m->value);
-		}
-	} else {
-		strbuf_addf(summary, " %s", e.len ? e.buf : status);
-	}
-	for (size_t h = 0; h < ms.nhist; h++)
+	for (size_t h = 0; h < ms->nhist; h++)
 		json_decref(hj[h]);
 	free(hj);
 	free(dh);
@@ -529,15 +614,44 @@ store:;
 	free(filesj);
 	free(appliedj);
 	free(loadj);
-done_nostore:
-	json_decref(res);
-	json_decref(params);
-	json_decref(knob);
-	json_decref(applied);
-	metric_set_release(&ms);
-	wl_exec_release(&ex);
-	wl_exec_release(&lex);
-	strbuf_release(&e);
+	return ret;
+}
+
+/* the end of the progress line: the headline metrics, or what went wrong */
+static void summarize(const struct run_ctx *c, struct strbuf *summary)
+{
+	if (c->out != RUN_OK) {
+		strbuf_addf(summary, " %s", c->e.len ? c->e.buf : c->status);
+		return;
+	}
+	static const char *const show[] = { "lat_p99_us", "lat_max_us", "time_s", "bogo_ops_per_s",
+					    "rps", "wakeup_p99_us", "max_jops", "critical_jops",
+					    NULL };
+	for (const char *const *s = show; *s; s++) {
+		const struct metric *m = metric_find(&c->ms, *s);
+		if (m)
+			strbuf_addf(summary, " %s=%.4g", m->name, m->value);
+	}
+}
+
+static enum run_outcome execute_run(struct db *db, struct target *t, const struct plan *p,
+				    const struct session_opts *o, const struct db_pending_run *pr,
+				    int schedstat_ok, struct strbuf *summary, struct strbuf *err)
+{
+	struct run_ctx c;
+	run_ctx_init(&c, db, t, p, o, pr);
+	if (db_run_start(db, pr->run_id)) {
+		strbuf_addf(err, "database: %s", db_errmsg(db));
+		c.out = RUN_DBERR;
+	} else {
+		measure(&c, schedstat_ok);
+		settle(&c);
+		if (store_run(&c, err))
+			c.out = RUN_DBERR;
+		summarize(&c, summary);
+	}
+	enum run_outcome out = c.out;
+	run_ctx_release(&c);
 	return out;
 }
 
@@ -580,216 +694,312 @@ static void verify_boot(const struct db_boot_row *b, const json_t *si, struct st
 	}
 }
 
-int session_execute(struct db *db, int64_t sid, struct plan *p, const struct session_opts *o,
-		    struct strbuf *err)
-{
-	struct db_pending_run *runs = NULL;
-	size_t n = 0;
-	int exit_code = 0;
-	if (db_session_reset_running(db, sid) || db_pending_runs(db, sid, &runs, &n)) {
-		strbuf_addf(err, "database: %s", db_errmsg(db));
-		return 2;
-	}
-	if (db_session_set_status(db, sid, "running")) {
-		strbuf_addf(err, "database: %s", db_errmsg(db));
-		db_pending_runs_free(runs, n);
-		return 2;
-	}
-	struct target t;
-	target_init(&t, p, o);
-	int opened = 0;
+/* a session being worked through */
+struct exec_ctx {
+	struct db *db;
+	int64_t sid;
+	struct plan *p;
+	const struct session_opts *o;
+	struct db_pending_run *runs;  /* what is left, in execution order */
+	size_t n;
+	double *est;            /* estimated seconds of each run */
 	struct progress pg;
-	double *est = xcalloc(n + 1, sizeof(double)), est_total = 0;
-	for (size_t i = 0; i < n; i++) {
-		json_t *pj = json_loads(runs[i].params, 0, NULL);
-		const struct workload_ops *w = workload_find(runs[i].workload);
-		est[i] = (w && pj ? w->estimate_s(pj) : 0) + 0.3;
-		est_total += est[i];
+	struct target t;
+	int opened;             /* t is open */
+	int lost;               /* the target was lost (or did not boot): the rest of
+				   the boot is not run, the next boot reopens it */
+	int resumable;          /* runs left for --resume by a lost target */
+	int exit_code;          /* 0, 1, or 2 (stop) */
+	struct strbuf *err;
+};
+
+/* one boot of the session and the consecutive runs that share it */
+struct boot_ctx {
+	struct db_boot_row br;  /* the planned row */
+	int64_t id;             /* the row to fill: br.id, or a new one on resume */
+	struct boot_info bi;
+	struct strbuf be;       /* why the target did not come up */
+	struct strbuf why;      /* how the effective configuration differs */
+	char desc[200];         /* "boot 2: KERNEL, preempt=full, cmdline: ..." */
+	int booted;
+};
+
+static void boot_ctx_init(struct boot_ctx *b)
+{
+	memset(b, 0, sizeof(*b));
+	boot_info_init(&b->bi);
+	strbuf_init(&b->be, 0);
+	strbuf_init(&b->why, 0);
+}
+
+static void boot_ctx_release(struct boot_ctx *b)
+{
+	boot_info_release(&b->bi);
+	strbuf_release(&b->be);
+	strbuf_release(&b->why);
+	db_boot_row_free(&b->br);
+}
+
+/* reset what a crash left running, list what is left, mark the session
+ * running; the exit code 2 on a database error */
+static int exec_begin(struct exec_ctx *c)
+{
+	if (db_session_reset_running(c->db, c->sid) ||
+	    db_pending_runs(c->db, c->sid, &c->runs, &c->n)) {
+		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+		return 2;
+	}
+	if (db_session_set_status(c->db, c->sid, "running")) {
+		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+		db_pending_runs_free(c->runs, c->n);
+		return 2;
+	}
+	return 0;
+}
+
+/* the estimate of every run, and the first progress line */
+static void progress_begin(struct exec_ctx *c)
+{
+	double est_total = 0;
+	c->est = xcalloc(c->n + 1, sizeof(double));
+	for (size_t i = 0; i < c->n; i++) {
+		json_t *pj = json_loads(c->runs[i].params, 0, NULL);
+		const struct workload_ops *w = workload_find(c->runs[i].workload);
+		c->est[i] = (w && pj ? w->estimate_s(pj) : 0) + 0.3;
+		est_total += c->est[i];
 		json_decref(pj);
 	}
-	progress_init(&pg, n, est_total, o->quiet);
-	progress_set_prefix(&pg, session_prefix);
-	const char *pfx = session_prefix ? session_prefix : "";
+	progress_init(&c->pg, c->n, est_total, c->o->quiet);
+	progress_set_prefix(&c->pg, c->o->prefix);
 	char eta[32];
 	progress_fmt_dur(est_total, eta, sizeof(eta));
-	progress_say(&pg, "session %lld: %zu runs to do, estimated %s", (long long)sid, n, eta);
+	progress_say(&c->pg, "session %lld: %zu runs to do, estimated %s", (long long)c->sid, c->n,
+		     eta);
+}
 
-	size_t i = 0;
-	int lost = 0, resumable = 0;
-	while (i < n && !session_abort) {
-		/* one boot: the consecutive runs that share it */
-		size_t j = i;
-		while (j < n && runs[j].boot_id == runs[i].boot_id)
-			j++;
-		struct db_boot_row br;
-		if (db_boot_load(db, runs[i].boot_id, &br)) {
-			strbuf_addf(err, "database: %s", db_errmsg(db));
-			exit_code = 2;
+static void count_done(struct exec_ctx *c, size_t k)
+{
+	c->pg.done++;
+	c->pg.est_done += c->est[k];
+}
+
+/* the boot row of runs [i, j): a boot that happened before (resume) is
+ * planned again in a new row and the runs moved to it; -1 on a database error */
+static int boot_row(struct exec_ctx *c, size_t i, size_t j, struct boot_ctx *b)
+{
+	if (db_boot_load(c->db, c->runs[i].boot_id, &b->br))
+		return -1;
+	b->id = b->br.id;
+	if (strcmp(b->br.status, "planned")) {
+		b->id = db_boot_replan(c->db, b->br.id);
+		for (size_t k = i; k < j && b->id > 0; k++)
+			if (db_run_set_boot(c->db, c->runs[k].run_id, b->id))
+				b->id = -1;
+	}
+	return b->id < 0 ? -1 : 0;
+}
+
+/* bring the target into the boot configuration, reopening it when it was
+ * lost */
+static void boot_target(struct exec_ctx *c, struct boot_ctx *b)
+{
+	const struct db_boot_row *br = &b->br;
+	struct boot_spec bs = { br->cfg, br->kernel, br->preempt, br->cmdline ? br->cmdline : "" };
+	const char *kdesc = br->kernel ? br->kernel
+			  : json_string_value(json_object_get(c->p->target, "kernel"));
+	snprintf(b->desc, sizeof(b->desc), "boot %d: %s%s%s%s%s", br->seq + 1,
+		 kdesc ? kdesc : "running kernel", br->preempt ? ", preempt=" : "",
+		 br->preempt ? br->preempt : "", br->cmdline && *br->cmdline ? ", cmdline: " : "",
+		 br->cmdline && *br->cmdline ? br->cmdline : "");
+	progress_say(&c->pg, "%s", b->desc);
+	if (c->lost && c->opened) {
+		c->t.ops->close(&c->t);
+		c->opened = 0;
+	}
+	if (!c->opened && c->t.ops->open(&c->t, &b->be) == 0)
+		c->opened = 1;
+	b->booted = c->opened && c->t.ops->boot(&c->t, &bs, &b->bi, &b->be) == 0;
+	c->lost = !b->booted;
+}
+
+static const char *boot_error(const struct boot_ctx *b)
+{
+	return b->be.len ? b->be.buf : "boot failed";
+}
+
+/* the boot row: ok, mismatch (with the difference) or failed; -1 on a
+ * database error */
+static int store_boot(struct exec_ctx *c, struct boot_ctx *b)
+{
+	struct boot_info *bi = &b->bi;
+	struct db_boot_result bres;
+	memset(&bres, 0, sizeof(bres));
+	bres.method = bi->method[0] ? bi->method : NULL;
+	bres.switch_s = bi->switch_s;
+	bres.accel = bi->accel[0] ? bi->accel : NULL;
+	bres.console = bi->console.len ? bi->console.buf : NULL;
+	if (b->booted) {
+		verify_boot(&b->br, bi->sysinfo, &b->why);
+		bres.status = b->why.len ? "mismatch" : "ok";
+		bres.error = b->why.len ? b->why.buf : NULL;
+		bres.sysinfo = bi->sysinfo;
+		bres.preempt = sysinfo_str(bi->sysinfo, "preempt");
+		bres.cmdline = sysinfo_str(bi->sysinfo, "cmdline");
+		bres.boot_uuid = bi->boot_id;
+		bres.machine_id = db_machine_get(c->db, bi->sysinfo);
+		bres.kernel_id = db_kernel_get(c->db, bi->sysinfo);
+	} else {
+		bres.status = "failed";
+		bres.error = boot_error(b);
+	}
+	return db_boot_finish(c->db, b->id, &bres);
+}
+
+/* a boot that failed or does not match skips its runs with the reason; a
+ * mismatch is final, a boot that failed (the target did not come up or
+ * could not be reached) is tried again by --resume (runs skipped with
+ * "boot failed: ..." are redone, db.c) */
+static void skip_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t i, size_t j)
+{
+	char *reason = xstrfmt("%s: %s", b->booted ? "boot mismatch" : "boot failed",
+			       b->booted ? b->why.buf : boot_error(b));
+	progress_say(&c->pg, "  %s; %s %zu runs", reason,
+		     b->booted ? "skipping" : "leaving resumable", j - i);
+	if (!b->booted)
+		c->resumable += (int)(j - i);
+	for (size_t k = i; k < j; k++) {
+		if (store_simple(c->db, c->runs[k].run_id, "skipped", reason, c->err)) {
+			c->exit_code = 2;
 			break;
 		}
-		int64_t boot_id = br.id;
-		if (strcmp(br.status, "planned")) {
-			/* resumed: this boot happened before; boot again into a new row */
-			boot_id = db_boot_replan(db, br.id);
-			for (size_t k = i; k < j && boot_id > 0; k++)
-				if (db_run_set_boot(db, runs[k].run_id, boot_id))
-					boot_id = -1;
-			if (boot_id < 0) {
-				strbuf_addf(err, "database: %s", db_errmsg(db));
-				db_boot_row_free(&br);
-				exit_code = 2;
+		count_done(c, k);
+	}
+	free(reason);
+	c->exit_code = c->exit_code ? c->exit_code : 1;
+}
+
+/* run k, with its progress line */
+static enum run_outcome run_one(struct exec_ctx *c, size_t k, const char *bootdesc, int ss_ok)
+{
+	const struct db_pending_run *r = &c->runs[k];
+	struct strbuf sum = STRBUF_INIT;
+	double t0 = now_mono();
+	char *what = xstrfmt("%s rep %d knobs=%s", r->workload, r->rep + 1, r->knobs);
+	progress_run_start(&c->pg, bootdesc, what);
+	enum run_outcome oc = execute_run(c->db, &c->t, c->p, c->o, r, ss_ok, &sum, c->err);
+	int whole = c->pg.tty || c->pg.prefix;
+	char *line = xstrfmt("%s%s%s (%.1f s)%s", whole ? what : "", whole ? ": " : "",
+			     oc == RUN_OK ? "ok" : oc == RUN_SKIPPED ? "skipped"
+			     : oc == RUN_INTERRUPTED ? "interrupted" : "FAILED",
+			     now_mono() - t0, sum.buf);
+	progress_run_end(&c->pg, c->est[k], line);
+	free(line);
+	free(what);
+	strbuf_release(&sum);
+	return oc;
+}
+
+/* the runs of a good boot, until the target is lost or Ctrl-C; after a loss
+ * the rest stay resumable */
+static void run_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t i, size_t j)
+{
+	int ss_ok = sysinfo_int(b->bi.sysinfo, "schedstats", 0) == 1;
+	for (size_t k = i; k < j; k++) {
+		if (session_aborted(c->o))
+			break;
+		if (c->lost) {
+			c->resumable++;
+			if (store_simple(c->db, c->runs[k].run_id, "interrupted",
+					 "not run: target lost earlier in this boot", c->err)) {
+				c->exit_code = 2;
 				break;
 			}
+			count_done(c, k);
+			continue;
 		}
-		struct boot_spec bs = { br.cfg, br.kernel, br.preempt, br.cmdline ? br.cmdline : "" };
-		struct boot_info bi;
-		struct strbuf be = STRBUF_INIT, why = STRBUF_INIT;
-		boot_info_init(&bi);
-		char bootdesc[200];
-		const char *kdesc = br.kernel ? br.kernel
-				  : json_string_value(json_object_get(p->target, "kernel"));
-		snprintf(bootdesc, sizeof(bootdesc), "boot %d: %s%s%s%s%s", br.seq + 1,
-			 kdesc ? kdesc : "running kernel", br.preempt ? ", preempt=" : "",
-			 br.preempt ? br.preempt : "", br.cmdline && *br.cmdline ? ", cmdline: " : "",
-			 br.cmdline && *br.cmdline ? br.cmdline : "");
-		progress_say(&pg, "%s", bootdesc);
-		int booted = 0;
-		if (lost && opened) {
-			t.ops->close(&t);
-			opened = 0;
-		}
-		if (!opened) {
-			if (t.ops->open(&t, &be) == 0)
-				opened = 1;
-		}
-		if (opened && t.ops->boot(&t, &bs, &bi, &be) == 0)
-			booted = 1;
-		lost = 0;
-		struct db_boot_result bres;
-		memset(&bres, 0, sizeof(bres));
-		bres.method = bi.method[0] ? bi.method : NULL;
-		bres.switch_s = bi.switch_s;
-		bres.accel = bi.accel[0] ? bi.accel : NULL;
-		bres.console = bi.console.len ? bi.console.buf : NULL;
-		if (booted) {
-			verify_boot(&br, bi.sysinfo, &why);
-			bres.status = why.len ? "mismatch" : "ok";
-			bres.error = why.len ? why.buf : NULL;
-			bres.sysinfo = bi.sysinfo;
-			bres.preempt = sysinfo_str(bi.sysinfo, "preempt");
-			bres.cmdline = sysinfo_str(bi.sysinfo, "cmdline");
-			bres.boot_uuid = bi.boot_id;
-			bres.machine_id = db_machine_get(db, bi.sysinfo);
-			bres.kernel_id = db_kernel_get(db, bi.sysinfo);
-		} else {
-			bres.status = "failed";
-			bres.error = be.len ? be.buf : "boot failed";
-			lost = 1;
-		}
-		if (db_boot_finish(db, boot_id, &bres)) {
-			strbuf_addf(err, "database: %s", db_errmsg(db));
-			exit_code = 2;
-			boot_info_release(&bi);
-			strbuf_release(&be);
-			strbuf_release(&why);
-			db_boot_row_free(&br);
+		enum run_outcome oc = run_one(c, k, b->desc, ss_ok);
+		if (oc == RUN_DBERR) {
+			c->exit_code = 2;
 			break;
 		}
-		if (!booted || why.len) {
-			/* both skip the boot's runs with the reason; a mismatch is
-			   final, a boot that failed (the target did not come up or
-			   could not be reached) is tried again by --resume (runs
-			   skipped with "boot failed: ..." are redone, db.c) */
-			char *reason = xstrfmt("%s: %s", booted ? "boot mismatch" : "boot failed",
-					       booted ? why.buf : bres.error);
-			progress_say(&pg, "  %s; %s %zu runs", reason,
-				     booted ? "skipping" : "leaving resumable", j - i);
-			if (!booted)
-				resumable += (int)(j - i);
-			for (size_t k = i; k < j; k++) {
-				if (store_simple(db, runs[k].run_id, "skipped", reason, err)) {
-					exit_code = 2;
-					break;
-				}
-				pg.done++;
-				pg.est_done += est[k];
-			}
-			free(reason);
-			exit_code = exit_code ? exit_code : 1;
-		} else {
-			int ss_ok = sysinfo_int(bi.sysinfo, "schedstats", 0) == 1;
-			for (size_t k = i; k < j; k++) {
-				if (session_abort)
-					break;
-				if (lost) {
-					resumable++;
-					if (store_simple(db, runs[k].run_id, "interrupted",
-							 "not run: target lost earlier in this boot", err)) {
-						exit_code = 2;
-						break;
-					}
-					pg.done++;
-					pg.est_done += est[k];
-					continue;
-				}
-				struct strbuf sum = STRBUF_INIT;
-				double t0 = now_mono();
-				char *what = xstrfmt("%s rep %d knobs=%s", runs[k].workload,
-						     runs[k].rep + 1, runs[k].knobs);
-				progress_run_start(&pg, bootdesc, what);
-				enum run_outcome oc = execute_run(db, &t, p, &runs[k], ss_ok, &sum, err);
-				int whole = pg.tty || pg.prefix;
-				char *line = xstrfmt("%s%s%s (%.1f s)%s", whole ? what : "",
-						     whole ? ": " : "",
-						     oc == RUN_OK ? "ok" : oc == RUN_SKIPPED ? "skipped"
-						     : oc == RUN_INTERRUPTED ? "interrupted" : "FAILED",
-						     now_mono() - t0, sum.buf);
-				progress_run_end(&pg, est[k], line);
-				free(line);
-				free(what);
-				strbuf_release(&sum);
-				if (oc == RUN_DBERR) {
-					exit_code = 2;
-					break;
-				}
-				if (oc == RUN_LOST) {
-					lost = 1;
-					resumable++;
-				}
-				if (oc != RUN_OK && oc != RUN_INTERRUPTED)
-					exit_code = exit_code ? exit_code : 1;
-			}
+		if (oc == RUN_LOST) {
+			c->lost = 1;
+			c->resumable++;
 		}
-		boot_info_release(&bi);
-		strbuf_release(&be);
-		strbuf_release(&why);
-		db_boot_row_free(&br);
-		if (exit_code == 2)
-			break;
-		i = j;
+		if (oc != RUN_OK && oc != RUN_INTERRUPTED)
+			c->exit_code = c->exit_code ? c->exit_code : 1;
 	}
-	progress_done(&pg);
-	free(est);
-	if (opened)
-		t.ops->close(&t);
-	target_fini(&t);
-	db_pending_runs_free(runs, n);
-	const char *final = session_abort || (resumable && exit_code != 2) ? "interrupted"
-			    : exit_code == 2 ? "failed" : "done";
-	if (db_session_set_status(db, sid, final) && exit_code != 2) {
-		strbuf_addf(err, "database: %s", db_errmsg(db));
-		exit_code = 2;
+}
+
+/* one boot: the runs [i, j) that share it */
+static void do_boot(struct exec_ctx *c, size_t i, size_t j)
+{
+	struct boot_ctx b;
+	boot_ctx_init(&b);
+	int dberr = boot_row(c, i, j, &b);
+	if (!dberr) {
+		boot_target(c, &b);
+		dberr = store_boot(c, &b);
 	}
-	if (resumable && !session_abort && exit_code != 2)
+	if (dberr) {
+		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+		c->exit_code = 2;
+	} else if (!b.booted || b.why.len) {
+		skip_boot_runs(c, &b, i, j);
+	} else {
+		run_boot_runs(c, &b, i, j);
+	}
+	boot_ctx_release(&b);
+}
+
+/* close the target, store the session's status, say what is left; the
+ * exit code */
+static int exec_finish(struct exec_ctx *c)
+{
+	int64_t sid = c->sid;
+	const char *pfx = c->o->prefix ? c->o->prefix : "";
+	progress_done(&c->pg);
+	free(c->est);
+	if (c->opened)
+		c->t.ops->close(&c->t);
+	target_fini(&c->t);
+	db_pending_runs_free(c->runs, c->n);
+	const char *final = session_aborted(c->o) || (c->resumable && c->exit_code != 2)
+		? "interrupted" : c->exit_code == 2 ? "failed" : "done";
+	if (db_session_set_status(c->db, sid, final) && c->exit_code != 2) {
+		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+		c->exit_code = 2;
+	}
+	if (c->resumable && !session_aborted(c->o) && c->exit_code != 2)
 		fprintf(stderr, "%ssession %lld: %d runs were not done because the target was lost or "
 			"did not boot; `schedlab run --resume %lld` redoes them once it is back\n",
-			pfx, (long long)sid, resumable, (long long)sid);
-	if (session_abort) {
+			pfx, (long long)sid, c->resumable, (long long)sid);
+	if (session_aborted(c->o)) {
 		fprintf(stderr, "%sinterrupted: session %lld is resumable with "
 			"`schedlab run --resume %lld`\n", pfx, (long long)sid, (long long)sid);
 		return 130;
 	}
-	return exit_code;
+	return c->exit_code;
+}
+
+int session_execute(struct db *db, int64_t sid, struct plan *p, const struct session_opts *o,
+		    struct strbuf *err)
+{
+	struct exec_ctx c = { .db = db, .sid = sid, .p = p, .o = o, .err = err };
+	int rc = exec_begin(&c);
+	if (rc)
+		return rc;
+	target_init(&c.t, p, o);
+	progress_begin(&c);
+	size_t i = 0;
+	while (i < c.n && !session_aborted(o) && c.exit_code != 2) {
+		size_t j = i;
+		while (j < c.n && c.runs[j].boot_id == c.runs[i].boot_id)
+			j++;
+		do_boot(&c, i, j);
+		i = j;
+	}
+	return exec_finish(&c);
 }
 
 int session_build_kernels(struct plan *p, int quiet, volatile int *abort_flag, struct strbuf *err)

@@ -3,10 +3,14 @@
  * planned boot and run to the database before the first one starts;
  * session_execute() works through whatever is not finished yet, in execution
  * order, which is also exactly what `run --resume` does after a crash.
+ * How a run is told (quiet, the lab member's prefix) and interrupted (the
+ * flag) is in struct session_opts; a lab runs one session per member
+ * (harness/orchestrate/lab.h).
  */
 #ifndef SL_SESSION_H
 #define SL_SESSION_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "db/db.h"
@@ -17,7 +21,21 @@ struct session_opts {
 	const char *tag;
 	int quiet;              /* no per-run progress lines */
 	const char *agent_path; /* override bin/schedlab-agent */
+	/* the interrupt flag, normally &session_abort (below); set to a signal
+	 * number, the session stops at the next safe point (the target sees it
+	 * too: target.abort_flag). NULL: nothing interrupts. */
+	volatile sig_atomic_t *abort_flag;
+	/* a lab member (a process of its own): every progress line and message
+	 * of session_execute starts with this ("[ssh:lab1] "), written as whole
+	 * lines with no live status line; NULL otherwise */
+	const char *prefix;
 };
+
+/* the signal that interrupted the session, 0 when none */
+static inline int session_aborted(const struct session_opts *o)
+{
+	return o->abort_flag ? *o->abort_flag : 0;
+}
 
 /* check the plan against the target (connecting when the target can only
  * tell at run time); -1 with the reasons when a boot configuration cannot be
@@ -42,13 +60,14 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 /* "local", "ssh:HOST", "qemu:KERNEL": the session's target column */
 char *session_target_label(const json_t *target);
 
-/* a lab member (a process of its own): every progress line and message of
- * session_execute starts with this ("[ssh:lab1] "), written as whole lines
- * with no live status line; NULL otherwise */
-extern const char *session_prefix;
-
-/* the interrupt flag set by SIGINT/SIGTERM/SIGHUP during a session */
-extern volatile int session_abort;
+/*
+ * The one global: the interrupt flag. A signal handler can reach only static
+ * storage, so SIGINT/SIGTERM/SIGHUP (session_install_signals) store the signal
+ * number in session_abort and do nothing else. The commands that install the
+ * handlers hand its address on (session_opts.abort_flag, target.abort_flag);
+ * nothing below them reads the global itself.
+ */
+extern volatile sig_atomic_t session_abort;
 void session_install_signals(void);
 
 #endif

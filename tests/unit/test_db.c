@@ -4,9 +4,9 @@
  * forward without losing it; db_run_finish stores a run with its metrics,
  * histogram and schedstat in one transaction (all or nothing), and the
  * `results` view shows only ok runs of ok boots; pending runs in execution
- * order and crash recovery; session selectors; refusing files that are not
- * schedlab databases or are newer than this build. Each test works in its
- * own temporary directory.
+ * order and crash recovery; session selectors; the sessions of a lab;
+ * refusing files that are not schedlab databases or are newer than this
+ * build. Each test works in its own temporary directory.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -451,6 +451,64 @@ TEST(session_resolve)
 	rm_db("t.db");
 }
 
+TEST(lab_sessions)
+{
+	rm_db("t.db");
+	struct db *db = open_fresh("t.db");
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	char *id = NULL;
+	CHECK(db_lab_resolve(db, "last", &id) == -1 && id == NULL);
+	CHECK_CONTAINS(db_errmsg(db), "no session in this database is part of a lab");
+	/* session 1 alone, 2 and 3 members of lab L1 (stored in reverse member
+	 * order), 4 the single member of lab L2 without a label */
+	struct db_session s = { .name = "a", .plan_json = "{}", .target = "local", .version = "t" };
+	CHECK(db_session_create(db, &s) == 1);
+	s.plan_json = "{\"lab\":{\"id\":\"L1\",\"target\":1,\"targets\":2,\"label\":\"local#2\"}}";
+	s.plan_path = "lab.json";
+	CHECK(db_session_create(db, &s) == 2);
+	s.plan_json = "{\"lab\":{\"id\":\"L1\",\"target\":0,\"targets\":2,\"label\":\"local#1\"}}";
+	CHECK(db_session_create(db, &s) == 3);
+	s.plan_json = "{\"lab\":{\"id\":\"L2\",\"target\":0}}";
+	s.plan_path = NULL;
+	CHECK(db_session_create(db, &s) == 4);
+	CHECK(db_lab_resolve(db, "last", &id) == 0);
+	CHECK_STR(id, "L2");
+	free(id);
+	CHECK(db_lab_resolve(db, "2", &id) == 0);
+	CHECK_STR(id, "L1");
+	free(id);
+	CHECK(db_lab_resolve(db, "1", &id) == -1);
+	CHECK_CONTAINS(db_errmsg(db), "no such session, or it is not part of a lab");
+	CHECK(db_lab_resolve(db, "9", &id) == -1);
+	/* anything but "last" and a number is the id itself, looked up later */
+	CHECK(db_lab_resolve(db, "L9", &id) == 0);
+	CHECK_STR(id, "L9");
+	free(id);
+	struct db_lab_session *m = NULL;
+	size_t n = 9;
+	CHECK(db_lab_sessions(db, "L1", &m, &n) == 0);
+	CHECK(n == 2);
+	if (n == 2) {
+		CHECK(m[0].sid == 3 && m[1].sid == 2);
+		CHECK_STR(m[0].label, "local#1");
+		CHECK_STR(m[0].plan_path, "lab.json");
+		CHECK_CONTAINS(m[1].plan_json, "\"target\":1");
+	}
+	db_lab_sessions_free(m, n);
+	CHECK(db_lab_sessions(db, "L2", &m, &n) == 0);
+	CHECK(n == 1 && m[0].sid == 4 && m[0].label == NULL && m[0].plan_path == NULL);
+	db_lab_sessions_free(m, n);
+	CHECK(db_lab_sessions(db, "L9", &m, &n) == 0);
+	CHECK(n == 0 && m == NULL);
+	db_lab_sessions_free(m, n);
+	/* the reads are ended: a write right after them works */
+	CHECK(db_session_set_status(db, 2, "done") == 0);
+	db_close(db);
+	rm_db("t.db");
+}
+
 TEST(readonly_refuses_foreign_files)
 {
 	/* an SQLite file that is not ours (user_version 0) */
@@ -538,6 +596,7 @@ int main(void)
 	RUN(run_finish_is_all_or_nothing);
 	RUN(pending_runs_and_reset);
 	RUN(session_resolve);
+	RUN(lab_sessions);
 	RUN(readonly_refuses_foreign_files);
 	RUN(newer_schema_refused);
 	RUN(failed_migration_rolls_back);
