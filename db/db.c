@@ -4,6 +4,7 @@
  * records the failing statement, file:line and sqlite3_errmsg.
  */
 #include "db/db.h"
+#include "db/db_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -101,8 +102,7 @@ struct db {
 #define ERROR_SQLITE(db, what) \
 	db_seterr(db, "%s: %s (%s:%d)", what, sqlite3_errmsg((db)->h), __FILE__, __LINE__)
 
-static void db_seterr(struct db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void db_seterr(struct db *db, const char *fmt, ...)
+void db_seterr(struct db *db, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -116,6 +116,11 @@ const char *db_errmsg(const struct db *db)
 }
 
 sqlite3 *db_handle(struct db *db)
+{
+	return db->h;
+}
+
+sqlite3 *db_sqlite(struct db *db)
 {
 	return db->h;
 }

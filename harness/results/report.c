@@ -31,6 +31,7 @@
 
 #include "analysis/hist.h"
 #include "analysis/stats.h"
+#include "db/results.h"
 
 #define CONFIG_DIMS ((1u << DIM_KERNEL) | (1u << DIM_PREEMPT) | (1u << DIM_HZ) | \
 		     (1u << DIM_SCHED_MC) | (1u << DIM_CMDLINE) | (1u << DIM_KNOBS))
@@ -461,10 +462,9 @@ static int build_trends(struct report *r, struct db *db, const struct sample_set
 
 /* ---- sessions and boots ------------------------------------------------------ */
 
-static char *col_dup(sqlite3_stmt *st, int i)
+static char *dup_or_null(const char *s)
 {
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? xstrdup((const char *)t) : NULL;
+	return s ? xstrdup(s) : NULL;
 }
 
 static int cmp_i64(const void *x, const void *y)
@@ -485,6 +485,22 @@ static void add_unique(int64_t **v, size_t *n, size_t *alloc, int64_t x)
 	(*v)[(*n)++] = x;
 }
 
+static int add_session(void *ctx, const struct db_session_info *in)
+{
+	struct report *r = ctx;
+	struct report_session *s = &r->sessions[r->nsessions++];
+	s->id = in->id;
+	s->name = dup_or_null(in->name);
+	s->tag = dup_or_null(in->tag);
+	s->target = dup_or_null(in->target);
+	s->version = dup_or_null(in->version);
+	s->status = dup_or_null(in->status);
+	s->started_at = dup_or_null(in->started_at);
+	s->finished_at = dup_or_null(in->finished_at);
+	s->plan_path = dup_or_null(in->plan_path);
+	return 0;
+}
+
 static int load_sessions(struct report *r, struct db *db, const struct sample_set *const *sets,
 			 size_t nsets, struct strbuf *err)
 {
@@ -496,137 +512,115 @@ static int load_sessions(struct report *r, struct db *db, const struct sample_se
 				add_unique(&ids, &n, &alloc, sets[k]->groups[g].session[i]);
 	if (n)
 		qsort(ids, n, sizeof(int64_t), cmp_i64);
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db_handle(db),
-			       "SELECT name, tag, target, harness_version, status, started_at,"
-			       " finished_at, plan_path FROM session WHERE id = ?",
-			       -1, &st, NULL) != SQLITE_OK) {
-		strbuf_addf(err, "cannot read sessions: %s", sqlite3_errmsg(db_handle(db)));
-		free(ids);
-		return -1;
-	}
 	r->sessions = xcalloc(n + 1, sizeof(*r->sessions));
-	for (size_t i = 0; i < n; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, ids[i]);
-		if (sqlite3_step(st) != SQLITE_ROW)
-			continue;
-		struct report_session *s = &r->sessions[r->nsessions++];
-		s->id = ids[i];
-		s->name = col_dup(st, 0);
-		s->tag = col_dup(st, 1);
-		s->target = col_dup(st, 2);
-		s->version = col_dup(st, 3);
-		s->status = col_dup(st, 4);
-		s->started_at = col_dup(st, 5);
-		s->finished_at = col_dup(st, 6);
-		s->plan_path = col_dup(st, 7);
-	}
-	sqlite3_finalize(st);
+	int rc = db_results_sessions(db, ids, n, add_session, r);
+	if (rc)
+		strbuf_addstr(err, db_errmsg(db));
 	free(ids);
+	return rc ? -1 : 0;
+}
+
+/* the state of load_boots() while the boot rows come: boots with the same
+ * machine and sysinfo (boot_id aside) are grouped */
+struct boots_ctx {
+	struct report *r;
+	size_t nb, max_boots;
+	char **keys;          /* per group: machine + sysinfo */
+	int64_t *lastsid;     /* per group: the session of its last boot */
+	struct strbuf *txt;   /* per group: "session 3: boot 7, 8; ..." */
+};
+
+static int add_boot(void *ctx, const struct db_boot_info *in)
+{
+	struct boots_ctx *bc = ctx;
+	struct report *r = bc->r;
+	int64_t sid = in->session_id;
+	const char *si = in->sysinfo;
+	const char *mach = in->machine;
+	json_t *j = si ? json_loads(si, 0, NULL) : NULL;
+	if (!j)
+		j = json_object();
+	json_t *copy = json_deep_copy(j);
+	json_object_del(copy, "boot_id");
+	char *dump = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(copy);
+	char *key = xstrfmt("%s\n%s", mach ? mach : "", dump ? dump : "");
+	free(dump);
+	size_t g = 0;
+	while (g < r->nboots && strcmp(bc->keys[g], key))
+		g++;
+	if (g == r->nboots) {
+		if (r->nboots >= bc->max_boots) {
+			r->boots_omitted++;
+			free(key);
+			json_decref(j);
+			return 0;
+		}
+		if (!r->boots)
+			r->boots = xcalloc(bc->nb + 1, sizeof(*r->boots));
+		struct report_boot *b = &r->boots[r->nboots];
+		bc->keys[r->nboots++] = key;
+		key = NULL;
+		b->machine = xstrdup(mach ? mach : "(unknown machine)");
+		b->sysinfo = j;
+		j = NULL;
+		b->method = dup_or_null(in->method);
+		b->accel = dup_or_null(in->accel);
+		b->status = dup_or_null(in->status);
+		b->first_at = dup_or_null(in->booted_at);
+		strbuf_init(&bc->txt[g], 64);
+	}
+	free(key);
+	json_decref(j);
+	struct report_boot *b = &r->boots[g];
+	if (!b->nboots || bc->lastsid[g] != sid)
+		strbuf_addf(&bc->txt[g], "%ssession %lld: boot %lld", b->nboots ? "; " : "",
+			    (long long)sid, (long long)in->id);
+	else
+		strbuf_addf(&bc->txt[g], ", %lld", (long long)in->id);
+	bc->lastsid[g] = sid;
+	b->nboots++;
 	return 0;
 }
 
 static int load_boots(struct report *r, struct db *db, const struct sample_set *const *sets,
 		      size_t nsets, size_t max_boots, struct strbuf *err)
 {
-	sqlite3 *h = db_handle(db);
-	sqlite3_stmt *rs = NULL, *bs = NULL;
-	if (sqlite3_prepare_v2(h, "SELECT boot_id FROM run WHERE id = ?", -1, &rs, NULL) !=
-		    SQLITE_OK ||
-	    sqlite3_prepare_v2(h,
-			       "SELECT b.session_id, b.sysinfo, b.method, b.accel, b.status,"
-			       " b.booted_at, m.name FROM boot b LEFT JOIN machine m"
-			       " ON m.id = b.machine_id WHERE b.id = ?",
-			       -1, &bs, NULL) != SQLITE_OK) {
-		strbuf_addf(err, "cannot read boots: %s", sqlite3_errmsg(h));
-		sqlite3_finalize(rs);
-		return -1;
-	}
 	int64_t *runs = NULL, *boots = NULL;
-	size_t nr = 0, ar = 0, nb = 0, ab = 0;
+	size_t nr = 0, ar = 0, nb = 0;
 	for (size_t k = 0; k < nsets; k++)
 		for (size_t g = 0; g < sets[k]->ngroups; g++)
 			for (size_t i = 0; i < sets[k]->groups[g].n; i++)
 				add_unique(&runs, &nr, &ar, sets[k]->groups[g].run_id[i]);
-	for (size_t i = 0; i < nr; i++) {
-		sqlite3_reset(rs);
-		sqlite3_bind_int64(rs, 1, runs[i]);
-		if (sqlite3_step(rs) == SQLITE_ROW)
-			add_unique(&boots, &nb, &ab, sqlite3_column_int64(rs, 0));
+	if (db_results_run_boots(db, runs, nr, &boots, &nb)) {
+		strbuf_addstr(err, db_errmsg(db));
+		free(runs);
+		return -1;
 	}
-	if (nb)
-		qsort(boots, nb, sizeof(int64_t), cmp_i64);
-	char **keys = xcalloc(nb + 1, sizeof(char *));
-	int64_t *lastsid = xcalloc(nb + 1, sizeof(int64_t));
-	struct strbuf *txt = xcalloc(nb + 1, sizeof(struct strbuf));
-	for (size_t i = 0; i < nb; i++) {
-		sqlite3_reset(bs);
-		sqlite3_bind_int64(bs, 1, boots[i]);
-		if (sqlite3_step(bs) != SQLITE_ROW)
-			continue;
-		int64_t sid = sqlite3_column_int64(bs, 0);
-		const char *si = (const char *)sqlite3_column_text(bs, 1);
-		const char *mach = (const char *)sqlite3_column_text(bs, 6);
-		json_t *j = si ? json_loads(si, 0, NULL) : NULL;
-		if (!j)
-			j = json_object();
-		json_t *copy = json_deep_copy(j);
-		json_object_del(copy, "boot_id");
-		char *dump = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
-		json_decref(copy);
-		char *key = xstrfmt("%s\n%s", mach ? mach : "", dump ? dump : "");
-		free(dump);
-		size_t g = 0;
-		while (g < r->nboots && strcmp(keys[g], key))
-			g++;
-		if (g == r->nboots) {
-			if (r->nboots >= max_boots) {
-				r->boots_omitted++;
-				free(key);
-				json_decref(j);
-				continue;
-			}
-			if (!r->boots)
-				r->boots = xcalloc(nb + 1, sizeof(*r->boots));
-			struct report_boot *b = &r->boots[r->nboots];
-			keys[r->nboots++] = key;
-			key = NULL;
-			b->machine = xstrdup(mach ? mach : "(unknown machine)");
-			b->sysinfo = j;
-			j = NULL;
-			b->method = col_dup(bs, 2);
-			b->accel = col_dup(bs, 3);
-			b->status = col_dup(bs, 4);
-			b->first_at = col_dup(bs, 5);
-			strbuf_init(&txt[g], 64);
-		}
-		free(key);
-		json_decref(j);
-		struct report_boot *b = &r->boots[g];
-		if (!b->nboots || lastsid[g] != sid)
-			strbuf_addf(&txt[g], "%ssession %lld: boot %lld", b->nboots ? "; " : "",
-				    (long long)sid, (long long)boots[i]);
-		else
-			strbuf_addf(&txt[g], ", %lld", (long long)boots[i]);
-		lastsid[g] = sid;
-		b->nboots++;
-	}
+	struct boots_ctx bc = {
+		.r = r,
+		.nb = nb,
+		.max_boots = max_boots,
+		.keys = xcalloc(nb + 1, sizeof(char *)),
+		.lastsid = xcalloc(nb + 1, sizeof(int64_t)),
+		.txt = xcalloc(nb + 1, sizeof(struct strbuf)),
+	};
+	int rc = db_results_boots(db, boots, nb, add_boot, &bc);
+	if (rc)
+		strbuf_addstr(err, db_errmsg(db));
 	for (size_t g = 0; g < r->nboots; g++)
-		r->boots[g].boots = strbuf_detach(&txt[g], NULL);
+		r->boots[g].boots = strbuf_detach(&bc.txt[g], NULL);
 	for (size_t g = 0; g < nb; g++) {
-		free(keys[g]);
+		free(bc.keys[g]);
 		if (g >= r->nboots)
-			strbuf_release(&txt[g]);
+			strbuf_release(&bc.txt[g]);
 	}
-	free(keys);
-	free(txt);
-	free(lastsid);
+	free(bc.keys);
+	free(bc.txt);
+	free(bc.lastsid);
 	free(runs);
 	free(boots);
-	sqlite3_finalize(rs);
-	sqlite3_finalize(bs);
-	return 0;
+	return rc ? -1 : 0;
 }
 
 /* ---- build ----------------------------------------------------------------- */
