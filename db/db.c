@@ -179,6 +179,11 @@ void db_rollback(struct db *db)
 	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
 }
 
+int db_exec(struct db *db, const char *sql)
+{
+	return exec_sql(db, sql);
+}
+
 int db_user_version(struct db *db)
 {
 	sqlite3_stmt *s;

@@ -36,6 +36,9 @@ int db_migrate_to(struct db *db, int version);
 int db_begin(struct db *db);
 int db_commit(struct db *db);
 void db_rollback(struct db *db);
+/* execute a script of SQL statements, returning no rows: fixtures in tests
+ * and tests of migrations; -1 with the failing text in db_errmsg() */
+int db_exec(struct db *db, const char *sql);
 
 /* ---- entities ---- */
 int64_t db_machine_get(struct db *db, const json_t *sysinfo);
