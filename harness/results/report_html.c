@@ -274,9 +274,26 @@ static double nines(double q, double xmax)
 	return x > xmax ? xmax : x;
 }
 
-static void render_dist(const struct report_dist *d, size_t idx, struct strbuf *o)
+/* the scales of one latency chart: x in nines of the percentile (0 ..
+ * xmax), y log10 of the latency (10^ly0 .. 10^ly1; below ymin on the axis) */
+struct dist_scale {
+	double xmax, ymin, ly0, ly1;
+	double pw, ph;   /* plot width and height */
+};
+
+static double dist_x(const struct dist_scale *s, double x)
 {
-	/* ranges */
+	return LML + x / s->xmax * s->pw;
+}
+
+static double dist_y(const struct dist_scale *s, double v)
+{
+	return LMT + s->ph - (log10(v < s->ymin ? s->ymin : v) - s->ly0) / (s->ly1 - s->ly0) * s->ph;
+}
+
+/* the ranges of every curve: up to 6 nines, whole decades of latency */
+static void dist_scale(const struct report_dist *d, struct dist_scale *s)
+{
 	double xmax = 2, ymin = INFINITY, ymax = 0;
 	for (size_t c = 0; c < d->ncurves; c++) {
 		const struct hist *h = &d->curves[c].h.h;
@@ -306,9 +323,17 @@ static void render_dist(const struct report_dist *d, size_t idx, struct strbuf *
 	if (ly1 <= ly0)
 		ly1 = ly0 + 1;
 	ymin = pow(10, ly0);   /* data below the axis (0 us buckets) sits on it */
-	const double pw = LW - LML - LMR, ph = LH - LMT - LMB;
-#define XP(x) (LML + (x) / xmax * pw)
-#define YP(v) (LMT + ph - (log10((v) < ymin ? ymin : (v)) - ly0) / (ly1 - ly0) * ph)
+	s->xmax = xmax;
+	s->ymin = ymin;
+	s->ly0 = ly0;
+	s->ly1 = ly1;
+	s->pw = LW - LML - LMR;
+	s->ph = LH - LMT - LMB;
+}
+
+/* the chart's title and the opening <svg> */
+static void dist_head(const struct report_dist *d, size_t idx, struct strbuf *o)
+{
 	strbuf_addstr(o, "<div class=\"chart\"><div class=\"t\">");
 	escf(o, "%s %s", d->workload, d->name);
 	if (*d->params_label)
@@ -318,9 +343,14 @@ static void render_dist(const struct report_dist *d, size_t idx, struct strbuf *
 	strbuf_addf(o, "<svg class=\"chart-svg dist\" id=\"dist%zu\" width=\"%d\" height=\"%d\" "
 		       "viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\">\n",
 		    idx, LW, LH, LW, LH);
-	/* grid and axes */
-	for (int k = 0; k <= (int)xmax; k++) {
-		double x = XP(k);
+}
+
+/* grid lines, tick labels, axes and axis titles */
+static void dist_grid(const struct report_dist *d, const struct dist_scale *s, struct strbuf *o)
+{
+	const double pw = s->pw, ph = s->ph;
+	for (int k = 0; k <= (int)s->xmax; k++) {
+		double x = dist_x(s, k);
 		char lab[32];
 		if (k == 0)
 			snprintf(lab, sizeof(lab), "0%%");
@@ -331,12 +361,12 @@ static void render_dist(const struct report_dist *d, size_t idx, struct strbuf *
 			       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
 			    x, LMT, x, LMT + ph, x, LMT + ph + 14, lab);
 	}
-	for (double e = ly0; e <= ly1 + 1e-9; e++)
+	for (double e = s->ly0; e <= s->ly1 + 1e-9; e++)
 		for (int m = 1; m < 10; m++) {
 			double v = m * pow(10, e);
-			if (log10(v) > ly1 + 1e-9)
+			if (log10(v) > s->ly1 + 1e-9)
 				break;
-			double y = YP(v);
+			double y = dist_y(s, v);
 			strbuf_addf(o, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
 				    LML, y, LML + pw, y);
 			if (m == 1 || m == 2 || m == 5) {
@@ -355,70 +385,86 @@ static void render_dist(const struct report_dist *d, size_t idx, struct strbuf *
 		    LMT + ph / 2);
 	escf(o, "latency (%s, log)", d->unit);
 	strbuf_addstr(o, "</text>\n");
-	/* curves: a step per non-empty bucket */
-	for (size_t c = 0; c < d->ncurves; c++) {
-		const struct report_curve *cv = &d->curves[c];
-		const struct hist *h = &cv->h.h;
-		const char *col = palette[c % NPALETTE];
-		if (!h->total)
+}
+
+/* the SVG path of a curve: a step per non-empty bucket; returns its points */
+static size_t dist_path(const struct hist *h, const struct dist_scale *s, struct strbuf *path)
+{
+	uint64_t cum = 0;
+	size_t npts = 0;
+	double px = 0, py = 0, lastx = 0;
+	for (size_t i = 0; i < h->nbuckets; i++) {
+		if (!h->counts[i])
 			continue;
-		struct strbuf path = STRBUF_INIT;
-		uint64_t cum = 0;
-		size_t npts = 0;
-		double px = 0, py = 0, lastx = 0;
-		for (size_t i = 0; i < h->nbuckets; i++) {
-			if (!h->counts[i])
-				continue;
-			double y = YP(hist_bucket_value(h, i));
-			double x0 = XP(nines((double)cum / (double)h->total, xmax));
-			cum += h->counts[i];
-			lastx = XP(nines((double)cum / (double)h->total, xmax));
-			if (!npts) {
-				strbuf_addf(&path, "M%.1f %.1f", x0, y);
-				px = x0;
-				py = y;
-				npts++;
-				continue;
-			}
-			/* a step: along at the previous value, then up to this one */
-			if (x0 - px >= 0.3) {
-				strbuf_addf(&path, "L%.1f %.1f", x0, py);
-				px = x0;
-				npts++;
-			}
-			if (fabs(y - py) >= 0.3) {
-				strbuf_addf(&path, "L%.1f %.1f", px, y);
-				py = y;
-				npts++;
-			}
+		double y = dist_y(s, hist_bucket_value(h, i));
+		double x0 = dist_x(s, nines((double)cum / (double)h->total, s->xmax));
+		cum += h->counts[i];
+		lastx = dist_x(s, nines((double)cum / (double)h->total, s->xmax));
+		if (!npts) {
+			strbuf_addf(path, "M%.1f %.1f", x0, y);
+			px = x0;
+			py = y;
+			npts++;
+			continue;
 		}
-		if (npts && lastx - px >= 0.3) {
-			strbuf_addf(&path, "L%.1f %.1f", lastx, py);
+		/* a step: along at the previous value, then up to this one */
+		if (x0 - px >= 0.3) {
+			strbuf_addf(path, "L%.1f %.1f", x0, py);
+			px = x0;
 			npts++;
 		}
-		strbuf_addf(o, "<path class=\"curve\" stroke=\"%s\" data-points=\"%zu\" "
-			       "data-samples=\"%llu\" data-config=\"",
-			    col, npts, (unsigned long long)h->total);
-		esc(o, cv->label);
-		strbuf_addf(o, "\" d=\"%s\"><title>", path.buf);
-		escf(o, "%s: %zu runs, %llu samples", cv->label, cv->h.nruns,
-		     (unsigned long long)h->total);
-		strbuf_addstr(o, "</title></path>\n");
-		strbuf_release(&path);
-		static const double pcts[] = { 50, 99, 99.9 };
-		for (size_t k = 0; k < 3; k++) {
-			double v;
-			enum hist_pct st = hist_percentile(h, pcts[k], &v);
-			if (st == HIST_EMPTY || !isfinite(v))
-				continue;
-			strbuf_addf(o, "<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
-				       "fill=\"%s\" data-pct=\"%g\" data-value=\"%g\"><title>",
-				    XP(nines(pcts[k] / 100, xmax)), YP(v), col, pcts[k], v);
-			escf(o, "%s: p%g %s%g %s", cv->label, pcts[k],
-			     st == HIST_IN_OVERFLOW ? ">= " : "", v, d->unit);
-			strbuf_addstr(o, "</title></circle>\n");
+		if (fabs(y - py) >= 0.3) {
+			strbuf_addf(path, "L%.1f %.1f", px, y);
+			py = y;
+			npts++;
 		}
 	}
+	if (npts && lastx - px >= 0.3) {
+		strbuf_addf(path, "L%.1f %.1f", lastx, py);
+		npts++;
+	}
+	return npts;
+}
+
+static const double dist_pcts[] = { 50, 99, 99.9 };
+
+/* one configuration's curve with marks at p50, p99 and p99.9 */
+static void dist_curve(const struct report_curve *cv, const char *col, const char *unit,
+		       const struct dist_scale *s, struct strbuf *o)
+{
+	const struct hist *h = &cv->h.h;
+	if (!h->total)
+		return;
+	struct strbuf path = STRBUF_INIT;
+	size_t npts = dist_path(h, s, &path);
+	strbuf_addf(o, "<path class=\"curve\" stroke=\"%s\" data-points=\"%zu\" "
+		       "data-samples=\"%llu\" data-config=\"",
+		    col, npts, (unsigned long long)h->total);
+	esc(o, cv->label);
+	strbuf_addf(o, "\" d=\"%s\"><title>", path.buf);
+	escf(o, "%s: %zu runs, %llu samples", cv->label, cv->h.nruns,
+	     (unsigned long long)h->total);
+	strbuf_addstr(o, "</title></path>\n");
+	strbuf_release(&path);
+	for (size_t k = 0; k < 3; k++) {
+		double v;
+		enum hist_pct st = hist_percentile(h, dist_pcts[k], &v);
+		if (st == HIST_EMPTY || !isfinite(v))
+			continue;
+		strbuf_addf(o, "<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
+			       "fill=\"%s\" data-pct=\"%g\" data-value=\"%g\"><title>",
+			    dist_x(s, nines(dist_pcts[k] / 100, s->xmax)), dist_y(s, v), col,
+			    dist_pcts[k], v);
+		escf(o, "%s: p%g %s%g %s", cv->label, dist_pcts[k],
+		     st == HIST_IN_OVERFLOW ? ">= " : "", v, unit);
+		strbuf_addstr(o, "</title></circle>\n");
+	}
+}
+
+/* the closing </svg>, the legend table (runs, samples, percentiles, max,
+ * overflow per configuration) and the note on configurations left out */
+static void dist_legend(const struct report_dist *d, struct strbuf *o)
+{
 	strbuf_addstr(o, "</svg>\n<table class=\"legend\"><tr><th></th><th>configuration</th>"
 			 "<th>runs</th><th>samples</th><th>p50</th><th>p99</th><th>p99.9</th>"
 			 "<th>max</th><th>overflow</th></tr>\n");
@@ -433,10 +479,9 @@ static void render_dist(const struct report_dist *d, size_t idx, struct strbuf *
 			strbuf_addstr(o, " <em>(histograms of different geometry: first run only)</em>");
 		strbuf_addf(o, "</td><td class=\"n\">%zu</td><td class=\"n\">%llu</td>", cv->h.nruns,
 			    (unsigned long long)h->total);
-		static const double pcts[] = { 50, 99, 99.9 };
 		for (size_t k = 0; k < 3; k++) {
 			double v;
-			enum hist_pct st = hist_percentile(h, pcts[k], &v);
+			enum hist_pct st = hist_percentile(h, dist_pcts[k], &v);
 			char b[40];
 			fmt_num(b, sizeof(b), st == HIST_EMPTY ? NAN : v);
 			strbuf_addf(o, "<td class=\"n\">%s%s</td>", st == HIST_IN_OVERFLOW ? "&ge;" : "",
@@ -452,8 +497,19 @@ static void render_dist(const struct report_dist *d, size_t idx, struct strbuf *
 		strbuf_addf(o, "<p class=\"note\">%zu more configuration(s) not drawn.</p>",
 			    d->omitted);
 	strbuf_addstr(o, "</div>\n");
-#undef XP
-#undef YP
+}
+
+/* one latency chart: percentile (x, in nines) against latency (y, log) per
+ * configuration, and its legend */
+static void render_dist(const struct report_dist *d, size_t idx, struct strbuf *o)
+{
+	struct dist_scale s;
+	dist_scale(d, &s);
+	dist_head(d, idx, o);
+	dist_grid(d, &s, o);
+	for (size_t c = 0; c < d->ncurves; c++)
+		dist_curve(&d->curves[c], palette[c % NPALETTE], d->unit, &s, o);
+	dist_legend(d, o);
 }
 
 /* ---- rendering: trends ------------------------------------------------------------- */
@@ -465,7 +521,25 @@ static void render_dist(const struct report_dist *d, size_t idx, struct strbuf *
 #define TMT 12
 #define TMB 26
 
-static void render_trend(const struct report_trend *rt, size_t idx, struct strbuf *o)
+/* the scales of one trend chart: a slot of width step per session, y
+ * linear from lo to hi (pad: the margin added on both sides) */
+struct trend_scale {
+	double lo, hi, pad;
+	double pw, ph, step;   /* plot width and height, slot width */
+};
+
+static double trend_x(const struct trend_scale *s, size_t i)
+{
+	return TML + s->step * ((double)(i) + 0.5);
+}
+
+static double trend_y(const struct trend_scale *s, double v)
+{
+	return TMT + s->ph - (v - s->lo) / (s->hi - s->lo) * s->ph;
+}
+
+/* the range of the values and noise bands, padded */
+static void trend_scale(const struct report_trend *rt, struct trend_scale *s)
 {
 	const struct trend *t = &rt->t;
 	double lo = INFINITY, hi = -INFINITY;
@@ -500,10 +574,18 @@ static void render_trend(const struct report_trend *rt, size_t idx, struct strbu
 	double pad = (hi - lo) * 0.06;
 	lo -= pad;
 	hi += pad;
-	const double pw = TW - TML - TMR, ph = TH - TMT - TMB;
-	double step = pw / (double)t->np;
-#define XI(i) (TML + step * ((double)(i) + 0.5))
-#define YV(v) (TMT + ph - ((v) - lo) / (hi - lo) * ph)
+	s->lo = lo;
+	s->hi = hi;
+	s->pad = pad;
+	s->pw = TW - TML - TMR;
+	s->ph = TH - TMT - TMB;
+	s->step = s->pw / (double)t->np;
+}
+
+/* the chart's title and the opening <svg> */
+static void trend_head(const struct report_trend *rt, size_t idx, struct strbuf *o)
+{
+	const struct trend *t = &rt->t;
 	const char *better = rt->better == SEL_BETTER_LOWER ? "lower is better"
 			     : rt->better == SEL_BETTER_HIGHER ? "higher is better" : "";
 	strbuf_addstr(o, "<div class=\"chart trend\"><div class=\"t\">");
@@ -516,45 +598,62 @@ static void render_trend(const struct report_trend *rt, size_t idx, struct strbu
 		       "viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
 		       "data-points=\"%zu\" data-change-points=\"%zu\">\n",
 		    idx, TW, TH, TW, TH, t->np, t->ncp);
-	/* y ticks: lo, mid, hi */
+}
+
+/* y ticks (lo, mid, hi) and the x axis */
+static void trend_axes(const struct trend_scale *s, struct strbuf *o)
+{
+	const double lo = s->lo, hi = s->hi, pad = s->pad, pw = s->pw, ph = s->ph;
 	for (int k = 0; k <= 2; k++) {
 		double v = lo + pad + (hi - lo - 2 * pad) * k / 2.0;
 		char b[40];
 		fmt_num(b, sizeof(b), v);
 		strbuf_addf(o, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			       "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
-			    TML, YV(v), TML + pw, YV(v), TML - 3, YV(v) + 4, b);
+			    TML, trend_y(s, v), TML + pw, trend_y(s, v), TML - 3, trend_y(s, v) + 4, b);
 	}
 	strbuf_addf(o, "\n<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
 		    TML, TMT + ph, TML + pw, TMT + ph);
-	/* noise band and mean per segment */
+}
+
+/* the noise band and mean of each segment between change points */
+static void trend_bands(const struct report_trend *rt, const struct trend_scale *s,
+			struct strbuf *o)
+{
+	const struct trend *t = &rt->t;
 	size_t s0 = 0;
 	for (size_t c = 0; c <= t->ncp; c++) {
 		size_t s1 = c < t->ncp ? t->cps[c].index : t->np;
 		if (s1 <= s0)
 			continue;
-		double x0 = TML + step * (double)s0, x1 = TML + step * (double)s1;
+		double x0 = TML + s->step * (double)s0, x1 = TML + s->step * (double)s1;
 		double bl = rt->band_lo[s0], bh = rt->band_hi[s0], m = (bl + bh) / 2;
-		if (bl < lo)
-			bl = lo;
+		if (bl < s->lo)
+			bl = s->lo;
 		strbuf_addf(o, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			       "height=\"%.1f\" data-lo=\"%g\" data-hi=\"%g\"><title>noise band: %g .. %g"
 			       "</title></rect><line class=\"mean\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			       "y2=\"%.1f\"/>\n",
-			    x0, YV(bh), x1 - x0, fmax(YV(bl) - YV(bh), 0.5), bl, bh, bl, bh, x0, YV(m), x1,
-			    YV(m));
+			    x0, trend_y(s, bh), x1 - x0, fmax(trend_y(s, bl) - trend_y(s, bh), 0.5), bl,
+			    bh, bl, bh, x0, trend_y(s, m), x1, trend_y(s, m));
 		s0 = s1;
 	}
-	/* change points */
+}
+
+/* a dashed line per change point, coloured by its direction */
+static void trend_change_points(const struct report_trend *rt, const struct trend_scale *s,
+				struct strbuf *o)
+{
+	const struct trend *t = &rt->t;
 	for (size_t c = 0; c < t->ncp; c++) {
 		const struct change_point *cp = &t->cps[c];
 		int w = report_worse_dir(rt->better, cp->rel_change);
 		const char *cls = w < 0 ? "cp-none" : w ? "cp-worse" : "cp-better";
-		double x = TML + step * (double)cp->index;
+		double x = TML + s->step * (double)cp->index;
 		const struct trend_point *p = &t->pt[cp->index];
 		strbuf_addf(o, "<line class=\"cp %s\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" "
 			       "data-session=\"%lld\" data-change-pct=\"%.3g\"><title>",
-			    cls, x, TMT, x, TMT + ph, (long long)p->session, 100 * cp->rel_change);
+			    cls, x, TMT, x, TMT + s->ph, (long long)p->session, 100 * cp->rel_change);
 		escf(o, "change point at session %lld (%s%s%s): mean %g -> %g (%+.1f%%), p=%.2g",
 		     (long long)p->session, p->tag ? p->tag : "", p->tag ? ", " : "",
 		     p->kernel ? p->kernel : "", cp->mean_before, cp->mean_after,
@@ -563,7 +662,13 @@ static void render_trend(const struct report_trend *rt, size_t idx, struct strbu
 			       "%+.1f%%</text>\n",
 			    x, TMT - 2 + 10, 100 * cp->rel_change);
 	}
-	/* whiskers (min..max of the repetitions) and points (medians) */
+}
+
+/* whiskers (min..max of the repetitions) and points (medians) */
+static void trend_points(const struct report_trend *rt, const struct trend_scale *s,
+			 struct strbuf *o)
+{
+	const struct trend *t = &rt->t;
 	for (size_t i = 0; i < t->np; i++) {
 		const struct trend_point *p = &t->pt[i];
 		double mn = INFINITY, mx = -INFINITY;
@@ -574,26 +679,37 @@ static void render_trend(const struct report_trend *rt, size_t idx, struct strbu
 		if (isfinite(mn) && mx > mn)
 			strbuf_addf(o, "<line class=\"whisker\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 				       "y2=\"%.1f\"/>",
-				    XI(i), YV(mn), XI(i), YV(mx));
+				    trend_x(s, i), trend_y(s, mn), trend_x(s, i), trend_y(s, mx));
 		if (!isfinite(p->value))
 			continue;
 		strbuf_addf(o, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
 			       "data-session=\"%lld\" data-value=\"%.10g\"><title>",
-			    XI(i), YV(p->value), (long long)p->session, p->value);
+			    trend_x(s, i), trend_y(s, p->value), (long long)p->session, p->value);
 		escf(o, "session %lld%s%s%s, %.10s, kernel %s: %g %s (median of %zu)",
 		     (long long)p->session, p->tag ? " (" : "", p->tag ? p->tag : "",
 		     p->tag ? ")" : "", p->started_at, p->kernel ? p->kernel : "?", p->value,
 		     rt->unit, p->n);
 		strbuf_addstr(o, "</title></circle>\n");
 	}
+}
+
+/* one trend chart: a point per session, its noise bands and change points */
+static void render_trend(const struct report_trend *rt, size_t idx, struct strbuf *o)
+{
+	const struct trend *t = &rt->t;
+	struct trend_scale s;
+	trend_scale(rt, &s);
+	trend_head(rt, idx, o);
+	trend_axes(&s, o);
+	trend_bands(rt, &s, o);
+	trend_change_points(rt, &s, o);
+	trend_points(rt, &s, o);
 	/* x labels: first and last session */
 	strbuf_addf(o, "<text x=\"%d\" y=\"%d\">", TML, TH - 8);
 	escf(o, "%.10s", t->pt[0].started_at);
-	strbuf_addf(o, "</text><text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">", TML + pw, TH - 8);
+	strbuf_addf(o, "</text><text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">", TML + s.pw, TH - 8);
 	escf(o, "%.10s", t->pt[t->np - 1].started_at);
 	strbuf_addstr(o, "</text>\n</svg></div>\n");
-#undef XI
-#undef YV
 }
 
 /* ---- rendering: sysinfo ----------------------------------------------------------- */
