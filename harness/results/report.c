@@ -621,9 +621,6 @@ static int add_cmp(struct report *r, struct db *db, const char *a, const char *b
 	return 0;
 }
 
-static const struct sample_set *cfg_sort_set;
-static unsigned cfg_sort_mask;
-
 static int preempt_rank(const char *p)
 {
 	static const char *const order[] = { "none", "voluntary", "full", "lazy", "rt", NULL };
@@ -633,12 +630,20 @@ static int preempt_rank(const char *p)
 	return 99;
 }
 
-static int config_cmp(const void *x, const void *y)
+/* the order of configurations: indexes into set's series, compared on the
+ * dimensions of mask (qsort_r context) */
+struct config_order {
+	const struct sample_set *set;
+	unsigned mask;
+};
+
+static int config_cmp(const void *x, const void *y, void *ctx)
 {
-	const struct sel_series *a = &cfg_sort_set->series[*(const size_t *)x];
-	const struct sel_series *b = &cfg_sort_set->series[*(const size_t *)y];
+	const struct config_order *co = ctx;
+	const struct sel_series *a = &co->set->series[*(const size_t *)x];
+	const struct sel_series *b = &co->set->series[*(const size_t *)y];
 	for (int d = 0; d < SEL_NDIMS; d++) {
-		if (!(cfg_sort_mask & (1u << d)))
+		if (!(co->mask & (1u << d)))
 			continue;
 		int c = 0;
 		if (d == DIM_PREEMPT)
@@ -689,10 +694,9 @@ static int build_session(struct report *r, struct db *db, const struct report_op
 			rep[nrep++] = i;
 	}
 	/* baseline first: default knobs, the least preemptive mode, then text order */
-	cfg_sort_set = &r->scope_set;
-	cfg_sort_mask = m;
+	struct config_order co = { .set = &r->scope_set, .mask = m };
 	if (nrep > 1)
-		qsort(rep, nrep, sizeof(size_t), config_cmp);
+		qsort_r(rep, nrep, sizeof(size_t), config_cmp, &co);
 	char *base = NULL, *blabel = NULL;
 	struct strbuf why = STRBUF_INIT;
 	if (nrep > 1) {

@@ -235,21 +235,22 @@ static int series_cmp(const struct sel_series *a, const struct sel_series *b)
 	return c;
 }
 
-/* sort state for qsort (single-threaded commands) */
-static const struct sample_set *sort_set;
-static const size_t *sort_rank;
-
-static int series_idx_cmp(const void *x, const void *y)
+/* indexes into a sample set's series (qsort_r context: the set) */
+static int series_idx_cmp(const void *x, const void *y, void *set)
 {
+	const struct sample_set *s = set;
 	size_t a = *(const size_t *)x, b = *(const size_t *)y;
-	return series_cmp(&sort_set->series[a], &sort_set->series[b]);
+	return series_cmp(&s->series[a], &s->series[b]);
 }
 
-static int group_cmp(const void *x, const void *y)
+/* groups by the rank of their series, then workload and metric (qsort_r
+ * context: rank[] of every series) */
+static int group_cmp(const void *x, const void *y, void *ctx)
 {
+	const size_t *rank = ctx;
 	const struct sel_group *a = x, *b = y;
-	if (sort_rank[a->series] != sort_rank[b->series])
-		return sort_rank[a->series] < sort_rank[b->series] ? -1 : 1;
+	if (rank[a->series] != rank[b->series])
+		return rank[a->series] < rank[b->series] ? -1 : 1;
 	int c = strcmp(a->workload, b->workload);
 	return c ? c : strcmp(a->metric, b->metric);
 }
@@ -262,12 +263,10 @@ static void sort_set_(struct sample_set *s)
 	size_t *order = xcalloc(n, sizeof(size_t)), *rank = xcalloc(n, sizeof(size_t));
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
-	sort_set = s;
-	qsort(order, n, sizeof(size_t), series_idx_cmp);
+	qsort_r(order, n, sizeof(size_t), series_idx_cmp, s);
 	for (size_t i = 0; i < n; i++)
 		rank[order[i]] = i;
-	sort_rank = rank;
-	qsort(s->groups, s->ngroups, sizeof(*s->groups), group_cmp);
+	qsort_r(s->groups, s->ngroups, sizeof(*s->groups), group_cmp, rank);
 	for (size_t i = 0; i < s->ngroups; i++)
 		s->groups[i].series = rank[s->groups[i].series];
 	struct sel_series *ns = xcalloc(n, sizeof(*ns));
@@ -277,8 +276,6 @@ static void sort_set_(struct sample_set *s)
 	s->series = ns;
 	free(order);
 	free(rank);
-	sort_set = NULL;
-	sort_rank = NULL;
 }
 
 static void count_sessions(struct sample_set *s)
