@@ -256,21 +256,28 @@ int db_results_hists(struct db *db, const int64_t *run_id, size_t n, db_hist_fn 
 	return ret;
 }
 
-int db_results_tags(struct db *db, const int64_t *sid, size_t n, char **tag)
+/*
+ * The reads of one row per id: q with id[i] bound as its parameter, row()
+ * called for each id that has a row (with the statement at it); an id
+ * without a row is skipped. Stops at row()'s first non-zero return.
+ */
+typedef int (*id_row_fn)(sqlite3_stmt *st, size_t i, int64_t id, void *arg);
+
+static int rows_by_id(struct db *db, enum rq_id q, const char *what, const int64_t *id,
+		      size_t n, id_row_fn row, void *arg)
 {
-	for (size_t i = 0; i < n; i++)
-		tag[i] = NULL;
-	sqlite3_stmt *st = prepare(db, rq_sql[RQ_TAG], "cannot read session tags");
+	sqlite3_stmt *st = prepare(db, rq_sql[q], what);
 	if (!st)
 		return -1;
-	for (size_t i = 0; i < n; i++) {
+	int ret = 0;
+	for (size_t i = 0; i < n && !ret; i++) {
 		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, sid[i]);
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-			tag[i] = strdup((const char *)sqlite3_column_text(st, 0));
+		sqlite3_bind_int64(st, 1, id[i]);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			ret = row(st, i, id[i], arg);
 	}
 	sqlite3_finalize(st);
-	return 0;
+	return ret;
 }
 
 static const char *text_or_null(sqlite3_stmt *st, int i)
@@ -278,32 +285,46 @@ static const char *text_or_null(sqlite3_stmt *st, int i)
 	return (const char *)sqlite3_column_text(st, i);
 }
 
+static int tag_row(sqlite3_stmt *st, size_t i, int64_t id, void *tag)
+{
+	if (sqlite3_column_text(st, 0))
+		((char **)tag)[i] = strdup(text_or_null(st, 0));
+	return 0;
+}
+
+int db_results_tags(struct db *db, const int64_t *sid, size_t n, char **tag)
+{
+	for (size_t i = 0; i < n; i++)
+		tag[i] = NULL;
+	return rows_by_id(db, RQ_TAG, "cannot read session tags", sid, n, tag_row, tag) ? -1 : 0;
+}
+
+struct session_walk {
+	db_session_fn fn;
+	void *ctx;
+};
+
+static int session_row(sqlite3_stmt *st, size_t i, int64_t id, void *arg)
+{
+	const struct session_walk *w = arg;
+	struct db_session_info s = {
+		.id = id,
+		.name = text_or_null(st, 0),
+		.tag = text_or_null(st, 1),
+		.target = text_or_null(st, 2),
+		.version = text_or_null(st, 3),
+		.status = text_or_null(st, 4),
+		.started_at = text_or_null(st, 5),
+		.finished_at = text_or_null(st, 6),
+		.plan_path = text_or_null(st, 7),
+	};
+	return w->fn(w->ctx, &s);
+}
+
 int db_results_sessions(struct db *db, const int64_t *id, size_t n, db_session_fn fn, void *ctx)
 {
-	sqlite3_stmt *st = prepare(db, rq_sql[RQ_SESSION], "cannot read sessions");
-	if (!st)
-		return -1;
-	int ret = 0;
-	for (size_t i = 0; i < n && !ret; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, id[i]);
-		if (sqlite3_step(st) != SQLITE_ROW)
-			continue;
-		struct db_session_info s = {
-			.id = id[i],
-			.name = text_or_null(st, 0),
-			.tag = text_or_null(st, 1),
-			.target = text_or_null(st, 2),
-			.version = text_or_null(st, 3),
-			.status = text_or_null(st, 4),
-			.started_at = text_or_null(st, 5),
-			.finished_at = text_or_null(st, 6),
-			.plan_path = text_or_null(st, 7),
-		};
-		ret = fn(ctx, &s);
-	}
-	sqlite3_finalize(st);
-	return ret;
+	struct session_walk w = { fn, ctx };
+	return rows_by_id(db, RQ_SESSION, "cannot read sessions", id, n, session_row, &w);
 }
 
 static int cmp_i64(const void *x, const void *y)
@@ -312,64 +333,68 @@ static int cmp_i64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* the distinct boot ids seen so far */
+struct boot_set {
+	int64_t *v;
+	size_t n;
+};
+
+static int run_boot_row(sqlite3_stmt *st, size_t i, int64_t id, void *arg)
+{
+	struct boot_set *bs = arg;
+	int64_t b = sqlite3_column_int64(st, 0);
+	size_t j = 0;
+	while (j < bs->n && bs->v[j] != b)
+		j++;
+	if (j == bs->n)
+		bs->v[bs->n++] = b;
+	return 0;
+}
+
 int db_results_run_boots(struct db *db, const int64_t *run_id, size_t n, int64_t **boot_id,
 			 size_t *nboots)
 {
 	*boot_id = NULL;
 	*nboots = 0;
-	sqlite3_stmt *st = prepare(db, rq_sql[RQ_RUN_BOOT], "cannot read boots");
-	if (!st)
-		return -1;
-	int64_t *v = malloc((n + 1) * sizeof(int64_t));
-	size_t nv = 0;
-	if (!v) {
-		sqlite3_finalize(st);
+	struct boot_set bs = { malloc((n + 1) * sizeof(int64_t)), 0 };
+	if (!bs.v) {
 		db_seterr(db, "cannot read boots: out of memory");
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, run_id[i]);
-		if (sqlite3_step(st) != SQLITE_ROW)
-			continue;
-		int64_t b = sqlite3_column_int64(st, 0);
-		size_t j = 0;
-		while (j < nv && v[j] != b)
-			j++;
-		if (j == nv)
-			v[nv++] = b;
+	if (rows_by_id(db, RQ_RUN_BOOT, "cannot read boots", run_id, n, run_boot_row, &bs)) {
+		free(bs.v);
+		return -1;
 	}
-	sqlite3_finalize(st);
-	if (nv)
-		qsort(v, nv, sizeof(int64_t), cmp_i64);
-	*boot_id = v;
-	*nboots = nv;
+	if (bs.n)
+		qsort(bs.v, bs.n, sizeof(int64_t), cmp_i64);
+	*boot_id = bs.v;
+	*nboots = bs.n;
 	return 0;
+}
+
+struct boot_walk {
+	db_boot_fn fn;
+	void *ctx;
+};
+
+static int boot_row(sqlite3_stmt *st, size_t i, int64_t id, void *arg)
+{
+	const struct boot_walk *w = arg;
+	struct db_boot_info b = {
+		.id = id,
+		.session_id = sqlite3_column_int64(st, 0),
+		.sysinfo = text_or_null(st, 1),
+		.method = text_or_null(st, 2),
+		.accel = text_or_null(st, 3),
+		.status = text_or_null(st, 4),
+		.booted_at = text_or_null(st, 5),
+		.machine = text_or_null(st, 6),
+	};
+	return w->fn(w->ctx, &b);
 }
 
 int db_results_boots(struct db *db, const int64_t *id, size_t n, db_boot_fn fn, void *ctx)
 {
-	sqlite3_stmt *st = prepare(db, rq_sql[RQ_BOOT], "cannot read boots");
-	if (!st)
-		return -1;
-	int ret = 0;
-	for (size_t i = 0; i < n && !ret; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, id[i]);
-		if (sqlite3_step(st) != SQLITE_ROW)
-			continue;
-		struct db_boot_info b = {
-			.id = id[i],
-			.session_id = sqlite3_column_int64(st, 0),
-			.sysinfo = text_or_null(st, 1),
-			.method = text_or_null(st, 2),
-			.accel = text_or_null(st, 3),
-			.status = text_or_null(st, 4),
-			.booted_at = text_or_null(st, 5),
-			.machine = text_or_null(st, 6),
-		};
-		ret = fn(ctx, &b);
-	}
-	sqlite3_finalize(st);
-	return ret;
+	struct boot_walk w = { fn, ctx };
+	return rows_by_id(db, RQ_BOOT, "cannot read boots", id, n, boot_row, &w);
 }
