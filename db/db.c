@@ -115,11 +115,6 @@ const char *db_errmsg(const struct db *db)
 	return db->err;
 }
 
-sqlite3 *db_handle(struct db *db)
-{
-	return db->h;
-}
-
 sqlite3 *db_sqlite(struct db *db)
 {
 	return db->h;

@@ -12,7 +12,6 @@
 #define SL_DB_H
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdint.h>
 
 struct db;
@@ -26,7 +25,6 @@ int db_open(const char *path, enum db_mode mode, struct db **db, char **errmsg);
 int db_open_raw(const char *path, struct db **db, char **errmsg);
 void db_close(struct db *db);
 const char *db_errmsg(const struct db *db);
-sqlite3 *db_handle(struct db *db);
 
 int db_user_version(struct db *db);
 int db_latest_version(void);
