@@ -4,6 +4,7 @@
  * records the failing statement, file:line and sqlite3_errmsg.
  */
 #include "db/db.h"
+#include "db/db_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -110,8 +111,7 @@ struct db {
 #define ERROR_SQLITE(db, what) \
 	db_seterr(db, "%s: %s (%s:%d)", what, sqlite3_errmsg((db)->h), __FILE__, __LINE__)
 
-static void db_seterr(struct db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void db_seterr(struct db *db, const char *fmt, ...)
+void db_seterr(struct db *db, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -124,7 +124,7 @@ const char *db_errmsg(const struct db *db)
 	return db->err;
 }
 
-sqlite3 *db_handle(struct db *db)
+sqlite3 *db_sqlite(struct db *db)
 {
 	return db->h;
 }
@@ -181,6 +181,11 @@ int db_commit(struct db *db)
 void db_rollback(struct db *db)
 {
 	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int db_exec(struct db *db, const char *sql)
+{
+	return exec_sql(db, sql);
 }
 
 int db_user_version(struct db *db)

@@ -12,7 +12,6 @@
 #define SL_DB_H
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdint.h>
 
 struct db;
@@ -26,7 +25,6 @@ int db_open(const char *path, enum db_mode mode, struct db **db, char **errmsg);
 int db_open_raw(const char *path, struct db **db, char **errmsg);
 void db_close(struct db *db);
 const char *db_errmsg(const struct db *db);
-sqlite3 *db_handle(struct db *db);
 
 int db_user_version(struct db *db);
 int db_latest_version(void);
@@ -36,6 +34,9 @@ int db_migrate_to(struct db *db, int version);
 int db_begin(struct db *db);
 int db_commit(struct db *db);
 void db_rollback(struct db *db);
+/* execute a script of SQL statements, returning no rows: fixtures in tests
+ * and tests of migrations; -1 with the failing text in db_errmsg() */
+int db_exec(struct db *db, const char *sql);
 
 /* ---- entities ---- */
 int64_t db_machine_get(struct db *db, const json_t *sysinfo);

@@ -2,8 +2,9 @@
  * schedlab export: the rows of the `results` view that a selector matches,
  * as CSV or JSON, for people who plot elsewhere (docs/reports.md). The
  * selector is parsed by harness/results/select.c (keys checked against the view's
- * columns, a repeated key matches any of its values) and its values are
- * bound as SQL parameters; the output goes through harness/results/format.c.
+ * columns, a repeated key matches any of its values), the rows come from
+ * the data layer (db/results.h, values bound as SQL parameters) and the
+ * output goes through harness/results/format.c.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "db/db.h"
+#include "db/results.h"
 #include "harness/cli/cmd.h"
 #include "harness/results/format.h"
 #include "harness/results/select.h"
@@ -33,86 +35,28 @@ static const char usage_text[] =
 	"Exit status: 0 written (also when nothing matched), 2 bad input or an\n"
 	"unwritable file.\n";
 
-/* the SQL for sel: one condition per distinct key, IN over its values */
-static void build_sql(const struct selector *sel, const char *since, struct strbuf *sql)
+/* db_results_export() callback: the header, then the rows */
+static int collect(void *ctx, int ncols, const char *const *names, const char *const *values)
 {
-	strbuf_addstr(sql, "SELECT * FROM results WHERE 1");
-	char *done = xcalloc(sel->n + 1, 1);
-	for (size_t i = 0; i < sel->n; i++) {
-		if (done[i])
-			continue;
-		/* keys were checked against the view's columns; quote anyway */
-		strbuf_addstr(sql, " AND COALESCE(CAST(\"");
-		for (const char *c = sel->terms[i].key; *c; c++) {
-			if (*c == '"')
-				strbuf_addch(sql, '"');
-			strbuf_addch(sql, *c);
-		}
-		strbuf_addstr(sql, "\" AS TEXT), '') IN (?");
-		for (size_t j = i + 1; j < sel->n; j++)
-			if (!strcmp(sel->terms[j].key, sel->terms[i].key)) {
-				done[j] = 1;
-				strbuf_addstr(sql, ", ?");
-			}
-		strbuf_addch(sql, ')');
-	}
-	if (since)
-		strbuf_addstr(sql, " AND started_at >= ?");
-	strbuf_addstr(sql, " ORDER BY session, started_at, run_id, workload, metric");
-	free(done);
-}
-
-/* bind in the order build_sql placed the parameters */
-static void bind_values(sqlite3_stmt *st, const struct selector *sel, const char *since)
-{
-	int k = 1;
-	char *done = xcalloc(sel->n + 1, 1);
-	for (size_t i = 0; i < sel->n; i++) {
-		if (done[i])
-			continue;
-		sqlite3_bind_text(st, k++, sel->terms[i].value, -1, SQLITE_STATIC);
-		for (size_t j = i + 1; j < sel->n; j++)
-			if (!strcmp(sel->terms[j].key, sel->terms[i].key)) {
-				done[j] = 1;
-				sqlite3_bind_text(st, k++, sel->terms[j].value, -1, SQLITE_STATIC);
-			}
-	}
-	if (since)
-		sqlite3_bind_text(st, k++, since, -1, SQLITE_STATIC);
-	free(done);
+	struct rowset *rs = ctx;
+	if (!values)
+		rowset_init(rs, (size_t)ncols, names);
+	else
+		rowset_add(rs, values);
+	return 0;
 }
 
 static int load_rows(struct db *db, const struct selector *sel, const char *since,
 		     struct rowset *rs, struct strbuf *err)
 {
-	struct strbuf sql = STRBUF_INIT;
-	build_sql(sel, since, &sql);
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db_handle(db), sql.buf, -1, &st, NULL) != SQLITE_OK) {
-		strbuf_addf(err, "query of results failed: %s", sqlite3_errmsg(db_handle(db)));
-		strbuf_release(&sql);
-		return -1;
-	}
-	strbuf_release(&sql);
-	bind_values(st, sel, since);
-	int n = sqlite3_column_count(st);
-	const char **names = xcalloc((size_t)n + 1, sizeof(char *));
-	const char **cells = xcalloc((size_t)n + 1, sizeof(char *));
-	for (int i = 0; i < n; i++)
-		names[i] = sqlite3_column_name(st, i);
-	rowset_init(rs, (size_t)n, names);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		for (int i = 0; i < n; i++)
-			cells[i] = (const char *)sqlite3_column_text(st, i);
-		rowset_add(rs, cells);
-	}
-	if (rc != SQLITE_DONE)
-		strbuf_addf(err, "query of results failed: %s", sqlite3_errmsg(db_handle(db)));
-	free(names);
-	free(cells);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
+	struct sel_filter f = { .since = since };
+	struct db_where w;
+	select_where(sel, &f, &w);
+	int rc = db_results_export(db, &w, collect, rs);
+	select_where_free(&w);
+	if (rc)
+		strbuf_addstr(err, db_errmsg(db));
+	return rc ? -1 : 0;
 }
 
 static int valid_date(const char *s)

@@ -5,9 +5,10 @@
  * the same rows as `schedlab compare`), merged latency histograms per
  * configuration (harness/results/select.h, hist_merge), per-metric trends over
  * sessions with change points (harness/results/trend.h) and the sysinfo of every
- * boot involved. Renderers turn it into one self-contained HTML page with
- * inline SVG charts (no network, works from file://) or into the one-screen
- * text summary the nightly script prints.
+ * boot involved (report.c). Renderers turn it into one self-contained HTML
+ * page with inline SVG charts, no network, works from file:// (report_html.c),
+ * or into the one-screen text summary the nightly script prints
+ * (report_summary.c).
  *
  * Every text that comes from the database (plans, tags, kernels, command
  * lines, tool output, sysinfo) goes through report_escape(), the one HTML
@@ -129,5 +130,16 @@ size_t report_render_summary(const struct report *r, FILE *out);
 /* HTML-escape s (& < > " ' and control characters) onto sb: for text and
  * for attribute values alike */
 void report_escape(struct strbuf *sb, const char *s);
+
+/* ---- for the renderers (report_html.c, report_summary.c) ---- */
+
+/* 1 when a relative change rel is worse for a metric where b is better, 0
+ * when better, -1 when the metric has no better direction */
+int report_worse_dir(enum sel_better b, double rel);
+/* the trend of workload.metric whose configuration is the one of series s
+ * (every dimension but the kernel), or NULL */
+const struct report_trend *report_trend_for(const struct report *r,
+					    const struct sel_series *s, const char *workload,
+					    const char *metric);
 
 #endif

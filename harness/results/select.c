@@ -1,9 +1,10 @@
 /*
  * Selectors over the `results` view and loading of samples into series and
  * groups; see select.h for the rules and docs/analysis.md for the user's
- * view. Every selector value and filter is bound as an SQL parameter; the
- * only identifiers placed into SQL text are column names that were checked
- * against the view's own column list (and are double-quoted).
+ * view. Keys are checked here against the view's own column list; the
+ * selection then goes to db/results.c as a struct db_where, which builds the
+ * SQL (every value and filter bound as a parameter, the checked column names
+ * double-quoted) and hands the rows back one by one.
  */
 #include "harness/results/select.h"
 
@@ -30,19 +31,18 @@ const char *sel_dim_key(enum sel_dim d)
 	return d < SEL_NDIMS ? dim_keys[d] : "?";
 }
 
+static int push_column(void *cols, const char *name)
+{
+	strvec_push(cols, name);
+	return 0;
+}
+
 int select_columns(struct db *db, struct strvec *cols, struct strbuf *err)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db_handle(db), "SELECT * FROM results LIMIT 0", -1, &st, NULL) !=
-	    SQLITE_OK) {
-		strbuf_addf(err, "cannot read the results view: %s",
-			    sqlite3_errmsg(db_handle(db)));
+	if (db_results_columns(db, push_column, cols)) {
+		strbuf_addstr(err, db_errmsg(db));
 		return -1;
 	}
-	int n = sqlite3_column_count(st);
-	for (int i = 0; i < n; i++)
-		strvec_push(cols, sqlite3_column_name(st, i));
-	sqlite3_finalize(st);
 	return 0;
 }
 
@@ -154,25 +154,8 @@ int select_from_text(struct db *db, const char *text, struct selector *sel,
 
 /* ---- loading ---------------------------------------------------------- */
 
-enum {
-	C_SESSION, C_RUN, C_STARTED, C_MACHINE_ID, C_MACHINE, C_RELEASE, C_HASH, C_PREEMPT,
-	C_HZ, C_MC, C_CMDLINE, C_KNOBS, C_RUN_WORKLOAD, C_PARAMS, C_WORKLOAD, C_METRIC,
-	C_VALUE, C_UNIT, C_BETTER,
-};
-
-static const char load_cols[] =
-	"SELECT session, run_id, started_at, machine_id, machine, kernel_release, config_hash,"
-	" preempt, hz, sched_mc, cmdline, knobs, run_workload, params, workload, metric,"
-	" value, unit, better FROM results WHERE 1";
-
-static const char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? (const char *)t : "";
-}
-
 static size_t find_series(struct sample_set *s, size_t *alloc, char *const *dim,
-			  sqlite3_stmt *st)
+			  const struct db_result_row *row)
 {
 	for (size_t i = s->nseries; i-- > 0;) {
 		int same = 1;
@@ -189,9 +172,9 @@ static size_t find_series(struct sample_set *s, size_t *alloc, char *const *dim,
 	memset(se, 0, sizeof(*se));
 	for (int d = 0; d < SEL_NDIMS; d++)
 		se->dim[d] = xstrdup(dim[d]);
-	se->machine = xstrdup(col_text(st, C_MACHINE));
-	se->kernel_release = xstrdup(col_text(st, C_RELEASE));
-	se->config_hash = xstrdup(col_text(st, C_HASH));
+	se->machine = xstrdup(row->machine);
+	se->kernel_release = xstrdup(row->kernel_release);
+	se->config_hash = xstrdup(row->config_hash);
 	return s->nseries++;
 }
 
@@ -204,9 +187,10 @@ static enum sel_better parse_better(const char *s)
 	return SEL_BETTER_NONE;
 }
 
-static size_t find_group(struct sample_set *s, size_t *alloc, size_t series, sqlite3_stmt *st)
+static size_t find_group(struct sample_set *s, size_t *alloc, size_t series,
+			 const struct db_result_row *row)
 {
-	const char *wl = col_text(st, C_WORKLOAD), *m = col_text(st, C_METRIC);
+	const char *wl = row->workload, *m = row->metric;
 	for (size_t i = s->ngroups; i-- > 0;) {
 		struct sel_group *g = &s->groups[i];
 		if (g->series == series && !strcmp(g->workload, wl) && !strcmp(g->metric, m))
@@ -221,8 +205,8 @@ static size_t find_group(struct sample_set *s, size_t *alloc, size_t series, sql
 	g->series = series;
 	g->workload = xstrdup(wl);
 	g->metric = xstrdup(m);
-	g->unit = xstrdup(col_text(st, C_UNIT));
-	g->better = parse_better(col_text(st, C_BETTER));
+	g->unit = xstrdup(row->unit);
+	g->better = parse_better(row->better);
 	return s->ngroups++;
 }
 
@@ -251,21 +235,22 @@ static int series_cmp(const struct sel_series *a, const struct sel_series *b)
 	return c;
 }
 
-/* sort state for qsort (single-threaded commands) */
-static const struct sample_set *sort_set;
-static const size_t *sort_rank;
-
-static int series_idx_cmp(const void *x, const void *y)
+/* indexes into a sample set's series (qsort_r context: the set) */
+static int series_idx_cmp(const void *x, const void *y, void *set)
 {
+	const struct sample_set *s = set;
 	size_t a = *(const size_t *)x, b = *(const size_t *)y;
-	return series_cmp(&sort_set->series[a], &sort_set->series[b]);
+	return series_cmp(&s->series[a], &s->series[b]);
 }
 
-static int group_cmp(const void *x, const void *y)
+/* groups by the rank of their series, then workload and metric (qsort_r
+ * context: rank[] of every series) */
+static int group_cmp(const void *x, const void *y, void *ctx)
 {
+	const size_t *rank = ctx;
 	const struct sel_group *a = x, *b = y;
-	if (sort_rank[a->series] != sort_rank[b->series])
-		return sort_rank[a->series] < sort_rank[b->series] ? -1 : 1;
+	if (rank[a->series] != rank[b->series])
+		return rank[a->series] < rank[b->series] ? -1 : 1;
 	int c = strcmp(a->workload, b->workload);
 	return c ? c : strcmp(a->metric, b->metric);
 }
@@ -278,12 +263,10 @@ static void sort_set_(struct sample_set *s)
 	size_t *order = xcalloc(n, sizeof(size_t)), *rank = xcalloc(n, sizeof(size_t));
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
-	sort_set = s;
-	qsort(order, n, sizeof(size_t), series_idx_cmp);
+	qsort_r(order, n, sizeof(size_t), series_idx_cmp, s);
 	for (size_t i = 0; i < n; i++)
 		rank[order[i]] = i;
-	sort_rank = rank;
-	qsort(s->groups, s->ngroups, sizeof(*s->groups), group_cmp);
+	qsort_r(s->groups, s->ngroups, sizeof(*s->groups), group_cmp, rank);
 	for (size_t i = 0; i < s->ngroups; i++)
 		s->groups[i].series = rank[s->groups[i].series];
 	struct sel_series *ns = xcalloc(n, sizeof(*ns));
@@ -293,8 +276,6 @@ static void sort_set_(struct sample_set *s)
 	s->series = ns;
 	free(order);
 	free(rank);
-	sort_set = NULL;
-	sort_rank = NULL;
 }
 
 static void count_sessions(struct sample_set *s)
@@ -321,98 +302,72 @@ static void count_sessions(struct sample_set *s)
 	}
 }
 
+void select_where(const struct selector *sel, const struct sel_filter *f, struct db_where *w)
+{
+	struct db_where_term *t = xcalloc(sel->n + 1, sizeof(*t));
+	for (size_t i = 0; i < sel->n; i++) {
+		t[i].column = sel->terms[i].key;
+		t[i].value = sel->terms[i].value;
+	}
+	memset(w, 0, sizeof(*w));
+	w->terms = t;
+	w->nterms = sel->n;
+	if (f) {
+		w->workload = f->workload;
+		w->metric = f->metric;
+		w->since = f->since;
+	}
+}
+
+void select_where_free(struct db_where *w)
+{
+	free((void *)w->terms);
+	memset(w, 0, sizeof(*w));
+}
+
+/* the state of select_load() while the rows come */
+struct load_ctx {
+	struct sample_set *out;
+	size_t salloc, galloc;
+};
+
+static int load_row(void *ctx, const struct db_result_row *row)
+{
+	struct load_ctx *lc = ctx;
+	struct sample_set *out = lc->out;
+	char *dim[SEL_NDIMS];
+	dim[DIM_MACHINE] = xstrdup(*row->machine_id ? row->machine_id : row->machine);
+	dim[DIM_KERNEL] = xstrfmt("%s\t%s", row->kernel_release, row->config_hash);
+	dim[DIM_PREEMPT] = xstrdup(row->preempt);
+	dim[DIM_HZ] = xstrdup(row->hz);
+	dim[DIM_SCHED_MC] = xstrdup(row->sched_mc);
+	dim[DIM_CMDLINE] = xstrdup(row->cmdline);
+	dim[DIM_KNOBS] = xstrdup(row->knobs);
+	dim[DIM_WORKLOAD] = xstrdup(row->run_workload);
+	dim[DIM_PARAMS] = xstrdup(row->params);
+	size_t si = find_series(out, &lc->salloc, dim, row);
+	for (int d = 0; d < SEL_NDIMS; d++)
+		free(dim[d]);
+	size_t gi = find_group(out, &lc->galloc, si, row);
+	group_add(&out->groups[gi], row->value, row->run_id, row->session, row->started_at);
+	out->nrows++;
+	return 0;
+}
+
 int select_load(struct db *db, const struct selector *sel, const struct sel_filter *f,
 		struct sample_set *out, struct strbuf *err)
 {
 	memset(out, 0, sizeof(*out));
-	struct strbuf sql = STRBUF_INIT;
-	strbuf_addstr(&sql, load_cols);
-	/* one condition per distinct key: IN over its values */
-	char *done = xcalloc(sel->n + 1, 1);
-	for (size_t i = 0; i < sel->n; i++) {
-		if (done[i])
-			continue;
-		strbuf_addstr(&sql, " AND COALESCE(CAST(\"");
-		for (const char *c = sel->terms[i].key; *c; c++) {
-			if (*c == '"')
-				strbuf_addch(&sql, '"');
-			strbuf_addch(&sql, *c);
-		}
-		strbuf_addstr(&sql, "\" AS TEXT), '') IN (?");
-		for (size_t j = i + 1; j < sel->n; j++)
-			if (!strcmp(sel->terms[j].key, sel->terms[i].key)) {
-				done[j] = 1;
-				strbuf_addstr(&sql, ", ?");
-			}
-		strbuf_addch(&sql, ')');
-	}
-	if (f && f->workload)
-		strbuf_addstr(&sql, " AND workload = ?");
-	if (f && f->metric)
-		strbuf_addstr(&sql, " AND metric = ?");
-	if (f && f->since)
-		strbuf_addstr(&sql, " AND started_at >= ?");
-	strbuf_addstr(&sql, " ORDER BY session, started_at, run_id, workload, metric");
-
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db_handle(db), sql.buf, -1, &st, NULL) != SQLITE_OK) {
-		strbuf_addf(err, "query of results failed: %s", sqlite3_errmsg(db_handle(db)));
-		strbuf_release(&sql);
-		free(done);
-		return -1;
-	}
-	int k = 1;
-	memset(done, 0, sel->n + 1);
-	for (size_t i = 0; i < sel->n; i++) {
-		if (done[i])
-			continue;
-		sqlite3_bind_text(st, k++, sel->terms[i].value, -1, SQLITE_STATIC);
-		for (size_t j = i + 1; j < sel->n; j++)
-			if (!strcmp(sel->terms[j].key, sel->terms[i].key)) {
-				done[j] = 1;
-				sqlite3_bind_text(st, k++, sel->terms[j].value, -1, SQLITE_STATIC);
-			}
-	}
-	if (f && f->workload)
-		sqlite3_bind_text(st, k++, f->workload, -1, SQLITE_STATIC);
-	if (f && f->metric)
-		sqlite3_bind_text(st, k++, f->metric, -1, SQLITE_STATIC);
-	if (f && f->since)
-		sqlite3_bind_text(st, k++, f->since, -1, SQLITE_STATIC);
-	free(done);
-
-	size_t salloc = 0, galloc = 0;
-	int rc;
-	char *dim[SEL_NDIMS];
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *mid = col_text(st, C_MACHINE_ID);
-		dim[DIM_MACHINE] = xstrdup(*mid ? mid : col_text(st, C_MACHINE));
-		dim[DIM_KERNEL] = xstrfmt("%s\t%s", col_text(st, C_RELEASE), col_text(st, C_HASH));
-		dim[DIM_PREEMPT] = xstrdup(col_text(st, C_PREEMPT));
-		dim[DIM_HZ] = xstrdup(col_text(st, C_HZ));
-		dim[DIM_SCHED_MC] = xstrdup(col_text(st, C_MC));
-		dim[DIM_CMDLINE] = xstrdup(col_text(st, C_CMDLINE));
-		dim[DIM_KNOBS] = xstrdup(col_text(st, C_KNOBS));
-		dim[DIM_WORKLOAD] = xstrdup(col_text(st, C_RUN_WORKLOAD));
-		dim[DIM_PARAMS] = xstrdup(col_text(st, C_PARAMS));
-		size_t si = find_series(out, &salloc, dim, st);
-		for (int d = 0; d < SEL_NDIMS; d++)
-			free(dim[d]);
-		size_t gi = find_group(out, &galloc, si, st);
-		group_add(&out->groups[gi], sqlite3_column_double(st, C_VALUE),
-			  sqlite3_column_int64(st, C_RUN), sqlite3_column_int64(st, C_SESSION),
-			  col_text(st, C_STARTED));
-		out->nrows++;
-	}
-	if (rc != SQLITE_DONE) {
-		strbuf_addf(err, "query of results failed: %s", sqlite3_errmsg(db_handle(db)));
-		sqlite3_finalize(st);
-		strbuf_release(&sql);
+	struct db_where w;
+	select_where(sel, f, &w);
+	struct load_ctx lc = { .out = out };
+	int rc = db_results_select(db, &w, load_row, &lc);
+	select_where_free(&w);
+	if (rc) {
+		strbuf_addstr(err, db_errmsg(db));
 		sample_set_free(out);
 		return -1;
 	}
-	sqlite3_finalize(st);
-	strbuf_release(&sql);
 	sort_set_(out);
 	count_sessions(out);
 	return 0;
@@ -521,76 +476,76 @@ static int hist_name_cmp(const void *x, const void *y)
 	return strcmp(((const struct sel_hist *)x)->name, ((const struct sel_hist *)y)->name);
 }
 
+/* the state of select_load_hists() while the rows come */
+struct hists_ctx {
+	struct sel_hist *hs;
+	size_t nh;
+	struct strbuf *err;
+};
+
+static int hist_row(void *ctx, int64_t run_id, const char *name, const char *unit,
+		    const char *data)
+{
+	struct hists_ctx *hc = ctx;
+	json_error_t je;
+	json_t *j = json_loads(data, 0, &je);
+	struct hist h;
+	if (!j || hist_from_json(&h, j)) {
+		json_decref(j);
+		strbuf_addf(hc->err, "histogram %s of run %lld is malformed", name, (long long)run_id);
+		return 1;
+	}
+	json_decref(j);
+	struct sel_hist *hs = hc->hs;
+	size_t k = 0;
+	while (k < hc->nh && strcmp(hs[k].name, name))
+		k++;
+	if (k == hc->nh) {
+		hs = hc->hs = xrealloc(hs, (hc->nh + 1) * sizeof(*hs));
+		hs[k].name = xstrdup(name);
+		hs[k].unit = xstrdup(unit);
+		hs[k].nruns = 1;
+		hs[k].incompatible = 0;
+		hs[k].h = h;
+		hc->nh++;
+		return 0;
+	}
+	if (hist_merge(&hs[k].h, &h))
+		hs[k].incompatible = 1;
+	else
+		hs[k].nruns++;
+	hist_free(&h);
+	return 0;
+}
+
 int select_load_hists(struct db *db, const int64_t *run_id, size_t n, struct sel_hist **out,
 		      size_t *nout, struct strbuf *err)
 {
 	*out = NULL;
 	*nout = 0;
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db_handle(db),
-			       "SELECT name, unit, data FROM histogram WHERE run_id = ?", -1, &st,
-			       NULL) != SQLITE_OK) {
-		strbuf_addf(err, "query of histograms failed: %s", sqlite3_errmsg(db_handle(db)));
-		return -1;
-	}
-	struct sel_hist *hs = NULL;
-	size_t nh = 0;
+	/* the same run may be listed more than once (one per metric) */
+	int64_t *ids = xcalloc(n + 1, sizeof(int64_t));
+	size_t nids = 0;
 	for (size_t i = 0; i < n; i++) {
-		/* the same run may be listed more than once (one per metric) */
 		int dup = 0;
 		for (size_t j = 0; j < i && !dup; j++)
 			dup = run_id[j] == run_id[i];
-		if (dup)
-			continue;
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, run_id[i]);
-		int rc;
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			const char *name = col_text(st, 0);
-			json_error_t je;
-			json_t *j = json_loads(col_text(st, 2), 0, &je);
-			struct hist h;
-			if (!j || hist_from_json(&h, j)) {
-				json_decref(j);
-				strbuf_addf(err, "histogram %s of run %lld is malformed", name,
-					    (long long)run_id[i]);
-				sqlite3_finalize(st);
-				sel_hists_free(hs, nh);
-				return -1;
-			}
-			json_decref(j);
-			size_t k = 0;
-			while (k < nh && strcmp(hs[k].name, name))
-				k++;
-			if (k == nh) {
-				hs = xrealloc(hs, (nh + 1) * sizeof(*hs));
-				hs[nh].name = xstrdup(name);
-				hs[nh].unit = xstrdup(col_text(st, 1));
-				hs[nh].nruns = 1;
-				hs[nh].incompatible = 0;
-				hs[nh].h = h;
-				nh++;
-				continue;
-			}
-			if (hist_merge(&hs[k].h, &h))
-				hs[k].incompatible = 1;
-			else
-				hs[k].nruns++;
-			hist_free(&h);
-		}
-		if (rc != SQLITE_DONE) {
-			strbuf_addf(err, "query of histograms failed: %s",
-				    sqlite3_errmsg(db_handle(db)));
-			sqlite3_finalize(st);
-			sel_hists_free(hs, nh);
-			return -1;
-		}
+		if (!dup)
+			ids[nids++] = run_id[i];
 	}
-	sqlite3_finalize(st);
-	if (nh)
-		qsort(hs, nh, sizeof(*hs), hist_name_cmp);
-	*out = hs;
-	*nout = nh;
+	struct hists_ctx hc = { .err = err };
+	int rc = db_results_hists(db, ids, nids, hist_row, &hc);
+	free(ids);
+	if (rc) {
+		if (rc < 0)
+			strbuf_addstr(err, db_errmsg(db));
+		sel_hists_free(hc.hs, hc.nh);
+		return -1;
+	}
+	if (hc.nh)
+		qsort(hc.hs, hc.nh, sizeof(*hc.hs), hist_name_cmp);
+	*out = hc.hs;
+	*nout = hc.nh;
 	return 0;
 }
 

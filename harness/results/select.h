@@ -9,8 +9,9 @@
  * may contain '=' after the first one, and a comma-separated piece that does
  * not start with `column=` continues the previous value (so JSON values such
  * as params={"groups":2,"loops":200} need no quoting beyond the shell's). A
- * key given twice matches either value. Values are always bound as SQL
- * parameters, never pasted into SQL text.
+ * key given twice matches either value. A parsed selector goes to the data
+ * layer as a neutral struct db_where (select_where); db/results.c builds
+ * the SQL, binding every value as a parameter, never pasting it into SQL text.
  *
  * Loading turns the matching rows into *series* (the comparability identity:
  * machine, kernel release + config hash, effective preempt mode, HZ,
@@ -26,6 +27,7 @@
 
 #include "analysis/hist.h"
 #include "db/db.h"
+#include "db/results.h"
 #include "harness/util/strbuf.h"
 
 /* the series identity, in display order */
@@ -100,6 +102,11 @@ struct sel_filter {
 	const char *metric;
 	const char *since;      /* results.started_at >= since (text comparison) */
 };
+
+/* sel and f as the data layer's selection (db/results.h); its texts point
+ * into sel and f, which must outlive it */
+void select_where(const struct selector *sel, const struct sel_filter *f, struct db_where *w);
+void select_where_free(struct db_where *w);
 
 /* load the rows of results matching sel (and f) into *out, grouped;
  * series and groups sorted (workload, series identity, metric) */

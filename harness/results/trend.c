@@ -1,7 +1,8 @@
 /*
  * Trend series (see trend.h): points per session from loaded groups, the
  * session tags, and change points. The computation `schedlab trend` used to
- * do inline, factored out so that the report draws the same points.
+ * do inline, factored out so that the report draws the same points. The
+ * tags come from the data layer (db/results.h).
  */
 #include "harness/results/trend.h"
 
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/stats.h"
+#include "db/results.h"
 
 static int point_cmp(const void *x, const void *y)
 {
@@ -20,19 +22,18 @@ static int point_cmp(const void *x, const void *y)
 	return a->session < b->session ? -1 : a->session > b->session;
 }
 
+/* the tags are decoration: a session whose tag cannot be read has none */
 static void load_tags(struct db *db, struct trend_point *pt, size_t n)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db_handle(db), "SELECT tag FROM session WHERE id = ?", -1, &st,
-			       NULL) != SQLITE_OK)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, pt[i].session);
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-			pt[i].tag = xstrdup((const char *)sqlite3_column_text(st, 0));
-	}
-	sqlite3_finalize(st);
+	int64_t *sid = xcalloc(n + 1, sizeof(int64_t));
+	char **tag = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		sid[i] = pt[i].session;
+	db_results_tags(db, sid, n, tag);
+	for (size_t i = 0; i < n; i++)
+		pt[i].tag = tag[i];
+	free(sid);
+	free(tag);
 }
 
 int trend_build(struct db *db, const struct sel_group *const *groups, const char *const *kernels,

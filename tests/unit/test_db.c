@@ -8,6 +8,7 @@
  * refusing files that are not schedlab databases or are newer than this
  * build. Each test works in its own temporary directory.
  */
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,12 +65,10 @@ static void check_q(struct db *db, const char *sql, const char *expect)
 
 static int exec(struct db *db, const char *sql)
 {
-	char *msg = NULL;
-	int rc = sqlite3_exec(db_handle(db), sql, NULL, NULL, &msg);
-	if (rc != SQLITE_OK)
-		printf("#   sql failed: %s: %s\n", sql, msg ? msg : "?");
-	sqlite3_free(msg);
-	return rc == SQLITE_OK ? 0 : -1;
+	int rc = db_exec(db, sql);
+	if (rc)
+		printf("#   sql failed: %s\n", db_errmsg(db));
+	return rc;
 }
 
 static void rm_db(const char *name)

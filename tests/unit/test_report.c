@@ -41,11 +41,8 @@ TEST(escape_control_bytes_and_keeps_text)
 
 static void exec_sql(struct db *db, const char *sql)
 {
-	char *msg = NULL;
-	if (sqlite3_exec(db_handle(db), sql, NULL, NULL, &msg) != SQLITE_OK) {
-		printf("# sql failed: %s\n", msg ? msg : "?");
-		sqlite3_free(msg);
-	}
+	if (db_exec(db, sql))
+		printf("# sql failed: %s\n", db_errmsg(db));
 }
 
 TEST(page_escapes_what_came_from_the_database)

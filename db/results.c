@@ -1,0 +1,400 @@
+/*
+ * The read side of the results store (see results.h): selections over the
+ * `results` view turned into SQL, and the few reads of sessions, boots,
+ * tags and histograms that the analysis commands and the report need.
+ * Fixed statements come from one enum-indexed table; a selection's
+ * statement is built per call (its conditions depend on the terms). Each
+ * function finalizes what it prepared before it returns.
+ */
+#include "db/results.h"
+#include "db/db_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum rq_id {
+	RQ_COLUMNS,
+	RQ_HISTS,
+	RQ_TAG,
+	RQ_SESSION,
+	RQ_RUN_BOOT,
+	RQ_BOOT,
+	RQ_COUNT
+};
+
+static const char *const rq_sql[RQ_COUNT] = {
+	[RQ_COLUMNS] = "SELECT * FROM results LIMIT 0",
+	[RQ_HISTS] = "SELECT name, unit, data FROM histogram WHERE run_id = ?",
+	[RQ_TAG] = "SELECT tag FROM session WHERE id = ?",
+	[RQ_SESSION] = "SELECT name, tag, target, harness_version, status, started_at,"
+		       " finished_at, plan_path FROM session WHERE id = ?",
+	[RQ_RUN_BOOT] = "SELECT boot_id FROM run WHERE id = ?",
+	[RQ_BOOT] = "SELECT b.session_id, b.sysinfo, b.method, b.accel, b.status,"
+		    " b.booted_at, m.name FROM boot b LEFT JOIN machine m"
+		    " ON m.id = b.machine_id WHERE b.id = ?",
+};
+
+/* the columns db_results_select() reads, in this order */
+enum {
+	C_SESSION, C_RUN, C_STARTED, C_MACHINE_ID, C_MACHINE, C_RELEASE, C_HASH, C_PREEMPT,
+	C_HZ, C_MC, C_CMDLINE, C_KNOBS, C_RUN_WORKLOAD, C_PARAMS, C_WORKLOAD, C_METRIC,
+	C_VALUE, C_UNIT, C_BETTER,
+};
+
+static const char select_cols[] =
+	"SELECT session, run_id, started_at, machine_id, machine, kernel_release, config_hash,"
+	" preempt, hz, sched_mc, cmdline, knobs, run_workload, params, workload, metric,"
+	" value, unit, better FROM results";
+
+static const char results_order[] = " ORDER BY session, started_at, run_id, workload, metric";
+
+/* prepare sql; on failure the message is "<what>: <sqlite3_errmsg>" */
+static sqlite3_stmt *prepare(struct db *db, const char *sql, const char *what)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK) {
+		db_seterr(db, "%s: %s", what, sqlite3_errmsg(db_sqlite(db)));
+		return NULL;
+	}
+	return st;
+}
+
+static void step_failed(struct db *db, const char *what)
+{
+	db_seterr(db, "%s: %s", what, sqlite3_errmsg(db_sqlite(db)));
+}
+
+static const char *text_or_empty(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? (const char *)t : "";
+}
+
+/* ---- selections ----------------------------------------------------------- */
+
+/* 1 when no term before i names the same column (i opens the column's IN list) */
+static int first_of_column(const struct db_where *w, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(w->terms[j].column, w->terms[i].column))
+			return 0;
+	return 1;
+}
+
+/* "<head> WHERE 1 AND ... ORDER BY ...": one condition per distinct column,
+ * IN over its values; malloc'd (sqlite3_free), NULL when out of memory */
+static char *where_sql(const char *head, const struct db_where *w)
+{
+	sqlite3_str *s = sqlite3_str_new(NULL);
+	sqlite3_str_appendf(s, "%s WHERE 1", head);
+	for (size_t i = 0; i < w->nterms; i++) {
+		if (!first_of_column(w, i))
+			continue;
+		/* %w doubles a '"' in the (already checked) column name */
+		sqlite3_str_appendf(s, " AND COALESCE(CAST(\"%w\" AS TEXT), '') IN (?",
+				    w->terms[i].column);
+		for (size_t j = i + 1; j < w->nterms; j++)
+			if (!strcmp(w->terms[j].column, w->terms[i].column))
+				sqlite3_str_appendall(s, ", ?");
+		sqlite3_str_appendchar(s, 1, ')');
+	}
+	if (w->workload)
+		sqlite3_str_appendall(s, " AND workload = ?");
+	if (w->metric)
+		sqlite3_str_appendall(s, " AND metric = ?");
+	if (w->since)
+		sqlite3_str_appendall(s, " AND started_at >= ?");
+	sqlite3_str_appendall(s, results_order);
+	if (sqlite3_str_errcode(s) != SQLITE_OK) {
+		sqlite3_free(sqlite3_str_finish(s));
+		return NULL;
+	}
+	return sqlite3_str_finish(s);
+}
+
+/* bind in the order where_sql() placed the parameters */
+static void bind_where(sqlite3_stmt *st, const struct db_where *w)
+{
+	int k = 1;
+	for (size_t i = 0; i < w->nterms; i++) {
+		if (!first_of_column(w, i))
+			continue;
+		sqlite3_bind_text(st, k++, w->terms[i].value, -1, SQLITE_STATIC);
+		for (size_t j = i + 1; j < w->nterms; j++)
+			if (!strcmp(w->terms[j].column, w->terms[i].column))
+				sqlite3_bind_text(st, k++, w->terms[j].value, -1, SQLITE_STATIC);
+	}
+	if (w->workload)
+		sqlite3_bind_text(st, k++, w->workload, -1, SQLITE_STATIC);
+	if (w->metric)
+		sqlite3_bind_text(st, k++, w->metric, -1, SQLITE_STATIC);
+	if (w->since)
+		sqlite3_bind_text(st, k++, w->since, -1, SQLITE_STATIC);
+}
+
+static const char results_failed[] = "query of results failed";
+
+static sqlite3_stmt *prepare_where(struct db *db, const char *head, const struct db_where *w)
+{
+	char *sql = where_sql(head, w);
+	if (!sql) {
+		db_seterr(db, "%s: out of memory", results_failed);
+		return NULL;
+	}
+	sqlite3_stmt *st = prepare(db, sql, results_failed);
+	sqlite3_free(sql);
+	if (st)
+		bind_where(st, w);
+	return st;
+}
+
+int db_results_columns(struct db *db, db_name_fn fn, void *ctx)
+{
+	sqlite3_stmt *st = prepare(db, rq_sql[RQ_COLUMNS], "cannot read the results view");
+	if (!st)
+		return -1;
+	int n = sqlite3_column_count(st), ret = 0;
+	for (int i = 0; i < n && !ret; i++)
+		ret = fn(ctx, sqlite3_column_name(st, i));
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int db_results_select(struct db *db, const struct db_where *w, db_result_fn fn, void *ctx)
+{
+	sqlite3_stmt *st = prepare_where(db, select_cols, w);
+	if (!st)
+		return -1;
+	int rc = SQLITE_DONE, ret = 0;
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_result_row r = {
+			.session = sqlite3_column_int64(st, C_SESSION),
+			.run_id = sqlite3_column_int64(st, C_RUN),
+			.started_at = text_or_empty(st, C_STARTED),
+			.machine_id = text_or_empty(st, C_MACHINE_ID),
+			.machine = text_or_empty(st, C_MACHINE),
+			.kernel_release = text_or_empty(st, C_RELEASE),
+			.config_hash = text_or_empty(st, C_HASH),
+			.preempt = text_or_empty(st, C_PREEMPT),
+			.hz = text_or_empty(st, C_HZ),
+			.sched_mc = text_or_empty(st, C_MC),
+			.cmdline = text_or_empty(st, C_CMDLINE),
+			.knobs = text_or_empty(st, C_KNOBS),
+			.run_workload = text_or_empty(st, C_RUN_WORKLOAD),
+			.params = text_or_empty(st, C_PARAMS),
+			.workload = text_or_empty(st, C_WORKLOAD),
+			.metric = text_or_empty(st, C_METRIC),
+			.unit = text_or_empty(st, C_UNIT),
+			.better = text_or_empty(st, C_BETTER),
+			.value = sqlite3_column_double(st, C_VALUE),
+		};
+		ret = fn(ctx, &r);
+	}
+	if (!ret && rc != SQLITE_DONE) {
+		step_failed(db, results_failed);
+		ret = -1;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int db_results_export(struct db *db, const struct db_where *w, db_row_fn fn, void *ctx)
+{
+	sqlite3_stmt *st = prepare_where(db, "SELECT * FROM results", w);
+	if (!st)
+		return -1;
+	int n = sqlite3_column_count(st);
+	const char **names = calloc((size_t)n + 1, sizeof(char *));
+	const char **cells = calloc((size_t)n + 1, sizeof(char *));
+	if (!names || !cells) {
+		free(names);
+		free(cells);
+		sqlite3_finalize(st);
+		db_seterr(db, "%s: out of memory", results_failed);
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		names[i] = sqlite3_column_name(st, i);
+	int rc = SQLITE_DONE, ret = fn(ctx, n, names, NULL);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int i = 0; i < n; i++)
+			cells[i] = (const char *)sqlite3_column_text(st, i);
+		ret = fn(ctx, n, names, cells);
+	}
+	if (!ret && rc != SQLITE_DONE) {
+		step_failed(db, results_failed);
+		ret = -1;
+	}
+	free(names);
+	free(cells);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* ---- histograms, tags, sessions, boots ------------------------------------------- */
+
+int db_results_hists(struct db *db, const int64_t *run_id, size_t n, db_hist_fn fn, void *ctx)
+{
+	static const char what[] = "query of histograms failed";
+	sqlite3_stmt *st = prepare(db, rq_sql[RQ_HISTS], what);
+	if (!st)
+		return -1;
+	int ret = 0;
+	for (size_t i = 0; i < n && !ret; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, run_id[i]);
+		int rc = SQLITE_DONE;
+		while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
+			ret = fn(ctx, run_id[i], text_or_empty(st, 0), text_or_empty(st, 1),
+				 text_or_empty(st, 2));
+		if (!ret && rc != SQLITE_DONE) {
+			step_failed(db, what);
+			ret = -1;
+		}
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/*
+ * The reads of one row per id: q with id[i] bound as its parameter, row()
+ * called for each id that has a row (with the statement at it); an id
+ * without a row is skipped. Stops at row()'s first non-zero return.
+ */
+typedef int (*id_row_fn)(sqlite3_stmt *st, size_t i, int64_t id, void *arg);
+
+static int rows_by_id(struct db *db, enum rq_id q, const char *what, const int64_t *id,
+		      size_t n, id_row_fn row, void *arg)
+{
+	sqlite3_stmt *st = prepare(db, rq_sql[q], what);
+	if (!st)
+		return -1;
+	int ret = 0;
+	for (size_t i = 0; i < n && !ret; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, id[i]);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			ret = row(st, i, id[i], arg);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static const char *text_or_null(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+static int tag_row(sqlite3_stmt *st, size_t i, int64_t id, void *tag)
+{
+	if (sqlite3_column_text(st, 0))
+		((char **)tag)[i] = strdup(text_or_null(st, 0));
+	return 0;
+}
+
+int db_results_tags(struct db *db, const int64_t *sid, size_t n, char **tag)
+{
+	for (size_t i = 0; i < n; i++)
+		tag[i] = NULL;
+	return rows_by_id(db, RQ_TAG, "cannot read session tags", sid, n, tag_row, tag) ? -1 : 0;
+}
+
+struct session_walk {
+	db_session_fn fn;
+	void *ctx;
+};
+
+static int session_row(sqlite3_stmt *st, size_t i, int64_t id, void *arg)
+{
+	const struct session_walk *w = arg;
+	struct db_session_info s = {
+		.id = id,
+		.name = text_or_null(st, 0),
+		.tag = text_or_null(st, 1),
+		.target = text_or_null(st, 2),
+		.version = text_or_null(st, 3),
+		.status = text_or_null(st, 4),
+		.started_at = text_or_null(st, 5),
+		.finished_at = text_or_null(st, 6),
+		.plan_path = text_or_null(st, 7),
+	};
+	return w->fn(w->ctx, &s);
+}
+
+int db_results_sessions(struct db *db, const int64_t *id, size_t n, db_session_fn fn, void *ctx)
+{
+	struct session_walk w = { fn, ctx };
+	return rows_by_id(db, RQ_SESSION, "cannot read sessions", id, n, session_row, &w);
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* the distinct boot ids seen so far */
+struct boot_set {
+	int64_t *v;
+	size_t n;
+};
+
+static int run_boot_row(sqlite3_stmt *st, size_t i, int64_t id, void *arg)
+{
+	struct boot_set *bs = arg;
+	int64_t b = sqlite3_column_int64(st, 0);
+	size_t j = 0;
+	while (j < bs->n && bs->v[j] != b)
+		j++;
+	if (j == bs->n)
+		bs->v[bs->n++] = b;
+	return 0;
+}
+
+int db_results_run_boots(struct db *db, const int64_t *run_id, size_t n, int64_t **boot_id,
+			 size_t *nboots)
+{
+	*boot_id = NULL;
+	*nboots = 0;
+	struct boot_set bs = { malloc((n + 1) * sizeof(int64_t)), 0 };
+	if (!bs.v) {
+		db_seterr(db, "cannot read boots: out of memory");
+		return -1;
+	}
+	if (rows_by_id(db, RQ_RUN_BOOT, "cannot read boots", run_id, n, run_boot_row, &bs)) {
+		free(bs.v);
+		return -1;
+	}
+	if (bs.n)
+		qsort(bs.v, bs.n, sizeof(int64_t), cmp_i64);
+	*boot_id = bs.v;
+	*nboots = bs.n;
+	return 0;
+}
+
+struct boot_walk {
+	db_boot_fn fn;
+	void *ctx;
+};
+
+static int boot_row(sqlite3_stmt *st, size_t i, int64_t id, void *arg)
+{
+	const struct boot_walk *w = arg;
+	struct db_boot_info b = {
+		.id = id,
+		.session_id = sqlite3_column_int64(st, 0),
+		.sysinfo = text_or_null(st, 1),
+		.method = text_or_null(st, 2),
+		.accel = text_or_null(st, 3),
+		.status = text_or_null(st, 4),
+		.booted_at = text_or_null(st, 5),
+		.machine = text_or_null(st, 6),
+	};
+	return w->fn(w->ctx, &b);
+}
+
+int db_results_boots(struct db *db, const int64_t *id, size_t n, db_boot_fn fn, void *ctx)
+{
+	struct boot_walk w = { fn, ctx };
+	return rows_by_id(db, RQ_BOOT, "cannot read boots", id, n, boot_row, &w);
+}

@@ -1,0 +1,100 @@
+/*
+ * The read side of the results store, for the analysis commands (compare,
+ * trend, check, export, report): the rows of the `results` view that a
+ * selection matches, the view's column list, the histograms of runs, the
+ * tags of sessions, and the session and boot rows a report shows.
+ *
+ * A selection (struct db_where) is neutral: the caller has parsed and
+ * checked it (harness/results/select.c checks every column name against
+ * db_results_columns()); the SQL is built and bound here. Every value is
+ * bound as an SQL parameter; the only identifiers placed into SQL text are
+ * the terms' column names, double-quoted (a '"' in one doubled).
+ *
+ * Rows come to a callback; a callback returning non-zero stops the walk and
+ * the function returns that value (make it positive to tell it from -1).
+ * The texts a callback sees live until it returns. Every function prepares
+ * its statements and finalizes them before it returns, so no statement is
+ * left at a row and no read snapshot stays open (see end_reads in db.c).
+ * On a database error the function returns -1 with the message, naming the
+ * query, in db_errmsg(). No sqlite3 type in this header.
+ */
+#ifndef SL_DB_RESULTS_H
+#define SL_DB_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/db.h"
+
+/* the columns of the results view, in order ("cannot read the results view: ...") */
+typedef int (*db_name_fn)(void *ctx, const char *name);
+int db_results_columns(struct db *db, db_name_fn fn, void *ctx);
+
+/* column = value; the value is compared with the column's text form (NULL
+ * reads as the empty string) */
+struct db_where_term {
+	const char *column;    /* a column of the results view, checked by the caller */
+	const char *value;
+};
+struct db_where {
+	const struct db_where_term *terms;   /* terms of one column match any of their values */
+	size_t nterms;
+	const char *workload;  /* results.workload = (the metric's workload); NULL: any */
+	const char *metric;    /* results.metric =; NULL: any */
+	const char *since;     /* results.started_at >= (text comparison); NULL: any */
+};
+
+/* the columns of a results row that series and groups are made of; texts
+ * are "" for NULL */
+struct db_result_row {
+	int64_t session, run_id;
+	const char *started_at, *machine_id, *machine, *kernel_release, *config_hash, *preempt,
+		*hz, *sched_mc, *cmdline, *knobs, *run_workload, *params, *workload, *metric,
+		*unit, *better;
+	double value;
+};
+typedef int (*db_result_fn)(void *ctx, const struct db_result_row *row);
+/* the rows of results matching w, ordered by session, started_at, run_id,
+ * workload, metric ("query of results failed: ...") */
+int db_results_select(struct db *db, const struct db_where *w, db_result_fn fn, void *ctx);
+
+/* every column of the rows matching w, in the order above: fn is called once
+ * with values NULL (the column names, also when no row matches), then once
+ * per row (a NULL value is SQL NULL) ("query of results failed: ...") */
+int db_results_export(struct db *db, const struct db_where *w, db_row_fn fn, void *ctx);
+
+/* the histogram rows (name, unit, data as stored; "" for NULL) of the runs
+ * run_id[0..n), run by run in that order ("query of histograms failed: ...") */
+typedef int (*db_hist_fn)(void *ctx, int64_t run_id, const char *name, const char *unit,
+			  const char *data);
+int db_results_hists(struct db *db, const int64_t *run_id, size_t n, db_hist_fn fn, void *ctx);
+
+/* tag[i] = the tag of session sid[i], malloc'd, or NULL when it has none or
+ * its row cannot be read (tag[] set to NULL first) */
+int db_results_tags(struct db *db, const int64_t *sid, size_t n, char **tag);
+
+/* the session rows of id[0..n), in that order; an id without a row is
+ * skipped ("cannot read sessions: ...") */
+struct db_session_info {
+	int64_t id;
+	const char *name, *tag, *target, *version, *status, *started_at, *finished_at, *plan_path;
+};
+typedef int (*db_session_fn)(void *ctx, const struct db_session_info *s);
+int db_results_sessions(struct db *db, const int64_t *id, size_t n, db_session_fn fn, void *ctx);
+
+/* the boots the runs run_id[0..n) ran on, each once, in id order: *boot_id
+ * malloc'd (free it), a run without a row left out ("cannot read boots: ...") */
+int db_results_run_boots(struct db *db, const int64_t *run_id, size_t n, int64_t **boot_id,
+			 size_t *nboots);
+
+/* the boot rows of id[0..n), in that order, with their machine's name; an
+ * id without a row is skipped ("cannot read boots: ...") */
+struct db_boot_info {
+	int64_t id, session_id;
+	const char *sysinfo, *method, *accel, *status, *booted_at;   /* NULL for SQL NULL */
+	const char *machine;   /* NULL when the boot has no machine */
+};
+typedef int (*db_boot_fn)(void *ctx, const struct db_boot_info *b);
+int db_results_boots(struct db *db, const int64_t *id, size_t n, db_boot_fn fn, void *ctx);
+
+#endif
