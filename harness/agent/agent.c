@@ -51,6 +51,14 @@
 
 static volatile int stop_flag;
 
+/* what the agent holds for the whole connection */
+struct agent_state {
+	const struct agent_opts *o;
+	const char *root;       /* o->root or "" */
+	char *boot_id;
+	struct knobs knobs;     /* the undo stack of every knob change */
+};
+
 static void on_signal(int sig)
 {
 	stop_flag = sig;
@@ -99,26 +107,27 @@ static json_t *argv_of(const json_t *arr, struct strvec *sv, struct strbuf *err,
 	return (json_t *)arr;
 }
 
-static int enable_schedstats(const char *root, int *changed, struct strbuf *err)
+static int enable_schedstats(struct knobs *k, int *changed, struct strbuf *err)
 {
 	struct strbuf cur = STRBUF_INIT;
 	*changed = 0;
-	if (knob_get(root, "/proc/sys/kernel/sched_schedstats", &cur, err)) {
+	if (knob_get(k, "/proc/sys/kernel/sched_schedstats", &cur, err)) {
 		strbuf_release(&cur);
 		return -1;
 	}
 	int ret = 0;
 	if (strcmp(cur.buf, "1")) {
-		ret = knob_set(root, "/proc/sys/kernel/sched_schedstats", "1", NULL, err);
+		ret = knob_set(k, "/proc/sys/kernel/sched_schedstats", "1", NULL, err);
 		*changed = !ret;
 	}
 	strbuf_release(&cur);
 	return ret;
 }
 
-static json_t *do_exec(const struct agent_opts *o, json_t *args, struct strbuf *err)
+static json_t *do_exec(struct agent_state *st, json_t *args, struct strbuf *err)
 {
-	const char *root = root_of(o);
+	const struct agent_opts *o = st->o;
+	const char *root = st->root;
 	struct strvec argv = STRVEC_INIT;
 	json_t *res = NULL;
 	char dir[] = "/tmp/schedlab-run-XXXXXX";
@@ -126,7 +135,7 @@ static json_t *do_exec(const struct agent_opts *o, json_t *args, struct strbuf *
 	struct child *loads = NULL;
 	struct strvec *lav = NULL;
 	size_t nloads = 0, nlav = 0;
-	int knobs_before = knob_pending();
+	int knobs_before = knob_pending(&st->knobs);
 
 	if (!argv_of(json_object_get(args, "argv"), &argv, err, "exec"))
 		goto out;
@@ -150,7 +159,7 @@ static json_t *do_exec(const struct agent_opts *o, json_t *args, struct strbuf *
 	if (want_ss) {
 		int changed = 0;
 		struct strbuf e = STRBUF_INIT;
-		if (enable_schedstats(root, &changed, &e))
+		if (enable_schedstats(&st->knobs, &changed, &e))
 			json_object_set_new(res, "schedstat_error", json_string(e.buf));
 		strbuf_release(&e);
 		if (!strbuf_read_file(&ss, sspath, 1 << 22))
@@ -274,9 +283,9 @@ cleanup:
 	free(lav);
 	free(loads);
 	/* undo what this run changed (sched_schedstats) */
-	if (knob_pending() > knobs_before) {
+	if (knob_pending(&st->knobs) > knobs_before) {
 		struct strbuf e = STRBUF_INIT;
-		knob_restore_to(root, knobs_before, &e);
+		knob_restore_to(&st->knobs, knobs_before, &e);
 		if (e.len && res)
 			json_object_set_new(res, "restore_error", json_string(e.buf));
 		strbuf_release(&e);
@@ -321,10 +330,10 @@ static int do_kexec(const struct agent_opts *o, json_t *args, struct strbuf *err
 	return r;
 }
 
-static void restore_on_exit(const struct agent_opts *o)
+static void restore_on_exit(struct agent_state *st)
 {
 	struct strbuf e = STRBUF_INIT;
-	if (knob_restore_all(root_of(o), &e))
+	if (knob_restore_all(&st->knobs, &e))
 		fprintf(stderr, "schedlab-agent: %s\n", e.buf);
 	strbuf_release(&e);
 }
@@ -350,7 +359,10 @@ static void path_prepend_self(void)
 
 int agent_serve(const struct agent_opts *o)
 {
-	const char *root = root_of(o);
+	struct agent_state state = { .o = o, .root = root_of(o) };
+	struct agent_state *st = &state;
+	const char *root = st->root;
+	knobs_init(&st->knobs, root);
 	path_prepend_self();
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -407,24 +419,25 @@ int agent_serve(const struct agent_opts *o)
 		} else if (!strcmp(op, "knob_set")) {
 			const char *path = json_string_value(json_object_get(args, "path"));
 			const char *value = json_string_value(json_object_get(args, "value"));
-			if (!knob_set(root, path ? path : "", value ? value : "", &result, &err)) {
+			if (!knob_set(&st->knobs, path ? path : "", value ? value : "", &result, &err)) {
 				if (!result)
 					result = json_object();
-				json_object_set_new(result, "depth", json_integer(knob_pending()));
+				json_object_set_new(result, "depth",
+						    json_integer(knob_pending(&st->knobs)));
 			}
 		} else if (!strcmp(op, "knob_get")) {
 			const char *path = json_string_value(json_object_get(args, "path"));
 			struct strbuf v = STRBUF_INIT;
-			if (!knob_get(root, path ? path : "", &v, &err))
+			if (!knob_get(&st->knobs, path ? path : "", &v, &err))
 				result = json_pack("{s:s}", "value", v.buf);
 			strbuf_release(&v);
 		} else if (!strcmp(op, "knob_restore")) {
 			int keep = (int)json_integer_value(json_object_get(args, "keep"));
-			int n = knob_pending() - keep;
-			if (!knob_restore_to(root, keep, &err))
+			int n = knob_pending(&st->knobs) - keep;
+			if (!knob_restore_to(&st->knobs, keep, &err))
 				result = json_pack("{s:i}", "restored", n > 0 ? n : 0);
 		} else if (!strcmp(op, "exec")) {
-			result = do_exec(o, args, &err);
+			result = do_exec(st, args, &err);
 		} else if (!strcmp(op, "kexec")) {
 			if (!do_kexec(o, args, &err)) {
 				result = json_pack("{s:s}", "status", "executing");
@@ -447,7 +460,7 @@ int agent_serve(const struct agent_opts *o)
 		json_decref(req);
 		strbuf_release(&err);
 		if (then_kexec) {
-			restore_on_exit(o);
+			restore_on_exit(st);
 			sync();
 			const char *av[] = { "kexec", "-e", NULL };
 			struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, e = STRBUF_INIT;
@@ -464,7 +477,8 @@ int agent_serve(const struct agent_opts *o)
 	}
 	if (stop_flag)
 		status = 128 + stop_flag;
-	restore_on_exit(o);
+	restore_on_exit(st);
+	knobs_release(&st->knobs);
 	free(boot_id);
 	strbuf_release(&rbuf);
 	strbuf_release(&line);
