@@ -117,36 +117,28 @@ static int argv_array_ok(const json_t *v)
 	return 1;
 }
 
-static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *err)
+/* how the machine is reached: host, user, port, identity, known_hosts,
+ * ssh_options */
+static int check_login(json_t *out, const char *where, struct strbuf *err)
 {
-	const char *where = path ? path : "target";
-	json_t *out = json_deep_copy(conf), *v;
-	const char *s;
-
-	if (!json_is_object(conf)) {
-		strbuf_addf(err, "%s: must be an object", where);
-		json_decref(out);
-		return NULL;
-	}
-	if (conf_check_keys(out, known_keys, where, "an ssh target", err))
-		goto bad;
-	s = json_string_value(json_object_get(out, "host"));
+	json_t *v;
+	const char *s = json_string_value(json_object_get(out, "host"));
 	if (!s || !*s || *s == '-' || strpbrk(s, " \t\n'\"\\;$`@")) {
 		strbuf_addf(err, "%s.host: must be a host name or address (not starting with '-', "
 				 "no spaces or quotes; the user goes in \"user\")", where);
-		goto bad;
+		return -1;
 	}
 	v = json_object_get(out, "user");
 	if (v && (!json_is_string(v) || !*json_string_value(v) || *json_string_value(v) == '-' ||
 		  strpbrk(json_string_value(v), " \t\n@:"))) {
 		strbuf_addf(err, "%s.user: must be a user name", where);
-		goto bad;
+		return -1;
 	}
 	v = json_object_get(out, "port");
 	if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
 		  json_integer_value(v) > 65535)) {
 		strbuf_addf(err, "%s.port: must be an integer in 1..65535", where);
-		goto bad;
+		return -1;
 	}
 	/* values that go into ssh -o KEY=VALUE (whitespace would split them) */
 	static const char *const files[] = { "identity", "known_hosts", NULL };
@@ -156,13 +148,13 @@ static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *er
 			  strpbrk(json_string_value(v), " \t\n\"'"))) {
 			strbuf_addf(err, "%s.%s: must be a file path without spaces or quotes", where,
 				    *f);
-			goto bad;
+			return -1;
 		}
 		/* "~/..." is expanded by ssh itself */
 		if (v && json_string_value(v)[0] != '~' && access(json_string_value(v), R_OK) < 0) {
 			strbuf_addf(err, "%s.%s: %s: %s", where, *f, json_string_value(v),
 				    strerror(errno));
-			goto bad;
+			return -1;
 		}
 	}
 	v = json_object_get(out, "ssh_options");
@@ -177,11 +169,21 @@ static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *er
 				goto bad_opts;
 		}
 	}
-	v = json_object_get(out, "switch");
-	s = v ? json_string_value(v) : "auto";
+	return 0;
+bad_opts:
+	strbuf_addf(err, "%s.ssh_options: must be an array of \"Key=value\" ssh options", where);
+	return -1;
+}
+
+/* how boots are switched: switch, kernel/initrd/command line strings, the
+ * folders on the target, timeouts, reboot_hook and reboot_cmd */
+static int check_switching(json_t *out, const char *where, struct strbuf *err)
+{
+	json_t *v = json_object_get(out, "switch");
+	const char *s = v ? json_string_value(v) : "auto";
 	if (!s || (strcmp(s, "auto") && strcmp(s, "kexec") && strcmp(s, "reboot"))) {
 		strbuf_addf(err, "%s.switch: must be auto, kexec or reboot", where);
-		goto bad;
+		return -1;
 	}
 	json_object_set_new(out, "switch", json_string(!strcmp(s, "auto") ? "kexec" : s));
 	static const char *const strs[] = { "kernel", "initrd", "kernels_dir", "agent_dir",
@@ -190,7 +192,7 @@ static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *er
 		v = json_object_get(out, *k);
 		if (v && (!json_is_string(v) || !one_line_ok(json_string_value(v)))) {
 			strbuf_addf(err, "%s.%s: must be a one-line string", where, *k);
-			goto bad;
+			return -1;
 		}
 	}
 	if (!json_object_get(out, "agent_dir"))
@@ -200,50 +202,53 @@ static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *er
 	if (!*json_string_value(json_object_get(out, "agent_dir")) ||
 	    !*json_string_value(json_object_get(out, "kernels_dir"))) {
 		strbuf_addf(err, "%s: agent_dir and kernels_dir must not be empty", where);
-		goto bad;
+		return -1;
 	}
 	if (!json_object_get(out, "append"))
 		json_object_set_new(out, "append", json_string(""));
-#define NUM_FIELD(name, def, lo, hi)                                                       \
-	do {                                                                               \
-		v = json_object_get(out, name);                                            \
-		if (!v)                                                                    \
-			json_object_set_new(out, name, json_real(def));                    \
-		else if (!json_is_number(v) || json_number_value(v) < (lo) ||              \
-			 json_number_value(v) > (hi)) {                                    \
-			strbuf_addf(err, "%s.%s: must be a number of seconds in %g..%g", where, \
-				    name, (double)(lo), (double)(hi));                     \
-			goto bad;                                                          \
-		}                                                                          \
-	} while (0)
-	NUM_FIELD("timeout_s", 300.0, 5, 7200);
-	NUM_FIELD("connect_timeout_s", 20.0, 1, 600);
-#undef NUM_FIELD
+	char *prefix = xstrfmt("%s.", where);
+	int bad = conf_seconds(out, "timeout_s", 300.0, 5, 7200, prefix, err) ||
+		  conf_seconds(out, "connect_timeout_s", 20.0, 1, 600, prefix, err);
+	free(prefix);
+	if (bad)
+		return -1;
 	static const char *const argvs[] = { "reboot_hook", "reboot_cmd", NULL };
 	for (const char *const *k = argvs; *k; k++) {
 		v = json_object_get(out, *k);
 		if (v && !argv_array_ok(v)) {
 			strbuf_addf(err, "%s.%s: must be a non-empty array of strings (an argv run "
 					 "on the target)", where, *k);
-			goto bad;
+			return -1;
 		}
 	}
 	if (!json_object_get(out, "reboot_cmd"))
 		json_object_set_new(out, "reboot_cmd", json_pack("[s]", "reboot"));
+	return 0;
+}
+
+static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *err)
+{
+	const char *where = path ? path : "target";
+	json_t *out;
+
+	if (!json_is_object(conf)) {
+		strbuf_addf(err, "%s: must be an object", where);
+		return NULL;
+	}
+	out = json_deep_copy(conf);
+	if (conf_check_keys(out, known_keys, where, "an ssh target", err) ||
+	    check_login(out, where, err) || check_switching(out, where, err)) {
+		json_decref(out);
+		return NULL;
+	}
 	return out;
-bad_opts:
-	strbuf_addf(err, "%s.ssh_options: must be an array of \"Key=value\" ssh options", where);
-bad:
-	json_decref(out);
-	return NULL;
 }
 
 static int ssh_feasible(struct target *t, const struct boot_spec *b, const json_t *si,
 			struct strbuf *why)
 {
 	const char *sw = json_string_value(json_object_get(t->conf, "switch"));
-	if (b->preempt && strcmp(b->preempt, "none") && strcmp(b->preempt, "voluntary") &&
-	    strcmp(b->preempt, "full") && strcmp(b->preempt, "lazy")) {
+	if (b->preempt && !target_preempt_known(b->preempt)) {
 		strbuf_addf(why, "unknown preempt mode \"%s\"", b->preempt);
 		return 0;
 	}
