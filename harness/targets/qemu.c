@@ -378,14 +378,7 @@ static char *qemu_escape(const char *s)
 
 static void drain_qemu_stderr(struct qemu_priv *p)
 {
-	char buf[4096];
-	ssize_t n;
-	if (p->qemu.err_fd < 0)
-		return;
-	while ((n = read(p->qemu.err_fd, buf, sizeof(buf))) > 0) {
-		strbuf_add(&p->qerr, buf, (size_t)n);
-		strbuf_tail(&p->qerr, 8192);
-	}
+	target_drain_tail(p->qemu.err_fd, &p->qerr, 8192);
 }
 
 /* qemu's stderr is at EOF: the process is gone (or going) */
@@ -503,7 +496,7 @@ static int make_tmpdir(struct qemu_priv *p, struct strbuf *err)
 /* the binaries for the initramfs: the agent, bin/sl-* next to it, the tools */
 static int collect_binaries(struct target *t, struct strvec *bins, struct strbuf *err)
 {
-	const char *agent = t->agent_path ? t->agent_path : target_default_agent_path();
+	const char *agent = target_agent_binary(t);
 	json_t *tools = json_object_get(t->conf, "tools"), *e;
 	char *dir, *slash, *pat;
 	glob_t g;
@@ -851,8 +844,7 @@ static int kexec_vm(struct target *t, struct qemu_priv *p, const struct boot_spe
 		    struct boot_info *bi, long *console_from, struct strbuf *err)
 {
 	double timeout = json_number_value(json_object_get(t->conf, "timeout_s"));
-	const char *old_id = json_string_value(json_object_get(p->conn.banner, "boot_id"));
-	char *old = xstrdup(old_id ? old_id : "");
+	char *old = xstrdup(agent_banner_boot_id(&p->conn));
 	struct strbuf cl = STRBUF_INIT, e = STRBUF_INIT;
 	double t0 = now_mono();
 	json_t *args, *res = NULL;
@@ -950,10 +942,7 @@ static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_in
 		return -1;
 	}
 	snprintf(bi->accel, sizeof(bi->accel), "%s", p->accel);
-	snprintf(bi->boot_id, sizeof(bi->boot_id), "%s",
-		 json_string_value(json_object_get(p->conn.banner, "boot_id"))
-			 ? json_string_value(json_object_get(p->conn.banner, "boot_id"))
-			 : "");
+	snprintf(bi->boot_id, sizeof(bi->boot_id), "%s", agent_banner_boot_id(&p->conn));
 	strbuf_reset(&bi->console);
 	read_console(p->console, from, QEMU_CONSOLE_TAIL, &bi->console);
 	json_decref(bi->sysinfo);

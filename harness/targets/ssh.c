@@ -44,7 +44,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/targets/initramfs.h"
@@ -321,14 +320,8 @@ static void ssh_argv(struct target *t, double connect_timeout, struct strvec *av
 
 static void drain_ssh_stderr(struct ssh_priv *p)
 {
-	char buf[1024];
-	ssize_t n;
-	if (!p->running || p->ssh.err_fd < 0)
-		return;
-	while ((n = read(p->ssh.err_fd, buf, sizeof(buf))) > 0) {
-		strbuf_add(&p->ssherr, buf, (size_t)n);
-		strbuf_tail(&p->ssherr, SSH_ERR_TAIL);
-	}
+	if (p->running)
+		target_drain_tail(p->ssh.err_fd, &p->ssherr, SSH_ERR_TAIL);
 }
 
 /* append ": <ssh's last words>" to err */
@@ -358,15 +351,7 @@ static void conn_stop(struct ssh_priv *p, int graceful)
 		p->conn_open = 0;
 	}
 	if (p->running) {
-		int st;
-		double end = now_mono() + (graceful && !p->dead ? 5 : 0.2);
-		while (now_mono() < end) {
-			if (waitpid(p->ssh.pid, &st, WNOHANG) == p->ssh.pid) {
-				p->ssh.pid = -1;
-				break;
-			}
-			usleep(20000);
-		}
+		target_reap_within(&p->ssh, graceful && !p->dead ? 5 : 0.2);
 		drain_ssh_stderr(p);
 		proc_stop(&p->ssh, 1);
 		proc_close_fds(&p->ssh);
@@ -557,14 +542,12 @@ out:
 static int agent_connect(struct target *t, struct ssh_priv *p, double timeout_s, int polling,
 			 struct strbuf *err)
 {
-	const char *agent = json_string_value(json_object_get(t->conf, "agent"));
+	const char *agent = target_agent_binary(t);
 	const char *dir = json_string_value(json_object_get(t->conf, "agent_dir"));
 	double ct = json_number_value(json_object_get(t->conf, "connect_timeout_s"));
 	double t0 = now_mono();
 	struct strbuf e = STRBUF_INIT;
 
-	if (!agent)
-		agent = t->agent_path ? t->agent_path : target_default_agent_path();
 	if (access(agent, R_OK) < 0) {
 		strbuf_addf(err, "ssh: the agent binary %s: %s (run make)", agent, strerror(errno));
 		return -1;
@@ -596,12 +579,6 @@ static int agent_connect(struct target *t, struct ssh_priv *p, double timeout_s,
 	return 0;
 }
 
-static const char *banner_boot_id(struct ssh_priv *p)
-{
-	const char *id = json_string_value(json_object_get(p->conn.banner, "boot_id"));
-	return id ? id : "";
-}
-
 /* poll until an agent answers with a boot_id other than old (or timeout) */
 static int wait_new_boot(struct target *t, struct ssh_priv *p, const char *old, double timeout_s,
 			 struct strbuf *err)
@@ -624,7 +601,7 @@ static int wait_new_boot(struct target *t, struct ssh_priv *p, const char *old, 
 		tries++;
 		strbuf_reset(&last);
 		if (agent_connect(t, p, left, 1, &last) == 0) {
-			if (strcmp(banner_boot_id(p), old)) {
+			if (strcmp(agent_banner_boot_id(&p->conn), old)) {
 				strbuf_release(&last);
 				return 0;
 			}
@@ -751,6 +728,28 @@ static int ssh_open(struct target *t, struct strbuf *err)
 	return 0;
 }
 
+/* a local kernel: a folder with kernel.json (image, optional initrd), or an
+ * image file. *img always gets a path; *ird (when ird is non-NULL) the
+ * initrd's or NULL. Both malloc'd. */
+static void local_kernel_files(const char *spec, const struct stat *st, char **img, char **ird)
+{
+	if (ird)
+		*ird = NULL;
+	if (S_ISDIR(st->st_mode)) {
+		char *kj = xstrfmt("%s/kernel.json", spec);
+		json_t *j = json_load_file(kj, 0, NULL);
+		const char *im = json_string_value(json_object_get(j, "image"));
+		const char *ir = json_string_value(json_object_get(j, "initrd"));
+		*img = xstrfmt("%s/%s", spec, im ? im : "vmlinuz");
+		if (ir && ird)
+			*ird = xstrfmt("%s/%s", spec, ir);
+		json_decref(j);
+		free(kj);
+	} else {
+		*img = xstrdup(spec);
+	}
+}
+
 /* the kernel and initrd for boot b, copied to the target when local */
 static int resolve_kernel(struct target *t, struct ssh_priv *p, const struct boot_spec *b,
 			  const json_t *si, char *kernel, char *initrd, size_t len, char khash[65],
@@ -780,21 +779,8 @@ static int resolve_kernel(struct target *t, struct ssh_priv *p, const struct boo
 		}
 		return 0;
 	}
-	/* a local kernel: a folder with kernel.json (image, optional initrd), or a file */
-	char *img = NULL, *ird = NULL;
-	if (S_ISDIR(st.st_mode)) {
-		char *kj = xstrfmt("%s/kernel.json", b->kernel);
-		json_t *j = json_load_file(kj, 0, NULL);
-		const char *im = json_string_value(json_object_get(j, "image"));
-		const char *ir = json_string_value(json_object_get(j, "initrd"));
-		img = xstrfmt("%s/%s", b->kernel, im ? im : "vmlinuz");
-		if (ir)
-			ird = xstrfmt("%s/%s", b->kernel, ir);
-		json_decref(j);
-		free(kj);
-	} else {
-		img = xstrdup(b->kernel);
-	}
+	char *img, *ird;
+	local_kernel_files(b->kernel, &st, &img, &ird);
 	const char *kdir = json_string_value(json_object_get(t->conf, "kernels_dir"));
 	double ct = json_number_value(json_object_get(t->conf, "connect_timeout_s"));
 	char abs[2048], hex[65];
@@ -833,7 +819,7 @@ static int do_switch(struct target *t, struct ssh_priv *p, const struct boot_spe
 	double timeout = json_number_value(json_object_get(t->conf, "timeout_s"));
 	char kernel[PATH_MAX], initrd[PATH_MAX], khash[65];
 	struct strbuf cl = STRBUF_INIT, e = STRBUF_INIT;
-	char *old = xstrdup(banner_boot_id(p));
+	char *old = xstrdup(agent_banner_boot_id(&p->conn));
 	json_t *res = NULL;
 	int rc = -1, r;
 
@@ -927,19 +913,12 @@ static int ssh_boot(struct target *t, const struct boot_spec *b, struct boot_inf
 	char khash[65] = "";
 	struct stat st;
 	if (b->kernel && stat(b->kernel, &st) == 0) {
-		char kp[PATH_MAX];
+		char *kp;
 		off_t sz;
-		if (S_ISDIR(st.st_mode)) {
-			char *kj = xstrfmt("%s/kernel.json", b->kernel);
-			json_t *j = json_load_file(kj, 0, NULL);
-			const char *im = json_string_value(json_object_get(j, "image"));
-			snprintf(kp, sizeof(kp), "%s/%s", b->kernel, im ? im : "vmlinuz");
-			json_decref(j);
-			free(kj);
-		} else {
-			snprintf(kp, sizeof(kp), "%s", b->kernel);
-		}
-		if (hash_local_file(kp, khash, &sz, err) < 0)
+		local_kernel_files(b->kernel, &st, &kp, NULL);
+		int r = hash_local_file(kp, khash, &sz, err);
+		free(kp);
+		if (r < 0)
 			goto out;
 	}
 	/* index < 0: only connect (schedlab sysinfo, preflight), never switch */
@@ -954,7 +933,7 @@ static int ssh_boot(struct target *t, const struct boot_spec *b, struct boot_inf
 		if (t->ops->sysinfo(t, &bi->sysinfo, err))
 			goto out;
 	}
-	snprintf(bi->boot_id, sizeof(bi->boot_id), "%s", banner_boot_id(p));
+	snprintf(bi->boot_id, sizeof(bi->boot_id), "%s", agent_banner_boot_id(&p->conn));
 	if (!strcmp(bi->method, "initial") || !strcmp(bi->method, "none"))
 		bi->switch_s = now_mono() - t0;
 	rc = 0;
@@ -963,12 +942,11 @@ out:
 	return rc;
 }
 
-/* transport errors get ssh's own words and mark the connection dead */
-static int ssh_exec(struct target *t, json_t *req, double timeout_s, json_t **out,
-		    struct strbuf *err)
+/* a transport error (agent_call's -1) gets ssh's own words and marks the
+ * connection dead; returns r */
+static int transport_check(struct target *t, int r, struct strbuf *err)
 {
 	struct ssh_priv *p = t->priv;
-	int r = target_agent_exec(t, req, timeout_s, out, err);
 	if (r == -1 && p) {
 		p->dead = 1;
 		add_ssh_stderr(p, err);
@@ -976,31 +954,26 @@ static int ssh_exec(struct target *t, json_t *req, double timeout_s, json_t **ou
 	return r;
 }
 
+static int ssh_exec(struct target *t, json_t *req, double timeout_s, json_t **out,
+		    struct strbuf *err)
+{
+	return transport_check(t, target_agent_exec(t, req, timeout_s, out, err), err);
+}
+
 static int ssh_sysinfo(struct target *t, json_t **out, struct strbuf *err)
 {
-	struct ssh_priv *p = t->priv;
 	if (!t->agent) {
 		strbuf_addstr(err, "target is not connected (no agent)");
 		return -1;
 	}
 	int r = agent_call(t->agent, "sysinfo", NULL, 60, out, err);
-	if (r == -1 && p) {
-		p->dead = 1;
-		add_ssh_stderr(p, err);
-	}
-	return r ? -1 : 0;
+	return transport_check(t, r, err) ? -1 : 0;
 }
 
 static int ssh_knob_set(struct target *t, const char *path, const char *value, json_t **out,
 			struct strbuf *err)
 {
-	struct ssh_priv *p = t->priv;
-	int r = target_agent_knob_set(t, path, value, out, err);
-	if (r == -1 && p) {
-		p->dead = 1;
-		add_ssh_stderr(p, err);
-	}
-	return r;
+	return transport_check(t, target_agent_knob_set(t, path, value, out, err), err);
 }
 
 static void ssh_close(struct target *t)
