@@ -359,6 +359,16 @@ static void conn_stop(struct ssh_priv *p, int graceful)
 	}
 }
 
+/* the connection is lost or useless: no graceful shutdown, ssh stopped;
+ * with err, ssh's last words are appended to it */
+static void conn_lost(struct ssh_priv *p, struct strbuf *err)
+{
+	p->dead = 1;
+	conn_stop(p, 0);
+	if (err)
+		add_ssh_stderr(p, err);
+}
+
 /* read one line (byte by byte: what follows belongs to the agent) */
 static int read_line(int fd, struct strbuf *line, double timeout_s, volatile int *abort_flag)
 {
@@ -445,6 +455,80 @@ static int send_file(int fd, const char *path, struct strbuf *err)
 	return n < 0 ? -1 : 0;
 }
 
+/* start ssh with av, pipes on all three fds, stderr kept (non-blocking)
+ * for messages */
+static int start_ssh(struct ssh_priv *p, struct strvec *av, struct strbuf *err)
+{
+	strbuf_reset(&p->ssherr);
+	p->ssh = (struct child)CHILD_INIT;
+	p->ssh.argv = strvec_argv(av);
+	p->ssh.in = PROC_PIPE;
+	p->ssh.out = PROC_PIPE;
+	p->ssh.err = PROC_PIPE;
+	p->ssh.new_pgrp = 1;
+	p->ssh.pdeathsig = SIGKILL; /* a dead controller drops the connection */
+	p->dead = 0;
+	if (proc_start(&p->ssh, err) < 0)
+		return -1;
+	p->running = 1;
+	fcntl(p->ssh.err_fd, F_SETFL, fcntl(p->ssh.err_fd, F_GETFL) | O_NONBLOCK);
+	return 0;
+}
+
+/* the remote script's first line, "schedlab-ssh: have|send ABSDIR" (login
+ * noise such as a .bashrc echo is skipped); ABSDIR goes to absdir. Returns
+ * 1 send, 0 have, -1 with a message (the connection is then stopped). */
+static int read_greeting(struct target *t, struct ssh_priv *p, double connect_timeout,
+			 char *absdir, size_t abslen, struct strbuf *err)
+{
+	const char *host = json_string_value(json_object_get(t->conf, "host"));
+	struct strbuf line = STRBUF_INIT;
+	int r, rc = -1;
+
+	for (;;) {
+		r = read_line(p->ssh.out_fd, &line, connect_timeout + 10, t->abort_flag);
+		if (r < 0) {
+			strbuf_addf(err, "ssh %s: %s", host,
+				    r == -2 ? "no answer (timeout)" : r == -3 ? "interrupted"
+								: "connection failed");
+			conn_lost(p, err);
+			goto out;
+		}
+		if (!strncmp(line.buf, "schedlab-ssh: ", 14))
+			break;
+	}
+	if (!strncmp(line.buf, "schedlab-ssh: have ", 19) ||
+	    !strncmp(line.buf, "schedlab-ssh: send ", 19)) {
+		snprintf(absdir, abslen, "%s", line.buf + 19);
+		rc = !strncmp(line.buf, "schedlab-ssh: send ", 19);
+	} else {
+		strbuf_addf(err, "ssh %s: %s", host, line.buf + 14);
+		conn_lost(p, NULL);
+	}
+out:
+	strbuf_release(&line);
+	return rc;
+}
+
+/* mode "store": the script's "schedlab-ssh: stored", then the connection ends */
+static int await_stored(struct target *t, struct ssh_priv *p, const char *src,
+			struct strbuf *err)
+{
+	struct strbuf line = STRBUF_INIT;
+	int r = read_line(p->ssh.out_fd, &line, 600, t->abort_flag);
+	if (r < 0 || strcmp(line.buf, "schedlab-ssh: stored")) {
+		strbuf_addf(err, "ssh %s: copying %s: %s",
+			    json_string_value(json_object_get(t->conf, "host")), src,
+			    r < 0 ? "connection failed" : line.buf + 14);
+		conn_lost(p, err);
+		strbuf_release(&line);
+		return -1;
+	}
+	conn_stop(p, 0);
+	strbuf_release(&line);
+	return 0;
+}
+
 /*
  * Start `ssh host sh -c SCRIPT ...` for local file `src` stored as
  * dir/name on the target (mode "exec": then run it as the agent). On
@@ -455,12 +539,11 @@ static int remote_install(struct target *t, struct ssh_priv *p, const char *src,
 			  const char *dir, const char *name, int exec, double connect_timeout,
 			  char *absdir, size_t abslen, struct strbuf *err)
 {
-	const char *host = json_string_value(json_object_get(t->conf, "host"));
 	struct strvec av = STRVEC_INIT;
-	struct strbuf cmd = STRBUF_INIT, line = STRBUF_INIT;
+	struct strbuf cmd = STRBUF_INIT;
 	char hex[65], size[32];
 	off_t sz;
-	int rc = -1, r;
+	int rc = -1, send;
 
 	if (hash_local_file(src, hex, &sz, err) < 0)
 		return -1;
@@ -472,69 +555,22 @@ static int remote_install(struct target *t, struct ssh_priv *p, const char *src,
 	ssh_argv(t, connect_timeout, &av);
 	strvec_push(&av, cmd.buf);
 
-	strbuf_reset(&p->ssherr);
-	p->ssh = (struct child)CHILD_INIT;
-	p->ssh.argv = strvec_argv(&av);
-	p->ssh.in = PROC_PIPE;
-	p->ssh.out = PROC_PIPE;
-	p->ssh.err = PROC_PIPE;
-	p->ssh.new_pgrp = 1;
-	p->ssh.pdeathsig = SIGKILL; /* a dead controller drops the connection */
-	p->dead = 0;
-	if (proc_start(&p->ssh, err) < 0)
+	if (start_ssh(p, &av, err) < 0)
 		goto out;
-	p->running = 1;
-	fcntl(p->ssh.err_fd, F_SETFL, fcntl(p->ssh.err_fd, F_GETFL) | O_NONBLOCK);
-	/* the script's first line; login noise (a .bashrc echo) is skipped */
-	for (;;) {
-		r = read_line(p->ssh.out_fd, &line, connect_timeout + 10, t->abort_flag);
-		if (r < 0) {
-			strbuf_addf(err, "ssh %s: %s", host,
-				    r == -2 ? "no answer (timeout)" : r == -3 ? "interrupted"
-								: "connection failed");
-			p->dead = 1;
-			conn_stop(p, 0);
-			add_ssh_stderr(p, err);
-			goto out;
-		}
-		if (!strncmp(line.buf, "schedlab-ssh: ", 14))
-			break;
-	}
-	if (!strncmp(line.buf, "schedlab-ssh: have ", 19) ||
-	    !strncmp(line.buf, "schedlab-ssh: send ", 19)) {
-		snprintf(absdir, abslen, "%s", line.buf + 19);
-	} else {
-		strbuf_addf(err, "ssh %s: %s", host, line.buf + 14);
-		p->dead = 1;
-		conn_stop(p, 0);
+	send = read_greeting(t, p, connect_timeout, absdir, abslen, err);
+	if (send < 0)
+		goto out;
+	if (send && send_file(p->ssh.in_fd, src, err) < 0) {
+		conn_lost(p, err);
 		goto out;
 	}
-	if (!strncmp(line.buf, "schedlab-ssh: send ", 19)) {
-		if (send_file(p->ssh.in_fd, src, err) < 0) {
-			p->dead = 1;
-			conn_stop(p, 0);
-			add_ssh_stderr(p, err);
-			goto out;
-		}
-	}
-	if (!exec) {
-		r = read_line(p->ssh.out_fd, &line, 600, t->abort_flag);
-		if (r < 0 || strcmp(line.buf, "schedlab-ssh: stored")) {
-			strbuf_addf(err, "ssh %s: copying %s: %s", host, src,
-				    r < 0 ? "connection failed" : line.buf + 14);
-			p->dead = 1;
-			conn_stop(p, 0);
-			add_ssh_stderr(p, err);
-			goto out;
-		}
-		conn_stop(p, 0);
-	}
+	if (!exec && await_stored(t, p, src, err) < 0)
+		goto out;
 	rc = 0;
 out:
 	free(fname);
 	strvec_clear(&av);
 	strbuf_release(&cmd);
-	strbuf_release(&line);
 	return rc;
 }
 
@@ -568,9 +604,7 @@ static int agent_connect(struct target *t, struct ssh_priv *p, double timeout_s,
 	if (agent_wait_banner(&p->conn, timeout_s - (now_mono() - t0) + 30, &e) < 0) {
 		strbuf_addf(err, "ssh %s: the agent did not start: %s",
 			    json_string_value(json_object_get(t->conf, "host")), e.buf);
-		p->dead = 1;
-		conn_stop(p, 0);
-		add_ssh_stderr(p, err);
+		conn_lost(p, err);
 		strbuf_release(&e);
 		return -1;
 	}
@@ -608,8 +642,7 @@ static int wait_new_boot(struct target *t, struct ssh_priv *p, const char *old, 
 			/* still the old system, on its way down */
 			strbuf_addstr(&last, "the old boot still answers");
 			t->agent = NULL;
-			p->dead = 1;
-			conn_stop(p, 0);
+			conn_lost(p, NULL);
 		}
 		usleep(1000000);
 	}
@@ -867,8 +900,7 @@ static int do_switch(struct target *t, struct ssh_priv *p, const struct boot_spe
 		snprintf(bi->method, sizeof(bi->method), "kexec");
 	}
 	t->agent = NULL;
-	p->dead = 1;
-	conn_stop(p, 0);
+	conn_lost(p, NULL);
 	strbuf_reset(&e);
 	if (wait_new_boot(t, p, old, timeout, &e) < 0) {
 		strbuf_addf(err, "ssh: after %s: %s", bi->method, e.buf);
