@@ -538,14 +538,8 @@ static int collect_binaries(struct target *t, struct strvec *bins, struct strbuf
 
 static void build_cmdline(struct target *t, const struct boot_spec *b, struct strbuf *cl)
 {
-	const char *append = json_string_value(json_object_get(t->conf, "append"));
 	strbuf_addstr(cl, "console=ttyS0 panic=-1");
-	if (b->preempt && *b->preempt)
-		strbuf_addf(cl, " preempt=%s", b->preempt);
-	if (append && *append)
-		strbuf_addf(cl, " %s", append);
-	if (b->cmdline && *b->cmdline)
-		strbuf_addf(cl, " %s", b->cmdline);
+	target_boot_params(t, b, cl);
 }
 
 /* ------------------------------------------------------------------ */

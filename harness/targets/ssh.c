@@ -697,13 +697,7 @@ static char *own_cmdline(const char *proc_cmdline)
 static void added_params(struct target *t, const struct boot_spec *b, const char *khash,
 			 struct strbuf *o)
 {
-	const char *append = json_string_value(json_object_get(t->conf, "append"));
-	if (b->preempt && *b->preempt)
-		strbuf_addf(o, " preempt=%s", b->preempt);
-	if (append && *append)
-		strbuf_addf(o, " %s", append);
-	if (b->cmdline && *b->cmdline)
-		strbuf_addf(o, " %s", b->cmdline);
+	target_boot_params(t, b, o);
 	if (khash)
 		strbuf_addf(o, " schedlab.kernel=%.16s", khash);
 }

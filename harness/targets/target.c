@@ -1,8 +1,8 @@
 /*
  * The target table, the default agent-backed hooks shared by all targets,
  * the small helpers they share (plan-object fields with defaults, the agent
- * binary, reaping a transport child, draining its stderr) and parsing of
- * --target SPEC strings.
+ * binary, a boot's kernel parameters, reaping a transport child, draining
+ * its stderr) and parsing of --target SPEC strings.
  */
 #include "harness/targets/target.h"
 
@@ -125,6 +125,17 @@ const char *target_agent_binary(const struct target *t)
 	if (path)
 		return path;
 	return t->agent_path ? t->agent_path : target_default_agent_path();
+}
+
+void target_boot_params(const struct target *t, const struct boot_spec *b, struct strbuf *cl)
+{
+	const char *append = json_string_value(json_object_get(t->conf, "append"));
+	if (b->preempt && *b->preempt)
+		strbuf_addf(cl, " preempt=%s", b->preempt);
+	if (append && *append)
+		strbuf_addf(cl, " %s", append);
+	if (b->cmdline && *b->cmdline)
+		strbuf_addf(cl, " %s", b->cmdline);
 }
 
 void target_reap_within(struct child *c, double seconds)

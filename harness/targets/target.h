@@ -115,6 +115,10 @@ int target_preempt_known(const char *mode);
  * one next to the running schedlab */
 const char *target_agent_binary(const struct target *t);
 
+/* append the boot's kernel parameters to cl, each after a space:
+ * preempt=<b->preempt>, the target's "append", b->cmdline (those set) */
+void target_boot_params(const struct target *t, const struct boot_spec *b, struct strbuf *cl);
+
 struct child;
 /* wait up to seconds for c to exit by itself (c->pid = -1 once reaped); the
  * caller then proc_stop()s what is left */
@@ -133,7 +137,7 @@ int conf_integer(json_t *obj, const char *name, int def, int lo, int hi, const c
 		 struct strbuf *err);
 int conf_seconds(json_t *obj, const char *name, double def, double lo, double hi,
 		 const char *prefix, struct strbuf *err);
-/* allowed: NULL-terminated, allowed[0]... the default is def */
+/* a string that must be one of allowed (NULL-terminated); def when absent */
 int conf_choice(json_t *obj, const char *name, const char *def, const char *const *allowed,
 		const char *prefix, struct strbuf *err);
 
