@@ -133,8 +133,8 @@ static int enable_schedstats(struct knobs *k, int *changed, struct strbuf *err)
 /*
  * One exec request while it runs: what was asked, the run directory, the
  * background loads and the result being filled. do_exec walks it through
- * the steps below in order; each step moves one part of the old single
- * function and keeps its behaviour.
+ * the steps below, in order; a failed step ends the run without a result
+ * (the loads are stopped), and the knobs the run changed are always undone.
  */
 struct exec_run {
 	struct agent_state *st;
