@@ -25,6 +25,12 @@
  *
  * While a workload runs the agent watches its input: EOF (the controller died)
  * kills the workload and the loads, restores the knobs and exits.
+ *
+ * Layout: struct agent_state is what lives for the whole connection (the
+ * boot id, the knob undo stack); agent_ops[] maps each op to one handler
+ * op_<name>; serve_line answers one request line; do_exec walks a struct
+ * exec_run through its steps (prepare, schedstat before, loads, workload,
+ * schedstat after, files, end of loads, knob restore).
  */
 #include "harness/agent/agent.h"
 
@@ -50,6 +56,14 @@
 #endif
 
 static volatile int stop_flag;
+
+/* what the agent holds for the whole connection */
+struct agent_state {
+	const struct agent_opts *o;
+	const char *root;       /* o->root or "" */
+	char *boot_id;
+	struct knobs knobs;     /* the undo stack of every knob change */
+};
 
 static void on_signal(int sig)
 {
@@ -99,104 +113,130 @@ static json_t *argv_of(const json_t *arr, struct strvec *sv, struct strbuf *err,
 	return (json_t *)arr;
 }
 
-static int enable_schedstats(const char *root, int *changed, struct strbuf *err)
+static int enable_schedstats(struct knobs *k, int *changed, struct strbuf *err)
 {
 	struct strbuf cur = STRBUF_INIT;
 	*changed = 0;
-	if (knob_get(root, "/proc/sys/kernel/sched_schedstats", &cur, err)) {
+	if (knob_get(k, "/proc/sys/kernel/sched_schedstats", &cur, err)) {
 		strbuf_release(&cur);
 		return -1;
 	}
 	int ret = 0;
 	if (strcmp(cur.buf, "1")) {
-		ret = knob_set(root, "/proc/sys/kernel/sched_schedstats", "1", NULL, err);
+		ret = knob_set(k, "/proc/sys/kernel/sched_schedstats", "1", NULL, err);
 		*changed = !ret;
 	}
 	strbuf_release(&cur);
 	return ret;
 }
 
-static json_t *do_exec(const struct agent_opts *o, json_t *args, struct strbuf *err)
+/*
+ * One exec request while it runs: what was asked, the run directory, the
+ * background loads and the result being filled. do_exec walks it through
+ * the steps below, in order; a failed step ends the run without a result
+ * (the loads are stopped), and the knobs the run changed are always undone.
+ */
+struct exec_run {
+	struct agent_state *st;
+	json_t *args;
+	struct strvec argv;
+	char dir[sizeof("/tmp/schedlab-run-XXXXXX")];
+	int have_dir;
+	int want_ss;            /* schedstat snapshots requested */
+	char *sspath;           /* <root>/proc/schedstat */
+	struct child *loads;    /* nloads of them started */
+	struct strvec *lav;     /* their argv, nlav of them */
+	size_t nloads, nlav;
+	int knobs_before;       /* depth of the knob stack when the request came */
+	json_t *res;            /* the result object, NULL once the run failed */
+	json_t *lres;           /* its "loads" array until attached */
+};
+
+/* argv, and the run directory under /tmp */
+static int exec_prepare(struct exec_run *r, struct strbuf *err)
 {
-	const char *root = root_of(o);
-	struct strvec argv = STRVEC_INIT;
-	json_t *res = NULL;
-	char dir[] = "/tmp/schedlab-run-XXXXXX";
-	int have_dir = 0;
-	struct child *loads = NULL;
-	struct strvec *lav = NULL;
-	size_t nloads = 0, nlav = 0;
-	int knobs_before = knob_pending();
-
-	if (!argv_of(json_object_get(args, "argv"), &argv, err, "exec"))
-		goto out;
-	double timeout = json_number_value(json_object_get(args, "timeout_s"));
-	if (timeout <= 0)
-		timeout = 3600;
-	size_t out_max = (size_t)json_integer_value(json_object_get(args, "out_max"));
-	if (!out_max)
-		out_max = 4 << 20;
-	if (!mkdtemp(dir)) {
+	if (!argv_of(json_object_get(r->args, "argv"), &r->argv, err, "exec"))
+		return -1;
+	strcpy(r->dir, "/tmp/schedlab-run-XXXXXX");
+	if (!mkdtemp(r->dir)) {
 		strbuf_addf(err, "cannot create a run directory under /tmp: %s", strerror(errno));
-		goto out;
+		return -1;
 	}
-	have_dir = 1;
+	r->have_dir = 1;
+	return 0;
+}
 
-	res = json_object();
-	/* schedstat before */
-	int want_ss = json_is_true(json_object_get(args, "schedstat"));
+/* with schedstat: enable kernel.sched_schedstats (a recorded knob change)
+ * and take the "before" snapshot */
+static void exec_schedstat_before(struct exec_run *r)
+{
 	struct strbuf ss = STRBUF_INIT;
-	char *sspath = xstrfmt("%s/proc/schedstat", root);
-	if (want_ss) {
+	r->want_ss = json_is_true(json_object_get(r->args, "schedstat"));
+	r->sspath = xstrfmt("%s/proc/schedstat", r->st->root);
+	if (r->want_ss) {
 		int changed = 0;
 		struct strbuf e = STRBUF_INIT;
-		if (enable_schedstats(root, &changed, &e))
-			json_object_set_new(res, "schedstat_error", json_string(e.buf));
+		if (enable_schedstats(&r->st->knobs, &changed, &e))
+			json_object_set_new(r->res, "schedstat_error", json_string(e.buf));
 		strbuf_release(&e);
-		if (!strbuf_read_file(&ss, sspath, 1 << 22))
-			json_object_set_new(res, "schedstat_before", json_string(ss.buf));
+		if (!strbuf_read_file(&ss, r->sspath, 1 << 22))
+			json_object_set_new(r->res, "schedstat_before", json_string(ss.buf));
 	}
+	strbuf_release(&ss);
+}
 
-	/* background loads */
-	json_t *larr = json_object_get(args, "load");
-	json_t *lres = json_array();
-	if (json_is_array(larr) && json_array_size(larr)) {
-		nloads = json_array_size(larr);
-		loads = xcalloc(nloads, sizeof(*loads));
-		nlav = nloads;
-		lav = xcalloc(nlav, sizeof(*lav));
-		for (size_t i = 0; i < nloads; i++) {
-			struct child c = CHILD_INIT;
-			loads[i] = c;
-			if (!argv_of(json_object_get(json_array_get(larr, i), "argv"), &lav[i], err,
-				     "load")) {
-				nloads = i;
-				json_decref(lres);
-				lres = NULL;
-				goto stop_loads_fail;
-			}
-			loads[i].argv = strvec_argv(&lav[i]);
-			loads[i].dir = dir;
-			loads[i].in = loads[i].out = loads[i].err = PROC_NULL;
-			loads[i].new_pgrp = 1;
-			if (proc_start(&loads[i], err)) {
-				strbuf_addstr(err, " (background load)");
-				nloads = i;
-				json_decref(lres);
-				lres = NULL;
-				goto stop_loads_fail;
-			}
+/* start every background load in the run directory, then the warm-up;
+ * -1 when one cannot start (nloads says how many did) */
+static int exec_start_loads(struct exec_run *r, struct strbuf *err)
+{
+	json_t *larr = json_object_get(r->args, "load");
+	r->lres = json_array();
+	if (!json_is_array(larr) || !json_array_size(larr))
+		return 0;
+	r->nloads = json_array_size(larr);
+	r->loads = xcalloc(r->nloads, sizeof(*r->loads));
+	r->nlav = r->nloads;
+	r->lav = xcalloc(r->nlav, sizeof(*r->lav));
+	for (size_t i = 0; i < r->nloads; i++) {
+		struct child c = CHILD_INIT;
+		r->loads[i] = c;
+		if (!argv_of(json_object_get(json_array_get(larr, i), "argv"), &r->lav[i], err,
+			     "load")) {
+			r->nloads = i;
+			return -1;
 		}
-		double warm = json_number_value(json_object_get(args, "load_warmup_s"));
-		if (!json_object_get(args, "load_warmup_s"))
-			warm = 1;
-		if (warm > 0)
-			usleep((useconds_t)(warm * 1e6));
+		r->loads[i].argv = strvec_argv(&r->lav[i]);
+		r->loads[i].dir = r->dir;
+		r->loads[i].in = r->loads[i].out = r->loads[i].err = PROC_NULL;
+		r->loads[i].new_pgrp = 1;
+		if (proc_start(&r->loads[i], err)) {
+			strbuf_addstr(err, " (background load)");
+			r->nloads = i;
+			return -1;
+		}
 	}
+	double warm = json_number_value(json_object_get(r->args, "load_warmup_s"));
+	if (!json_object_get(r->args, "load_warmup_s"))
+		warm = 1;
+	if (warm > 0)
+		usleep((useconds_t)(warm * 1e6));
+	return 0;
+}
 
+/* run the workload to completion (timeout, EOF or a signal stop it);
+ * -1 when it could not even start: the message names the tool */
+static int exec_workload(struct exec_run *r, struct strbuf *err)
+{
+	const struct agent_opts *o = r->st->o;
+	double timeout = json_number_value(json_object_get(r->args, "timeout_s"));
+	if (timeout <= 0)
+		timeout = 3600;
+	size_t out_max = (size_t)json_integer_value(json_object_get(r->args, "out_max"));
+	if (!out_max)
+		out_max = 4 << 20;
 	struct child c = CHILD_INIT;
-	c.argv = strvec_argv(&argv);
-	c.dir = dir;
+	c.argv = strvec_argv(&r->argv);
+	c.dir = r->dir;
 	c.in = PROC_NULL;
 	c.out = PROC_PIPE;
 	c.err = PROC_PIPE;
@@ -206,13 +246,11 @@ static json_t *do_exec(const struct agent_opts *o, json_t *args, struct strbuf *
 	int rr = proc_run(&c, timeout, &out, out_max, &errout, 64 << 10, o->in_fd, &stop_flag,
 			  &pr, err);
 	if (rr && !pr.wall_s) {
-		/* could not start: the message names the tool */
 		strbuf_release(&out);
 		strbuf_release(&errout);
-		json_decref(lres);
-		lres = NULL;
-		goto stop_loads_fail;
+		return -1;
 	}
+	json_t *res = r->res;
 	json_object_set_new(res, "exit_code", json_integer(pr.exit_code));
 	json_object_set_new(res, "signal", json_integer(pr.term_signal));
 	json_object_set_new(res, "timed_out", json_boolean(pr.timed_out));
@@ -223,70 +261,114 @@ static json_t *do_exec(const struct agent_opts *o, json_t *args, struct strbuf *
 		json_object_set_new(res, "aborted", json_string(err->buf));
 	strbuf_release(&out);
 	strbuf_release(&errout);
+	return 0;
+}
 
-	if (want_ss) {
-		strbuf_reset(&ss);
-		if (!strbuf_read_file(&ss, sspath, 1 << 22))
-			json_object_set_new(res, "schedstat_after", json_string(ss.buf));
-	}
+static void exec_schedstat_after(struct exec_run *r)
+{
+	struct strbuf ss = STRBUF_INIT;
+	if (r->want_ss && !strbuf_read_file(&ss, r->sspath, 1 << 22))
+		json_object_set_new(r->res, "schedstat_after", json_string(ss.buf));
+	strbuf_release(&ss);
+}
 
-	/* collect requested files */
+/* the requested files of the run directory (plain names only) */
+static void exec_collect_files(struct exec_run *r)
+{
 	json_t *files = json_object();
-	json_t *fl = json_object_get(args, "files");
+	json_t *fl = json_object_get(r->args, "files");
 	size_t i;
 	json_t *fv;
 	json_array_foreach(fl, i, fv) {
 		const char *name = json_string_value(fv);
 		if (!name || strchr(name, '/'))
 			continue;
-		char *p = xstrfmt("%s/%s", dir, name);
+		char *p = xstrfmt("%s/%s", r->dir, name);
 		struct strbuf fb = STRBUF_INIT;
 		if (!strbuf_read_file(&fb, p, 64 << 20))
 			json_object_set_new(files, name, json_stringn(fb.buf, fb.len));
 		strbuf_release(&fb);
 		free(p);
 	}
-	json_object_set_new(res, "files", files);
+	json_object_set_new(r->res, "files", files);
+}
 
-	for (size_t k = 0; k < nloads; k++) {
+/* after a run: note which loads ended early, stop the others, and attach
+ * the "loads" array */
+static void exec_end_loads(struct exec_run *r)
+{
+	for (size_t k = 0; k < r->nloads; k++) {
 		int st = 0;
-		int ended = waitpid(loads[k].pid, &st, WNOHANG) == loads[k].pid;
+		int ended = waitpid(r->loads[k].pid, &st, WNOHANG) == r->loads[k].pid;
 		if (ended)
-			loads[k].pid = -1;
+			r->loads[k].pid = -1;
 		else
-			proc_stop(&loads[k], 1.0);
-		if (lres)
-			json_array_append_new(lres, json_pack("{s:s,s:b,s:i}", "argv0", loads[k].argv[0],
-							      "ended_early", ended, "exit_code",
-							      ended && WIFEXITED(st) ? WEXITSTATUS(st) : -1));
+			proc_stop(&r->loads[k], 1.0);
+		json_array_append_new(r->lres, json_pack("{s:s,s:b,s:i}", "argv0",
+							 r->loads[k].argv[0], "ended_early", ended,
+							 "exit_code",
+							 ended && WIFEXITED(st) ? WEXITSTATUS(st) : -1));
 	}
-	if (lres && res)
-		json_object_set_new(res, "loads", lres);
-	goto cleanup;
-stop_loads_fail:
-	for (size_t k = 0; k < nloads; k++)
-		proc_stop(&loads[k], 1.0);
-	json_decref(res);
-	res = NULL;
-cleanup:
-	for (size_t k = 0; k < nlav; k++)
-		strvec_clear(&lav[k]);
-	free(lav);
-	free(loads);
-	/* undo what this run changed (sched_schedstats) */
-	if (knob_pending() > knobs_before) {
+	json_object_set_new(r->res, "loads", r->lres);
+	r->lres = NULL;
+}
+
+/* a failed run: stop the loads that started, drop the result */
+static void exec_fail(struct exec_run *r)
+{
+	for (size_t k = 0; k < r->nloads; k++)
+		proc_stop(&r->loads[k], 1.0);
+	json_decref(r->res);
+	r->res = NULL;
+}
+
+/* undo what this run changed (sched_schedstats): the stack goes back to
+ * its depth before the request, so a boot's changes stay */
+static void exec_restore_knobs(struct exec_run *r)
+{
+	struct knobs *k = &r->st->knobs;
+	if (knob_pending(k) > r->knobs_before) {
 		struct strbuf e = STRBUF_INIT;
-		knob_restore_to(root, knobs_before, &e);
-		if (e.len && res)
-			json_object_set_new(res, "restore_error", json_string(e.buf));
+		knob_restore_to(k, r->knobs_before, &e);
+		if (e.len && r->res)
+			json_object_set_new(r->res, "restore_error", json_string(e.buf));
 		strbuf_release(&e);
 	}
-	free(sspath);
-	strbuf_release(&ss);
-out:
-	if (have_dir)
-		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	strvec_clear(&argv);
+}
+
+static void exec_release(struct exec_run *r)
+{
+	json_decref(r->lres);
+	for (size_t k = 0; k < r->nlav; k++)
+		strvec_clear(&r->lav[k]);
+	free(r->lav);
+	free(r->loads);
+	free(r->sspath);
+	if (r->have_dir)
+		nftw(r->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	strvec_clear(&r->argv);
+}
+
+static json_t *do_exec(struct agent_state *st, json_t *args, struct strbuf *err)
+{
+	struct exec_run r = { .st = st, .args = args, .argv = STRVEC_INIT,
+			      .knobs_before = knob_pending(&st->knobs) };
+	json_t *res;
+
+	if (!exec_prepare(&r, err)) {
+		r.res = json_object();
+		exec_schedstat_before(&r);
+		if (exec_start_loads(&r, err) || exec_workload(&r, err)) {
+			exec_fail(&r);
+		} else {
+			exec_schedstat_after(&r);
+			exec_collect_files(&r);
+			exec_end_loads(&r);
+		}
+		exec_restore_knobs(&r);
+	}
+	res = r.res;
+	exec_release(&r);
 	return res;
 }
 
@@ -321,10 +403,10 @@ static int do_kexec(const struct agent_opts *o, json_t *args, struct strbuf *err
 	return r;
 }
 
-static void restore_on_exit(const struct agent_opts *o)
+static void restore_on_exit(struct agent_state *st)
 {
 	struct strbuf e = STRBUF_INIT;
-	if (knob_restore_all(root_of(o), &e))
+	if (knob_restore_all(&st->knobs, &e))
 		fprintf(stderr, "schedlab-agent: %s\n", e.buf);
 	strbuf_release(&e);
 }
@@ -348,10 +430,180 @@ static void path_prepend_self(void)
 	free(path);
 }
 
-int agent_serve(const struct agent_opts *o)
+/* ------------------------------------------------------------------ */
+/* requests                                                             */
+
+/* one request: its arguments, the error message when it fails, and what
+ * the loop does after answering */
+struct request {
+	json_t *args;
+	struct strbuf err;
+	int quit;               /* stop serving */
+	int then_kexec;         /* restore the knobs and kexec -e */
+};
+
+/* a handler returns the result object, or NULL with rq->err set */
+typedef json_t *op_fn(struct agent_state *st, struct request *rq);
+
+static json_t *op_hello(struct agent_state *st, struct request *rq)
 {
-	const char *root = root_of(o);
-	path_prepend_self();
+	return json_pack("{s:s,s:i,s:s,s:i,s:i}", "version", SCHEDLAB_VERSION, "proto",
+			 AGENT_PROTO, "boot_id", st->boot_id, "pid", (int)getpid(), "uid",
+			 (int)getuid());
+}
+
+static json_t *op_sysinfo(struct agent_state *st, struct request *rq)
+{
+	return sysinfo_collect(st->root);
+}
+
+static json_t *op_schedstat(struct agent_state *st, struct request *rq)
+{
+	json_t *result = NULL;
+	struct strbuf ss = STRBUF_INIT;
+	char *p = xstrfmt("%s/proc/schedstat", st->root);
+	if (!strbuf_read_file(&ss, p, 1 << 22))
+		result = json_pack("{s:s}", "text", ss.buf);
+	else
+		strbuf_addf(&rq->err, "/proc/schedstat: %s", strerror(errno));
+	free(p);
+	strbuf_release(&ss);
+	return result;
+}
+
+static json_t *op_knob_set(struct agent_state *st, struct request *rq)
+{
+	json_t *result = NULL;
+	const char *path = json_string_value(json_object_get(rq->args, "path"));
+	const char *value = json_string_value(json_object_get(rq->args, "value"));
+	if (!knob_set(&st->knobs, path ? path : "", value ? value : "", &result, &rq->err)) {
+		if (!result)
+			result = json_object();
+		json_object_set_new(result, "depth", json_integer(knob_pending(&st->knobs)));
+	}
+	return result;
+}
+
+static json_t *op_knob_get(struct agent_state *st, struct request *rq)
+{
+	json_t *result = NULL;
+	const char *path = json_string_value(json_object_get(rq->args, "path"));
+	struct strbuf v = STRBUF_INIT;
+	if (!knob_get(&st->knobs, path ? path : "", &v, &rq->err))
+		result = json_pack("{s:s}", "value", v.buf);
+	strbuf_release(&v);
+	return result;
+}
+
+static json_t *op_knob_restore(struct agent_state *st, struct request *rq)
+{
+	int keep = (int)json_integer_value(json_object_get(rq->args, "keep"));
+	int n = knob_pending(&st->knobs) - keep;
+	if (knob_restore_to(&st->knobs, keep, &rq->err))
+		return NULL;
+	return json_pack("{s:i}", "restored", n > 0 ? n : 0);
+}
+
+static json_t *op_exec(struct agent_state *st, struct request *rq)
+{
+	return do_exec(st, rq->args, &rq->err);
+}
+
+static json_t *op_kexec(struct agent_state *st, struct request *rq)
+{
+	if (do_kexec(st->o, rq->args, &rq->err))
+		return NULL;
+	rq->then_kexec = 1;
+	return json_pack("{s:s}", "status", "executing");
+}
+
+static json_t *op_shutdown(struct agent_state *st, struct request *rq)
+{
+	rq->quit = 1;
+	return json_object();
+}
+
+/* the operations, in the order the unknown-op message lists them */
+static const struct agent_op {
+	const char *name;
+	op_fn *fn;
+} agent_ops[] = {
+	{ "hello", op_hello },
+	{ "sysinfo", op_sysinfo },
+	{ "schedstat", op_schedstat },
+	{ "knob_set", op_knob_set },
+	{ "knob_get", op_knob_get },
+	{ "knob_restore", op_knob_restore },
+	{ "exec", op_exec },
+	{ "kexec", op_kexec },
+	{ "shutdown", op_shutdown },
+};
+
+static json_t *dispatch(struct agent_state *st, const char *op, struct request *rq)
+{
+	size_t n = sizeof(agent_ops) / sizeof(agent_ops[0]);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(op, agent_ops[i].name))
+			return agent_ops[i].fn(st, rq);
+	strbuf_addf(&rq->err, "unknown op \"%s\" (valid: ", op);
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&rq->err, "%s%s", i ? ", " : "", agent_ops[i].name);
+	strbuf_addch(&rq->err, ')');
+	return NULL;
+}
+
+/* after answering a kexec request: knobs back, then kexec -e, which only
+ * returns when it failed (the agent then goes on serving) */
+static void kexec_now(struct agent_state *st)
+{
+	restore_on_exit(st);
+	sync();
+	const char *av[] = { "kexec", "-e", NULL };
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, e = STRBUF_INIT;
+	struct proc_result pr;
+	proc_capture(av, 60, &a, &b, &pr, &e);
+	/* only reached when kexec -e failed */
+	fprintf(stderr, "schedlab-agent: kexec -e failed: %s%s\n", e.buf, b.buf);
+	strbuf_release(&a);
+	strbuf_release(&b);
+	strbuf_release(&e);
+}
+
+/* answer one line; returns 1 when the agent should stop serving. A line
+ * that is not JSON is noise on a serial line and gets no answer. */
+static int serve_line(struct agent_state *st, const char *line)
+{
+	json_error_t jerr;
+	json_t *req = json_loads(line, 0, &jerr);
+	if (!req)
+		return 0;
+	json_t *id = json_object_get(req, "id");
+	const char *op = json_string_value(json_object_get(req, "op"));
+	struct request rq = { .args = json_object_get(req, "args"), .err = STRBUF_INIT };
+	json_t *result = NULL;
+	if (!id || !op)
+		strbuf_addstr(&rq.err, "request without id or op");
+	else
+		result = dispatch(st, op, &rq);
+	json_t *resp = result
+		? json_pack("{s:O,s:b,s:o}", "id", id ? id : json_null(), "ok", 1, "result", result)
+		: json_pack("{s:O,s:b,s:s}", "id", id ? id : json_null(), "ok", 0, "error",
+			    rq.err.len ? rq.err.buf : "failed");
+	if (proto_write_json(st->o->out_fd, resp))
+		rq.quit = 1;
+	json_decref(resp);
+	json_decref(req);
+	strbuf_release(&rq.err);
+	if (rq.then_kexec)
+		kexec_now(st);
+	return rq.quit;
+}
+
+/* ------------------------------------------------------------------ */
+/* the loop                                                             */
+
+static void catch_signals(void)
+{
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -359,16 +611,28 @@ int agent_serve(const struct agent_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
 
-	char *boot_id = read_boot_id(root);
+static void send_banner(struct agent_state *st)
+{
 	json_t *banner = json_pack("{s:s,s:i,s:s,s:s,s:i}", "agent", "schedlab", "proto",
-				   AGENT_PROTO, "version", SCHEDLAB_VERSION, "boot_id", boot_id,
-				   "pid", (int)getpid());
-	proto_write_json(o->out_fd, banner);
+				   AGENT_PROTO, "version", SCHEDLAB_VERSION, "boot_id",
+				   st->boot_id, "pid", (int)getpid());
+	proto_write_json(st->o->out_fd, banner);
 	json_decref(banner);
+}
 
+int agent_serve(const struct agent_opts *o)
+{
+	struct agent_state st = { .o = o, .root = root_of(o) };
 	struct strbuf rbuf = STRBUF_INIT, line = STRBUF_INIT;
 	int status = 0;
+
+	knobs_init(&st.knobs, st.root);
+	path_prepend_self();
+	catch_signals();
+	st.boot_id = read_boot_id(st.root);
+	send_banner(&st);
 	for (;;) {
 		if (stop_flag)
 			break;
@@ -377,95 +641,14 @@ int agent_serve(const struct agent_opts *o)
 				continue;
 			break; /* EOF: the controller is gone */
 		}
-		json_error_t jerr;
-		json_t *req = json_loads(line.buf, 0, &jerr);
-		if (!req)
-			continue; /* noise on a serial line */
-		json_t *id = json_object_get(req, "id");
-		const char *op = json_string_value(json_object_get(req, "op"));
-		json_t *args = json_object_get(req, "args");
-		json_t *result = NULL;
-		struct strbuf err = STRBUF_INIT;
-		int quit = 0, then_kexec = 0;
-		if (!id || !op) {
-			strbuf_addstr(&err, "request without id or op");
-		} else if (!strcmp(op, "hello")) {
-			result = json_pack("{s:s,s:i,s:s,s:i,s:i}", "version", SCHEDLAB_VERSION, "proto",
-					   AGENT_PROTO, "boot_id", boot_id, "pid", (int)getpid(),
-					   "uid", (int)getuid());
-		} else if (!strcmp(op, "sysinfo")) {
-			result = sysinfo_collect(root);
-		} else if (!strcmp(op, "schedstat")) {
-			struct strbuf ss = STRBUF_INIT;
-			char *p = xstrfmt("%s/proc/schedstat", root);
-			if (!strbuf_read_file(&ss, p, 1 << 22))
-				result = json_pack("{s:s}", "text", ss.buf);
-			else
-				strbuf_addf(&err, "/proc/schedstat: %s", strerror(errno));
-			free(p);
-			strbuf_release(&ss);
-		} else if (!strcmp(op, "knob_set")) {
-			const char *path = json_string_value(json_object_get(args, "path"));
-			const char *value = json_string_value(json_object_get(args, "value"));
-			if (!knob_set(root, path ? path : "", value ? value : "", &result, &err)) {
-				if (!result)
-					result = json_object();
-				json_object_set_new(result, "depth", json_integer(knob_pending()));
-			}
-		} else if (!strcmp(op, "knob_get")) {
-			const char *path = json_string_value(json_object_get(args, "path"));
-			struct strbuf v = STRBUF_INIT;
-			if (!knob_get(root, path ? path : "", &v, &err))
-				result = json_pack("{s:s}", "value", v.buf);
-			strbuf_release(&v);
-		} else if (!strcmp(op, "knob_restore")) {
-			int keep = (int)json_integer_value(json_object_get(args, "keep"));
-			int n = knob_pending() - keep;
-			if (!knob_restore_to(root, keep, &err))
-				result = json_pack("{s:i}", "restored", n > 0 ? n : 0);
-		} else if (!strcmp(op, "exec")) {
-			result = do_exec(o, args, &err);
-		} else if (!strcmp(op, "kexec")) {
-			if (!do_kexec(o, args, &err)) {
-				result = json_pack("{s:s}", "status", "executing");
-				then_kexec = 1;
-			}
-		} else if (!strcmp(op, "shutdown")) {
-			result = json_object();
-			quit = 1;
-		} else {
-			strbuf_addf(&err, "unknown op \"%s\" (valid: hello, sysinfo, schedstat, "
-				    "knob_set, knob_get, knob_restore, exec, kexec, shutdown)", op);
-		}
-		json_t *resp = result
-			? json_pack("{s:O,s:b,s:o}", "id", id ? id : json_null(), "ok", 1, "result", result)
-			: json_pack("{s:O,s:b,s:s}", "id", id ? id : json_null(), "ok", 0, "error",
-				    err.len ? err.buf : "failed");
-		if (proto_write_json(o->out_fd, resp))
-			quit = 1;
-		json_decref(resp);
-		json_decref(req);
-		strbuf_release(&err);
-		if (then_kexec) {
-			restore_on_exit(o);
-			sync();
-			const char *av[] = { "kexec", "-e", NULL };
-			struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, e = STRBUF_INIT;
-			struct proc_result pr;
-			proc_capture(av, 60, &a, &b, &pr, &e);
-			/* only reached when kexec -e failed */
-			fprintf(stderr, "schedlab-agent: kexec -e failed: %s%s\n", e.buf, b.buf);
-			strbuf_release(&a);
-			strbuf_release(&b);
-			strbuf_release(&e);
-		}
-		if (quit)
+		if (serve_line(&st, line.buf))
 			break;
 	}
 	if (stop_flag)
 		status = 128 + stop_flag;
-	restore_on_exit(o);
-	free(boot_id);
+	restore_on_exit(&st);
+	knobs_release(&st.knobs);
+	free(st.boot_id);
 	strbuf_release(&rbuf);
 	strbuf_release(&line);
 	return status;

@@ -1,5 +1,8 @@
 /*
- * Knob writes with an allow-list and an undo stack; see knobs.h.
+ * Knob writes with an allow-list and an undo stack (struct knobs, owned by
+ * the caller); see knobs.h. knob_set reads the old state, writes, reads
+ * back and pushes one record; knob_restore_to pops records newest first and
+ * writes each old state back.
  */
 #include "harness/agent/knobs.h"
 
@@ -22,14 +25,28 @@ static const char *const allowed[] = {
 
 enum knob_kind { KNOB_PLAIN, KNOB_CHOICE, KNOB_FEATURES };
 
-struct change {
+struct knob_change {
 	char *path;
 	enum knob_kind kind;
 	char *old;      /* plain: content; choice: chosen token; features: inverse token */
 };
 
-static struct change *stack;
-static size_t nstack, astack;
+void knobs_init(struct knobs *k, const char *root)
+{
+	memset(k, 0, sizeof(*k));
+	k->root = root ? root : "";
+}
+
+void knobs_release(struct knobs *k)
+{
+	for (size_t i = 0; i < k->nr; i++) {
+		free(k->stack[i].path);
+		free(k->stack[i].old);
+	}
+	free(k->stack);
+	k->stack = NULL;
+	k->nr = k->alloc = 0;
+}
 
 const char *knob_allowed_prefixes(void)
 {
@@ -110,28 +127,29 @@ static int write_path(const char *root, const char *path, const char *value, str
 	return 0;
 }
 
-int knob_get(const char *root, const char *path, struct strbuf *out, struct strbuf *err)
+int knob_get(const struct knobs *k, const char *path, struct strbuf *out, struct strbuf *err)
 {
 	if (!knob_path_allowed(path)) {
 		strbuf_addf(err, "%s: not an allowed knob path (allowed: %s)", path,
 			    knob_allowed_prefixes());
 		return -1;
 	}
-	return read_path(root, path, out, err);
+	return read_path(k->root, path, out, err);
 }
 
-static void push(const char *path, enum knob_kind kind, const char *old)
+static void push(struct knobs *k, const char *path, enum knob_kind kind, const char *old)
 {
-	if (nstack == astack) {
-		astack = astack ? astack * 2 : 16;
-		stack = xrealloc(stack, astack * sizeof(*stack));
+	if (k->nr == k->alloc) {
+		k->alloc = k->alloc ? k->alloc * 2 : 16;
+		k->stack = xrealloc(k->stack, k->alloc * sizeof(*k->stack));
 	}
-	stack[nstack++] = (struct change){ xstrdup(path), kind, xstrdup(old) };
+	k->stack[k->nr++] = (struct knob_change){ xstrdup(path), kind, xstrdup(old) };
 }
 
-int knob_set(const char *root, const char *path, const char *value, json_t **info,
+int knob_set(struct knobs *k, const char *path, const char *value, json_t **info,
 	     struct strbuf *err)
 {
+	const char *root = k->root;
 	struct strbuf old = STRBUF_INIT, now = STRBUF_INIT;
 	int ret = -1;
 	enum knob_kind kind = kind_of(path);
@@ -177,11 +195,11 @@ int knob_set(const char *root, const char *path, const char *value, json_t **inf
 		char c2[64];
 		ok = !sysinfo_parse_preempt(now.buf, c2, sizeof(c2), NULL) && !strcmp(c2, value);
 	}
-	push(path, kind, kind == KNOB_FEATURES ? inverse : kind == KNOB_CHOICE ? cur : old.buf);
+	push(k, path, kind, kind == KNOB_FEATURES ? inverse : kind == KNOB_CHOICE ? cur : old.buf);
 	if (!ok) {
 		strbuf_addf(err, "%s: wrote \"%s\" but it reads back as \"%s\"", path, value, now.buf);
 		/* undo this change only: earlier ones (a boot's preempt mode) stay */
-		knob_restore_to(root, (int)nstack - 1, err);
+		knob_restore_to(k, (int)k->nr - 1, err);
 		goto out;
 	}
 	if (info)
@@ -195,20 +213,20 @@ out:
 	return ret;
 }
 
-int knob_restore_all(const char *root, struct strbuf *err)
+int knob_restore_all(struct knobs *k, struct strbuf *err)
 {
-	return knob_restore_to(root, 0, err);
+	return knob_restore_to(k, 0, err);
 }
 
-int knob_restore_to(const char *root, int keep, struct strbuf *err)
+int knob_restore_to(struct knobs *k, int keep, struct strbuf *err)
 {
 	int fails = 0;
 	if (keep < 0)
 		keep = 0;
-	while (nstack > (size_t)keep) {
-		struct change *c = &stack[--nstack];
+	while (k->nr > (size_t)keep) {
+		struct knob_change *c = &k->stack[--k->nr];
 		struct strbuf e = STRBUF_INIT;
-		if (write_path(root, c->path, c->old, &e)) {
+		if (write_path(k->root, c->path, c->old, &e)) {
 			fails++;
 			strbuf_addf(err, "%srestore failed: %s", err->len ? "; " : "", e.buf);
 		}
@@ -219,7 +237,7 @@ int knob_restore_to(const char *root, int keep, struct strbuf *err)
 	return fails;
 }
 
-int knob_pending(void)
+int knob_pending(const struct knobs *k)
 {
-	return (int)nstack;
+	return (int)k->nr;
 }

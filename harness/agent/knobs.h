@@ -1,8 +1,12 @@
 /*
  * Kernel knobs on the target: writes restricted to an allow-list of kernel
- * paths, each change recorded so that it can be undone. The agent keeps one
- * stack of changes and unwinds it after each run, on request, and when it
- * exits for any reason it can catch (EOF on its input, SIGTERM, SIGINT).
+ * paths, each change recorded so that it can be undone. The records live in
+ * a `struct knobs`, an undo stack the caller owns and passes to every call:
+ * the agent keeps one in its state for the whole connection and unwinds it
+ * after each run, on request, and when it exits for any reason it can catch
+ * (EOF on its input, SIGTERM, SIGINT). Boot-level changes (the local
+ * target's preempt mode) are the oldest records, at the bottom; a run's
+ * knobs are unwound down to them with knob_restore_to.
  *
  * Three kinds of file are understood:
  *   plain     a value file (/proc/sys/kernel/sched_schedstats): old content is
@@ -28,21 +32,37 @@ int knob_path_allowed(const char *path);
 const char *knob_allowed_prefixes(void);
 
 /*
- * Write value to path and record the old state. For the features file value
- * is a single token. Returns 0 and *info = {"path","old","new","readback"}
- * (new reference); -1 with a message. Nothing is recorded on failure.
+ * One machine's knobs: the root prefix every path is read and written below
+ * ("" on a real machine; tests use a fake tree) and the undo stack, oldest
+ * change first. Initialise with knobs_init; knobs_release frees the records
+ * without writing anything back (call knob_restore_all first to undo them).
  */
-int knob_set(const char *root, const char *path, const char *value, json_t **info,
+struct knob_change;
+struct knobs {
+	const char *root;               /* borrowed; outlives the context */
+	struct knob_change *stack;      /* nr records, oldest first */
+	size_t nr, alloc;
+};
+void knobs_init(struct knobs *k, const char *root);
+void knobs_release(struct knobs *k);
+
+/*
+ * Write value to path and record the old state on k's stack. For the
+ * features file value is a single token. Returns 0 and *info =
+ * {"path","old","new","readback"} (new reference); -1 with a message.
+ * Nothing is recorded on failure.
+ */
+int knob_set(struct knobs *k, const char *path, const char *value, json_t **info,
 	     struct strbuf *err);
-/* read a knob's current content */
-int knob_get(const char *root, const char *path, struct strbuf *out, struct strbuf *err);
+/* read a knob's current content (records nothing) */
+int knob_get(const struct knobs *k, const char *path, struct strbuf *out, struct strbuf *err);
 /* undo every recorded change, newest first; returns number of failures and
- * appends their messages to err */
-int knob_restore_all(const char *root, struct strbuf *err);
+ * appends their messages to err (a failed record is dropped all the same) */
+int knob_restore_all(struct knobs *k, struct strbuf *err);
 /* undo changes until only the oldest `keep` remain (boot-level changes stay) */
-int knob_restore_to(const char *root, int keep, struct strbuf *err);
+int knob_restore_to(struct knobs *k, int keep, struct strbuf *err);
 /* number of changes currently recorded */
-int knob_pending(void);
+int knob_pending(const struct knobs *k);
 
 /* pure helpers (tested): is token set in a features list? */
 int features_has(const char *list, const char *token);

@@ -164,6 +164,12 @@ int agent_wait_banner(struct agent_conn *c, double timeout_s, struct strbuf *err
 	}
 }
 
+const char *agent_banner_boot_id(const struct agent_conn *c)
+{
+	const char *id = json_string_value(json_object_get(c->banner, "boot_id"));
+	return id ? id : "";
+}
+
 int agent_call(struct agent_conn *c, const char *op, json_t *args, double timeout_s,
 	       json_t **result, struct strbuf *err)
 {

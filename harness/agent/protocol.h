@@ -47,6 +47,9 @@ int agent_wait_banner(struct agent_conn *c, double timeout_s, struct strbuf *err
 int agent_call(struct agent_conn *c, const char *op, json_t *args, double timeout_s,
 	       json_t **result, struct strbuf *err);
 
+/* the banner's boot_id, "" before a banner or when it has none (borrowed) */
+const char *agent_banner_boot_id(const struct agent_conn *c);
+
 /* agent side: read one line (without the newline) from fd; 0 ok, -1 EOF/error */
 int proto_read_line(int fd, struct strbuf *rbuf, struct strbuf *line, double timeout_s);
 /* write one JSON object as a line; 0 ok, -1 error */

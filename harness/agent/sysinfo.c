@@ -16,6 +16,10 @@
  *   cpufreq_governor         .../cpu0/cpufreq/scaling_governor
  *   cpuidle_driver/governor  /sys/devices/system/cpu/cpuidle/
  *   boot_id                  /proc/sys/kernel/random/boot_id
+ * sysinfo_collect reads them in that spirit one group at a time
+ * (collect_uname, collect_files, collect_cpu_model, collect_preempt,
+ * collect_config, collect_schedstats, collect_features, collect_tunables,
+ * then the LLC groups), so the field order of the object stays fixed.
  */
 #include "harness/agent/sysinfo.h"
 
@@ -243,66 +247,69 @@ static void ensure_debugfs(const char *root)
 	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 }
 
-json_t *sysinfo_collect(const char *root)
+/* a field that is the trimmed content of one file */
+static void file_field(const char *root, json_t *si, const char *field, const char *path)
 {
-	json_t *si = json_object();
 	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
-	char release[256] = "";
-	ensure_debugfs(root);
+	if (!read_small(root, path, &sb, &why))
+		set_field(si, field, json_string(sb.buf), path);
+	else
+		set_unknown(si, field, why.buf);
+	strbuf_release(&sb);
+	strbuf_release(&why);
+}
 
+/* kernel release, version, hostname (and arch): uname(2), or below a fake
+ * root the /proc/sys/kernel files; the release goes to release[] */
+static void collect_uname(const char *root, json_t *si, char *release, size_t rlen)
+{
+	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
 	struct utsname u;
 	if (*root) {
 		if (!read_small(root, "/proc/sys/kernel/osrelease", &sb, &why)) {
-			snprintf(release, sizeof(release), "%s", sb.buf);
+			snprintf(release, rlen, "%s", sb.buf);
 			set_field(si, "kernel_release", json_string(sb.buf), "/proc/sys/kernel/osrelease");
 		} else {
 			set_unknown(si, "kernel_release", why.buf);
 		}
-		strbuf_reset(&why);
-		if (!read_small(root, "/proc/sys/kernel/version", &sb, &why))
-			set_field(si, "kernel_version", json_string(sb.buf), "/proc/sys/kernel/version");
-		else
-			set_unknown(si, "kernel_version", why.buf);
-		strbuf_reset(&why);
-		if (!read_small(root, "/proc/sys/kernel/hostname", &sb, &why))
-			set_field(si, "hostname", json_string(sb.buf), "/proc/sys/kernel/hostname");
-		else
-			set_unknown(si, "hostname", why.buf);
-		strbuf_reset(&why);
+		strbuf_release(&sb);
+		strbuf_release(&why);
+		file_field(root, si, "kernel_version", "/proc/sys/kernel/version");
+		file_field(root, si, "hostname", "/proc/sys/kernel/hostname");
 	} else if (uname(&u) == 0) {
-		snprintf(release, sizeof(release), "%s", u.release);
+		snprintf(release, rlen, "%s", u.release);
 		set_field(si, "kernel_release", json_string(u.release), "uname");
 		set_field(si, "kernel_version", json_string(u.version), "uname");
 		set_field(si, "hostname", json_string(u.nodename), "uname");
 		set_field(si, "arch", json_string(u.machine), "uname");
 	}
+}
 
-#define SIMPLE(field, path)                                                   \
-	do {                                                                  \
-		strbuf_reset(&why);                                           \
-		if (!read_small(root, path, &sb, &why))                       \
-			set_field(si, field, json_string(sb.buf), path);      \
-		else                                                          \
-			set_unknown(si, field, why.buf);                      \
-	} while (0)
-
-	SIMPLE("cmdline", "/proc/cmdline");
-	SIMPLE("boot_id", "/proc/sys/kernel/random/boot_id");
-	SIMPLE("cpus_online", "/sys/devices/system/cpu/online");
-	SIMPLE("cpufreq_governor", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
-	SIMPLE("cpuidle_driver", "/sys/devices/system/cpu/cpuidle/current_driver");
-	SIMPLE("cpuidle_governor", "/sys/devices/system/cpu/cpuidle/current_governor_ro");
+/* the one-file fields, and ncpus counted from cpus_online */
+static void collect_files(const char *root, json_t *si)
+{
+	file_field(root, si, "cmdline", "/proc/cmdline");
+	file_field(root, si, "boot_id", "/proc/sys/kernel/random/boot_id");
+	file_field(root, si, "cpus_online", "/sys/devices/system/cpu/online");
+	file_field(root, si, "cpufreq_governor",
+		   "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+	file_field(root, si, "cpuidle_driver", "/sys/devices/system/cpu/cpuidle/current_driver");
+	file_field(root, si, "cpuidle_governor",
+		   "/sys/devices/system/cpu/cpuidle/current_governor_ro");
 	if (!json_string_value(sysinfo_value(si, "cpuidle_governor")))
-		SIMPLE("cpuidle_governor", "/sys/devices/system/cpu/cpuidle/current_governor");
+		file_field(root, si, "cpuidle_governor",
+			   "/sys/devices/system/cpu/cpuidle/current_governor");
 	const char *online = sysinfo_str(si, "cpus_online");
 	if (online && cpulist_count(online) > 0)
 		set_field(si, "ncpus", json_integer(cpulist_count(online)),
 			  "/sys/devices/system/cpu/online");
 	else
 		set_unknown(si, "ncpus", "cpus_online unknown");
+}
 
-	/* cpu model */
-	strbuf_reset(&why);
+static void collect_cpu_model(const char *root, json_t *si)
+{
+	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
 	if (!read_small(root, "/proc/cpuinfo", &sb, &why)) {
 		const char *m = strstr(sb.buf, "model name");
 		if (m && (m = strchr(m, ':'))) {
@@ -319,9 +326,14 @@ json_t *sysinfo_collect(const char *root)
 	} else {
 		set_unknown(si, "cpu_model", why.buf);
 	}
+	strbuf_release(&sb);
+	strbuf_release(&why);
+}
 
-	/* preempt mode */
-	strbuf_reset(&why);
+/* the runtime preempt mode and the modes on offer */
+static void collect_preempt(const char *root, json_t *si)
+{
+	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
 	if (!read_small(root, "/sys/kernel/debug/sched/preempt", &sb, &why)) {
 		char cur[32];
 		json_t *modes;
@@ -337,57 +349,68 @@ json_t *sysinfo_collect(const char *root)
 		set_unknown(si, "preempt", why.buf);
 		set_unknown(si, "preempt_modes", why.buf);
 	}
+	strbuf_release(&sb);
+	strbuf_release(&why);
+}
 
-	/* kernel config */
-	struct strbuf cfg = STRBUF_INIT;
-	char csrc[300];
-	strbuf_reset(&why);
-	read_config(root, release, &cfg, csrc, sizeof(csrc), &why);
-	if (csrc[0]) {
-		char v[64];
-		if (sysinfo_config_value(cfg.buf, "HZ", v, sizeof(v)))
-			set_field(si, "hz", json_integer(atoll(v)), csrc);
-		else
-			set_unknown(si, "hz", "CONFIG_HZ not in the kernel config");
-		const char *mc = sysinfo_config_value(cfg.buf, "SCHED_MC", v, sizeof(v));
-		set_field(si, "sched_mc", json_integer(mc && !strcmp(mc, "y")), csrc);
-		const char *dyn = sysinfo_config_value(cfg.buf, "PREEMPT_DYNAMIC", v, sizeof(v));
-		int is_dyn = dyn && !strcmp(dyn, "y");
-		const char *model = "unknown";
-		static const char *const opts[][2] = {
-			{ "PREEMPT_RT", "rt" }, { "PREEMPT_LAZY", "lazy" }, { "PREEMPT", "full" },
-			{ "PREEMPT_VOLUNTARY", "voluntary" }, { "PREEMPT_NONE", "none" },
-		};
-		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-			const char *x = sysinfo_config_value(cfg.buf, opts[i][0], v, sizeof(v));
-			if (x && !strcmp(x, "y")) {
-				model = opts[i][1];
-				break;
-			}
+/* the fields read from a kernel config text found at csrc */
+static void config_fields(json_t *si, const char *cfg, const char *csrc)
+{
+	char v[64];
+	if (sysinfo_config_value(cfg, "HZ", v, sizeof(v)))
+		set_field(si, "hz", json_integer(atoll(v)), csrc);
+	else
+		set_unknown(si, "hz", "CONFIG_HZ not in the kernel config");
+	const char *mc = sysinfo_config_value(cfg, "SCHED_MC", v, sizeof(v));
+	set_field(si, "sched_mc", json_integer(mc && !strcmp(mc, "y")), csrc);
+	const char *dyn = sysinfo_config_value(cfg, "PREEMPT_DYNAMIC", v, sizeof(v));
+	int is_dyn = dyn && !strcmp(dyn, "y");
+	const char *model = "unknown";
+	static const char *const opts[][2] = {
+		{ "PREEMPT_RT", "rt" }, { "PREEMPT_LAZY", "lazy" }, { "PREEMPT", "full" },
+		{ "PREEMPT_VOLUNTARY", "voluntary" }, { "PREEMPT_NONE", "none" },
+	};
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		const char *x = sysinfo_config_value(cfg, opts[i][0], v, sizeof(v));
+		if (x && !strcmp(x, "y")) {
+			model = opts[i][1];
+			break;
 		}
-		set_field(si, "preempt_build", json_string(model), csrc);
-		set_field(si, "preempt_dynamic", json_boolean(is_dyn), csrc);
-		const char *ss = sysinfo_config_value(cfg.buf, "SCHEDSTATS", v, sizeof(v));
-		set_field(si, "schedstats_config", json_boolean(ss && !strcmp(ss, "y")), csrc);
-		/* a stable fingerprint of the config: FNV-1a over the whole file */
-		unsigned long long h = 1469598103934665603ULL;
-		for (const char *p = cfg.buf; *p; p++)
-			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-		char hex[32];
-		snprintf(hex, sizeof(hex), "%016llx", h);
-		set_field(si, "config_hash", json_string(hex), csrc);
-	} else {
-		set_unknown(si, "hz", why.buf);
-		set_unknown(si, "sched_mc", why.buf);
-		set_unknown(si, "preempt_build", why.buf);
-		set_unknown(si, "preempt_dynamic", why.buf);
-		set_unknown(si, "schedstats_config", why.buf);
-		set_unknown(si, "config_hash", why.buf);
 	}
-	strbuf_release(&cfg);
+	set_field(si, "preempt_build", json_string(model), csrc);
+	set_field(si, "preempt_dynamic", json_boolean(is_dyn), csrc);
+	const char *ss = sysinfo_config_value(cfg, "SCHEDSTATS", v, sizeof(v));
+	set_field(si, "schedstats_config", json_boolean(ss && !strcmp(ss, "y")), csrc);
+	/* a stable fingerprint of the config: FNV-1a over the whole file */
+	unsigned long long h = 1469598103934665603ULL;
+	for (const char *p = cfg; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	char hex[32];
+	snprintf(hex, sizeof(hex), "%016llx", h);
+	set_field(si, "config_hash", json_string(hex), csrc);
+}
 
-	/* schedstats */
-	strbuf_reset(&why);
+/* hz, sched_mc, preempt_build, ... from the kernel config, or why not */
+static void collect_config(const char *root, const char *release, json_t *si)
+{
+	static const char *const fields[] = { "hz", "sched_mc", "preempt_build",
+					      "preempt_dynamic", "schedstats_config",
+					      "config_hash" };
+	struct strbuf cfg = STRBUF_INIT, why = STRBUF_INIT;
+	char csrc[300];
+	read_config(root, release, &cfg, csrc, sizeof(csrc), &why);
+	if (csrc[0])
+		config_fields(si, cfg.buf, csrc);
+	else
+		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			set_unknown(si, fields[i], why.buf);
+	strbuf_release(&cfg);
+	strbuf_release(&why);
+}
+
+static void collect_schedstats(const char *root, json_t *si)
+{
+	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
 	if (!read_small(root, "/proc/schedstat", &sb, &why)) {
 		int ver = 0;
 		sscanf(sb.buf, "version %d", &ver);
@@ -397,9 +420,13 @@ json_t *sysinfo_collect(const char *root)
 		set_field(si, "schedstats", json_false(), "/proc/schedstat");
 		set_unknown(si, "schedstat_version", why.buf);
 	}
+	strbuf_release(&sb);
+	strbuf_release(&why);
+}
 
-	/* sched features */
-	strbuf_reset(&why);
+static void collect_features(const char *root, json_t *si)
+{
+	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
 	if (!read_small(root, "/sys/kernel/debug/sched/features", &sb, &why)) {
 		json_t *f = json_array();
 		char *save, *tok = strtok_r(sb.buf, " \n", &save);
@@ -409,8 +436,13 @@ json_t *sysinfo_collect(const char *root)
 	} else {
 		set_unknown(si, "sched_features", why.buf);
 	}
+	strbuf_release(&sb);
+	strbuf_release(&why);
+}
 
-	/* tunables available under debugfs sched */
+/* tunables available under debugfs sched */
+static void collect_tunables(const char *root, json_t *si)
+{
 	char *sd = xstrfmt("%s/sys/kernel/debug/sched", root);
 	DIR *d = opendir(sd);
 	if (d) {
@@ -429,13 +461,24 @@ json_t *sysinfo_collect(const char *root)
 		set_unknown(si, "sched_tunables", strerror(errno));
 	}
 	free(sd);
+}
 
+json_t *sysinfo_collect(const char *root)
+{
+	json_t *si = json_object();
+	char release[256] = "";
+	ensure_debugfs(root);
+	collect_uname(root, si, release, sizeof(release));
+	collect_files(root, si);
+	collect_cpu_model(root, si);
+	collect_preempt(root, si);
+	collect_config(root, release, si);
+	collect_schedstats(root, si);
+	collect_features(root, si);
+	collect_tunables(root, si);
 	set_field(si, "llc_groups", sysinfo_llc_groups(root),
 		  "/sys/devices/system/cpu/cpu*/cache/index*/shared_cpu_list");
-	strbuf_release(&sb);
-	strbuf_release(&why);
 	return si;
-#undef SIMPLE
 }
 
 json_t *sysinfo_value(const json_t *si, const char *field)

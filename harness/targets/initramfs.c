@@ -8,7 +8,10 @@
  *   2. hash the manifest including every file's bytes (SHA-256);
  *   3. on a cache miss write the newc archive to <hash>.cpio.tmp.<pid> in the
  *      cache folder and rename it into place.
- * Child processes (ldd, busybox --list) go through harness/util/proc.h.
+ * Step 1 is collect(): mf_skeleton, add_binaries (each with add_libs),
+ * add_busybox (applet links where no binary took the name), add_extra_files,
+ * then /init. Child processes (ldd, busybox --list) go through
+ * harness/util/proc.h.
  */
 #include "harness/targets/initramfs.h"
 #include "harness/util/sha256.h"
@@ -25,9 +28,6 @@
 #include <unistd.h>
 
 #include "harness/util/proc.h"
-
-/* ------------------------------------------------------------------ */
-/* SHA-256                                                              */
 
 /* ------------------------------------------------------------------ */
 /* newc cpio writer                                                     */
@@ -503,20 +503,14 @@ static int tty_ok(const char *s)
 	return 1;
 }
 
-static int collect(const struct initramfs_spec *spec, struct manifest *m, struct strbuf *err)
+/* the fixed part: top folders, the merged-/usr links, /dev/console,
+ * /etc/passwd and /etc/group */
+static void mf_skeleton(struct manifest *m, struct strbuf *err)
 {
 	static const char *const dirs[] = { "bin", "dev", "etc", "lib", "mnt", "proc", "root",
 					    "run", "sys", "tmp", "usr", "var" };
-	struct strbuf script = STRBUF_INIT, out = STRBUF_INIT, errout = STRBUF_INIT;
-	struct proc_result res;
-	char *busybox = NULL;
-	int self_archive = 0, rc = -1;
 	const char *p;
 
-	if (spec->agent_tty && !tty_ok(spec->agent_tty)) {
-		strbuf_addf(err, "initramfs: bad agent tty '%s'", spec->agent_tty);
-		return -1;
-	}
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		mf_dir(m, dirs[i], err);
 	mf_inline(m, "sbin", S_IFLNK | 0777, "bin", 3, err);
@@ -529,13 +523,17 @@ static int collect(const struct initramfs_spec *spec, struct manifest *m, struct
 	mf_inline(m, "etc/passwd", S_IFREG | 0644, p, strlen(p), err);
 	p = "root:x:0:\n";
 	mf_inline(m, "etc/group", S_IFREG | 0644, p, strlen(p), err);
+}
 
-	/* the binaries first, so that they win over busybox applets */
+/* spec->binaries into /bin with their libraries */
+static int add_binaries(const struct initramfs_spec *spec, struct manifest *m,
+			struct strbuf *err)
+{
 	for (size_t i = 0; spec->binaries && spec->binaries[i]; i++) {
 		char *path = resolve_binary(spec->binaries[i], err), *dst;
 		int r;
 		if (!path)
-			goto out;
+			return -1;
 		dst = xstrfmt("bin/%s", base_name(path));
 		r = mf_file(m, dst, path, 0, 0, err);
 		if (!r)
@@ -543,8 +541,19 @@ static int collect(const struct initramfs_spec *spec, struct manifest *m, struct
 		free(dst);
 		free(path);
 		if (r < 0)
-			goto out;
+			return -1;
 	}
+	return 0;
+}
+
+/* busybox and a link for each applet it lists that no binary took */
+static int add_busybox(const struct initramfs_spec *spec, struct manifest *m,
+		       struct strbuf *err)
+{
+	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
+	struct proc_result res;
+	char *busybox;
+	int rc = -1;
 
 	busybox = resolve_binary(spec->busybox ? spec->busybox : "busybox", err);
 	if (!busybox)
@@ -577,7 +586,18 @@ static int collect(const struct initramfs_spec *spec, struct manifest *m, struct
 			mf_inline(m, dst, S_IFLNK | 0777, "busybox", 7, err);
 		free(dst);
 	}
+	rc = 0;
+out:
+	free(busybox);
+	strbuf_release(&out);
+	strbuf_release(&errout);
+	return rc;
+}
 
+/* spec->files; *self_archive is set when /boot/vmlinuz is among them */
+static int add_extra_files(const struct initramfs_spec *spec, struct manifest *m,
+			   int *self_archive, struct strbuf *err)
+{
 	for (size_t i = 0; i < spec->nr_files; i++) {
 		const struct initramfs_file *f = &spec->files[i];
 		char *dst;
@@ -585,16 +605,33 @@ static int collect(const struct initramfs_spec *spec, struct manifest *m, struct
 		if (!f->src || !f->dst || f->dst[0] != '/') {
 			strbuf_addf(err, "initramfs: extra file %zu needs a source and an "
 					 "absolute destination", i);
-			goto out;
+			return -1;
 		}
 		dst = guest_path(f->dst);
 		r = mf_file(m, dst, f->src, f->mode, 0, err);
 		if (!r && !strcmp(dst, "boot/vmlinuz"))
-			self_archive = 1;
+			*self_archive = 1;
 		free(dst);
 		if (r < 0)
-			goto out;
+			return -1;
 	}
+	return 0;
+}
+
+static int collect(const struct initramfs_spec *spec, struct manifest *m, struct strbuf *err)
+{
+	struct strbuf script = STRBUF_INIT;
+	int self_archive = 0, rc = -1;
+
+	if (spec->agent_tty && !tty_ok(spec->agent_tty)) {
+		strbuf_addf(err, "initramfs: bad agent tty '%s'", spec->agent_tty);
+		return -1;
+	}
+	mf_skeleton(m, err);
+	/* the binaries first, so that they win over busybox applets */
+	if (add_binaries(spec, m, err) < 0 || add_busybox(spec, m, err) < 0 ||
+	    add_extra_files(spec, m, &self_archive, err) < 0)
+		goto out;
 	if (spec->self_archive)
 		self_archive = spec->self_archive > 0;
 	if (self_archive && mf_dir(m, "boot", err) < 0)
@@ -606,10 +643,7 @@ static int collect(const struct initramfs_spec *spec, struct manifest *m, struct
 	qsort(m->e, m->nr, sizeof(*m->e), entry_cmp);
 	rc = 0;
 out:
-	free(busybox);
 	strbuf_release(&script);
-	strbuf_release(&out);
-	strbuf_release(&errout);
 	return rc;
 }
 

@@ -14,7 +14,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/util/proc.h"
@@ -99,9 +98,7 @@ static int local_open(struct target *t, struct strbuf *err)
 
 static int start_agent(struct target *t, struct local_priv *lp, struct strbuf *err)
 {
-	const char *path = json_string_value(json_object_get(t->conf, "agent"));
-	if (!path)
-		path = t->agent_path ? t->agent_path : target_default_agent_path();
+	const char *path = target_agent_binary(t);
 	if (access(path, X_OK)) {
 		strbuf_addf(err, "agent %s: %s (run make first)", path, strerror(errno));
 		return -1;
@@ -142,15 +139,7 @@ static void stop_agent(struct local_priv *lp, int graceful)
 		strbuf_release(&e);
 	}
 	agent_conn_release(&lp->conn); /* EOF: the agent restores and exits */
-	int st;
-	double end = now_mono() + 5;
-	while (now_mono() < end) {
-		if (waitpid(lp->agent.pid, &st, WNOHANG) == lp->agent.pid) {
-			lp->agent.pid = -1;
-			break;
-		}
-		usleep(20000);
-	}
+	target_reap_within(&lp->agent, 5);
 	proc_stop(&lp->agent, 1);
 	lp->connected = 0;
 }

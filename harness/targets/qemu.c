@@ -171,77 +171,33 @@ out:
 	return rc;
 }
 
-static json_t *qemu_check(const json_t *conf, const char *path, struct strbuf *err)
+/* cpus, memory_mb, timeout_s, kvm_probe_s, accel, switch: defaults and ranges */
+static int check_numbers(json_t *out, const char *prefix, struct strbuf *err)
 {
-	const char *where = path ? path : "plan";
-	json_t *out = json_deep_copy(conf), *v;
-	const char *key, *s;
-	char image[PATH_MAX];
+	static const char *const accels[] = { "auto", "kvm", "tcg", NULL };
+	static const char *const switches[] = { "auto", "boot", "reboot", "kexec", NULL };
 
-	if (!json_is_object(conf)) {
-		strbuf_addf(err, "%s: target: must be an object", where);
-		json_decref(out);
-		return NULL;
-	}
-	if (conf_check_keys(out, known_keys, path ? path : "target", "a qemu target", err))
-		goto bad;
-#define INT_FIELD(name, def, lo, hi)                                                      \
-	do {                                                                              \
-		v = json_object_get(out, name);                                           \
-		if (!v)                                                                   \
-			json_object_set_new(out, name, json_integer(def));                \
-		else if (!json_is_integer(v) || json_integer_value(v) < (lo) ||           \
-			 json_integer_value(v) > (hi)) {                                  \
-			strbuf_addf(err, "%s: target.%s: must be an integer in %d..%d", where, \
-				    name, (lo), (hi));                                    \
-			goto bad;                                                         \
-		}                                                                         \
-	} while (0)
-	INT_FIELD("cpus", 2, 1, 256);
-	INT_FIELD("memory_mb", 1024, 256, 1 << 20);
-#undef INT_FIELD
-#define NUM_FIELD(name, def, lo, hi)                                                      \
-	do {                                                                              \
-		v = json_object_get(out, name);                                           \
-		if (!v)                                                                   \
-			json_object_set_new(out, name, json_real(def));                   \
-		else if (!json_is_number(v) || json_number_value(v) < (lo) ||             \
-			 json_number_value(v) > (hi)) {                                   \
-			strbuf_addf(err, "%s: target.%s: must be a number of seconds in "  \
-				    "%g..%g", where, name, (double)(lo), (double)(hi));   \
-			goto bad;                                                         \
-		}                                                                         \
-	} while (0)
-	NUM_FIELD("timeout_s", 180.0, 5, 3600);
-	NUM_FIELD("kvm_probe_s", 4.0, 0.5, 120);
-#undef NUM_FIELD
-#define ENUM_FIELD(name, def, ...)                                                        \
-	do {                                                                              \
-		static const char *const allowed[] = { __VA_ARGS__, NULL };               \
-		int ok = 0;                                                               \
-		v = json_object_get(out, name);                                           \
-		if (!v)                                                                   \
-			json_object_set_new(out, name, json_string(def));                 \
-		s = json_string_value(json_object_get(out, name));                        \
-		for (size_t i = 0; s && allowed[i]; i++)                                  \
-			ok |= !strcmp(s, allowed[i]);                                     \
-		if (!ok) {                                                                \
-			strbuf_addf(err, "%s: target.%s: must be one of", where, name);   \
-			for (size_t i = 0; allowed[i]; i++)                               \
-				strbuf_addf(err, "%s \"%s\"", i ? "," : "", allowed[i]);  \
-			goto bad;                                                         \
-		}                                                                         \
-	} while (0)
-	ENUM_FIELD("accel", "auto", "auto", "kvm", "tcg");
-	ENUM_FIELD("switch", "auto", "auto", "boot", "reboot", "kexec");
-#undef ENUM_FIELD
-	v = json_object_get(out, "kernel");
+	if (conf_integer(out, "cpus", 2, 1, 256, prefix, err) ||
+	    conf_integer(out, "memory_mb", 1024, 256, 1 << 20, prefix, err) ||
+	    conf_seconds(out, "timeout_s", 180.0, 5, 3600, prefix, err) ||
+	    conf_seconds(out, "kvm_probe_s", 4.0, 0.5, 120, prefix, err) ||
+	    conf_choice(out, "accel", "auto", accels, prefix, err) ||
+	    conf_choice(out, "switch", "auto", switches, prefix, err))
+		return -1;
+	return 0;
+}
+
+/* kernel (default kernels/out/debian, must resolve), qemu, pvh, append */
+static int check_boot_keys(json_t *out, const char *where, struct strbuf *err)
+{
+	char image[PATH_MAX];
+	json_t *v = json_object_get(out, "kernel");
 	if (!v)
 		json_object_set_new(out, "kernel", json_string("kernels/out/debian"));
 	else if (!json_is_string(v) || !*json_string_value(v)) {
 		strbuf_addf(err, "%s: target.kernel: must be a kernel folder (kernels/out/...) "
 				 "or an image path", where);
-		goto bad;
+		return -1;
 	}
 	if (resolve_kernel(json_string_value(json_object_get(out, "kernel")), image,
 			   sizeof(image), NULL, NULL, 0, NULL, 0, err) < 0) {
@@ -250,21 +206,21 @@ static json_t *qemu_check(const json_t *conf, const char *path, struct strbuf *e
 		strbuf_reset(err);
 		strbuf_addstr(err, m.buf);
 		strbuf_release(&m);
-		goto bad;
+		return -1;
 	}
 	v = json_object_get(out, "qemu");
 	if (!v)
 		json_object_set_new(out, "qemu", json_string("qemu-system-x86_64"));
 	else if (!json_is_string(v) || !*json_string_value(v)) {
 		strbuf_addf(err, "%s: target.qemu: must be the qemu binary's name or path", where);
-		goto bad;
+		return -1;
 	}
 	v = json_object_get(out, "pvh");
 	if (!v)
 		json_object_set_new(out, "pvh", json_true());
 	else if (!json_is_boolean(v)) {
 		strbuf_addf(err, "%s: target.pvh: must be true or false", where);
-		goto bad;
+		return -1;
 	}
 	v = json_object_get(out, "append");
 	if (!v)
@@ -272,68 +228,100 @@ static json_t *qemu_check(const json_t *conf, const char *path, struct strbuf *e
 	else if (!json_is_string(v) || strchr(json_string_value(v), '\n')) {
 		strbuf_addf(err, "%s: target.append: must be a one-line string of kernel "
 				 "parameters", where);
-		goto bad;
+		return -1;
 	}
-	v = json_object_get(out, "ssh");
-	if (v) {
-		json_t *e;
-		if (!json_is_object(v)) {
-			strbuf_addf(err, "%s: target.ssh: must be an object {\"port\": N, "
-					 "\"authorized_keys\": PATH, \"host_key\": PATH}", where);
-			goto bad;
-		}
-		json_object_foreach(v, key, e) {
-			int ok = 0;
-			for (size_t i = 0; ssh_keys[i]; i++)
-				ok |= !strcmp(key, ssh_keys[i]);
-			if (!ok) {
-				strbuf_addf(err, "%s: target.ssh: unknown key \"%s\" (valid: port, "
-						 "authorized_keys, host_key)", where, key);
-				goto bad;
-			}
-		}
-		e = json_object_get(v, "port");
-		if (!json_is_integer(e) || json_integer_value(e) < 1 ||
-		    json_integer_value(e) > 65535) {
-			strbuf_addf(err, "%s: target.ssh.port: must be an integer in 1..65535 (the "
-					 "port on 127.0.0.1 forwarded to the guest's port 22)", where);
-			goto bad;
-		}
-		e = json_object_get(v, "authorized_keys");
-		if (!json_is_string(e) || access(json_string_value(e), R_OK) < 0) {
-			strbuf_addf(err, "%s: target.ssh.authorized_keys: must be a readable file of "
-					 "public keys%s%s", where, json_is_string(e) ? ": " : "",
-				    json_is_string(e) ? strerror(errno) : "");
-			goto bad;
-		}
-		e = json_object_get(v, "host_key");
-		if (e && (!json_is_string(e) || access(json_string_value(e), R_OK) < 0)) {
-			strbuf_addf(err, "%s: target.ssh.host_key: must be a readable dropbear host "
-					 "key (dropbearkey -t ed25519 -f FILE)", where);
-			goto bad;
+	return 0;
+}
+
+/* "ssh": {"port", "authorized_keys", "host_key"} when present */
+static int check_ssh(json_t *out, const char *where, struct strbuf *err)
+{
+	json_t *v = json_object_get(out, "ssh"), *e;
+	const char *key;
+	if (!v)
+		return 0;
+	if (!json_is_object(v)) {
+		strbuf_addf(err, "%s: target.ssh: must be an object {\"port\": N, "
+				 "\"authorized_keys\": PATH, \"host_key\": PATH}", where);
+		return -1;
+	}
+	json_object_foreach(v, key, e) {
+		int ok = 0;
+		for (size_t i = 0; ssh_keys[i]; i++)
+			ok |= !strcmp(key, ssh_keys[i]);
+		if (!ok) {
+			strbuf_addf(err, "%s: target.ssh: unknown key \"%s\" (valid: port, "
+					 "authorized_keys, host_key)", where, key);
+			return -1;
 		}
 	}
-	v = json_object_get(out, "tools");
+	e = json_object_get(v, "port");
+	if (!json_is_integer(e) || json_integer_value(e) < 1 || json_integer_value(e) > 65535) {
+		strbuf_addf(err, "%s: target.ssh.port: must be an integer in 1..65535 (the "
+				 "port on 127.0.0.1 forwarded to the guest's port 22)", where);
+		return -1;
+	}
+	e = json_object_get(v, "authorized_keys");
+	if (!json_is_string(e) || access(json_string_value(e), R_OK) < 0) {
+		strbuf_addf(err, "%s: target.ssh.authorized_keys: must be a readable file of "
+				 "public keys%s%s", where, json_is_string(e) ? ": " : "",
+			    json_is_string(e) ? strerror(errno) : "");
+		return -1;
+	}
+	e = json_object_get(v, "host_key");
+	if (e && (!json_is_string(e) || access(json_string_value(e), R_OK) < 0)) {
+		strbuf_addf(err, "%s: target.ssh.host_key: must be a readable dropbear host "
+				 "key (dropbearkey -t ed25519 -f FILE)", where);
+		return -1;
+	}
+	return 0;
+}
+
+/* "tools": the programs copied into the guest (default_tools) */
+static int check_tools(json_t *out, const char *where, struct strbuf *err)
+{
+	json_t *v = json_object_get(out, "tools"), *e;
+	size_t i;
 	if (!v) {
 		json_t *a = json_array();
-		for (size_t i = 0; default_tools[i]; i++)
+		for (i = 0; default_tools[i]; i++)
 			json_array_append_new(a, json_string(default_tools[i]));
 		json_object_set_new(out, "tools", a);
-	} else {
-		size_t i;
-		json_t *e;
-		if (!json_is_array(v))
-			goto bad_tools;
-		json_array_foreach(v, i, e)
-			if (!json_is_string(e) || !*json_string_value(e))
-				goto bad_tools;
+		return 0;
 	}
-	return out;
+	if (!json_is_array(v))
+		goto bad_tools;
+	json_array_foreach(v, i, e)
+		if (!json_is_string(e) || !*json_string_value(e))
+			goto bad_tools;
+	return 0;
 bad_tools:
 	strbuf_addf(err, "%s: target.tools: must be an array of program names or paths", where);
-bad:
-	json_decref(out);
-	return NULL;
+	return -1;
+}
+
+static json_t *qemu_check(const json_t *conf, const char *path, struct strbuf *err)
+{
+	const char *where = path ? path : "plan";
+	json_t *out;
+	char *prefix;
+	int bad;
+
+	if (!json_is_object(conf)) {
+		strbuf_addf(err, "%s: target: must be an object", where);
+		return NULL;
+	}
+	out = json_deep_copy(conf);
+	prefix = xstrfmt("%s: target.", where);
+	bad = conf_check_keys(out, known_keys, path ? path : "target", "a qemu target", err) ||
+	      check_numbers(out, prefix, err) || check_boot_keys(out, where, err) ||
+	      check_ssh(out, where, err) || check_tools(out, where, err);
+	free(prefix);
+	if (bad) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
 }
 
 static int qemu_feasible(struct target *t, const struct boot_spec *b, const json_t *sysinfo,
@@ -352,8 +340,7 @@ static int qemu_feasible(struct target *t, const struct boot_spec *b, const json
 		return 0;
 	if (!b->preempt)
 		return 1;
-	if (strcmp(b->preempt, "none") && strcmp(b->preempt, "voluntary") &&
-	    strcmp(b->preempt, "full") && strcmp(b->preempt, "lazy")) {
+	if (!target_preempt_known(b->preempt)) {
 		strbuf_addf(why, "unknown preempt mode \"%s\"", b->preempt);
 		return 0;
 	}
@@ -391,14 +378,7 @@ static char *qemu_escape(const char *s)
 
 static void drain_qemu_stderr(struct qemu_priv *p)
 {
-	char buf[4096];
-	ssize_t n;
-	if (p->qemu.err_fd < 0)
-		return;
-	while ((n = read(p->qemu.err_fd, buf, sizeof(buf))) > 0) {
-		strbuf_add(&p->qerr, buf, (size_t)n);
-		strbuf_tail(&p->qerr, 8192);
-	}
+	target_drain_tail(p->qemu.err_fd, &p->qerr, 8192);
 }
 
 /* qemu's stderr is at EOF: the process is gone (or going) */
@@ -516,7 +496,7 @@ static int make_tmpdir(struct qemu_priv *p, struct strbuf *err)
 /* the binaries for the initramfs: the agent, bin/sl-* next to it, the tools */
 static int collect_binaries(struct target *t, struct strvec *bins, struct strbuf *err)
 {
-	const char *agent = t->agent_path ? t->agent_path : target_default_agent_path();
+	const char *agent = target_agent_binary(t);
 	json_t *tools = json_object_get(t->conf, "tools"), *e;
 	char *dir, *slash, *pat;
 	glob_t g;
@@ -558,14 +538,8 @@ static int collect_binaries(struct target *t, struct strvec *bins, struct strbuf
 
 static void build_cmdline(struct target *t, const struct boot_spec *b, struct strbuf *cl)
 {
-	const char *append = json_string_value(json_object_get(t->conf, "append"));
 	strbuf_addstr(cl, "console=ttyS0 panic=-1");
-	if (b->preempt && *b->preempt)
-		strbuf_addf(cl, " preempt=%s", b->preempt);
-	if (append && *append)
-		strbuf_addf(cl, " %s", append);
-	if (b->cmdline && *b->cmdline)
-		strbuf_addf(cl, " %s", b->cmdline);
+	target_boot_params(t, b, cl);
 }
 
 /* ------------------------------------------------------------------ */
@@ -864,8 +838,7 @@ static int kexec_vm(struct target *t, struct qemu_priv *p, const struct boot_spe
 		    struct boot_info *bi, long *console_from, struct strbuf *err)
 {
 	double timeout = json_number_value(json_object_get(t->conf, "timeout_s"));
-	const char *old_id = json_string_value(json_object_get(p->conn.banner, "boot_id"));
-	char *old = xstrdup(old_id ? old_id : "");
+	char *old = xstrdup(agent_banner_boot_id(&p->conn));
 	struct strbuf cl = STRBUF_INIT, e = STRBUF_INIT;
 	double t0 = now_mono();
 	json_t *args, *res = NULL;
@@ -937,8 +910,7 @@ static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_in
 	long from = 0;
 	int rc;
 
-	if (b->preempt && strcmp(b->preempt, "none") && strcmp(b->preempt, "voluntary") &&
-	    strcmp(b->preempt, "full") && strcmp(b->preempt, "lazy")) {
+	if (b->preempt && !target_preempt_known(b->preempt)) {
 		strbuf_addf(err, "qemu: unknown preempt mode \"%s\"", b->preempt);
 		return -1;
 	}
@@ -964,10 +936,7 @@ static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_in
 		return -1;
 	}
 	snprintf(bi->accel, sizeof(bi->accel), "%s", p->accel);
-	snprintf(bi->boot_id, sizeof(bi->boot_id), "%s",
-		 json_string_value(json_object_get(p->conn.banner, "boot_id"))
-			 ? json_string_value(json_object_get(p->conn.banner, "boot_id"))
-			 : "");
+	snprintf(bi->boot_id, sizeof(bi->boot_id), "%s", agent_banner_boot_id(&p->conn));
 	strbuf_reset(&bi->console);
 	read_console(p->console, from, QEMU_CONSOLE_TAIL, &bi->console);
 	json_decref(bi->sysinfo);

@@ -44,7 +44,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/targets/initramfs.h"
@@ -117,36 +116,28 @@ static int argv_array_ok(const json_t *v)
 	return 1;
 }
 
-static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *err)
+/* how the machine is reached: host, user, port, identity, known_hosts,
+ * ssh_options */
+static int check_login(json_t *out, const char *where, struct strbuf *err)
 {
-	const char *where = path ? path : "target";
-	json_t *out = json_deep_copy(conf), *v;
-	const char *s;
-
-	if (!json_is_object(conf)) {
-		strbuf_addf(err, "%s: must be an object", where);
-		json_decref(out);
-		return NULL;
-	}
-	if (conf_check_keys(out, known_keys, where, "an ssh target", err))
-		goto bad;
-	s = json_string_value(json_object_get(out, "host"));
+	json_t *v;
+	const char *s = json_string_value(json_object_get(out, "host"));
 	if (!s || !*s || *s == '-' || strpbrk(s, " \t\n'\"\\;$`@")) {
 		strbuf_addf(err, "%s.host: must be a host name or address (not starting with '-', "
 				 "no spaces or quotes; the user goes in \"user\")", where);
-		goto bad;
+		return -1;
 	}
 	v = json_object_get(out, "user");
 	if (v && (!json_is_string(v) || !*json_string_value(v) || *json_string_value(v) == '-' ||
 		  strpbrk(json_string_value(v), " \t\n@:"))) {
 		strbuf_addf(err, "%s.user: must be a user name", where);
-		goto bad;
+		return -1;
 	}
 	v = json_object_get(out, "port");
 	if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
 		  json_integer_value(v) > 65535)) {
 		strbuf_addf(err, "%s.port: must be an integer in 1..65535", where);
-		goto bad;
+		return -1;
 	}
 	/* values that go into ssh -o KEY=VALUE (whitespace would split them) */
 	static const char *const files[] = { "identity", "known_hosts", NULL };
@@ -156,13 +147,13 @@ static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *er
 			  strpbrk(json_string_value(v), " \t\n\"'"))) {
 			strbuf_addf(err, "%s.%s: must be a file path without spaces or quotes", where,
 				    *f);
-			goto bad;
+			return -1;
 		}
 		/* "~/..." is expanded by ssh itself */
 		if (v && json_string_value(v)[0] != '~' && access(json_string_value(v), R_OK) < 0) {
 			strbuf_addf(err, "%s.%s: %s: %s", where, *f, json_string_value(v),
 				    strerror(errno));
-			goto bad;
+			return -1;
 		}
 	}
 	v = json_object_get(out, "ssh_options");
@@ -177,11 +168,21 @@ static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *er
 				goto bad_opts;
 		}
 	}
-	v = json_object_get(out, "switch");
-	s = v ? json_string_value(v) : "auto";
+	return 0;
+bad_opts:
+	strbuf_addf(err, "%s.ssh_options: must be an array of \"Key=value\" ssh options", where);
+	return -1;
+}
+
+/* how boots are switched: switch, kernel/initrd/command line strings, the
+ * folders on the target, timeouts, reboot_hook and reboot_cmd */
+static int check_switching(json_t *out, const char *where, struct strbuf *err)
+{
+	json_t *v = json_object_get(out, "switch");
+	const char *s = v ? json_string_value(v) : "auto";
 	if (!s || (strcmp(s, "auto") && strcmp(s, "kexec") && strcmp(s, "reboot"))) {
 		strbuf_addf(err, "%s.switch: must be auto, kexec or reboot", where);
-		goto bad;
+		return -1;
 	}
 	json_object_set_new(out, "switch", json_string(!strcmp(s, "auto") ? "kexec" : s));
 	static const char *const strs[] = { "kernel", "initrd", "kernels_dir", "agent_dir",
@@ -190,7 +191,7 @@ static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *er
 		v = json_object_get(out, *k);
 		if (v && (!json_is_string(v) || !one_line_ok(json_string_value(v)))) {
 			strbuf_addf(err, "%s.%s: must be a one-line string", where, *k);
-			goto bad;
+			return -1;
 		}
 	}
 	if (!json_object_get(out, "agent_dir"))
@@ -200,50 +201,53 @@ static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *er
 	if (!*json_string_value(json_object_get(out, "agent_dir")) ||
 	    !*json_string_value(json_object_get(out, "kernels_dir"))) {
 		strbuf_addf(err, "%s: agent_dir and kernels_dir must not be empty", where);
-		goto bad;
+		return -1;
 	}
 	if (!json_object_get(out, "append"))
 		json_object_set_new(out, "append", json_string(""));
-#define NUM_FIELD(name, def, lo, hi)                                                       \
-	do {                                                                               \
-		v = json_object_get(out, name);                                            \
-		if (!v)                                                                    \
-			json_object_set_new(out, name, json_real(def));                    \
-		else if (!json_is_number(v) || json_number_value(v) < (lo) ||              \
-			 json_number_value(v) > (hi)) {                                    \
-			strbuf_addf(err, "%s.%s: must be a number of seconds in %g..%g", where, \
-				    name, (double)(lo), (double)(hi));                     \
-			goto bad;                                                          \
-		}                                                                          \
-	} while (0)
-	NUM_FIELD("timeout_s", 300.0, 5, 7200);
-	NUM_FIELD("connect_timeout_s", 20.0, 1, 600);
-#undef NUM_FIELD
+	char *prefix = xstrfmt("%s.", where);
+	int bad = conf_seconds(out, "timeout_s", 300.0, 5, 7200, prefix, err) ||
+		  conf_seconds(out, "connect_timeout_s", 20.0, 1, 600, prefix, err);
+	free(prefix);
+	if (bad)
+		return -1;
 	static const char *const argvs[] = { "reboot_hook", "reboot_cmd", NULL };
 	for (const char *const *k = argvs; *k; k++) {
 		v = json_object_get(out, *k);
 		if (v && !argv_array_ok(v)) {
 			strbuf_addf(err, "%s.%s: must be a non-empty array of strings (an argv run "
 					 "on the target)", where, *k);
-			goto bad;
+			return -1;
 		}
 	}
 	if (!json_object_get(out, "reboot_cmd"))
 		json_object_set_new(out, "reboot_cmd", json_pack("[s]", "reboot"));
+	return 0;
+}
+
+static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *err)
+{
+	const char *where = path ? path : "target";
+	json_t *out;
+
+	if (!json_is_object(conf)) {
+		strbuf_addf(err, "%s: must be an object", where);
+		return NULL;
+	}
+	out = json_deep_copy(conf);
+	if (conf_check_keys(out, known_keys, where, "an ssh target", err) ||
+	    check_login(out, where, err) || check_switching(out, where, err)) {
+		json_decref(out);
+		return NULL;
+	}
 	return out;
-bad_opts:
-	strbuf_addf(err, "%s.ssh_options: must be an array of \"Key=value\" ssh options", where);
-bad:
-	json_decref(out);
-	return NULL;
 }
 
 static int ssh_feasible(struct target *t, const struct boot_spec *b, const json_t *si,
 			struct strbuf *why)
 {
 	const char *sw = json_string_value(json_object_get(t->conf, "switch"));
-	if (b->preempt && strcmp(b->preempt, "none") && strcmp(b->preempt, "voluntary") &&
-	    strcmp(b->preempt, "full") && strcmp(b->preempt, "lazy")) {
+	if (b->preempt && !target_preempt_known(b->preempt)) {
 		strbuf_addf(why, "unknown preempt mode \"%s\"", b->preempt);
 		return 0;
 	}
@@ -316,14 +320,8 @@ static void ssh_argv(struct target *t, double connect_timeout, struct strvec *av
 
 static void drain_ssh_stderr(struct ssh_priv *p)
 {
-	char buf[1024];
-	ssize_t n;
-	if (!p->running || p->ssh.err_fd < 0)
-		return;
-	while ((n = read(p->ssh.err_fd, buf, sizeof(buf))) > 0) {
-		strbuf_add(&p->ssherr, buf, (size_t)n);
-		strbuf_tail(&p->ssherr, SSH_ERR_TAIL);
-	}
+	if (p->running)
+		target_drain_tail(p->ssh.err_fd, &p->ssherr, SSH_ERR_TAIL);
 }
 
 /* append ": <ssh's last words>" to err */
@@ -353,20 +351,22 @@ static void conn_stop(struct ssh_priv *p, int graceful)
 		p->conn_open = 0;
 	}
 	if (p->running) {
-		int st;
-		double end = now_mono() + (graceful && !p->dead ? 5 : 0.2);
-		while (now_mono() < end) {
-			if (waitpid(p->ssh.pid, &st, WNOHANG) == p->ssh.pid) {
-				p->ssh.pid = -1;
-				break;
-			}
-			usleep(20000);
-		}
+		target_reap_within(&p->ssh, graceful && !p->dead ? 5 : 0.2);
 		drain_ssh_stderr(p);
 		proc_stop(&p->ssh, 1);
 		proc_close_fds(&p->ssh);
 		p->running = 0;
 	}
+}
+
+/* the connection is lost or useless: no graceful shutdown, ssh stopped;
+ * with err, ssh's last words are appended to it */
+static void conn_lost(struct ssh_priv *p, struct strbuf *err)
+{
+	p->dead = 1;
+	conn_stop(p, 0);
+	if (err)
+		add_ssh_stderr(p, err);
 }
 
 /* read one line (byte by byte: what follows belongs to the agent) */
@@ -455,6 +455,80 @@ static int send_file(int fd, const char *path, struct strbuf *err)
 	return n < 0 ? -1 : 0;
 }
 
+/* start ssh with av, pipes on all three fds, stderr kept (non-blocking)
+ * for messages */
+static int start_ssh(struct ssh_priv *p, struct strvec *av, struct strbuf *err)
+{
+	strbuf_reset(&p->ssherr);
+	p->ssh = (struct child)CHILD_INIT;
+	p->ssh.argv = strvec_argv(av);
+	p->ssh.in = PROC_PIPE;
+	p->ssh.out = PROC_PIPE;
+	p->ssh.err = PROC_PIPE;
+	p->ssh.new_pgrp = 1;
+	p->ssh.pdeathsig = SIGKILL; /* a dead controller drops the connection */
+	p->dead = 0;
+	if (proc_start(&p->ssh, err) < 0)
+		return -1;
+	p->running = 1;
+	fcntl(p->ssh.err_fd, F_SETFL, fcntl(p->ssh.err_fd, F_GETFL) | O_NONBLOCK);
+	return 0;
+}
+
+/* the remote script's first line, "schedlab-ssh: have|send ABSDIR" (login
+ * noise such as a .bashrc echo is skipped); ABSDIR goes to absdir. Returns
+ * 1 send, 0 have, -1 with a message (the connection is then stopped). */
+static int read_greeting(struct target *t, struct ssh_priv *p, double connect_timeout,
+			 char *absdir, size_t abslen, struct strbuf *err)
+{
+	const char *host = json_string_value(json_object_get(t->conf, "host"));
+	struct strbuf line = STRBUF_INIT;
+	int r, rc = -1;
+
+	for (;;) {
+		r = read_line(p->ssh.out_fd, &line, connect_timeout + 10, t->abort_flag);
+		if (r < 0) {
+			strbuf_addf(err, "ssh %s: %s", host,
+				    r == -2 ? "no answer (timeout)" : r == -3 ? "interrupted"
+								: "connection failed");
+			conn_lost(p, err);
+			goto out;
+		}
+		if (!strncmp(line.buf, "schedlab-ssh: ", 14))
+			break;
+	}
+	if (!strncmp(line.buf, "schedlab-ssh: have ", 19) ||
+	    !strncmp(line.buf, "schedlab-ssh: send ", 19)) {
+		snprintf(absdir, abslen, "%s", line.buf + 19);
+		rc = !strncmp(line.buf, "schedlab-ssh: send ", 19);
+	} else {
+		strbuf_addf(err, "ssh %s: %s", host, line.buf + 14);
+		conn_lost(p, NULL);
+	}
+out:
+	strbuf_release(&line);
+	return rc;
+}
+
+/* mode "store": the script's "schedlab-ssh: stored", then the connection ends */
+static int await_stored(struct target *t, struct ssh_priv *p, const char *src,
+			struct strbuf *err)
+{
+	struct strbuf line = STRBUF_INIT;
+	int r = read_line(p->ssh.out_fd, &line, 600, t->abort_flag);
+	if (r < 0 || strcmp(line.buf, "schedlab-ssh: stored")) {
+		strbuf_addf(err, "ssh %s: copying %s: %s",
+			    json_string_value(json_object_get(t->conf, "host")), src,
+			    r < 0 ? "connection failed" : line.buf + 14);
+		conn_lost(p, err);
+		strbuf_release(&line);
+		return -1;
+	}
+	conn_stop(p, 0);
+	strbuf_release(&line);
+	return 0;
+}
+
 /*
  * Start `ssh host sh -c SCRIPT ...` for local file `src` stored as
  * dir/name on the target (mode "exec": then run it as the agent). On
@@ -465,12 +539,11 @@ static int remote_install(struct target *t, struct ssh_priv *p, const char *src,
 			  const char *dir, const char *name, int exec, double connect_timeout,
 			  char *absdir, size_t abslen, struct strbuf *err)
 {
-	const char *host = json_string_value(json_object_get(t->conf, "host"));
 	struct strvec av = STRVEC_INIT;
-	struct strbuf cmd = STRBUF_INIT, line = STRBUF_INIT;
+	struct strbuf cmd = STRBUF_INIT;
 	char hex[65], size[32];
 	off_t sz;
-	int rc = -1, r;
+	int rc = -1, send;
 
 	if (hash_local_file(src, hex, &sz, err) < 0)
 		return -1;
@@ -482,69 +555,22 @@ static int remote_install(struct target *t, struct ssh_priv *p, const char *src,
 	ssh_argv(t, connect_timeout, &av);
 	strvec_push(&av, cmd.buf);
 
-	strbuf_reset(&p->ssherr);
-	p->ssh = (struct child)CHILD_INIT;
-	p->ssh.argv = strvec_argv(&av);
-	p->ssh.in = PROC_PIPE;
-	p->ssh.out = PROC_PIPE;
-	p->ssh.err = PROC_PIPE;
-	p->ssh.new_pgrp = 1;
-	p->ssh.pdeathsig = SIGKILL; /* a dead controller drops the connection */
-	p->dead = 0;
-	if (proc_start(&p->ssh, err) < 0)
+	if (start_ssh(p, &av, err) < 0)
 		goto out;
-	p->running = 1;
-	fcntl(p->ssh.err_fd, F_SETFL, fcntl(p->ssh.err_fd, F_GETFL) | O_NONBLOCK);
-	/* the script's first line; login noise (a .bashrc echo) is skipped */
-	for (;;) {
-		r = read_line(p->ssh.out_fd, &line, connect_timeout + 10, t->abort_flag);
-		if (r < 0) {
-			strbuf_addf(err, "ssh %s: %s", host,
-				    r == -2 ? "no answer (timeout)" : r == -3 ? "interrupted"
-								: "connection failed");
-			p->dead = 1;
-			conn_stop(p, 0);
-			add_ssh_stderr(p, err);
-			goto out;
-		}
-		if (!strncmp(line.buf, "schedlab-ssh: ", 14))
-			break;
-	}
-	if (!strncmp(line.buf, "schedlab-ssh: have ", 19) ||
-	    !strncmp(line.buf, "schedlab-ssh: send ", 19)) {
-		snprintf(absdir, abslen, "%s", line.buf + 19);
-	} else {
-		strbuf_addf(err, "ssh %s: %s", host, line.buf + 14);
-		p->dead = 1;
-		conn_stop(p, 0);
+	send = read_greeting(t, p, connect_timeout, absdir, abslen, err);
+	if (send < 0)
+		goto out;
+	if (send && send_file(p->ssh.in_fd, src, err) < 0) {
+		conn_lost(p, err);
 		goto out;
 	}
-	if (!strncmp(line.buf, "schedlab-ssh: send ", 19)) {
-		if (send_file(p->ssh.in_fd, src, err) < 0) {
-			p->dead = 1;
-			conn_stop(p, 0);
-			add_ssh_stderr(p, err);
-			goto out;
-		}
-	}
-	if (!exec) {
-		r = read_line(p->ssh.out_fd, &line, 600, t->abort_flag);
-		if (r < 0 || strcmp(line.buf, "schedlab-ssh: stored")) {
-			strbuf_addf(err, "ssh %s: copying %s: %s", host, src,
-				    r < 0 ? "connection failed" : line.buf + 14);
-			p->dead = 1;
-			conn_stop(p, 0);
-			add_ssh_stderr(p, err);
-			goto out;
-		}
-		conn_stop(p, 0);
-	}
+	if (!exec && await_stored(t, p, src, err) < 0)
+		goto out;
 	rc = 0;
 out:
 	free(fname);
 	strvec_clear(&av);
 	strbuf_release(&cmd);
-	strbuf_release(&line);
 	return rc;
 }
 
@@ -552,14 +578,12 @@ out:
 static int agent_connect(struct target *t, struct ssh_priv *p, double timeout_s, int polling,
 			 struct strbuf *err)
 {
-	const char *agent = json_string_value(json_object_get(t->conf, "agent"));
+	const char *agent = target_agent_binary(t);
 	const char *dir = json_string_value(json_object_get(t->conf, "agent_dir"));
 	double ct = json_number_value(json_object_get(t->conf, "connect_timeout_s"));
 	double t0 = now_mono();
 	struct strbuf e = STRBUF_INIT;
 
-	if (!agent)
-		agent = t->agent_path ? t->agent_path : target_default_agent_path();
 	if (access(agent, R_OK) < 0) {
 		strbuf_addf(err, "ssh: the agent binary %s: %s (run make)", agent, strerror(errno));
 		return -1;
@@ -580,21 +604,13 @@ static int agent_connect(struct target *t, struct ssh_priv *p, double timeout_s,
 	if (agent_wait_banner(&p->conn, timeout_s - (now_mono() - t0) + 30, &e) < 0) {
 		strbuf_addf(err, "ssh %s: the agent did not start: %s",
 			    json_string_value(json_object_get(t->conf, "host")), e.buf);
-		p->dead = 1;
-		conn_stop(p, 0);
-		add_ssh_stderr(p, err);
+		conn_lost(p, err);
 		strbuf_release(&e);
 		return -1;
 	}
 	strbuf_release(&e);
 	t->agent = &p->conn;
 	return 0;
-}
-
-static const char *banner_boot_id(struct ssh_priv *p)
-{
-	const char *id = json_string_value(json_object_get(p->conn.banner, "boot_id"));
-	return id ? id : "";
 }
 
 /* poll until an agent answers with a boot_id other than old (or timeout) */
@@ -619,15 +635,14 @@ static int wait_new_boot(struct target *t, struct ssh_priv *p, const char *old, 
 		tries++;
 		strbuf_reset(&last);
 		if (agent_connect(t, p, left, 1, &last) == 0) {
-			if (strcmp(banner_boot_id(p), old)) {
+			if (strcmp(agent_banner_boot_id(&p->conn), old)) {
 				strbuf_release(&last);
 				return 0;
 			}
 			/* still the old system, on its way down */
 			strbuf_addstr(&last, "the old boot still answers");
 			t->agent = NULL;
-			p->dead = 1;
-			conn_stop(p, 0);
+			conn_lost(p, NULL);
 		}
 		usleep(1000000);
 	}
@@ -682,13 +697,7 @@ static char *own_cmdline(const char *proc_cmdline)
 static void added_params(struct target *t, const struct boot_spec *b, const char *khash,
 			 struct strbuf *o)
 {
-	const char *append = json_string_value(json_object_get(t->conf, "append"));
-	if (b->preempt && *b->preempt)
-		strbuf_addf(o, " preempt=%s", b->preempt);
-	if (append && *append)
-		strbuf_addf(o, " %s", append);
-	if (b->cmdline && *b->cmdline)
-		strbuf_addf(o, " %s", b->cmdline);
+	target_boot_params(t, b, o);
 	if (khash)
 		strbuf_addf(o, " schedlab.kernel=%.16s", khash);
 }
@@ -746,6 +755,28 @@ static int ssh_open(struct target *t, struct strbuf *err)
 	return 0;
 }
 
+/* a local kernel: a folder with kernel.json (image, optional initrd), or an
+ * image file. *img always gets a path; *ird (when ird is non-NULL) the
+ * initrd's or NULL. Both malloc'd. */
+static void local_kernel_files(const char *spec, const struct stat *st, char **img, char **ird)
+{
+	if (ird)
+		*ird = NULL;
+	if (S_ISDIR(st->st_mode)) {
+		char *kj = xstrfmt("%s/kernel.json", spec);
+		json_t *j = json_load_file(kj, 0, NULL);
+		const char *im = json_string_value(json_object_get(j, "image"));
+		const char *ir = json_string_value(json_object_get(j, "initrd"));
+		*img = xstrfmt("%s/%s", spec, im ? im : "vmlinuz");
+		if (ir && ird)
+			*ird = xstrfmt("%s/%s", spec, ir);
+		json_decref(j);
+		free(kj);
+	} else {
+		*img = xstrdup(spec);
+	}
+}
+
 /* the kernel and initrd for boot b, copied to the target when local */
 static int resolve_kernel(struct target *t, struct ssh_priv *p, const struct boot_spec *b,
 			  const json_t *si, char *kernel, char *initrd, size_t len, char khash[65],
@@ -775,21 +806,8 @@ static int resolve_kernel(struct target *t, struct ssh_priv *p, const struct boo
 		}
 		return 0;
 	}
-	/* a local kernel: a folder with kernel.json (image, optional initrd), or a file */
-	char *img = NULL, *ird = NULL;
-	if (S_ISDIR(st.st_mode)) {
-		char *kj = xstrfmt("%s/kernel.json", b->kernel);
-		json_t *j = json_load_file(kj, 0, NULL);
-		const char *im = json_string_value(json_object_get(j, "image"));
-		const char *ir = json_string_value(json_object_get(j, "initrd"));
-		img = xstrfmt("%s/%s", b->kernel, im ? im : "vmlinuz");
-		if (ir)
-			ird = xstrfmt("%s/%s", b->kernel, ir);
-		json_decref(j);
-		free(kj);
-	} else {
-		img = xstrdup(b->kernel);
-	}
+	char *img, *ird;
+	local_kernel_files(b->kernel, &st, &img, &ird);
 	const char *kdir = json_string_value(json_object_get(t->conf, "kernels_dir"));
 	double ct = json_number_value(json_object_get(t->conf, "connect_timeout_s"));
 	char abs[2048], hex[65];
@@ -828,7 +846,7 @@ static int do_switch(struct target *t, struct ssh_priv *p, const struct boot_spe
 	double timeout = json_number_value(json_object_get(t->conf, "timeout_s"));
 	char kernel[PATH_MAX], initrd[PATH_MAX], khash[65];
 	struct strbuf cl = STRBUF_INIT, e = STRBUF_INIT;
-	char *old = xstrdup(banner_boot_id(p));
+	char *old = xstrdup(agent_banner_boot_id(&p->conn));
 	json_t *res = NULL;
 	int rc = -1, r;
 
@@ -876,8 +894,7 @@ static int do_switch(struct target *t, struct ssh_priv *p, const struct boot_spe
 		snprintf(bi->method, sizeof(bi->method), "kexec");
 	}
 	t->agent = NULL;
-	p->dead = 1;
-	conn_stop(p, 0);
+	conn_lost(p, NULL);
 	strbuf_reset(&e);
 	if (wait_new_boot(t, p, old, timeout, &e) < 0) {
 		strbuf_addf(err, "ssh: after %s: %s", bi->method, e.buf);
@@ -922,19 +939,12 @@ static int ssh_boot(struct target *t, const struct boot_spec *b, struct boot_inf
 	char khash[65] = "";
 	struct stat st;
 	if (b->kernel && stat(b->kernel, &st) == 0) {
-		char kp[PATH_MAX];
+		char *kp;
 		off_t sz;
-		if (S_ISDIR(st.st_mode)) {
-			char *kj = xstrfmt("%s/kernel.json", b->kernel);
-			json_t *j = json_load_file(kj, 0, NULL);
-			const char *im = json_string_value(json_object_get(j, "image"));
-			snprintf(kp, sizeof(kp), "%s/%s", b->kernel, im ? im : "vmlinuz");
-			json_decref(j);
-			free(kj);
-		} else {
-			snprintf(kp, sizeof(kp), "%s", b->kernel);
-		}
-		if (hash_local_file(kp, khash, &sz, err) < 0)
+		local_kernel_files(b->kernel, &st, &kp, NULL);
+		int r = hash_local_file(kp, khash, &sz, err);
+		free(kp);
+		if (r < 0)
 			goto out;
 	}
 	/* index < 0: only connect (schedlab sysinfo, preflight), never switch */
@@ -949,7 +959,7 @@ static int ssh_boot(struct target *t, const struct boot_spec *b, struct boot_inf
 		if (t->ops->sysinfo(t, &bi->sysinfo, err))
 			goto out;
 	}
-	snprintf(bi->boot_id, sizeof(bi->boot_id), "%s", banner_boot_id(p));
+	snprintf(bi->boot_id, sizeof(bi->boot_id), "%s", agent_banner_boot_id(&p->conn));
 	if (!strcmp(bi->method, "initial") || !strcmp(bi->method, "none"))
 		bi->switch_s = now_mono() - t0;
 	rc = 0;
@@ -958,12 +968,11 @@ out:
 	return rc;
 }
 
-/* transport errors get ssh's own words and mark the connection dead */
-static int ssh_exec(struct target *t, json_t *req, double timeout_s, json_t **out,
-		    struct strbuf *err)
+/* a transport error (agent_call's -1) gets ssh's own words and marks the
+ * connection dead; returns r */
+static int transport_check(struct target *t, int r, struct strbuf *err)
 {
 	struct ssh_priv *p = t->priv;
-	int r = target_agent_exec(t, req, timeout_s, out, err);
 	if (r == -1 && p) {
 		p->dead = 1;
 		add_ssh_stderr(p, err);
@@ -971,31 +980,26 @@ static int ssh_exec(struct target *t, json_t *req, double timeout_s, json_t **ou
 	return r;
 }
 
+static int ssh_exec(struct target *t, json_t *req, double timeout_s, json_t **out,
+		    struct strbuf *err)
+{
+	return transport_check(t, target_agent_exec(t, req, timeout_s, out, err), err);
+}
+
 static int ssh_sysinfo(struct target *t, json_t **out, struct strbuf *err)
 {
-	struct ssh_priv *p = t->priv;
 	if (!t->agent) {
 		strbuf_addstr(err, "target is not connected (no agent)");
 		return -1;
 	}
 	int r = agent_call(t->agent, "sysinfo", NULL, 60, out, err);
-	if (r == -1 && p) {
-		p->dead = 1;
-		add_ssh_stderr(p, err);
-	}
-	return r ? -1 : 0;
+	return transport_check(t, r, err) ? -1 : 0;
 }
 
 static int ssh_knob_set(struct target *t, const char *path, const char *value, json_t **out,
 			struct strbuf *err)
 {
-	struct ssh_priv *p = t->priv;
-	int r = target_agent_knob_set(t, path, value, out, err);
-	if (r == -1 && p) {
-		p->dead = 1;
-		add_ssh_stderr(p, err);
-	}
-	return r;
+	return transport_check(t, target_agent_knob_set(t, path, value, out, err), err);
 }
 
 static void ssh_close(struct target *t)

@@ -1,6 +1,8 @@
 /*
  * The target table, the default agent-backed hooks shared by all targets,
- * and parsing of --target SPEC strings.
+ * the small helpers they share (plan-object fields with defaults, the agent
+ * binary, a boot's kernel parameters, reaping a transport child, draining
+ * its stderr) and parsing of --target SPEC strings.
  */
 #include "harness/targets/target.h"
 
@@ -8,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "harness/util/proc.h"
 
 static const struct target_ops *const targets[] = {
 	&local_target,
@@ -106,6 +111,104 @@ int target_agent_knob_restore(struct target *t, struct strbuf *err)
 		return -1;
 	return agent_call(t->agent, "knob_restore", json_pack("{s:i}", "keep", t->knob_keep), 30, NULL,
 			  err) ? -1 : 0;
+}
+
+int target_preempt_known(const char *mode)
+{
+	return !strcmp(mode, "none") || !strcmp(mode, "voluntary") || !strcmp(mode, "full") ||
+	       !strcmp(mode, "lazy");
+}
+
+const char *target_agent_binary(const struct target *t)
+{
+	const char *path = json_string_value(json_object_get(t->conf, "agent"));
+	if (path)
+		return path;
+	return t->agent_path ? t->agent_path : target_default_agent_path();
+}
+
+void target_boot_params(const struct target *t, const struct boot_spec *b, struct strbuf *cl)
+{
+	const char *append = json_string_value(json_object_get(t->conf, "append"));
+	if (b->preempt && *b->preempt)
+		strbuf_addf(cl, " preempt=%s", b->preempt);
+	if (append && *append)
+		strbuf_addf(cl, " %s", append);
+	if (b->cmdline && *b->cmdline)
+		strbuf_addf(cl, " %s", b->cmdline);
+}
+
+void target_reap_within(struct child *c, double seconds)
+{
+	int st;
+	double end = now_mono() + seconds;
+	while (now_mono() < end) {
+		if (waitpid(c->pid, &st, WNOHANG) == c->pid) {
+			c->pid = -1;
+			break;
+		}
+		usleep(20000);
+	}
+}
+
+void target_drain_tail(int fd, struct strbuf *tail, size_t max)
+{
+	char buf[4096];
+	ssize_t n;
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		strbuf_add(tail, buf, (size_t)n);
+		strbuf_tail(tail, max);
+	}
+}
+
+int conf_integer(json_t *obj, const char *name, int def, int lo, int hi, const char *prefix,
+		 struct strbuf *err)
+{
+	json_t *v = json_object_get(obj, name);
+	if (!v) {
+		json_object_set_new(obj, name, json_integer(def));
+		return 0;
+	}
+	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
+		strbuf_addf(err, "%s%s: must be an integer in %d..%d", prefix, name, lo, hi);
+		return -1;
+	}
+	return 0;
+}
+
+int conf_seconds(json_t *obj, const char *name, double def, double lo, double hi,
+		 const char *prefix, struct strbuf *err)
+{
+	json_t *v = json_object_get(obj, name);
+	if (!v) {
+		json_object_set_new(obj, name, json_real(def));
+		return 0;
+	}
+	if (!json_is_number(v) || json_number_value(v) < lo || json_number_value(v) > hi) {
+		strbuf_addf(err, "%s%s: must be a number of seconds in %g..%g", prefix, name, lo,
+			    hi);
+		return -1;
+	}
+	return 0;
+}
+
+int conf_choice(json_t *obj, const char *name, const char *def, const char *const *allowed,
+		const char *prefix, struct strbuf *err)
+{
+	int ok = 0;
+	if (!json_object_get(obj, name))
+		json_object_set_new(obj, name, json_string(def));
+	const char *s = json_string_value(json_object_get(obj, name));
+	for (size_t i = 0; s && allowed[i]; i++)
+		ok |= !strcmp(s, allowed[i]);
+	if (ok)
+		return 0;
+	strbuf_addf(err, "%s%s: must be one of", prefix, name);
+	for (size_t i = 0; allowed[i]; i++)
+		strbuf_addf(err, "%s \"%s\"", i ? "," : "", allowed[i]);
+	return -1;
 }
 
 int conf_check_keys(const json_t *obj, const char *const *valid, const char *path,

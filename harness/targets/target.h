@@ -106,6 +106,41 @@ int target_agent_knob_set(struct target *t, const char *path, const char *value,
 			  json_t **out, struct strbuf *err);
 int target_agent_knob_restore(struct target *t, struct strbuf *err);
 
+/* ------------------------------------------------------------------ */
+/* helpers the targets share                                            */
+
+/* none, voluntary, full or lazy: a preempt= mode a target can boot with */
+int target_preempt_known(const char *mode);
+/* the agent binary for t: the plan's "agent", else t->agent_path, else the
+ * one next to the running schedlab */
+const char *target_agent_binary(const struct target *t);
+
+/* append the boot's kernel parameters to cl, each after a space:
+ * preempt=<b->preempt>, the target's "append", b->cmdline (those set) */
+void target_boot_params(const struct target *t, const struct boot_spec *b, struct strbuf *cl);
+
+struct child;
+/* wait up to seconds for c to exit by itself (c->pid = -1 once reaped); the
+ * caller then proc_stop()s what is left */
+void target_reap_within(struct child *c, double seconds);
+/* read a non-blocking fd (a transport's stderr) until it has nothing more,
+ * keeping the last max bytes in tail */
+void target_drain_tail(int fd, struct strbuf *tail, size_t max);
+
+/*
+ * Fields of a plan's target object with a default: absent, the default is
+ * set; present, it must be in range, else -1 and "<prefix><name>: must be
+ * ...". The prefix says where the object is ("plan: target." or
+ * "targets[1].").
+ */
+int conf_integer(json_t *obj, const char *name, int def, int lo, int hi, const char *prefix,
+		 struct strbuf *err);
+int conf_seconds(json_t *obj, const char *name, double def, double lo, double hi,
+		 const char *prefix, struct strbuf *err);
+/* a string that must be one of allowed (NULL-terminated); def when absent */
+int conf_choice(json_t *obj, const char *name, const char *def, const char *const *allowed,
+		const char *prefix, struct strbuf *err);
+
 /* every key of obj must be in valid (NULL-terminated); otherwise -1 and
  * "PATH.KEY: unknown key[ for WHAT] (valid: a, b, ...)". Plans and every
  * target's check() use it. */

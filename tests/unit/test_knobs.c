@@ -1,6 +1,7 @@
 /*
  * Unit tests of harness/agent/knobs.c against a fake root made with mkdtemp: the
- * path allow-list, knob_set/knob_restore_all on a plain file, the features
+ * path allow-list, knob_set/knob_restore_all on a plain file (one struct
+ * knobs context below that root serves every test), the features
  * file (a token the kernel lacks is refused, restoring writes the inverse
  * token), the preempt choice file, readback mismatches, knob_restore_to
  * keeping the oldest changes, and features_has.
@@ -23,6 +24,7 @@
 #include "tests/unit/tap.h"
 
 static char root[64];
+static struct knobs knobs;      /* the undo stack under test, below root */
 
 static const char *const features_list =
 	"GENTLE_FAIR_SLEEPERS START_DEBIT NO_NEXT_BUDDY LAST_BUDDY CACHE_HOT_BUDDY "
@@ -151,8 +153,8 @@ TEST(plain_set_and_restore)
 	struct strbuf err = STRBUF_INIT;
 	json_t *info = NULL;
 	reset_tree();
-	CHECK(knob_pending() == 0);
-	CHECK(knob_set(root, "/proc/sys/kernel/sched_schedstats", "1", &info, &err) == 0);
+	CHECK(knob_pending(&knobs) == 0);
+	CHECK(knob_set(&knobs, "/proc/sys/kernel/sched_schedstats", "1", &info, &err) == 0);
 	CHECK_STR(err.buf, "");
 	CHECK(info != NULL);
 	CHECK_STR(json_string_value(json_object_get(info, "path")), "/proc/sys/kernel/sched_schedstats");
@@ -161,17 +163,17 @@ TEST(plain_set_and_restore)
 	CHECK_STR(json_string_value(json_object_get(info, "readback")), "1");
 	json_decref(info);
 	check_file("/proc/sys/kernel/sched_schedstats", "1");
-	CHECK(knob_pending() == 1);
+	CHECK(knob_pending(&knobs) == 1);
 	struct strbuf out = STRBUF_INIT;
-	CHECK(knob_get(root, "/proc/sys/kernel/sched_schedstats", &out, &err) == 0);
+	CHECK(knob_get(&knobs, "/proc/sys/kernel/sched_schedstats", &out, &err) == 0);
 	CHECK_STR(out.buf, "1");
 	strbuf_release(&out);
-	CHECK(knob_restore_all(root, &err) == 0);
+	CHECK(knob_restore_all(&knobs, &err) == 0);
 	CHECK_STR(err.buf, "");
-	CHECK(knob_pending() == 0);
+	CHECK(knob_pending(&knobs) == 0);
 	check_file("/proc/sys/kernel/sched_schedstats", "0");   /* trimmed old content */
 	/* restoring with nothing recorded is a no-op */
-	CHECK(knob_restore_all(root, &err) == 0);
+	CHECK(knob_restore_all(&knobs, &err) == 0);
 	strbuf_release(&err);
 }
 
@@ -179,12 +181,12 @@ TEST(restore_newest_first)
 {
 	struct strbuf err = STRBUF_INIT;
 	reset_tree();
-	CHECK(knob_set(root, "/sys/kernel/debug/sched/migration_cost_ns", "1", NULL, &err) == 0);
-	CHECK(knob_set(root, "/sys/kernel/debug/sched/migration_cost_ns", "2", NULL, &err) == 0);
+	CHECK(knob_set(&knobs, "/sys/kernel/debug/sched/migration_cost_ns", "1", NULL, &err) == 0);
+	CHECK(knob_set(&knobs, "/sys/kernel/debug/sched/migration_cost_ns", "2", NULL, &err) == 0);
 	check_file("/sys/kernel/debug/sched/migration_cost_ns", "2");
-	CHECK(knob_pending() == 2);
+	CHECK(knob_pending(&knobs) == 2);
 	/* newest first: "1" is written back, then "500000"; oldest first would end at "1" */
-	CHECK(knob_restore_all(root, &err) == 0);
+	CHECK(knob_restore_all(&knobs, &err) == 0);
 	check_file("/sys/kernel/debug/sched/migration_cost_ns", "500000");
 	strbuf_release(&err);
 }
@@ -193,21 +195,47 @@ TEST(restore_to_keeps_oldest)
 {
 	struct strbuf err = STRBUF_INIT;
 	reset_tree();
-	CHECK(knob_set(root, "/proc/sys/kernel/sched_schedstats", "1", NULL, &err) == 0);
-	CHECK(knob_set(root, "/proc/sys/kernel/sched_rt_runtime_us", "-1", NULL, &err) == 0);
-	CHECK(knob_set(root, "/sys/kernel/debug/sched/migration_cost_ns", "0", NULL, &err) == 0);
-	CHECK(knob_pending() == 3);
-	CHECK(knob_restore_to(root, 1, &err) == 0);
-	CHECK(knob_pending() == 1);
+	CHECK(knob_set(&knobs, "/proc/sys/kernel/sched_schedstats", "1", NULL, &err) == 0);
+	CHECK(knob_set(&knobs, "/proc/sys/kernel/sched_rt_runtime_us", "-1", NULL, &err) == 0);
+	CHECK(knob_set(&knobs, "/sys/kernel/debug/sched/migration_cost_ns", "0", NULL, &err) == 0);
+	CHECK(knob_pending(&knobs) == 3);
+	CHECK(knob_restore_to(&knobs, 1, &err) == 0);
+	CHECK(knob_pending(&knobs) == 1);
 	check_file("/proc/sys/kernel/sched_schedstats", "1");             /* kept */
 	check_file("/proc/sys/kernel/sched_rt_runtime_us", "950000");     /* undone */
 	check_file("/sys/kernel/debug/sched/migration_cost_ns", "500000"); /* undone */
 	/* keep larger than the stack: nothing happens */
-	CHECK(knob_restore_to(root, 5, &err) == 0);
-	CHECK(knob_pending() == 1);
+	CHECK(knob_restore_to(&knobs, 5, &err) == 0);
+	CHECK(knob_pending(&knobs) == 1);
 	/* negative keep means zero */
-	CHECK(knob_restore_to(root, -3, &err) == 0);
-	CHECK(knob_pending() == 0);
+	CHECK(knob_restore_to(&knobs, -3, &err) == 0);
+	CHECK(knob_pending(&knobs) == 0);
+	check_file("/proc/sys/kernel/sched_schedstats", "0");
+	CHECK_STR(err.buf, "");
+	strbuf_release(&err);
+}
+
+/* each context has its own stack: unwinding one leaves the other's
+ * changes in force; knobs_release drops records without writing */
+TEST(contexts_are_independent)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct knobs other;
+	reset_tree();
+	knobs_init(&other, root);
+	CHECK(knob_set(&knobs, "/proc/sys/kernel/sched_schedstats", "1", NULL, &err) == 0);
+	CHECK(knob_set(&other, "/proc/sys/kernel/sched_rt_runtime_us", "-1", NULL, &err) == 0);
+	CHECK(knob_pending(&knobs) == 1);
+	CHECK(knob_pending(&other) == 1);
+	CHECK(knob_restore_all(&other, &err) == 0);
+	CHECK(knob_pending(&knobs) == 1);
+	check_file("/proc/sys/kernel/sched_schedstats", "1");
+	check_file("/proc/sys/kernel/sched_rt_runtime_us", "950000");
+	CHECK(knob_set(&other, "/sys/kernel/debug/sched/migration_cost_ns", "7", NULL, &err) == 0);
+	knobs_release(&other);
+	CHECK(knob_pending(&other) == 0);
+	check_file("/sys/kernel/debug/sched/migration_cost_ns", "7");
+	CHECK(knob_restore_all(&knobs, &err) == 0);
 	check_file("/proc/sys/kernel/sched_schedstats", "0");
 	CHECK_STR(err.buf, "");
 	strbuf_release(&err);
@@ -218,26 +246,26 @@ TEST(refused_writes_record_nothing)
 	struct strbuf err = STRBUF_INIT;
 	json_t *info = (json_t *)1;
 	reset_tree();
-	CHECK(knob_set(root, "/etc/passwd", "x", &info, &err) == -1);
+	CHECK(knob_set(&knobs, "/etc/passwd", "x", &info, &err) == -1);
 	CHECK(info == NULL);
 	CHECK_CONTAINS(err.buf, "/etc/passwd: not an allowed knob path (allowed: /sys/kernel/debug/sched/");
 	strbuf_reset(&err);
-	CHECK(knob_set(root, "/proc/sys/kernel/../../../etc/passwd", "x", NULL, &err) == -1);
+	CHECK(knob_set(&knobs, "/proc/sys/kernel/../../../etc/passwd", "x", NULL, &err) == -1);
 	CHECK_CONTAINS(err.buf, "not an allowed knob path");
 	strbuf_reset(&err);
-	CHECK(knob_set(root, "/proc/sys/kernel/sched_schedstats", "1\n0", NULL, &err) == -1);
+	CHECK(knob_set(&knobs, "/proc/sys/kernel/sched_schedstats", "1\n0", NULL, &err) == -1);
 	CHECK_CONTAINS(err.buf, "/proc/sys/kernel/sched_schedstats: invalid value");
 	strbuf_reset(&err);
-	CHECK(knob_set(root, "/proc/sys/kernel/sched_schedstats", NULL, NULL, &err) == -1);
+	CHECK(knob_set(&knobs, "/proc/sys/kernel/sched_schedstats", NULL, NULL, &err) == -1);
 	CHECK_CONTAINS(err.buf, "invalid value");
 	strbuf_reset(&err);
-	CHECK(knob_set(root, "/proc/sys/kernel/no_such_knob", "1", NULL, &err) == -1);
+	CHECK(knob_set(&knobs, "/proc/sys/kernel/no_such_knob", "1", NULL, &err) == -1);
 	CHECK_STR(err.buf, "/proc/sys/kernel/no_such_knob: cannot read: No such file or directory");
 	strbuf_reset(&err);
-	CHECK(knob_get(root, "/etc/hostname", NULL, &err) == -1);
+	CHECK(knob_get(&knobs, "/etc/hostname", NULL, &err) == -1);
 	CHECK_CONTAINS(err.buf, "/etc/hostname: not an allowed knob path");
 	strbuf_reset(&err);
-	CHECK(knob_pending() == 0);
+	CHECK(knob_pending(&knobs) == 0);
 	check_file("/proc/sys/kernel/sched_schedstats", "0\n");   /* untouched */
 	strbuf_release(&err);
 }
@@ -246,24 +274,24 @@ TEST(features_unknown_token)
 {
 	struct strbuf err = STRBUF_INIT;
 	reset_tree();
-	CHECK(knob_set(root, "/sys/kernel/debug/sched/features", "NO_FOO_BAR", NULL, &err) == -1);
+	CHECK(knob_set(&knobs, "/sys/kernel/debug/sched/features", "NO_FOO_BAR", NULL, &err) == -1);
 	CHECK_STR(err.buf, "sched feature FOO_BAR: unsupported by this kernel");
 	strbuf_reset(&err);
-	CHECK(knob_set(root, "/sys/kernel/debug/sched/features", "FOO_BAR", NULL, &err) == -1);
+	CHECK(knob_set(&knobs, "/sys/kernel/debug/sched/features", "FOO_BAR", NULL, &err) == -1);
 	CHECK_STR(err.buf, "sched feature FOO_BAR: unsupported by this kernel");
 	strbuf_reset(&err);
 	/* a part of a known name is not a known name */
-	CHECK(knob_set(root, "/sys/kernel/debug/sched/features", "NO_TTWU", NULL, &err) == -1);
+	CHECK(knob_set(&knobs, "/sys/kernel/debug/sched/features", "NO_TTWU", NULL, &err) == -1);
 	CHECK_STR(err.buf, "sched feature TTWU: unsupported by this kernel");
 	strbuf_reset(&err);
 	/* one token at a time */
-	CHECK(knob_set(root, "/sys/kernel/debug/sched/features", "NO_HRTICK WA_IDLE", NULL,
+	CHECK(knob_set(&knobs, "/sys/kernel/debug/sched/features", "NO_HRTICK WA_IDLE", NULL,
 		       &err) == -1);
 	CHECK_CONTAINS(err.buf, "(one feature token at a time)");
 	strbuf_reset(&err);
-	CHECK(knob_set(root, "/sys/kernel/debug/sched/features", "", NULL, &err) == -1);
+	CHECK(knob_set(&knobs, "/sys/kernel/debug/sched/features", "", NULL, &err) == -1);
 	CHECK_CONTAINS(err.buf, "unsupported by this kernel");
-	CHECK(knob_pending() == 0);
+	CHECK(knob_pending(&knobs) == 0);
 	check_file("/sys/kernel/debug/sched/features", features_list);
 	strbuf_release(&err);
 }
@@ -274,30 +302,30 @@ TEST(features_set_and_inverse_restore)
 	json_t *info = NULL;
 	reset_tree();
 	/* TTWU_QUEUE is on: turning it off records "TTWU_QUEUE" as the undo */
-	CHECK(knob_set(root, "/sys/kernel/debug/sched/features", "NO_TTWU_QUEUE", &info, &err) == 0);
+	CHECK(knob_set(&knobs, "/sys/kernel/debug/sched/features", "NO_TTWU_QUEUE", &info, &err) == 0);
 	CHECK_STR(err.buf, "");
 	CHECK_STR(json_string_value(json_object_get(info, "old")), "TTWU_QUEUE");
 	CHECK_STR(json_string_value(json_object_get(info, "new")), "NO_TTWU_QUEUE");
 	CHECK_STR(json_string_value(json_object_get(info, "readback")), "NO_TTWU_QUEUE");
 	json_decref(info);
 	check_file("/sys/kernel/debug/sched/features", "NO_TTWU_QUEUE");
-	CHECK(knob_restore_all(root, &err) == 0);
+	CHECK(knob_restore_all(&knobs, &err) == 0);
 	check_file("/sys/kernel/debug/sched/features", "TTWU_QUEUE");
 
 	/* HRTICK is off (NO_HRTICK): turning it on records "NO_HRTICK" */
 	reset_tree();
-	CHECK(knob_set(root, "/sys/kernel/debug/sched/features", "HRTICK", &info, &err) == 0);
+	CHECK(knob_set(&knobs, "/sys/kernel/debug/sched/features", "HRTICK", &info, &err) == 0);
 	CHECK_STR(json_string_value(json_object_get(info, "old")), "NO_HRTICK");
 	json_decref(info);
-	CHECK(knob_restore_all(root, &err) == 0);
+	CHECK(knob_restore_all(&knobs, &err) == 0);
 	check_file("/sys/kernel/debug/sched/features", "NO_HRTICK");
 
 	/* setting the state it already has still records its own token as the undo */
 	reset_tree();
-	CHECK(knob_set(root, "/sys/kernel/debug/sched/features", "WA_IDLE", &info, &err) == 0);
+	CHECK(knob_set(&knobs, "/sys/kernel/debug/sched/features", "WA_IDLE", &info, &err) == 0);
 	CHECK_STR(json_string_value(json_object_get(info, "old")), "WA_IDLE");
 	json_decref(info);
-	CHECK(knob_restore_all(root, &err) == 0);
+	CHECK(knob_restore_all(&knobs, &err) == 0);
 	check_file("/sys/kernel/debug/sched/features", "WA_IDLE");
 	strbuf_release(&err);
 }
@@ -309,11 +337,11 @@ TEST(choice_readback_mismatch)
 	struct strbuf err = STRBUF_INIT;
 	json_t *info = (json_t *)1;
 	reset_tree();
-	CHECK(knob_set(root, "/sys/kernel/debug/sched/preempt", "full", &info, &err) == -1);
+	CHECK(knob_set(&knobs, "/sys/kernel/debug/sched/preempt", "full", &info, &err) == -1);
 	CHECK(info == NULL);
 	CHECK_CONTAINS(err.buf, "/sys/kernel/debug/sched/preempt: wrote \"full\" but it reads back "
 				"as \"full\"");
-	CHECK(knob_pending() == 0);
+	CHECK(knob_pending(&knobs) == 0);
 	check_file("/sys/kernel/debug/sched/preempt", "voluntary");   /* the old choice */
 	strbuf_release(&err);
 }
@@ -324,15 +352,15 @@ TEST(mismatch_keeps_earlier_changes)
 {
 	struct strbuf err = STRBUF_INIT;
 	reset_tree();
-	CHECK(knob_set(root, "/proc/sys/kernel/sched_schedstats", "1", NULL, &err) == 0);
-	CHECK(knob_pending() == 1);
-	CHECK(knob_set(root, "/sys/kernel/debug/sched/preempt", "none", NULL, &err) == -1);
+	CHECK(knob_set(&knobs, "/proc/sys/kernel/sched_schedstats", "1", NULL, &err) == 0);
+	CHECK(knob_pending(&knobs) == 1);
+	CHECK(knob_set(&knobs, "/sys/kernel/debug/sched/preempt", "none", NULL, &err) == -1);
 	CHECK_CONTAINS(err.buf, "reads back as \"none\"");
-	CHECK(knob_pending() == 1);
+	CHECK(knob_pending(&knobs) == 1);
 	check_file("/proc/sys/kernel/sched_schedstats", "1");
 	check_file("/sys/kernel/debug/sched/preempt", "voluntary");
 	strbuf_reset(&err);
-	CHECK(knob_restore_all(root, &err) == 0);
+	CHECK(knob_restore_all(&knobs, &err) == 0);
 	check_file("/proc/sys/kernel/sched_schedstats", "0");
 	strbuf_release(&err);
 }
@@ -342,10 +370,10 @@ TEST(choice_without_current_refused)
 	struct strbuf err = STRBUF_INIT;
 	reset_tree();
 	put("/sys/kernel/debug/sched/preempt", "none voluntary full\n");
-	CHECK(knob_set(root, "/sys/kernel/debug/sched/preempt", "full", NULL, &err) == -1);
+	CHECK(knob_set(&knobs, "/sys/kernel/debug/sched/preempt", "full", NULL, &err) == -1);
 	CHECK_STR(err.buf, "/sys/kernel/debug/sched/preempt: cannot tell the current choice from "
 			   "\"none voluntary full\"");
-	CHECK(knob_pending() == 0);
+	CHECK(knob_pending(&knobs) == 0);
 	check_file("/sys/kernel/debug/sched/preempt", "none voluntary full\n");
 	strbuf_release(&err);
 }
@@ -354,15 +382,15 @@ TEST(restore_failure_reported)
 {
 	struct strbuf err = STRBUF_INIT;
 	reset_tree();
-	CHECK(knob_set(root, "/proc/sys/kernel/sched_rt_runtime_us", "-1", NULL, &err) == 0);
-	CHECK(knob_set(root, "/proc/sys/kernel/sched_schedstats", "1", NULL, &err) == 0);
+	CHECK(knob_set(&knobs, "/proc/sys/kernel/sched_rt_runtime_us", "-1", NULL, &err) == 0);
+	CHECK(knob_set(&knobs, "/proc/sys/kernel/sched_schedstats", "1", NULL, &err) == 0);
 	char *p = xstrfmt("%s/proc/sys/kernel/sched_rt_runtime_us", root);
 	CHECK(unlink(p) == 0);   /* the knob vanished (a module unloaded) */
 	free(p);
-	CHECK(knob_restore_all(root, &err) == 1);
+	CHECK(knob_restore_all(&knobs, &err) == 1);
 	CHECK_STR(err.buf, "restore failed: /proc/sys/kernel/sched_rt_runtime_us: cannot open for "
 			   "writing: No such file or directory");
-	CHECK(knob_pending() == 0);   /* the failed entry is dropped, the other restored */
+	CHECK(knob_pending(&knobs) == 0);   /* the failed entry is dropped, the other restored */
 	check_file("/proc/sys/kernel/sched_schedstats", "0");
 	strbuf_release(&err);
 }
@@ -374,11 +402,13 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
+	knobs_init(&knobs, root);
 	RUN(path_allow_list);
 	RUN(features_has_tokens);
 	RUN(plain_set_and_restore);
 	RUN(restore_newest_first);
 	RUN(restore_to_keeps_oldest);
+	RUN(contexts_are_independent);
 	RUN(refused_writes_record_nothing);
 	RUN(features_unknown_token);
 	RUN(features_set_and_inverse_restore);
@@ -387,7 +417,8 @@ int main(void)
 	RUN(choice_without_current_refused);
 	RUN(restore_failure_reported);
 	struct strbuf e = STRBUF_INIT;
-	knob_restore_all(root, &e);   /* frees the stack if a test left entries */
+	knob_restore_all(&knobs, &e);   /* undoes what a failed test left */
+	knobs_release(&knobs);
 	strbuf_release(&e);
 	rm_tree(root);
 	return tap_done();
