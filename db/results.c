@@ -198,11 +198,11 @@ int db_results_select(struct db *db, const struct db_where *w, db_result_fn fn, 
 	return ret;
 }
 
-int db_results_export(struct db *db, const struct db_where *w, db_row_fn fn, void *ctx)
+/* fn once with the column names and values NULL, then once per row of st
+ * (finalized here); `what` names the query in an error */
+static int rows_with_header(struct db *db, sqlite3_stmt *st, const char *what, db_row_fn fn,
+			    void *ctx)
 {
-	sqlite3_stmt *st = prepare_where(db, "SELECT * FROM results", w);
-	if (!st)
-		return -1;
 	int n = sqlite3_column_count(st);
 	const char **names = calloc((size_t)n + 1, sizeof(char *));
 	const char **cells = calloc((size_t)n + 1, sizeof(char *));
@@ -210,7 +210,7 @@ int db_results_export(struct db *db, const struct db_where *w, db_row_fn fn, voi
 		free(names);
 		free(cells);
 		sqlite3_finalize(st);
-		db_seterr(db, "%s: out of memory", results_failed);
+		db_seterr(db, "%s: out of memory", what);
 		return -1;
 	}
 	for (int i = 0; i < n; i++)
@@ -222,13 +222,40 @@ int db_results_export(struct db *db, const struct db_where *w, db_row_fn fn, voi
 		ret = fn(ctx, n, names, cells);
 	}
 	if (!ret && rc != SQLITE_DONE) {
-		step_failed(db, results_failed);
+		step_failed(db, what);
 		ret = -1;
 	}
 	free(names);
 	free(cells);
 	sqlite3_finalize(st);
 	return ret;
+}
+
+int db_results_export(struct db *db, const struct db_where *w, db_row_fn fn, void *ctx)
+{
+	sqlite3_stmt *st = prepare_where(db, "SELECT * FROM results", w);
+	return st ? rows_with_header(db, st, results_failed, fn, ctx) : -1;
+}
+
+int db_sessions_summary(struct db *db, db_row_fn fn, void *ctx)
+{
+	static const char sql[] =
+		"SELECT s.id AS session, s.name AS plan, s.tag, s.target, s.status,"
+		" s.started_at,"
+		" (SELECT count(*) FROM run r WHERE r.session_id = s.id AND r.status = 'ok') AS ok,"
+		" (SELECT count(*) FROM run r WHERE r.session_id = s.id"
+		"   AND r.status IN ('failed','timeout')) AS failed,"
+		" (SELECT count(*) FROM run r WHERE r.session_id = s.id AND r.status = 'skipped') AS skipped,"
+		" (SELECT count(*) FROM run r WHERE r.session_id = s.id"
+		"   AND r.status IN ('planned','running','interrupted')) AS todo"
+		" FROM session s ORDER BY s.id";
+	static const char what[] = "query of sessions failed";
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK) {
+		db_seterr(db, "%s: %s", what, sqlite3_errmsg(db_sqlite(db)));
+		return -1;
+	}
+	return rows_with_header(db, st, what, fn, ctx);
 }
 
 /* ---- histograms, tags, sessions, boots ------------------------------------------- */

@@ -63,6 +63,12 @@ int db_results_select(struct db *db, const struct db_where *w, db_result_fn fn, 
  * per row (a NULL value is SQL NULL) ("query of results failed: ...") */
 int db_results_export(struct db *db, const struct db_where *w, db_row_fn fn, void *ctx);
 
+/* one row per session, by id: session, plan, tag, target, status,
+ * started_at and its runs counted as ok, failed (failed or timeout),
+ * skipped and todo (planned, running or interrupted); fn is called as for
+ * db_results_export, the header first ("query of sessions failed: ...") */
+int db_sessions_summary(struct db *db, db_row_fn fn, void *ctx);
+
 /* the histogram rows (name, unit, data as stored; "" for NULL) of the runs
  * run_id[0..n), run by run in that order ("query of histograms failed: ...") */
 typedef int (*db_hist_fn)(void *ctx, int64_t run_id, const char *name, const char *unit,

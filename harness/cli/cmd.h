@@ -32,7 +32,9 @@ int cmd_export(int argc, char **argv);
 /* shared helpers (harness/cli/options.c) */
 #define DEFAULT_DB "schedlab.db"
 /* parse "table|csv|json"; -1 on error (message printed) */
-int parse_format(const char *cmd, const char *s, enum out_format *out, int allow_csv);
+/* FMT_ALLOW bits of the formats a command writes */
+#define FMT_ALLOW(f) (1u << (f))
+int parse_format(const char *cmd, const char *s, enum out_format *out, unsigned allowed);
 /* print "schedlab CMD: msg" to stderr */
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* open a database read-only for command `cmd`; NULL after printing why */

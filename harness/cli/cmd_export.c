@@ -6,7 +6,6 @@
  * the data layer (db/results.h, values bound as SQL parameters) and the
  * output goes through harness/results/format.c.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "db/db.h"
 #include "db/results.h"
 #include "harness/cli/cmd.h"
+#include "harness/cli/options.h"
 #include "harness/results/format.h"
 #include "harness/results/select.h"
 #include "harness/util/strbuf.h"
@@ -35,89 +35,33 @@ static const char usage_text[] =
 	"Exit status: 0 written (also when nothing matched), 2 bad input or an\n"
 	"unwritable file.\n";
 
-/* db_results_export() callback: the header, then the rows */
-static int collect(void *ctx, int ncols, const char *const *names, const char *const *values)
-{
-	struct rowset *rs = ctx;
-	if (!values)
-		rowset_init(rs, (size_t)ncols, names);
-	else
-		rowset_add(rs, values);
-	return 0;
-}
-
 static int load_rows(struct db *db, const struct selector *sel, const char *since,
 		     struct rowset *rs, struct strbuf *err)
 {
 	struct sel_filter f = { .since = since };
 	struct db_where w;
 	select_where(sel, &f, &w);
-	int rc = db_results_export(db, &w, collect, rs);
+	int rc = db_results_export(db, &w, rowset_collect, rs);
 	select_where_free(&w);
 	if (rc)
 		strbuf_addstr(err, db_errmsg(db));
 	return rc ? -1 : 0;
 }
 
-static int valid_date(const char *s)
-{
-	for (int i = 0; i < 10; i++) {
-		if (i == 4 || i == 7) {
-			if (s[i] != '-')
-				return 0;
-		} else if (s[i] < '0' || s[i] > '9') {
-			return 0;
-		}
-	}
-	return s[10] == 0 || s[10] == 'T' || s[10] == ' ';
-}
-
 int cmd_export(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "where", required_argument, NULL, 'w' },
-		{ "since", required_argument, NULL, 's' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *dbpath = DEFAULT_DB, *where = NULL, *since = NULL, *outpath = NULL;
 	enum out_format fmt = FMT_CSV;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': dbpath = optarg; break;
-		case 'w': where = optarg; break;
-		case 's':
-			if (!valid_date(optarg)) {
-				cmd_error("export", "--since %s: expected YYYY-MM-DD[THH:MM:SS]",
-					  optarg);
-				return 2;
-			}
-			since = optarg;
-			break;
-		case 'f':
-			if (!strcmp(optarg, "csv"))
-				fmt = FMT_CSV;
-			else if (!strcmp(optarg, "json"))
-				fmt = FMT_JSON;
-			else {
-				cmd_error("export", "--format %s: must be csv or json", optarg);
-				return 2;
-			}
-			break;
-		case 'o': outpath = optarg; break;
-		case 'h': fputs(usage_text, stdout); return cmd_finish(0);
-		default: fputs(usage_text, stderr); return 2;
-		}
-	}
-	if (optind != argc) {
-		cmd_error("export", "unexpected argument '%s'", argv[optind]);
+	const struct cli_opt opts[] = {
+		CLI_DB(&dbpath), CLI_STR("where", &where), CLI_SINCE(&since),
+		CLI_FORMAT_OF(&fmt, FMT_ALLOW(FMT_CSV) | FMT_ALLOW(FMT_JSON)),
+		CLI_STR("out", &outpath), CLI_END,
+	};
+	int first, rc = cli_parse("export", usage_text, opts, argc, argv, &first);
+	if (rc != CLI_OK)
+		return cli_parse_exit(rc);
+	if (cli_no_args("export", argc, argv, first))
 		return 2;
-	}
 	struct db *db = cmd_open_db_readonly("export", dbpath);
 	if (!db) {
 		return 2;
@@ -126,7 +70,7 @@ int cmd_export(int argc, char **argv)
 	struct selector sel;
 	struct rowset rs;
 	memset(&rs, 0, sizeof(rs));
-	int rc = 0;
+	rc = 0;
 	if (select_from_text(db, where, &sel, &err)) {
 		cmd_error("export", "--where: %s", err.buf);
 		rc = 2;

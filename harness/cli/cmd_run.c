@@ -8,13 +8,13 @@
  * A lab (a plan with "targets": [...]) and `--resume lab:...` are run by
  * harness/orchestrate/lab.c: one session per member, in parallel.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db/db.h"
 #include "harness/cli/cmd.h"
+#include "harness/cli/options.h"
 #include "harness/orchestrate/lab.h"
 #include "harness/orchestrate/plan.h"
 #include "harness/orchestrate/session.h"
@@ -51,31 +51,16 @@ struct run_args {
 /* -1 to go on, else the exit code (--help, bad usage) */
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "tag", required_argument, NULL, 'g' },
-		{ "target", required_argument, NULL, 't' },
-		{ "resume", required_argument, NULL, 'r' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
 	memset(a, 0, sizeof(*a));
 	a->dbpath = DEFAULT_DB;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': a->dbpath = optarg; break;
-		case 'g': a->tag = optarg; break;
-		case 't': a->target = optarg; break;
-		case 'r': a->resume = optarg; break;
-		case 'q': a->quiet = 1; break;
-		case 'h': fputs(usage_text, stdout); return cmd_finish(0);
-		default: fputs(usage_text, stderr); return 2;
-		}
-	}
-	if (a->resume ? optind != argc : optind != argc - 1) {
+	const struct cli_opt opts[] = {
+		CLI_DB(&a->dbpath), CLI_STR("tag", &a->tag), CLI_STR("target", &a->target),
+		CLI_STR("resume", &a->resume), CLI_BOOL("quiet", &a->quiet), CLI_END,
+	};
+	int first, rc = cli_parse("run", usage_text, opts, argc, argv, &first);
+	if (rc != CLI_OK)
+		return cli_parse_exit(rc);
+	if (a->resume ? first != argc : first != argc - 1) {
 		cmd_error("run", a->resume ? "--resume takes no plan file" : "expected one plan file");
 		fputs(usage_text, stderr);
 		return 2;
@@ -85,7 +70,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			  "--tag and --target cannot change it");
 		return 2;
 	}
-	a->plan = a->resume ? NULL : argv[optind];
+	a->plan = a->resume ? NULL : argv[first];
 	return -1;
 }
 

@@ -1,10 +1,12 @@
 /*
- * schedlab sessions: the sessions in a database with their run counts.
+ * schedlab sessions: the sessions in a database with their run counts
+ * (read by db_sessions_summary in db/results.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "db/db.h"
+#include "db/results.h"
 #include "harness/cli/cmd.h"
 #include "harness/cli/options.h"
 #include "harness/results/format.h"
@@ -29,36 +31,16 @@ int cmd_sessions(int argc, char **argv)
 	if (!db) {
 		return 2;
 	}
-	static const char sql[] =
-		"SELECT s.id AS session, s.name AS plan, s.tag, s.target, s.status,"
-		" s.started_at,"
-		" (SELECT count(*) FROM run r WHERE r.session_id = s.id AND r.status = 'ok') AS ok,"
-		" (SELECT count(*) FROM run r WHERE r.session_id = s.id"
-		"   AND r.status IN ('failed','timeout')) AS failed,"
-		" (SELECT count(*) FROM run r WHERE r.session_id = s.id AND r.status = 'skipped') AS skipped,"
-		" (SELECT count(*) FROM run r WHERE r.session_id = s.id"
-		"   AND r.status IN ('planned','running','interrupted')) AS todo"
-		" FROM session s ORDER BY s.id";
-	struct rowset rs;
-	rs.ncols = 0;
-	if (db_query(db, sql, rowset_collect, &rs)) {
+	struct rowset rs = { 0 };
+	if (db_sessions_summary(db, rowset_collect, &rs)) {
 		cmd_error("sessions", "%s", db_errmsg(db));
 		rc = 2;
-	} else if (!rs.ncols) {
-		if (fmt == FMT_TABLE)
-			printf("no sessions in %s\n", dbpath);
-		else {
-			static const char *const cols[] = { "session", "plan", "tag", "target", "status",
-							    "started_at", "ok", "failed", "skipped",
-							    "todo" };
-			rowset_init(&rs, 10, cols);
-			rowset_print(&rs, fmt, stdout);
-			rowset_release(&rs);
-		}
+	} else if (!rs.nrows && fmt == FMT_TABLE) {
+		printf("no sessions in %s\n", dbpath);
 	} else {
 		rowset_print(&rs, fmt, stdout);
-		rowset_release(&rs);
 	}
+	rowset_release(&rs);
 	db_close(db);
 	return cmd_finish(rc);
 }

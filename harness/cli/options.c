@@ -17,6 +17,7 @@
 
 #include "db/db.h"
 #include "harness/cli/cmd.h"
+#include "harness/util/strbuf.h"
 #include "harness/results/compare.h"
 #include "harness/util/strbuf.h"
 
@@ -30,19 +31,24 @@ void cmd_error(const char *cmd, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int parse_format(const char *cmd, const char *s, enum out_format *out, int allow_csv)
+int parse_format(const char *cmd, const char *s, enum out_format *out, unsigned allowed)
 {
-	if (!strcmp(s, "table"))
-		*out = FMT_TABLE;
-	else if (!strcmp(s, "json"))
-		*out = FMT_JSON;
-	else if (allow_csv && !strcmp(s, "csv"))
-		*out = FMT_CSV;
-	else {
-		cmd_error(cmd, "--format %s: must be table%s or json", s, allow_csv ? ", csv" : "");
-		return -1;
+	static const char *const names[] = { [FMT_TABLE] = "table", [FMT_CSV] = "csv",
+					      [FMT_JSON] = "json" };
+	struct strbuf valid = STRBUF_INIT;
+	for (unsigned f = 0; f < sizeof(names) / sizeof(names[0]); f++) {
+		if (!(allowed & (1u << f)))
+			continue;
+		if (!strcmp(s, names[f])) {
+			*out = (enum out_format)f;
+			strbuf_release(&valid);
+			return 0;
+		}
+		strbuf_addf(&valid, "%s%s", valid.len ? "|" : "", names[f]);
 	}
-	return 0;
+	cmd_error(cmd, "--format %s: must be one of %s", s, valid.buf);
+	strbuf_release(&valid);
+	return -1;
 }
 
 struct db *cmd_open_db_readonly(const char *cmd, const char *path)
@@ -50,7 +56,11 @@ struct db *cmd_open_db_readonly(const char *cmd, const char *path)
 	struct db *db = NULL;
 	char *msg = NULL;
 	if (db_open(path, DB_READONLY, &db, &msg)) {
-		cmd_error(cmd, "%s", msg ? msg : path);
+		/* SQLite's own messages do not name the file */
+		if (msg && !strncmp(msg, path, strlen(path)))
+			cmd_error(cmd, "%s", msg);
+		else
+			cmd_error(cmd, "%s: %s", path, msg ? msg : "cannot open");
 		free(msg);
 		return NULL;
 	}
@@ -128,7 +138,7 @@ static int take_value(const char *cmd, const struct cli_opt *o, const char *arg,
 		*(int *)o->dst = 1;
 		return 0;
 	case CLI_FORMAT:
-		return parse_format(cmd, arg, o->dst, (int)o->max) ? 2 : 0;
+		return parse_format(cmd, arg, o->dst, (unsigned)o->max) ? 2 : 0;
 	case CLI_DATE:
 		if (!cli_valid_date(arg)) {
 			cmd_error(cmd, "--%s %s: expected YYYY-MM-DD[THH:MM:SS]", o->name, arg);

@@ -32,7 +32,7 @@
 enum cli_kind {
 	CLI_STRING,   /* const char **dst = the argument */
 	CLI_FLAG,     /* int *dst = 1, no argument */
-	CLI_FORMAT,   /* enum out_format *dst; table|json, and csv when .max = 1 */
+	CLI_FORMAT,   /* enum out_format *dst; .max = the FMT_ALLOW bits */
 	CLI_DATE,     /* const char **dst; YYYY-MM-DD[THH:MM:SS] */
 	CLI_PERCENT,  /* double *dst in (0, 1000): a noise threshold in % */
 	CLI_PROB,     /* double *dst in (0, 1) */
@@ -53,7 +53,11 @@ struct cli_opt {
 };
 
 #define CLI_DB(p)            { "db", CLI_STRING, (p), 0, 0, NULL, NULL, NULL, 1 }
-#define CLI_FORMAT(p, csv)   { "format", CLI_FORMAT, (p), 0, (csv), NULL, NULL, NULL, 1 }
+/* `which`: the formats the command writes, FMT_ALLOW(FMT_TABLE) | ... */
+#define CLI_FORMAT_OF(p, which) { "format", CLI_FORMAT, (p), 0, (long)(which), NULL, NULL, NULL, 1 }
+/* table|json, and csv too when csv is 1 */
+#define CLI_FORMAT(p, csv) \
+	CLI_FORMAT_OF(p, FMT_ALLOW(FMT_TABLE) | FMT_ALLOW(FMT_JSON) | ((csv) ? FMT_ALLOW(FMT_CSV) : 0))
 #define CLI_STR(n, p)        { (n), CLI_STRING, (p), 0, 0, NULL, NULL, NULL, 1 }
 #define CLI_BOOL(n, p)       { (n), CLI_FLAG, (p), 0, 0, NULL, NULL, NULL, 0 }
 #define CLI_SINCE(p)         { "since", CLI_DATE, (p), 0, 0, NULL, NULL, NULL, 1 }

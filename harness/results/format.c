@@ -62,7 +62,8 @@ int rowset_collect(void *ctx, int ncols, const char *const *names, const char *c
 	struct rowset *rs = ctx;
 	if (!rs->ncols)
 		rowset_init(rs, (size_t)ncols, names);
-	rowset_add(rs, values);
+	if (values)
+		rowset_add(rs, values);
 	return 0;
 }
 

@@ -25,7 +25,8 @@ void rowset_print(const struct rowset *rs, enum out_format f, FILE *out);
 /* a number for a table cell: "-" when not finite, no decimals from 1e4 on,
  * else 4 significant digits */
 void fmt_num(char *buf, size_t n, double v);
-/* a db_query() row callback that fills a rowset whose ncols is 0 at first */
+/* a db_row_fn (db_query, db_results_export, db_sessions_summary) that fills
+ * a rowset whose ncols is 0 at first; values NULL is the header alone */
 int rowset_collect(void *rowset, int ncols, const char *const *names,
 		   const char *const *values);
 
