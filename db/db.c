@@ -240,6 +240,41 @@ int db_migrate_to(struct db *db, int version)
 	return 0;
 }
 
+/* before anything is written (even the WAL switch changes the file's
+ * header): a file that is not a database, a database of some other program
+ * (schema version 0 but tables in it) or one of a newer schedlab is left
+ * exactly as it was */
+static int refuse_foreign(struct db *db, const char *path)
+{
+	sqlite3_stmt *s;
+	int v = db_user_version(db), objects = -1;
+	if (v < 0) {
+		db_seterr(db, "%s", sqlite3_errmsg(db->h));
+		return -1;
+	}
+	if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_master", -1, &s, NULL) ==
+	    SQLITE_OK) {
+		if (sqlite3_step(s) == SQLITE_ROW)
+			objects = sqlite3_column_int(s, 0);
+		sqlite3_finalize(s);
+	}
+	if (objects < 0) {
+		db_seterr(db, "%s", sqlite3_errmsg(db->h));
+		return -1;
+	}
+	if (v == 0 && objects > 0) {
+		db_seterr(db, "not a schedlab database (%d tables, views or indexes and no "
+			  "schedlab schema version); give another --db file", objects);
+		return -1;
+	}
+	if (v > db_latest_version()) {
+		db_seterr(db, "schema version %d is newer than this schedlab (%d): upgrade "
+			  "schedlab", v, db_latest_version());
+		return -1;
+	}
+	return 0;
+}
+
 static int open_common(const char *path, int flags, struct db **out, char **errmsg)
 {
 	struct db *db = calloc(1, sizeof(*db));
@@ -256,6 +291,12 @@ static int open_common(const char *path, int flags, struct db **out, char **errm
 	}
 	sqlite3_busy_timeout(db->h, 10000);
 	sqlite3_extended_result_codes(db->h, 1);
+	if (!db->readonly && refuse_foreign(db, path)) {
+		if (errmsg)
+			*errmsg = strdup(db->err);
+		db_close(db);
+		return -1;
+	}
 	if (!db->readonly &&
 	    (exec_sql(db, "PRAGMA journal_mode = WAL") || exec_sql(db, "PRAGMA foreign_keys = ON") ||
 	     exec_sql(db, "PRAGMA synchronous = NORMAL"))) {
@@ -273,12 +314,35 @@ int db_open_raw(const char *path, struct db **out, char **errmsg)
 	return open_common(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, out, errmsg);
 }
 
-int db_open(const char *path, enum db_mode mode, struct db **out, char **errmsg)
+/* db_open's messages start with the file's name, whoever made them */
+static void name_file(const char *path, char **errmsg)
+{
+	if (!errmsg)
+		return;
+	const char *m = *errmsg ? *errmsg : "cannot open";
+	size_t n = strlen(path);
+	if (!strncmp(m, path, n) && m[n] == ':')
+		return;
+	char *named = NULL;
+	if (asprintf(&named, "%s: %s", path, m) < 0)
+		return;
+	free(*errmsg);
+	*errmsg = named;
+}
+
+static int open_checked(const char *path, enum db_mode mode, struct db **out, char **errmsg)
 {
 	if (mode == DB_READONLY) {
 		if (open_common(path, SQLITE_OPEN_READONLY, out, errmsg))
 			return -1;
 		int v = db_user_version(*out);
+		if (v < 0) {
+			if (errmsg)
+				*errmsg = strdup(sqlite3_errmsg((*out)->h));
+			db_close(*out);
+			*out = NULL;
+			return -1;
+		}
 		if (v < 1 || v > db_latest_version()) {
 			if (errmsg) {
 				char buf[256];
@@ -303,6 +367,16 @@ int db_open(const char *path, enum db_mode mode, struct db **out, char **errmsg)
 		return -1;
 	}
 	return 0;
+}
+
+int db_open(const char *path, enum db_mode mode, struct db **out, char **errmsg)
+{
+	if (errmsg)
+		*errmsg = NULL;
+	if (!open_checked(path, mode, out, errmsg))
+		return 0;
+	name_file(path, errmsg);
+	return -1;
 }
 
 void db_close(struct db *db)

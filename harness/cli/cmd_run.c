@@ -80,7 +80,7 @@ static int open_db(const char *dbpath, struct db **db)
 {
 	char *msg = NULL;
 	if (db_open(dbpath, DB_READWRITE, db, &msg)) {
-		cmd_error("run", "%s: %s", dbpath, msg ? msg : "cannot open");
+		cmd_error("run", "%s", msg ? msg : dbpath); /* it names the file */
 		free(msg);
 		return -1;
 	}

@@ -56,11 +56,7 @@ struct db *cmd_open_db_readonly(const char *cmd, const char *path)
 	struct db *db = NULL;
 	char *msg = NULL;
 	if (db_open(path, DB_READONLY, &db, &msg)) {
-		/* SQLite's own messages do not name the file */
-		if (msg && !strncmp(msg, path, strlen(path)))
-			cmd_error(cmd, "%s", msg);
-		else
-			cmd_error(cmd, "%s: %s", path, msg ? msg : "cannot open");
+		cmd_error(cmd, "%s", msg ? msg : path); /* it names the file */
 		free(msg);
 		return NULL;
 	}

@@ -71,7 +71,7 @@ static int lab_child(struct lab_member *m, const char *dbpath, const struct sess
 	struct session_opts mo = *so;
 	mo.prefix = m->prefix;
 	if (db_open(dbpath, DB_READWRITE, &db, &msg)) {
-		fprintf(stderr, "%sschedlab run: %s: %s\n", m->prefix, dbpath, msg ? msg : "cannot open");
+		fprintf(stderr, "%sschedlab run: %s\n", m->prefix, msg ? msg : dbpath);
 		goto out;
 	}
 	rc = session_execute(db, m->sid, &m->p, &mo, &err);

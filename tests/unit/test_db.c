@@ -533,7 +533,7 @@ TEST(readonly_refuses_foreign_files)
 	err = NULL;
 	CHECK(db_open(p, DB_READONLY, &db, &err) == -1);
 	CHECK(err != NULL);
-	CHECK_CONTAINS(err, "not a schedlab database");
+	CHECK_CONTAINS(err, "text.db: file is not a database");
 	free(err);
 	free(p);
 	/* a file that does not exist is not created by a read-only open */
@@ -544,6 +544,61 @@ TEST(readonly_refuses_foreign_files)
 	CHECK(access(p, F_OK) != 0);
 	free(err);
 	free(p);
+}
+
+/* the whole file, malloc'd; *n its size */
+static char *slurp(const char *p, size_t *n)
+{
+	FILE *f = fopen(p, "rb");
+	char *buf = NULL;
+	*n = 0;
+	if (!f)
+		return NULL;
+	buf = malloc(1 << 20);
+	if (buf)
+		*n = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	return buf;
+}
+
+/* run's read-write open: another program's database and a file that is not
+ * a database are refused before a byte of them changes (the WAL switch
+ * alone would rewrite the header) */
+TEST(readwrite_leaves_foreign_files_alone)
+{
+	static const char *const names[] = { "other-rw.db", "text-rw.db", "newer-rw.db" };
+	for (int i = 0; i < 3; i++) {
+		rm_db(names[i]);
+		char *p = tmp_path(names[i]);
+		if (i == 1) {
+			FILE *fp = fopen(p, "w");
+			fputs("this is not a database, just some text that is long enough\n", fp);
+			fclose(fp);
+		} else {
+			sqlite3 *h;
+			CHECK(sqlite3_open(p, &h) == SQLITE_OK);
+			CHECK(sqlite3_exec(h, i == 0 ? "CREATE TABLE t (x); INSERT INTO t VALUES (1)"
+						     : "PRAGMA user_version = 99",
+					   NULL, NULL, NULL) == SQLITE_OK);
+			sqlite3_close(h);
+		}
+		size_t n0, n1;
+		char *before = slurp(p, &n0);
+		struct db *db = (struct db *)1;
+		char *err = NULL;
+		CHECK(db_open(p, DB_READWRITE, &db, &err) == -1);
+		CHECK(db == NULL);
+		CHECK(err && !strncmp(err, p, strlen(p)));
+		CHECK_CONTAINS(err, i == 0 ? "not a schedlab database (1 tables"
+				    : i == 1 ? "file is not a database"
+					     : "schema version 99 is newer");
+		char *after = slurp(p, &n1);
+		CHECK(before && after && n0 == n1 && !memcmp(before, after, n0));
+		free(before);
+		free(after);
+		free(err);
+		free(p);
+	}
 }
 
 TEST(newer_schema_refused)
@@ -597,9 +652,10 @@ int main(void)
 	RUN(session_resolve);
 	RUN(lab_sessions);
 	RUN(readonly_refuses_foreign_files);
+	RUN(readwrite_leaves_foreign_files_alone);
 	RUN(newer_schema_refused);
 	RUN(failed_migration_rolls_back);
-	static const char *const names[] = { "t.db", "v1.db", "other.db", "text.db", "new.db" };
+	static const char *const names[] = { "t.db", "v1.db", "other.db", "text.db", "new.db", "other-rw.db", "text-rw.db", "newer-rw.db" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		rm_db(names[i]);
 	if (rmdir(tmpdir))
