@@ -108,8 +108,7 @@ struct db {
 	int readonly;
 };
 
-#define ERROR_SQLITE(db, what) \
-	db_seterr(db, "%s: %s (%s:%d)", what, sqlite3_errmsg((db)->h), __FILE__, __LINE__)
+#define ERROR_SQLITE(db, what) sqlite_failed(db, what, __FILE__, __LINE__)
 
 void db_seterr(struct db *db, const char *fmt, ...)
 {
@@ -157,12 +156,42 @@ static void end_reads(struct db *db)
 			sqlite3_reset(db->st[i]);
 }
 
+/* SQLite's message, what a person can do about it for the failures that
+ * come from outside (another writer, a full disk, a damaged file), and
+ * where in db/ it happened */
+static void sqlite_failed(struct db *db, const char *what, const char *file, int line)
+{
+	const char *hint = "";
+	switch (sqlite3_errcode(db->h)) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		hint = "; another process held the database for longer than the 10 s busy "
+		       "timeout: nothing of this step was stored, resume when it is free";
+		break;
+	case SQLITE_FULL:
+		hint = "; the disk holding the database is full: nothing of this step was "
+		       "stored, free space and resume";
+		break;
+	case SQLITE_IOERR:
+	case SQLITE_READONLY:
+		hint = "; the database file cannot be written: nothing of this step was stored";
+		break;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		hint = "; the database file is damaged";
+		break;
+	}
+	db_seterr(db, "%s: %s%s (%s:%d)", what, sqlite3_errmsg(db->h), hint, file, line);
+}
+
 static int exec_sql(struct db *db, const char *sql)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		db_seterr(db, "%.200s: %s", sql, msg ? msg : sqlite3_errmsg(db->h));
+		char what[220];
+		snprintf(what, sizeof(what), "%.200s", sql);
 		sqlite3_free(msg);
+		ERROR_SQLITE(db, what);
 		return -1;
 	}
 	return 0;

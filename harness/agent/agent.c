@@ -411,6 +411,16 @@ static void restore_on_exit(struct agent_state *st)
 	strbuf_release(&e);
 }
 
+/* undo what an agent killed before it could restore left behind */
+static void recover_knobs(struct agent_state *st)
+{
+	struct strbuf r = STRBUF_INIT;
+	knobs_recover(&st->knobs, &r);
+	if (r.len)
+		fprintf(stderr, "schedlab-agent: restored knobs of a dead agent: %s\n", r.buf);
+	strbuf_release(&r);
+}
+
 /* the native workloads (sl-*) live next to the agent: put its directory
  * first in PATH so that they are found without installing anything */
 static void path_prepend_self(void)
@@ -629,6 +639,7 @@ int agent_serve(const struct agent_opts *o)
 	int status = 0;
 
 	knobs_init(&st.knobs, st.root);
+	recover_knobs(&st);
 	path_prepend_self();
 	catch_signals();
 	st.boot_id = read_boot_id(st.root);

@@ -3,18 +3,32 @@
  * the caller); see knobs.h. knob_set reads the old state, writes, reads
  * back and pushes one record; knob_restore_to pops records newest first and
  * writes each old state back.
+ *
+ * The stack is also kept on disk, in a journal that survives the agent
+ * (<root>/run/schedlab/knobs-PID.json, rewritten by rename before every
+ * write and after every restore, removed when the stack is empty), so that
+ * an agent killed with SIGKILL, which cannot restore anything itself, has
+ * its changes undone by the next agent on that machine (knobs_recover).
+ * /run is emptied by a reboot, when the kernel's values are reset anyway.
  */
 #include "harness/agent/knobs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "harness/agent/sysinfo.h"
+
+#define JOURNAL_DIR "/run/schedlab"
+#define OTHERS_WAIT_S 10.0
 
 static const char *const allowed[] = {
 	"/sys/kernel/debug/sched/",
@@ -35,6 +49,7 @@ void knobs_init(struct knobs *k, const char *root)
 {
 	memset(k, 0, sizeof(*k));
 	k->root = root ? root : "";
+	k->others_wait_s = OTHERS_WAIT_S;
 }
 
 void knobs_release(struct knobs *k)
@@ -137,6 +152,211 @@ int knob_get(const struct knobs *k, const char *path, struct strbuf *out, struct
 	return read_path(k->root, path, out, err);
 }
 
+static void pop_record(struct knobs *k)
+{
+	k->nr--;
+	free(k->stack[k->nr].path);
+	free(k->stack[k->nr].old);
+}
+
+/* ---- the journal ---- */
+
+/* start time of process pid (field 22 of /proc/PID/stat), 0 if gone */
+static unsigned long long proc_start(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+	if (!p)
+		return 0;
+	unsigned long long start = 0;
+	/* after ") ": state is field 3, starttime field 22 */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+			  "%*d %*d %llu", &start) != 1)
+		return 0;
+	return start;
+}
+
+static char *journal_path(const struct knobs *k, pid_t pid)
+{
+	return xstrfmt("%s" JOURNAL_DIR "/knobs-%d.json", k->root, (int)pid);
+}
+
+static const char *kind_name(enum knob_kind kind)
+{
+	return kind == KNOB_FEATURES ? "features" : kind == KNOB_CHOICE ? "choice" : "plain";
+}
+
+/* write the stack as it is now (the file gone when it is empty); -1 with a
+ * message when it cannot be kept, and then no knob may be written */
+static int journal_save(const struct knobs *k, struct strbuf *err)
+{
+	char *path = journal_path(k, getpid());
+	int ret = -1;
+	if (!k->nr) {
+		if (unlink(path) && errno != ENOENT)
+			strbuf_addf(err, "%s: cannot remove the knob journal: %s", path, strerror(errno));
+		else
+			ret = 0;
+		free(path);
+		return ret;
+	}
+	char *dir = xstrfmt("%s/run", k->root), *sub = xstrfmt("%s" JOURNAL_DIR, k->root);
+	char *tmp = xstrfmt("%s.tmp", path);
+	(void)mkdir(dir, 0755);
+	(void)mkdir(sub, 0700);
+	json_t *changes = json_array();
+	for (size_t i = 0; i < k->nr; i++)
+		json_array_append_new(changes, json_pack("{s:s,s:s,s:s}", "path", k->stack[i].path,
+							 "kind", kind_name(k->stack[i].kind),
+							 "old", k->stack[i].old));
+	json_t *j = json_pack("{s:i,s:I,s:o}", "pid", (int)getpid(), "start",
+			      (json_int_t)proc_start(getpid()), "changes", changes);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || json_dumpfd(j, fd, JSON_COMPACT) || fsync(fd) || close(fd) ||
+	    rename(tmp, path)) {
+		strbuf_addf(err, "%s: cannot keep the knob journal: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+	} else {
+		ret = 0;
+	}
+	json_decref(j);
+	free(tmp);
+	free(sub);
+	free(dir);
+	free(path);
+	return ret;
+}
+
+/* calls fn for every other agent's journal in the folder (pid, alive?,
+ * its changes); stops when fn returns non-zero and returns that */
+static int journal_each(const struct knobs *k,
+			int (*fn)(void *ctx, const char *file, int pid, int alive, json_t *changes),
+			void *ctx)
+{
+	char *dirpath = xstrfmt("%s" JOURNAL_DIR, k->root);
+	DIR *d = opendir(dirpath);
+	int ret = 0;
+	struct dirent *de;
+	while (d && !ret && (de = readdir(d))) {
+		int pid;
+		char tail[8];
+		if (sscanf(de->d_name, "knobs-%d.%7s", &pid, tail) != 2 || strcmp(tail, "json") ||
+		    pid == (int)getpid())
+			continue;
+		char *file = xstrfmt("%s/%s", dirpath, de->d_name);
+		json_t *j = json_load_file(file, 0, NULL);
+		json_t *changes = json_object_get(j, "changes");
+		json_t *start = json_object_get(j, "start");
+		if (json_is_array(changes) && json_is_integer(start)) {
+			unsigned long long now = proc_start(pid);
+			int alive = now && now == (unsigned long long)json_integer_value(start);
+			ret = fn(ctx, file, pid, alive, changes);
+		}
+		json_decref(j);
+		free(file);
+	}
+	if (d)
+		closedir(d);
+	free(dirpath);
+	return ret;
+}
+
+struct recover_ctx {
+	const struct knobs *k;
+	struct strbuf *report;
+	int fails;
+};
+
+static int recover_one(void *ctx, const char *file, int pid, int alive, json_t *changes)
+{
+	struct recover_ctx *r = ctx;
+	if (alive)
+		return 0;
+	for (size_t i = json_array_size(changes); i-- > 0;) {
+		json_t *c = json_array_get(changes, i);
+		const char *path = json_string_value(json_object_get(c, "path"));
+		const char *old = json_string_value(json_object_get(c, "old"));
+		struct strbuf e = STRBUF_INIT;
+		if (!path || !old || !knob_path_allowed(path)) {
+			strbuf_addf(r->report, "%sjournal %s: a change without an allowed path and "
+				    "value, not restored", r->report->len ? "; " : "", file);
+			r->fails++;
+		} else if (write_path(r->k->root, path, old, &e)) {
+			strbuf_addf(r->report, "%s%s", r->report->len ? "; " : "", e.buf);
+			r->fails++;
+		} else {
+			strbuf_addf(r->report, "%s%s=%s (left by agent %d)", r->report->len ? "; " : "",
+				    path, old, pid);
+		}
+		strbuf_release(&e);
+	}
+	unlink(file);
+	return 0;
+}
+
+int knobs_recover(const struct knobs *k, struct strbuf *report)
+{
+	struct recover_ctx r = { k, report, 0 };
+	journal_each(k, recover_one, &r);
+	return r.fails;
+}
+
+struct holder_ctx {
+	const char *path;
+	int pid;
+};
+
+static int holds_path(void *ctx, const char *file, int pid, int alive, json_t *changes)
+{
+	struct holder_ctx *h = ctx;
+	size_t i;
+	json_t *c;
+	if (!alive)
+		return 0;
+	json_array_foreach(changes, i, c) {
+		const char *p = json_string_value(json_object_get(c, "path"));
+		if (p && !strcmp(p, h->path)) {
+			h->pid = pid;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* another live agent has changed path and not restored it yet: wait for it
+ * a while (an agent whose controller died restores within milliseconds),
+ * then refuse, since reading its value as "old" would restore the wrong
+ * one */
+static int wait_for_others(const struct knobs *k, const char *path, struct strbuf *err)
+{
+	struct timespec t0, t, nap = { 0, 50 * 1000 * 1000 };
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct holder_ctx h = { path, 0 };
+		if (!journal_each(k, holds_path, &h))
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 > k->others_wait_s) {
+			strbuf_addf(err, "%s: changed by another schedlab agent (pid %d) that has not "
+				    "restored it after %.0f s: two sessions cannot share a machine's "
+				    "knobs", path, h.pid, k->others_wait_s);
+			return -1;
+		}
+		nanosleep(&nap, NULL);
+	}
+}
+
 static void push(struct knobs *k, const char *path, enum knob_kind kind, const char *old)
 {
 	if (k->nr == k->alloc) {
@@ -184,10 +404,23 @@ int knob_set(struct knobs *k, const char *path, const char *value, json_t **info
 		strbuf_addf(err, "%s: cannot tell the current choice from \"%s\"", path, old.buf);
 		goto out;
 	}
-	if (write_path(root, path, value, err))
+	/* journal first: a change is on disk before the kernel sees it */
+	if (wait_for_others(k, path, err))
 		goto out;
-	if (read_path(root, path, &now, err))
+	push(k, path, kind, kind == KNOB_FEATURES ? inverse : kind == KNOB_CHOICE ? cur : old.buf);
+	if (journal_save(k, err)) {
+		pop_record(k);
 		goto out;
+	}
+	if (write_path(root, path, value, err)) {
+		pop_record(k);
+		journal_save(k, err);
+		goto out;
+	}
+	if (read_path(root, path, &now, err)) {
+		knob_restore_to(k, (int)k->nr - 1, err);
+		goto out;
+	}
 	int ok = 1;
 	if (kind == KNOB_FEATURES)
 		ok = features_has(now.buf, value);
@@ -195,7 +428,6 @@ int knob_set(struct knobs *k, const char *path, const char *value, json_t **info
 		char c2[64];
 		ok = !sysinfo_parse_preempt(now.buf, c2, sizeof(c2), NULL) && !strcmp(c2, value);
 	}
-	push(k, path, kind, kind == KNOB_FEATURES ? inverse : kind == KNOB_CHOICE ? cur : old.buf);
 	if (!ok) {
 		strbuf_addf(err, "%s: wrote \"%s\" but it reads back as \"%s\"", path, value, now.buf);
 		/* undo this change only: earlier ones (a boot's preempt mode) stay */
@@ -234,6 +466,12 @@ int knob_restore_to(struct knobs *k, int keep, struct strbuf *err)
 		free(c->path);
 		free(c->old);
 	}
+	struct strbuf e = STRBUF_INIT;
+	if (journal_save(k, &e)) {
+		fails++;
+		strbuf_addf(err, "%s%s", err->len ? "; " : "", e.buf);
+	}
+	strbuf_release(&e);
 	return fails;
 }
 

@@ -42,6 +42,7 @@ struct knobs {
 	const char *root;               /* borrowed; outlives the context */
 	struct knob_change *stack;      /* nr records, oldest first */
 	size_t nr, alloc;
+	double others_wait_s;           /* knob_set's wait for another agent (10 s) */
 };
 void knobs_init(struct knobs *k, const char *root);
 void knobs_release(struct knobs *k);
@@ -61,6 +62,15 @@ int knob_get(const struct knobs *k, const char *path, struct strbuf *out, struct
 int knob_restore_all(struct knobs *k, struct strbuf *err);
 /* undo changes until only the oldest `keep` remain (boot-level changes stay) */
 int knob_restore_to(struct knobs *k, int keep, struct strbuf *err);
+/*
+ * The changes of agents that died without restoring them (SIGKILL, a
+ * crash): every journal under <root>/run/schedlab whose agent is gone is
+ * played back, newest change first, and removed. A journal of a live agent
+ * is left alone (and knob_set waits up to 10 s for such an agent to restore
+ * a path it shares, then refuses). Appends "PATH=VALUE (left by agent PID)"
+ * per restored change to report; returns the number that failed.
+ */
+int knobs_recover(const struct knobs *k, struct strbuf *report);
 /* number of changes currently recorded */
 int knob_pending(const struct knobs *k);
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "harness/util/proc.h"
+#include "harness/agent/knobs.h"
 #include "harness/agent/sysinfo.h"
 #include "harness/targets/target.h"
 
@@ -187,12 +188,28 @@ static int local_boot(struct target *t, const struct boot_spec *b, struct boot_i
 	return 0;
 }
 
+/* an agent killed before it could restore (SIGKILL) left its knob journal;
+ * the next agent plays it back when it starts, and so does closing the
+ * target, in case no agent follows */
+static void recover_dead_agents(void)
+{
+	struct knobs k;
+	struct strbuf r = STRBUF_INIT;
+	knobs_init(&k, "");
+	knobs_recover(&k, &r);
+	if (r.len)
+		fprintf(stderr, "schedlab: restored knobs of a dead agent: %s\n", r.buf);
+	knobs_release(&k);
+	strbuf_release(&r);
+}
+
 static void local_close(struct target *t)
 {
 	struct local_priv *lp = t->priv;
 	if (!lp)
 		return;
 	stop_agent(lp, !(t->abort_flag && *t->abort_flag));
+	recover_dead_agents();
 	free(lp);
 	t->priv = NULL;
 	t->agent = NULL;

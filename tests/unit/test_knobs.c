@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/agent/knobs.h"
@@ -395,6 +397,110 @@ TEST(restore_failure_reported)
 	strbuf_release(&err);
 }
 
+static char *journal_of(pid_t pid)
+{
+	return xstrfmt("/run/schedlab/knobs-%d.json", (int)pid);
+}
+
+static int exists(const char *rel)
+{
+	char *p = xstrfmt("%s%s", root, rel);
+	int e = access(p, F_OK) == 0;
+	free(p);
+	return e;
+}
+
+/* a child agent that changes path to value and then dies by SIGKILL (or,
+ * with hold_fd >= 0, waits until that pipe closes before it dies) */
+static pid_t child_agent(const char *path, const char *value, int ready_fd, int hold_fd,
+			 int close_fd)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (close_fd >= 0)
+			close(close_fd); /* the parent's end of the hold pipe */
+		struct knobs k;
+		struct strbuf e = STRBUF_INIT;
+		knobs_init(&k, root);
+		int rc = knob_set(&k, path, value, NULL, &e);
+		if (ready_fd >= 0 && write(ready_fd, rc ? "E" : "K", 1) != 1)
+			_exit(3);
+		char c;
+		if (hold_fd >= 0)
+			while (read(hold_fd, &c, 1) > 0)
+				;
+		raise(SIGKILL); /* no restore, as an agent killed with -9 */
+		_exit(2);
+	}
+	return pid;
+}
+
+/* the undo stack is on disk too: an agent killed with SIGKILL has its
+ * changes played back by the next one; a live agent's journal is left
+ * alone, and a path it changed is refused to others until it restores */
+TEST(journal_survives_the_agent)
+{
+	struct strbuf err = STRBUF_INIT, rep = STRBUF_INIT;
+	reset_tree();
+	char *mine = journal_of(getpid());
+	CHECK(knob_set(&knobs, "/proc/sys/kernel/sched_schedstats", "1", NULL, &err) == 0);
+	char *j = get(mine);
+	CHECK(strstr(j, "\"path\":\"/proc/sys/kernel/sched_schedstats\"") != NULL);
+	CHECK(strstr(j, "\"old\":\"0\"") != NULL);
+	free(j);
+	CHECK(knob_restore_all(&knobs, &err) == 0);
+	CHECK(!exists(mine)); /* nothing pending, no journal */
+
+	/* a dead agent's change */
+	pid_t dead = child_agent("/proc/sys/kernel/sched_rt_runtime_us", "900000", -1, -1, -1);
+	int st;
+	CHECK(waitpid(dead, &st, 0) == dead && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	check_file("/proc/sys/kernel/sched_rt_runtime_us", "900000");
+	char *theirs = journal_of(dead);
+	CHECK(exists(theirs));
+	CHECK(knobs_recover(&knobs, &rep) == 0);
+	check_file("/proc/sys/kernel/sched_rt_runtime_us", "950000");
+	char *want = xstrfmt("/proc/sys/kernel/sched_rt_runtime_us=950000 (left by agent %d)", (int)dead);
+	CHECK_STR(rep.buf, want);
+	free(want);
+	CHECK(!exists(theirs));
+	free(theirs);
+
+	/* a live agent's change: left alone, and the path is refused to us */
+	int ready[2], hold[2];
+	CHECK(pipe(ready) == 0 && pipe(hold) == 0);
+	pid_t live = child_agent("/sys/kernel/debug/sched/migration_cost_ns", "1", ready[1], hold[0],
+				 hold[1]);
+	close(ready[1]);
+	close(hold[0]);
+	char c = 0;
+	CHECK(read(ready[0], &c, 1) == 1 && c == 'K');
+	strbuf_reset(&rep);
+	CHECK(knobs_recover(&knobs, &rep) == 0);
+	CHECK_STR(rep.buf, "");
+	check_file("/sys/kernel/debug/sched/migration_cost_ns", "1");
+	knobs.others_wait_s = 0.2;
+	CHECK(knob_set(&knobs, "/sys/kernel/debug/sched/migration_cost_ns", "7", NULL, &err) == -1);
+	char *who = xstrfmt("changed by another schedlab agent (pid %d)", (int)live);
+	CHECK(strstr(err.buf, who) != NULL);
+	free(who);
+	CHECK(knob_pending(&knobs) == 0);
+	/* other paths are not held */
+	strbuf_reset(&err);
+	CHECK(knob_set(&knobs, "/proc/sys/kernel/sched_schedstats", "1", NULL, &err) == 0);
+	CHECK(knob_restore_all(&knobs, &err) == 0);
+	knobs.others_wait_s = 10;
+	close(hold[1]); /* it dies now */
+	CHECK(waitpid(live, &st, 0) == live);
+	close(ready[0]);
+	strbuf_reset(&rep);
+	CHECK(knobs_recover(&knobs, &rep) == 0);
+	check_file("/sys/kernel/debug/sched/migration_cost_ns", "500000");
+	free(mine);
+	strbuf_release(&err);
+	strbuf_release(&rep);
+}
+
 int main(void)
 {
 	snprintf(root, sizeof(root), "/tmp/sl-test-knobs-XXXXXX");
@@ -416,6 +522,7 @@ int main(void)
 	RUN(mismatch_keeps_earlier_changes);
 	RUN(choice_without_current_refused);
 	RUN(restore_failure_reported);
+	RUN(journal_survives_the_agent);
 	struct strbuf e = STRBUF_INIT;
 	knob_restore_all(&knobs, &e);   /* undoes what a failed test left */
 	knobs_release(&knobs);
