@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <stdio.h>
@@ -152,6 +153,8 @@ int knob_get(const struct knobs *k, const char *path, struct strbuf *out, struct
 	return read_path(k->root, path, out, err);
 }
 
+static int restore_locked(struct knobs *k, int keep, struct strbuf *err);
+
 static void pop_record(struct knobs *k)
 {
 	k->nr--;
@@ -193,6 +196,35 @@ static char *journal_path(const struct knobs *k, pid_t pid)
 static const char *kind_name(enum knob_kind kind)
 {
 	return kind == KNOB_FEATURES ? "features" : kind == KNOB_CHOICE ? "choice" : "plain";
+}
+
+/* the machine-wide lock every journal and knob change is made under, so
+ * that an agent's look at the others' journals, its read of the old value
+ * and its own journal and write are one step to every other agent; -1 with
+ * a message if it cannot be had */
+static int journal_lock(const struct knobs *k, struct strbuf *err)
+{
+	char *dir = xstrfmt("%s/run", k->root), *sub = xstrfmt("%s" JOURNAL_DIR, k->root);
+	char *path = xstrfmt("%s/lock", sub);
+	(void)mkdir(dir, 0755);
+	(void)mkdir(sub, 0700);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		strbuf_addf(err, "%s: cannot lock the knob journal: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	free(path);
+	free(sub);
+	free(dir);
+	return fd;
+}
+
+static void journal_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* releases the flock */
 }
 
 /* write the stack as it is now (the file gone when it is empty); -1 with a
@@ -305,11 +337,21 @@ static int recover_one(void *ctx, const char *file, int pid, int alive, json_t *
 	return 0;
 }
 
-int knobs_recover(const struct knobs *k, struct strbuf *report)
+static int recover_locked(const struct knobs *k, struct strbuf *report)
 {
 	struct recover_ctx r = { k, report, 0 };
 	journal_each(k, recover_one, &r);
 	return r.fails;
+}
+
+int knobs_recover(const struct knobs *k, struct strbuf *report)
+{
+	int fd = journal_lock(k, report);
+	if (fd < 0)
+		return 1;
+	int fails = recover_locked(k, report);
+	journal_unlock(fd);
+	return fails;
 }
 
 struct holder_ctx {
@@ -334,18 +376,28 @@ static int holds_path(void *ctx, const char *file, int pid, int alive, json_t *c
 	return 0;
 }
 
-/* another live agent has changed path and not restored it yet: wait for it
- * a while (an agent whose controller died restores within milliseconds),
- * then refuse, since reading its value as "old" would restore the wrong
- * one */
-static int wait_for_others(const struct knobs *k, const char *path, struct strbuf *err)
+/* the lock, once no other live agent holds a change of path that it has
+ * not restored yet (an agent whose controller died restores within
+ * milliseconds; reading its value as "old" would restore the wrong one
+ * later): after k->others_wait_s, -1 and the holder named. Journals of dead
+ * agents are played back first, so that no one reads what they left. */
+static int lock_for(const struct knobs *k, const char *path, struct strbuf *err)
 {
 	struct timespec t0, t, nap = { 0, 50 * 1000 * 1000 };
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
+		int fd = journal_lock(k, err);
+		if (fd < 0)
+			return -1;
+		struct strbuf rep = STRBUF_INIT;
+		recover_locked(k, &rep);
+		if (rep.len)
+			fprintf(stderr, "schedlab-agent: restored knobs of a dead agent: %s\n", rep.buf);
+		strbuf_release(&rep);
 		struct holder_ctx h = { path, 0 };
 		if (!journal_each(k, holds_path, &h))
-			return 0;
+			return fd;
+		journal_unlock(fd);
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if ((double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 > k->others_wait_s) {
 			strbuf_addf(err, "%s: changed by another schedlab agent (pid %d) that has not "
@@ -385,6 +437,9 @@ int knob_set(struct knobs *k, const char *path, const char *value, json_t **info
 			    kind == KNOB_FEATURES ? " (one feature token at a time)" : "");
 		return -1;
 	}
+	int lock = lock_for(k, path, err);
+	if (lock < 0)
+		return -1;
 	if (read_path(root, path, &old, err))
 		goto out;
 	char inverse[128] = "";
@@ -405,8 +460,6 @@ int knob_set(struct knobs *k, const char *path, const char *value, json_t **info
 		goto out;
 	}
 	/* journal first: a change is on disk before the kernel sees it */
-	if (wait_for_others(k, path, err))
-		goto out;
 	push(k, path, kind, kind == KNOB_FEATURES ? inverse : kind == KNOB_CHOICE ? cur : old.buf);
 	if (journal_save(k, err)) {
 		pop_record(k);
@@ -418,7 +471,7 @@ int knob_set(struct knobs *k, const char *path, const char *value, json_t **info
 		goto out;
 	}
 	if (read_path(root, path, &now, err)) {
-		knob_restore_to(k, (int)k->nr - 1, err);
+		restore_locked(k, (int)k->nr - 1, err);
 		goto out;
 	}
 	int ok = 1;
@@ -431,7 +484,7 @@ int knob_set(struct knobs *k, const char *path, const char *value, json_t **info
 	if (!ok) {
 		strbuf_addf(err, "%s: wrote \"%s\" but it reads back as \"%s\"", path, value, now.buf);
 		/* undo this change only: earlier ones (a boot's preempt mode) stay */
-		knob_restore_to(k, (int)k->nr - 1, err);
+		restore_locked(k, (int)k->nr - 1, err);
 		goto out;
 	}
 	if (info)
@@ -440,6 +493,7 @@ int knob_set(struct knobs *k, const char *path, const char *value, json_t **info
 				  "new", value, "readback", now.buf);
 	ret = 0;
 out:
+	journal_unlock(lock);
 	strbuf_release(&old);
 	strbuf_release(&now);
 	return ret;
@@ -451,6 +505,16 @@ int knob_restore_all(struct knobs *k, struct strbuf *err)
 }
 
 int knob_restore_to(struct knobs *k, int keep, struct strbuf *err)
+{
+	if ((size_t)(keep < 0 ? 0 : keep) >= k->nr)
+		return 0; /* nothing to undo: no lock, no journal */
+	int lock = journal_lock(k, err);
+	int fails = restore_locked(k, keep, err);
+	journal_unlock(lock); /* without the lock the restore is done all the same */
+	return fails;
+}
+
+static int restore_locked(struct knobs *k, int keep, struct strbuf *err)
 {
 	int fails = 0;
 	if (keep < 0)
