@@ -1027,7 +1027,9 @@ int db_query(struct db *db, const char *sql, db_row_fn fn, void *ctx)
 		for (int i = 0; i < n; i++)
 			names[i] = sqlite3_column_name(s, i);
 		int rc, ret = 0;
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n > 0 && fn && fn(ctx, n, names, NULL))
+			ret = 1;
+		while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 			for (int i = 0; i < n; i++)
 				vals[i] = (const char *)sqlite3_column_text(s, i);
 			if (fn && fn(ctx, n, names, vals)) {
@@ -1035,11 +1037,10 @@ int db_query(struct db *db, const char *sql, db_row_fn fn, void *ctx)
 				break;
 			}
 		}
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		if (!ret && rc != SQLITE_ROW && rc != SQLITE_DONE) {
 			ERROR_SQLITE(db, "query");
 			ret = -1;
 		}
-		/* a header for empty results: call with NULL values */
 		free(names);
 		free(vals);
 		sqlite3_finalize(s);

@@ -141,7 +141,10 @@ struct db_lab_session {
 int db_lab_sessions(struct db *db, const char *id, struct db_lab_session **out, size_t *n);
 void db_lab_sessions_free(struct db_lab_session *s, size_t n);
 
-/* generic read-only query printer support: run SQL, call back per row */
+/* run SQL (one or more statements); for each statement that returns
+ * columns, fn is called once with values NULL (its column names: a new
+ * result set, also when it has no rows), then once per row. A non-zero
+ * return from fn stops the query */
 typedef int (*db_row_fn)(void *ctx, int ncols, const char *const *names,
 			 const char *const *values);
 int db_query(struct db *db, const char *sql, db_row_fn fn, void *ctx);

@@ -11,11 +11,14 @@
 #include "harness/cli/cmd.h"
 #include "harness/cli/options.h"
 #include "harness/results/format.h"
+#include "harness/util/strbuf.h"
 
 static const char usage_text[] =
 	"usage: schedlab query SQL [--db FILE] [--format table|csv|json]\n"
 	"\n"
 	"Runs SQL against the database opened read-only and prints the rows.\n"
+	"Several statements (separated by ;) print one table or CSV block each,\n"
+	"separated by an empty line; --format json takes one.\n"
 	"The `results` view has one row per metric value:\n"
 	"  session, tag, run_id, started_at, target, machine, kernel_release, hz,\n"
 	"  sched_mc, preempt, cmdline, knobs, workload, params, rep, metric, value,\n"
@@ -24,6 +27,25 @@ static const char usage_text[] =
 	"Example:\n"
 	"  schedlab query \"SELECT preempt, metric, avg(value) FROM results\n"
 	"                  WHERE workload = 'cyclictest' GROUP BY 1, 2\"\n";
+
+/* one rowset per statement that returns columns, each as wide as its own */
+struct result_sets {
+	struct rowset *set;
+	size_t n;
+};
+
+static int collect_sets(void *ctx, int ncols, const char *const *names,
+			const char *const *values)
+{
+	struct result_sets *rs = ctx;
+	if (!values) {
+		rs->set = xrealloc(rs->set, (rs->n + 1) * sizeof(*rs->set));
+		rowset_init(&rs->set[rs->n++], (size_t)ncols, names);
+		return 0;
+	}
+	rowset_add(&rs->set[rs->n - 1], values);
+	return 0;
+}
 
 int cmd_query(int argc, char **argv)
 {
@@ -42,19 +64,32 @@ int cmd_query(int argc, char **argv)
 	if (!db) {
 		return 2;
 	}
-	struct rowset rs;
-	rs.ncols = 0;
-	if (db_query(db, argv[first], rowset_collect, &rs)) {
+	struct result_sets rs = { 0 };
+	if (db_query(db, argv[first], collect_sets, &rs)) {
 		cmd_error("query", "%s", db_errmsg(db));
 		rc = 2;
-	} else if (rs.ncols) {
-		rowset_print(&rs, fmt, stdout);
-		rowset_release(&rs);
-	} else if (fmt == FMT_TABLE) {
-		printf("(no rows)\n");
-	} else if (fmt == FMT_JSON) {
-		printf("{\"schedlab_format\": 1, \"columns\": [], \"rows\": []}\n");
+	} else if (rs.n > 1 && fmt == FMT_JSON) {
+		cmd_error("query", "%zu statements return rows; --format json takes one "
+			  "(use table or csv, or one query per call)", rs.n);
+		rc = 2;
+	} else if (!rs.n) {
+		if (fmt == FMT_TABLE)
+			printf("(no rows)\n");
+		else if (fmt == FMT_JSON)
+			printf("{\"schedlab_format\": 1, \"columns\": [], \"rows\": []}\n");
+	} else {
+		for (size_t i = 0; i < rs.n; i++) {
+			if (i)
+				putchar('\n');
+			if (!rs.set[i].nrows && fmt == FMT_TABLE)
+				printf("(no rows)\n");
+			else
+				rowset_print(&rs.set[i], fmt, stdout);
+		}
 	}
+	for (size_t i = 0; i < rs.n; i++)
+		rowset_release(&rs.set[i]);
+	free(rs.set);
 	db_close(db);
 	return cmd_finish(rc);
 }

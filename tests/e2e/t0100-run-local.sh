@@ -45,6 +45,16 @@ contains "sessions shows the plan name" "$TMP/out" "e2e-local"
 expect_exit 0 "query --format csv" schedlab query --db "$DB" --format csv "SELECT workload, count(*) AS n FROM results GROUP BY 1 ORDER BY 1"
 contains "csv header" "$TMP/out" "workload,n"
 expect_exit 2 "query is read-only" schedlab query --db "$DB" "DELETE FROM metric"
+# several statements of different widths: one block each (it crashed when
+# the second was wider or narrower than the first)
+expect_exit 0 "query with two statements of different widths" schedlab query --db "$DB" \
+	"SELECT 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16; SELECT 'x' AS lone"
+contains "... prints the first" "$TMP/out" "16"
+contains "... and the second" "$TMP/out" "lone"
+expect_exit 0 "... also as csv" schedlab query --db "$DB" --format csv "SELECT 'x' AS lone; SELECT 1 AS a, 2 AS b"
+contains "... each block with its header" "$TMP/out" "a,b"
+expect_exit 2 "... but json takes one statement" schedlab query --db "$DB" --format json "SELECT 1; SELECT 2"
+contains "... and says so" "$TMP/err" "--format json takes one"
 equals "metrics still there after the refused DELETE" "$(sql "SELECT count(*) > 0 FROM metric")" 1
 
 # a knob (a sysctl) applied for the run and restored after it

@@ -39,6 +39,8 @@ static void make_tmpdir(void)
 static int collect(void *ctx, int n, const char *const *names, const char *const *vals)
 {
 	struct strbuf *sb = ctx;
+	if (!vals)
+		return 0; /* a statement's header */
 	if (sb->len)
 		strbuf_addch(sb, ';');
 	for (int i = 0; i < n; i++)
