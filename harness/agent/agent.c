@@ -415,9 +415,10 @@ static void restore_on_exit(struct agent_state *st)
 static void recover_knobs(struct agent_state *st)
 {
 	struct strbuf r = STRBUF_INIT;
-	knobs_recover(&st->knobs, &r);
+	int fails = knobs_recover(&st->knobs, &r);
 	if (r.len)
-		fprintf(stderr, "schedlab-agent: restored knobs of a dead agent: %s\n", r.buf);
+		fprintf(stderr, "schedlab-agent: %s: %s\n",
+			fails ? "knob journal" : "restored knobs of a dead agent", r.buf);
 	strbuf_release(&r);
 }
 

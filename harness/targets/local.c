@@ -196,9 +196,10 @@ static void recover_dead_agents(void)
 	struct knobs k;
 	struct strbuf r = STRBUF_INIT;
 	knobs_init(&k, "");
-	knobs_recover(&k, &r);
+	int fails = knobs_recover(&k, &r);
 	if (r.len)
-		fprintf(stderr, "schedlab: restored knobs of a dead agent: %s\n", r.buf);
+		fprintf(stderr, "schedlab: %s: %s\n",
+			fails ? "knob journal" : "restored knobs of a dead agent", r.buf);
 	knobs_release(&k);
 	strbuf_release(&r);
 }
