@@ -40,10 +40,22 @@ enum stmt_id {
 	STMT_LAB_LAST,
 	STMT_LAB_OF_SESSION,
 	STMT_LAB_SESSIONS,
+	STMT_OWNER_GET,
+	STMT_OWNER_SET,
+	STMT_OWNER_CLEAR,
 	STMT_COUNT
 };
 
 static const char *const stmt_sql[STMT_COUNT] = {
+	[STMT_OWNER_GET] = "SELECT owner_pid, owner_start, owner_host, owner_boot, owner_since"
+			   " FROM session WHERE id = ?1",
+	[STMT_OWNER_SET] = "UPDATE session SET owner_pid = ?2, owner_start = ?3, owner_host = ?4,"
+			   " owner_boot = ?5,"
+			   " owner_since = strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE id = ?1",
+	[STMT_OWNER_CLEAR] = "UPDATE session SET owner_pid = NULL, owner_start = NULL,"
+			     " owner_host = NULL, owner_boot = NULL, owner_since = NULL"
+			     " WHERE id = ?1 AND owner_pid = ?2 AND owner_start = ?3"
+			     " AND owner_host = ?4",
 	[STMT_MACHINE_FIND] = "SELECT id FROM machine WHERE fingerprint = ?1",
 	[STMT_MACHINE_INSERT] = "INSERT INTO machine (name, cpu_model, ncpus, llc_groups, fingerprint)"
 				" VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (fingerprint) DO NOTHING",
@@ -559,6 +571,90 @@ int64_t db_session_create(struct db *db, const struct db_session *ses)
 	bind_text(s, 6, ses->version);
 	sqlite3_bind_int64(s, 7, ses->seed);
 	return step_insert(db, s, "inserting session");
+}
+
+static void copy_col(char *dst, size_t n, sqlite3_stmt *s, int i)
+{
+	const char *v = (const char *)sqlite3_column_text(s, i);
+	snprintf(dst, n, "%s", v ? v : "");
+}
+
+/* the owner row of sid into *o (pid 0 when none); -1 on error */
+static int owner_get(struct db *db, int64_t sid, struct db_owner *o)
+{
+	sqlite3_stmt *s = stmt(db, STMT_OWNER_GET);
+	memset(o, 0, sizeof(*o));
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, sid);
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		o->pid = sqlite3_column_int64(s, 0);
+		o->start = sqlite3_column_int64(s, 1);
+		copy_col(o->host, sizeof(o->host), s, 2);
+		copy_col(o->boot, sizeof(o->boot), s, 3);
+		copy_col(o->since, sizeof(o->since), s, 4);
+	}
+	sqlite3_reset(s); /* end the read: the update follows */
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		db_seterr(db, "session %lld does not exist", (long long)sid);
+	else
+		ERROR_SQLITE(db, "reading the session's owner");
+	return -1;
+}
+
+int db_session_claim(struct db *db, int64_t sid, const struct db_owner *me,
+		     int (*alive)(const struct db_owner *o), int force, struct db_owner *holder)
+{
+	int own_tx = sqlite3_get_autocommit(db->h);
+	if (own_tx && db_begin(db))
+		return -1;
+	struct db_owner cur;
+	int ret = owner_get(db, sid, &cur);
+	if (!ret && cur.pid) {
+		*holder = cur;
+		int mine = cur.pid == me->pid && cur.start == me->start && !strcmp(cur.host, me->host);
+		if (!mine && !force && alive(&cur))
+			ret = 1;
+	} else if (!ret) {
+		memset(holder, 0, sizeof(*holder));
+	}
+	if (!ret) {
+		sqlite3_stmt *s = stmt(db, STMT_OWNER_SET);
+		if (!s)
+			ret = -1;
+		else {
+			sqlite3_bind_int64(s, 1, sid);
+			sqlite3_bind_int64(s, 2, me->pid);
+			sqlite3_bind_int64(s, 3, me->start);
+			bind_text(s, 4, me->host);
+			bind_text(s, 5, me->boot);
+			ret = step_done(db, s, "claiming the session");
+		}
+	}
+	if (own_tx) {
+		if (ret < 0)
+			db_rollback(db);
+		else if (db_commit(db)) {
+			db_rollback(db);
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
+int db_session_release(struct db *db, int64_t sid, const struct db_owner *me)
+{
+	sqlite3_stmt *s = stmt(db, STMT_OWNER_CLEAR);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, sid);
+	sqlite3_bind_int64(s, 2, me->pid);
+	sqlite3_bind_int64(s, 3, me->start);
+	bind_text(s, 4, me->host);
+	return step_done(db, s, "releasing the session");
 }
 
 int db_session_set_status(struct db *db, int64_t sid, const char *status)

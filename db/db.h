@@ -51,6 +51,24 @@ struct db_session {
 };
 int64_t db_session_create(struct db *db, const struct db_session *s);
 int db_session_set_status(struct db *db, int64_t sid, const char *status);
+
+/*
+ * One owner per session: the controller that drives it, named by its pid,
+ * the pid's start time (so that a reused pid is not taken for it), its host
+ * and the host's boot id. db_session_claim makes me the owner in one
+ * write transaction (or within the caller's) unless a different owner is
+ * recorded and alive(owner) says it still runs (force: take it all the
+ * same); the previous owner, if any, in *holder. 0 claimed, 1 held by a
+ * live owner (nothing written), -1 on a database error. db_session_release
+ * clears the owner if it is still me.
+ */
+struct db_owner {
+	long long pid, start;
+	char host[256], boot[64], since[32];
+};
+int db_session_claim(struct db *db, int64_t sid, const struct db_owner *me,
+		     int (*alive)(const struct db_owner *o), int force, struct db_owner *holder);
+int db_session_release(struct db *db, int64_t sid, const struct db_owner *me);
 /* "last" or a number -> session id; -1 with message when none */
 int64_t db_session_resolve(struct db *db, const char *spec);
 

@@ -144,5 +144,14 @@ const struct migration db_migrations[] = {
 	  "  LEFT JOIN machine m ON m.id = b.machine_id"
 	  "  LEFT JOIN kernel k ON k.id = b.kernel_id"
 	  "  WHERE r.status = 'ok' AND b.status = 'ok';" },
+	{ 3,
+	  /* the session's owner: the controller that drives it now (one at a
+	   * time; NULL when none). Claimed and released by db_session_claim /
+	   * db_session_release, docs/schema.md */
+	  "ALTER TABLE session ADD COLUMN owner_pid INTEGER;"
+	  "ALTER TABLE session ADD COLUMN owner_start INTEGER;"
+	  "ALTER TABLE session ADD COLUMN owner_host TEXT;"
+	  "ALTER TABLE session ADD COLUMN owner_boot TEXT;"
+	  "ALTER TABLE session ADD COLUMN owner_since TEXT;" },
 	{ 0, NULL },
 };

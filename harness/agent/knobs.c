@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "harness/agent/sysinfo.h"
+#include "harness/util/proc.h"
 
 #define JOURNAL_DIR "/run/schedlab"
 #define OTHERS_WAIT_S 10.0
@@ -164,30 +165,6 @@ static void pop_record(struct knobs *k)
 
 /* ---- the journal ---- */
 
-/* start time of process pid (field 22 of /proc/PID/stat), 0 if gone */
-static unsigned long long proc_start(pid_t pid)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
-	if (!p)
-		return 0;
-	unsigned long long start = 0;
-	/* after ") ": state is field 3, starttime field 22 */
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-			  "%*d %*d %llu", &start) != 1)
-		return 0;
-	return start;
-}
-
 static char *journal_path(const struct knobs *k, pid_t pid)
 {
 	return xstrfmt("%s" JOURNAL_DIR "/knobs-%d.json", k->root, (int)pid);
@@ -251,7 +228,7 @@ static int journal_save(const struct knobs *k, struct strbuf *err)
 							 "kind", kind_name(k->stack[i].kind),
 							 "old", k->stack[i].old));
 	json_t *j = json_pack("{s:i,s:I,s:o}", "pid", (int)getpid(), "start",
-			      (json_int_t)proc_start(getpid()), "changes", changes);
+			      (json_int_t)proc_start_time(getpid()), "changes", changes);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 || json_dumpfd(j, fd, JSON_COMPACT) || fsync(fd) || close(fd) ||
 	    rename(tmp, path)) {
@@ -291,7 +268,7 @@ static int journal_each(const struct knobs *k,
 		json_t *changes = json_object_get(j, "changes");
 		json_t *start = json_object_get(j, "start");
 		if (json_is_array(changes) && json_is_integer(start)) {
-			unsigned long long now = proc_start(pid);
+			unsigned long long now = proc_start_time(pid);
 			int alive = now && now == (unsigned long long)json_integer_value(start);
 			ret = fn(ctx, file, pid, alive, changes);
 		}

@@ -22,7 +22,7 @@
 
 static const char usage_text[] =
 	"usage: schedlab run PLAN.json [--db FILE] [--tag TAG] [--target SPEC] [--quiet]\n"
-	"       schedlab run --resume SESSION|last|lab:LAB [--db FILE]\n"
+	"       schedlab run --resume SESSION|last|lab:LAB [--db FILE] [--take-over]\n"
 	"\n"
 	"Runs every boot and run of PLAN.json and stores them in the database, each run\n"
 	"in its own transaction as it finishes. Ctrl-C stops the current run, restores\n"
@@ -37,6 +37,10 @@ static const char usage_text[] =
 	"                  finish are run again, finished runs are kept;\n"
 	"                  lab:ID, lab:SESSION or lab:last: every session of a lab,\n"
 	"                  in parallel\n"
+	"  --take-over     with --resume: take the session from its recorded owner\n"
+	"                  even when that cannot be seen to have ended (a controller\n"
+	"                  on another host); one on this host that still runs is\n"
+	"                  never displaced without it, one that ended always is\n"
 	"  --quiet         no progress lines\n"
 	"Exit status: 0 every run ok, 1 some runs failed or were skipped,\n"
 	"2 bad input or a setup error, 130 interrupted (resumable); for a lab the\n"
@@ -45,7 +49,7 @@ static const char usage_text[] =
 struct run_args {
 	const char *dbpath, *tag, *target, *resume;
 	const char *plan;       /* the plan file; NULL with --resume */
-	int quiet;
+	int quiet, take_over;
 };
 
 /* -1 to go on, else the exit code (--help, bad usage) */
@@ -55,7 +59,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	a->dbpath = DEFAULT_DB;
 	const struct cli_opt opts[] = {
 		CLI_DB(&a->dbpath), CLI_STR("tag", &a->tag), CLI_STR("target", &a->target),
-		CLI_STR("resume", &a->resume), CLI_BOOL("quiet", &a->quiet), CLI_END,
+		CLI_STR("resume", &a->resume), CLI_BOOL("quiet", &a->quiet),
+		CLI_BOOL("take-over", &a->take_over), CLI_END,
 	};
 	int first, rc = cli_parse("run", usage_text, opts, argc, argv, &first);
 	if (rc != CLI_OK)
@@ -63,6 +68,10 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	if (a->resume ? first != argc : first != argc - 1) {
 		cmd_error("run", a->resume ? "--resume takes no plan file" : "expected one plan file");
 		fputs(usage_text, stderr);
+		return 2;
+	}
+	if (a->take_over && !a->resume) {
+		cmd_error("run", "--take-over goes with --resume");
 		return 2;
 	}
 	if (a->resume && (a->tag || a->target)) {
@@ -263,7 +272,8 @@ int cmd_run(int argc, char **argv)
 	int rc = parse_args(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
-	struct session_opts so = { .tag = a.tag, .quiet = a.quiet, .abort_flag = &session_abort };
+	struct session_opts so = { .tag = a.tag, .quiet = a.quiet, .abort_flag = &session_abort,
+				   .take_over = a.take_over };
 	if (!a.resume)
 		rc = run_plan(&a, &so);
 	else if (!strncmp(a.resume, "lab:", 4))

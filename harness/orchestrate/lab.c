@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness/orchestrate/owner.h"
+
 struct lab_member {
 	struct plan p;
 	int64_t sid;
@@ -228,6 +230,9 @@ static int lab_start(struct db *db, struct plan *p, const struct session_opts *s
 				db_session_set_status(db, m[j].sid, "interrupted");
 			return -1;
 		}
+		/* each member's process claims its session itself (owner.h) */
+		if (owner_release(db, m[i].sid, err))
+			return -1;
 	}
 	return 0;
 }

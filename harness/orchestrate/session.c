@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "analysis/schedstat.h"
+#include "harness/orchestrate/owner.h"
 #include "harness/orchestrate/kbuild.h"
 #include "harness/util/proc.h"
 #include "harness/orchestrate/progress.h"
@@ -199,6 +200,13 @@ int64_t session_start(struct db *db, struct plan *p, const struct session_opts *
 		goto fail;
 	sid = db_session_create(db, &s);
 	if (sid < 0)
+		goto fail_tx;
+	/* born owned: no --resume can take it between here and execute (the
+	   database's message is added below) */
+	struct strbuf oe = STRBUF_INIT;
+	int claimed = owner_claim(db, sid, 0, o->prefix, &oe);
+	strbuf_release(&oe);
+	if (claimed)
 		goto fail_tx;
 	int seq = 0;
 	for (size_t v = 0; v < p->nvisits; v++) {
@@ -744,6 +752,11 @@ static void boot_ctx_release(struct boot_ctx *b)
  * running; the exit code 2 on a database error */
 static int exec_begin(struct exec_ctx *c)
 {
+	/* one owner: a live controller of this session refuses us (before
+	   anything is reset, so that its running runs stay its own) */
+	int held = owner_claim(c->db, c->sid, c->o->take_over, c->o->prefix, c->err);
+	if (held)
+		return 2;
 	if (db_session_reset_running(c->db, c->sid) ||
 	    db_pending_runs(c->db, c->sid, &c->runs, &c->n)) {
 		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
@@ -966,8 +979,10 @@ static int exec_finish(struct exec_ctx *c)
 	db_pending_runs_free(c->runs, c->n);
 	const char *final = session_aborted(c->o) || (c->resumable && c->exit_code != 2)
 		? "interrupted" : c->exit_code == 2 ? "failed" : "done";
-	if (db_session_set_status(c->db, sid, final) && c->exit_code != 2) {
-		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+	if ((db_session_set_status(c->db, sid, final) || owner_release(c->db, sid, c->err)) &&
+	    c->exit_code != 2) {
+		if (!c->err->len)
+			strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
 		c->exit_code = 2;
 	}
 	if (c->resumable && !session_aborted(c->o) && c->exit_code != 2)

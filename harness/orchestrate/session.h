@@ -29,6 +29,9 @@ struct session_opts {
 	 * of session_execute starts with this ("[ssh:lab1] "), written as whole
 	 * lines with no live status line; NULL otherwise */
 	const char *prefix;
+	/* take the session from an owner that still looks alive (one on
+	 * another host, which cannot be checked): run --resume --take-over */
+	int take_over;
 };
 
 /* the signal that interrupted the session, 0 when none */

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -418,4 +419,27 @@ int proc_capture(const char *const *argv, double timeout_s, struct strbuf *out,
 	c.err = PROC_PIPE;
 	c.new_pgrp = 1;
 	return proc_run(&c, timeout_s, out, 0, errout, 0, -1, NULL, res, err);
+}
+
+unsigned long long proc_start_time(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+	if (!p)
+		return 0;
+	unsigned long long start = 0;
+	/* after ") ": state is field 3, starttime field 22 */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+			  "%*d %*d %llu", &start) != 1)
+		return 0;
+	return start;
 }

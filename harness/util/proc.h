@@ -34,6 +34,10 @@ struct child {
 /* -1 with a message (naming argv[0]) when it cannot be started; a missing
  * executable is detected before fork (PATH search) so the message is exact */
 int proc_start(struct child *c, struct strbuf *err);
+/* when process pid started (field 22 of /proc/PID/stat, clock ticks after
+ * boot), 0 when there is no such process: with the pid it names a process
+ * across pid reuse */
+unsigned long long proc_start_time(pid_t pid);
 /* signal the child's process group (or the child when it has none) */
 void proc_kill(struct child *c, int sig);
 /* wait for exit; *status as from waitpid */

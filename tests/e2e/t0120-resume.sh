@@ -2,7 +2,8 @@
 # End-to-end: nothing is lost. `schedlab run` is killed with SIGKILL in the
 # middle of a session; the agent notices, kills the workload and restores the
 # knobs; `run --resume last` then finishes the session, and every planned run
-# is stored exactly once. Then the same with SIGINT (Ctrl-C): exit 130, the
+# is stored exactly once; while it ran, a second `--resume` was refused
+# (one owner per session). Then the same with SIGINT (Ctrl-C): exit 130, the
 # session is marked interrupted and resumable.
 . "$(dirname "$0")/lib.sh"
 DB=$TMP/r.db
@@ -44,6 +45,16 @@ if wait_ok_runs 2 60 && wait_running 30; then
 else
 	not_ok "session under way" "$(cat "$TMP/run1.out")"
 fi
+# one owner: a second controller on the live session is refused, and the
+# runs the first is measuring stay its own (they were run twice before)
+running_before=$(sql "SELECT group_concat(id) FROM run WHERE status = 'running'")
+expect_exit 2 "--resume of a session that is still running is refused" \
+	schedlab run --resume last --db "$DB" --quiet
+contains "... naming the owner's pid" "$TMP/err" "is being run by pid $pid on $(hostname)"
+equals "... and its running run is left alone" \
+	"$(sql "SELECT group_concat(id) FROM run WHERE status = 'running'")" "$running_before"
+equals "the owner is recorded" "$(sql "SELECT owner_pid FROM session")" "$pid"
+expect_exit 2 "--take-over without --resume is refused" schedlab run "$TMP/plan.json" --db "$DB" --take-over
 sleep 0.5
 kill -9 $pid
 wait $pid 2>/dev/null
@@ -62,6 +73,8 @@ done_before=$(sql "SELECT count(*) FROM run WHERE status='ok'")
 ids_before=$(sql "SELECT group_concat(id) FROM run WHERE status='ok' ORDER BY id")
 
 expect_exit 0 "run --resume last finishes the session" schedlab run --resume last --db "$DB" --quiet
+contains "the dead owner's session is taken over, saying so" "$TMP/err" "taking over from pid $pid"
+equals "the owner is cleared at the end" "$(sql "SELECT owner_pid IS NULL FROM session")" 1
 equals "session done" "$(sql "SELECT status FROM session")" done
 equals "every planned run ok" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 6
 equals "no run added" "$(sql "SELECT count(*) FROM run")" 6

@@ -102,7 +102,7 @@ TEST(fresh_file_is_latest)
 	CHECK(db != NULL);
 	if (!db)
 		return;
-	CHECK(db_latest_version() == 2);
+	CHECK(db_latest_version() == 3);
 	CHECK(db_user_version(db) == db_latest_version());
 	check_q(db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
 		"boot;histogram;kernel;machine;metric;results;run;schedstat;session");
@@ -113,11 +113,11 @@ TEST(fresh_file_is_latest)
 	check_q(db, "SELECT count(*) FROM results", "0");
 	/* migrating again is a no-op */
 	CHECK(db_migrate_to(db, db_latest_version()) == 0);
-	CHECK(db_user_version(db) == 2);
+	CHECK(db_user_version(db) == 3);
 	db_close(db);
 	/* reopening keeps the version */
 	db = open_fresh("t.db");
-	CHECK(db && db_user_version(db) == 2);
+	CHECK(db && db_user_version(db) == 3);
 	db_close(db);
 }
 
@@ -152,7 +152,7 @@ TEST(migrate_from_v1_keeps_data)
 	CHECK_STR(r, "0");
 	free(r);
 	CHECK(db_migrate_to(db, db_latest_version()) == 0);
-	CHECK(db_user_version(db) == 2);
+	CHECK(db_user_version(db) == 3);
 	check_q(db, "SELECT session, tag, machine, kernel_release, preempt, workload, metric, value,"
 		    " better, note, plan, run_workload, machine_id FROM results",
 		"1|nightly|box|6.1.0-57|full|hackbench|time_s|0.769|lower|n1|old|hackbench|fp1");
@@ -411,6 +411,63 @@ TEST(pending_runs_and_reset)
 	fixture_teardown(&f);
 }
 
+static int fake_alive_answer;
+static int fake_alive(const struct db_owner *o)
+{
+	(void)o;
+	return fake_alive_answer;
+}
+
+/* one owner per session: claimed in one transaction, refused while the
+ * recorded owner is alive, taken over when it is not (or when forced),
+ * released only by the owner */
+TEST(session_owner)
+{
+	rm_db("t.db");
+	struct db *db = open_fresh("t.db");
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	struct db_session s = { .name = "a", .plan_json = "{}", .target = "local", .version = "t" };
+	CHECK(db_session_create(db, &s) == 1);
+	struct db_owner a = { .pid = 100, .start = 5, .host = "h1", .boot = "b1" };
+	struct db_owner b = { .pid = 200, .start = 7, .host = "h1", .boot = "b1" };
+	struct db_owner held;
+	fake_alive_answer = 1;
+	CHECK(db_session_claim(db, 1, &a, fake_alive, 0, &held) == 0);
+	CHECK(held.pid == 0);
+	check_q(db, "SELECT owner_pid, owner_start, owner_host, owner_boot, owner_since IS NOT NULL"
+		    " FROM session", "100|5|h1|b1|1");
+	/* the owner itself may claim again (session_start, then execute) */
+	CHECK(db_session_claim(db, 1, &a, fake_alive, 0, &held) == 0);
+	/* another, while the owner lives: refused, nothing written */
+	CHECK(db_session_claim(db, 1, &b, fake_alive, 0, &held) == 1);
+	CHECK(held.pid == 100 && held.start == 5 && !strcmp(held.host, "h1") && held.since[0]);
+	check_q(db, "SELECT owner_pid FROM session", "100");
+	/* not released by someone else */
+	CHECK(db_session_release(db, 1, &b) == 0);
+	check_q(db, "SELECT owner_pid FROM session", "100");
+	/* the owner is gone: taken over */
+	fake_alive_answer = 0;
+	CHECK(db_session_claim(db, 1, &b, fake_alive, 0, &held) == 0);
+	CHECK(held.pid == 100);
+	check_q(db, "SELECT owner_pid FROM session", "200");
+	/* forced over a live owner */
+	fake_alive_answer = 1;
+	CHECK(db_session_claim(db, 1, &a, fake_alive, 1, &held) == 0);
+	check_q(db, "SELECT owner_pid FROM session", "100");
+	CHECK(db_session_release(db, 1, &a) == 0);
+	check_q(db, "SELECT owner_pid IS NULL AND owner_since IS NULL FROM session", "1");
+	/* inside the caller's transaction (session_start) */
+	CHECK(db_begin(db) == 0);
+	CHECK(db_session_claim(db, 1, &b, fake_alive, 0, &held) == 0);
+	CHECK(db_commit(db) == 0);
+	check_q(db, "SELECT owner_pid FROM session", "200");
+	CHECK(db_session_claim(db, 9, &b, fake_alive, 0, &held) == -1);
+	CHECK_CONTAINS(db_errmsg(db), "session 9 does not exist");
+	db_close(db);
+}
+
 TEST(session_resolve)
 {
 	rm_db("t.db");
@@ -611,7 +668,7 @@ TEST(newer_schema_refused)
 	CHECK(db_open_raw(p, &db, &err) == 0);
 	CHECK(exec(db, "PRAGMA user_version = 99") == 0);
 	CHECK(db_migrate_to(db, db_latest_version()) == -1);
-	CHECK_CONTAINS(db_errmsg(db), "database schema version 99 is newer than this schedlab (2)");
+	CHECK_CONTAINS(db_errmsg(db), "database schema version 99 is newer than this schedlab (3)");
 	db_close(db);
 	CHECK(db_open(p, DB_READWRITE, &db, &err) == -1);
 	CHECK(db == NULL);
@@ -651,6 +708,7 @@ int main(void)
 	RUN(run_finish_and_results_view);
 	RUN(run_finish_is_all_or_nothing);
 	RUN(pending_runs_and_reset);
+	RUN(session_owner);
 	RUN(session_resolve);
 	RUN(lab_sessions);
 	RUN(readonly_refuses_foreign_files);
