@@ -49,6 +49,7 @@
 #include "harness/util/proc.h"
 #include "harness/agent/protocol.h"
 #include "harness/util/strbuf.h"
+#include "harness/util/utf8.h"
 #include "harness/agent/sysinfo.h"
 
 #ifndef SCHEDLAB_VERSION
@@ -255,8 +256,16 @@ static int exec_workload(struct exec_run *r, struct strbuf *err)
 	json_object_set_new(res, "signal", json_integer(pr.term_signal));
 	json_object_set_new(res, "timed_out", json_boolean(pr.timed_out));
 	json_object_set_new(res, "wall_s", json_real(pr.wall_s));
+	/* whatever bytes the program printed, as valid UTF-8 (jansson refuses
+	   anything else and the output was lost): each invalid sequence
+	   becomes U+FFFD and is counted */
+	size_t bad_out = utf8_scrub(&out), bad_err = utf8_scrub(&errout);
 	json_object_set_new(res, "stdout", json_stringn(out.buf, out.len));
 	json_object_set_new(res, "stderr", json_stringn(errout.buf, errout.len));
+	if (bad_out)
+		json_object_set_new(res, "stdout_replaced", json_integer((json_int_t)bad_out));
+	if (bad_err)
+		json_object_set_new(res, "stderr_replaced", json_integer((json_int_t)bad_err));
 	if (rr)
 		json_object_set_new(res, "aborted", json_string(err->buf));
 	strbuf_release(&out);
@@ -285,8 +294,10 @@ static void exec_collect_files(struct exec_run *r)
 			continue;
 		char *p = xstrfmt("%s/%s", r->dir, name);
 		struct strbuf fb = STRBUF_INIT;
-		if (!strbuf_read_file(&fb, p, 64 << 20))
+		if (!strbuf_read_file(&fb, p, 64 << 20)) {
+			utf8_scrub(&fb);
 			json_object_set_new(files, name, json_stringn(fb.buf, fb.len));
+		}
 		strbuf_release(&fb);
 		free(p);
 	}

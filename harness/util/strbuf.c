@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/util/utf8.h"
+
 char strbuf_slopbuf[1];
 
 void *xmalloc(size_t n)
@@ -167,7 +169,11 @@ void strbuf_tail(struct strbuf *sb, size_t max)
 {
 	if (sb->len <= max)
 		return;
-	memmove(sb->buf, sb->buf + sb->len - max, max);
+	/* never start inside a UTF-8 character: that would make the whole
+	   text invalid for JSON */
+	size_t from = utf8_char_start(sb->buf, sb->len, sb->len - max);
+	max = sb->len - from;
+	memmove(sb->buf, sb->buf + from, max);
 	sb->len = max;
 	sb->buf[sb->len] = '\0';
 }

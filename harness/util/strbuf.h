@@ -36,6 +36,8 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_trim(struct strbuf *sb);
 /* keep only the last `max` bytes (for stdout/stderr tails) */
+/* keep the last max bytes (fewer when that would start inside a UTF-8
+ * character) */
 void strbuf_tail(struct strbuf *sb, size_t max);
 /* read a whole file; -1 with errno set on failure */
 int strbuf_read_file(struct strbuf *sb, const char *path, size_t max);

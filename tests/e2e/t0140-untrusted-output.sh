@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# timeout: 300
+# A tool's output is untrusted bytes (docs/reliability.md): a hackbench
+# that prints 6 MB of multi-byte characters, invalid UTF-8 and then its
+# Time: line still gives a parsed run with its raw output kept (the agent
+# dropped the whole stdout when it was not valid UTF-8, and its tail cut
+# could split a character). A stand-in hackbench on PATH plays the tool.
+. "$(dirname "$0")/lib.sh"
+require sqlite3:sqlite3 coreutils:head
+require_built bin/schedlab bin/schedlab-agent
+DB=$TMP/u.db
+mkdir -p "$TMP/path"
+for t in sh bash head yes printf cat tr; do ln -sf "$(command -v $t)" "$TMP/path/$t"; done
+cat >"$TMP/path/hackbench" <<'H'
+#!/bin/bash
+# one byte so that the 4 MiB tail cut lands inside a 2-byte character
+printf 'x'
+yes 'é' | head -c 6000000
+printf 'bad bytes: \xff\xfe \xc3 \xe2\x82 end\n'
+printf 'Running in process mode with 1 groups using 40 file descriptors each (== 40 tasks)\n'
+printf 'Each sender will pass 10 messages of 100 bytes\n'
+printf 'Time: 1.000\n'
+H
+chmod +x "$TMP/path/hackbench"
+cat >"$TMP/plan.json" <<'P'
+{ "name": "bytes", "target": "local", "workloads": [{"type": "hackbench", "groups": 1, "loops": 10}] }
+P
+PATH="$TMP/path" SCHEDLAB_AGENT="$PWD/bin/schedlab-agent" expect_exit 0 \
+	"a tool printing invalid UTF-8 after 6 MB of multi-byte text: the run is ok" \
+	"$PWD/bin/schedlab" run "$TMP/plan.json" --db "$DB" --quiet
+equals "its Time: line was parsed" "$(sql "SELECT value FROM results WHERE metric = 'time_s'")" 1.0
+equals "the raw output is kept (its tail, about 4 MiB)" \
+	"$(sql "SELECT length(CAST(stdout AS BLOB)) BETWEEN 4000000 AND 4194304 + 64 FROM run")" 1
+equals "... ending with what the tool printed last" \
+	"$(sql "SELECT stdout LIKE '%Time: 1.000%' FROM run")" 1
+equals "... with each invalid sequence shown as U+FFFD" \
+	"$(sql "SELECT instr(stdout, 'bad bytes: ' || char(65533) || char(65533) || ' ' || char(65533) || ' ' || char(65533) || ' end') > 0 FROM run")" 1
+equals "... and no character split at the cut (valid UTF-8 throughout)" \
+	"$(sql "SELECT substr(stdout, 1, 1) IN ('é', char(10)) FROM run")" 1
+done_testing
