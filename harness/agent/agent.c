@@ -256,6 +256,8 @@ static int exec_workload(struct exec_run *r, struct strbuf *err)
 	json_object_set_new(res, "signal", json_integer(pr.term_signal));
 	json_object_set_new(res, "timed_out", json_boolean(pr.timed_out));
 	json_object_set_new(res, "wall_s", json_real(pr.wall_s));
+	if (pr.leftovers)
+		json_object_set_new(res, "killed_leftovers", json_string(pr.leftovers_desc));
 	/* whatever bytes the program printed, as valid UTF-8 (jansson refuses
 	   anything else and the output was lost): each invalid sequence
 	   becomes U+FFFD and is counted */

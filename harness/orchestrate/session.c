@@ -454,6 +454,12 @@ static void judge_output(struct run_ctx *c)
 	}
 	c->status = "ok";
 	c->out = RUN_OK;
+	/* kept with the run (error column, status ok): what the tool left
+	   running after it exited competed with the measurement */
+	const char *left = json_string_value(json_object_get(res, "killed_leftovers"));
+	if (left)
+		strbuf_addf(&c->e, "note: the tool left processes running that held its output; "
+			    "killed: %.300s", left);
 }
 
 /* knobs, request, exec, judgement: the outcome in c->out and c->status */

@@ -5,6 +5,7 @@
 #include "harness/util/proc.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <poll.h>
@@ -248,6 +249,107 @@ static void fill_result(struct proc_result *res, int st)
 	}
 }
 
+/* read what is left in the pipes until EOF on both or `until` (poll, never
+ * a blocking read: a process that left the group may hold them open) */
+static void drain_pipes(struct child *c, struct strbuf *out, struct strbuf *errout,
+			double until)
+{
+	while (c->out_fd >= 0 || c->err_fd >= 0) {
+		double left = until - now_mono();
+		if (left <= 0)
+			return;
+		struct pollfd pfd[2];
+		int n = 0, io = -1, ie = -1;
+		if (c->out_fd >= 0) {
+			pfd[n] = (struct pollfd){ c->out_fd, POLLIN, 0 };
+			io = n++;
+		}
+		if (c->err_fd >= 0) {
+			pfd[n] = (struct pollfd){ c->err_fd, POLLIN, 0 };
+			ie = n++;
+		}
+		int r = poll(pfd, (nfds_t)n, (int)(left * 1000) + 1);
+		if (r < 0 && errno != EINTR)
+			return;
+		char buf[16384];
+		int *fds[2] = { io >= 0 && pfd[io].revents ? &c->out_fd : NULL,
+				ie >= 0 && pfd[ie].revents ? &c->err_fd : NULL };
+		struct strbuf *sinks[2] = { out, errout };
+		for (int i = 0; i < 2; i++) {
+			if (!fds[i])
+				continue;
+			ssize_t k = read(*fds[i], buf, sizeof(buf));
+			if (k > 0)
+				strbuf_add(sinks[i], buf, (size_t)k);
+			else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
+				close(*fds[i]);
+				*fds[i] = -1;
+			}
+		}
+	}
+}
+
+/* kill every process that holds the other end of one of our still-open
+ * pipes: after the child has exited, only what it left behind can */
+static void kill_pipe_holders(struct child *c, struct proc_result *res)
+{
+	ino_t ino[2];
+	int nino = 0;
+	struct stat sb;
+	if (c->out_fd >= 0 && !fstat(c->out_fd, &sb))
+		ino[nino++] = sb.st_ino;
+	if (c->err_fd >= 0 && !fstat(c->err_fd, &sb))
+		ino[nino++] = sb.st_ino;
+	if (!nino)
+		return;
+	DIR *proc = opendir("/proc");
+	struct dirent *de;
+	size_t used = strlen(res->leftovers_desc);
+	while (proc && (de = readdir(proc))) {
+		int pid = atoi(de->d_name);
+		if (pid <= 0 || pid == getpid())
+			continue;
+		char fddir[64];
+		snprintf(fddir, sizeof(fddir), "/proc/%d/fd", pid);
+		DIR *fd = opendir(fddir);
+		struct dirent *fe;
+		int holds = 0;
+		while (fd && !holds && (fe = readdir(fd))) {
+			char link[600], target[64];
+			snprintf(link, sizeof(link), "%s/%s", fddir, fe->d_name);
+			ssize_t k = readlink(link, target, sizeof(target) - 1);
+			if (k <= 0)
+				continue;
+			target[k] = 0;
+			for (int i = 0; i < nino; i++) {
+				char want[48];
+				snprintf(want, sizeof(want), "pipe:[%lu]", (unsigned long)ino[i]);
+				if (!strcmp(target, want))
+					holds = 1;
+			}
+		}
+		if (fd)
+			closedir(fd);
+		if (!holds || kill(pid, SIGKILL))
+			continue;
+		char comm[64] = "?", cpath[64];
+		snprintf(cpath, sizeof(cpath), "/proc/%d/comm", pid);
+		FILE *f = fopen(cpath, "r");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = 0;
+			fclose(f);
+		}
+		res->leftovers++;
+		if (used < sizeof(res->leftovers_desc))
+			used += (size_t)snprintf(res->leftovers_desc + used,
+						 sizeof(res->leftovers_desc) - used, "%s%d (%s)",
+						 used ? ", " : "", pid, comm);
+	}
+	if (proc)
+		closedir(proc);
+}
+
 int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_max,
 	     struct strbuf *errout, size_t err_max, int abort_fd,
 	     volatile int *abort_flag, struct proc_result *res, struct strbuf *err)
@@ -344,34 +446,16 @@ int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_m
 			c->pid = -1;
 			if (c->new_pgrp)
 				kill(-w, SIGKILL);
-			/* drain what is left in the pipes, briefly */
+			/* drain what is left in the pipes, for at most a second and
+			   never past the deadline; what still holds them then was
+			   left behind (setsid) and is killed, and said so */
+			double until = now_mono() + 1.0;
+			if (deadline && !killed_for && deadline < until)
+				until = deadline > now_mono() ? deadline : now_mono();
+			drain_pipes(c, out, errout, until);
 			if (c->out_fd >= 0 || c->err_fd >= 0) {
-				double drain_end = now_mono() + 1.0;
-				while ((c->out_fd >= 0 || c->err_fd >= 0) && now_mono() < drain_end) {
-					char buf[16384];
-					int any = 0;
-					if (c->out_fd >= 0) {
-						ssize_t k = read(c->out_fd, buf, sizeof(buf));
-						if (k > 0) {
-							strbuf_add(out, buf, (size_t)k);
-							any = 1;
-						} else {
-							close(c->out_fd);
-							c->out_fd = -1;
-						}
-					}
-					if (c->err_fd >= 0) {
-						ssize_t k = read(c->err_fd, buf, sizeof(buf));
-						if (k > 0) {
-							strbuf_add(errout, buf, (size_t)k);
-							any = 1;
-						} else {
-							close(c->err_fd);
-							c->err_fd = -1;
-						}
-					}
-					(void)any;
-				}
+				kill_pipe_holders(c, res);
+				drain_pipes(c, out, errout, now_mono() + 0.2);
 			}
 			break;
 		}

@@ -54,6 +54,11 @@ struct proc_result {
 	int term_signal;
 	int timed_out;
 	double wall_s;
+	/* processes the child left behind that still held its stdout or stderr
+	 * after it exited (a daemon that left the process group with setsid):
+	 * killed with SIGKILL; how many, and "PID (COMM)" for each */
+	int leftovers;
+	char leftovers_desc[512];
 };
 
 /*

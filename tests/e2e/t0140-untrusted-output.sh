@@ -4,7 +4,8 @@
 # that prints 6 MB of multi-byte characters, invalid UTF-8 and then its
 # Time: line still gives a parsed run with its raw output kept (the agent
 # dropped the whole stdout when it was not valid UTF-8, and its tail cut
-# could split a character). A stand-in hackbench on PATH plays the tool.
+# could split a character). A tool that leaves a setsid daemon holding its
+# stdout does not hold the agent. A stand-in hackbench on PATH plays the tool.
 . "$(dirname "$0")/lib.sh"
 require sqlite3:sqlite3 coreutils:head
 require_built bin/schedlab bin/schedlab-agent
@@ -37,4 +38,24 @@ equals "... with each invalid sequence shown as U+FFFD" \
 	"$(sql "SELECT instr(stdout, 'bad bytes: ' || char(65533) || char(65533) || ' ' || char(65533) || ' ' || char(65533) || ' end') > 0 FROM run")" 1
 equals "... and no character split at the cut (valid UTF-8 throughout)" \
 	"$(sql "SELECT substr(stdout, 1, 1) IN ('é', char(10)) FROM run")" 1
+
+# a tool that leaves a daemon holding its stdout (setsid: out of the process
+# group): the agent stopped reading only when the daemon exited (8 s, past
+# the run's timeout); now it stops within about a second, kills it and says so
+cat >"$TMP/path/hackbench" <<'H'
+#!/bin/bash
+setsid sleep 30 &
+printf 'Time: 2.000\n'
+H
+for t in setsid sleep; do ln -sf "$(command -v $t)" "$TMP/path/$t"; done
+start=$SECONDS
+PATH="$TMP/path" SCHEDLAB_AGENT="$PWD/bin/schedlab-agent" expect_exit 0 \
+	"a tool that leaves a setsid daemon on its stdout: the run is ok" \
+	"$PWD/bin/schedlab" run "$TMP/plan.json" --db "$DB" --quiet
+took=$((SECONDS - start))
+[ $took -lt 10 ] && ok "... and the agent did not wait for the daemon ($took s)" ||
+	not_ok "the agent did not wait for the daemon" "took $took s"
+equals "... the daemon was killed" "$(pgrep -f 'sleep 30' | wc -l)" 0
+equals "... and the run says so" \
+	"$(sql "SELECT error LIKE 'note: the tool left processes running%sleep%' FROM run WHERE session_id = 2")" 1
 done_testing
