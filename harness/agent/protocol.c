@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/agent/sysinfo.h"
 #include "harness/util/proc.h"
 
 void agent_conn_init(struct agent_conn *c, int rfd, int wfd)
@@ -170,6 +171,101 @@ const char *agent_banner_boot_id(const struct agent_conn *c)
 	return id ? id : "";
 }
 
+/*
+ * A reply is untrusted input (an agent may be old, broken or lying): the
+ * fields the controller reads are checked for their type before anyone
+ * does. One spec per op: "name:T" with T one of s (string), i (integer),
+ * n (number), b (boolean), o (object), S (array of strings), O (object of
+ * strings), A (array of objects); every field is optional, others are
+ * ignored.
+ */
+static const struct reply_spec {
+	const char *op, *fields;
+} reply_specs[] = {
+	{ "exec", "exit_code:i signal:i timed_out:b wall_s:n stdout:s stderr:s files:O loads:A "
+		  "schedstat_before:s schedstat_after:s schedstat_error:s aborted:s "
+		  "restore_error:s killed_leftovers:s stdout_replaced:i stderr_replaced:i" },
+	{ "knob_set", "path:s old:s new:s readback:s" },
+	{ "knob_get", "value:s" },
+	{ "schedstat", "schedstat:s" },
+};
+
+static int type_ok(const json_t *v, char t)
+{
+	size_t i;
+	json_t *e;
+	const char *k;
+	switch (t) {
+	case 's': return json_is_string(v);
+	case 'i': return json_is_integer(v);
+	case 'n': return json_is_number(v);
+	case 'b': return json_is_boolean(v);
+	case 'o': return json_is_object(v);
+	case 'S':
+		if (!json_is_array(v))
+			return 0;
+		json_array_foreach(v, i, e) if (!json_is_string(e)) return 0;
+		return 1;
+	case 'A':
+		if (!json_is_array(v))
+			return 0;
+		json_array_foreach(v, i, e) if (!json_is_object(e)) return 0;
+		return 1;
+	case 'O':
+		if (!json_is_object(v))
+			return 0;
+		json_object_foreach((json_t *)v, k, e) if (!json_is_string(e)) return 0;
+		return 1;
+	}
+	return 0;
+}
+
+static const char *type_name(char t)
+{
+	switch (t) {
+	case 's': return "a string";
+	case 'i': return "an integer";
+	case 'n': return "a number";
+	case 'b': return "true or false";
+	case 'o': return "an object";
+	case 'S': return "an array of strings";
+	case 'A': return "an array of objects";
+	case 'O': return "an object of strings";
+	}
+	return "?";
+}
+
+int agent_reply_check(const char *op, const json_t *result, struct strbuf *err)
+{
+	if (!json_is_object(result)) {
+		strbuf_addf(err, "agent %s: the reply's result is not an object", op);
+		return -1;
+	}
+	if (!strcmp(op, "sysinfo"))
+		return sysinfo_check(result, err);
+	for (size_t i = 0; i < sizeof(reply_specs) / sizeof(reply_specs[0]); i++) {
+		if (strcmp(op, reply_specs[i].op))
+			continue;
+		const char *f = reply_specs[i].fields;
+		while (*f) {
+			const char *colon = strchr(f, ':');
+			char name[64];
+			snprintf(name, sizeof(name), "%.*s", (int)(colon - f), f);
+			char t = colon[1];
+			json_t *v = json_object_get(result, name);
+			if (v && !json_is_null(v) && !type_ok(v, t)) {
+				strbuf_addf(err, "agent %s: untrusted reply: %s must be %s", op, name,
+					    type_name(t));
+				return -1;
+			}
+			f = colon + 2;
+			while (*f == ' ')
+				f++;
+		}
+	}
+	return 0;
+}
+
 int agent_call(struct agent_conn *c, const char *op, json_t *args, double timeout_s,
 	       json_t **result, struct strbuf *err)
 {
@@ -219,8 +315,13 @@ int agent_call(struct agent_conn *c, const char *op, json_t *args, double timeou
 		}
 		strbuf_release(&line);
 		if (json_is_true(json_object_get(resp, "ok"))) {
+			json_t *r = json_object_get(resp, "result");
+			if (r && agent_reply_check(op, r, err)) {
+				json_decref(resp);
+				return -2; /* an answer, but not one to use */
+			}
 			if (result) {
-				*result = json_object_get(resp, "result");
+				*result = r;
 				json_incref(*result);
 				if (!*result)
 					*result = json_object();

@@ -44,6 +44,10 @@ int agent_wait_banner(struct agent_conn *c, double timeout_s, struct strbuf *err
  * reference to "result". Returns 0 ok, -1 transport error or timeout (the
  * connection is then unusable), -2 the agent answered ok:false (message in err).
  */
+/* the types of the fields of an ok reply to op that the controller reads
+ * (sysinfo: sysinfo_check); -1 naming the field and the type it must have.
+ * agent_call applies it: a reply that fails is an error (-2) */
+int agent_reply_check(const char *op, const json_t *result, struct strbuf *err);
 int agent_call(struct agent_conn *c, const char *op, json_t *args, double timeout_s,
 	       json_t **result, struct strbuf *err);
 

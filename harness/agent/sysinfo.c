@@ -481,6 +481,61 @@ json_t *sysinfo_collect(const char *root)
 	return si;
 }
 
+/* what each field's value must be when an agent sends it: s string,
+ * i integer, b boolean, S array of strings (null: unknown, with "error") */
+static const struct {
+	const char *name;
+	char type;
+} field_types[] = {
+	{ "arch", 's' }, { "config_hash", 's' }, { "cpu_model", 's' }, { "hostname", 's' },
+	{ "kernel_release", 's' }, { "kernel_version", 's' }, { "preempt", 's' },
+	{ "preempt_build", 's' }, { "cmdline", 's' }, { "boot_id", 's' }, { "cpus_online", 's' },
+	{ "cpufreq_governor", 's' }, { "cpuidle_driver", 's' }, { "cpuidle_governor", 's' },
+	{ "hz", 'i' }, { "ncpus", 'i' }, { "sched_mc", 'i' }, { "schedstat_version", 'i' },
+	{ "preempt_dynamic", 'b' }, { "schedstats", 'b' }, { "schedstats_config", 'b' },
+	{ "preempt_modes", 'S' }, { "sched_features", 'S' }, { "sched_tunables", 'S' },
+	{ "llc_groups", 'S' },
+};
+
+int sysinfo_check(const json_t *si, struct strbuf *err)
+{
+	if (!json_is_object(si)) {
+		strbuf_addstr(err, "agent sysinfo: untrusted reply: not an object");
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(field_types) / sizeof(field_types[0]); i++) {
+		json_t *f = json_object_get(si, field_types[i].name);
+		if (!f)
+			continue;
+		json_t *v = json_is_object(f) ? json_object_get(f, "value") : NULL;
+		int ok = json_is_object(f);
+		if (ok && v && !json_is_null(v)) {
+			switch (field_types[i].type) {
+			case 's': ok = json_is_string(v); break;
+			case 'i': ok = json_is_integer(v); break;
+			case 'b': ok = json_is_boolean(v); break;
+			case 'S': {
+				size_t k;
+				json_t *e;
+				ok = json_is_array(v);
+				json_array_foreach(v, k, e) if (!json_is_string(e)) ok = 0;
+				break;
+			}
+			}
+		}
+		if (!ok) {
+			static const char *const what[] = { ['s'] = "a string", ['i'] = "an integer",
+							     ['b'] = "true or false",
+							     ['S'] = "an array of strings" };
+			strbuf_addf(err, "agent sysinfo: untrusted reply: %s must be "
+				    "{\"value\": %s or null, \"source\": ...}", field_types[i].name,
+				    what[(unsigned char)field_types[i].type]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 json_t *sysinfo_value(const json_t *si, const char *field)
 {
 	json_t *f = json_object_get(si, field);

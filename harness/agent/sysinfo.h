@@ -28,6 +28,10 @@ json_t *sysinfo_llc_groups(const char *root);
 
 /* convenience accessors on a sysinfo object */
 const char *sysinfo_str(const json_t *si, const char *field);
+/* an agent's sysinfo reply, checked before it is read: every known field
+ * is {"value": V, ...} with V of the field's type or null; -1 naming the
+ * field otherwise */
+int sysinfo_check(const json_t *si, struct strbuf *err);
 long long sysinfo_int(const json_t *si, const char *field, long long dflt);
 /* the field's "value" (borrowed) or NULL */
 json_t *sysinfo_value(const json_t *si, const char *field);
