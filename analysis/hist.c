@@ -232,12 +232,18 @@ int hist_from_json(struct hist *h, const json_t *j)
 	uint64_t sum = 0;
 	json_array_foreach(b, i, e) {
 		json_int_t idx, c;
-		if (json_unpack(e, "[II]", &idx, &c) || idx < 0 || idx >= n || c < 0) {
+		if (json_unpack(e, "[II]", &idx, &c) || idx < 0 || idx >= n || c < 0 ||
+		    c > HIST_COUNT_MAX || (sum += (uint64_t)c) > HIST_COUNT_MAX) {
 			hist_free(h);
 			return -1;
 		}
 		h->counts[idx] += (uint64_t)c;
-		sum += (uint64_t)c;
+	}
+	/* totals are stored input too: in range, and not fewer than counted */
+	if (ovf < 0 || ovf > HIST_COUNT_MAX || total < 0 || total > HIST_COUNT_MAX ||
+	    (total && (uint64_t)total < sum + (uint64_t)ovf)) {
+		hist_free(h);
+		return -1;
 	}
 	h->overflow = (uint64_t)ovf;
 	h->total = total ? (uint64_t)total : sum + h->overflow;

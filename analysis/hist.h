@@ -33,6 +33,10 @@
 
 enum hist_scheme { HIST_LINEAR = 1, HIST_LOGLIN = 2 };
 
+/* the most samples a histogram holds (2^53: exact in a double, far from
+ * uint64 overflow); parsers refuse counts beyond it */
+#define HIST_COUNT_MAX (1LL << 53)
+
 struct hist {
 	enum hist_scheme scheme;
 	int sub_bits;          /* HIST_LOGLIN only */

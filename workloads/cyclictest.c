@@ -136,7 +136,16 @@ int cyclictest_parse_result(const char *json_text, const char *text, long long h
 	json_t *t;
 	json_object_foreach(threads, key, t) {
 		long tid = strtol(key, NULL, 10);
-		double cycles = json_number_value(json_object_get(t, "cycles"));
+		json_t *cy = json_object_get(t, "cycles");
+		double cycles = json_number_value(cy);
+		/* counts are untrusted: exact in a double and far from overflow */
+		if (cy && (!json_is_number(cy) || !(cycles >= 0 && cycles <= HIST_COUNT_MAX))) {
+			strbuf_addf(err, "cyclictest JSON: thread %s: cycles %g out of range "
+				    "(0 to 2^53)", key, cycles);
+			json_decref(j);
+			hist_free(&h);
+			return -1;
+		}
 		json_t *mn = json_object_get(t, "min"), *mx = json_object_get(t, "max"),
 		       *av = json_object_get(t, "avg");
 		if (json_is_number(mn) && (isnan(min) || json_number_value(mn) < min))
@@ -155,13 +164,28 @@ int cyclictest_parse_result(const char *json_text, const char *text, long long h
 			long long b = strtoll(bk, NULL, 10), c = json_integer_value(bv);
 			if (b < 0 || c < 0)
 				continue;
+			if (c > HIST_COUNT_MAX || __builtin_add_overflow(in_hist, c, &in_hist) ||
+			    in_hist > HIST_COUNT_MAX) {
+				strbuf_addf(err, "cyclictest JSON: thread %s: histogram count %lld for "
+					    "%s us makes more than 2^53 samples", key, c, bk);
+				json_decref(j);
+				hist_free(&h);
+				return -1;
+			}
 			hist_record_n(&h, (uint64_t)b, (uint64_t)c);
-			in_hist += c;
 			any_hist = 1;
 		}
 		long long ovf;
-		if (n_ovf > 0 && tid >= 0 && tid < n_ovf)
+		if (n_ovf > 0 && tid >= 0 && tid < n_ovf) {
 			ovf = ovf_text[tid];
+			if (ovf < 0 || ovf > HIST_COUNT_MAX) {
+				strbuf_addf(err, "cyclictest output: thread %s: %lld overflows is out "
+					    "of range (0 to 2^53)", key, ovf);
+				json_decref(j);
+				hist_free(&h);
+				return -1;
+			}
+		}
 		else
 			ovf = (long long)cycles - in_hist;
 		if (ovf > 0 && any_hist)

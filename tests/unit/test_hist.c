@@ -465,6 +465,32 @@ TEST(json_round_trip_loglin)
 	hist_free(&r);
 }
 
+/* stored histograms are read back as untrusted input: counts and totals
+ * out of range, or a total below what the buckets hold, are refused */
+TEST(json_counts_out_of_range)
+{
+	static const char *const bad[] = {
+		"{\"scheme\":\"linear\",\"nbuckets\":4,\"buckets\":[[1,9223372036854775000],[2,9223372036854775000]]}",
+		"{\"scheme\":\"linear\",\"nbuckets\":4,\"buckets\":[[1,5]],\"overflow\":-1}",
+		"{\"scheme\":\"linear\",\"nbuckets\":4,\"buckets\":[[1,5]],\"total\":9223372036854775807}",
+		"{\"scheme\":\"linear\",\"nbuckets\":4,\"buckets\":[[1,5]],\"overflow\":2,\"total\":6}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_t *j = json_loads(bad[i], 0, NULL);
+		struct hist r;
+		CHECK(j != NULL);
+		CHECK(hist_from_json(&r, j) == -1);
+		json_decref(j);
+	}
+	json_t *j = json_loads("{\"scheme\":\"linear\",\"nbuckets\":4,\"buckets\":[[1,5]],"
+			       "\"overflow\":2,\"total\":7}", 0, NULL);
+	struct hist r;
+	CHECK(hist_from_json(&r, j) == 0);
+	CHECK(r.total == 7);
+	hist_free(&r);
+	json_decref(j);
+}
+
 TEST(json_empty_and_invalid)
 {
 	struct hist h, r;
@@ -534,5 +560,6 @@ int main(void)
 	RUN(json_round_trip_linear);
 	RUN(json_round_trip_loglin);
 	RUN(json_empty_and_invalid);
+	RUN(json_counts_out_of_range);
 	return tap_done();
 }

@@ -293,6 +293,40 @@ TEST(cyclictest_garbage)
 	strbuf_release(&err);
 }
 
+/* counts are untrusted: near INT64_MAX they overflowed the sum (UBSan:
+ * signed overflow, samples stored as 1.8e19), 1e300 cycles was an
+ * undefined cast; now each is a parse error naming the thread */
+TEST(cyclictest_counts_out_of_range)
+{
+	static const char *const bad[] = {
+		"{\"thread\": {\"0\": {\"cycles\": 10, \"histogram\": "
+		"{\"1\": 9223372036854775000, \"2\": 9223372036854775000}}}}",
+		"{\"thread\": {\"0\": {\"cycles\": 1e300, \"histogram\": {\"1\": 5}}}}",
+		"{\"thread\": {\"0\": {\"cycles\": -4, \"histogram\": {\"1\": 5}}}}",
+		"{\"thread\": {\"0\": {\"cycles\": \"many\", \"histogram\": {\"1\": 5}}}}",
+		"{\"thread\": {\"0\": {\"cycles\": 10, \"histogram\": {\"1\": 9007199254740993}}}}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct metric_set ms;
+		struct strbuf err = STRBUF_INIT;
+		metric_set_init(&ms);
+		CHECK(cyclictest_parse_result(bad[i], NULL, 200, &ms, &err) == -1);
+		CHECK_CONTAINS(err.buf, "thread 0");
+		CHECK(ms.nr == 0);
+		metric_set_release(&ms);
+		strbuf_release(&err);
+	}
+	struct metric_set ms;
+	struct strbuf err = STRBUF_INIT;
+	metric_set_init(&ms);
+	CHECK(cyclictest_parse_result("{\"thread\": {\"0\": {\"cycles\": 5, \"histogram\": {\"1\": 5}}}}",
+				      "# Histogram Overflows: 99999999999999999999\n", 200, &ms,
+				      &err) == -1);
+	CHECK_CONTAINS(err.buf, "overflows is out of range");
+	metric_set_release(&ms);
+	strbuf_release(&err);
+}
+
 /* through the driver: parse() finds the JSON among the returned files */
 TEST(cyclictest_driver_parse)
 {
@@ -711,6 +745,7 @@ int main(void)
 	RUN(cyclictest_nan_avg);
 	RUN(cyclictest_smp_no_histogram);
 	RUN(cyclictest_garbage);
+	RUN(cyclictest_counts_out_of_range);
 	RUN(cyclictest_driver_parse);
 	RUN(hackbench_text);
 	RUN(hackbench_driver_parse);
