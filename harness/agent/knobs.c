@@ -70,6 +70,64 @@ const char *knob_allowed_prefixes(void)
 	return "/sys/kernel/debug/sched/, /proc/sys/kernel/, /sys/devices/system/cpu/";
 }
 
+/* below the allowed prefixes, still never written: each with the reason */
+static const struct {
+	const char *path;
+	const char *why;
+} denied[] = {
+	{ "/proc/sys/kernel/core_pattern", "a \"|program\" value runs that program as root at "
+					   "every crash" },
+	{ "/proc/sys/kernel/modprobe", "the program the kernel runs as root to load modules" },
+	{ "/proc/sys/kernel/poweroff_cmd", "the program the kernel runs as root to power off" },
+	{ "/proc/sys/kernel/hotplug", "the program the kernel runs as root on device events" },
+	{ "/proc/sys/kernel/usermodehelper/", "limits of the programs the kernel runs as root" },
+	{ "/proc/sys/kernel/kexec_load_disabled", "one-way: set once, kexec (and schedlab's "
+						  "switching) stays off until reboot" },
+	{ "/proc/sys/kernel/modules_disabled", "one-way: cannot be restored until reboot" },
+	{ "/proc/sys/kernel/sysrq", "enables the magic SysRq keys (reboot, crash) for anyone "
+				    "at the console" },
+	{ "/proc/sys/kernel/cad_pid", "the process the kernel signals on Ctrl-Alt-Del" },
+	{ NULL, NULL },
+};
+
+const char *knob_denied(const char *path)
+{
+	for (int i = 0; path && denied[i].path; i++) {
+		size_t n = strlen(denied[i].path);
+		if (denied[i].path[n - 1] == '/' ? !strncmp(path, denied[i].path, n)
+						 : !strcmp(path, denied[i].path))
+			return denied[i].why;
+	}
+	return NULL;
+}
+
+/* the path as the kernel resolves it (sysfs is full of symlinks) must still
+ * be below an allowed prefix: cpu0/node0/meminfo leads out of them */
+static int resolved_allowed(const char *root, const char *path, struct strbuf *err)
+{
+	char *full = xstrfmt("%s%s", root, path);
+	char *real = realpath(full, NULL);
+	int e = errno;
+	char *rroot = *root ? realpath(root, NULL) : xstrdup("");
+	int ok = 0;
+	if (!real && e == ENOENT) {
+		ok = 1; /* nothing there to lead anywhere: the read says it is missing */
+	} else if (!real || !rroot) {
+		strbuf_addf(err, "%s: cannot resolve: %s", path, strerror(real ? errno : e));
+	} else {
+		size_t rl = strlen(rroot);
+		ok = !strncmp(real, rroot, rl) && knob_path_allowed(real + rl) &&
+		     !knob_denied(real + rl);
+		if (!ok)
+			strbuf_addf(err, "%s: resolves to %s, outside the allowed knob paths (%s)",
+				    path, real + rl, knob_allowed_prefixes());
+	}
+	free(real);
+	free(rroot);
+	free(full);
+	return ok;
+}
+
 int knob_path_allowed(const char *path)
 {
 	if (!path || path[0] != '/' || strstr(path, "/../") || strstr(path, "/./") ||
@@ -416,6 +474,13 @@ int knob_set(struct knobs *k, const char *path, const char *value, json_t **info
 			    knob_allowed_prefixes());
 		return -1;
 	}
+	const char *why = knob_denied(path);
+	if (why) {
+		strbuf_addf(err, "%s: never written by schedlab: %s", path, why);
+		return -1;
+	}
+	if (!resolved_allowed(root, path, err))
+		return -1;
 	if (!value || strchr(value, '\n') || (kind == KNOB_FEATURES && strchr(value, ' '))) {
 		strbuf_addf(err, "%s: invalid value \"%s\"%s", path, value ? value : "",
 			    kind == KNOB_FEATURES ? " (one feature token at a time)" : "");

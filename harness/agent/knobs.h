@@ -28,6 +28,10 @@
 /* 1 when path is textually below an allowed prefix and has no "." or ".."
  * component (sysfs itself uses symlinks, so they are not resolved) */
 int knob_path_allowed(const char *path);
+/* why path must never be written although it is below an allowed prefix
+ * (a sysctl that makes the kernel run a program as root, or a one-way
+ * switch), NULL when it may be; knob_set and plan validation both refuse */
+const char *knob_denied(const char *path);
 /* the allowed prefixes, for messages */
 const char *knob_allowed_prefixes(void);
 

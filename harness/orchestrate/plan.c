@@ -2,6 +2,7 @@
  * Plan loading, validation and expansion; the rules are in plan.h and
  * docs/plan-format.md.
  */
+#include "harness/agent/knobs.h"
 #include "harness/orchestrate/plan.h"
 
 #include <ctype.h>
@@ -264,6 +265,15 @@ int knob_object_check(const json_t *knob, const char *path, struct strbuf *err)
 			if (!value_ok(v)) {
 				strbuf_addf(err, "%s.%s.%s: value must be an integer or a printable "
 					    "string", path, objs[k], key);
+				return -1;
+			}
+			char *kp = xstrfmt("%s%s", k ? "/proc/sys/kernel/" : "/sys/kernel/debug/sched/",
+					   key);
+			const char *why = knob_denied(kp);
+			free(kp);
+			if (why) {
+				strbuf_addf(err, "%s.%s.%s: schedlab never writes this knob: %s "
+					    "(docs/reliability.md)", path, objs[k], key, why);
 				return -1;
 			}
 		}

@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -118,6 +119,39 @@ static int argv_array_ok(const json_t *v)
 
 /* how the machine is reached: host, user, port, identity, known_hosts,
  * ssh_options */
+/* the ssh options a plan may add: transport, authentication and host keys.
+ * Not ProxyCommand, LocalCommand, PermitLocalCommand, KnownHostsCommand,
+ * Match exec or anything else that runs a program on this machine. */
+static const char *const ssh_allowed[] = {
+	"AddressFamily", "BatchMode", "BindAddress", "CheckHostIP", "Ciphers", "Compression",
+	"ConnectionAttempts", "ConnectTimeout", "GlobalKnownHostsFile", "HashKnownHosts",
+	"HostKeyAlgorithms", "HostKeyAlias", "IdentitiesOnly", "IdentityFile", "IPQoS",
+	"KexAlgorithms", "LogLevel", "MACs", "PasswordAuthentication", "Port",
+	"PreferredAuthentications", "ProxyJump", "PubkeyAcceptedAlgorithms",
+	"PubkeyAcceptedKeyTypes", "ServerAliveCountMax", "ServerAliveInterval",
+	"StrictHostKeyChecking", "TCPKeepAlive", "UpdateHostKeys", "User", "UserKnownHostsFile",
+	NULL,
+};
+
+static int ssh_option_allowed(const char *opt)
+{
+	size_t n = strcspn(opt, "= ");
+	for (const char *const *a = ssh_allowed; *a; a++)
+		if (strlen(*a) == n && !strncasecmp(opt, *a, n))
+			return 1;
+	return 0;
+}
+
+static const char *ssh_allowed_list(void)
+{
+	static char buf[1024];
+	if (!buf[0])
+		for (const char *const *a = ssh_allowed; *a; a++)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
+				 a == ssh_allowed ? "" : ", ", *a);
+	return buf;
+}
+
 static int check_login(json_t *out, const char *where, struct strbuf *err)
 {
 	json_t *v;
@@ -166,6 +200,13 @@ static int check_login(json_t *out, const char *where, struct strbuf *err)
 			const char *o = json_string_value(e);
 			if (!o || !strchr(o, '=') || *o == '=' || *o == '-' || !one_line_ok(o))
 				goto bad_opts;
+			if (!ssh_option_allowed(o)) {
+				strbuf_addf(err, "%s.ssh_options[%zu]: %.*s is not an option schedlab "
+					    "passes to ssh (options that run local commands, such as "
+					    "ProxyCommand or LocalCommand, are refused); allowed: %s",
+					    where, i, (int)strcspn(o, "="), o, ssh_allowed_list());
+				return -1;
+			}
 		}
 	}
 	return 0;

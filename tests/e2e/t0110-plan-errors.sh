@@ -39,6 +39,16 @@ bad "bad feature token" 'matrix.knobs[0].sched_features[0]: must be a feature na
 	'{"matrix": {"knobs": [{"sched_features": ["ttwu queue"]}]}, "workloads": [{"type": "hackbench"}]}'
 bad "sysctl path escape" 'matrix.knobs[0].sysctl.../../etc/x: not a valid sysctl' \
 	'{"matrix": {"knobs": [{"sysctl": {"../../etc/x": 1}}]}, "workloads": [{"type": "hackbench"}]}'
+bad "an ssh option that runs a local command" 'target.ssh_options[1]: ProxyCommand is not an option schedlab passes to ssh' \
+	'{"target": {"type": "ssh", "host": "h", "ssh_options": ["StrictHostKeyChecking=no", "ProxyCommand=sh -c x"]}, "workloads": [{"type": "hackbench"}]}'
+bad "... in any spelling" 'target.ssh_options[0]: localcommand is not an option' \
+	'{"target": {"type": "ssh", "host": "h", "ssh_options": ["localcommand=touch x"]}, "workloads": [{"type": "hackbench"}]}'
+bad "a sysctl that runs a program as root" 'matrix.knobs[0].sysctl.core_pattern: schedlab never writes this knob: a "|program" value runs' \
+	'{"matrix": {"knobs": [{"sysctl": {"core_pattern": "|/tmp/x"}}]}, "workloads": [{"type": "hackbench"}]}'
+bad "modprobe too" 'matrix.knobs[0].sysctl.modprobe: schedlab never writes this knob' \
+	'{"matrix": {"knobs": [{"sysctl": {"modprobe": "/tmp/x"}}]}, "workloads": [{"type": "hackbench"}]}'
+bad "a one-way switch" 'matrix.knobs[0].sysctl.kexec_load_disabled: schedlab never writes this knob: one-way' \
+	'{"matrix": {"knobs": [{"sysctl": {"kexec_load_disabled": 1}}]}, "workloads": [{"type": "hackbench"}]}'
 bad "load of a non-load type" 'workloads[0].load.type: "cyclictest" cannot be used as load' \
 	'{"workloads": [{"type": "cyclictest", "load": {"type": "cyclictest"}}]}'
 bad "duplicate key" 'duplicate object key' '{"name": "a", "name": "b", "workloads": [{"type": "hackbench"}]}'

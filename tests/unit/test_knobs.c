@@ -501,6 +501,39 @@ TEST(journal_survives_the_agent)
 	strbuf_release(&rep);
 }
 
+/* a path below an allowed prefix that a symlink leads out of (sysfs has
+ * many: cpu0/node0 -> ../../node/node0) is refused; so are the sysctls
+ * that make the kernel run a program, however they are written */
+TEST(escapes_and_denied_knobs)
+{
+	struct strbuf err = STRBUF_INIT;
+	reset_tree();
+	put("/sys/devices/system/node/node0/meminfo", "secret\n");
+	mkdirs("/sys/devices/system/cpu/cpu0");
+	char *link = xstrfmt("%s/sys/devices/system/cpu/cpu0/node0", root);
+	CHECK(symlink("../../node/node0", link) == 0);
+	free(link);
+	CHECK(knob_set(&knobs, "/sys/devices/system/cpu/cpu0/node0/meminfo", "1", NULL, &err) == -1);
+	CHECK_CONTAINS(err.buf, "resolves to /sys/devices/system/node/node0/meminfo, outside");
+	check_file("/sys/devices/system/node/node0/meminfo", "secret\n");
+	CHECK(knob_pending(&knobs) == 0);
+	strbuf_reset(&err);
+	put("/proc/sys/kernel/core_pattern", "core\n");
+	CHECK(knob_set(&knobs, "/proc/sys/kernel/core_pattern", "|/tmp/evil", NULL, &err) == -1);
+	CHECK_CONTAINS(err.buf, "never written by schedlab");
+	check_file("/proc/sys/kernel/core_pattern", "core\n");
+	/* through a symlink to it */
+	strbuf_reset(&err);
+	char *l2 = xstrfmt("%s/proc/sys/kernel/cp", root);
+	CHECK(symlink("core_pattern", l2) == 0);
+	free(l2);
+	CHECK(knob_set(&knobs, "/proc/sys/kernel/cp", "|/tmp/evil", NULL, &err) == -1);
+	check_file("/proc/sys/kernel/core_pattern", "core\n");
+	CHECK(knob_denied("/proc/sys/kernel/usermodehelper/bset") != NULL);
+	CHECK(knob_denied("/proc/sys/kernel/sched_rr_timeslice_ms") == NULL);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	snprintf(root, sizeof(root), "/tmp/sl-test-knobs-XXXXXX");
@@ -523,6 +556,7 @@ int main(void)
 	RUN(choice_without_current_refused);
 	RUN(restore_failure_reported);
 	RUN(journal_survives_the_agent);
+	RUN(escapes_and_denied_knobs);
 	struct strbuf e = STRBUF_INIT;
 	knob_restore_all(&knobs, &e);   /* undoes what a failed test left */
 	knobs_release(&knobs);
