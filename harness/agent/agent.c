@@ -286,7 +286,7 @@ static void exec_schedstat_after(struct exec_run *r)
 /* the requested files of the run directory (plain names only) */
 static void exec_collect_files(struct exec_run *r)
 {
-	json_t *files = json_object();
+	json_t *files = json_object(), *refused = NULL;
 	json_t *fl = json_object_get(r->args, "files");
 	size_t i;
 	json_t *fv;
@@ -296,14 +296,21 @@ static void exec_collect_files(struct exec_run *r)
 			continue;
 		char *p = xstrfmt("%s/%s", r->dir, name);
 		struct strbuf fb = STRBUF_INIT;
-		if (!strbuf_read_file(&fb, p, 64 << 20)) {
+		const char *why;
+		if (!strbuf_read_regular(&fb, p, 64 << 20, &why)) {
 			utf8_scrub(&fb);
 			json_object_set_new(files, name, json_stringn(fb.buf, fb.len));
+		} else if (errno != ENOENT) {
+			if (!refused)
+				refused = json_object();
+			json_object_set_new(refused, name, json_string(why));
 		}
 		strbuf_release(&fb);
 		free(p);
 	}
 	json_object_set_new(r->res, "files", files);
+	if (refused)
+		json_object_set_new(r->res, "files_refused", refused);
 }
 
 /* after a run: note which loads ended early, stop the others, and attach

@@ -15,6 +15,7 @@
 #include "harness/cli/cmd.h"
 #include "harness/cli/options.h"
 #include "harness/results/report.h"
+#include "harness/util/atomicfile.h"
 
 static const char usage_text[] =
 	"usage: schedlab report [--db FILE] [--session S | --compare A B | --since DATE]\n"
@@ -92,21 +93,15 @@ static int write_page(const struct strbuf *page, const char *outpath)
 		fwrite(page->buf, 1, page->len, stdout);
 		return 0;
 	}
+	/* a fresh mkstemp file, never a name someone could have planted a
+	   symlink at (OUT.tmp was opened with fopen and followed one) */
+	struct strbuf err = STRBUF_INIT;
 	int rc = 0;
-	char *tmp = xstrfmt("%s.tmp", outpath);
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		cmd_error("report", "%s: %m", tmp);
+	if (write_file_atomic(outpath, page->buf, page->len, 0644, &err)) {
+		cmd_error("report", "%s", err.buf);
 		rc = 2;
-	} else {
-		size_t w = fwrite(page->buf, 1, page->len, f);
-		if (w != page->len || ferror(f) | fclose(f) || rename(tmp, outpath)) {
-			cmd_error("report", "%s: write error: %m", outpath);
-			unlink(tmp);
-			rc = 2;
-		}
 	}
-	free(tmp);
+	strbuf_release(&err);
 	return rc;
 }
 

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,11 +179,39 @@ void strbuf_tail(struct strbuf *sb, size_t max)
 	sb->buf[sb->len] = '\0';
 }
 
+static int read_fd(struct strbuf *sb, int fd, size_t max);
+
+int strbuf_read_regular(struct strbuf *sb, const char *path, size_t max, const char **why)
+{
+	*why = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+	if (fd < 0) {
+		*why = errno == ELOOP ? "a symlink" : strerror(errno);
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	/* a regular file: blocking reads are fine again */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return read_fd(sb, fd, max);
+}
+
 int strbuf_read_file(struct strbuf *sb, const char *path, size_t max)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
+	return read_fd(sb, fd, max);
+}
+
+/* read fd (closed here) into sb, up to max bytes (0: all) */
+static int read_fd(struct strbuf *sb, int fd, size_t max)
+{
 	for (;;) {
 		char tmp[8192];
 		ssize_t n = read(fd, tmp, sizeof(tmp));

@@ -41,6 +41,10 @@ void strbuf_trim(struct strbuf *sb);
 void strbuf_tail(struct strbuf *sb, size_t max);
 /* read a whole file; -1 with errno set on failure */
 int strbuf_read_file(struct strbuf *sb, const char *path, size_t max);
+/* as strbuf_read_file, for a file someone else made: no symlink followed,
+ * nothing but a regular file read (a FIFO would block for ever); -1 with
+ * *why set (static text) when refused */
+int strbuf_read_regular(struct strbuf *sb, const char *path, size_t max, const char **why);
 
 struct strvec {
 	const char **v;   /* NULL-terminated; entries owned by the strvec */

@@ -58,6 +58,13 @@ expect_exit 0 "report --session last" "$SL" report --db "$DB" --session last --o
 expect_exit 0 "report --compare A B" "$SL" report --db "$DB" --compare session=1 session=2 --out "$TMP/c.html" --summary
 contains "report --summary prints verdict counts" "$TMP/out" "metrics,"
 expect_exit 0 "report --since" "$SL" report --db "$DB" --since 2000-01-01 --out "$TMP/t.html"
+# a symlink planted at the old temporary name is not followed
+echo victim >"$TMP/victim"
+ln -s "$TMP/victim" "$TMP/p.html.tmp"
+expect_exit 0 "report --out beside a planted symlink" "$SL" report --db "$DB" --session last --out "$TMP/p.html"
+equals "... the symlink's target is untouched" "$(cat "$TMP/victim")" victim
+contains "... and the page is written" "$TMP/p.html" "<html"
+equals "... with nothing left beside it" "$(ls -a "$TMP" | grep -c '^\.p\.html\.')" 0
 expect_exit 2 "report of an unknown session" "$SL" report --db "$DB" --session 99 --out "$TMP/x.html"
 expect_exit 2 "report with an unknown selector key" "$SL" report --db "$DB" --compare nokey=1 session=2 --out "$TMP/x.html"
 expect_exit 2 "report with two modes" "$SL" report --db "$DB" --session 1 --since 2000-01-01

@@ -2,9 +2,16 @@
  * Unit tests of harness/util/utf8.c and of strbuf_tail's cut: workload
  * output crosses the protocol as JSON, which takes only valid UTF-8, so
  * invalid bytes are replaced (never the whole text dropped) and a tail
- * never starts inside a character.
+ * never starts inside a character. Also strbuf_read_regular, how the agent
+ * reads the files a tool wrote: a FIFO there hung it, a symlink was
+ * followed.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness/util/strbuf.h"
 #include "harness/util/utf8.h"
@@ -72,10 +79,44 @@ TEST(tail_never_splits_a_character)
 	strbuf_release(&sb);
 }
 
+TEST(read_regular_refuses_fifo_and_symlink)
+{
+	char dir[] = "/tmp/sl-test-utf8-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *fifo = xstrfmt("%s/fifo", dir), *link = xstrfmt("%s/link", dir),
+	     *plain = xstrfmt("%s/plain", dir);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	FILE *f = fopen(plain, "w");
+	fputs("data", f);
+	fclose(f);
+	CHECK(symlink(plain, link) == 0);
+	struct strbuf sb = STRBUF_INIT;
+	const char *why;
+	CHECK(strbuf_read_regular(&sb, fifo, 0, &why) == -1); /* returns, does not block */
+	CHECK_STR(why, "not a regular file");
+	CHECK(strbuf_read_regular(&sb, link, 0, &why) == -1);
+	CHECK_STR(why, "a symlink");
+	CHECK(sb.len == 0);
+	CHECK(strbuf_read_regular(&sb, plain, 0, &why) == 0);
+	CHECK_STR(sb.buf, "data");
+	char *missing = xstrfmt("%s/missing", dir);
+	CHECK(strbuf_read_regular(&sb, missing, 0, &why) == -1 && errno == ENOENT);
+	unlink(fifo);
+	unlink(link);
+	unlink(plain);
+	rmdir(dir);
+	free(fifo);
+	free(link);
+	free(plain);
+	free(missing);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	RUN(valid_text_untouched);
 	RUN(invalid_sequences_replaced);
 	RUN(tail_never_splits_a_character);
+	RUN(read_regular_refuses_fifo_and_symlink);
 	return tap_done();
 }
