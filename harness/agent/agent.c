@@ -297,7 +297,7 @@ static void exec_collect_files(struct exec_run *r)
 		char *p = xstrfmt("%s/%s", r->dir, name);
 		struct strbuf fb = STRBUF_INIT;
 		const char *why;
-		if (!strbuf_read_regular(&fb, p, 64 << 20, &why)) {
+		if (!strbuf_read_regular(&fb, p, 32 << 20, &why)) {
 			utf8_scrub(&fb);
 			json_object_set_new(files, name, json_stringn(fb.buf, fb.len));
 		} else if (errno != ENOENT) {

@@ -40,8 +40,11 @@ static int read_line_flag(int fd, struct strbuf *rbuf, struct strbuf *line, doub
 			  volatile int *abort_flag)
 {
 	double deadline = timeout_s > 0 ? now_mono() + timeout_s : 0;
+	size_t scanned = 0; /* bytes of rbuf already known to hold no newline */
 	for (;;) {
-		char *nl = rbuf->len ? memchr(rbuf->buf, '\n', rbuf->len) : NULL;
+		char *nl = rbuf->len > scanned ? memchr(rbuf->buf + scanned, '\n', rbuf->len - scanned)
+					       : NULL;
+		scanned = rbuf->len;
 		if (nl) {
 			size_t n = (size_t)(nl - rbuf->buf);
 			strbuf_reset(line);
@@ -52,6 +55,10 @@ static int read_line_flag(int fd, struct strbuf *rbuf, struct strbuf *line, doub
 			rbuf->len -= n + 1;
 			rbuf->buf[rbuf->len] = '\0';
 			return 0;
+		}
+		if (rbuf->len > PROTO_LINE_MAX) {
+			errno = EMSGSIZE; /* the peer is broken or hostile: drop it */
+			return -1;
 		}
 		if (abort_flag && *abort_flag) {
 			errno = EINTR;
@@ -291,7 +298,10 @@ int agent_call(struct agent_conn *c, const char *op, json_t *args, double timeou
 			strbuf_addf(err, "agent %s: %s", op,
 				    e == ETIMEDOUT ? "no answer within the timeout"
 				    : e == EPIPE ? "connection closed (agent or target died)"
-				    : e == EINTR ? "interrupted" : strerror(e));
+				    : e == EINTR ? "interrupted"
+				    : e == EMSGSIZE ? "a line longer than 128 MiB without a newline: "
+						      "the connection is dropped"
+				    : strerror(e));
 			strbuf_release(&line);
 			errno = e;
 			return -1;

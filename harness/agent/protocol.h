@@ -55,6 +55,11 @@ int agent_call(struct agent_conn *c, const char *op, json_t *args, double timeou
 const char *agent_banner_boot_id(const struct agent_conn *c);
 
 /* agent side: read one line (without the newline) from fd; 0 ok, -1 EOF/error */
+/* the longest protocol line: a reply carries at most 4 MiB of stdout,
+ * 64 KiB of stderr and the tool's files (32 MiB each, one or two), so a
+ * peer that sends more without a newline is broken or hostile; the reader
+ * fails with EMSGSIZE and the connection is dropped */
+#define PROTO_LINE_MAX ((size_t)128 << 20)
 int proto_read_line(int fd, struct strbuf *rbuf, struct strbuf *line, double timeout_s);
 /* write one JSON object as a line; 0 ok, -1 error */
 int proto_write_json(int fd, json_t *obj);
