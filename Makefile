@@ -39,6 +39,11 @@ NATIVE   := $(wildcard workloads/native/sl-*.c)
 NATPURE  := $(filter-out $(NATIVE),$(wildcard workloads/native/*.c))
 NATLIB   := $(NATPURE) analysis/hist.c $(UTIL)
 UNIT     := $(wildcard tests/unit/test_*.c)
+FUZZ     := $(wildcard fuzz/fuzz_*.c)
+FUZZCC   ?= clang
+FUZZFL   := -O1 -g -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -pthread \
+	    -D_GNU_SOURCE -I. -DSCHEDLAB_VERSION='"fuzz"' -fno-omit-frame-pointer \
+	    -fsanitize=address,undefined
 
 OBJ      = $(patsubst %.c,build/obj/%.o,$(1))
 AOBJ     = $(patsubst %.c,build/asan/%.o,$(1))
@@ -67,6 +72,31 @@ build/libnative.a: $(call OBJ,$(NATLIB))
 build/asan/libschedlab.a: $(call AOBJ,$(LIBSRC) $(NATPURE))
 	@rm -f $@
 	ar rcs $@ $^
+
+# fuzzing (fuzz/README.md): the library built with clang's sanitizers and
+# coverage, one libFuzzer binary per fuzz/fuzz_*.c
+FOBJ     = $(patsubst %.c,build/fuzz/%.o,$(1))
+FUZZBINS := $(patsubst fuzz/%.c,build/fuzz/bin/%,$(FUZZ))
+
+build/fuzz/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZCC) $(FUZZFL) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+build/fuzz/libschedlab.a: $(call FOBJ,$(LIBSRC) $(NATPURE))
+	@rm -f $@
+	ar rcs $@ $^
+
+build/fuzz/bin/%: build/fuzz/fuzz/%.o build/fuzz/libschedlab.a
+	@mkdir -p $(dir $@)
+	$(FUZZCC) $(FUZZFL) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+
+fuzz-build: $(FUZZBINS)
+
+# every target for FUZZ_SECONDS (default 300) from its corpus, then every
+# input that once crashed replayed; a crash fails naming target and input
+FUZZ_SECONDS ?= 300
+fuzz: fuzz-build
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 bin/schedlab: $(call OBJ,$(CLI)) build/libschedlab.a
 	@mkdir -p bin
@@ -126,5 +156,5 @@ clean:
 
 # objects are never intermediate: a second `make test` compiles nothing
 .SECONDARY:
-.PHONY: all unit test test-quick demo deps deps-test bench install clean
+.PHONY: all unit test test-quick demo deps deps-test bench install clean fuzz fuzz-build
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -19,7 +19,7 @@ for g in $groups; do
 	case "$g" in
 	build) pkgs="$pkgs gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev" ;;
 	run) pkgs="$pkgs rt-tests stress-ng" ;;
-	test) pkgs="$pkgs python3 sqlite3 procps jq chromium systemd" ;;
+	test) pkgs="$pkgs python3 sqlite3 procps jq chromium systemd clang libclang-rt-14-dev" ;;
 	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio kexec-tools gzip dropbear-bin openssh-client" ;;
 	kernel) pkgs="$pkgs flex bison libelf-dev libssl-dev bc ccache make gcc xz-utils" ;;
 	*) echo "install-deps: unknown group '$g' (valid: build run test qemu kernel --all)" >&2; exit 2 ;;

@@ -83,6 +83,8 @@ int stressng_parse_yaml(const char *yaml, double *ops, double *ops_per_s)
 int stressng_parse_text(const char *text, const char *stressor, double *ops, double *ops_per_s)
 {
 	const char *p = text;
+	if (!stressor)
+		return -1; /* parameters without one (a damaged stored run) match nothing */
 	while (p && (p = strstr(p, "metrc:"))) {
 		const char *line_end = strchrnul(p, '\n');
 		const char *q = strchr(p, ']');

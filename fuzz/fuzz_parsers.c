@@ -1,0 +1,57 @@
+/*
+ * libFuzzer target: the parsers of tool output (cyclictest JSON and text,
+ * hackbench, stress-ng YAML and text) and every registered workload's
+ * parse hook fed the input as stdout and as each result file. The first
+ * byte picks the parser.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workloads/parsers.h"
+#include "workloads/workload.h"
+
+static const char *const names[] = { "cyclictest", "hackbench", "stress-ng", "sl-pingpong",
+				     "sl-jbb" };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	char *text = malloc(size);
+	if (!text)
+		return 0;
+	memcpy(text, data + 1, size - 1);
+	text[size - 1] = 0;
+	struct metric_set ms;
+	struct strbuf err = STRBUF_INIT;
+	double a, b;
+	metric_set_init(&ms);
+	switch (data[0] % 8) {
+	case 0: cyclictest_parse_result(text, text, 200, &ms, &err); break;
+	case 1: hackbench_parse_text(text, &a); break;
+	case 2: stressng_parse_yaml(text, &a, &b); break;
+	case 3: stressng_parse_text(text, "cpu", &a, &b); break;
+	default: {
+		const struct workload_ops *w = workload_find(names[data[0] % 5]);
+		if (!w || !w->parse)
+			break;
+		json_t *params = json_object();
+		json_t *files = json_object();
+		/* the input as every file a driver could look for */
+		static const char *const fnames[] = { "cyclictest.json", "stress-ng.yaml",
+						      "sl-pingpong.json", "sl-jbb.json",
+						      "schedlab-extra.json" };
+		for (size_t i = 0; i < sizeof(fnames) / sizeof(fnames[0]); i++)
+			json_object_set_new(files, fnames[i], json_string(text));
+		struct wl_output wo = { .out = text, .err = "", .files = files };
+		w->parse(params, &wo, &ms, &err);
+		json_decref(files);
+		json_decref(params);
+	}
+	}
+	metric_set_release(&ms);
+	strbuf_release(&err);
+	free(text);
+	return 0;
+}
