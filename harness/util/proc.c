@@ -249,6 +249,23 @@ static void fill_result(struct proc_result *res, int st)
 	}
 }
 
+/* the child's open output pipes as pollfds: how many, and their slots in
+ * *io and *ie (-1 when closed) */
+static int pipe_pollfds(const struct child *c, struct pollfd *pfd, int *io, int *ie)
+{
+	int n = 0;
+	*io = *ie = -1;
+	if (c->out_fd >= 0) {
+		pfd[n] = (struct pollfd){ c->out_fd, POLLIN, 0 };
+		*io = n++;
+	}
+	if (c->err_fd >= 0) {
+		pfd[n] = (struct pollfd){ c->err_fd, POLLIN, 0 };
+		*ie = n++;
+	}
+	return n;
+}
+
 /* read what is left in the pipes until EOF on both or `until` (poll, never
  * a blocking read: a process that left the group may hold them open) */
 static void drain_pipes(struct child *c, struct strbuf *out, struct strbuf *errout,
@@ -259,15 +276,7 @@ static void drain_pipes(struct child *c, struct strbuf *out, struct strbuf *erro
 		if (left <= 0)
 			return;
 		struct pollfd pfd[2];
-		int n = 0, io = -1, ie = -1;
-		if (c->out_fd >= 0) {
-			pfd[n] = (struct pollfd){ c->out_fd, POLLIN, 0 };
-			io = n++;
-		}
-		if (c->err_fd >= 0) {
-			pfd[n] = (struct pollfd){ c->err_fd, POLLIN, 0 };
-			ie = n++;
-		}
+		int io, ie, n = pipe_pollfds(c, pfd, &io, &ie);
 		int r = poll(pfd, (nfds_t)n, (int)(left * 1000) + 1);
 		if (r < 0 && errno != EINTR)
 			return;
@@ -368,15 +377,7 @@ int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_m
 	int st = 0;
 	for (;;) {
 		struct pollfd pfd[3];
-		int n = 0, io = -1, ie = -1, ia = -1;
-		if (c->out_fd >= 0) {
-			pfd[n] = (struct pollfd){ c->out_fd, POLLIN, 0 };
-			io = n++;
-		}
-		if (c->err_fd >= 0) {
-			pfd[n] = (struct pollfd){ c->err_fd, POLLIN, 0 };
-			ie = n++;
-		}
+		int io, ie, ia = -1, n = pipe_pollfds(c, pfd, &io, &ie);
 		if (abort_fd >= 0 && !killed_for) {
 			pfd[n] = (struct pollfd){ abort_fd, POLLIN, 0 };
 			ia = n++;
