@@ -30,6 +30,7 @@
 #include "analysis/schedstat.h"
 #include "harness/orchestrate/owner.h"
 #include "harness/orchestrate/kbuild.h"
+#include "harness/util/numfmt.h"
 #include "harness/util/proc.h"
 #include "harness/orchestrate/progress.h"
 #include "harness/agent/sysinfo.h"
@@ -643,8 +644,11 @@ static void summarize(const struct run_ctx *c, struct strbuf *summary)
 					    NULL };
 	for (const char *const *s = show; *s; s++) {
 		const struct metric *m = metric_find(&c->ms, *s);
-		if (m)
-			strbuf_addf(summary, " %s=%.4g", m->name, m->value);
+		if (m) {
+			char num[32];
+			fmt_num(num, sizeof(num), m->value); /* as the tables print it */
+			strbuf_addf(summary, " %s=%s", m->name, num);
+		}
 	}
 }
 

@@ -47,16 +47,6 @@ void rowset_add(struct rowset *rs, const char *const *cells)
 	rs->rows[rs->nrows++] = row;
 }
 
-void fmt_num(char *buf, size_t n, double v)
-{
-	if (!isfinite(v))
-		snprintf(buf, n, "-");
-	else if (fabs(v) >= 1e4 && fabs(v) < 1e12)
-		snprintf(buf, n, "%.0f", v);
-	else
-		snprintf(buf, n, "%.4g", v);
-}
-
 int rowset_collect(void *ctx, int ncols, const char *const *names, const char *const *values)
 {
 	struct rowset *rs = ctx;

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "harness/util/numfmt.h" /* fmt_num, for the cells */
 
 enum out_format { FMT_TABLE, FMT_CSV, FMT_JSON };
 
@@ -22,9 +23,6 @@ void rowset_init(struct rowset *rs, size_t ncols, const char *const *names);
 void rowset_add(struct rowset *rs, const char *const *cells);
 void rowset_release(struct rowset *rs);
 void rowset_print(const struct rowset *rs, enum out_format f, FILE *out);
-/* a number for a table cell: "-" when not finite, no decimals from 1e4 on,
- * else 4 significant digits */
-void fmt_num(char *buf, size_t n, double v);
 /* a db_row_fn (db_query, db_results_export, db_sessions_summary) that fills
  * a rowset whose ncols is 0 at first; values NULL is the header alone */
 int rowset_collect(void *rowset, int ncols, const char *const *names,

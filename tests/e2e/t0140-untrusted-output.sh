@@ -39,6 +39,15 @@ equals "... with each invalid sequence shown as U+FFFD" \
 equals "... and no character split at the cut (valid UTF-8 throughout)" \
 	"$(sql "SELECT substr(stdout, 1, 1) IN ('é', char(10)) FROM run")" 1
 
+# progress lines print numbers as the tables do (12346, not 1.235e+04)
+cat >"$TMP/path/hackbench" <<'H'
+#!/bin/bash
+printf 'Time: 12345.678\n'
+H
+PATH="$TMP/path" SCHEDLAB_AGENT="$PWD/bin/schedlab-agent" expect_exit 0 \
+	"a run whose value is above 1e4" "$PWD/bin/schedlab" run "$TMP/plan.json" --db "$TMP/n.db"
+contains "... its progress line prints it as a table would" "$TMP/err" "time_s=12346"
+
 # a tool that leaves a daemon holding its stdout (setsid: out of the process
 # group): the agent stopped reading only when the daemon exited (8 s, past
 # the run's timeout); now it stops within about a second, kills it and says so

@@ -1,0 +1,15 @@
+/*
+ * How schedlab prints a number for a person (tables, progress lines): the
+ * same everywhere, so that a value reads the same in a progress line and
+ * in the table that shows it later.
+ */
+#ifndef SL_UTIL_NUMFMT_H
+#define SL_UTIL_NUMFMT_H
+
+#include <stddef.h>
+
+/* "-" when not finite, no decimals from 1e4 on (10000, not 1e+04), else
+ * 4 significant digits */
+void fmt_num(char *buf, size_t n, double v);
+
+#endif
