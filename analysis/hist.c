@@ -174,9 +174,18 @@ enum hist_pct hist_percentile(const struct hist *h, double p, double *out)
 			return HIST_OK;
 		}
 	}
-	*out = hist_bucket_lo(h, h->nbuckets - 1) + (hist_bucket_hi(h, h->nbuckets - 1) -
-						     hist_bucket_lo(h, h->nbuckets - 1));
+	*out = hist_range_end(h);
 	return HIST_IN_OVERFLOW;
+}
+
+double hist_range_end(const struct hist *h)
+{
+	return h->nbuckets ? hist_bucket_hi(h, h->nbuckets - 1) : 0;
+}
+
+double hist_overflow_fraction(const struct hist *h)
+{
+	return h->total ? (double)h->overflow / (double)h->total : 0;
 }
 
 double hist_mean(const struct hist *h)

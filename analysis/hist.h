@@ -72,6 +72,14 @@ int hist_copy(struct hist *dst, const struct hist *src);
  * at least p% of all samples (overflow included) are at or below it. */
 enum hist_pct hist_percentile(const struct hist *h, double p, double *out);
 double hist_mean(const struct hist *h);   /* of in-range samples; NAN if none */
+/* the upper end of the range: the lower bound of every overflow sample (the
+ * value a percentile in the overflow is reported as) */
+double hist_range_end(const struct hist *h);
+/* overflow / total (0 when empty) */
+double hist_overflow_fraction(const struct hist *h);
+/* a histogram is called out as too small for its data (progress line,
+ * report) when more than this share of its samples is in the overflow */
+#define HIST_OVERFLOW_WARN 0.001
 
 /* storage form: {"scheme":"linear"|"loglin","sub_bits":s,"nbuckets":n,
  *  "buckets":[[index,count],...] (non-zero only),"overflow":o,"total":t,

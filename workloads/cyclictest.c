@@ -5,8 +5,10 @@
  * --json=cyclictest.json` and merges the per-thread histograms into one
  * linear 1 us histogram. Samples above the histogram's range are only
  * counted by cyclictest in its text output ("# Histogram Overflows: a b");
- * they are added as overflow so that a percentile falling there is reported
- * as a lower bound with a note, never silently too low. When the text output
+ * they are added as overflow so that a percentile falling there is stored
+ * as a lower bound (censored, with a note: metric_add_hist_pct), never
+ * silently too low. lat_max_us and lat_avg_us are cyclictest's own, exact
+ * also beyond the histogram. When the text output
  * lacks the line, overflow = cycles - sum(histogram) per thread.
  *
  * Quirks tolerated: keys "cmdline:" and "rt_test_version:" with a trailing
@@ -205,15 +207,8 @@ int cyclictest_parse_result(const char *json_text, const char *text, long long h
 	static const struct { const char *name; double p; } pct[] = {
 		{ "lat_p50_us", 50 }, { "lat_p99_us", 99 }, { "lat_p999_us", 99.9 },
 	};
-	for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
-		double v;
-		enum hist_pct r = hist_percentile(&h, pct[i].p, &v);
-		if (r == HIST_OK)
-			metric_add(ms, pct[i].name, v, "us", BETTER_LOWER);
-		else if (r == HIST_IN_OVERFLOW)
-			metric_add_note(ms, pct[i].name, (double)hist_us, "us", BETTER_LOWER,
-					"in histogram overflow: the value is a lower bound");
-	}
+	for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
+		metric_add_hist_pct(ms, pct[i].name, &h, pct[i].p, 1, "us");
 	metric_add(ms, "lat_max_us", max, "us", BETTER_LOWER);
 	metric_add(ms, "overflows", (double)h.overflow, "count", BETTER_LOWER);
 	metric_add(ms, "samples", (double)h.total, "count", BETTER_NONE);
@@ -238,6 +233,7 @@ const struct workload_ops cyclictest_workload = {
 	.tool = "cyclictest",
 	.package = "rt-tests",
 	.params = cyclictest_params,
+	.range_param = "histogram_us",
 	.estimate_s = estimate,
 	.build = build,
 	.parse = parse,

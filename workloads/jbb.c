@@ -7,7 +7,9 @@
  * keeps the whole RT curve (one object per step: injection rate, achieved
  * rate, response-time percentiles, pass/fail) in ms->extra so that it is
  * stored with the run, not only printed. When the ramp ran out of time
- * before a step failed, max_jops carries a note saying it is a lower bound.
+ * before a step failed, max_jops is stored as a lower bound (censored, with
+ * a note), and so are the SLA values still met at the last step and
+ * critical_jops when one of them is.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -131,6 +133,8 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 {
 	static const char lower_bound[] =
 		"the ramp ran out of time before a step failed: a lower bound";
+	static const char sla_lower_bound[] =
+		"the ramp ran out of time while this SLA was still met: a lower bound";
 	json_error_t je;
 	if (out->exit_code != 0) {
 		strbuf_addf(err, "sl-jbb exited with status %d: %s", out->exit_code,
@@ -152,12 +156,29 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 		return -1;
 	}
 	int complete = json_is_true(json_object_get(o, "ramp_complete"));
+	/* an incomplete ramp leaves bounds: max_jops, every SLA value still met
+	 * at the last passing step (a further step might have met it too), and
+	 * critical_jops when one of its SLA values is such a bound */
+	double max = json_number_value(json_object_get(o, "max_jops"));
+	int sla_bound = 0;
+	for (const char *const *k = jops_keys + 2; *k; k++) {
+		const json_t *v = json_object_get(o, *k);
+		if (!complete && json_is_number(v) && json_number_value(v) >= max)
+			sla_bound = 1;
+	}
 	for (const char *const *k = jops_keys; *k; k++) {
 		const json_t *v = json_object_get(o, *k);
 		if (!json_is_number(v))
 			continue;
-		metric_add_note(ms, *k, json_number_value(v), "jOPS", BETTER_HIGHER,
-				complete || strcmp(*k, "max_jops") ? NULL : lower_bound);
+		double x = json_number_value(v);
+		int bound = !complete && (k == jops_keys ? 1
+					  : k == jops_keys + 1 ? sla_bound && x > 0
+							       : x >= max);
+		if (bound)
+			metric_add_bound(ms, *k, x, "jOPS", BETTER_HIGHER,
+					 k == jops_keys ? lower_bound : sla_lower_bound);
+		else
+			metric_add(ms, *k, x, "jOPS", BETTER_HIGHER);
 	}
 	const json_t *v = json_object_get(o, "hbir_jops");
 	if (json_is_number(v))

@@ -46,6 +46,27 @@ void metric_add(struct metric_set *ms, const char *name, double value, const cha
 	metric_add_note(ms, name, value, unit, better, NULL);
 }
 
+void metric_add_bound(struct metric_set *ms, const char *name, double value, const char *unit,
+		      enum better better, const char *note)
+{
+	size_t n = ms->nr;
+	metric_add_note(ms, name, value, unit, better, note);
+	if (ms->nr > n)
+		ms->m[n].censored = 1;
+}
+
+enum hist_pct metric_add_hist_pct(struct metric_set *ms, const char *name, const struct hist *h,
+				  double p, double scale, const char *unit)
+{
+	double v;
+	enum hist_pct r = hist_percentile(h, p, &v);
+	if (r == HIST_OK)
+		metric_add(ms, name, v * scale, unit, BETTER_LOWER);
+	else if (r == HIST_IN_OVERFLOW)
+		metric_add_bound(ms, name, v * scale, unit, BETTER_LOWER, METRIC_NOTE_OVERFLOW);
+	return r;
+}
+
 const struct metric *metric_find(const struct metric_set *ms, const char *name)
 {
 	for (size_t i = 0; i < ms->nr; i++)

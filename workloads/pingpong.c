@@ -97,22 +97,24 @@ struct mdef {
 	const char *key;     /* in the JSON and as the metric name */
 	const char *unit;
 	enum better better;
+	const char *hist;    /* a percentile of this histogram (ns), or NULL */
+	double pct;
 };
 
 static const struct mdef pingpong_metrics[] = {
-	{ "rps", "req/s", BETTER_HIGHER },
-	{ "req_p50_us", "us", BETTER_LOWER },
-	{ "req_p99_us", "us", BETTER_LOWER },
-	{ "req_p999_us", "us", BETTER_LOWER },
-	{ "wakeup_p50_us", "us", BETTER_LOWER },
-	{ "wakeup_p99_us", "us", BETTER_LOWER },
-	{ "same_cpu_wakeup_pct", "%", BETTER_NONE },
-	{ "cross_llc_wakeup_pct", "%", BETTER_NONE },
-	{ "migrations_per_kreq", "count", BETTER_LOWER },
-	{ "csw_per_req", "count", BETTER_LOWER },
-	{ "vcsw_per_req", "count", BETTER_LOWER },
-	{ "ivcsw_per_req", "count", BETTER_LOWER },
-	{ NULL, NULL, 0 },
+	{ "rps", "req/s", BETTER_HIGHER, NULL, 0 },
+	{ "req_p50_us", "us", BETTER_LOWER, "request_ns", 50 },
+	{ "req_p99_us", "us", BETTER_LOWER, "request_ns", 99 },
+	{ "req_p999_us", "us", BETTER_LOWER, "request_ns", 99.9 },
+	{ "wakeup_p50_us", "us", BETTER_LOWER, "wakeup_ns", 50 },
+	{ "wakeup_p99_us", "us", BETTER_LOWER, "wakeup_ns", 99 },
+	{ "same_cpu_wakeup_pct", "%", BETTER_NONE, NULL, 0 },
+	{ "cross_llc_wakeup_pct", "%", BETTER_NONE, NULL, 0 },
+	{ "migrations_per_kreq", "count", BETTER_LOWER, NULL, 0 },
+	{ "csw_per_req", "count", BETTER_LOWER, NULL, 0 },
+	{ "vcsw_per_req", "count", BETTER_LOWER, NULL, 0 },
+	{ "ivcsw_per_req", "count", BETTER_LOWER, NULL, 0 },
+	{ NULL, NULL, 0, NULL, 0 },
 };
 
 static int add_hist(struct metric_set *ms, const json_t *hists, const char *key,
@@ -128,6 +130,14 @@ static int add_hist(struct metric_set *ms, const json_t *hists, const char *key,
 	}
 	metric_add_hist(ms, key, "ns", &h);
 	return 0;
+}
+
+static const struct hist *find_hist(const struct metric_set *ms, const char *name)
+{
+	for (size_t i = 0; name && i < ms->nhist; i++)
+		if (!strcmp(ms->hist[i].name, name))
+			return &ms->hist[i].h;
+	return NULL;
 }
 
 static int parse(const json_t *p, const struct wl_output *out, struct metric_set *ms,
@@ -153,6 +163,12 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 		json_decref(o);
 		return -1;
 	}
+	/* the histograms first: they tell which percentiles are only bounds */
+	const json_t *hists = json_object_get(o, "hist");
+	if (add_hist(ms, hists, "request_ns", err) || add_hist(ms, hists, "wakeup_ns", err)) {
+		json_decref(o);
+		return -1;
+	}
 	json_int_t backlog = json_integer_value(json_object_get(o, "requests_backlog"));
 	/* notes are stored by pointer: a constant string */
 	static const char note[] = "open loop fell behind: some scheduled requests were never "
@@ -161,19 +177,19 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 		const json_t *v = json_object_get(o, d->key);
 		if (!json_is_number(v))
 			continue;     /* null: not measurable on this target or no samples */
-		if (backlog > 0 && !strncmp(d->key, "req_", 4))
-			metric_add_note(ms, d->key, json_number_value(v), d->unit, d->better, note);
+		const struct hist *h = find_hist(ms, d->hist);
+		double pv;
+		if (h && hist_percentile(h, d->pct, &pv) == HIST_IN_OVERFLOW)
+			metric_add_bound(ms, d->key, json_number_value(v), d->unit, d->better,
+					 METRIC_NOTE_OVERFLOW);
+		else if (backlog > 0 && !strncmp(d->key, "req_", 4))
+			metric_add_bound(ms, d->key, json_number_value(v), d->unit, d->better, note);
 		else
 			metric_add(ms, d->key, json_number_value(v), d->unit, d->better);
 	}
 	metric_add(ms, "requests", (double)completed, "count", BETTER_NONE);
 	if (json_is_integer(json_object_get(o, "requests_backlog")))
 		metric_add(ms, "requests_backlog", (double)backlog, "count", BETTER_LOWER);
-	const json_t *hists = json_object_get(o, "hist");
-	if (add_hist(ms, hists, "request_ns", err) || add_hist(ms, hists, "wakeup_ns", err)) {
-		json_decref(o);
-		return -1;
-	}
 	json_decref(o);
 	return 0;
 }

@@ -91,7 +91,14 @@ struct metric {
 	const char *unit;        /* "us", "s", "ops/s", "%", "count", ... */
 	enum better better;
 	const char *note;        /* e.g. "in histogram overflow: value is a lower bound" */
+	int censored;            /* 1: a lower bound, the true value is >= value (a
+				  * percentile in a histogram's overflow, a ramp that
+				  * ran out of time); stored as metric.censored */
 };
+
+/* the note of a percentile that fell into a histogram's overflow */
+#define METRIC_NOTE_OVERFLOW "in histogram overflow: the value is a lower bound"
+
 
 struct named_hist {
 	char name[32];           /* e.g. "latency_us", "wakeup_ns" */
@@ -113,6 +120,19 @@ void metric_add(struct metric_set *ms, const char *name, double value, const cha
 		enum better better);
 void metric_add_note(struct metric_set *ms, const char *name, double value, const char *unit,
 		     enum better better, const char *note);
+/* a lower bound (censored = 1); note (a constant string) says why */
+void metric_add_bound(struct metric_set *ms, const char *name, double value, const char *unit,
+		      enum better better, const char *note);
+/*
+ * Percentile p of h, times scale (e.g. 1e-3 for a ns histogram stored in
+ * us), as a lower-is-better metric: a percentile in the overflow is stored
+ * as the histogram's range end, censored, with METRIC_NOTE_OVERFLOW; an
+ * empty histogram adds nothing. Every histogram source makes its
+ * percentiles here, so that none is ever stored as a plain number when it
+ * is only a bound. Returns what hist_percentile() said.
+ */
+enum hist_pct metric_add_hist_pct(struct metric_set *ms, const char *name, const struct hist *h,
+				  double p, double scale, const char *unit);
 const struct metric *metric_find(const struct metric_set *ms, const char *name);
 /* takes ownership of h */
 void metric_add_hist(struct metric_set *ms, const char *name, const char *unit, struct hist *h);
@@ -126,6 +146,9 @@ struct workload_ops {
 	const char *package;       /* Debian package or "schedlab" for native tools */
 	const struct param_spec *params;
 	int can_be_load;           /* may appear as another workload's "load" */
+	/* the parameter that sets the histogram's range ("histogram_us"), named
+	 * in the advice when samples fall beyond it; NULL: the range is fixed */
+	const char *range_param;
 
 	/* extra cross-parameter checks after params_resolve (optional) */
 	int (*check)(const json_t *params, const char *path, struct strbuf *err);

@@ -170,6 +170,7 @@ TEST(pingpong_parse)
 	CHECK(m && m->value == 50.0 && m->better == BETTER_HIGHER);
 	m = metric_find(&ms, "req_p99_us");
 	CHECK(m && m->value == 20.0 && m->better == BETTER_LOWER && !strcmp(m->unit, "us"));
+	CHECK(m && !m->censored && !m->note);
 	CHECK(metric_find(&ms, "csw_per_req") == NULL);       /* null: absent */
 	CHECK(metric_find(&ms, "same_cpu_wakeup_pct") != NULL);
 	CHECK(ms.nhist == 2);
@@ -187,6 +188,50 @@ TEST(pingpong_parse)
 	struct wl_output failed = { .exit_code = 2, .out = "", .err = "sl-pingpong: --stages: bad" };
 	CHECK(pingpong_workload.parse(NULL, &failed, &ms, &err) == -1);
 	CHECK_CONTAINS(err.buf, "--stages");
+	metric_set_release(&ms);
+	strbuf_release(&err);
+}
+
+/* a request histogram with 2% of its samples beyond its range: p99 and
+ * p99.9 are in the overflow, p50 is not; the wakeup histogram is fine */
+static const char pp_ovf_out[] =
+	"{\"tool\":\"sl-pingpong\",\"format\":1,\"requests_completed\":100,\"rps\":50.0,"
+	"\"req_p50_us\":10.5,\"req_p99_us\":1099511627.776,\"req_p999_us\":1099511627.776,"
+	"\"wakeup_p50_us\":3.0,\"wakeup_p99_us\":7.0,"
+	"\"hist\":{\"request_ns\":{\"scheme\":\"loglin\",\"sub_bits\":7,\"nbuckets\":4352,"
+	"\"buckets\":[[1000,98]],\"overflow\":2,\"total\":100},"
+	"\"wakeup_ns\":{\"scheme\":\"loglin\",\"sub_bits\":7,\"nbuckets\":4352,"
+	"\"buckets\":[[900,200]],\"overflow\":0,\"total\":200}}}";
+
+TEST(pingpong_censored)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct metric_set ms;
+	struct wl_output out = { .exit_code = 0, .out = pp_ovf_out, .err = "" };
+	metric_set_init(&ms);
+	CHECK(pingpong_workload.parse(NULL, &out, &ms, &err) == 0);
+	const struct metric *m = metric_find(&ms, "req_p99_us");
+	CHECK(m && m->censored == 1 && m->note && strstr(m->note, "histogram overflow"));
+	m = metric_find(&ms, "req_p999_us");
+	CHECK(m && m->censored == 1);
+	m = metric_find(&ms, "req_p50_us");
+	CHECK(m && m->censored == 0 && m->value == 10.5);
+	m = metric_find(&ms, "wakeup_p99_us");
+	CHECK(m && m->censored == 0);
+	metric_set_release(&ms);
+
+	/* open loop behind schedule: the request percentiles are lower bounds,
+	 * the wakeup ones are not */
+	static const char backlog[] =
+		"{\"tool\":\"sl-pingpong\",\"requests_completed\":10,\"requests_backlog\":5,"
+		"\"req_p50_us\":10.0,\"wakeup_p50_us\":3.0}";
+	struct wl_output bl = { .exit_code = 0, .out = backlog, .err = "" };
+	metric_set_init(&ms);
+	CHECK(pingpong_workload.parse(NULL, &bl, &ms, &err) == 0);
+	m = metric_find(&ms, "req_p50_us");
+	CHECK(m && m->censored == 1 && m->note && strstr(m->note, "fell behind"));
+	m = metric_find(&ms, "wakeup_p50_us");
+	CHECK(m && m->censored == 0);
 	metric_set_release(&ms);
 	strbuf_release(&err);
 }
@@ -246,13 +291,35 @@ TEST(jbb_parse)
 	struct wl_output out = { .exit_code = 0, .out = jbb_out, .err = "" };
 	metric_set_init(&ms);
 	CHECK(jbb_workload.parse(NULL, &out, &ms, &err) == 0);
+	/* the ramp ran out of time (ramp_complete false): max_jops is a lower
+	 * bound, so is the 100 ms SLA value (met at the last step, 900), and
+	 * with it critical_jops; the SLAs already missed below 900 are exact */
 	const struct metric *m = metric_find(&ms, "max_jops");
 	CHECK(m && m->value == 900 && m->better == BETTER_HIGHER && m->note != NULL);
+	CHECK(m && m->censored == 1);
+	m = metric_find(&ms, "sla_100ms_jops");
+	CHECK(m && m->value == 900 && m->censored == 1 && m->note != NULL);
 	m = metric_find(&ms, "critical_jops");
-	CHECK(m && m->value == 800.5 && m->note == NULL);
-	CHECK(metric_find(&ms, "sla_75ms_jops") != NULL);
+	CHECK(m && m->value == 800.5 && m->censored == 1);
+	m = metric_find(&ms, "sla_75ms_jops");
+	CHECK(m && m->value == 850 && m->censored == 0 && m->note == NULL);
+	m = metric_find(&ms, "hbir_jops");
+	CHECK(m && m->censored == 0);
 	CHECK(ms.extra && json_array_size(json_object_get(ms.extra, "steps")) == 3);
 	metric_set_release(&ms);
+
+	/* a complete ramp: nothing is a bound */
+	char *done = xstrdup(jbb_out);
+	char *f = strstr(done, "\"ramp_complete\":false");
+	memcpy(f, "\"ramp_complete\":true ", strlen("\"ramp_complete\":false"));
+	struct wl_output comp = { .exit_code = 0, .out = done, .err = "" };
+	metric_set_init(&ms);
+	CHECK(jbb_workload.parse(NULL, &comp, &ms, &err) == 0);
+	for (size_t i = 0; i < ms.nr; i++)
+		CHECK(ms.m[i].censored == 0);
+	CHECK(ms.nr >= 7);
+	metric_set_release(&ms);
+	free(done);
 	metric_set_init(&ms);
 	struct wl_output bad = { .exit_code = 0, .out = "{\"tool\":\"sl-jbb\"}", .err = "" };
 	CHECK(jbb_workload.parse(NULL, &bad, &ms, &err) == -1);
@@ -270,6 +337,7 @@ int main(void)
 	RUN(summarise_sla_never_met);
 	RUN(pingpong_params);
 	RUN(pingpong_parse);
+	RUN(pingpong_censored);
 	RUN(jbb_params);
 	RUN(jbb_parse);
 	return tap_done();
