@@ -87,8 +87,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
 			    " argv = ?6, stdout = ?7, stderr = ?8, files = ?9, knobs_applied = ?10,"
 			    " load = ?11, started_at = coalesce(started_at, strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
 			    " finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
-	[STMT_METRIC_INSERT] = "INSERT OR REPLACE INTO metric (run_id, workload, name, value, unit, better, note)"
-			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[STMT_METRIC_INSERT] = "INSERT OR REPLACE INTO metric (run_id, workload, name, value, unit, better,"
+			       " note, censored) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[STMT_HIST_INSERT] = "INSERT OR REPLACE INTO histogram (run_id, name, unit, data) VALUES (?1, ?2, ?3, ?4)",
 	[STMT_SCHEDSTAT_INSERT] = "INSERT OR REPLACE INTO schedstat (run_id, before, after) VALUES (?1, ?2, ?3)",
 	[STMT_RESET_RUNNING] = "UPDATE run SET status = 'planned', started_at = NULL"
@@ -820,6 +820,7 @@ int db_run_finish(struct db *db, int64_t run_id, const struct db_run_result *r)
 		bind_text(s, 5, m->unit);
 		bind_text(s, 6, m->better ? m->better : "none");
 		bind_text(s, 7, m->note);
+		sqlite3_bind_int(s, 8, m->censored ? 1 : 0);
 		if (step_done(db, s, "inserting metric"))
 			goto fail;
 	}

@@ -95,6 +95,7 @@ int db_run_start(struct db *db, int64_t run_id);
 struct db_metric {
 	const char *workload, *name, *unit, *better, *note;
 	double value;
+	int censored;                /* 1: value is a lower bound (metric.censored) */
 };
 struct db_hist {
 	const char *name, *unit;

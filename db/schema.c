@@ -153,5 +153,31 @@ const struct migration db_migrations[] = {
 	  "ALTER TABLE session ADD COLUMN owner_host TEXT;"
 	  "ALTER TABLE session ADD COLUMN owner_boot TEXT;"
 	  "ALTER TABLE session ADD COLUMN owner_since TEXT;" },
+	{ 4,
+	  /* censored values: a metric that is only a lower bound (a percentile
+	   * in a histogram's overflow, a ramp that ran out of time) says so in
+	   * a column, not only in its note; rows stored before carry the note,
+	   * so the flag is set from it; the view gains the column at its end */
+	  "ALTER TABLE metric ADD COLUMN censored INTEGER NOT NULL DEFAULT 0"
+	  "  CHECK (censored IN (0, 1));"
+	  "UPDATE metric SET censored = 1 WHERE note LIKE '%lower bound%';"
+	  "DROP VIEW results;"
+	  "CREATE VIEW results AS"
+	  "  SELECT s.id AS session, s.tag AS tag, r.id AS run_id, r.started_at AS started_at,"
+	  "         s.target AS target, m.name AS machine, k.release AS kernel_release,"
+	  "         k.hz AS hz, k.sched_mc AS sched_mc, b.preempt AS preempt,"
+	  "         b.cmdline AS cmdline, r.knobs AS knobs, mv.workload AS workload,"
+	  "         r.params AS params, r.rep AS rep, mv.name AS metric, mv.value AS value,"
+	  "         mv.unit AS unit, mv.better AS better,"
+	  "         r.workload AS run_workload, k.config_hash AS config_hash,"
+	  "         k.preempt_build AS preempt_build, b.id AS boot, s.name AS plan,"
+	  "         m.fingerprint AS machine_id, mv.note AS note, mv.censored AS censored"
+	  "  FROM metric mv"
+	  "  JOIN run r ON r.id = mv.run_id"
+	  "  JOIN boot b ON b.id = r.boot_id"
+	  "  JOIN session s ON s.id = r.session_id"
+	  "  LEFT JOIN machine m ON m.id = b.machine_id"
+	  "  LEFT JOIN kernel k ON k.id = b.kernel_id"
+	  "  WHERE r.status = 'ok' AND b.status = 'ok';" },
 	{ 0, NULL },
 };

@@ -528,7 +528,7 @@ static size_t collect_metrics(const struct run_ctx *c, struct db_metric *dm)
 	for (size_t m = 0; m < ms->nr; m++)
 		dm[k++] = (struct db_metric){ c->ops->name, ms->m[m].name, ms->m[m].unit,
 					      better_str(ms->m[m].better), ms->m[m].note,
-					      ms->m[m].value };
+					      ms->m[m].value, ms->m[m].censored };
 	struct schedstat sb, sa;
 	struct schedstat_delta sd;
 	const char *ssb = json_string_value(json_object_get(c->res, "schedstat_before"));
@@ -536,14 +536,14 @@ static size_t collect_metrics(const struct run_ctx *c, struct db_metric *dm)
 	if (ssb && ssa && !schedstat_parse(ssb, &sb) && !schedstat_parse(ssa, &sa) &&
 	    !schedstat_delta(&sb, &sa, &sd)) {
 		dm[k++] = (struct db_metric){ "schedstat", "ttwu_count", "count", "none", NULL,
-					      sd.ttwu_count };
+					      sd.ttwu_count, 0 };
 		if (sd.ttwu_count > 0)
 			dm[k++] = (struct db_metric){ "schedstat", "ttwu_local_pct", "%", "none",
-						      NULL, sd.ttwu_local_pct };
+						      NULL, sd.ttwu_local_pct, 0 };
 		dm[k++] = (struct db_metric){ "schedstat", "run_delay_ms", "ms", "lower", NULL,
-					      sd.run_delay_ms };
+					      sd.run_delay_ms, 0 };
 		dm[k++] = (struct db_metric){ "schedstat", "sched_count", "count", "none", NULL,
-					      sd.sched_count };
+					      sd.sched_count, 0 };
 	}
 	return k;
 }

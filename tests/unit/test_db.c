@@ -102,7 +102,7 @@ TEST(fresh_file_is_latest)
 	CHECK(db != NULL);
 	if (!db)
 		return;
-	CHECK(db_latest_version() == 3);
+	CHECK(db_latest_version() == 4);
 	CHECK(db_user_version(db) == db_latest_version());
 	check_q(db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
 		"boot;histogram;kernel;machine;metric;results;run;schedstat;session");
@@ -111,13 +111,19 @@ TEST(fresh_file_is_latest)
 	check_q(db, "PRAGMA journal_mode", "wal");
 	check_q(db, "PRAGMA foreign_keys", "1");
 	check_q(db, "SELECT count(*) FROM results", "0");
+	/* the results view ends with the columns added after DESIGN.md's list */
+	check_q(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM pragma_table_info('results')"
+		    " ORDER BY cid)",
+		"session,tag,run_id,started_at,target,machine,kernel_release,hz,sched_mc,preempt,"
+		"cmdline,knobs,workload,params,rep,metric,value,unit,better,run_workload,config_hash,"
+		"preempt_build,boot,plan,machine_id,note,censored");
 	/* migrating again is a no-op */
 	CHECK(db_migrate_to(db, db_latest_version()) == 0);
-	CHECK(db_user_version(db) == 3);
+	CHECK(db_user_version(db) == db_latest_version());
 	db_close(db);
 	/* reopening keeps the version */
 	db = open_fresh("t.db");
-	CHECK(db && db_user_version(db) == 3);
+	CHECK(db && db_user_version(db) == db_latest_version());
 	db_close(db);
 }
 
@@ -152,10 +158,10 @@ TEST(migrate_from_v1_keeps_data)
 	CHECK_STR(r, "0");
 	free(r);
 	CHECK(db_migrate_to(db, db_latest_version()) == 0);
-	CHECK(db_user_version(db) == 3);
+	CHECK(db_user_version(db) == db_latest_version());
 	check_q(db, "SELECT session, tag, machine, kernel_release, preempt, workload, metric, value,"
-		    " better, note, plan, run_workload, machine_id FROM results",
-		"1|nightly|box|6.1.0-57|full|hackbench|time_s|0.769|lower|n1|old|hackbench|fp1");
+		    " better, note, plan, run_workload, machine_id, censored FROM results",
+		"1|nightly|box|6.1.0-57|full|hackbench|time_s|0.769|lower|n1|old|hackbench|fp1|0");
 	check_q(db, "SELECT count(*) FROM metric", "1");
 	db_close(db);
 
@@ -185,6 +191,39 @@ TEST(migrate_v1_then_open_migrates)
 	db_close(db);
 	free(p);
 	free(err);
+}
+
+TEST(migrate_v3_sets_censored_from_notes)
+{
+	/* rows stored before the censored column said "lower bound" in their
+	 * note only: migration 4 turns that into the flag */
+	char *p = tmp_path("v3.db");
+	struct db *db = NULL;
+	char *err = NULL;
+	CHECK(db_open_raw(p, &db, &err) == 0);
+	free(p);
+	if (!db)
+		return;
+	CHECK(db_migrate_to(db, 3) == 0);
+	CHECK(exec(db,
+		   "INSERT INTO machine (id, name, fingerprint) VALUES (1, 'box', 'fp1');"
+		   "INSERT INTO session (id, name, plan_json, target, harness_version)"
+		   "  VALUES (1, 'old', '{}', 'qemu', 'v0');"
+		   "INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, preempt, cmdline)"
+		   "  VALUES (1, 1, 0, 0, 'ok', 1, 'none', 'preempt=none');"
+		   "INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, rep, status)"
+		   "  VALUES (1, 1, 1, 0, 0, 'cyclictest', '{}', 0, 'ok');"
+		   "INSERT INTO metric (run_id, workload, name, value, unit, better, note) VALUES"
+		   "  (1, 'cyclictest', 'lat_p999_us', 10000, 'us', 'lower',"
+		   "   'in histogram overflow: the value is a lower bound'),"
+		   "  (1, 'cyclictest', 'lat_p99_us', 9017, 'us', 'lower', NULL),"
+		   "  (1, 'cyclictest', 'lat_p50_us', 900, 'us', 'lower', 'something else');") == 0);
+	CHECK(db_migrate_to(db, db_latest_version()) == 0);
+	check_q(db, "SELECT metric, value, censored FROM results ORDER BY metric",
+		"lat_p50_us|900.0|0;lat_p999_us|10000.0|1;lat_p99_us|9017.0|0");
+	/* the flag is 0 or 1 */
+	CHECK(db_exec(db, "UPDATE metric SET censored = 2") != 0);
+	db_close(db);
 }
 
 static const char *const si_text =
@@ -270,7 +309,7 @@ TEST(machine_and_kernel_are_deduplicated)
 static const struct db_metric metrics_ok[] = {
 	{ .workload = "hackbench", .name = "time_s", .unit = "s", .better = "lower", .value = 0.769 },
 	{ .workload = "hackbench", .name = "p99_us", .unit = "us", .better = NULL, .value = 87,
-	  .note = "n" },
+	  .note = "n", .censored = 1 },
 };
 
 TEST(run_finish_and_results_view)
@@ -303,10 +342,10 @@ TEST(run_finish_and_results_view)
 		"2|failed|1.25|0|Time: 0.769\n|exit code 1;3|ok|1.25|0|Time: 0.769\n|NULL");
 	check_q(f.db, "SELECT count(*) FROM metric", "6");
 	check_q(f.db, "SELECT run_id, metric, value, unit, better, note, preempt, cmdline, machine,"
-		      " kernel_release, hz, sched_mc, tag, knobs, workload, target"
+		      " kernel_release, hz, sched_mc, tag, knobs, workload, target, censored"
 		      " FROM results ORDER BY metric",
-		"1|p99_us|87.0|us|none|n|full|quiet|vm|6.1.0-57-amd64|250|1|t1|{}|hackbench|local;"
-		"1|time_s|0.769|s|lower|NULL|full|quiet|vm|6.1.0-57-amd64|250|1|t1|{}|hackbench|local");
+		"1|p99_us|87.0|us|none|n|full|quiet|vm|6.1.0-57-amd64|250|1|t1|{}|hackbench|local|1;"
+		"1|time_s|0.769|s|lower|NULL|full|quiet|vm|6.1.0-57-amd64|250|1|t1|{}|hackbench|local|0");
 	/* runs 1 and 4 had the histogram, the failed run 3 none */
 	check_q(f.db, "SELECT run_id, name, unit, data FROM histogram ORDER BY run_id",
 		"1|latency_us|us|{\"buckets\":[[24,3]],\"nbuckets\":200,\"overflow\":1,"
@@ -668,7 +707,10 @@ TEST(newer_schema_refused)
 	CHECK(db_open_raw(p, &db, &err) == 0);
 	CHECK(exec(db, "PRAGMA user_version = 99") == 0);
 	CHECK(db_migrate_to(db, db_latest_version()) == -1);
-	CHECK_CONTAINS(db_errmsg(db), "database schema version 99 is newer than this schedlab (3)");
+	char *want = xstrfmt("database schema version 99 is newer than this schedlab (%d)",
+			     db_latest_version());
+	CHECK_CONTAINS(db_errmsg(db), want);
+	free(want);
 	db_close(db);
 	CHECK(db_open(p, DB_READWRITE, &db, &err) == -1);
 	CHECK(db == NULL);
@@ -704,6 +746,7 @@ int main(void)
 	RUN(fresh_file_is_latest);
 	RUN(migrate_from_v1_keeps_data);
 	RUN(migrate_v1_then_open_migrates);
+	RUN(migrate_v3_sets_censored_from_notes);
 	RUN(machine_and_kernel_are_deduplicated);
 	RUN(run_finish_and_results_view);
 	RUN(run_finish_is_all_or_nothing);
