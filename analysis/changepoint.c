@@ -424,3 +424,53 @@ int cp_detect(const double *x, size_t n, const struct cp_options *o,
 	*nout = k;
 	return 0;
 }
+
+int cp_detect_censored(const double *x, const unsigned char *censored, size_t n,
+		       const struct cp_options *o, struct change_point **out, size_t *nout)
+{
+	if (!censored)
+		return cp_detect(x, n, o, out, nout);
+	if (!x || !out || !nout) {
+		errno = EINVAL;
+		return -1;
+	}
+	*out = NULL;
+	*nout = 0;
+	struct change_point *all = NULL;
+	size_t nall = 0;
+	for (size_t lo = 0; lo < n;) {
+		if (censored[lo]) {
+			lo++;
+			continue;
+		}
+		size_t hi = lo;
+		while (hi < n && !censored[hi])
+			hi++;
+		/* the values of a stretch are finite whatever the censored ones are */
+		struct change_point *cps;
+		size_t k;
+		if (cp_detect(x + lo, hi - lo, o, &cps, &k)) {
+			free(all);
+			return -1;
+		}
+		if (k) {
+			struct change_point *grown = realloc(all, (nall + k) * sizeof(*all));
+			if (!grown) {
+				free(cps);
+				free(all);
+				errno = ENOMEM;
+				return -1;
+			}
+			all = grown;
+			for (size_t i = 0; i < k; i++) {
+				all[nall] = cps[i];
+				all[nall++].index += lo;
+			}
+		}
+		free(cps);
+		lo = hi;
+	}
+	*out = all;
+	*nout = nall;
+	return 0;
+}

@@ -87,6 +87,19 @@ int cp_detect(const double *x, size_t n, const struct cp_options *o,
 	      struct change_point **out, size_t *nout);
 
 /*
+ * The same for a series some of whose points are only lower bounds
+ * (censored[i] != 0: the true value is >= x[i], e.g. a percentile beyond a
+ * histogram's range): change points are not sought in censored stretches
+ * nor across them. Each maximal stretch of uncensored points is searched
+ * on its own (cp_detect, indexes shifted to the whole series; n_before and
+ * n_after count within the stretch); censored points are never a side of a
+ * change point, and their values need not be finite. censored NULL:
+ * cp_detect.
+ */
+int cp_detect_censored(const double *x, const unsigned char *censored, size_t n,
+		       const struct cp_options *o, struct change_point **out, size_t *nout);
+
+/*
  * The building blocks, exposed for tests and other callers.
  * cp_edivisive: E-divisive with the t-test stop rule (threshold max_p) on
  * the whole of x[0..n), no windows, no merging; *idx malloc'd, sorted.

@@ -107,6 +107,90 @@ static void need_more(struct verdict *v, const double *a, size_t na,
 int verdict_compare(const double *a, size_t na, const double *b, size_t nb,
 		    const struct verdict_options *o, struct verdict *v)
 {
+	return verdict_compare_censored(a, NULL, na, b, NULL, nb, o, v);
+}
+
+double verdict_separation_p(size_t m, size_t n)
+{
+	double c = 1; /* C(m + n, m), as a double: exact enough for a p-value */
+	size_t k = m < n ? m : n;
+	for (size_t i = 1; i <= k; i++)
+		c = c * (double)(m + n - k + i) / (double)i;
+	double p = 2.0 / c;
+	return p < 1 ? p : 1;
+}
+
+static size_t count_set(const unsigned char *c, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; c && i < n; i++)
+		k += c[i] != 0;
+	return k;
+}
+
+static double min_of(const double *x, const unsigned char *only, size_t n)
+{
+	double m = NAN;
+	for (size_t i = 0; i < n; i++)
+		if ((!only || only[i]) && (isnan(m) || x[i] < m))
+			m = x[i];
+	return m;
+}
+
+static double max_of(const double *x, size_t n)
+{
+	double m = NAN;
+	for (size_t i = 0; i < n; i++)
+		if (isnan(m) || x[i] > m)
+			m = x[i];
+	return m;
+}
+
+/*
+ * Both sides have >= 2 values and at least one is censored: a verdict only
+ * when the direction is provable (see verdict.h).
+ */
+static void censored_verdict(const double *a, size_t na, const double *b, size_t nb,
+			     const struct verdict_options *o, struct verdict *v)
+{
+	v->kind = VERDICT_INCONCLUSIVE;
+	v->censored = 1;
+	v->p_mwu = NAN;
+	v->mwu_exact = 0;
+	v->reps_needed = 0;
+	v->ci_lo_pct = v->ci_hi_pct = NAN;
+	double change = v->change_pct;
+	v->change_pct = NAN;
+	/* B above A: A exact, every B (exact or bound) above every A */
+	int up = v->censored_a == 0 && min_of(b, NULL, nb) > max_of(a, na);
+	/* B below A: B exact, every A above every B */
+	int down = v->censored_b == 0 && min_of(a, NULL, na) > max_of(b, nb);
+	if ((!up && !down) || !isfinite(change) || !(v->centre_a > 0) || !(v->centre_b >= 0)) {
+		v->reason = "values beyond the measurable range (lower bounds): the direction "
+			    "of the change is not provable";
+		return;
+	}
+	v->change_pct = change;
+	v->change_bound = up ? 1 : -1;
+	v->p_mwu = verdict_separation_p(na, nb);
+	v->mwu_exact = 1;
+	double thr = o->threshold_pct;
+	if ((up && change > thr) || (down && change < -thr)) {
+		int lower_better = o->better == VERDICT_LOWER_IS_BETTER;
+		v->kind = (up == lower_better) ? VERDICT_WORSE : VERDICT_BETTER;
+		v->censored = 0;
+		v->reason = "every value of one side lies beyond every value of the other; "
+			    "the change is a bound (values beyond the measurable range)";
+		return;
+	}
+	v->reason = "the direction is provable but the change, a bound, is within the "
+		    "noise threshold (values beyond the measurable range)";
+}
+
+int verdict_compare_censored(const double *a, const unsigned char *ca, size_t na,
+			     const double *b, const unsigned char *cb, size_t nb,
+			     const struct verdict_options *o, struct verdict *v)
+{
 	struct verdict_options def;
 	if (!o) {
 		verdict_options_default(&def, VERDICT_LOWER_IS_BETTER);
@@ -120,6 +204,16 @@ int verdict_compare(const double *a, size_t na, const double *b, size_t nb,
 	memset(v, 0, sizeof(*v));
 	v->n_a = na;
 	v->n_b = nb;
+	v->censored_a = count_set(ca, na);
+	v->censored_b = count_set(cb, nb);
+	v->bound = NAN;
+	if (v->censored_a)
+		v->bound = min_of(a, ca, na);
+	if (v->censored_b) {
+		double mb = min_of(b, cb, nb);
+		if (isnan(v->bound) || mb < v->bound)
+			v->bound = mb;
+	}
 	v->threshold_pct = o->threshold_pct;
 	v->level = o->level;
 	v->centre_a = v->centre_b = NAN;
@@ -132,7 +226,7 @@ int verdict_compare(const double *a, size_t na, const double *b, size_t nb,
 		return -1;
 	if (isfinite(v->centre_a) && isfinite(v->centre_b) && v->centre_a != 0)
 		v->change_pct = 100.0 * (v->centre_b / v->centre_a - 1.0);
-	if (na && nb) {
+	if (na && nb && !v->censored_a && !v->censored_b) {
 		struct stats_mwu m;
 		if (stats_mann_whitney(a, na, b, nb, &m))
 			return -1;
@@ -143,9 +237,15 @@ int verdict_compare(const double *a, size_t na, const double *b, size_t nb,
 	if (na < 2 || nb < 2) {
 		v->insufficient = 1;
 		v->reason = "fewer than 2 samples on a side";
+		if (v->censored_a || v->censored_b)
+			v->change_pct = NAN; /* of bounds: not an estimate */
 		need_more(v, a, na, b, nb, o);
 		if (v->reps_needed < 2)
 			v->reps_needed = 2;
+		return 0;
+	}
+	if (v->censored_a || v->censored_b) {
+		censored_verdict(a, na, b, nb, o, v);
 		return 0;
 	}
 	if (!isfinite(v->centre_a) || !isfinite(v->centre_b) ||

@@ -27,6 +27,25 @@
  * rounded up and at least one more than the larger side has now. It is an
  * estimate from a few samples, not a promise. Details: docs/statistics.md.
  *
+ * Censored values (verdict_compare_censored): a value flagged censored is a
+ * lower bound, the true value is >= it (a percentile beyond a histogram's
+ * range). The centres, CI and tests above would treat it as exact, so with
+ * any censored value on either side:
+ *
+ *  - when the direction is provable, i.e. one side has no censored value and
+ *    every one of its values lies below every value of the other side (then
+ *    every true value of the other side lies above it too): the change is a
+ *    bound, change_bound +1 ("at least", computed from the recorded values)
+ *    or -1 ("at most", for a decrease of the censored baseline); p is the
+ *    exact two-sided p of a complete separation, 2 / C(n_A + n_B, n_A); the
+ *    verdict is better/worse when the bound lies beyond the threshold,
+ *    otherwise inconclusive with `censored` set;
+ *  - otherwise: inconclusive with `censored` set, no CI, no p and no
+ *    reps_needed (more repetitions of values that are bounds do not help;
+ *    a range that holds the data does).
+ *
+ * Never `no change` from bounds.
+ *
  * Pure computation on top of stats.c; functions return 0 or -1 (errno).
  */
 #ifndef SL_VERDICT_H
@@ -75,6 +94,13 @@ struct verdict {
 	int mwu_exact;             /* 1: exact distribution, 0: normal approx. */
 	size_t reps_needed;        /* inconclusive only: per side; 0 unknown */
 	double threshold_pct, level;
+	/* censored values (verdict_compare_censored) */
+	size_t censored_a, censored_b;  /* values that are lower bounds, per side */
+	double bound;              /* the smallest of them (NAN when none) */
+	int change_bound;          /* +1: change_pct is a lower bound of the change
+				    * ("at least"), -1: an upper bound ("at most"),
+				    * 0: an estimate */
+	int censored;              /* 1: inconclusive because values are bounds */
 };
 
 /* o NULL: defaults with lower-is-better. Fails only on bad arguments or
@@ -82,6 +108,16 @@ struct verdict {
  * verdict. */
 int verdict_compare(const double *a, size_t na, const double *b, size_t nb,
 		    const struct verdict_options *o, struct verdict *v);
+
+/* the same with censored values: ca[i] != 0 when a[i] is a lower bound
+ * (ca, cb NULL: none); see the rules at the top */
+int verdict_compare_censored(const double *a, const unsigned char *ca, size_t na,
+			     const double *b, const unsigned char *cb, size_t nb,
+			     const struct verdict_options *o, struct verdict *v);
+
+/* the exact two-sided p of a complete separation of samples of m and n
+ * values: min(1, 2 / C(m + n, m)) */
+double verdict_separation_p(size_t m, size_t n);
 
 /* "better", "worse", "no change", "inconclusive" */
 const char *verdict_kind_name(enum verdict_kind k);

@@ -13,6 +13,7 @@
 #include "tests/unit/tap.h"
 
 #include <stdint.h>
+#include <string.h>
 
 static double gauss(struct stats_rng *r)
 {
@@ -275,6 +276,63 @@ TEST(cp_min_segment)
 	CHECK(c.pvalue > 0.001);
 }
 
+/* a history of cyclictest's p99.9 whose later nights fall beyond the
+ * histogram (stored as the range, 10000, flagged): no change point from the
+ * bounds, real steps in the measured stretches still found, at the right
+ * index of the whole series */
+TEST(cp_censored_stretches)
+{
+	struct stats_rng r;
+	stats_rng_seed(&r, 11);
+	double x[90];
+	unsigned char c[90] = { 0 };
+	level(&r, x, 30, 2000, 0.02);
+	for (int i = 30; i < 60; i++) {
+		x[i] = 10000;
+		c[i] = 1;
+	}
+	level(&r, x + 60, 30, 2000, 0.02);
+	struct change_point *cp;
+	size_t k;
+	/* as plain numbers: two change points around the censored stretch */
+	CHECK(cp_detect(x, 90, NULL, &cp, &k) == 0);
+	CHECK(k == 2 && cp[0].index == 30 && cp[1].index == 60);
+	free(cp);
+	/* with the flags: none */
+	CHECK(cp_detect_censored(x, c, 90, NULL, &cp, &k) == 0);
+	CHECK(k == 0 && cp == NULL);
+	free(cp);
+
+	/* a 10% step in the last measured stretch is still found, indexed in
+	 * the whole series */
+	for (int i = 75; i < 90; i++)
+		x[i] *= 1.1;
+	CHECK(cp_detect_censored(x, c, 90, NULL, &cp, &k) == 0);
+	CHECK(k == 1);
+	if (k == 1) {
+		CHECK(cp[0].index == 75);
+		CHECK(cp[0].n_before == 15 && cp[0].n_after == 15);
+		CHECK_NEAR(cp[0].rel_change, 0.1, 0.03);
+	}
+	free(cp);
+
+	/* a single censored night inside a step does not hide it, and is not
+	 * a side of it: the step at 45 in 0..89 with night 20 censored */
+	level(&r, x, 45, 100, 0.02);
+	level(&r, x + 45, 45, 120, 0.02);
+	memset(c, 0, sizeof(c));
+	x[20] = NAN;      /* a censored value need not even be finite */
+	c[20] = 1;
+	CHECK(cp_detect_censored(x, c, 90, NULL, &cp, &k) == 0);
+	CHECK(k == 1 && cp[0].index == 45);
+	free(cp);
+	/* no flags: cp_detect (which refuses the NAN) */
+	CHECK(cp_detect_censored(x, NULL, 90, NULL, &cp, &k) == -1);
+	/* everything censored: nothing to seek */
+	memset(c, 1, sizeof(c));
+	CHECK(cp_detect_censored(x, c, 90, NULL, &cp, &k) == 0 && k == 0);
+}
+
 int main(void)
 {
 	RUN(cp_one_step_10pct);
@@ -283,5 +341,6 @@ int main(void)
 	RUN(cp_step_with_outlier);
 	RUN(cp_pure_noise);
 	RUN(cp_min_segment);
+	RUN(cp_censored_stretches);
 	return tap_done();
 }

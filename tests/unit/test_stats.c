@@ -613,6 +613,120 @@ TEST(verdict_inconclusive)
 	CHECK(verdict_compare(many, 4, many, 4, &o, &v) == -1);
 }
 
+/* synthetic censored samples: cyclictest percentiles under TCG that fall
+ * beyond a 10000 us histogram are stored as 10000, flagged */
+TEST(verdict_censored_both_sides)
+{
+	/* the issue's case: p99.9 is 10000 (a bound) in every run of both sides;
+	 * as numbers the change is +0.0% [+0.0, +0.0], "no change" */
+	const double a[] = { 10000, 10000, 10000 }, b[] = { 10000, 10000, 10000 };
+	const unsigned char all[] = { 1, 1, 1 };
+	struct verdict v;
+	CHECK(verdict_compare(a, 3, b, 3, NULL, &v) == 0);
+	CHECK(v.kind == VERDICT_NO_CHANGE);          /* what the flagless path says */
+	CHECK(verdict_compare_censored(a, all, 3, b, all, 3, NULL, &v) == 0);
+	CHECK(v.kind == VERDICT_INCONCLUSIVE && v.censored);
+	CHECK(v.censored_a == 3 && v.censored_b == 3);
+	CHECK_NEAR(v.bound, 10000, 0);
+	CHECK(isnan(v.change_pct) && isnan(v.ci_lo_pct) && isnan(v.p_mwu));
+	CHECK(v.reps_needed == 0);                   /* more runs do not help */
+	CHECK(v.change_bound == 0);
+
+	/* p99: 10000 (bound) in A against exact values just below it in B: B
+	 * may be better, the same or worse; as numbers it was "need ~376 reps" */
+	const double a99[] = { 10000, 10000, 10000 }, b99[] = { 9017, 9800, 8700 };
+	CHECK(verdict_compare_censored(a99, all, 3, b99, NULL, 3, NULL, &v) == 0);
+	/* every B below every A and A censored: B lower is provable, by at
+	 * least 9.8% (9017 / 10000 - 1 is an upper bound of the change) */
+	CHECK(v.kind == VERDICT_BETTER && v.change_bound == -1);
+	CHECK_NEAR(v.change_pct, -9.83, 1e-9);
+
+	/* one bound on one side, overlapping exact values: not provable */
+	const double c1[] = { 100, 120, 10000 }, c2[] = { 110, 130, 115 };
+	const unsigned char last[] = { 0, 0, 1 };
+	CHECK(verdict_compare_censored(c1, last, 3, c2, NULL, 3, NULL, &v) == 0);
+	CHECK(v.kind == VERDICT_INCONCLUSIVE && v.censored && v.censored_a == 1);
+	CHECK(isnan(v.change_pct) && v.reps_needed == 0);
+	/* censoring on both sides, each side partly: never "no change" either */
+	const unsigned char first[] = { 1, 0, 0 };
+	const double d1[] = { 10000, 500, 520 }, d2[] = { 10000, 505, 515 };
+	CHECK(verdict_compare_censored(d1, first, 3, d2, first, 3, NULL, &v) == 0);
+	CHECK(v.kind == VERDICT_INCONCLUSIVE && v.censored);
+}
+
+TEST(verdict_censored_provable)
+{
+	/* 8 runs a side: A exact 2000..2700 us, B beyond the 10000 us range in
+	 * every run: B is worse by at least 10000 / median(A) - 1 */
+	double a[8], b[8];
+	unsigned char cb[8];
+	for (int i = 0; i < 8; i++) {
+		a[i] = 2000 + 100 * i;
+		b[i] = 10000;
+		cb[i] = 1;
+	}
+	struct verdict v;
+	struct verdict_options o;
+	verdict_options_default(&o, VERDICT_LOWER_IS_BETTER);
+	CHECK(verdict_compare_censored(a, NULL, 8, b, cb, 8, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_WORSE && !v.censored);
+	CHECK(v.change_bound == 1);
+	CHECK_NEAR(v.change_pct, 100 * (10000 / 2350.0 - 1), 1e-9);   /* median of A: 2350 */
+	/* exact p of a complete separation of 8 and 8: 2 / C(16, 8) = 2 / 12870 */
+	CHECK(v.mwu_exact);
+	CHECK_NEAR(v.p_mwu, 2.0 / 12870, 1e-15);
+	CHECK(isnan(v.ci_lo_pct));
+	/* the same for a higher-is-better metric (a rate whose bound is "at
+	 * least"): better */
+	o.better = VERDICT_HIGHER_IS_BETTER;
+	CHECK(verdict_compare_censored(a, NULL, 8, b, cb, 8, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_BETTER && v.change_bound == 1);
+	/* swapped: the baseline is the censored side, B exact and below it:
+	 * better (lower is better), a change of at most -76.5% */
+	o.better = VERDICT_LOWER_IS_BETTER;
+	CHECK(verdict_compare_censored(b, cb, 8, a, NULL, 8, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_BETTER && v.change_bound == -1);
+	CHECK_NEAR(v.change_pct, 100 * (2350 / 10000.0 - 1), 1e-9);
+	/* a B value (exact) at or below an A value: not provable */
+	b[3] = 2700;
+	cb[3] = 0;
+	CHECK(verdict_compare_censored(a, NULL, 8, b, cb, 8, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_INCONCLUSIVE && v.censored);
+	/* exact B above every A is as good as a bound above it */
+	b[3] = 9000;
+	CHECK(verdict_compare_censored(a, NULL, 8, b, cb, 8, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_WORSE && v.change_bound == 1);
+	/* a censored A value: A's true values are unknown above the bound */
+	unsigned char ca[8] = { 0 };
+	ca[7] = 1;
+	CHECK(verdict_compare_censored(a, ca, 8, b, cb, 8, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_INCONCLUSIVE && v.censored && v.censored_a == 1);
+	/* provable, but the bound is within the threshold: inconclusive */
+	const double x[] = { 9950, 9960, 9970 }, y[] = { 10000, 10000, 10000 };
+	const unsigned char yc[] = { 1, 1, 1 };
+	CHECK(verdict_compare_censored(x, NULL, 3, y, yc, 3, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_INCONCLUSIVE && v.censored && v.change_bound == 1);
+	CHECK(v.change_pct > 0 && v.change_pct < 2);
+	/* 3 a side: the separation's p is 0.1 */
+	const double lo[] = { 100, 110, 120 };
+	CHECK(verdict_compare_censored(lo, NULL, 3, y, yc, 3, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_WORSE);
+	CHECK_NEAR(v.p_mwu, 0.1, 1e-12);
+	CHECK_NEAR(verdict_separation_p(3, 3), 0.1, 1e-12);
+	CHECK_NEAR(verdict_separation_p(9, 3), 2.0 / 220, 1e-15);
+	CHECK_NEAR(verdict_separation_p(1, 1), 1, 0);
+	/* a single sample stays insufficient, censored or not */
+	CHECK(verdict_compare_censored(lo, NULL, 1, y, yc, 3, &o, &v) == 0);
+	CHECK(v.insufficient && v.kind == VERDICT_INCONCLUSIVE && isnan(v.change_pct));
+	/* no flag set: the same as verdict_compare */
+	const unsigned char none[] = { 0, 0, 0 };
+	struct verdict w;
+	CHECK(verdict_compare_censored(lo, none, 3, x, none, 3, &o, &v) == 0);
+	CHECK(verdict_compare(lo, 3, x, 3, &o, &w) == 0);
+	CHECK(v.kind == w.kind && v.change_pct == w.change_pct && v.ci_lo_pct == w.ci_lo_pct);
+	CHECK(!v.censored && v.censored_a == 0 && isnan(v.bound));
+}
+
 TEST(noise_floor)
 {
 	struct stats_rng r;
@@ -650,6 +764,8 @@ int main(void)
 	RUN(verdict_better_worse);
 	RUN(verdict_no_change);
 	RUN(verdict_inconclusive);
+	RUN(verdict_censored_both_sides);
+	RUN(verdict_censored_provable);
 	RUN(noise_floor);
 	return tap_done();
 }
