@@ -175,6 +175,18 @@ static void censored_verdict(const double *a, size_t na, const double *b, size_t
 	v->p_mwu = verdict_separation_p(na, nb);
 	v->mwu_exact = 1;
 	double thr = o->threshold_pct;
+	if (v->p_mwu >= 1.0 - o->level) {
+		/* a separation of this few values happens by chance too often:
+		 * the same count per side that would make it significant */
+		size_t n = na > nb ? na : nb;
+		while (verdict_separation_p(n, n) >= 1.0 - o->level && n < 1000)
+			n++;
+		v->reps_needed = n;
+		v->reason = "every value of one side lies beyond the other's, but with this "
+			    "few runs a separation is not significant (values beyond the "
+			    "measurable range)";
+		return;
+	}
 	if ((up && change > thr) || (down && change < -thr)) {
 		int lower_better = o->better == VERDICT_LOWER_IS_BETTER;
 		v->kind = (up == lower_better) ? VERDICT_WORSE : VERDICT_BETTER;

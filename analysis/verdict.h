@@ -38,8 +38,11 @@
  *    bound, change_bound +1 ("at least", computed from the recorded values)
  *    or -1 ("at most", for a decrease of the censored baseline); p is the
  *    exact two-sided p of a complete separation, 2 / C(n_A + n_B, n_A); the
- *    verdict is better/worse when the bound lies beyond the threshold,
- *    otherwise inconclusive with `censored` set;
+ *    verdict is better/worse when that p is below 1 - level and the bound
+ *    lies beyond the threshold; with too few runs for the separation to be
+ *    significant (3 a side: p = 0.1) it is inconclusive with reps_needed
+ *    the count per side that would be (4 a side: p = 0.029); otherwise
+ *    inconclusive with `censored` set;
  *  - otherwise: inconclusive with `censored` set, no CI, no p and no
  *    reps_needed (more repetitions of values that are bounds do not help;
  *    a range that holds the data does).

@@ -283,7 +283,7 @@ TEST(cp_min_segment)
 TEST(cp_censored_stretches)
 {
 	struct stats_rng r;
-	stats_rng_seed(&r, 11);
+	stats_rng_seed(&r, 21);
 	double x[90];
 	unsigned char c[90] = { 0 };
 	level(&r, x, 30, 2000, 0.02);

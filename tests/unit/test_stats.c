@@ -638,8 +638,15 @@ TEST(verdict_censored_both_sides)
 	CHECK(verdict_compare_censored(a99, all, 3, b99, NULL, 3, NULL, &v) == 0);
 	/* every B below every A and A censored: B lower is provable, by at
 	 * least 9.8% (9017 / 10000 - 1 is an upper bound of the change) */
-	CHECK(v.kind == VERDICT_BETTER && v.change_bound == -1);
+	CHECK(v.change_bound == -1);
 	CHECK_NEAR(v.change_pct, -9.83, 1e-9);
+	/* ... but 3 a side separate by chance with p = 0.1: need 4 a side */
+	CHECK(v.kind == VERDICT_INCONCLUSIVE && v.censored && v.reps_needed == 4);
+	const double a4[] = { 10000, 10000, 10000, 10000 }, b4[] = { 9017, 9800, 8700, 9100 };
+	const unsigned char all4[] = { 1, 1, 1, 1 };
+	CHECK(verdict_compare_censored(a4, all4, 4, b4, NULL, 4, NULL, &v) == 0);
+	CHECK(v.kind == VERDICT_BETTER && v.change_bound == -1 && !v.censored);
+	CHECK_NEAR(v.p_mwu, 2.0 / 70, 1e-12);
 
 	/* one bound on one side, overlapping exact values: not provable */
 	const double c1[] = { 100, 120, 10000 }, c2[] = { 110, 130, 115 };
@@ -710,7 +717,7 @@ TEST(verdict_censored_provable)
 	/* 3 a side: the separation's p is 0.1 */
 	const double lo[] = { 100, 110, 120 };
 	CHECK(verdict_compare_censored(lo, NULL, 3, y, yc, 3, &o, &v) == 0);
-	CHECK(v.kind == VERDICT_WORSE);
+	CHECK(v.kind == VERDICT_INCONCLUSIVE && v.reps_needed == 4);
 	CHECK_NEAR(v.p_mwu, 0.1, 1e-12);
 	CHECK_NEAR(verdict_separation_p(3, 3), 0.1, 1e-12);
 	CHECK_NEAR(verdict_separation_p(9, 3), 2.0 / 220, 1e-15);
