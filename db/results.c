@@ -38,13 +38,13 @@ static const char *const rq_sql[RQ_COUNT] = {
 enum {
 	C_SESSION, C_RUN, C_STARTED, C_MACHINE_ID, C_MACHINE, C_RELEASE, C_HASH, C_PREEMPT,
 	C_HZ, C_MC, C_CMDLINE, C_KNOBS, C_RUN_WORKLOAD, C_PARAMS, C_WORKLOAD, C_METRIC,
-	C_VALUE, C_UNIT, C_BETTER,
+	C_VALUE, C_UNIT, C_BETTER, C_CENSORED,
 };
 
 static const char select_cols[] =
 	"SELECT session, run_id, started_at, machine_id, machine, kernel_release, config_hash,"
 	" preempt, hz, sched_mc, cmdline, knobs, run_workload, params, workload, metric,"
-	" value, unit, better FROM results";
+	" value, unit, better, censored FROM results";
 
 static const char results_order[] = " ORDER BY session, started_at, run_id, workload, metric";
 
@@ -187,6 +187,7 @@ int db_results_select(struct db *db, const struct db_where *w, db_result_fn fn, 
 			.unit = text_or_empty(st, C_UNIT),
 			.better = text_or_empty(st, C_BETTER),
 			.value = sqlite3_column_double(st, C_VALUE),
+			.censored = sqlite3_column_int(st, C_CENSORED) != 0,
 		};
 		ret = fn(ctx, &r);
 	}

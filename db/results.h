@@ -52,6 +52,7 @@ struct db_result_row {
 		*hz, *sched_mc, *cmdline, *knobs, *run_workload, *params, *workload, *metric,
 		*unit, *better;
 	double value;
+	int censored;            /* 1: value is a lower bound (results.censored) */
 };
 typedef int (*db_result_fn)(void *ctx, const struct db_result_row *row);
 /* the rows of results matching w, ordered by session, started_at, run_id,

@@ -60,3 +60,9 @@ int workload_check_registry(struct strbuf *err)
 	}
 	return 0;
 }
+
+const char *workload_range_param(const char *name)
+{
+	const struct workload_ops *w = workload_find(name);
+	return w ? w->range_param : NULL;
+}

@@ -169,6 +169,8 @@ void wl_exec_release(struct wl_exec *ex);
 /* registry (workloads/registry.c) */
 const struct workload_ops *workload_find(const char *name);
 const struct workload_ops *const *workload_all(void);
+/* the range_param of a workload by name (NULL: unknown or none) */
+const char *workload_range_param(const char *name);
 /* the comma-separated list of names, for error messages */
 const char *workload_names(void);
 /* every registered driver has its required hooks; -1 and a message if not */

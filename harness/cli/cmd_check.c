@@ -16,6 +16,7 @@
 #include "harness/cli/options.h"
 #include "harness/results/format.h"
 #include "harness/results/compare.h"
+#include "workloads/workload.h"
 
 #define CHECK_MIN_REPS 3
 
@@ -29,6 +30,10 @@ static const char usage_text[] =
 	"bootstrap 95% CI of the change lies entirely on the worse side of 0 and the\n"
 	"change exceeds the threshold. Prints one line per regression:\n"
 	"  workload.metric: baseline CENTRE, candidate CENTRE, change +X% [lo, hi], p=P\n"
+	"A metric with values that are only bounds (a percentile beyond its histogram's\n"
+	"range) is judged only when the direction is provable, and printed with its\n"
+	"verdict either way: `worse, at least +X%` or `inconclusive: beyond the\n"
+	"histogram range (...); raise ...` (docs/statistics.md).\n"
 	"\n"
 	"  --threshold PCT   noise threshold in % (default 2)\n"
 	"  --metric M        only metric M (NAME or WORKLOAD.NAME)\n"
@@ -40,6 +45,7 @@ int cmd_check(int argc, char **argv)
 	const char *dbpath = DEFAULT_DB, *base = NULL, *cand = NULL;
 	struct cmp_options o;
 	cmp_options_default(&o);
+	o.range_param = workload_range_param;
 	const struct cli_opt opts[] = {
 		CLI_DB(&dbpath), CLI_STR("baseline", &base), CLI_STR("candidate", &cand),
 		CLI_THRESHOLD(&o.threshold_pct), CLI_STR("metric", &o.metric), CLI_END,
@@ -95,6 +101,18 @@ int cmd_check(int argc, char **argv)
 		if (row->kind != CMP_METRIC || !row->has_verdict)
 			continue;
 		count[row->v.kind]++;
+		if (row->v.censored_a || row->v.censored_b) {
+			/* values that are bounds: the verdict and its reason, also
+			 * when inconclusive (then the advice says what would help) */
+			char *t = compare_verdict_text(row);
+			const char *label = job.r.pairs[row->pair].label;
+			printf("%s.%s%s%s%s: %s\n", row->workload, row->metric, *label ? " (" : "",
+			       label, *label ? ")" : "", t);
+			free(t);
+			if (row->v.kind == VERDICT_WORSE)
+				rc = 1;
+			continue;
+		}
 		if (row->v.kind != VERDICT_WORSE)
 			continue;
 		char a[40], b[40];

@@ -16,6 +16,7 @@
 #include "harness/cli/cmd.h"
 #include "harness/cli/options.h"
 #include "harness/results/compare.h"
+#include "workloads/workload.h"
 #include "harness/results/format.h"
 
 static const char usage_text[] =
@@ -82,7 +83,7 @@ static char *row_metric_name(const struct cmp_row *row)
 static const char *const csv_cols[] = {
 	"workload", "series", "metric", "kind", "unit", "better", "centre", "n_a", "n_b", "a",
 	"b", "change_pct", "ci_lo_pct", "ci_hi_pct", "p", "verdict", "reps_needed",
-	"noise_floor_pct",
+	"noise_floor_pct", "censored_a", "censored_b", "bound", "change_bound",
 };
 #define NCSV (sizeof(csv_cols) / sizeof(csv_cols[0]))
 
@@ -106,6 +107,7 @@ static void print_csv(const struct compare_job *job, FILE *out)
 	for (size_t i = 0; i < job->r.nrows; i++) {
 		const struct cmp_row *row = &job->r.rows[i];
 		char na[32], nb[32], a[40], b[40], ch[40], lo[40], hi[40], p[40], reps[32], nf[40];
+		char ca[32] = "", cb[32] = "", bd[40] = "";
 		char *name = row_metric_name(row), *verdict = compare_verdict_text(row);
 		int hist = row->kind == CMP_HIST;
 		snprintf(na, sizeof(na), "%zu", hist ? row->a_runs : row->v.n_a);
@@ -121,11 +123,18 @@ static void print_csv(const struct compare_job *job, FILE *out)
 		    row->v.reps_needed)
 			snprintf(reps, sizeof(reps), "%zu", row->v.reps_needed);
 		cell_num(nf, sizeof(nf), row->has_noise ? row->nf.half_width_pct : NAN);
+		if (!hist) {
+			snprintf(ca, sizeof(ca), "%zu", row->v.censored_a);
+			snprintf(cb, sizeof(cb), "%zu", row->v.censored_b);
+			cell_num(bd, sizeof(bd), row->v.bound);
+		}
+		const char *cbound = hist || !row->v.change_bound ? ""
+				     : row->v.change_bound > 0 ? "at_least" : "at_most";
 		const char *cells[NCSV] = {
 			row->workload, job->r.pairs[row->pair].label, name,
 			hist ? "histogram" : "metric", row->unit, better_name(row->better),
 			hist ? "merged" : compare_centre_name(row->centre), na, nb, a, b, ch, lo, hi,
-			p, verdict, reps, nf,
+			p, verdict, reps, nf, ca, cb, bd, cbound,
 		};
 		for (size_t k = 0; k < NCSV; k++)
 			if (cells[k] && !*cells[k] && k >= 9)
@@ -189,6 +198,16 @@ static void print_json(const struct compare_job *job, const char *sa, const char
 			json_object_set_new(o, "ci_level", jnum(row->v.level));
 			json_object_set_new(o, "p", jnum(row->v.p_mwu));
 			json_object_set_new(o, "p_exact", json_boolean(row->v.mwu_exact));
+			/* censored values: how many per side, the smallest bound, and
+			 * whether change_pct is a bound ("at_least", "at_most") */
+			json_object_set_new(o, "censored_a", json_integer((json_int_t)row->v.censored_a));
+			json_object_set_new(o, "censored_b", json_integer((json_int_t)row->v.censored_b));
+			json_object_set_new(o, "bound", jnum(row->v.bound));
+			json_object_set_new(o, "change_bound",
+					    row->v.change_bound
+						    ? json_string(row->v.change_bound > 0 ? "at_least"
+											 : "at_most")
+						    : json_null());
 			json_object_set_new(o, "verdict",
 					    row->has_verdict
 						    ? json_string(verdict_kind_name(row->v.kind))
@@ -281,7 +300,7 @@ static void print_table(const struct compare_job *job, const char *sa, const cha
 	fprintf(out, "centre: median, harmonic mean (*) for rates; change = B/A - 1; "
 		     "noise threshold %g%%\n",
 		r->threshold_pct);
-	int any_inc = 0, any_noise = 0;
+	int any_inc = 0, any_noise = 0, any_censored = 0;
 	struct trow *tr = xcalloc(r->nrows + 1, sizeof(*tr));
 	for (size_t i = 0; i < r->nrows;) {
 		size_t p = r->rows[i].pair, n = 0, j = i;
@@ -296,12 +315,15 @@ static void print_table(const struct compare_job *job, const char *sa, const cha
 				free(name);
 			t->c[1] = hist ? xstrfmt("%zur/%zur", row->a_runs, row->b_runs)
 				       : xstrfmt("%zu/%zu", row->v.n_a, row->v.n_b);
+			int bound_a = hist ? row->ha_overflow : row->v.censored_a > 0;
+			int bound_b = hist ? row->hb_overflow : row->v.censored_b > 0;
 			fmt_num(buf, sizeof(buf), hist ? row->ha : row->v.centre_a);
-			t->c[2] = xstrfmt("%s%s", hist && row->ha_overflow ? ">=" : "", buf);
+			t->c[2] = xstrfmt("%s%s", bound_a ? ">=" : "", buf);
 			fmt_num(buf, sizeof(buf), hist ? row->hb : row->v.centre_b);
-			t->c[3] = xstrfmt("%s%s", hist && row->hb_overflow ? ">=" : "", buf);
+			t->c[3] = xstrfmt("%s%s", bound_b ? ">=" : "", buf);
 			fmt_pct(buf, sizeof(buf), row->change_pct);
-			t->c[4] = xstrdup(buf);
+			t->c[4] = xstrfmt("%s%s", hist || !row->v.change_bound ? ""
+						  : row->v.change_bound > 0 ? ">=" : "<=", buf);
 			if (hist) {
 				t->c[5] = xstrdup("(merged histograms)");
 				t->c[6] = xstrdup("-");
@@ -311,7 +333,14 @@ static void print_table(const struct compare_job *job, const char *sa, const cha
 				t->c[5] = xstrdup(buf);
 				fmt_p(buf, sizeof(buf), row->v.p_mwu);
 				t->c[6] = xstrdup(buf);
-				if (row->has_verdict && row->v.kind == VERDICT_INCONCLUSIVE &&
+				if (row->has_verdict && (row->v.censored_a || row->v.censored_b)) {
+					/* the reason and the advice go below the block */
+					t->c[7] = row->v.kind == VERDICT_INCONCLUSIVE
+							  ? xstrdup("inconclusive (bound) [c]")
+							  : xstrfmt("%s (bound)",
+								    verdict_kind_name(row->v.kind));
+					any_censored = 1;
+				} else if (row->has_verdict && row->v.kind == VERDICT_INCONCLUSIVE &&
 				    row->v.reps_needed) {
 					t->c[7] = row->v.reps_needed > 1000
 						? xstrdup("inconclusive (>1000 reps)")
@@ -337,6 +366,19 @@ static void print_table(const struct compare_job *job, const char *sa, const cha
 		fprintf(out, "\ninconclusive (~N reps): need about N repetitions per side to "
 			     "resolve a %g%% change\n",
 			r->threshold_pct);
+	if (any_censored) {
+		fprintf(out, "\nvalues that are only bounds (>=: beyond the range a workload "
+			     "measures, docs/statistics.md):\n");
+		for (size_t i = 0; i < r->nrows; i++) {
+			const struct cmp_row *row = &r->rows[i];
+			if (row->kind != CMP_METRIC || !row->has_verdict ||
+			    !(row->v.censored_a || row->v.censored_b))
+				continue;
+			char *t = compare_verdict_text(row);
+			fprintf(out, "  %s.%s: %s\n", row->workload, row->metric, t);
+			free(t);
+		}
+	}
 	if (any_noise) {
 		int w = 6;
 		for (size_t i = 0; i < r->nrows; i++)
@@ -375,6 +417,7 @@ int cmd_compare(int argc, char **argv)
 	enum out_format fmt = FMT_TABLE;
 	struct cmp_options o;
 	cmp_options_default(&o);
+	o.range_param = workload_range_param;
 	int centre = CMP_CENTRE_AUTO;
 	const struct cli_opt opts[] = {
 		CLI_DB(&dbpath), CLI_STR("metric", &o.metric), CLI_THRESHOLD(&o.threshold_pct),

@@ -16,6 +16,7 @@
 #include "harness/cli/options.h"
 #include "harness/results/report.h"
 #include "harness/util/atomicfile.h"
+#include "workloads/workload.h"
 
 static const char usage_text[] =
 	"usage: schedlab report [--db FILE] [--session S | --compare A B | --since DATE]\n"

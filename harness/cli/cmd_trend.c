@@ -138,11 +138,13 @@ static void print_json(const struct trend_out *t)
 	json_object_set_new(ser, "config_hash", json_string(se->config_hash));
 	for (size_t i = 0; i < t->tr->np; i++)
 		json_array_append_new(
-			points, json_pack("{s:I,s:o,s:s,s:I,s:o}", "session",
+			points, json_pack("{s:I,s:o,s:s,s:I,s:o,s:I,s:b}", "session",
 					  (json_int_t)pt[i].session, "tag",
 					  pt[i].tag ? json_string(pt[i].tag) : json_null(),
 					  "started_at", pt[i].started_at, "n",
-					  (json_int_t)pt[i].n, "value", jnum(pt[i].value)));
+					  (json_int_t)pt[i].n, "value", jnum(pt[i].value),
+					  "censored", (json_int_t)pt[i].ncensored, "bound",
+					  pt[i].bound));
 	for (size_t k = 0; k < t->tr->ncp; k++) {
 		const struct change_point *cp = &t->tr->cps[k];
 		json_array_append_new(
@@ -173,16 +175,19 @@ static void print_csv(const struct trend_out *t)
 	static const char *const cols[] = { "session",	   "tag",	 "started_at",
 					    "n",	   "value",	 "change_point",
 					    "mean_before", "mean_after", "change_pct",
-					    "magnitude",   "pvalue" };
+					    "magnitude",   "pvalue",	 "censored",
+					    "bound" };
 	const struct trend_point *pt = t->tr->pt;
 	struct rowset rs;
-	rowset_init(&rs, 11, cols);
+	rowset_init(&rs, 13, cols);
 	for (size_t i = 0; i < t->tr->np; i++) {
 		char s[32], n[32], v[40], mb[40] = "", ma[40] = "", ch[40] = "", mg[40] = "",
 					      pv[40] = "";
 		snprintf(s, sizeof(s), "%lld", (long long)pt[i].session);
 		snprintf(n, sizeof(n), "%zu", pt[i].n);
 		snprintf(v, sizeof(v), "%.10g", pt[i].value);
+		char nc[32];
+		snprintf(nc, sizeof(nc), "%zu", pt[i].ncensored);
 		int is_cp = t->tr->cpat[i] >= 0;
 		if (is_cp) {
 			const struct change_point *cp = &t->tr->cps[t->tr->cpat[i]];
@@ -202,7 +207,9 @@ static void print_csv(const struct trend_out *t)
 					is_cp ? ma : NULL,
 					is_cp ? ch : NULL,
 					is_cp ? mg : NULL,
-					is_cp ? pv : NULL };
+					is_cp ? pv : NULL,
+					nc,
+					pt[i].bound ? "1" : "0" };
 		rowset_add(&rs, cells);
 	}
 	rowset_print(&rs, FMT_CSV, stdout);
@@ -236,15 +243,23 @@ static void print_table(const struct trend_out *t)
 	       "change point");
 	for (size_t i = 0; i < np; i++) {
 		char v[40], mark[80] = "";
-		fmt_num(v, sizeof(v), pt[i].value);
+		fmt_num(v + 2, sizeof(v) - 2, pt[i].value);
+		if (pt[i].bound)
+			memcpy(v, ">=", 2);
+		const char *vs = pt[i].bound ? v : v + 2;
 		if (t->tr->cpat[i] >= 0) {
 			const struct change_point *cp = &t->tr->cps[t->tr->cpat[i]];
 			snprintf(mark, sizeof(mark), "<- %+.1f%% (p=%.2g)", 100 * cp->rel_change,
 				 cp->pvalue);
 		}
 		printf("%8lld  %-24.24s  %-16.16s %3zu %12s  %s\n", (long long)pt[i].session,
-		       pt[i].started_at, pt[i].tag ? pt[i].tag : "", pt[i].n, v, mark);
+		       pt[i].started_at, pt[i].tag ? pt[i].tag : "", pt[i].n, vs, mark);
 	}
+	if (t->tr->nbound)
+		printf("\n>=: %zu session%s whose median is only a lower bound (values beyond the "
+		       "range the workload measures); change points are sought only between "
+		       "them, never across them (docs/statistics.md)\n",
+		       t->tr->nbound, t->tr->nbound == 1 ? "" : "s");
 	printf("\n%zu change point%s (p < %g, window %zu)%s\n", ncp, ncp == 1 ? "" : "s",
 	       t->cpo->max_pvalue, t->cpo->window ? t->cpo->window : (size_t)CP_DEFAULT_WINDOW,
 	       ncp ? ":" : "");

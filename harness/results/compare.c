@@ -4,6 +4,7 @@
  * see compare.h for the rules.
  */
 #include "harness/results/compare.h"
+#include "harness/util/numfmt.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -266,8 +267,10 @@ static void *job_worker(void *arg)
 		if (k >= q->n)
 			return NULL;
 		struct row_job *j = &q->jobs[k];
-		j->failed = verdict_compare(j->ga->value, j->ga->n, j->gb->value, j->gb->n, &j->vo,
-					    &j->row.v) != 0;
+		j->failed = verdict_compare_censored(j->ga->value, j->ga->ncensored ? j->ga->censored : NULL,
+						     j->ga->n, j->gb->value,
+						     j->gb->ncensored ? j->gb->censored : NULL,
+						     j->gb->n, &j->vo, &j->row.v) != 0;
 	}
 }
 
@@ -430,6 +433,7 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 			row->unit = ga->unit;
 			row->better = ga->better;
 			row->has_verdict = ga->better != SEL_BETTER_NONE;
+			row->range_param = o->range_param ? o->range_param(ga->workload) : NULL;
 			row->centre = compare_centre_for(ga->metric, ga->unit, o->centre);
 			if (row->centre == STATS_HMEAN &&
 			    (!all_positive(ga->value, ga->n) || !all_positive(gb->value, gb->n)))
@@ -458,7 +462,8 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 			return -1;
 		}
 		j->row.change_pct = j->row.v.change_pct;
-		if (!r->diff_mask && j->ga->n >= 2 && j->gb->n >= 2 &&
+		if (!r->diff_mask && j->ga->n >= 2 && j->gb->n >= 2 && !j->ga->ncensored &&
+		    !j->gb->ncensored &&
 		    !verdict_noise_floor_from(j->ga->value, j->ga->n, j->gb->value, j->gb->n,
 					      &j->row.v, &j->row.nf))
 			j->row.has_noise = 1;
@@ -565,6 +570,36 @@ char *compare_verdict_text(const struct cmp_row *row)
 {
 	if (row->kind == CMP_HIST || !row->has_verdict)
 		return xstrdup("-");
+	const struct verdict *v = &row->v;
+	if (v->censored_a || v->censored_b) {
+		char bound[32], change[32];
+		fmt_num(bound, sizeof(bound), v->bound);
+		if ((v->kind == VERDICT_BETTER || v->kind == VERDICT_WORSE) && v->change_bound)
+			return xstrfmt("%s, at least %+.1f%%", verdict_kind_name(v->kind),
+				       v->change_pct);
+		const char *where = row->range_param ? "beyond the histogram range"
+						     : "beyond the measured range";
+		char *why = xstrfmt("%s (>= %s %s) in %zu of %zu runs", where, bound, row->unit,
+				    v->censored_a + v->censored_b, v->n_a + v->n_b);
+		char *advice = row->range_param
+				       ? xstrfmt("; raise %s's %s", row->workload, row->range_param)
+				       : xstrdup("");
+		char *t;
+		if (v->change_bound && v->reps_needed) {
+			snprintf(change, sizeof(change), "%+.1f%%", v->change_pct);
+			t = xstrfmt("inconclusive: need ~%zu repetitions for %s %s (%s)",
+				    v->reps_needed, v->change_bound > 0 ? "at least" : "at most",
+				    change, why);
+		} else if (v->insufficient) {
+			t = xstrfmt("inconclusive: need ~%zu repetitions; %s%s", v->reps_needed, why,
+				    advice);
+		} else {
+			t = xstrfmt("inconclusive: %s%s", why, advice);
+		}
+		free(why);
+		free(advice);
+		return t;
+	}
 	if (row->v.kind == VERDICT_INCONCLUSIVE) {
 		/* beyond a few hundred the estimate only says "too noisy": the
 		 * spread, not the sample size, is the problem */

@@ -38,6 +38,10 @@ struct cmp_options {
 	const char *metric;          /* only this metric (name or workload.metric) */
 	unsigned resamples;          /* 0: default */
 	uint64_t seed;               /* 0: default */
+	/* the workload parameter that sets its histogram's range, named in the
+	 * advice of a verdict on censored values (the caller knows the
+	 * workloads; NULL function or result: no parameter to name) */
+	const char *(*range_param)(const char *workload);
 };
 void cmp_options_default(struct cmp_options *o);
 
@@ -65,6 +69,7 @@ struct cmp_row {
 	struct verdict v;
 	int has_verdict;             /* 0 for better = none */
 	int has_noise;               /* A/A comparison: noise floor below */
+	const char *range_param;     /* cmp_options.range_param of the workload */
 	struct noise_floor nf;
 	/* CMP_HIST: percentile pct of the merged histograms */
 	double pct;
@@ -106,7 +111,9 @@ void cmp_result_free(struct cmp_result *r);
 char *sel_series_dim_text(const struct sel_series *s, enum sel_dim d);
 
 /* the verdict text: "better", "worse", "no change",
- * "inconclusive: need ~N repetitions" or "-" (no direction); malloc'd */
+ * "inconclusive: need ~N repetitions" or "-" (no direction); on censored
+ * values (docs/statistics.md) "worse, at least +X%" or "inconclusive: beyond
+ * the histogram range (>= B unit) in N of M runs; raise ..."; malloc'd */
 char *compare_verdict_text(const struct cmp_row *row);
 
 /*

@@ -84,6 +84,8 @@ struct sel_group {
 	enum sel_better better;
 	size_t n, alloc;
 	double *value;
+	unsigned char *censored; /* 1: value[i] is a lower bound (results.censored) */
+	size_t ncensored;        /* how many are */
 	int64_t *run_id, *session;
 	char **started_at;
 };

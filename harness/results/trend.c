@@ -36,6 +36,32 @@ static void load_tags(struct db *db, struct trend_point *pt, size_t n)
 	free(tag);
 }
 
+/*
+ * The median of values some of which are lower bounds is exact when no
+ * bound can move into or below the middle: every bound lies above the
+ * middle order statistics (its true value is higher still). Ranked by
+ * value, a bound sorting after equal exact values, the median is a bound
+ * when one of the lower n/2 + 1 ranks holds a bound.
+ */
+static int median_is_bound(const struct trend_point *p)
+{
+	if (!p->ncensored)
+		return 0;
+	size_t upper = p->n / 2; /* the upper middle rank */
+	for (size_t i = 0; i < p->n; i++) {
+		if (!p->cens[i])
+			continue;
+		size_t rank = 0; /* values ranked before this bound */
+		for (size_t j = 0; j < p->n; j++)
+			if (j != i && (p->vals[j] < p->vals[i] ||
+				       (p->vals[j] == p->vals[i] && (!p->cens[j] || j < i))))
+				rank++;
+		if (rank <= upper)
+			return 1;
+	}
+	return 0;
+}
+
 int trend_build(struct db *db, const struct sel_group *const *groups, const char *const *kernels,
 		size_t ngroups, const struct cp_options *o, struct trend *t, struct strbuf *err)
 {
@@ -62,18 +88,25 @@ int trend_build(struct db *db, const struct sel_group *const *groups, const char
 			if (p->n == p->alloc) {
 				p->alloc = p->alloc ? 2 * p->alloc : 4;
 				p->vals = xrealloc(p->vals, p->alloc * sizeof(double));
+				p->cens = xrealloc(p->cens, p->alloc);
 			}
+			p->cens[p->n] = g->censored && g->censored[k];
+			p->ncensored += p->cens[p->n];
 			p->vals[p->n++] = g->value[k];
 		}
 	}
 	if (np)
 		qsort(pt, np, sizeof(*pt), point_cmp);
 	double *x = xcalloc(np + 1, sizeof(double));
+	unsigned char *bound = xcalloc(np + 1, 1);
 	t->finite = 1;
 	for (size_t i = 0; i < np; i++) {
 		stats_median(pt[i].vals, pt[i].n, &pt[i].value);
+		pt[i].bound = median_is_bound(&pt[i]);
+		bound[i] = (unsigned char)pt[i].bound;
+		t->nbound += bound[i];
 		x[i] = pt[i].value;
-		t->finite &= isfinite(x[i]) != 0;
+		t->finite &= bound[i] || isfinite(x[i]);
 	}
 	load_tags(db, pt, np);
 	t->pt = pt;
@@ -82,13 +115,15 @@ int trend_build(struct db *db, const struct sel_group *const *groups, const char
 	for (size_t i = 0; i < np; i++)
 		t->cpat[i] = -1;
 	int rc = 0;
-	if (t->finite && np >= 3 && cp_detect(x, np, o, &t->cps, &t->ncp)) {
+	if (t->finite && np >= 3 &&
+	    cp_detect_censored(x, t->nbound ? bound : NULL, np, o, &t->cps, &t->ncp)) {
 		strbuf_addstr(err, "change-point detection failed");
 		rc = -1;
 	}
 	for (size_t k = 0; k < t->ncp; k++)
 		t->cpat[t->cps[k].index] = (long)k;
 	free(x);
+	free(bound);
 	return rc;
 }
 
@@ -96,6 +131,7 @@ void trend_free(struct trend *t)
 {
 	for (size_t i = 0; i < t->np; i++) {
 		free(t->pt[i].vals);
+		free(t->pt[i].cens);
 		free(t->pt[i].tag);
 	}
 	free(t->pt);

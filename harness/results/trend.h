@@ -24,6 +24,9 @@ struct trend_point {
 	size_t n;                /* repetitions */
 	double value;            /* their median */
 	double *vals;            /* the repetitions' values */
+	unsigned char *cens;     /* per value: 1 when it is a lower bound */
+	size_t ncensored;        /* how many are */
+	int bound;               /* 1: the median is only a lower bound */
 	size_t alloc;
 	const char *kernel;      /* kernel release of the first group holding it */
 };
@@ -35,12 +38,15 @@ struct trend {
 	size_t ncp;
 	long *cpat;              /* per point: index into cps or -1 */
 	int finite;              /* 0: non-finite values, no detection was run */
+	size_t nbound;           /* points that are bounds */
 };
 
 /*
  * Build the trend of groups[0..ngroups) (values of one metric; a session
  * found in several groups has its values pooled) and run change-point
- * detection with o when there are at least 3 finite points. kernels[i]
+ * detection with o when there are at least 3 finite points; points whose
+ * median is only a bound (censored values, docs/statistics.md) split the
+ * series and are never a side of a change point. kernels[i]
  * (may be NULL) labels the points of groups[i]. -1 with a message in err
  * when detection fails.
  */
