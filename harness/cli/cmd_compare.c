@@ -291,7 +291,7 @@ static void print_table(const struct compare_job *job, const char *sa, const cha
 		fprintf(out, "compared:");
 		int first = 1;
 		for (int d = 0; d < SEL_NDIMS; d++)
-			if (r->diff_mask & (1u << d)) {
+			if (r->label_mask & (1u << d)) {
 				fprintf(out, "%s %s", first ? "" : ",", sel_dim_name(d));
 				first = 0;
 			}

@@ -143,7 +143,8 @@ static char *pair_label(const struct cmp_result *r, size_t p, const struct sampl
 	const struct sel_series *sa = &a->series[pp->a], *sb = &b->series[pp->b];
 	struct strbuf out = STRBUF_INIT;
 	for (int d = 0; d < SEL_NDIMS; d++) {
-		if (d == DIM_WORKLOAD)
+		if (d == DIM_WORKLOAD ||
+		    ((r->diff_mask & ~r->label_mask) & (1u << d)))
 			continue;
 		int varies = 0;
 		const char **others = xcalloc(r->npairs * 2 + 1, sizeof(char *));
@@ -340,6 +341,8 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 	}
 	r->threshold_pct = o->threshold_pct;
 	r->diff_mask = diff_dims(a, b);
+	const struct sample_set *ab[2] = { a, b };
+	r->label_mask = sel_label_mask(r->diff_mask, ab, 2);
 	unsigned same = ((1u << SEL_NDIMS) - 1) & ~r->diff_mask;
 
 	warn_mixed(r, "A", a);

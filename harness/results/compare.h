@@ -82,6 +82,7 @@ struct cmp_row {
 
 struct cmp_result {
 	unsigned diff_mask;          /* bit 1 << dim: dimensions that tell A from B */
+	unsigned label_mask;         /* the ones to name (sel_label_mask) */
 	struct cmp_pair *pairs;
 	size_t npairs;
 	struct cmp_row *rows;

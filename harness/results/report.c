@@ -75,6 +75,7 @@ static char *config_label(const struct sel_series *s, unsigned mask,
 			  const struct sample_set *const *sets, size_t nsets)
 {
 	struct strbuf sb = STRBUF_INIT;
+	mask = sel_label_mask(mask, sets, nsets);
 	for (int d = 0; d < SEL_NDIMS; d++) {
 		if (!(mask & (1u << d)) || d == DIM_WORKLOAD || d == DIM_PARAMS)
 			continue;
@@ -222,6 +223,35 @@ static struct report_dist *find_dist(struct report *r, const char *wl, const cha
 	d->name = xstrdup(name);
 	d->unit = xstrdup(unit ? unit : "");
 	return d;
+}
+
+/*
+ * A histogram too small for its data: more than HIST_OVERFLOW_WARN of the
+ * samples of a configuration beyond the range make its upper percentiles
+ * bounds; the report says so near the top with what to change.
+ */
+static void note_overflows(struct report *r, const struct cmp_options *co)
+{
+	for (size_t i = 0; i < r->ndists; i++) {
+		const struct report_dist *d = &r->dists[i];
+		for (size_t c = 0; c < d->ncurves; c++) {
+			const struct hist *h = &d->curves[c].h.h;
+			double f = hist_overflow_fraction(h);
+			if (!(f > HIST_OVERFLOW_WARN))
+				continue;
+			const char *param = co->range_param ? co->range_param(d->workload) : NULL;
+			char end[40];
+			fmt_num(end, sizeof(end), hist_range_end(h));
+			char *advice = param ? xstrfmt("raise %s's %s", d->workload, param)
+					     : xstrdup("raise the workload's histogram range");
+			strvec_pushf(&r->notes,
+				     "%s %s, %s: %.3g%% of %llu samples beyond the histogram range "
+				     "(>= %s %s): percentiles there are only bounds; %s",
+				     d->workload, d->name, d->curves[c].label, 100 * f,
+				     (unsigned long long)h->total, end, d->unit, advice);
+			free(advice);
+		}
+	}
 }
 
 static int add_curves(struct report *r, struct db *db, const struct sample_set *set, int side,
@@ -789,6 +819,7 @@ int report_build(struct db *db, const struct report_options *o, struct report *r
 		if (add_curves(r, db, scope[k], sides ? (k ? 'B' : 'A') : 0, scope, nscope, cmask,
 			       max_curves, err))
 			goto fail;
+	note_overflows(r, &o->cmp);
 	if (load_sessions(r, db, scope, nscope, err) ||
 	    load_boots(r, db, scope, nscope, max_boots, err))
 		goto fail;

@@ -189,7 +189,7 @@ static void render_cmp(const struct report_cmp *c, struct strbuf *o)
 	if (res->diff_mask) {
 		strbuf_addstr(o, "compared:");
 		for (int d = 0; d < SEL_NDIMS; d++)
-			if (res->diff_mask & (1u << d))
+			if (res->label_mask & (1u << d))
 				escf(o, " %s", sel_dim_name((enum sel_dim)d));
 	} else {
 		strbuf_addstr(o, "A and B are the same configuration (A/A): the noise floor column "
@@ -234,8 +234,8 @@ static void render_cmp(const struct report_cmp *c, struct strbuf *o)
 		} else {
 			strbuf_addf(o, "<td class=\"n\" data-sort=\"%zu\">%zu/%zu</td>", row->v.n_a,
 				    row->v.n_a, row->v.n_b);
-			td_num(o, row->v.centre_a, "");
-			td_num(o, row->v.centre_b, "");
+			td_num(o, row->v.centre_a, row->v.censored_a ? "&ge;" : "");
+			td_num(o, row->v.centre_b, row->v.censored_b ? "&ge;" : "");
 			td_pct(o, row->v.change_pct);
 			if (isfinite(row->v.ci_lo_pct))
 				strbuf_addf(o, "<td class=\"n\" data-sort=\"%.6g\">[%+.1f, %+.1f]</td>",

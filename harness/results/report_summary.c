@@ -23,7 +23,7 @@ size_t report_render_summary(const struct report *r, FILE *out)
 		if (res->diff_mask) {
 			fprintf(out, "compared:");
 			for (int d = 0; d < SEL_NDIMS; d++)
-				if (res->diff_mask & (1u << d))
+				if (res->label_mask & (1u << d))
 					fprintf(out, " %s", sel_dim_name((enum sel_dim)d));
 			fputc('\n', out);
 		}
@@ -33,6 +33,16 @@ size_t report_render_summary(const struct report *r, FILE *out)
 				continue;
 			n++;
 			count[row->v.kind]++;
+			if (row->v.censored_a || row->v.censored_b) {
+				/* bounds: the verdict text carries the reason and advice */
+				char *t = compare_verdict_text(row);
+				const char *label = res->pairs[row->pair].label;
+				fprintf(out, "  %s.%s%s%s%s: %s\n", row->workload, row->metric,
+					*label ? " (" : "", label, *label ? ")" : "", t);
+				free(t);
+				nworse += row->v.kind == VERDICT_WORSE;
+				continue;
+			}
 			if (row->v.kind != VERDICT_WORSE)
 				continue;
 			if (count[VERDICT_WORSE] == 1)

@@ -118,6 +118,15 @@ void sample_set_free(struct sample_set *s);
 
 /* 1 when a and b have the same identity on every dimension of mask
  * (bit 1 << dim) */
+/*
+ * The dimensions of mask worth naming to a person: cmdline is left out when
+ * preempt is in mask and the cmdlines of every series of the sets are the
+ * same but for their preempt= words (booting with preempt=X is how the
+ * mode was chosen: "preempt", not "preempt, cmdline").
+ */
+unsigned sel_label_mask(unsigned mask, const struct sample_set *const *sets, size_t nsets);
+/* 1 when cmdlines a and b are the same words but for preempt=... */
+int sel_cmdline_same_but_preempt(const char *a, const char *b);
 int sel_series_match(const struct sel_series *a, const struct sel_series *b,
 		     unsigned mask);
 

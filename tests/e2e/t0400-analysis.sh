@@ -54,7 +54,7 @@ w=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$TMP/cmp.t
 if [ "$w" -le 100 ]; then ok "compare table fits 100 columns ($w)"; else not_ok "compare table fits 100 columns" "widest line $w"; fi
 
 expect_exit 0 "compare --format csv" $SL compare --db "$DB" --format csv $BASE tag=nightly-11
-equals "csv header" "$(head -n 1 "$TMP/out")" "workload,series,metric,kind,unit,better,centre,n_a,n_b,a,b,change_pct,ci_lo_pct,ci_hi_pct,p,verdict,reps_needed,noise_floor_pct"
+equals "csv header" "$(head -n 1 "$TMP/out")" "workload,series,metric,kind,unit,better,centre,n_a,n_b,a,b,change_pct,ci_lo_pct,ci_hi_pct,p,verdict,reps_needed,noise_floor_pct,censored_a,censored_b,bound,change_bound"
 contains "csv time_s row is worse" "$TMP/out" ",time_s,metric,s,lower,median,9,3,"
 
 expect_exit 0 "compare --format json" $SL compare --db "$DB" --format json $BASE tag=nightly-11
@@ -122,7 +122,7 @@ assert abs(cp["mean_before"] - 1.0) < 0.01 and abs(cp["mean_after"] - 1.2) < 0.0
 EOF
 then ok "trend json: one change point at nightly-11"; else not_ok "trend json: one change point at nightly-11"; fi
 expect_exit 0 "trend --format csv" $SL trend --db "$DB" --metric hackbench.time_s --where machine=syn,preempt=full --format csv
-equals "trend csv header" "$(head -n 1 "$TMP/out")" "session,tag,started_at,n,value,change_point,mean_before,mean_after,change_pct,magnitude,pvalue"
+equals "trend csv header" "$(head -n 1 "$TMP/out")" "session,tag,started_at,n,value,change_point,mean_before,mean_after,change_pct,magnitude,pvalue,censored,bound"
 equals "trend csv marks one change point" "$(awk -F, 'NR > 1 && $6 == 1' "$TMP/out" | wc -l | tr -d ' ')" 1
 expect_exit 0 "trend --since after the step" $SL trend --db "$DB" --metric hackbench.time_s --where machine=syn,preempt=full --since 2026-01-12 --format json
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["points"]) == 9 and not d["change_points"]' "$TMP/out"; then ok "trend --since: 9 sessions, no change point"; else not_ok "trend --since: 9 sessions, no change point"; fi
