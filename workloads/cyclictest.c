@@ -134,6 +134,14 @@ int cyclictest_parse_result(const char *json_text, const char *text, long long h
 	hist_init_linear(&h, (size_t)hist_us);
 	double min = NAN, max = NAN, avg_sum = 0, cycles_sum = 0;
 	int any_hist = 0;
+	/* cyclictest writes "histogram": {} both without -h and with every
+	 * sample beyond the range; the latter is told by its command line or
+	 * by the text's "# Histogram Overflows:" line */
+	json_t *cl = json_object_get(j, "cmdline:");
+	if (!cl)
+		cl = json_object_get(j, "cmdline");
+	int hist_run = n_ovf > 0 ||
+		       (json_is_string(cl) && strstr(json_string_value(cl), "--histogram"));
 	const char *key;
 	json_t *t;
 	json_object_foreach(threads, key, t) {
@@ -159,6 +167,10 @@ int cyclictest_parse_result(const char *json_text, const char *text, long long h
 			cycles_sum += cycles;
 		}
 		json_t *hj = json_object_get(t, "histogram");
+		/* an empty histogram is one whose samples all lie beyond its
+		 * range (cyclictest then writes "histogram": {}): overflow */
+		if (json_is_object(hj) && hist_run)
+			any_hist = 1;
 		const char *bk;
 		json_t *bv;
 		long long in_hist = 0;

@@ -110,6 +110,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_options ro;
 	report_options_default(&ro);
+	ro.cmp.range_param = workload_range_param;
 	const char *dbpath = DEFAULT_DB, *outpath = "report.html";
 	int summary = 0;
 	struct scope sc = { &ro, 0 };

@@ -647,8 +647,21 @@ static void summarize(const struct run_ctx *c, struct strbuf *summary)
 		if (m) {
 			char num[32];
 			fmt_num(num, sizeof(num), m->value); /* as the tables print it */
-			strbuf_addf(summary, " %s=%s", m->name, num);
+			strbuf_addf(summary, " %s%s=%s", m->name, m->censored ? ">" : "", num);
 		}
+	}
+	/* a histogram too small for the run's data says so, with the remedy */
+	for (size_t i = 0; i < c->ms.nhist; i++) {
+		const struct named_hist *nh = &c->ms.hist[i];
+		double f = hist_overflow_fraction(&nh->h);
+		if (!(f > HIST_OVERFLOW_WARN))
+			continue;
+		char end[32];
+		fmt_num(end, sizeof(end), hist_range_end(&nh->h));
+		strbuf_addf(summary, "; warning: %.3g%% of %s beyond the histogram range (>= %s %s)",
+			    100 * f, nh->name, end, nh->unit ? nh->unit : "");
+		if (c->ops->range_param)
+			strbuf_addf(summary, ", raise %s", c->ops->range_param);
 	}
 }
 
