@@ -574,6 +574,34 @@ TEST(centre_rule)
 	CHECK(compare_centre_for("time_s", "s", CMP_CENTRE_MEAN) == STATS_MEAN);
 }
 
+/* labels: a cmdline that differs only by preempt= is not named beside preempt */
+TEST(label_mask_cmdline_by_preempt)
+{
+	CHECK(sel_cmdline_same_but_preempt("console=ttyS0 panic=-1 preempt=none",
+					   "console=ttyS0  panic=-1 preempt=voluntary"));
+	CHECK(sel_cmdline_same_but_preempt("preempt=full", ""));
+	CHECK(sel_cmdline_same_but_preempt("", ""));
+	CHECK(!sel_cmdline_same_but_preempt("console=ttyS0 preempt=none", "console=ttyS1 preempt=full"));
+	CHECK(!sel_cmdline_same_but_preempt("quiet preempt=none", "preempt=none"));
+	CHECK(!sel_cmdline_same_but_preempt("nopreempt=x", "preempt=x"));
+	struct sel_series sa = { 0 }, sb = { 0 };
+	char none[] = "none", full[] = "full", ca[] = "console=ttyS0 preempt=none",
+	     cb[] = "console=ttyS0 preempt=full", cc[] = "console=ttyS0 quiet preempt=full";
+	sa.dim[DIM_PREEMPT] = none;
+	sa.dim[DIM_CMDLINE] = ca;
+	sb.dim[DIM_PREEMPT] = full;
+	sb.dim[DIM_CMDLINE] = cb;
+	struct sample_set a = { .series = &sa, .nseries = 1 }, b = { .series = &sb, .nseries = 1 };
+	const struct sample_set *ab[2] = { &a, &b };
+	unsigned both = (1u << DIM_PREEMPT) | (1u << DIM_CMDLINE);
+	CHECK(sel_label_mask(both, ab, 2) == (1u << DIM_PREEMPT));
+	/* cmdline alone is named: nothing implies it */
+	CHECK(sel_label_mask(1u << DIM_CMDLINE, ab, 2) == (1u << DIM_CMDLINE));
+	/* a cmdline that differs by more than the mode is named */
+	sb.dim[DIM_CMDLINE] = cc;
+	CHECK(sel_label_mask(both, ab, 2) == both);
+}
+
 int main(void)
 {
 	generate();
@@ -593,6 +621,7 @@ int main(void)
 	RUN(compare_mixed_machines);
 	RUN(compare_hists);
 	RUN(centre_rule);
+	RUN(label_mask_cmdline_by_preempt);
 	strvec_clear(&cols);
 	db_close(gdb);
 	unlink(gpath);
