@@ -135,6 +135,15 @@ int seq_evaluate(const struct seq_design *d, const double *a, size_t na, const d
 	int up = out->lo_pct > 0 && out->change_pct > thr;
 	int down = out->hi_pct < 0 && out->change_pct < -thr;
 	if (up || down) {
+		/* compare's verdict also wants the rank test: a separation of
+		 * this few values must be significant on its own (3 a side
+		 * never is: p >= 0.1), else compare would say inconclusive on
+		 * the very runs the design stopped at */
+		struct stats_mwu m;
+		if (stats_mann_whitney(a, n, b, n, &m) || !(m.p < d->alpha)) {
+			out->why = "the rank test is not yet significant";
+			return 0;
+		}
 		out->decision = SEQ_DIFFERENT;
 		out->worse = up == (lower_is_better != 0);
 		return 0;

@@ -19,8 +19,10 @@
  *
  * A look: the Welch confidence interval at that level of the difference
  * of mean log values (the log ratio of geometric means), in percent:
- *   CI excludes 0 and the estimate is beyond the threshold -> different
- *     (better / worse by the metric's direction), as verdict.h rule 4;
+ *   CI excludes 0, the estimate is beyond the threshold and the
+ *     Mann-Whitney p of the n values a side is below alpha -> different
+ *     (better / worse by the metric's direction), as verdict.h rule 4 with
+ *     the rank test compare applies (so never before 4 rounds);
  *   CI inside [-threshold, +threshold] -> equivalent, as rule 3;
  *   otherwise continue (until max rounds).
  * Values <= 0 or non-finite, and censored values (bounds), are never

@@ -94,9 +94,10 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	[STMT_RESET_RUNNING] = "UPDATE run SET status = 'planned', started_at = NULL"
 			       " WHERE session_id = ?1 AND (status IN ('running','interrupted')"
 			       " OR (status = 'skipped' AND error LIKE 'boot failed:%'))",
-	[STMT_PENDING] = "SELECT id, boot_id, seq, round, rep, workload, params, knobs FROM run"
-			 " WHERE session_id = ?1 AND status IN ('planned','running','interrupted')"
-			 " ORDER BY seq",
+	[STMT_PENDING] = "SELECT r.id, r.boot_id, r.seq, r.round, r.rep, r.workload, r.params,"
+			 " r.knobs, b.cfg FROM run r JOIN boot b ON b.id = r.boot_id"
+			 " WHERE r.session_id = ?1 AND r.status IN ('planned','running','interrupted')"
+			 " ORDER BY r.seq",
 	[STMT_BOOT_LOAD] = "SELECT id, seq, cfg, req_kernel, req_preempt, req_cmdline, status"
 			   " FROM boot WHERE id = ?1",
 	[STMT_SESSION_LOAD] = "SELECT plan_json, plan_path, tag, status FROM session WHERE id = ?1",
@@ -902,6 +903,7 @@ static int db_pending_runs_rows(struct db *db, int64_t sid, struct db_pending_ru
 		r->workload = col_dup(s, 5);
 		r->params = col_dup(s, 6);
 		r->knobs = col_dup(s, 7);
+		r->cfg = sqlite3_column_int(s, 8);
 	}
 	if (rc != SQLITE_DONE) {
 		ERROR_SQLITE(db, "listing pending runs");

@@ -123,6 +123,7 @@ int db_session_reset_running(struct db *db, int64_t sid);
 struct db_pending_run {
 	int64_t run_id, boot_id;
 	int seq, round, rep;
+	int cfg;                 /* the boot configuration (boot.cfg) */
 	char *workload, *params, *knobs;
 };
 struct db_boot_row {

@@ -426,3 +426,39 @@ int db_results_boots(struct db *db, const int64_t *id, size_t n, db_boot_fn fn, 
 	struct boot_walk w = { fn, ctx };
 	return rows_by_id(db, RQ_BOOT, "cannot read boots", id, n, boot_row, &w);
 }
+
+int db_session_values(struct db *db, int64_t sid, db_session_value_fn fn, void *ctx)
+{
+	static const char what[] = "query of session values failed";
+	sqlite3_stmt *st = prepare(db,
+				   "SELECT b.cfg, r.round, r.knobs, r.workload, r.params, m.name,"
+				   " m.better, m.value, m.censored FROM metric m"
+				   " JOIN run r ON r.id = m.run_id JOIN boot b ON b.id = r.boot_id"
+				   " WHERE r.session_id = ?1 AND r.status = 'ok' AND b.status = 'ok'"
+				   " AND m.workload = r.workload ORDER BY r.round, r.id",
+				   what);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, sid);
+	int rc, ret = 0;
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_session_value v = {
+			.cfg = sqlite3_column_int(st, 0),
+			.round = sqlite3_column_int(st, 1),
+			.knobs = text_or_empty(st, 2),
+			.workload = text_or_empty(st, 3),
+			.params = text_or_empty(st, 4),
+			.metric = text_or_empty(st, 5),
+			.better = text_or_empty(st, 6),
+			.value = sqlite3_column_double(st, 7),
+			.censored = sqlite3_column_int(st, 8) != 0,
+		};
+		ret = fn(ctx, &v);
+	}
+	if (!ret && rc != SQLITE_DONE) {
+		step_failed(db, what);
+		ret = -1;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}

@@ -70,6 +70,19 @@ int db_results_export(struct db *db, const struct db_where *w, db_row_fn fn, voi
  * db_results_export, the header first ("query of sessions failed: ...") */
 int db_sessions_summary(struct db *db, db_row_fn fn, void *ctx);
 
+/* the values a session stored so far, for sequential repetitions: one call
+ * per metric of an ok run in an ok boot (its own workload's metrics, not
+ * schedstat), ordered by round and run id ("query of session values
+ * failed: ...") */
+struct db_session_value {
+	int cfg, round;
+	const char *knobs, *workload, *params, *metric, *better;
+	double value;
+	int censored;
+};
+typedef int (*db_session_value_fn)(void *ctx, const struct db_session_value *v);
+int db_session_values(struct db *db, int64_t sid, db_session_value_fn fn, void *ctx);
+
 /* the histogram rows (name, unit, data as stored; "" for NULL) of the runs
  * run_id[0..n), run by run in that order ("query of histograms failed: ...") */
 typedef int (*db_hist_fn)(void *ctx, int64_t run_id, const char *name, const char *unit,

@@ -244,6 +244,7 @@ const struct workload_ops cyclictest_workload = {
 	.summary = "rt-tests cyclictest: timer wakeup latency of real-time threads",
 	.tool = "cyclictest",
 	.package = "rt-tests",
+	.primary = "lat_p99_us",
 	.params = cyclictest_params,
 	.range_param = "histogram_us",
 	.estimate_s = estimate,

@@ -92,6 +92,7 @@ const struct workload_ops hackbench_workload = {
 	.summary = "rt-tests hackbench: message passing between task groups (time to finish)",
 	.tool = "hackbench",
 	.package = "rt-tests",
+	.primary = "time_s",
 	.params = hackbench_params,
 	.can_be_load = 1,
 	.estimate_s = estimate,

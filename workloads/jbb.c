@@ -203,6 +203,7 @@ const struct workload_ops jbb_workload = {
 		   "RT curve",
 	.tool = "sl-jbb",
 	.package = "schedlab",
+	.primary = "max_jops",
 	.params = jbb_params,
 	.check = check,
 	.estimate_s = estimate,

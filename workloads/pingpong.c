@@ -200,6 +200,7 @@ const struct workload_ops pingpong_workload = {
 		   "latency, wakeup placement",
 	.tool = "sl-pingpong",
 	.package = "schedlab",
+	.primary = "rps",
 	.params = pingpong_params,
 	.check = check,
 	.estimate_s = estimate,

@@ -130,6 +130,7 @@ const struct workload_ops stressng_workload = {
 	.summary = "stress-ng stressor: bogo operations per second, or background load",
 	.tool = "stress-ng",
 	.package = "stress-ng",
+	.primary = "bogo_ops_per_s",
 	.params = stressng_params,
 	.can_be_load = 1,
 	.check = check,

@@ -149,6 +149,9 @@ struct workload_ops {
 	/* the parameter that sets the histogram's range ("histogram_us"), named
 	 * in the advice when samples fall beyond it; NULL: the range is fixed */
 	const char *range_param;
+	/* the metric a comparison of this workload is about first (sequential
+	 * repetitions look at it when the plan names none) */
+	const char *primary;
 
 	/* extra cross-parameter checks after params_resolve (optional) */
 	int (*check)(const json_t *params, const char *path, struct strbuf *err);

@@ -32,6 +32,18 @@ static void print_table(const struct plan *p)
 	printf("target: %s   switch: %s   order: %s   repetitions: %d   seed: %llu\n",
 	       json_string_value(json_object_get(p->target, "type")), p->switch_method, p->order,
 	       p->repetitions, (unsigned long long)p->seed);
+	if (p->until_decided) {
+		printf("repetitions until decided: min %d, max %d, alpha %g (%s spending), "
+		       "threshold %g%%; looks at ",
+		       p->seq.min, p->seq.max, p->seq.alpha, seq_spending_name(p->seq.spending),
+		       p->seq.threshold_pct);
+		if (p->seq_metrics.nr)
+			for (size_t i = 0; i < p->seq_metrics.nr; i++)
+				printf("%s%s", i ? ", " : "", p->seq_metrics.v[i]);
+		else
+			printf("each workload's primary metric");
+		printf(" (docs/statistics.md)\n");
+	}
 	if (p->ntargets > 1) {
 		printf("lab of %zu targets, run in parallel, one session each:\n", p->ntargets);
 		for (size_t i = 0; i < p->ntargets; i++) {

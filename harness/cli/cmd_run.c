@@ -21,7 +21,8 @@
 #include "harness/targets/target.h"
 
 static const char usage_text[] =
-	"usage: schedlab run PLAN.json [--db FILE] [--tag TAG] [--target SPEC] [--quiet]\n"
+	"usage: schedlab run PLAN.json [--db FILE] [--tag TAG] [--target SPEC]\n"
+	"                    [--until-decided] [--quiet]\n"
 	"       schedlab run --resume SESSION|last|lab:LAB [--db FILE] [--take-over]\n"
 	"\n"
 	"Runs every boot and run of PLAN.json and stores them in the database, each run\n"
@@ -41,6 +42,10 @@ static const char usage_text[] =
 	"                  even when that cannot be seen to have ended (a controller\n"
 	"                  on another host); one on this host that still runs is\n"
 	"                  never displaced without it, one that ended always is\n"
+	"  --until-decided sequential repetitions: the plan's \"repetitions\": N\n"
+	"                  becomes the most rounds; after each round (from the 3rd)\n"
+	"                  a configuration whose comparisons are decided gets no\n"
+	"                  more (docs/plan-format.md, docs/statistics.md)\n"
 	"  --quiet         no progress lines\n"
 	"Exit status: 0 every run ok, 1 some runs failed or were skipped,\n"
 	"2 bad input or a setup error, 130 interrupted (resumable); for a lab the\n"
@@ -49,7 +54,7 @@ static const char usage_text[] =
 struct run_args {
 	const char *dbpath, *tag, *target, *resume;
 	const char *plan;       /* the plan file; NULL with --resume */
-	int quiet, take_over;
+	int quiet, take_over, until_decided;
 };
 
 /* -1 to go on, else the exit code (--help, bad usage) */
@@ -60,7 +65,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	const struct cli_opt opts[] = {
 		CLI_DB(&a->dbpath), CLI_STR("tag", &a->tag), CLI_STR("target", &a->target),
 		CLI_STR("resume", &a->resume), CLI_BOOL("quiet", &a->quiet),
-		CLI_BOOL("take-over", &a->take_over), CLI_END,
+		CLI_BOOL("take-over", &a->take_over), CLI_BOOL("until-decided", &a->until_decided),
+		CLI_END,
 	};
 	int first, rc = cli_parse("run", usage_text, opts, argc, argv, &first);
 	if (rc != CLI_OK)
@@ -74,9 +80,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		cmd_error("run", "--take-over goes with --resume");
 		return 2;
 	}
-	if (a->resume && (a->tag || a->target)) {
+	if (a->resume && (a->tag || a->target || a->until_decided)) {
 		cmd_error("run", "--resume continues a session as it was planned; "
-			  "--tag and --target cannot change it");
+			  "--tag, --target and --until-decided cannot change it");
 		return 2;
 	}
 	a->plan = a->resume ? NULL : argv[first];
@@ -102,6 +108,10 @@ static int load_plan(const struct run_args *a, struct plan *p, struct strbuf *er
 {
 	if (plan_load(a->plan, p, err)) {
 		fprintf(stderr, "%s\n", err->buf);
+		return -1;
+	}
+	if (a->until_decided && plan_set_until_decided(p, err)) {
+		cmd_error("run", "%s: %s", a->plan, err->buf);
 		return -1;
 	}
 	if (!a->target)

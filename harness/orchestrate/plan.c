@@ -482,6 +482,156 @@ static int check_top_keys(const json_t *root, struct strbuf *e)
 	return 0;
 }
 
+/* an integer member of the repetitions object (absent: keep *out) */
+static int rep_int(const json_t *o, const char *key, int lo, int hi, int *out, struct strbuf *e)
+{
+	json_t *v = json_object_get(o, key);
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
+		strbuf_addf(e, "repetitions.%s: must be an integer from %d to %d", key, lo, hi);
+		return -1;
+	}
+	*out = (int)json_integer_value(v);
+	return 0;
+}
+
+static int rep_real(const json_t *o, const char *key, double *out, struct strbuf *e)
+{
+	json_t *v = json_object_get(o, key);
+	if (!v)
+		return 0;
+	if (!json_is_number(v)) {
+		strbuf_addf(e, "repetitions.%s: must be a number", key);
+		return -1;
+	}
+	*out = json_number_value(v);
+	return 0;
+}
+
+/* "repetitions": {"min", "max", "until", "metrics", "threshold_pct",
+ * "alpha", "spending"}; the metric names are checked against the
+ * workloads later (check_seq_metrics) */
+static int validate_until_decided(struct plan *p, const json_t *o, struct strbuf *e)
+{
+	static const char *const keys[] = { "min", "max", "until", "metrics", "threshold_pct",
+					    "alpha", "spending", NULL };
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)o, key, v) {
+		size_t i = 0;
+		while (keys[i] && strcmp(keys[i], key))
+			i++;
+		if (!keys[i]) {
+			strbuf_addf(e, "repetitions.%s: unknown key (valid: min, max, until, metrics, "
+				       "threshold_pct, alpha, spending)", key);
+			return -1;
+		}
+	}
+	const char *until = json_string_value(json_object_get(o, "until"));
+	if (!until || strcmp(until, "decided")) {
+		strbuf_addstr(e, "repetitions.until: must be \"decided\" (an object form of "
+				 "repetitions means sequential repetitions; a fixed count is an integer)");
+		return -1;
+	}
+	seq_design_default(&p->seq);
+	if (!json_object_get(o, "max")) {
+		strbuf_addstr(e, "repetitions.max: missing (the most rounds to run, e.g. 30)");
+		return -1;
+	}
+	if (rep_int(o, "min", 2, 100000, &p->seq.min, e) ||
+	    rep_int(o, "max", 2, 100000, &p->seq.max, e) ||
+	    rep_real(o, "threshold_pct", &p->seq.threshold_pct, e) ||
+	    rep_real(o, "alpha", &p->seq.alpha, e))
+		return -1;
+	if (!json_object_get(o, "min") && p->seq.min > p->seq.max)
+		p->seq.min = p->seq.max;
+	v = json_object_get(o, "spending");
+	if (v) {
+		const char *s = json_string_value(v);
+		if (!s || (strcmp(s, "pocock") && strcmp(s, "obrien-fleming"))) {
+			strbuf_addstr(e, "repetitions.spending: must be \"pocock\" or \"obrien-fleming\"");
+			return -1;
+		}
+		p->seq.spending = strcmp(s, "pocock") ? SEQ_OBF : SEQ_POCOCK;
+	}
+	const char *why;
+	if (seq_design_check(&p->seq, &why)) {
+		strbuf_addf(e, "repetitions: %s", why);
+		return -1;
+	}
+	v = json_object_get(o, "metrics");
+	if (v) {
+		size_t i;
+		json_t *m;
+		if (!json_is_array(v) || !json_array_size(v)) {
+			strbuf_addstr(e, "repetitions.metrics: must be a non-empty array of "
+					 "\"WORKLOAD.METRIC\" strings");
+			return -1;
+		}
+		json_array_foreach(v, i, m) {
+			const char *s = json_string_value(m);
+			const char *dot = s ? strchr(s, '.') : NULL;
+			if (!dot || dot == s || !dot[1]) {
+				strbuf_addf(e, "repetitions.metrics[%zu]: must be \"WORKLOAD.METRIC\" "
+					       "(e.g. \"hackbench.time_s\")", i);
+				return -1;
+			}
+			strvec_push(&p->seq_metrics, s);
+		}
+	}
+	p->until_decided = 1;
+	p->repetitions = p->seq.max;
+	return 0;
+}
+
+/* with sequential repetitions: interleaved order, and metrics that name
+ * workloads of the plan */
+static int check_until_decided(struct plan *p, struct strbuf *e)
+{
+	if (!p->until_decided)
+		return 0;
+	if (strcmp(p->order, "interleaved")) {
+		strbuf_addstr(e, "repetitions: sequential repetitions need \"order\": "
+				 "\"interleaved\" (a round visits every configuration)");
+		return -1;
+	}
+	for (size_t i = 0; i < p->seq_metrics.nr; i++) {
+		const char *s = p->seq_metrics.v[i];
+		size_t n = (size_t)(strchr(s, '.') - s);
+		size_t w = 0;
+		while (w < p->nwl && (strlen(p->wl[w].ops->name) != n ||
+				      strncmp(p->wl[w].ops->name, s, n)))
+			w++;
+		if (w == p->nwl) {
+			strbuf_addf(e, "repetitions.metrics[%zu]: \"%.*s\" is not a workload of "
+				       "this plan", i, (int)n, s);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int plan_set_until_decided(struct plan *p, struct strbuf *err)
+{
+	if (p->until_decided)
+		return 0;
+	if (p->repetitions < 2) {
+		strbuf_addf(err, "--until-decided: the plan has %d repetition; give it at least 2 "
+			    "(the most rounds to run)", p->repetitions);
+		return -1;
+	}
+	json_t *o = json_pack("{s:i,s:i,s:s}", "min", p->repetitions < 3 ? p->repetitions : 3,
+			      "max", p->repetitions, "until", "decided");
+	json_object_set_new(p->root, "repetitions", o);
+	struct strbuf e = STRBUF_INIT;
+	int rc = validate_until_decided(p, o, &e) || check_until_decided(p, &e);
+	if (rc)
+		strbuf_addf(err, "--until-decided: %s", e.buf);
+	strbuf_release(&e);
+	return rc ? -1 : 0;
+}
+
 /* name, repetitions, seed, schedstat, order and switch, with their defaults */
 static int validate_settings(struct plan *p, struct strbuf *e)
 {
@@ -494,11 +644,17 @@ static int validate_settings(struct plan *p, struct strbuf *e)
 	p->name = xstrdup(v ? json_string_value(v) : "unnamed");
 
 	v = json_object_get(root, "repetitions");
-	if (v && (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 100000)) {
-		strbuf_addstr(e, "repetitions: must be a positive integer");
+	if (json_is_object(v)) {
+		if (validate_until_decided(p, v, e))
+			return -1;
+	} else if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
+			 json_integer_value(v) > 100000)) {
+		strbuf_addstr(e, "repetitions: must be a positive integer, or an object "
+				 "{\"min\": N, \"max\": M, \"until\": \"decided\"} (docs/plan-format.md)");
 		return -1;
+	} else {
+		p->repetitions = v ? (int)json_integer_value(v) : 1;
 	}
-	p->repetitions = v ? (int)json_integer_value(v) : 1;
 
 	v = json_object_get(root, "seed");
 	if (v && (!json_is_integer(v) || json_integer_value(v) < 0)) {
@@ -722,7 +878,8 @@ static int validate(struct plan *p, const char *file, struct strbuf *err)
 	if (!json_is_object(p->root))
 		strbuf_addstr(&e, "the plan must be a JSON object");
 	else if (!check_top_keys(p->root, &e) && !validate_settings(p, &e) &&
-		 !validate_targets(p, &e) && !validate_matrix(p, &e) && !validate_workloads(p, &e))
+		 !validate_targets(p, &e) && !validate_matrix(p, &e) && !validate_workloads(p, &e) &&
+		 !check_until_decided(p, &e))
 		ret = expand(p);
 	if (ret)
 		strbuf_addf(err, "%s: %s", file, e.buf);
@@ -827,6 +984,7 @@ void plan_release(struct plan *p)
 	for (size_t i = 0; i < p->nvisits; i++)
 		free(p->visits[i].runs);
 	free(p->visits);
+	strvec_clear(&p->seq_metrics);
 	memset(p, 0, sizeof(*p));
 }
 

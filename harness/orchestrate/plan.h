@@ -20,6 +20,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "analysis/sequential.h"
 #include "harness/util/strbuf.h"
 #include "workloads/workload.h"
 
@@ -62,7 +63,13 @@ struct plan {
 	size_t ntargets;       /* 0 unless a lab */
 	char *switch_method;   /* "runtime" | "reboot" | "kexec" */
 	char *order;           /* "interleaved" | "sequential" */
-	int repetitions;
+	int repetitions;       /* rounds planned (with until decided: the max) */
+	/* "repetitions": {"min", "max", "until": "decided", ...}: rounds stop
+	 * for a configuration once its comparisons are decided (seqrun.h) */
+	int until_decided;
+	struct seq_design seq;
+	struct strvec seq_metrics;  /* "workload.metric" looked at; empty: each
+				       workload's primary metric */
 	uint64_t seed;
 	int schedstat;
 	struct plan_boot *boots;
@@ -80,6 +87,10 @@ int plan_load(const char *path, struct plan *p, struct strbuf *err);
 /* same from a string (tests, resume); `name_for_errors` stands for the file */
 int plan_load_string(const char *text, const char *name_for_errors, struct plan *p,
 		     struct strbuf *err);
+/* `run --until-decided`: a plan with "repetitions": N becomes
+ * {"min": min(3, N), "max": N, "until": "decided"} (its JSON too, so that
+ * the session stores it); -1 with a message when N < 2 */
+int plan_set_until_decided(struct plan *p, struct strbuf *err);
 void plan_release(struct plan *p);
 
 /* override the plan's target (--target SPEC); re-validates; refused for a lab

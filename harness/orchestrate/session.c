@@ -33,6 +33,7 @@
 #include "harness/util/numfmt.h"
 #include "harness/util/proc.h"
 #include "harness/orchestrate/progress.h"
+#include "harness/orchestrate/seqrun.h"
 #include "harness/agent/sysinfo.h"
 #include "harness/targets/target.h"
 
@@ -742,6 +743,10 @@ struct exec_ctx {
 	int resumable;          /* runs left for --resume by a lost target */
 	int exit_code;          /* 0, 1, or 2 (stop) */
 	struct strbuf *err;
+	/* sequential repetitions (plan "until": "decided"), else NULL */
+	struct seqrun *seq;
+	int seq_looked;         /* the round the decisions were made before */
+	size_t seq_skipped;     /* runs skipped as decided */
 };
 
 /* one boot of the session and the consecutive runs that share it */
@@ -914,6 +919,39 @@ static void skip_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t 
 	c->exit_code = c->exit_code ? c->exit_code : 1;
 }
 
+/* sequential repetitions: before the first boot of a round, look at what
+ * is stored and say what got decided; 0, or -1 on a database error */
+static int seq_look(struct exec_ctx *c, int round)
+{
+	if (!c->seq || round <= c->seq_looked)
+		return 0;
+	c->seq_looked = round;
+	struct strvec said = STRVEC_INIT;
+	int rc = seqrun_update(c->seq, c->db, c->sid, &said, c->err);
+	for (size_t i = 0; i < said.nr; i++)
+		progress_say(&c->pg, "%s", said.v[i]);
+	strvec_clear(&said);
+	return rc;
+}
+
+/* is run k still needed? when not, it is stored as skipped with the
+ * decision (final: --resume does not redo it); -1 on a database error */
+static int seq_needed(struct exec_ctx *c, size_t k)
+{
+	const struct db_pending_run *r = &c->runs[k];
+	const char *why = NULL;
+	if (!c->seq || seqrun_needed(c->seq, r->cfg, r->knobs, r->workload, r->params, &why))
+		return 1;
+	char *reason = xstrfmt("decided (sequential repetitions): %s", why);
+	int rc = store_simple(c->db, r->run_id, "skipped", reason, c->err);
+	free(reason);
+	if (rc)
+		return -1;
+	c->seq_skipped++;
+	count_done(c, k);
+	return 0;
+}
+
 /* run k, with its progress line */
 static enum run_outcome run_one(struct exec_ctx *c, size_t k, const char *bootdesc, int ss_ok)
 {
@@ -943,6 +981,13 @@ static void run_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t i
 	for (size_t k = i; k < j; k++) {
 		if (session_aborted(c->o))
 			break;
+		int need = seq_needed(c, k);
+		if (need < 0) {
+			c->exit_code = 2;
+			break;
+		}
+		if (!need)
+			continue;
 		if (c->lost) {
 			c->resumable++;
 			if (store_simple(c->db, c->runs[k].run_id, "interrupted",
@@ -1029,13 +1074,42 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		return rc;
 	target_init(&c.t, p, o);
 	progress_begin(&c);
+	if (p->until_decided) {
+		c.seq = seqrun_new(p);
+		c.seq_looked = -1;
+	}
 	size_t i = 0;
 	while (i < c.n && !session_aborted(o) && c.exit_code != 2) {
 		size_t j = i;
 		while (j < c.n && c.runs[j].boot_id == c.runs[i].boot_id)
 			j++;
-		do_boot(&c, i, j);
+		if (seq_look(&c, c.runs[i].round)) {
+			c.exit_code = 2;
+			break;
+		}
+		/* a boot none of whose runs is needed is not booted at all */
+		const char *why;
+		size_t need = 0;
+		for (size_t k = i; k < j && c.seq; k++)
+			need += seqrun_needed(c.seq, c.runs[k].cfg, c.runs[k].knobs,
+					      c.runs[k].workload, c.runs[k].params, &why);
+		if (c.seq && !need) {
+			for (size_t k = i; k < j && c.exit_code != 2; k++)
+				if (seq_needed(&c, k) < 0)
+					c.exit_code = 2;
+		} else {
+			do_boot(&c, i, j);
+		}
 		i = j;
+	}
+	if (c.seq) {
+		if (c.exit_code != 2 && seq_look(&c, INT32_MAX))
+			c.exit_code = 2;
+		struct strbuf sum = STRBUF_INIT;
+		seqrun_summary(c.seq, c.seq_skipped, &sum);
+		progress_say(&c.pg, "%s", sum.buf);
+		strbuf_release(&sum);
+		seqrun_free(c.seq);
 	}
 	return exec_finish(&c);
 }
