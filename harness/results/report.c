@@ -729,12 +729,15 @@ static int build_session(struct report *r, struct db *db, const struct report_op
 		qsort_r(rep, nrep, sizeof(size_t), config_cmp, &co);
 	char *base = NULL, *blabel = NULL;
 	struct strbuf why = STRBUF_INIT;
+	/* a cmdline that differs only by preempt= adds nothing to a selector
+	 * that names preempt (the same runs, read twice the mode) */
+	unsigned sm = sel_label_mask(m, &sp, 1);
 	if (nrep > 1) {
-		base = config_selector(db, sid, &r->scope_set.series[rep[0]], m, &why);
+		base = config_selector(db, sid, &r->scope_set.series[rep[0]], sm, &why);
 		blabel = config_label(&r->scope_set.series[rep[0]], m, &sp, 1);
 	}
 	for (size_t k = 1; base && k < nrep; k++) {
-		char *cand = config_selector(db, sid, &r->scope_set.series[rep[k]], m, &why);
+		char *cand = config_selector(db, sid, &r->scope_set.series[rep[k]], sm, &why);
 		char *clabel = config_label(&r->scope_set.series[rep[k]], m, &sp, 1);
 		if (cand && add_cmp(r, db, base, cand, blabel, clabel, &o->cmp, err)) {
 			free(cand);

@@ -142,4 +142,24 @@ contains "report notes a histogram too small for its data" "$TMP/err" "10% of 60
 contains "the note names the parameter" "$TMP/err" "raise cyclictest's histogram_us"
 contains "html: the verdict text with the advice" "$TMP/ab.html" "raise cyclictest&#39;s histogram_us"
 if grep -q "cmdline=console" "$TMP/ab.html" "$TMP/out"; then not_ok "report labels do not repeat the mode in a cmdline" "$(grep -o 'cmdline=console[^<]*' "$TMP/ab.html" | head -3)"; else ok "report labels do not repeat the mode in a cmdline"; fi
+# one session with two boots whose cmdlines differ only by preempt=: the
+# report's selectors and labels name the mode once
+cat >"$TMP/both.sql" <<'EOF'
+BEGIN;
+INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at) VALUES (400, 'tcg', '{}', 'both', 'qemu', 'test', 'done', '2026-03-01T03:00:00.000Z');
+INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline) VALUES
+  (400, 400, 0, 0, 'ok', 300, 300, 'none', 'console=ttyS0 panic=-1 preempt=none'),
+  (401, 400, 1, 1, 'ok', 300, 300, 'full', 'console=ttyS0 panic=-1 preempt=full');
+INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, knobs, rep, status, started_at) VALUES
+  (4000, 400, 400, 0, 0, 'hackbench', '{}', '{}', 0, 'ok', '2026-03-01T03:00:01'),
+  (4001, 400, 401, 1, 0, 'hackbench', '{}', '{}', 0, 'ok', '2026-03-01T03:00:02');
+INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES
+  (4000, 'hackbench', 'time_s', 1.0, 's', 'lower'), (4001, 'hackbench', 'time_s', 1.1, 's', 'lower');
+COMMIT;
+EOF
+check "a session with two boots added" sqlite3 -batch "$DB" ".read $TMP/both.sql"
+expect_exit 0 "report of that session" $SL report --db "$DB" --session 400 --summary --out "$TMP/both.html"
+contains "its selectors name the mode once" "$TMP/both.html" "session=400,preempt=full</code>"
+contains "its summary labels name the mode once" "$TMP/out" "candidate: preempt=full"
+if grep -q "cmdline=console" "$TMP/both.html"; then not_ok "no cmdline=... preempt= repetition in the page"; else ok "no cmdline=... preempt= repetition in the page"; fi
 done_testing
