@@ -142,8 +142,14 @@ deps:
 deps-test:
 	@scripts/install-deps.sh --all
 
-bench: all
+bench: all bench-ingest
 	@bench/run-all.sh
+
+# the store path's rate (bench/ingest.c); not part of all or test
+bench-ingest: build/bench/ingest
+build/bench/ingest: bench/ingest.c build/libschedlab.a
+	@mkdir -p build/bench
+	$(CC) $(CFLAGS) -o $@ $< build/libschedlab.a $(LIBS)
 
 # PREFIX=/usr/local DESTDIR= : the binaries and the nightly script into $(PREFIX)/bin
 PREFIX ?= /usr/local
@@ -156,5 +162,5 @@ clean:
 
 # objects are never intermediate: a second `make test` compiles nothing
 .SECONDARY:
-.PHONY: all unit test test-quick demo deps deps-test bench install clean fuzz fuzz-build
+.PHONY: all unit test test-quick demo deps deps-test bench bench-ingest install clean fuzz fuzz-build
 -include $(shell find build -name '*.d' 2>/dev/null)

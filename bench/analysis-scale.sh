@@ -16,6 +16,9 @@
 #   compare  session=X session=Y                                         (two nights)
 #   compare  tag=nightly-<month> tag=nightly-<next month>                (a month against a month)
 # Targets: trend < 0.2 s, compare < 1 s. Prints the database size and row counts.
+# Then the wall time of `report --since` over a month of nightly sessions,
+# and the ingest rate of the real store path (bench/ingest.c: metric rows
+# per second through db_run_finish, one transaction per run; target 200k/s).
 # Measured (2 cores, warm page cache, 153 MB): trend 0.10-0.12 s, compare of
 # two sessions 0.02 s, month against month 19 s at first, 0.88 s after three
 # changes that keep the output bit-identical: the bootstrap takes resample
@@ -138,8 +141,17 @@ printf '%-62s %8s\n' "trend ... --format json" "$t_trend_json"
 printf '%-62s %8s\n' "compare session=$first session=$last" "$t_cmp_sess"
 printf '%-62s %8s\n' "compare tag=$m1 tag=$m2" "$t_cmp_tag"
 printf '%-62s %8s\n' "check --baseline tag=$m1 --candidate tag=$m2" "$t_check_tag"
+# a month of nightly sessions in one report (the HTML page and the summary)
+mlast=$(q "SELECT max(tag) FROM session WHERE tag LIKE 'nightly-%'")
+since=$(q "SELECT substr(min(started_at), 1, 10) FROM session WHERE tag = '$mlast'")
+nights=$(q "SELECT count(*) FROM session WHERE tag = '$mlast'")
+t_report=$(median_time "$sl" report --db "$db" --since "$since" --out "$tmp/month.html")
+printf '%-62s %8s\n' "report --since $since (the last month: $nights nights)" "$t_report"
 awk -v t="$t_trend" -v c1="$t_cmp_sess" -v c2="$t_cmp_tag" 'BEGIN {
 	printf "targets: trend < 0.2 s: %s; compare < 1 s: %s\n",
 		(t < 0.2 ? "met" : "MISSED"), (c1 < 1 && c2 < 1 ? "met" : "MISSED") }'
+# ingest: metric rows per second through db_run_finish (bench/ingest.c)
+make -s bench-ingest
+build/bench/ingest "${INGEST_RUNS:-20000}" 25 3 "$tmp" | tail -n 1
 [ "${KEEP:-0}" = 1 ] && echo "database kept: $db"
 exit 0

@@ -30,6 +30,7 @@ enum stmt_id {
 	STMT_RUN_START,
 	STMT_RUN_FINISH,
 	STMT_METRIC_INSERT,
+	STMT_METRIC_INSERT_BATCH,
 	STMT_HIST_INSERT,
 	STMT_SCHEDSTAT_INSERT,
 	STMT_RESET_RUNNING,
@@ -87,6 +88,7 @@ static const char *const stmt_sql[STMT_COUNT] = {
 			    " argv = ?6, stdout = ?7, stderr = ?8, files = ?9, knobs_applied = ?10,"
 			    " load = ?11, started_at = coalesce(started_at, strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
 			    " finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
+	[STMT_METRIC_INSERT_BATCH] = NULL, /* metric_batch_sql(): METRIC_BATCH rows at once */
 	[STMT_METRIC_INSERT] = "INSERT OR REPLACE INTO metric (run_id, workload, name, value, unit, better,"
 			       " note, censored) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[STMT_HIST_INSERT] = "INSERT OR REPLACE INTO histogram (run_id, name, unit, data) VALUES (?1, ?2, ?3, ?4)",
@@ -141,11 +143,37 @@ sqlite3 *db_sqlite(struct db *db)
 	return db->h;
 }
 
+/*
+ * Metrics go in METRIC_BATCH rows per statement: one run of the statement
+ * opens the table's and its indexes' cursors once for all of them, which is
+ * most of the cost of a row (bench/ingest.c: 8 us a row one at a time).
+ */
+#define METRIC_BATCH 16
+#define METRIC_COLS 8
+
+static const char *metric_batch_sql(void)
+{
+	static char sql[128 + METRIC_BATCH * 48];
+	if (!sql[0]) {
+		size_t n = (size_t)snprintf(sql, sizeof(sql),
+					    "INSERT OR REPLACE INTO metric (run_id, workload, name, value,"
+					    " unit, better, note, censored) VALUES ");
+		for (int r = 0; r < METRIC_BATCH; r++) {
+			int b = r * METRIC_COLS;
+			n += (size_t)snprintf(sql + n, sizeof(sql) - n,
+					      "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d)", r ? "," : "",
+					      b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 8);
+		}
+	}
+	return sql;
+}
+
 static sqlite3_stmt *stmt(struct db *db, enum stmt_id id)
 {
 	if (!db->st[id]) {
-		if (sqlite3_prepare_v2(db->h, stmt_sql[id], -1, &db->st[id], NULL) != SQLITE_OK) {
-			db_seterr(db, "preparing \"%s\": %s (%s:%d)", stmt_sql[id],
+		const char *sql = id == STMT_METRIC_INSERT_BATCH ? metric_batch_sql() : stmt_sql[id];
+		if (sqlite3_prepare_v2(db->h, sql, -1, &db->st[id], NULL) != SQLITE_OK) {
+			db_seterr(db, "preparing \"%.200s\": %s (%s:%d)", sql,
 				  sqlite3_errmsg(db->h), __FILE__, __LINE__);
 			return NULL;
 		}
@@ -436,6 +464,15 @@ static void bind_text(sqlite3_stmt *s, int i, const char *v)
 {
 	if (v)
 		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* for strings that stay valid until the statement is stepped and reset */
+static void bind_static(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(s, i);
 }
@@ -809,19 +846,24 @@ int db_run_finish(struct db *db, int64_t run_id, const struct db_run_result *r)
 	bind_text(s, 11, r->load_json);
 	if (step_done(db, s, "finishing run"))
 		goto fail;
-	for (size_t i = 0; i < r->nmetrics; i++) {
-		const struct db_metric *m = &r->metrics[i];
-		s = stmt(db, STMT_METRIC_INSERT);
+	for (size_t i = 0; i < r->nmetrics;) {
+		size_t k = r->nmetrics - i >= METRIC_BATCH ? METRIC_BATCH : 1;
+		s = stmt(db, k > 1 ? STMT_METRIC_INSERT_BATCH : STMT_METRIC_INSERT);
 		if (!s)
 			goto fail;
-		sqlite3_bind_int64(s, 1, run_id);
-		bind_text(s, 2, m->workload);
-		bind_text(s, 3, m->name);
-		sqlite3_bind_double(s, 4, m->value);
-		bind_text(s, 5, m->unit);
-		bind_text(s, 6, m->better ? m->better : "none");
-		bind_text(s, 7, m->note);
-		sqlite3_bind_int(s, 8, m->censored ? 1 : 0);
+		for (size_t j = 0; j < k; j++, i++) {
+			const struct db_metric *m = &r->metrics[i];
+			int b = (int)j * METRIC_COLS;
+			/* the strings outlive the step: no copies */
+			sqlite3_bind_int64(s, b + 1, run_id);
+			bind_static(s, b + 2, m->workload);
+			bind_static(s, b + 3, m->name);
+			sqlite3_bind_double(s, b + 4, m->value);
+			bind_static(s, b + 5, m->unit);
+			bind_static(s, b + 6, m->better ? m->better : "none");
+			bind_static(s, b + 7, m->note);
+			sqlite3_bind_int(s, b + 8, m->censored ? 1 : 0);
+		}
 		if (step_done(db, s, "inserting metric"))
 			goto fail;
 	}

@@ -394,6 +394,39 @@ TEST(run_finish_is_all_or_nothing)
 	fixture_teardown(&f);
 }
 
+/* metrics go in batches of 16 rows per statement: 37 of them (two batches
+ * and five single rows) all arrive with their own values and flags; a bad
+ * row inside a batch refuses the whole run */
+TEST(run_finish_many_metrics)
+{
+	struct fixture f;
+	CHECK(fixture_setup(&f) == 0);
+	if (!f.db)
+		return;
+	struct db_metric m[37];
+	char names[37][16];
+	for (int i = 0; i < 37; i++) {
+		snprintf(names[i], sizeof(names[i]), "m%02d", i);
+		m[i] = (struct db_metric){ .workload = "hackbench", .name = names[i], .unit = "us",
+					   .better = i % 2 ? "lower" : "higher",
+					   .note = i == 20 ? "twenty" : NULL, .value = 100 + i,
+					   .censored = i == 36 };
+	}
+	struct db_run_result r = { .status = "ok", .metrics = m, .nmetrics = 37 };
+	CHECK(db_run_finish(f.db, f.run[0], &r) == 0);
+	check_q(f.db, "SELECT count(*), sum(value), sum(censored), count(note) FROM metric",
+		"37|4366.0|1|1");
+	check_q(f.db, "SELECT name, value, better, note FROM metric WHERE name IN ('m15', 'm16',"
+		      " 'm20', 'm32') ORDER BY name",
+		"m15|115.0|lower|NULL;m16|116.0|higher|NULL;m20|120.0|higher|twenty;"
+		"m32|132.0|higher|NULL");
+	check_q(f.db, "SELECT name FROM metric WHERE censored = 1", "m36");
+	m[5].better = "smaller";
+	CHECK(db_run_finish(f.db, f.run[2], &r) == -1);
+	check_q(f.db, "SELECT count(*) FROM metric WHERE run_id = 3", "0");
+	fixture_teardown(&f);
+}
+
 TEST(pending_runs_and_reset)
 {
 	struct fixture f;
@@ -750,6 +783,7 @@ int main(void)
 	RUN(machine_and_kernel_are_deduplicated);
 	RUN(run_finish_and_results_view);
 	RUN(run_finish_is_all_or_nothing);
+	RUN(run_finish_many_metrics);
 	RUN(pending_runs_and_reset);
 	RUN(session_owner);
 	RUN(session_resolve);
