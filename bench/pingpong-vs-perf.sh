@@ -16,7 +16,8 @@
 # ratio <= 1.15 (sl-pingpong's bookkeeping: clock reads, CPU ids,
 # histogram records, at most 15% over the bare loop).
 #
-# usage: bench/pingpong-vs-perf.sh [ROUNDS]   (env: SECONDS_EACH=2, PLACEMENTS="pinned free")
+# usage: bench/pingpong-vs-perf.sh [ROUNDS]   (env: SECONDS_EACH=2, PLACEMENTS="pinned free",
+#        PP_BASE=another sl-pingpong build measured in the same rounds: before/after)
 set -u
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-8}
@@ -37,10 +38,10 @@ if ! command -v python3 >/dev/null; then
 	exit 2
 fi
 
-ours() { # placement -> usec per round trip
+ours() { # placement [binary] -> usec per round trip
 	local pin=()
 	[ "$1" = pinned ] && pin=(taskset -c 0)
-	"${pin[@]}" "$PP" --stages 1 --mechanism pipe --work-us 0 --wss-kb 0 \
+	"${pin[@]}" "${2:-$PP}" --stages 1 --mechanism pipe --work-us 0 --wss-kb 0 \
 		--duration "$SECS" --warmup 0.2 |
 		python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.4f" % (1e6 / d["rps"]))'
 }
@@ -59,20 +60,34 @@ for place in $PLACEMENTS; do
 	# size perf's loop count to take about as long as our window
 	probe=$(theirs "$place" 20000)
 	loops=$(python3 -c "print(max(10000, int($SECS * 1e6 / max($probe, 0.5))))")
-	a=() b=()
+	a=() b=() c=()
 	for r in $(seq 1 "$ROUNDS"); do
+		z=
 		if [ $((r % 2)) -eq 1 ]; then
 			x=$(ours "$place"); y=$(theirs "$place" "$loops")
+			[ -n "${PP_BASE:-}" ] && z=$(ours "$place" "$PP_BASE")
 		else
+			[ -n "${PP_BASE:-}" ] && z=$(ours "$place" "$PP_BASE")
 			y=$(theirs "$place" "$loops"); x=$(ours "$place")
 		fi
-		if [ -z "$x" ] || [ -z "$y" ]; then
+		if [ -z "$x" ] || [ -z "$y" ] || { [ -n "${PP_BASE:-}" ] && [ -z "$z" ]; }; then
 			echo "bench: round $r ($place) produced no figure" >&2
 			exit 1
 		fi
-		a+=("$x") b+=("$y")
-		printf '%-7s round %2d  ours %9s us/rt   perf %9s us/rt\n' "$place" "$r" "$x" "$y"
+		a+=("$x") b+=("$y") c+=("$z")
+		printf '%-7s round %2d  ours %9s us/rt   perf %9s us/rt%s\n' "$place" "$r" "$x" "$y" \
+			"${z:+   base $z us/rt}"
 	done
+	if [ -n "${PP_BASE:-}" ]; then
+		echo "$place  raw base:  ${c[*]}"
+		python3 - "$place" "${c[*]}" "${b[*]}" <<'PY'
+import statistics, sys
+base = [float(v) for v in sys.argv[2].split()]
+perf = [float(v) for v in sys.argv[3].split()]
+print("%s  median base (%s) %.3f us/rt; ratio base/perf %.3f" % (
+    sys.argv[1], "PP_BASE", statistics.median(base), statistics.median(base) / statistics.median(perf)))
+PY
+	fi
 	python3 - "$place" "${a[*]}" "${b[*]}" <<'EOF' || status=1
 import statistics, sys
 place, a, b = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]

@@ -215,28 +215,39 @@ static void note_wakeup(struct epstat *e, uint64_t t_before, uint64_t t_wake, in
 		e->cross_llc++;
 }
 
-/* call callees [first, first+n) of a lane and wait for all their replies */
-static int call(struct hop *lh, struct epstat *e, int first, int n, int op, uint64_t id)
+/*
+ * Call callees [first, first+n) of a lane and wait for all their replies.
+ * One clock read per event on the hot path (the vDSO clock): the stamp of
+ * a post is the time of the post, the stamp after a wait the time the
+ * waiter ran; the "before waiting" time of a wait is the caller's latest
+ * stamp (nothing but the post happens in between). now: a stamp the
+ * caller has just taken (0: read one); *last: the time the last reply was
+ * seen (or of the last post when there is nothing to wait for).
+ */
+static int call(struct hop *lh, struct epstat *e, int first, int n, int op, uint64_t id,
+		uint64_t now, uint64_t *last)
 {
+	uint64_t t = now;
 	for (int i = first; i < first + n; i++) {
 		struct hop *h = &lh[i];
 		h->op = op;
 		h->id = id;
 		h->req_cpu = nat_cpu();
-		h->req_t = nat_now_ns();
+		h->req_t = t = i == first && now ? now : nat_now_ns();
 		if (chan_post(&h->req))
 			return -1;
 	}
-	if (op == OP_QUIT)
-		return 0;
-	for (int i = first; i < first + n; i++) {
-		struct hop *h = &lh[i];
-		uint64_t tb = nat_now_ns();
-		if (chan_wait(&h->rep))
-			return -1;
-		uint64_t tr = nat_now_ns();
-		note_wakeup(e, tb, h->rep_t, h->rep_cpu, tr, nat_cpu());
-	}
+	if (op != OP_QUIT)
+		for (int i = first; i < first + n; i++) {
+			struct hop *h = &lh[i];
+			uint64_t tb = t;
+			if (chan_wait(&h->rep))
+				return -1;
+			t = nat_now_ns();
+			note_wakeup(e, tb, h->rep_t, h->rep_cpu, t, nat_cpu());
+		}
+	if (last)
+		*last = t;
 	return 0;
 }
 
@@ -278,9 +289,12 @@ static int actor_run(int lane, int a)
 		return -1;
 	}
 	uint64_t loops = (uint64_t)llround(S->spin_per_us * (double)O.work_us);
+	int no_work = loops == 0 && O.wss_kb == 0;
 	atomic_fetch_add(&S->ready, 1);
+	/* before waiting for a request: the time of our last reply (nothing
+	 * happens between posting it and waiting again) */
+	uint64_t tb = nat_now_ns();
 	for (;;) {
-		uint64_t tb = nat_now_ns();
 		if (chan_wait(&in->req)) {
 			rc = -1;
 			break;
@@ -289,7 +303,7 @@ static int actor_run(int lane, int a)
 		int cpu = nat_cpu();
 		if (in->op == OP_QUIT) {
 			if (n)
-				call(lh, e, first, n, OP_QUIT, 0);
+				call(lh, e, first, n, OP_QUIT, 0, 0, NULL);
 			break;
 		}
 		note_wakeup(e, tb, in->req_t, in->req_cpu, tr, cpu);
@@ -297,12 +311,17 @@ static int actor_run(int lane, int a)
 			e->handled++;
 		nat_wset_touch(&ws);
 		nat_spin(loops);
-		if (n && call(lh, e, first, n, OP_REQ, in->id)) {
+		uint64_t done = 0;
+		if (n && call(lh, e, first, n, OP_REQ, in->id, 0, &done)) {
 			rc = -1;
 			break;
 		}
 		in->rep_cpu = nat_cpu();
-		in->rep_t = nat_now_ns();
+		/* the reply goes right after the last callee's reply was seen;
+		 * a last stage reads the clock after its work, or, with no
+		 * work at all, replies at the time it woke (one clock read
+		 * per hop) */
+		in->rep_t = tb = n ? done : no_work ? tr : nat_now_ns();
 		if (chan_post(&in->rep)) {
 			rc = -1;
 			break;
@@ -331,7 +350,7 @@ static void *client_thread(void *p)
 	struct lanestat *ls = &lanes[lane];
 	struct nat_rng rng;
 	int first, n;
-	uint64_t id = 0;
+	uint64_t id = 0, last_done = 0;
 
 	e->tid = nat_gettid();
 	e->last_cpu = -1;
@@ -365,19 +384,24 @@ static void *client_thread(void *p)
 			nat_sleep_until_ns(sched);
 			ts = sched;
 		} else {
-			ts = nat_now_ns();
+			/* closed loop: the next request leaves when the last one
+			 * is done (its reply's stamp; one clock read per hop) */
+			ts = last_done ? last_done : nat_now_ns();
 			if (ts >= S->t1)
 				break;
 		}
 		int counted = in_window(ts);
 		if (counted)
 			ls->sent++;
-		if (call(lh, e, first, n, OP_REQ, ++id)) {
+		/* closed loop: ts was just read, it stamps the first call; the
+		 * request is done when its last reply was seen */
+		uint64_t td;
+		if (call(lh, e, first, n, OP_REQ, ++id, mean_gap_ns > 0 ? 0 : ts, &td)) {
 			e->failed = 1;
 			atomic_store(&S->abort, 1);
 			break;
 		}
-		uint64_t td = nat_now_ns();
+		last_done = td;
 		if (counted) {
 			if (td < S->t1) {
 				ls->completed++;
@@ -393,7 +417,7 @@ quit:
 	/* stay alive until the end-of-window counters of every task are read */
 	while (!atomic_load(&S->done))
 		nat_sleep_ns(200000);
-	call(lh, e, first, n, OP_QUIT, 0);
+	call(lh, e, first, n, OP_QUIT, 0, 0, NULL);
 	return NULL;
 }
 
