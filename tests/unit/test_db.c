@@ -102,12 +102,14 @@ TEST(fresh_file_is_latest)
 	CHECK(db != NULL);
 	if (!db)
 		return;
-	CHECK(db_latest_version() == 4);
+	CHECK(db_latest_version() == 5);
 	CHECK(db_user_version(db) == db_latest_version());
 	check_q(db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
 		"boot;histogram;kernel;machine;metric;results;run;schedstat;session");
 	check_q(db, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
-		    "ORDER BY name", "metric_name;run_session;session_tag");
+		    "ORDER BY name", "run_session;session_tag");
+	/* metric is clustered on its key (migration 5: ingest rate) */
+	check_q(db, "SELECT sql LIKE '%WITHOUT ROWID' FROM sqlite_master WHERE name = 'metric'", "1");
 	check_q(db, "PRAGMA journal_mode", "wal");
 	check_q(db, "PRAGMA foreign_keys", "1");
 	check_q(db, "SELECT count(*) FROM results", "0");
