@@ -113,6 +113,16 @@ static void print_json(const struct plan *p)
 				"knobs", p->knobs, "workloads", wl, "execution", order,
 				"estimated_s", plan_estimate_s(p), "runs",
 				(json_int_t)plan_run_count(p));
+	if (p->until_decided) {
+		json_t *ms = json_array();
+		for (size_t i = 0; i < p->seq_metrics.nr; i++)
+			json_array_append_new(ms, json_string(p->seq_metrics.v[i]));
+		json_object_set_new(doc, "until_decided",
+				    json_pack("{s:i,s:i,s:f,s:f,s:s,s:o}", "min", p->seq.min, "max",
+					      p->seq.max, "alpha", p->seq.alpha, "threshold_pct",
+					      p->seq.threshold_pct, "spending",
+					      seq_spending_name(p->seq.spending), "metrics", ms));
+	}
 	json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(doc);

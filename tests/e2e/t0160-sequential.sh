@@ -83,6 +83,8 @@ expect_exit 2 "a metric of a workload not in the plan" schedlab plan "$TMP/bad3.
 contains "... names it" "$TMP/err" '"cyclictest" is not a workload of this plan'
 expect_exit 0 "plan shows the sequential design" schedlab plan "$TMP/seq.json"
 contains "... with its settings" "$TMP/out" "until decided: min 3, max 20"
+expect_exit 0 "plan --format json" schedlab plan --format json "$TMP/seq.json"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); u=d["until_decided"]; assert u["min"]==3 and u["max"]==20 and u["spending"]=="pocock" and d["runs"]==60, d' "$TMP/out"; then ok "... and in JSON"; else not_ok "... and in JSON" "$(head -c 400 "$TMP/out")"; fi
 
 # ---- sequential against fixed -------------------------------------------------
 DB=$TMP/s.db
