@@ -81,6 +81,9 @@ contains "... names the key" "$TMP/err" "repetitions.min: must be an integer fro
 plan '{"max": 20, "until": "decided", "metrics": ["cyclictest.lat_p99_us"]}' >"$TMP/bad3.json"
 expect_exit 2 "a metric of a workload not in the plan" schedlab plan "$TMP/bad3.json"
 contains "... names it" "$TMP/err" '"cyclictest" is not a workload of this plan'
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); p["order"]="sequential"; json.dump(p, open(sys.argv[2], "w"))' "$TMP/seq.json" "$TMP/bad4.json"
+expect_exit 2 "sequential repetitions with order sequential" schedlab plan "$TMP/bad4.json"
+contains "... says why" "$TMP/err" 'need "order": "interleaved"'
 expect_exit 0 "plan shows the sequential design" schedlab plan "$TMP/seq.json"
 contains "... with its settings" "$TMP/out" "until decided: min 3, max 20"
 expect_exit 0 "plan --format json" schedlab plan --format json "$TMP/seq.json"
