@@ -393,6 +393,8 @@ static json_t *build_request(struct run_ctx *c, int schedstat_ok)
 	json_object_set_new(req, "argv", string_array(&c->ex.argv));
 	json_object_set_new(req, "timeout_s", json_real(c->ex.timeout_s));
 	json_object_set_new(req, "files", string_array(&c->ex.files));
+	if (c->ex.inputs)
+		json_object_set(req, "inputs", c->ex.inputs);
 	json_t *load = json_object_get(c->params, "load");
 	if (load) {
 		const struct workload_ops *lops = workload_find(json_string_value(json_object_get(load, "type")));
@@ -434,6 +436,8 @@ static void judge_output(struct run_ctx *c)
 		return;
 	}
 	if (wo.exit_code != 0) {
+		if (c->ops->explain && c->ops->explain(c->params, &wo, &c->e))
+			return;
 		const char *tail = wo.err && *wo.err ? wo.err : wo.out ? wo.out : "";
 		size_t tl = strlen(tail);
 		strbuf_addf(&c->e, "%s exited with %s %d: %s", c->ex.argv.v[0],
