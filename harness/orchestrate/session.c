@@ -553,17 +553,23 @@ static size_t collect_metrics(const struct run_ctx *c, struct db_metric *dm)
 	return k;
 }
 
-/* the files the agent brought back, plus structured results (e.g. a step
- * curve) as "schedlab-extra.json"; NULL when there are none */
+/* the files the agent brought back, the inputs the tool read (rt-app's task
+ * description; unless the tool rewrote a file of that name), plus
+ * structured results (e.g. a step curve) as "schedlab-extra.json"; NULL
+ * when there are none */
 static char *files_json(const struct run_ctx *c)
 {
 	json_t *files = c->res ? json_object_get(c->res, "files") : NULL;
-	if (!c->ms.extra)
+	if (!c->ms.extra && !c->ex.inputs)
 		return files ? json_dumps(files, JSON_COMPACT) : NULL;
 	json_t *f = files ? json_deep_copy(files) : json_object();
-	char *x = json_dumps(c->ms.extra, JSON_COMPACT);
-	json_object_set_new(f, "schedlab-extra.json", json_string(x));
-	free(x);
+	if (c->ex.inputs)
+		json_object_update_missing(f, c->ex.inputs);
+	if (c->ms.extra) {
+		char *x = json_dumps(c->ms.extra, JSON_COMPACT);
+		json_object_set_new(f, "schedlab-extra.json", json_string(x));
+		free(x);
+	}
 	char *s = json_dumps(f, JSON_COMPACT);
 	json_decref(f);
 	return s;
