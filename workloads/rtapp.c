@@ -319,7 +319,7 @@ static int resolve_set(const json_t *p, const char *path, struct rt_set *set,
 
 static int check(const json_t *p, const char *path, struct strbuf *err)
 {
-	struct rt_set *set = malloc(sizeof(*set));
+	struct rt_set *set = xmalloc(sizeof(*set));
 	int r = resolve_set(p, path, set, err);
 	free(set);
 	return r;
@@ -379,7 +379,7 @@ static json_t *taskset_of(const json_t *p, const struct rt_set *set)
 
 char *rtapp_build_taskset(const json_t *params, struct strbuf *err)
 {
-	struct rt_set *set = malloc(sizeof(*set));
+	struct rt_set *set = xmalloc(sizeof(*set));
 	char *s = NULL;
 	if (!resolve_set(params, "rtapp", set, err)) {
 		json_t *j = taskset_of(params, set);
@@ -398,7 +398,7 @@ static double total_s(const json_t *p, const struct rt_set *set)
 
 static double estimate(const json_t *p)
 {
-	struct rt_set *set = malloc(sizeof(*set));
+	struct rt_set *set = xmalloc(sizeof(*set));
 	struct strbuf e = STRBUF_INIT;
 	double t = resolve_set(p, "rtapp", set, &e) ? (double)param_int(p, "duration_s")
 						     : total_s(p, set);
@@ -409,7 +409,7 @@ static double estimate(const json_t *p)
 
 static int build(const json_t *p, struct wl_exec *ex, struct strbuf *err)
 {
-	struct rt_set *set = malloc(sizeof(*set));
+	struct rt_set *set = xmalloc(sizeof(*set));
 	if (resolve_set(p, "rtapp", set, err)) {
 		free(set);
 		return -1;
@@ -444,9 +444,7 @@ static void dv_push(struct dvec *d, double x)
 {
 	if (d->n == d->alloc) {
 		d->alloc = d->alloc ? d->alloc * 2 : 256;
-		d->v = realloc(d->v, d->alloc * sizeof(*d->v));
-		if (!d->v)
-			abort();
+		d->v = xrealloc(d->v, d->alloc * sizeof(*d->v));
 	}
 	d->v[d->n++] = x;
 }
@@ -590,13 +588,13 @@ static void add_stats(struct metric_set *ms, const char *prefix, struct rt_stats
 int rtapp_parse_logs(const json_t *params, const json_t *files, struct metric_set *ms,
 		     struct strbuf *err)
 {
-	struct rt_set *set = malloc(sizeof(*set));
+	struct rt_set *set = xmalloc(sizeof(*set));
 	if (resolve_set(params, "rtapp", set, err)) {
 		free(set);
 		return -1;
 	}
-	struct rt_stats all, *task = calloc((size_t)set->n, sizeof(*task)),
-			     *steps = calloc(RT_MAX_STEPS, sizeof(*steps));
+	struct rt_stats all, *task = xcalloc((size_t)set->n, sizeof(*task)),
+			     *steps = xcalloc(RT_MAX_STEPS, sizeof(*steps));
 	memset(&all, 0, sizeof(all));
 	struct hist hresp, hwu;
 	hist_init_loglin(&hresp, 7, 34);
@@ -683,7 +681,7 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 /* the bandwidth the set asks of SCHED_DEADLINE, in CPUs */
 static double dl_bandwidth(const json_t *p)
 {
-	struct rt_set *set = malloc(sizeof(*set));
+	struct rt_set *set = xmalloc(sizeof(*set));
 	struct strbuf e = STRBUF_INIT;
 	double bw = 0;
 	if (!resolve_set(p, "rtapp", set, &e))

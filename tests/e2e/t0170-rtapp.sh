@@ -8,7 +8,8 @@
 # per-task rows, the sweep's onset); a SCHED_DEADLINE set beyond the
 # machine's bandwidth is refused by admission control and stored as a failed
 # run whose error says so. The task description rt-app read is kept with
-# the run. Real-time policies need root: without it the runs are skipped.
+# the run, and the agent's exec writes such inputs (and refuses a path as
+# a name). Real-time policies need root: without it the runs are skipped.
 . "$(dirname "$0")/lib.sh"
 require rt-app:rt-app sqlite3:sqlite3
 require_built bin/schedlab
@@ -33,6 +34,13 @@ P
 expect_exit 2 "an unknown policy is refused" schedlab plan "$TMP/bad3.json"
 contains "... listing the valid ones" "$TMP/err" 'workloads[0].tasks[0].policy: must be one of "other", "fifo", "rr", "deadline"'
 check "schedlab help workloads lists rtapp" sh -c 'schedlab help workloads | grep -q "rtapp"'
+
+# ---- the agent writes a driver's inputs into the run directory ----
+(printf '%s\n' '{"id":1,"op":"exec","args":{"argv":["cat","taskset.json"],"inputs":{"taskset.json":"{\"tasks\": 1}"},"timeout_s":10}}'
+ sleep 1; printf '%s\n' '{"id":2,"op":"exec","args":{"argv":["true"],"inputs":{"../x":"no"},"timeout_s":10}}' '{"id":3,"op":"shutdown"}') |
+	schedlab agent >"$TMP/agent.out" 2>"$TMP/agent.err"
+contains "agent exec: the tool reads the input the agent wrote" "$TMP/agent.out" '"stdout":"{\"tasks\": 1}"'
+contains "agent exec: an input name with a slash is refused" "$TMP/agent.out" 'exec: input \"../x\" must be a plain file name'
 
 if [ "$(id -u)" != 0 ]; then
 	skip "real-time task sets" "needs root (SCHED_FIFO, SCHED_DEADLINE)"
