@@ -97,5 +97,6 @@ void wl_exec_release(struct wl_exec *ex)
 {
 	strvec_clear(&ex->argv);
 	strvec_clear(&ex->files);
+	json_decref(ex->inputs);
 	memset(ex, 0, sizeof(*ex));
 }

@@ -122,6 +122,8 @@ static int check_value(const struct param_spec *s, json_t *v, const char *path,
 		free(sub);
 		return -1;
 	}
+	case PT_JSON:
+		break;
 	}
 	*out = json_incref(v);
 	return 0;
@@ -194,7 +196,8 @@ const char *param_str(const json_t *p, const char *name)
 
 void params_describe(const struct param_spec *specs, struct strbuf *out)
 {
-	static const char *const tn[] = { "int", "number", "bool", "string", "enum", "load" };
+	static const char *const tn[] = { "int", "number", "bool", "string", "enum", "load",
+				       "json" };
 	for (const struct param_spec *s = specs; s && s->name; s++) {
 		strbuf_addf(out, "  %-14s %-6s ", s->name, tn[s->type]);
 		if (s->type == PT_INT || s->type == PT_NUM)

@@ -11,6 +11,7 @@ extern const struct workload_ops hackbench_workload;
 extern const struct workload_ops stressng_workload;
 extern const struct workload_ops pingpong_workload;
 extern const struct workload_ops jbb_workload;
+extern const struct workload_ops rtapp_workload;
 
 static const struct workload_ops *const workloads[] = {
 	&cyclictest_workload,
@@ -18,6 +19,7 @@ static const struct workload_ops *const workloads[] = {
 	&stressng_workload,
 	&pingpong_workload,
 	&jbb_workload,
+	&rtapp_workload,
 	NULL,
 };
 

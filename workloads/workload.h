@@ -32,6 +32,7 @@ enum param_type {
 	PT_STR,    /* free string (validated by .check if needed) */
 	PT_ENUM,   /* one of .choices */
 	PT_LOAD,   /* nested workload object used as background load */
+	PT_JSON,   /* any JSON value (an array of tasks): the driver's .check validates it */
 };
 
 struct param_spec {
@@ -67,6 +68,8 @@ struct wl_exec {
 	struct strvec argv;      /* argv[0] is the tool name, looked up in PATH on the target */
 	double timeout_s;        /* hard limit; the agent kills the process group after it */
 	struct strvec files;     /* files (relative to the run's private directory) to return */
+	json_t *inputs;          /* NULL or {name: content}: files the agent writes into the
+				  * run directory before starting argv (owned) */
 	const char *package;     /* Debian package that provides argv[0], for error messages */
 	int respawn;             /* as background load: restart when it exits */
 };
@@ -164,6 +167,10 @@ struct workload_ops {
 	/* parse the output into metrics (required); -1 with err when it is unusable */
 	int (*parse)(const json_t *params, const struct wl_output *out, struct metric_set *ms,
 		     struct strbuf *err);
+	/* optional: the tool exited non-zero; write the reason into msg when the
+	 * output tells it (an admission control refusal) and return 1, else 0
+	 * (the run error is then the exit status and the output's tail) */
+	int (*explain)(const json_t *params, const struct wl_output *out, struct strbuf *msg);
 };
 
 void wl_exec_init(struct wl_exec *ex);

@@ -9,9 +9,11 @@
  *   knob_get {path}            -> {value}
  *   knob_restore {keep?}       -> {restored: N}; undoes recorded changes, newest
  *                                 first, until `keep` remain (default 0)
- *   exec {argv, timeout_s, files?, load?: [{argv}], load_warmup_s?,
- *         schedstat?: bool, out_max?}
+ *   exec {argv, timeout_s, files?, inputs?: {name: content}, load?: [{argv}],
+ *         load_warmup_s?, schedstat?: bool, out_max?}
  *        runs argv in a private temporary directory with a new process group;
+ *        inputs are written into that directory first (plain names only: a
+ *        task description the tool reads, such as rt-app's JSON);
  *        background loads start first (warm-up, default 1 s) and are killed
  *        after; with schedstat, kernel.sched_schedstats is enabled for the run
  *        and restored, and /proc/schedstat is captured before and after.
@@ -35,6 +37,7 @@
 #include "harness/agent/agent.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <jansson.h>
 #include <signal.h>
@@ -153,6 +156,50 @@ struct exec_run {
 	json_t *lres;           /* its "loads" array until attached */
 };
 
+/* the request's input files, written into the run directory before
+ * anything starts: plain names only, each created anew (mode 0600) */
+static int exec_write_inputs(struct exec_run *r, struct strbuf *err)
+{
+	json_t *in = json_object_get(r->args, "inputs");
+	const char *name;
+	json_t *v;
+	if (in && !json_is_object(in)) {
+		strbuf_addstr(err, "exec: \"inputs\" must be an object of name: content");
+		return -1;
+	}
+	json_object_foreach(in, name, v) {
+		if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") ||
+		    !json_is_string(v)) {
+			strbuf_addf(err, "exec: input \"%.100s\" must be a plain file name with a "
+				    "string content", name);
+			return -1;
+		}
+		char *p = xstrfmt("%s/%s", r->dir, name);
+		int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		const char *s = json_string_value(v);
+		size_t len = json_string_length(v), off = 0;
+		while (fd >= 0 && off < len) {
+			ssize_t n = write(fd, s + off, len - off);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			off += (size_t)n;
+		}
+		int bad = fd < 0 || off < len;
+		if (bad)
+			strbuf_addf(err, "exec: cannot write input %s: %s", p, strerror(errno));
+		if (fd >= 0 && close(fd) && !bad) {
+			strbuf_addf(err, "exec: cannot write input %s: %s", p, strerror(errno));
+			bad = 1;
+		}
+		free(p);
+		if (bad)
+			return -1;
+	}
+	return 0;
+}
+
 /* argv, and the run directory under /tmp */
 static int exec_prepare(struct exec_run *r, struct strbuf *err)
 {
@@ -164,7 +211,7 @@ static int exec_prepare(struct exec_run *r, struct strbuf *err)
 		return -1;
 	}
 	r->have_dir = 1;
-	return 0;
+	return exec_write_inputs(r, err);
 }
 
 /* with schedstat: enable kernel.sched_schedstats (a recorded knob change)

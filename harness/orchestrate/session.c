@@ -393,6 +393,8 @@ static json_t *build_request(struct run_ctx *c, int schedstat_ok)
 	json_object_set_new(req, "argv", string_array(&c->ex.argv));
 	json_object_set_new(req, "timeout_s", json_real(c->ex.timeout_s));
 	json_object_set_new(req, "files", string_array(&c->ex.files));
+	if (c->ex.inputs)
+		json_object_set(req, "inputs", c->ex.inputs);
 	json_t *load = json_object_get(c->params, "load");
 	if (load) {
 		const struct workload_ops *lops = workload_find(json_string_value(json_object_get(load, "type")));
@@ -434,6 +436,8 @@ static void judge_output(struct run_ctx *c)
 		return;
 	}
 	if (wo.exit_code != 0) {
+		if (c->ops->explain && c->ops->explain(c->params, &wo, &c->e))
+			return;
 		const char *tail = wo.err && *wo.err ? wo.err : wo.out ? wo.out : "";
 		size_t tl = strlen(tail);
 		strbuf_addf(&c->e, "%s exited with %s %d: %s", c->ex.argv.v[0],
@@ -549,17 +553,23 @@ static size_t collect_metrics(const struct run_ctx *c, struct db_metric *dm)
 	return k;
 }
 
-/* the files the agent brought back, plus structured results (e.g. a step
- * curve) as "schedlab-extra.json"; NULL when there are none */
+/* the files the agent brought back, the inputs the tool read (rt-app's task
+ * description; unless the tool rewrote a file of that name), plus
+ * structured results (e.g. a step curve) as "schedlab-extra.json"; NULL
+ * when there are none */
 static char *files_json(const struct run_ctx *c)
 {
 	json_t *files = c->res ? json_object_get(c->res, "files") : NULL;
-	if (!c->ms.extra)
+	if (!c->ms.extra && !c->ex.inputs)
 		return files ? json_dumps(files, JSON_COMPACT) : NULL;
 	json_t *f = files ? json_deep_copy(files) : json_object();
-	char *x = json_dumps(c->ms.extra, JSON_COMPACT);
-	json_object_set_new(f, "schedlab-extra.json", json_string(x));
-	free(x);
+	if (c->ex.inputs)
+		json_object_update_missing(f, c->ex.inputs);
+	if (c->ms.extra) {
+		char *x = json_dumps(c->ms.extra, JSON_COMPACT);
+		json_object_set_new(f, "schedlab-extra.json", json_string(x));
+		free(x);
+	}
 	char *s = json_dumps(f, JSON_COMPACT);
 	json_decref(f);
 	return s;

@@ -33,14 +33,14 @@ sql() { sqlite3 -batch -noheader "$DB" "$1"; }
 # no process of ours left: none of the named tools is a child of init started after $1
 any_left() {
 	local n
-	for n in cyclictest hackbench stress-ng schedlab-agent sl-pingpong sl-jbb; do
+	for n in cyclictest hackbench stress-ng rt-app schedlab-agent sl-pingpong sl-jbb; do
 		pgrep -x "$n" >/dev/null && return 0
 	done
 	return 1
 }
 no_leftovers() {
 	local left="" n
-	for n in cyclictest hackbench stress-ng schedlab-agent sl-pingpong sl-jbb; do
+	for n in cyclictest hackbench stress-ng rt-app schedlab-agent sl-pingpong sl-jbb; do
 		left="$left$(pgrep -x "$n" | tr '\n' ' ')"
 	done
 	if [ -z "$left" ]; then ok "$1"; else not_ok "$1" "processes left: $left" "$(ps -o pid,ppid,cmd -p ${left// /,} 2>/dev/null)"; fi
