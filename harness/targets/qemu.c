@@ -49,8 +49,9 @@
 
 #define QEMU_CONSOLE_TAIL (64 * 1024)
 
-static const char *const default_tools[] = { "cyclictest", "hackbench", "stress-ng", "kexec",
-					      NULL };
+/* the tools of a VM booted without a plan (schedlab sysinfo, tests); kexec
+ * is added when the target switches by kexec */
+static const char *const default_tools[] = { "cyclictest", "hackbench", "stress-ng", NULL };
 
 /* -1 KVM does not work here, 0 not tried, 1 KVM works (per process) */
 static int kvm_verdict;
@@ -277,18 +278,14 @@ static int check_ssh(json_t *out, const char *where, struct strbuf *err)
 	return 0;
 }
 
-/* "tools": the programs copied into the guest (default_tools) */
+/* "tools": the programs copied into the guest; absent: those the plan's
+ * workloads run (guest_tools) */
 static int check_tools(json_t *out, const char *where, struct strbuf *err)
 {
 	json_t *v = json_object_get(out, "tools"), *e;
 	size_t i;
-	if (!v) {
-		json_t *a = json_array();
-		for (i = 0; default_tools[i]; i++)
-			json_array_append_new(a, json_string(default_tools[i]));
-		json_object_set_new(out, "tools", a);
+	if (!v)
 		return 0;
-	}
 	if (!json_is_array(v))
 		goto bad_tools;
 	json_array_foreach(v, i, e)
@@ -493,12 +490,48 @@ static int make_tmpdir(struct qemu_priv *p, struct strbuf *err)
 	return 0;
 }
 
-/* the binaries for the initramfs: the agent, bin/sl-* next to it, the tools */
+/* name is listed in the NULL-terminated v */
+static int listed(const char *const *v, const char *name)
+{
+	for (; v && *v; v++)
+		if (!strcmp(*v, name))
+			return 1;
+	return 0;
+}
+
+/* what goes into the guest: see target.h */
+void qemu_guest_tools(const json_t *conf, const char *const *plan_tools, struct strvec *hosts,
+		      struct strvec *natives, int *all_natives)
+{
+	json_t *tools = json_object_get(conf, "tools"), *e;
+	const char *sw = json_string_value(json_object_get(conf, "switch"));
+	size_t i;
+
+	*all_natives = 0;
+	if (tools) {
+		*all_natives = 1;
+		json_array_foreach(tools, i, e)
+			strvec_push(hosts, json_string_value(e));
+	} else if (plan_tools) {
+		for (const char *const *v = plan_tools; *v; v++)
+			strvec_push(strncmp(*v, "sl-", 3) ? hosts : natives, *v);
+	} else {
+		*all_natives = 1;
+		for (i = 0; default_tools[i]; i++)
+			strvec_push(hosts, default_tools[i]);
+	}
+	if (sw && !strcmp(sw, "kexec") && !listed((const char *const *)hosts->v, "kexec"))
+		strvec_push(hosts, "kexec");
+}
+
+/* the binaries for the initramfs: the agent, the sl-* next to it that the
+ * plan runs, the host tools (guest_tools) */
 static int collect_binaries(struct target *t, struct strvec *bins, struct strbuf *err)
 {
 	const char *agent = target_agent_binary(t);
-	json_t *tools = json_object_get(t->conf, "tools"), *e;
+	struct strvec hosts = STRVEC_INIT, natives = STRVEC_INIT;
 	char *dir, *slash, *pat;
+	int all_natives, rc = -1;
 	glob_t g;
 	size_t i;
 
@@ -507,6 +540,7 @@ static int collect_binaries(struct target *t, struct strvec *bins, struct strbuf
 			    agent ? agent : "bin/schedlab-agent");
 		return -1;
 	}
+	qemu_guest_tools(t->conf, t->tools, &hosts, &natives, &all_natives);
 	strvec_push(bins, agent);
 	dir = xstrdup(agent);
 	slash = strrchr(dir, '/');
@@ -514,26 +548,34 @@ static int collect_binaries(struct target *t, struct strvec *bins, struct strbuf
 		*slash = '\0';
 	pat = xstrfmt("%s/sl-*", slash ? dir : ".");
 	if (glob(pat, 0, NULL, &g) == 0) {
-		for (i = 0; i < g.gl_pathc; i++)
-			if (access(g.gl_pathv[i], X_OK) == 0)
+		for (i = 0; i < g.gl_pathc; i++) {
+			const char *base = strrchr(g.gl_pathv[i], '/');
+			base = base ? base + 1 : g.gl_pathv[i];
+			if (access(g.gl_pathv[i], X_OK) == 0 &&
+			    (all_natives || listed((const char *const *)natives.v, base)))
 				strvec_push(bins, g.gl_pathv[i]);
+		}
 		globfree(&g);
 	}
 	free(pat);
 	free(dir);
-	json_array_foreach(tools, i, e) {
-		const char *name = json_string_value(e);
+	for (i = 0; i < hosts.nr; i++) {
+		const char *name = hosts.v[i];
 		char *found = strchr(name, '/') ? xstrdup(name) : proc_which(name);
 		if (!found || access(found, X_OK) < 0) {
 			strbuf_addf(err, "qemu: %s is needed in the guest but not found on this "
 					 "host (Debian: rt-tests, stress-ng, kexec-tools)", name);
 			free(found);
-			return -1;
+			goto out;
 		}
 		strvec_push(bins, found);
 		free(found);
 	}
-	return 0;
+	rc = 0;
+out:
+	strvec_clear(&hosts);
+	strvec_clear(&natives);
+	return rc;
 }
 
 static void build_cmdline(struct target *t, const struct boot_spec *b, struct strbuf *cl)

@@ -3,7 +3,8 @@
  * SHA-256 used for the cache key (FIPS 180-4 test vectors, streamed in odd
  * chunks), the newc cpio writer (parsed back field by field: magic, mode,
  * sizes, name padding, data padding, trailer, 512-byte end), the ldd output
- * parser, the ELF PT_INTERP check and the generated /init text. The build
+ * parser, the ELF PT_INTERP check, the generated /init text and the
+ * programs a qemu guest gets for a plan (qemu_guest_tools). The build
  * itself (ldd, busybox, qemu) is covered by tests/e2e/t0500-qemu-boot.sh.
  */
 #include <elf.h>
@@ -12,6 +13,7 @@
 
 #include "harness/util/sha256.h"
 #include "harness/targets/initramfs.h"
+#include "harness/targets/target.h"
 #include "tests/unit/tap.h"
 
 static void hash_str(const char *s, char hex[65])
@@ -286,6 +288,46 @@ TEST(init_script)
 	strbuf_release(&o);
 }
 
+/* qemu_guest_tools for a target object (JSON text) and the plan's tools */
+static void guest_tools(const char *conf, const char *const *plan, const char *hosts,
+			const char *natives, int all)
+{
+	json_t *c = json_loads(conf, 0, NULL);
+	struct strvec h = STRVEC_INIT, n = STRVEC_INIT;
+	struct strbuf hs = STRBUF_INIT, ns = STRBUF_INIT;
+	int all_natives = -1;
+	qemu_guest_tools(c, plan, &h, &n, &all_natives);
+	for (size_t i = 0; i < h.nr; i++)
+		strbuf_addf(&hs, "%s%s", i ? " " : "", h.v[i]);
+	for (size_t i = 0; i < n.nr; i++)
+		strbuf_addf(&ns, "%s%s", i ? " " : "", n.v[i]);
+	CHECK_STR(hs.buf, hosts);
+	CHECK_STR(ns.buf, natives);
+	CHECK(all_natives == all);
+	strvec_clear(&h);
+	strvec_clear(&n);
+	strbuf_release(&hs);
+	strbuf_release(&ns);
+	json_decref(c);
+}
+
+TEST(guest_tools_from_the_plan)
+{
+	static const char *const ab[] = { "cyclictest", "hackbench", "sl-pingpong", NULL };
+	static const char *const hb[] = { "hackbench", NULL };
+	/* the plan's tools: host programs and the sl-* ones apart; no stress-ng */
+	guest_tools("{\"switch\": \"reboot\"}", ab, "cyclictest hackbench", "sl-pingpong", 0);
+	/* kexec only when switching by kexec */
+	guest_tools("{\"switch\": \"kexec\"}", hb, "hackbench kexec", "", 0);
+	/* the plan's own "tools" win (kexec added once), with every sl-* */
+	guest_tools("{\"switch\": \"kexec\", \"tools\": [\"stress-ng\"]}", hb, "stress-ng kexec", "",
+		    1);
+	guest_tools("{\"switch\": \"kexec\", \"tools\": [\"kexec\", \"/x/y\"]}", hb, "kexec /x/y",
+		    "", 1);
+	/* no plan (schedlab sysinfo, tests): the defaults */
+	guest_tools("{\"switch\": \"auto\"}", NULL, "cyclictest hackbench stress-ng", "", 1);
+}
+
 int main(void)
 {
 	RUN(sha256_vectors);
@@ -295,5 +337,6 @@ int main(void)
 	RUN(ldd_parse);
 	RUN(elf_interp);
 	RUN(init_script);
+	RUN(guest_tools_from_the_plan);
 	return tap_done();
 }
