@@ -48,6 +48,8 @@
 #include "harness/targets/target.h"
 
 #define QEMU_CONSOLE_TAIL (64 * 1024)
+/* where the guest keeps its own initramfs for kexec (initramfs_spec.carry) */
+#define QEMU_CARRY "/boot/initrd.img"
 
 /* the tools of a VM booted without a plan (schedlab sysinfo, tests); kexec
  * is added when the target switches by kexec */
@@ -64,6 +66,7 @@ struct qemu_priv {
 	char console[128];
 	char kernel[PATH_MAX];     /* image the VM runs (realpath) */
 	char initrd[PATH_MAX];
+	char kexec_kernel[32];     /* the kernel for kexec in the guest (build_initrd) */
 	char accel[16];
 	struct agent_conn conn;
 	int conn_open;
@@ -75,7 +78,8 @@ struct qemu_priv {
 
 static const char *const known_keys[] = { "type",  "kernel",   "cpus",      "memory_mb",
 					  "accel", "timeout_s", "switch",   "kvm_probe_s",
-					  "qemu",  "tools",    "append",    "pvh",  "ssh",  NULL };
+					  "qemu",  "tools",    "append",    "pvh",  "ssh",
+					  "initramfs", NULL };
 
 /*
  * "ssh": {"port": N, "authorized_keys": PATH, "host_key": PATH}: a guest
@@ -177,13 +181,15 @@ static int check_numbers(json_t *out, const char *prefix, struct strbuf *err)
 {
 	static const char *const accels[] = { "auto", "kvm", "tcg", NULL };
 	static const char *const switches[] = { "auto", "boot", "reboot", "kexec", NULL };
+	static const char *const packs[] = { "lz4", "plain", NULL };
 
 	if (conf_integer(out, "cpus", 2, 1, 256, prefix, err) ||
 	    conf_integer(out, "memory_mb", 1024, 256, 1 << 20, prefix, err) ||
 	    conf_seconds(out, "timeout_s", 180.0, 5, 3600, prefix, err) ||
 	    conf_seconds(out, "kvm_probe_s", 4.0, 0.5, 120, prefix, err) ||
 	    conf_choice(out, "accel", "auto", accels, prefix, err) ||
-	    conf_choice(out, "switch", "auto", switches, prefix, err))
+	    conf_choice(out, "switch", "auto", switches, prefix, err) ||
+	    conf_choice(out, "initramfs", "lz4", packs, prefix, err))
 		return -1;
 	return 0;
 }
@@ -775,20 +781,31 @@ static int add_ssh_files(struct target *t, const char *image, struct strvec *bin
 	*ko = xstrdup(g.gl_pathv[0]);
 	globfree(&g);
 	free(pat);
-	files[(*nr)++] = (struct initramfs_file){ *ko, "/lib/modules/e1000.ko", 0644 };
+	files[(*nr)++] = (struct initramfs_file){ *ko, "/lib/modules/e1000.ko", 0644, 0 };
 	files[(*nr)++] = (struct initramfs_file){
 		json_string_value(json_object_get(ssh, "authorized_keys")),
-		"/root/.ssh/authorized_keys", 0600 };
+		"/root/.ssh/authorized_keys", 0600, 0 };
 	if (hk)
 		files[(*nr)++] = (struct initramfs_file){
-			hk, "/etc/dropbear/dropbear_ed25519_host_key", 0600 };
+			hk, "/etc/dropbear/dropbear_ed25519_host_key", 0600, 0 };
 	return 0;
 }
 
+/*
+ * The initramfs of a new VM. With "switch": "kexec" it also holds the
+ * kernel the VM booted, for kexec in the guest: the ELF vmlinux (trimmed of
+ * its .bss zeros) when the VM booted it through PVH, since kexec_load
+ * starts an ELF kernel without the decompressor (under TCG the bzImage's XZ
+ * decompressor alone takes 5-8 s), else the bzImage; and the archive carries
+ * a copy of itself at /boot/initrd.img (initramfs.h), so no kexec needs
+ * anything re-archived in the guest. p->kexec_kernel says which.
+ */
 static int build_initrd(struct target *t, struct qemu_priv *p, const char *image,
-			const char *config, const char *release, struct strbuf *err)
+			const char *boot_image, const char *config, const char *release,
+			struct strbuf *err)
 {
 	const char *sw = json_string_value(json_object_get(t->conf, "switch"));
+	const char *pack = json_string_value(json_object_get(t->conf, "initramfs"));
 	struct strvec bins = STRVEC_INIT;
 	struct initramfs_file files[5];
 	struct initramfs_spec spec;
@@ -805,14 +822,21 @@ static int build_initrd(struct target *t, struct qemu_priv *p, const char *image
 		spec.extra_init = ssh_init;
 	}
 	spec.binaries = strvec_argv(&bins);
+	spec.compress = pack && !strcmp(pack, "plain") ? INITRAMFS_PLAIN : INITRAMFS_LZ4;
 	/* the kernel config lets the agent report HZ, SCHED_MC, ... */
 	if (config && *config) {
 		cfgdst = *release ? xstrfmt("/boot/config-%s", release) : xstrdup("/boot/config");
-		files[spec.nr_files++] = (struct initramfs_file){ config, cfgdst, 0644 };
+		files[spec.nr_files++] = (struct initramfs_file){ config, cfgdst, 0644, 0 };
 	}
-	/* for kexec inside the guest: the image, and /init's self-archive */
-	if (sw && !strcmp(sw, "kexec"))
-		files[spec.nr_files++] = (struct initramfs_file){ image, "/boot/vmlinuz", 0644 };
+	p->kexec_kernel[0] = '\0';
+	if (sw && !strcmp(sw, "kexec")) {
+		int elf = strcmp(boot_image, image) != 0;
+		snprintf(p->kexec_kernel, sizeof(p->kexec_kernel), "%s",
+			 elf ? "/boot/vmlinux" : "/boot/vmlinuz");
+		files[spec.nr_files++] =
+			(struct initramfs_file){ boot_image, p->kexec_kernel, 0644, elf };
+		spec.carry = QEMU_CARRY;
+	}
 	if (initramfs_build(&spec, p->initrd, sizeof(p->initrd), err) < 0)
 		goto out;
 	rc = 0;
@@ -839,7 +863,7 @@ static int boot_new_vm(struct target *t, struct qemu_priv *p, const char *kernel
 		goto out;
 	/* the ELF vmlinux boots through PVH, without the decompressor */
 	boot_image = vmlinux[0] && json_is_true(json_object_get(t->conf, "pvh")) ? vmlinux : image;
-	if (build_initrd(t, p, image, config, release, err) < 0)
+	if (build_initrd(t, p, image, boot_image, config, release, err) < 0)
 		goto out;
 	build_cmdline(t, b, &cl);
 	if (!strcmp(accel, "auto"))
@@ -888,8 +912,8 @@ static int kexec_vm(struct target *t, struct qemu_priv *p, const struct boot_spe
 
 	*console_from = file_size(p->console);
 	build_cmdline(t, b, &cl);
-	args = json_pack("{s:s,s:s,s:s}", "kernel", "/boot/vmlinuz", "initrd", "/boot/initrd.cpio",
-			 "cmdline", cl.buf);
+	args = json_pack("{s:s,s:s,s:b,s:s}", "kernel", p->kexec_kernel, "initrd", QEMU_CARRY,
+			 "carry", 1, "cmdline", cl.buf);
 	r = agent_call(&p->conn, "kexec", args, 120, &res, &e);
 	json_decref(res);
 	if (r < 0) {
