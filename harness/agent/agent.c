@@ -551,6 +551,10 @@ static json_t *do_kexec(const struct agent_opts *o, json_t *args, struct strbuf 
 			strbuf_addf(err, " (and kexec -s: %s)", why.buf);
 		goto out;
 	}
+	/* on a VM's console this line lands in the new boot's log */
+	fprintf(stderr, "schedlab-agent: kexec: %s loaded with %s%s%s\n", kernel, loader,
+		why.len && strcmp(loader, "kexec_file_load") ? "; kexec -s: " : "",
+		why.len && strcmp(loader, "kexec_file_load") ? why.buf : "");
 	res = json_pack("{s:s,s:s}", "status", "executing", "loader", loader);
 	if (why.len && strcmp(loader, "kexec_file_load"))
 		json_object_set_new(res, "file_load_error", json_string(why.buf));
