@@ -109,6 +109,19 @@ static const char ssh_init[] =
 	"fi";
 
 /*
+ * With "ssh" and "switch": "kexec" the guest stands in for a remote machine
+ * whose initrd is a file: /boot/initrd.cpio, the carry archive of its own
+ * /boot/initrd.img (a plain cpio holding that file, then the file), which
+ * any kexec can use and which boots this same system again (the ssh
+ * target's "initrd"; tests/e2e/t0700-ssh-qemu.sh).
+ */
+static const char ssh_carry_init[] =
+	"\nif [ -f /boot/initrd.img ]; then\n"
+	"\t(cd / && printf 'boot\\nboot/initrd.img\\n' | cpio -o -H newc 2>/dev/null &&\n"
+	"\t\tcat boot/initrd.img) >/boot/initrd.cpio\n"
+	"fi";
+
+/*
  * A kernel spec is a folder with kernel.json (kernels/out/debian-...) or an
  * image file. image gets the bzImage's real path; when the folder has one,
  * vmlinux (if non-NULL) gets the uncompressed ELF kernel, config the config.
@@ -181,7 +194,7 @@ static int check_numbers(json_t *out, const char *prefix, struct strbuf *err)
 {
 	static const char *const accels[] = { "auto", "kvm", "tcg", NULL };
 	static const char *const switches[] = { "auto", "boot", "reboot", "kexec", NULL };
-	static const char *const packs[] = { "lz4", "plain", NULL };
+	static const char *const packs[] = { "auto", "lz4", "plain", NULL };
 
 	if (conf_integer(out, "cpus", 2, 1, 256, prefix, err) ||
 	    conf_integer(out, "memory_mb", 1024, 256, 1 << 20, prefix, err) ||
@@ -189,7 +202,7 @@ static int check_numbers(json_t *out, const char *prefix, struct strbuf *err)
 	    conf_seconds(out, "kvm_probe_s", 4.0, 0.5, 120, prefix, err) ||
 	    conf_choice(out, "accel", "auto", accels, prefix, err) ||
 	    conf_choice(out, "switch", "auto", switches, prefix, err) ||
-	    conf_choice(out, "initramfs", "lz4", packs, prefix, err))
+	    conf_choice(out, "initramfs", "auto", packs, prefix, err))
 		return -1;
 	return 0;
 }
@@ -791,8 +804,22 @@ static int add_ssh_files(struct target *t, const char *image, struct strvec *bin
 	return 0;
 }
 
+/* 1 when the kernel config file has "CONFIG_<opt>=y", 0 when not, -1 unknown */
+static int config_has(const char *config, const char *opt)
+{
+	struct strbuf cfg = STRBUF_INIT;
+	char *needle = xstrfmt("\nCONFIG_%s=y\n", opt);
+	int r = -1;
+	if (config && *config && !strbuf_read_file(&cfg, config, 4 << 20))
+		r = strstr(cfg.buf, needle) != NULL;
+	free(needle);
+	strbuf_release(&cfg);
+	return r;
+}
+
 /*
- * The initramfs of a new VM. With "switch": "kexec" it also holds the
+ * The initramfs of a new VM. LZ4 when the kernel unpacks it (CONFIG_RD_LZ4:
+ * Debian's does, the minimal variants only gzip), else plain. With "switch": "kexec" it also holds the
  * kernel the VM booted, for kexec in the guest: the ELF vmlinux (trimmed of
  * its .bss zeros) when the VM booted it through PVH, since kexec_load
  * starts an ELF kernel without the decompressor (under TCG the bzImage's XZ
@@ -809,7 +836,7 @@ static int build_initrd(struct target *t, struct qemu_priv *p, const char *image
 	struct strvec bins = STRVEC_INIT;
 	struct initramfs_file files[5];
 	struct initramfs_spec spec;
-	char *cfgdst = NULL, *ko = NULL;
+	char *cfgdst = NULL, *ko = NULL, *init = NULL;
 	int rc = -1;
 
 	memset(&spec, 0, sizeof(spec));
@@ -820,9 +847,18 @@ static int build_initrd(struct target *t, struct qemu_priv *p, const char *image
 		if (add_ssh_files(t, image, &bins, files, &spec.nr_files, &ko, err) < 0)
 			goto out;
 		spec.extra_init = ssh_init;
+		if (sw && !strcmp(sw, "kexec"))
+			spec.extra_init = init = xstrfmt("%s%s", ssh_init, ssh_carry_init);
 	}
 	spec.binaries = strvec_argv(&bins);
-	spec.compress = pack && !strcmp(pack, "plain") ? INITRAMFS_PLAIN : INITRAMFS_LZ4;
+	if (pack && !strcmp(pack, "lz4") && config_has(config, "RD_LZ4") == 0) {
+		strbuf_addf(err, "qemu: target.initramfs is \"lz4\" but the kernel (%s) has no "
+				 "CONFIG_RD_LZ4", config);
+		goto out;
+	}
+	spec.compress = (pack && !strcmp(pack, "lz4")) ||
+				(!(pack && !strcmp(pack, "plain")) && config_has(config, "RD_LZ4") == 1)
+			? INITRAMFS_LZ4 : INITRAMFS_PLAIN;
 	/* the kernel config lets the agent report HZ, SCHED_MC, ... */
 	if (config && *config) {
 		cfgdst = *release ? xstrfmt("/boot/config-%s", release) : xstrdup("/boot/config");
@@ -843,6 +879,7 @@ static int build_initrd(struct target *t, struct qemu_priv *p, const char *image
 out:
 	free(cfgdst);
 	free(ko);
+	free(init);
 	strvec_clear(&bins);
 	return rc;
 }
