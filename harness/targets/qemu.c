@@ -16,10 +16,14 @@
  * A boot either starts a new VM (method "boot": the kernel command line is
  * `console=ttyS0 panic=-1 [preempt=X] [extra]`, with -no-reboot so that a
  * panic ends qemu at once) or, when the target object says "switch":"kexec"
- * and a VM runs the same kernel, asks the agent for op "kexec" with
- * /boot/vmlinuz, /boot/initrd.cpio (written by /init, see initramfs.h) and the
- * new command line, then waits on the same connection for a banner with a new
- * boot_id (method "kexec").
+ * and a VM runs the same kernel, asks the agent for op "kexec" with the
+ * kernel the guest holds (/boot/vmlinux, the ELF kernel trimmed of its .bss
+ * zeros, when the VM booted it through PVH, else /boot/vmlinuz), the
+ * archive it booted from (/boot/initrd.img, carried in the initramfs; see
+ * initramfs.h) with "carry" and the new command line, then waits on the same
+ * connection for a banner with a new boot_id (method "kexec"). The guest
+ * gets only the tools the plan's workloads run (qemu_guest_tools), in an
+ * LZ4 archive when the kernel unpacks LZ4; docs/qemu.md has the measurements.
  *
  * Acceleration: "auto" tries KVM when /dev/kvm opens, and gives up on it when
  * the kernel has printed nothing within kvm_probe_s (LAB-NOTES: KVM guests
