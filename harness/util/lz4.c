@@ -123,10 +123,11 @@ static int get_len(const unsigned char **ip, const unsigned char *end, size_t *l
 	return 0;
 }
 
-int lz4_block_decompress(const unsigned char *src, size_t n, size_t cap, struct strbuf *out)
+/* the block at src into dst[0..cap): bytes written, or -1 when malformed */
+static long block_decode(const unsigned char *src, size_t n, unsigned char *dst, size_t cap)
 {
 	const unsigned char *ip = src, *end = src + n;
-	size_t base = out->len;
+	unsigned char *op = dst, *oend = dst + cap;
 
 	if (!n)
 		return -1;
@@ -137,12 +138,13 @@ int lz4_block_decompress(const unsigned char *src, size_t n, size_t cap, struct 
 		size_t lit = token >> 4, ml = token & 15;
 		if (lit == 15 && get_len(&ip, end, &lit))
 			return -1;
-		if (lit > (size_t)(end - ip) || out->len - base + lit > cap)
+		if (lit > (size_t)(end - ip) || lit > (size_t)(oend - op))
 			return -1;
-		strbuf_add(out, ip, lit);
+		memcpy(op, ip, lit);
+		op += lit;
 		ip += lit;
 		if (ip == end) /* the last sequence: literals only */
-			return 0;
+			return op - dst;
 		if (end - ip < 2)
 			return -1;
 		size_t off = (size_t)ip[0] | (size_t)ip[1] << 8;
@@ -150,12 +152,32 @@ int lz4_block_decompress(const unsigned char *src, size_t n, size_t cap, struct 
 		if (ml == 15 && get_len(&ip, end, &ml))
 			return -1;
 		ml += MINMATCH;
-		if (!off || off > out->len - base || out->len - base + ml > cap)
+		if (!off || off > (size_t)(op - dst) || ml > (size_t)(oend - op))
 			return -1;
-		/* byte by byte: a match may overlap what it copies */
-		for (size_t i = 0; i < ml; i++)
-			strbuf_addch(out, out->buf[out->len - off]);
+		const unsigned char *m = op - off;
+		if (off >= ml) {
+			memcpy(op, m, ml);
+			op += ml;
+		} else {
+			/* overlapping: the pattern repeats every off bytes */
+			while (ml--)
+				*op++ = *m++;
+		}
 	}
+}
+
+int lz4_block_decompress(const unsigned char *src, size_t n, size_t cap, struct strbuf *out)
+{
+	size_t base = out->len;
+	strbuf_grow(out, cap);
+	long k = block_decode(src, n, (unsigned char *)out->buf + base, cap);
+	if (k < 0) {
+		out->buf[base] = '\0';
+		return -1;
+	}
+	out->len = base + (size_t)k;
+	out->buf[out->len] = '\0';
+	return 0;
 }
 
 static void put32(struct strbuf *out, uint32_t v)
