@@ -376,8 +376,13 @@ int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_m
 		c->in_fd = -1;
 	}
 	int st = 0;
-	/* the child's exit as an event (Linux >= 5.3): without it, a child that
-	 * closed its pipes is looked for every 1, 2, 4 ... 100 ms */
+	/* the child's exit as an event (Linux >= 5.3) once its pipes are at
+	 * EOF (ldd, kexec -l: they close their output and exit, and were found
+	 * up to 100 ms late); without a pidfd it is looked for every 1, 2, 4 ...
+	 * 100 ms. While a pipe is open, its EOF (or the 1 s bound) tells as
+	 * before: a tool that leaves a daemon on its stdout is found as late as
+	 * ever, by which time the daemon has usually left the process group and
+	 * is killed and named as a pipe holder, not killed with the group */
 	int pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
 	int backoff = 1;
 	for (;;) {
@@ -387,11 +392,11 @@ int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_m
 			pfd[n] = (struct pollfd){ abort_fd, POLLIN, 0 };
 			ia = n++;
 		}
-		if (pidfd >= 0)
+		if (pidfd >= 0 && c->out_fd < 0 && c->err_fd < 0)
 			pfd[n++] = (struct pollfd){ pidfd, POLLIN, 0 };
 		/* wake as rarely as the timers allow: the agent shares the CPUs
-		 * with the measurement. The child's exit shows on the pidfd (or as
-		 * EOF on its pipes) and a signal (the abort flag) interrupts poll,
+		 * with the measurement. The child's exit shows as EOF on its pipes,
+		 * then on the pidfd, and a signal (the abort flag) interrupts poll,
 		 * so 1 s is only the bound for the deadline checks */
 		int ms = 1000;
 		if (pidfd < 0 && c->out_fd < 0 && c->err_fd < 0) {
