@@ -4,7 +4,11 @@
 # boot) and "kexec" (inside the running VM), and the share of that time spent
 # outside the kernel's own boot (the kernel's part is the printk timestamp of
 # "Run /init as init process" on the boot's console). Three preempt modes,
-# a short hackbench per boot, ROUNDS interleaved rounds.
+# a short hackbench per boot, ROUNDS interleaved rounds. A second line per
+# method gives the initramfs the kernel unpacked ("Freeing initrd memory" on
+# the console: for kexec the archive and the copy it carries) and, for kexec,
+# the loader the agent used (kexec_load for an ELF vmlinux, kexec_file_load
+# for a bzImage; the agent prints it on the console).
 #   bench/switch-cost.sh [ROUNDS=2]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,4 +46,8 @@ for tag in ("reboot", "kexec"):
     k = statistics.median(kern) if kern else float("nan")
     print(f"{tag:6s}: {len(gaps)} switches, median {g:.2f} s (min {min(gaps):.2f}, max {max(gaps):.2f}); "
           f"kernel boot to /init {k:.2f} s; outside the kernel's own boot {100 * (g - k) / g:.0f}%")
+    initrd = [int(x) for b in boots[1:] for x in re.findall(r"Freeing initrd memory: (\d+)K", b[2] or "")]
+    loaders = sorted({x for b in boots[1:] for x in re.findall(r"loaded with (\w+)", b[2] or "")})
+    print(f"{'':6s}  initramfs unpacked by the kernel {statistics.median(initrd) / 1024 if initrd else float('nan'):.1f} MB"
+          + (f"; kexec loader {', '.join(loaders)}" if loaders else ""))
 PY

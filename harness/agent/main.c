@@ -1,13 +1,17 @@
 /*
  * schedlab-agent: the statically linked agent binary. It serves the protocol
  * on stdin/stdout, or on a serial tty (--tty /dev/ttyS1, put into raw mode so
- * that the line discipline neither echoes nor limits line length).
+ * that the line discipline neither echoes nor limits line length). It seeds
+ * jansson's hash function itself, without blocking (seed_json).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness/agent/agent.h"
@@ -24,10 +28,33 @@ static void usage(FILE *f)
 		   "  --version      print the version\n");
 }
 
+#ifndef GRND_INSECURE
+#define GRND_INSECURE 0x0004 /* Linux >= 5.6 */
+#endif
+
+/*
+ * jansson seeds its hash function from /dev/urandom when the first object is
+ * made, and Linux 6.1 answers a read of /dev/urandom before its RNG is ready
+ * by gathering jitter entropy until it is: about 1 s in a freshly booted TCG
+ * guest, before the agent could send its banner. The seed only spreads hash
+ * buckets; one that never blocks will do.
+ */
+static void seed_json(void)
+{
+	size_t seed = 0;
+	if (getrandom(&seed, sizeof(seed), GRND_INSECURE) != (ssize_t)sizeof(seed)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		seed = (size_t)ts.tv_nsec * 2654435761u ^ (size_t)ts.tv_sec ^ (size_t)getpid();
+	}
+	json_object_seed(seed ? seed : 1);
+}
+
 int main(int argc, char **argv)
 {
 	struct agent_opts o = { 0, 1, "" };
 	const char *tty = NULL;
+	seed_json();
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--tty") && i + 1 < argc) {
 			tty = argv[++i];

@@ -881,6 +881,8 @@ static int validate(struct plan *p, const char *file, struct strbuf *err)
 		 !validate_targets(p, &e) && !validate_matrix(p, &e) && !validate_workloads(p, &e) &&
 		 !check_until_decided(p, &e))
 		ret = expand(p);
+	if (!ret)
+		plan_tools(p, &p->tools);
 	if (ret)
 		strbuf_addf(err, "%s: %s", file, e.buf);
 	strbuf_release(&e);
@@ -985,7 +987,43 @@ void plan_release(struct plan *p)
 		free(p->visits[i].runs);
 	free(p->visits);
 	strvec_clear(&p->seq_metrics);
+	strvec_clear(&p->tools);
 	memset(p, 0, sizeof(*p));
+}
+
+/* the tool of ops and of every load among params, into tools (unsorted) */
+static void workload_tools(const struct workload_ops *ops, const json_t *params,
+			   struct strvec *tools, int depth)
+{
+	if (!ops || depth > 4)
+		return;
+	if (ops->tool)
+		strvec_push(tools, ops->tool);
+	for (const struct param_spec *s = ops->params; s && s->name; s++) {
+		const json_t *load = json_object_get(params, s->name);
+		if (s->type != PT_LOAD || !json_is_object(load))
+			continue;
+		workload_tools(workload_find(json_string_value(json_object_get(load, "type"))), load,
+			       tools, depth + 1);
+	}
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void plan_tools(const struct plan *p, struct strvec *out)
+{
+	struct strvec all = STRVEC_INIT;
+	for (size_t i = 0; i < p->nwl; i++)
+		workload_tools(p->wl[i].ops, p->wl[i].params, &all, 0);
+	if (all.nr)
+		qsort(all.v, all.nr, sizeof(*all.v), str_cmp);
+	for (size_t i = 0; i < all.nr; i++)
+		if (!i || strcmp(all.v[i], all.v[i - 1]))
+			strvec_push(out, all.v[i]);
+	strvec_clear(&all);
 }
 
 size_t plan_run_count(const struct plan *p)

@@ -79,6 +79,7 @@ struct plan {
 	size_t nwl;
 	struct plan_visit *visits;
 	size_t nvisits;
+	struct strvec tools;   /* plan_tools(): what the workloads run on a target */
 };
 
 /* load, validate and expand; -1 with a message naming file and place, and
@@ -116,6 +117,16 @@ const json_t *plan_lab_target(const struct plan *p, size_t index);
 /* a variant spec matrix.kernel[index] was built into folder `image`: record
  * it in the plan's JSON (so the stored plan names it) and in its boots */
 int plan_set_kernel_image(struct plan *p, size_t index, const char *image, struct strbuf *err);
+
+/*
+ * The programs the plan's workloads run on a target: the .tool of every
+ * workload and of every background load among its parameters (PT_LOAD),
+ * sorted and without repeats, appended to out ("cyclictest", "hackbench",
+ * "sl-pingpong", ...). Pure; plan_load keeps the result in p->tools, which
+ * session.c hands to the target (struct target.tools) so that a VM's
+ * initramfs carries only these.
+ */
+void plan_tools(const struct plan *p, struct strvec *out);
 
 /* estimated wall time in seconds, boots included */
 double plan_estimate_s(const struct plan *p);

@@ -65,6 +65,7 @@ static void target_init(struct target *t, struct plan *p, const struct session_o
 	t->conf = json_deep_copy(p->target);
 	t->abort_flag = o->abort_flag;
 	t->agent_path = o->agent_path;
+	t->tools = p->tools.nr ? (const char *const *)p->tools.v : NULL;
 }
 
 static void target_fini(struct target *t)

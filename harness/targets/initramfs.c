@@ -1,19 +1,24 @@
 /*
  * The initramfs builder of the qemu target (see initramfs.h for the layout,
- * the cache and the kexec self-archive). A build runs in three steps:
+ * the cache and the carried copy for kexec). A build runs in four steps:
+ *   0. the spec's key names an index file; when every host file it lists is
+ *      unchanged, its archive is the answer and nothing else runs;
  *   1. collect a manifest: directories, busybox and its applet links, the
  *      binaries and the libraries `ldd` lists for each dynamic one, the extra
  *      files, /init, /etc/passwd; sorted by path so parents come first and
  *      the archive is byte-for-byte reproducible (mtime 0, uid 0);
- *   2. hash the manifest including every file's bytes (SHA-256);
- *   3. on a cache miss write the newc archive to <hash>.cpio.tmp.<pid> in the
- *      cache folder and rename it into place.
+ *   2. hash the manifest including every file's bytes and the output
+ *      options (SHA-256);
+ *   3. on a cache miss write the archive (newc in memory, then LZ4, then the
+ *      carry wrapper) to <name>.tmp.<pid> in the cache folder and rename it
+ *      into place; then write the index of step 0.
  * Step 1 is collect(): mf_skeleton, add_binaries (each with add_libs),
  * add_busybox (applet links where no binary took the name), add_extra_files,
  * then /init. Child processes (ldd, busybox --list) go through
  * harness/util/proc.h.
  */
 #include "harness/targets/initramfs.h"
+#include "harness/util/lz4.h"
 #include "harness/util/sha256.h"
 
 #include <dirent.h>
@@ -28,86 +33,6 @@
 #include <unistd.h>
 
 #include "harness/util/proc.h"
-
-/* ------------------------------------------------------------------ */
-/* newc cpio writer                                                     */
-
-void cpio_out_init_mem(struct cpio_out *o, struct strbuf *mem)
-{
-	memset(o, 0, sizeof(*o));
-	o->mem = mem;
-	o->fd = -1;
-	o->next_ino = 1;
-}
-
-void cpio_out_init_fd(struct cpio_out *o, int fd)
-{
-	memset(o, 0, sizeof(*o));
-	o->fd = fd;
-	o->next_ino = 1;
-}
-
-static void cpio_emit(struct cpio_out *o, const void *data, size_t len)
-{
-	const char *p = data;
-
-	o->off += len;
-	if (o->mem) {
-		strbuf_add(o->mem, data, len);
-		return;
-	}
-	while (len && !o->error) {
-		ssize_t n = write(o->fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			o->error = errno;
-			return;
-		}
-		p += n, len -= (size_t)n;
-	}
-}
-
-static void cpio_pad4(struct cpio_out *o)
-{
-	static const char zero[4];
-	if (o->off % 4)
-		cpio_emit(o, zero, 4 - o->off % 4);
-}
-
-static void cpio_header(struct cpio_out *o, const char *name, unsigned mode, uint64_t size,
-			unsigned rmaj, unsigned rmin)
-{
-	char hdr[111];
-	size_t namesize = strlen(name) + 1;
-	int isdir = (mode & S_IFMT) == S_IFDIR;
-	int istrailer = !strcmp(name, "TRAILER!!!");
-
-	snprintf(hdr, sizeof(hdr),
-		 "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
-		 istrailer ? 0 : o->next_ino++, mode, 0u, 0u, isdir ? 2u : 1u, 0u,
-		 (unsigned)size, 0u, 0u, rmaj, rmin, (unsigned)namesize, 0u);
-	cpio_emit(o, hdr, 110);
-	cpio_emit(o, name, namesize);
-	cpio_pad4(o);
-}
-
-void cpio_add(struct cpio_out *o, const char *name, unsigned mode, const void *data,
-	      size_t len, unsigned rdev_major, unsigned rdev_minor)
-{
-	cpio_header(o, name, mode, len, rdev_major, rdev_minor);
-	if (len)
-		cpio_emit(o, data, len);
-	cpio_pad4(o);
-}
-
-void cpio_finish(struct cpio_out *o)
-{
-	static const char zero[512];
-	cpio_add(o, "TRAILER!!!", 0, NULL, 0, 0, 0);
-	if (o->off % 512)
-		cpio_emit(o, zero, 512 - o->off % 512);
-}
 
 /* ------------------------------------------------------------------ */
 /* ELF and ldd                                                          */
@@ -198,8 +123,7 @@ int initramfs_parse_ldd(const char *out, struct strvec *libs, struct strbuf *err
 /* ------------------------------------------------------------------ */
 /* /init                                                                */
 
-void initramfs_init_script(const struct initramfs_spec *spec, int self_archive,
-			   struct strbuf *o)
+void initramfs_init_script(const struct initramfs_spec *spec, struct strbuf *o)
 {
 	const char *tty = spec->agent_tty ? spec->agent_tty : "/dev/ttyS1";
 
@@ -219,19 +143,9 @@ void initramfs_init_script(const struct initramfs_spec *spec, int self_archive,
 		    "mount -t tmpfs tmpfs /run\n"
 		    "ln -sf /proc/self/fd /dev/fd\n"
 		    "hostname schedlab-guest\n"
-		    "echo \"schedlab-init: up at $(cut -d' ' -f1 /proc/uptime) s\"\n",
+		    "read -r up idle </proc/uptime\n"
+		    "echo \"schedlab-init: up at $up s\"\n",
 		    INITRAMFS_BUILDER_VERSION);
-	if (self_archive)
-		strbuf_addstr(o,
-			      "# an initrd for kexec: this very root filesystem, re-archived\n"
-			      "# (-xdev leaves out the mounts above)\n"
-			      "(cd / && find . -xdev | sed -e '/^\\.$/d' -e 's,^\\./,,' "
-			      "-e '\\,^boot/initrd\\.cpio,d' |\n"
-			      "\tcpio -o -H newc >/boot/initrd.cpio.tmp 2>/dev/null) &&\n"
-			      "\tmv /boot/initrd.cpio.tmp /boot/initrd.cpio ||\n"
-			      "\techo \"schedlab-init: cannot write /boot/initrd.cpio\"\n"
-			      "echo \"schedlab-init: initrd for kexec ready at "
-			      "$(cut -d' ' -f1 /proc/uptime) s\"\n");
 	if (spec->extra_init)
 		strbuf_addf(o, "# extra setup (initramfs_spec.extra_init)\n%s\n", spec->extra_init);
 	if (spec->init_cmd) {
@@ -264,6 +178,7 @@ struct entry {
 	char *src;                /* host file (S_IFREG from disk), or NULL */
 	struct strbuf data;       /* inline bytes (script, symlink target) */
 	unsigned rmaj, rmin;
+	int trim;                 /* src is an ELF to store trimmed (elf_trim) */
 };
 
 struct manifest {
@@ -594,9 +509,9 @@ out:
 	return rc;
 }
 
-/* spec->files; *self_archive is set when /boot/vmlinuz is among them */
+/* spec->files */
 static int add_extra_files(const struct initramfs_spec *spec, struct manifest *m,
-			   int *self_archive, struct strbuf *err)
+			   struct strbuf *err)
 {
 	for (size_t i = 0; i < spec->nr_files; i++) {
 		const struct initramfs_file *f = &spec->files[i];
@@ -609,8 +524,8 @@ static int add_extra_files(const struct initramfs_spec *spec, struct manifest *m
 		}
 		dst = guest_path(f->dst);
 		r = mf_file(m, dst, f->src, f->mode, 0, err);
-		if (!r && !strcmp(dst, "boot/vmlinuz"))
-			*self_archive = 1;
+		if (!r)
+			mf_find(m, dst)->trim = f->elf_trim;
 		free(dst);
 		if (r < 0)
 			return -1;
@@ -621,23 +536,32 @@ static int add_extra_files(const struct initramfs_spec *spec, struct manifest *m
 static int collect(const struct initramfs_spec *spec, struct manifest *m, struct strbuf *err)
 {
 	struct strbuf script = STRBUF_INIT;
-	int self_archive = 0, rc = -1;
+	int rc = -1;
 
 	if (spec->agent_tty && !tty_ok(spec->agent_tty)) {
 		strbuf_addf(err, "initramfs: bad agent tty '%s'", spec->agent_tty);
 		return -1;
 	}
+	if (spec->carry && (spec->carry[0] != '/' || !spec->carry[1] || strchr(spec->carry, '\n'))) {
+		strbuf_addf(err, "initramfs: the carried copy needs an absolute path, not '%s'",
+			    spec->carry);
+		return -1;
+	}
 	mf_skeleton(m, err);
 	/* the binaries first, so that they win over busybox applets */
 	if (add_binaries(spec, m, err) < 0 || add_busybox(spec, m, err) < 0 ||
-	    add_extra_files(spec, m, &self_archive, err) < 0)
+	    add_extra_files(spec, m, err) < 0)
 		goto out;
-	if (spec->self_archive)
-		self_archive = spec->self_archive > 0;
-	if (self_archive && mf_dir(m, "boot", err) < 0)
-		goto out;
-
-	initramfs_init_script(spec, self_archive, &script);
+	if (spec->carry) {
+		char *dst = guest_path(spec->carry);
+		int taken = mf_find(m, dst) != NULL;
+		if (taken)
+			strbuf_addf(err, "initramfs: /%s is both a file and the carried copy", dst);
+		free(dst);
+		if (taken)
+			goto out;
+	}
+	initramfs_init_script(spec, &script);
 	if (mf_inline(m, "init", S_IFREG | 0755, script.buf, script.len, err) < 0)
 		goto out;
 	qsort(m->e, m->nr, sizeof(*m->e), entry_cmp);
@@ -671,7 +595,18 @@ static int hash_file(struct sha256 *s, const char *path, uint64_t *size, struct 
 	return n < 0 ? -1 : 0;
 }
 
-static int mf_hash(struct manifest *m, char hex[65], struct strbuf *err)
+/* the output options that change the bytes written, for both keys */
+static void hash_options(struct sha256 *s, const struct initramfs_spec *spec)
+{
+	char tmp[64];
+	snprintf(tmp, sizeof(tmp), "compress %d carry %d\n", (int)spec->compress, !!spec->carry);
+	sha256_update(s, tmp, strlen(tmp));
+	if (spec->carry)
+		sha256_update(s, spec->carry, strlen(spec->carry) + 1);
+}
+
+static int mf_hash(struct manifest *m, const struct initramfs_spec *spec, char hex[65],
+		   struct strbuf *err)
 {
 	struct sha256 s;
 	unsigned char d[32];
@@ -680,11 +615,13 @@ static int mf_hash(struct manifest *m, char hex[65], struct strbuf *err)
 	sha256_init(&s);
 	snprintf(tmp, sizeof(tmp), "schedlab-initramfs %d\n", INITRAMFS_BUILDER_VERSION);
 	sha256_update(&s, tmp, strlen(tmp));
+	hash_options(&s, spec);
 	for (size_t i = 0; i < m->nr; i++) {
 		struct entry *e = &m->e[i];
 		uint64_t size = e->data.len;
 		sha256_update(&s, e->dst, strlen(e->dst) + 1);
-		snprintf(tmp, sizeof(tmp), "%o %u %u\n", e->mode, e->rmaj, e->rmin);
+		snprintf(tmp, sizeof(tmp), "%o %u %u%s\n", e->mode, e->rmaj, e->rmin,
+			 e->trim ? " trim" : "");
 		sha256_update(&s, tmp, strlen(tmp));
 		if (e->src) {
 			if (hash_file(&s, e->src, &size, err) < 0)
@@ -700,39 +637,237 @@ static int mf_hash(struct manifest *m, char hex[65], struct strbuf *err)
 	return 0;
 }
 
+/* a host file as one entry; an elf_trim file trimmed when it is an ELF64 */
 static int write_file_entry(struct cpio_out *o, const struct entry *e, struct strbuf *err)
 {
-	static char buf[1 << 16];
-	int fd = open(e->src, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	uint64_t left;
-	ssize_t n;
+	struct strbuf data = STRBUF_INIT, trimmed = STRBUF_INIT;
+	const struct strbuf *out = &data;
+	int rc = -1;
 
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	if (strbuf_read_file(&data, e->src, 0)) {
 		strbuf_addf(err, "initramfs: %s: %s", e->src, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
+		goto done;
 	}
-	if ((uint64_t)st.st_size > 0xffffffffu) {
+	if (e->trim && !initramfs_elf_trim((const unsigned char *)data.buf, data.len, &trimmed))
+		out = &trimmed;
+	if ((uint64_t)out->len > 0xffffffffu) {
 		strbuf_addf(err, "initramfs: %s is too large for newc", e->src);
-		close(fd);
+		goto done;
+	}
+	cpio_add(o, e->dst, e->mode, out->buf, out->len, 0, 0);
+	rc = 0;
+done:
+	strbuf_release(&data);
+	strbuf_release(&trimmed);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* ELF trimming                                                         */
+
+static uint64_t rd64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void wr64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		p[i] = (unsigned char)v;
+}
+
+static unsigned rd16(const unsigned char *p)
+{
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+int initramfs_elf_trim(const unsigned char *buf, size_t len, struct strbuf *out)
+{
+	const size_t page = 4096, ehsize = 64, phentsize = 56;
+	struct strbuf o = STRBUF_INIT;
+	uint64_t phoff;
+	unsigned phnum, loads = 0;
+
+	if (len < ehsize || memcmp(buf, ELFMAG, SELFMAG) || buf[EI_CLASS] != ELFCLASS64 ||
+	    buf[EI_DATA] != ELFDATA2LSB || rd16(buf + 54) != phentsize)
 		return -1;
-	}
-	cpio_header(o, e->dst, e->mode, (uint64_t)st.st_size, 0, 0);
-	for (left = (uint64_t)st.st_size; left; left -= (uint64_t)n) {
-		n = read(fd, buf, left < sizeof(buf) ? left : sizeof(buf));
-		if (n <= 0) {
-			strbuf_addf(err, "initramfs: %s changed while being archived", e->src);
-			close(fd);
+	phoff = rd64(buf + 32);
+	phnum = rd16(buf + 56);
+	if (!phnum || phoff < ehsize || phoff > len || (uint64_t)phnum * phentsize > len - phoff)
+		return -1;
+	/* every segment's data must lie in the file */
+	for (unsigned i = 0; i < phnum; i++) {
+		const unsigned char *ph = buf + phoff + (uint64_t)i * phentsize;
+		uint64_t off = rd64(ph + 8), filesz = rd64(ph + 32), memsz = rd64(ph + 40);
+		if (off > len || filesz > len - off)
 			return -1;
+		if (rd16(ph) == PT_LOAD) {
+			if (filesz > memsz)
+				return -1;
+			loads++;
 		}
-		cpio_emit(o, buf, (size_t)n);
 	}
-	close(fd);
-	cpio_pad4(o);
+	if (!loads)
+		return -1;
+	/* the ELF header and the program headers right after it */
+	strbuf_add(&o, buf, ehsize);
+	strbuf_add(&o, buf + phoff, (size_t)phnum * phentsize);
+	wr64((unsigned char *)o.buf + 32, ehsize);        /* e_phoff */
+	wr64((unsigned char *)o.buf + 40, 0);             /* e_shoff: no sections */
+	memset(o.buf + 58, 0, 6);                          /* e_shentsize, e_shnum, e_shstrndx */
+	for (unsigned i = 0; i < phnum; i++) {
+		unsigned char *ph = (unsigned char *)o.buf + ehsize + (size_t)i * phentsize;
+		int load = rd16(ph) == PT_LOAD;
+		uint64_t off = rd64(ph + 8), vaddr = rd64(ph + 16), filesz = rd64(ph + 32);
+		uint64_t align = rd64(ph + 48);
+		while (load && filesz && !buf[off + filesz - 1])
+			filesz--;
+		if (load) {
+			/* offset congruent to the address modulo the page */
+			while (o.len % page != vaddr % page)
+				strbuf_addch(&o, '\0');
+			if (align > page)
+				align = page;
+		} else {
+			while (align > 1 && align <= page && o.len % align)
+				strbuf_addch(&o, '\0');
+		}
+		ph = (unsigned char *)o.buf + ehsize + (size_t)i * phentsize; /* o.buf moved */
+		wr64(ph + 8, o.len);
+		wr64(ph + 32, filesz);
+		wr64(ph + 48, align);
+		strbuf_add(&o, buf + off, (size_t)filesz);
+	}
+	strbuf_reset(out);
+	strbuf_add(out, o.buf, o.len);
+	strbuf_release(&o);
 	return 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* the spec's key and the index                                         */
+
+static void key_str(struct sha256 *s, const char *v)
+{
+	char tmp[32];
+	if (!v) {
+		sha256_update(s, "N;", 2);
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "S%zu:", strlen(v));
+	sha256_update(s, tmp, strlen(tmp));
+	sha256_update(s, v, strlen(v));
+}
+
+static void key_num(struct sha256 *s, long long v)
+{
+	char tmp[32];
+	snprintf(tmp, sizeof(tmp), "I%lld;", v);
+	sha256_update(s, tmp, strlen(tmp));
+}
+
+void initramfs_spec_key(const struct initramfs_spec *spec, const char *path_env,
+			const char *ld_library_path, char hex[65])
+{
+	struct sha256 s;
+	unsigned char d[32];
+	size_t n = 0;
+
+	sha256_init(&s);
+	key_str(&s, "schedlab-initramfs-spec");
+	key_num(&s, INITRAMFS_BUILDER_VERSION);
+	key_str(&s, spec->busybox);
+	while (spec->binaries && spec->binaries[n])
+		n++;
+	key_num(&s, spec->binaries ? (long long)n : -1);
+	for (size_t i = 0; i < n; i++)
+		key_str(&s, spec->binaries[i]);
+	key_num(&s, (long long)spec->nr_files);
+	for (size_t i = 0; i < spec->nr_files; i++) {
+		key_str(&s, spec->files[i].src);
+		key_str(&s, spec->files[i].dst);
+		key_num(&s, spec->files[i].mode);
+		key_num(&s, spec->files[i].elf_trim);
+	}
+	key_str(&s, spec->agent_tty);
+	key_str(&s, spec->init_cmd);
+	key_str(&s, spec->extra_init);
+	key_num(&s, spec->compress);
+	key_str(&s, spec->carry);
+	key_str(&s, path_env);
+	key_str(&s, ld_library_path);
+	sha256_final(&s, d);
+	sha256_hex(d, hex);
+}
+
+#define INDEX_MAGIC "schedlab-initramfs-index 1\n"
+
+int initramfs_index_add(struct strbuf *idx, const char *path)
+{
+	struct stat st;
+	if (strchr(path, '\n'))
+		return -1;
+	if (stat(path, &st) < 0) {
+		strbuf_addf(idx, "- %s\n", path);
+		return 0;
+	}
+	strbuf_addf(idx, "F %lld %lld.%09ld %lld.%09ld %llu %llu %s\n", (long long)st.st_size,
+		    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec,
+		    st.st_ctim.tv_nsec, (unsigned long long)st.st_ino,
+		    (unsigned long long)st.st_dev, path);
+	return 0;
+}
+
+int initramfs_index_valid(const char *text, struct strbuf *archive)
+{
+	struct strbuf now = STRBUF_INIT;
+	const char *p, *eol, *path;
+	int ok = 1;
+
+	if (strncmp(text, INDEX_MAGIC, strlen(INDEX_MAGIC)))
+		return 0;
+	p = text + strlen(INDEX_MAGIC);
+	if (strncmp(p, "archive ", 8) || !(eol = strchr(p, '\n')) || eol == p + 8)
+		return 0;
+	strbuf_reset(archive);
+	strbuf_add(archive, p + 8, (size_t)(eol - p - 8));
+	if (strchr(archive->buf, '/'))
+		ok = 0;
+	for (p = eol + 1; ok && *p; p = eol + 1) {
+		eol = strchr(p, '\n');
+		if (!eol || (p[0] != 'F' && p[0] != '-') || p[1] != ' ') {
+			ok = 0;
+			break;
+		}
+		/* the path is the last field: after 6 fields for "F", 1 for "-" */
+		path = p + 2;
+		for (int f = p[0] == 'F' ? 5 : 0; f > 0 && path < eol; f--) {
+			path = memchr(path, ' ', (size_t)(eol - path));
+			if (!path)
+				break;
+			path++;
+		}
+		if (!path || path >= eol) {
+			ok = 0;
+			break;
+		}
+		char *pth = xmalloc((size_t)(eol - path) + 1);
+		memcpy(pth, path, (size_t)(eol - path));
+		pth[eol - path] = '\0';
+		strbuf_reset(&now);
+		initramfs_index_add(&now, pth);
+		ok = now.len == (size_t)(eol - p + 1) && !memcmp(now.buf, p, now.len);
+		free(pth);
+	}
+	strbuf_release(&now);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* the cache folder                                                     */
 
 static int mkdir_p(const char *path, struct strbuf *err)
 {
@@ -769,10 +904,30 @@ static int default_cache_dir(struct strbuf *dir, struct strbuf *err)
 	return 0;
 }
 
+static const char *const suffixes[] = { ".cpio", ".cpio.lz4", ".carry.cpio", ".carry.cpio.lz4" };
+
+static const char *archive_suffix(const struct initramfs_spec *spec)
+{
+	return suffixes[(spec->carry ? 2 : 0) + (spec->compress == INITRAMFS_LZ4)];
+}
+
+/* <64 hex digits><one of suffixes> */
+static int archive_name(const char *name)
+{
+	size_t len = strlen(name);
+	if (len <= 64 || strspn(name, "0123456789abcdef") != 64)
+		return 0;
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
+		if (!strcmp(name + 64, suffixes[i]))
+			return 1;
+	return 0;
+}
+
 /*
  * Keep the INITRAMFS_CACHE_KEEP most recently used archives of the cache
- * folder (a hit refreshes the mtime); older ones go. Errors are ignored: the
- * cache is only a cache.
+ * folder (a hit refreshes the mtime); older ones go, and so do index files
+ * that name an archive no longer there. Errors are ignored: the cache is
+ * only a cache.
  */
 #define INITRAMFS_CACHE_KEEP 6
 
@@ -791,6 +946,35 @@ static int cached_cmp(const void *a, const void *b)
 	return 0;
 }
 
+static void prune_index(const char *dir)
+{
+	char *idir = xstrfmt("%s/index", dir);
+	DIR *d = opendir(idir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		struct strbuf text = STRBUF_INIT;
+		char *p, *nl, *a = NULL;
+		if (de->d_name[0] == '.')
+			continue;
+		p = xstrfmt("%s/%s", idir, de->d_name);
+		if (!strbuf_read_file(&text, p, 1 << 20) && (nl = strstr(text.buf, "\narchive "))) {
+			char *name = nl + 9, *end = strchr(name, '\n');
+			if (end)
+				*end = '\0';
+			a = xstrfmt("%s/%s", dir, name);
+		}
+		if (!a || access(a, F_OK) < 0)
+			unlink(p);
+		free(a);
+		free(p);
+		strbuf_release(&text);
+	}
+	if (d)
+		closedir(d);
+	free(idir);
+}
+
 static void prune_cache(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -801,10 +985,9 @@ static void prune_cache(const char *dir)
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
 		struct stat st;
 		char *p;
-		if (len != 64 + 5 || strcmp(de->d_name + 64, ".cpio"))
+		if (!archive_name(de->d_name))
 			continue;
 		p = xstrfmt("%s/%s", dir, de->d_name);
 		if (stat(p, &st) < 0) {
@@ -827,45 +1010,49 @@ static void prune_cache(const char *dir)
 		free(c[i].path);
 	}
 	free(c);
+	prune_index(dir);
 }
 
-int initramfs_build(const struct initramfs_spec *spec, char *out_path, size_t out_len,
-		    struct strbuf *err)
-{
-	struct manifest m = { 0 };
-	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT, tmp = STRBUF_INIT;
-	struct cpio_out o;
-	char hex[65];
-	int fd = -1, rc = -1;
+/* ------------------------------------------------------------------ */
+/* building                                                             */
 
-	if (collect(spec, &m, err) < 0 || mf_hash(&m, hex, err) < 0)
-		goto out;
-	if (spec->cache_dir)
-		strbuf_addstr(&dir, spec->cache_dir);
-	else if (default_cache_dir(&dir, err) < 0)
-		goto out;
-	strbuf_addf(&path, "%s/%s.cpio", dir.buf, hex);
-	if (path.len + 1 > out_len) {
-		strbuf_addf(err, "initramfs: path %s too long", path.buf);
-		goto out;
-	}
-	if (access(path.buf, R_OK) == 0) {
-		utimensat(AT_FDCWD, path.buf, NULL, 0); /* most recently used */
-		memcpy(out_path, path.buf, path.len + 1);
-		rc = 0;
-		goto out;
-	}
-	if (mkdir_p(dir.buf, err) < 0)
-		goto out;
-	strbuf_addf(&tmp, "%s.tmp.%d", path.buf, (int)getpid());
-	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+/* write all of buf to a new file path; -1 with a message */
+static int write_new(const char *path, const char *buf, size_t len, struct strbuf *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	struct cpio_out o;
 	if (fd < 0) {
-		strbuf_addf(err, "initramfs: %s: %s", tmp.buf, strerror(errno));
-		goto out;
+		strbuf_addf(err, "initramfs: %s: %s", path, strerror(errno));
+		return -1;
 	}
 	cpio_out_init_fd(&o, fd);
-	for (size_t i = 0; i < m.nr && !o.error; i++) {
-		struct entry *e = &m.e[i];
+	cpio_emit(&o, buf, len);
+	if (o.error || fsync(fd) < 0) {
+		strbuf_addf(err, "initramfs: writing %s: %s", path,
+			    strerror(o.error ? o.error : errno));
+		close(fd);
+		return -1;
+	}
+	if (close(fd) < 0) {
+		strbuf_addf(err, "initramfs: writing %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* the archive of m as spec says (compressed, carried) into tmp */
+static int write_archive(const struct initramfs_spec *spec, struct manifest *m, const char *tmp,
+			 struct strbuf *err)
+{
+	struct strbuf plain = STRBUF_INIT, packed = STRBUF_INIT;
+	const struct strbuf *z = &plain;
+	struct cpio_out o;
+	char *ztmp = NULL;
+	int rc = -1, zfd = -1, fd = -1;
+
+	cpio_out_init_mem(&o, &plain);
+	for (size_t i = 0; i < m->nr; i++) {
+		struct entry *e = &m->e[i];
 		if (e->src) {
 			if (write_file_entry(&o, e, err) < 0)
 				goto out;
@@ -874,25 +1061,141 @@ int initramfs_build(const struct initramfs_spec *spec, char *out_path, size_t ou
 		}
 	}
 	cpio_finish(&o);
-	if (o.error || fsync(fd) < 0 || close(fd) < 0) {
-		strbuf_addf(err, "initramfs: writing %s: %s", tmp.buf,
-			    strerror(o.error ? o.error : errno));
+	if (spec->compress == INITRAMFS_LZ4) {
+		lz4_legacy_compress(plain.buf, plain.len, &packed);
+		strbuf_release(&plain);
+		z = &packed;
+	}
+	if (!spec->carry) {
+		rc = write_new(tmp, z->buf, z->len, err);
+		goto out;
+	}
+	/* the carry archive reads the system archive from a file */
+	ztmp = xstrfmt("%s.z", tmp);
+	if (write_new(ztmp, z->buf, z->len, err) < 0)
+		goto out;
+	zfd = open(ztmp, O_RDONLY | O_CLOEXEC);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (zfd < 0 || fd < 0) {
+		strbuf_addf(err, "initramfs: %s: %s", zfd < 0 ? ztmp : tmp, strerror(errno));
+		goto out;
+	}
+	if (cpio_write_carry(fd, spec->carry + 1, zfd, err) < 0)
+		goto out;
+	if (fsync(fd) < 0 || close(fd) < 0) {
 		fd = -1;
+		strbuf_addf(err, "initramfs: writing %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	fd = -1;
-	if (rename(tmp.buf, path.buf) < 0) {
-		strbuf_addf(err, "initramfs: rename to %s: %s", path.buf, strerror(errno));
-		goto out;
-	}
-	memcpy(out_path, path.buf, path.len + 1);
-	prune_cache(dir.buf);
 	rc = 0;
 out:
 	if (fd >= 0)
 		close(fd);
+	if (zfd >= 0)
+		close(zfd);
+	if (ztmp)
+		unlink(ztmp);
+	free(ztmp);
+	strbuf_release(&plain);
+	strbuf_release(&packed);
+	return rc;
+}
+
+/* the index of spec: every host file the archive was made from */
+static void write_index(const char *dir, const char *key, const char *archive,
+			const struct manifest *m)
+{
+	struct strbuf idx = STRBUF_INIT, err = STRBUF_INIT;
+	char *idir = xstrfmt("%s/index", dir), *path = NULL, *tmp = NULL;
+	int ok = 1;
+
+	strbuf_addf(&idx, INDEX_MAGIC "archive %s\n", archive);
+	/* ldd resolves through the loader's cache */
+	ok &= initramfs_index_add(&idx, "/etc/ld.so.cache") == 0;
+	for (size_t i = 0; ok && i < m->nr; i++)
+		if (m->e[i].src)
+			ok &= initramfs_index_add(&idx, m->e[i].src) == 0;
+	if (ok && mkdir_p(idir, &err) == 0) {
+		path = xstrfmt("%s/%s", idir, key);
+		tmp = xstrfmt("%s.tmp.%d", path, (int)getpid());
+		if (write_new(tmp, idx.buf, idx.len, &err) < 0 || rename(tmp, path) < 0)
+			unlink(tmp);
+	}
+	free(idir);
+	free(path);
+	free(tmp);
+	strbuf_release(&idx);
+	strbuf_release(&err);
+}
+
+/* step 0: the archive named by a valid index of key, into path */
+static int index_lookup(const char *dir, const char *key, struct strbuf *path)
+{
+	struct strbuf text = STRBUF_INIT, name = STRBUF_INIT;
+	char *ipath = xstrfmt("%s/index/%s", dir, key);
+	int hit = 0;
+
+	if (!strbuf_read_file(&text, ipath, 1 << 20) && initramfs_index_valid(text.buf, &name) &&
+	    archive_name(name.buf)) {
+		strbuf_reset(path);
+		strbuf_addf(path, "%s/%s", dir, name.buf);
+		hit = access(path->buf, R_OK) == 0;
+	}
+	free(ipath);
+	strbuf_release(&text);
+	strbuf_release(&name);
+	return hit;
+}
+
+int initramfs_build(const struct initramfs_spec *spec, char *out_path, size_t out_len,
+		    struct strbuf *err)
+{
+	struct manifest m = { 0 };
+	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT, tmp = STRBUF_INIT;
+	char hex[65], key[65], *name = NULL;
+	int rc = -1;
+
+	if (spec->cache_dir)
+		strbuf_addstr(&dir, spec->cache_dir);
+	else if (default_cache_dir(&dir, err) < 0)
+		goto out;
+	initramfs_spec_key(spec, getenv("PATH"), getenv("LD_LIBRARY_PATH"), key);
+	if (index_lookup(dir.buf, key, &path))
+		goto found;
+	if (collect(spec, &m, err) < 0 || mf_hash(&m, spec, hex, err) < 0)
+		goto out;
+	name = xstrfmt("%s%s", hex, archive_suffix(spec));
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/%s", dir.buf, name);
+	if (access(path.buf, R_OK) == 0) {
+		write_index(dir.buf, key, name, &m);
+		goto found;
+	}
+	if (mkdir_p(dir.buf, err) < 0)
+		goto out;
+	strbuf_addf(&tmp, "%s.tmp.%d", path.buf, (int)getpid());
+	if (write_archive(spec, &m, tmp.buf, err) < 0)
+		goto out;
+	if (rename(tmp.buf, path.buf) < 0) {
+		strbuf_addf(err, "initramfs: rename to %s: %s", path.buf, strerror(errno));
+		goto out;
+	}
+	strbuf_reset(&tmp);
+	write_index(dir.buf, key, name, &m);
+	prune_cache(dir.buf);
+found:
+	if (path.len + 1 > out_len) {
+		strbuf_addf(err, "initramfs: path %s too long", path.buf);
+		goto out;
+	}
+	utimensat(AT_FDCWD, path.buf, NULL, 0); /* most recently used */
+	memcpy(out_path, path.buf, path.len + 1);
+	rc = 0;
+out:
 	if (rc < 0 && tmp.len)
 		unlink(tmp.buf);
+	free(name);
 	mf_release(&m);
 	strbuf_release(&dir);
 	strbuf_release(&path);

@@ -1,32 +1,45 @@
 /*
- * The initramfs builder of the qemu target: one newc cpio archive (written
- * here, uncompressed; the kernel unpacks plain cpio and skips gunzip under
- * TCG) holding busybox-static with its applet links, the agent and the
- * workload binaries with every shared library `ldd` says they need (and the
- * dynamic loader), optional extra files (the kernel for kexec inside the
- * guest) and a generated /init script.
+ * The initramfs builder of the qemu target: one newc cpio archive holding
+ * busybox-static with its applet links, the agent and the workload binaries
+ * with every shared library `ldd` says they need (and the dynamic loader),
+ * optional extra files (the kernel for kexec inside the guest, the kernel
+ * config) and a generated /init script. Plain, or compressed with LZ4 (the
+ * legacy frame the kernel unpacks with CONFIG_RD_LZ4; harness/util/lz4.h):
+ * under TCG the kernel unpacks LZ4 as fast as a plain archive and a third of
+ * the bytes move around (docs/qemu.md has the measurements).
  *
  * Layout in the guest: everything executable in /bin (sbin, usr/bin and
  * usr/sbin are symlinks to it; a given binary wins over a busybox applet of
  * the same name), libraries at the absolute paths ldd printed, proc, sys,
  * dev, dev/pts, sys/kernel/debug, tmp and run mounted by /init.
  *
- * Kexec inside the guest needs an initrd file, and an archive cannot contain
- * itself: when a kernel is put in /boot/vmlinuz, /init re-archives its own
- * root filesystem (find / -xdev | cpio -o -H newc, i.e. everything this
- * archive holds, without the mounted proc/sys/dev/tmp/run) into
- * /boot/initrd.cpio before it starts the agent, so `kexec -l /boot/vmlinuz
- * --initrd=/boot/initrd.cpio` boots the same system again, any number of
- * times (see docs/qemu.md).
+ * Kexec inside the guest needs an initrd file, and the kernel frees the
+ * initrd after unpacking it. With `carry` (e.g. "/boot/initrd.img") the
+ * written file is the carry archive of harness/util/cpio.h: a small plain
+ * cpio holding the system archive Z as the file `carry`, then Z itself. The
+ * guest thus boots with its own archive at `carry`, and the agent's kexec
+ * ("carry": true) writes the same carry archive from that file: the same
+ * system again, any number of times, without re-archiving anything in the
+ * guest. An extra file with elf_trim (the kernel's ELF vmlinux for kexec) is
+ * stored without the zero bytes at the end of its PT_LOAD segments (.bss,
+ * .brk: 66 MB -> 35 MB for Debian's 6.1), which kexec's ELF loader fills
+ * from the segments' memory size.
  *
- * Archives are cached by content: the SHA-256 of the builder version and of
- * every entry (path, mode, bytes) names the file
- * ${XDG_CACHE_HOME:-$HOME/.cache}/schedlab/initramfs/<hash>.cpio, so a build
- * reads its inputs, hashes them and writes only when something changed. The
- * six most recently used archives are kept, older ones are deleted.
+ * Archives are cached by content: the SHA-256 of the builder version, the
+ * output options and every entry (path, mode, bytes) names the file
+ * ${XDG_CACHE_HOME:-$HOME/.cache}/schedlab/initramfs/<hash>.cpio (plain),
+ * .cpio.lz4, or .carry.cpio / .carry.cpio.lz4. Finding that hash means
+ * running ldd and busybox --list and reading every input, so a second key
+ * skips it: the SHA-256 of the spec itself (initramfs_spec_key) names an
+ * index file index/<key> listing every host file the archive was made from
+ * with its size, times, inode and device, and the archive; when none of them
+ * changed, the archive is used without reading anything (a few dozen
+ * stat()s). The six most recently used archives are kept, older ones and
+ * index files naming a deleted archive are removed.
  *
- * The pure parts (newc headers, SHA-256, ldd output parsing, the /init text)
- * are exported for tests/unit/test_initramfs.c.
+ * The pure parts (SHA-256, ldd output parsing, the /init text, ELF checks
+ * and trimming, the spec key, the index format) are exported for
+ * tests/unit/test_initramfs.c; the newc writer is harness/util/cpio.h.
  */
 #ifndef SL_INITRAMFS_H
 #define SL_INITRAMFS_H
@@ -34,15 +47,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "harness/util/cpio.h"
 #include "harness/util/strbuf.h"
 
-#define INITRAMFS_BUILDER_VERSION 1
+#define INITRAMFS_BUILDER_VERSION 2
+
+enum initramfs_compress {
+	INITRAMFS_PLAIN = 0,
+	INITRAMFS_LZ4 = 1,
+};
 
 /* an extra file: host path -> absolute path in the guest */
 struct initramfs_file {
 	const char *src;
 	const char *dst;
 	unsigned mode;            /* permission bits; 0 = those of src */
+	int elf_trim;             /* 1: an ELF64 stored without the trailing zeros
+				     of its PT_LOAD segments (initramfs_elf_trim);
+				     other files as they are */
 };
 
 struct initramfs_spec {
@@ -59,14 +81,15 @@ struct initramfs_spec {
 	 */
 	const char *init_cmd;
 	/*
-	 * Extra /init lines run after the mounts (and the kexec self-archive),
-	 * before the agent starts: the qemu target's network and sshd setup
-	 * ("ssh" option). A fixed text generated by code, never a plan value.
+	 * Extra /init lines run after the mounts, before the agent starts: the
+	 * qemu target's network and sshd setup ("ssh" option). A fixed text
+	 * generated by code, never a plan value.
 	 */
 	const char *extra_init;
-	/* /init writes /boot/initrd.cpio (for kexec); default: when a file
-	   goes to /boot/vmlinuz. 1 force on, -1 force off */
-	int self_archive;
+	enum initramfs_compress compress;
+	/* absolute guest path of the carried copy of the archive (for kexec in
+	   the guest), or NULL for none */
+	const char *carry;
 	const char *cache_dir;             /* NULL: the XDG cache folder above */
 };
 
@@ -81,8 +104,7 @@ int initramfs_build(const struct initramfs_spec *spec, char *out_path, size_t ou
 /* ---- pure parts ---- */
 
 /* the text of /init for spec */
-void initramfs_init_script(const struct initramfs_spec *spec, int self_archive,
-			   struct strbuf *out);
+void initramfs_init_script(const struct initramfs_spec *spec, struct strbuf *out);
 
 /*
  * Parse `ldd` output: append every library path (the "=> /path" targets and
@@ -98,21 +120,34 @@ int initramfs_parse_ldd(const char *out, struct strvec *libs, struct strbuf *err
  */
 int initramfs_elf_is_dynamic(const unsigned char *buf, size_t len);
 
-/* newc: append one entry (header, NUL-terminated name, padding, data, padding) */
-struct cpio_out {
-	struct strbuf *mem;       /* append here when non-NULL, else write to fd */
-	int fd;
-	uint64_t off;             /* bytes emitted so far */
-	unsigned next_ino;
-	int error;                /* errno of the first failed write, 0 ok */
-};
-void cpio_out_init_mem(struct cpio_out *o, struct strbuf *mem);
-void cpio_out_init_fd(struct cpio_out *o, int fd);
-/* mode includes the type bits (S_IFREG, S_IFDIR, S_IFLNK, S_IFCHR); for a
-   symlink data is the target; rdev only for device nodes */
-void cpio_add(struct cpio_out *o, const char *name, unsigned mode, const void *data,
-	      size_t len, unsigned rdev_major, unsigned rdev_minor);
-/* the TRAILER!!! entry; then pad to a 512-byte multiple like GNU cpio */
-void cpio_finish(struct cpio_out *o);
+/*
+ * A little-endian ELF64 executable in buf, rewritten into out with the zero
+ * bytes at the end of every PT_LOAD segment left out of the file (p_filesz
+ * shrinks, p_memsz stays: a loader zero-fills the rest, as for .bss), the
+ * segments at page-aligned offsets congruent to their addresses, other
+ * program headers' data (notes) copied, and no section headers. -1 when buf
+ * is not such a file (out untouched).
+ */
+int initramfs_elf_trim(const unsigned char *buf, size_t len, struct strbuf *out);
+
+/*
+ * The spec's own cache key (hex SHA-256): builder version, every field of
+ * spec except cache_dir, and the PATH and LD_LIBRARY_PATH values given
+ * (which decide what names and ldd resolve to). Unambiguous: every string
+ * is length-prefixed, a NULL differs from "".
+ */
+void initramfs_spec_key(const struct initramfs_spec *spec, const char *path_env,
+			const char *ld_library_path, char hex[65]);
+
+/*
+ * Index files. initramfs_index_add appends the line of one host file
+ * ("F size mtime ctime ino dev path", or "- path" when it does not exist);
+ * -1 for a path with a newline (such a file is not indexed). A whole index
+ * is "schedlab-initramfs-index 1\narchive NAME\n" and the lines of its
+ * files. initramfs_index_valid returns 1 and the archive's file name when
+ * every listed file is still as recorded, else 0 (changed, malformed).
+ */
+int initramfs_index_add(struct strbuf *idx, const char *path);
+int initramfs_index_valid(const char *text, struct strbuf *archive);
 
 #endif

@@ -16,10 +16,14 @@
  * A boot either starts a new VM (method "boot": the kernel command line is
  * `console=ttyS0 panic=-1 [preempt=X] [extra]`, with -no-reboot so that a
  * panic ends qemu at once) or, when the target object says "switch":"kexec"
- * and a VM runs the same kernel, asks the agent for op "kexec" with
- * /boot/vmlinuz, /boot/initrd.cpio (written by /init, see initramfs.h) and the
- * new command line, then waits on the same connection for a banner with a new
- * boot_id (method "kexec").
+ * and a VM runs the same kernel, asks the agent for op "kexec" with the
+ * kernel the guest holds (/boot/vmlinux, the ELF kernel trimmed of its .bss
+ * zeros, when the VM booted it through PVH, else /boot/vmlinuz), the
+ * archive it booted from (/boot/initrd.img, carried in the initramfs; see
+ * initramfs.h) with "carry" and the new command line, then waits on the same
+ * connection for a banner with a new boot_id (method "kexec"). The guest
+ * gets only the tools the plan's workloads run (qemu_guest_tools), in an
+ * LZ4 archive when the kernel unpacks LZ4; docs/qemu.md has the measurements.
  *
  * Acceleration: "auto" tries KVM when /dev/kvm opens, and gives up on it when
  * the kernel has printed nothing within kvm_probe_s (LAB-NOTES: KVM guests
@@ -48,9 +52,12 @@
 #include "harness/targets/target.h"
 
 #define QEMU_CONSOLE_TAIL (64 * 1024)
+/* where the guest keeps its own initramfs for kexec (initramfs_spec.carry) */
+#define QEMU_CARRY "/boot/initrd.img"
 
-static const char *const default_tools[] = { "cyclictest", "hackbench", "stress-ng", "kexec",
-					      NULL };
+/* the tools of a VM booted without a plan (schedlab sysinfo, tests); kexec
+ * is added when the target switches by kexec */
+static const char *const default_tools[] = { "cyclictest", "hackbench", "stress-ng", NULL };
 
 /* -1 KVM does not work here, 0 not tried, 1 KVM works (per process) */
 static int kvm_verdict;
@@ -63,6 +70,7 @@ struct qemu_priv {
 	char console[128];
 	char kernel[PATH_MAX];     /* image the VM runs (realpath) */
 	char initrd[PATH_MAX];
+	char kexec_kernel[32];     /* the kernel for kexec in the guest (build_initrd) */
 	char accel[16];
 	struct agent_conn conn;
 	int conn_open;
@@ -74,7 +82,8 @@ struct qemu_priv {
 
 static const char *const known_keys[] = { "type",  "kernel",   "cpus",      "memory_mb",
 					  "accel", "timeout_s", "switch",   "kvm_probe_s",
-					  "qemu",  "tools",    "append",    "pvh",  "ssh",  NULL };
+					  "qemu",  "tools",    "append",    "pvh",  "ssh",
+					  "initramfs", NULL };
 
 /*
  * "ssh": {"port": N, "authorized_keys": PATH, "host_key": PATH}: a guest
@@ -101,6 +110,19 @@ static const char ssh_init[] =
 	"else\n"
 	"\tdropbear -s -R -p 22 &&\n"
 	"\techo \"schedlab-init: dropbear up at $(cut -d' ' -f1 /proc/uptime) s\"\n"
+	"fi";
+
+/*
+ * With "ssh" and "switch": "kexec" the guest stands in for a remote machine
+ * whose initrd is a file: /boot/initrd.cpio, the carry archive of its own
+ * /boot/initrd.img (a plain cpio holding that file, then the file), which
+ * any kexec can use and which boots this same system again (the ssh
+ * target's "initrd"; tests/e2e/t0700-ssh-qemu.sh).
+ */
+static const char ssh_carry_init[] =
+	"\nif [ -f /boot/initrd.img ]; then\n"
+	"\t(cd / && printf 'boot\\nboot/initrd.img\\n' | cpio -o -H newc 2>/dev/null &&\n"
+	"\t\tcat boot/initrd.img) >/boot/initrd.cpio\n"
 	"fi";
 
 /*
@@ -176,13 +198,15 @@ static int check_numbers(json_t *out, const char *prefix, struct strbuf *err)
 {
 	static const char *const accels[] = { "auto", "kvm", "tcg", NULL };
 	static const char *const switches[] = { "auto", "boot", "reboot", "kexec", NULL };
+	static const char *const packs[] = { "auto", "lz4", "plain", NULL };
 
 	if (conf_integer(out, "cpus", 2, 1, 256, prefix, err) ||
 	    conf_integer(out, "memory_mb", 1024, 256, 1 << 20, prefix, err) ||
 	    conf_seconds(out, "timeout_s", 180.0, 5, 3600, prefix, err) ||
 	    conf_seconds(out, "kvm_probe_s", 4.0, 0.5, 120, prefix, err) ||
 	    conf_choice(out, "accel", "auto", accels, prefix, err) ||
-	    conf_choice(out, "switch", "auto", switches, prefix, err))
+	    conf_choice(out, "switch", "auto", switches, prefix, err) ||
+	    conf_choice(out, "initramfs", "auto", packs, prefix, err))
 		return -1;
 	return 0;
 }
@@ -277,18 +301,14 @@ static int check_ssh(json_t *out, const char *where, struct strbuf *err)
 	return 0;
 }
 
-/* "tools": the programs copied into the guest (default_tools) */
+/* "tools": the programs copied into the guest; absent: those the plan's
+ * workloads run (guest_tools) */
 static int check_tools(json_t *out, const char *where, struct strbuf *err)
 {
 	json_t *v = json_object_get(out, "tools"), *e;
 	size_t i;
-	if (!v) {
-		json_t *a = json_array();
-		for (i = 0; default_tools[i]; i++)
-			json_array_append_new(a, json_string(default_tools[i]));
-		json_object_set_new(out, "tools", a);
+	if (!v)
 		return 0;
-	}
 	if (!json_is_array(v))
 		goto bad_tools;
 	json_array_foreach(v, i, e)
@@ -493,12 +513,48 @@ static int make_tmpdir(struct qemu_priv *p, struct strbuf *err)
 	return 0;
 }
 
-/* the binaries for the initramfs: the agent, bin/sl-* next to it, the tools */
+/* name is listed in the NULL-terminated v */
+static int listed(const char *const *v, const char *name)
+{
+	for (; v && *v; v++)
+		if (!strcmp(*v, name))
+			return 1;
+	return 0;
+}
+
+/* what goes into the guest: see target.h */
+void qemu_guest_tools(const json_t *conf, const char *const *plan_tools, struct strvec *hosts,
+		      struct strvec *natives, int *all_natives)
+{
+	json_t *tools = json_object_get(conf, "tools"), *e;
+	const char *sw = json_string_value(json_object_get(conf, "switch"));
+	size_t i;
+
+	*all_natives = 0;
+	if (tools) {
+		*all_natives = 1;
+		json_array_foreach(tools, i, e)
+			strvec_push(hosts, json_string_value(e));
+	} else if (plan_tools) {
+		for (const char *const *v = plan_tools; *v; v++)
+			strvec_push(strncmp(*v, "sl-", 3) ? hosts : natives, *v);
+	} else {
+		*all_natives = 1;
+		for (i = 0; default_tools[i]; i++)
+			strvec_push(hosts, default_tools[i]);
+	}
+	if (sw && !strcmp(sw, "kexec") && !listed((const char *const *)hosts->v, "kexec"))
+		strvec_push(hosts, "kexec");
+}
+
+/* the binaries for the initramfs: the agent, the sl-* next to it that the
+ * plan runs, the host tools (guest_tools) */
 static int collect_binaries(struct target *t, struct strvec *bins, struct strbuf *err)
 {
 	const char *agent = target_agent_binary(t);
-	json_t *tools = json_object_get(t->conf, "tools"), *e;
+	struct strvec hosts = STRVEC_INIT, natives = STRVEC_INIT;
 	char *dir, *slash, *pat;
+	int all_natives, rc = -1;
 	glob_t g;
 	size_t i;
 
@@ -507,6 +563,7 @@ static int collect_binaries(struct target *t, struct strvec *bins, struct strbuf
 			    agent ? agent : "bin/schedlab-agent");
 		return -1;
 	}
+	qemu_guest_tools(t->conf, t->tools, &hosts, &natives, &all_natives);
 	strvec_push(bins, agent);
 	dir = xstrdup(agent);
 	slash = strrchr(dir, '/');
@@ -514,26 +571,34 @@ static int collect_binaries(struct target *t, struct strvec *bins, struct strbuf
 		*slash = '\0';
 	pat = xstrfmt("%s/sl-*", slash ? dir : ".");
 	if (glob(pat, 0, NULL, &g) == 0) {
-		for (i = 0; i < g.gl_pathc; i++)
-			if (access(g.gl_pathv[i], X_OK) == 0)
+		for (i = 0; i < g.gl_pathc; i++) {
+			const char *base = strrchr(g.gl_pathv[i], '/');
+			base = base ? base + 1 : g.gl_pathv[i];
+			if (access(g.gl_pathv[i], X_OK) == 0 &&
+			    (all_natives || listed((const char *const *)natives.v, base)))
 				strvec_push(bins, g.gl_pathv[i]);
+		}
 		globfree(&g);
 	}
 	free(pat);
 	free(dir);
-	json_array_foreach(tools, i, e) {
-		const char *name = json_string_value(e);
+	for (i = 0; i < hosts.nr; i++) {
+		const char *name = hosts.v[i];
 		char *found = strchr(name, '/') ? xstrdup(name) : proc_which(name);
 		if (!found || access(found, X_OK) < 0) {
 			strbuf_addf(err, "qemu: %s is needed in the guest but not found on this "
 					 "host (Debian: rt-tests, stress-ng, kexec-tools)", name);
 			free(found);
-			return -1;
+			goto out;
 		}
 		strvec_push(bins, found);
 		free(found);
 	}
-	return 0;
+	rc = 0;
+out:
+	strvec_clear(&hosts);
+	strvec_clear(&natives);
+	return rc;
 }
 
 static void build_cmdline(struct target *t, const struct boot_spec *b, struct strbuf *cl)
@@ -733,24 +798,49 @@ static int add_ssh_files(struct target *t, const char *image, struct strvec *bin
 	*ko = xstrdup(g.gl_pathv[0]);
 	globfree(&g);
 	free(pat);
-	files[(*nr)++] = (struct initramfs_file){ *ko, "/lib/modules/e1000.ko", 0644 };
+	files[(*nr)++] = (struct initramfs_file){ *ko, "/lib/modules/e1000.ko", 0644, 0 };
 	files[(*nr)++] = (struct initramfs_file){
 		json_string_value(json_object_get(ssh, "authorized_keys")),
-		"/root/.ssh/authorized_keys", 0600 };
+		"/root/.ssh/authorized_keys", 0600, 0 };
 	if (hk)
 		files[(*nr)++] = (struct initramfs_file){
-			hk, "/etc/dropbear/dropbear_ed25519_host_key", 0600 };
+			hk, "/etc/dropbear/dropbear_ed25519_host_key", 0600, 0 };
 	return 0;
 }
 
+/* 1 when the kernel config file has "CONFIG_<opt>=y", 0 when not, -1 unknown */
+static int config_has(const char *config, const char *opt)
+{
+	struct strbuf cfg = STRBUF_INIT;
+	char *needle = xstrfmt("\nCONFIG_%s=y\n", opt);
+	int r = -1;
+	if (config && *config && !strbuf_read_file(&cfg, config, 4 << 20))
+		r = strstr(cfg.buf, needle) != NULL;
+	free(needle);
+	strbuf_release(&cfg);
+	return r;
+}
+
+/*
+ * The initramfs of a new VM. LZ4 when the kernel unpacks it (CONFIG_RD_LZ4:
+ * Debian's does, the minimal variants only gzip), else plain. With "switch": "kexec" it also holds the
+ * kernel the VM booted, for kexec in the guest: the ELF vmlinux (trimmed of
+ * its .bss zeros) when the VM booted it through PVH, since kexec_load
+ * starts an ELF kernel without the decompressor (under TCG the bzImage's XZ
+ * decompressor alone takes 5-8 s), else the bzImage; and the archive carries
+ * a copy of itself at /boot/initrd.img (initramfs.h), so no kexec needs
+ * anything re-archived in the guest. p->kexec_kernel says which.
+ */
 static int build_initrd(struct target *t, struct qemu_priv *p, const char *image,
-			const char *config, const char *release, struct strbuf *err)
+			const char *boot_image, const char *config, const char *release,
+			struct strbuf *err)
 {
 	const char *sw = json_string_value(json_object_get(t->conf, "switch"));
+	const char *pack = json_string_value(json_object_get(t->conf, "initramfs"));
 	struct strvec bins = STRVEC_INIT;
 	struct initramfs_file files[5];
 	struct initramfs_spec spec;
-	char *cfgdst = NULL, *ko = NULL;
+	char *cfgdst = NULL, *ko = NULL, *init = NULL;
 	int rc = -1;
 
 	memset(&spec, 0, sizeof(spec));
@@ -761,22 +851,39 @@ static int build_initrd(struct target *t, struct qemu_priv *p, const char *image
 		if (add_ssh_files(t, image, &bins, files, &spec.nr_files, &ko, err) < 0)
 			goto out;
 		spec.extra_init = ssh_init;
+		if (sw && !strcmp(sw, "kexec"))
+			spec.extra_init = init = xstrfmt("%s%s", ssh_init, ssh_carry_init);
 	}
 	spec.binaries = strvec_argv(&bins);
+	if (pack && !strcmp(pack, "lz4") && config_has(config, "RD_LZ4") == 0) {
+		strbuf_addf(err, "qemu: target.initramfs is \"lz4\" but the kernel (%s) has no "
+				 "CONFIG_RD_LZ4", config);
+		goto out;
+	}
+	spec.compress = (pack && !strcmp(pack, "lz4")) ||
+				(!(pack && !strcmp(pack, "plain")) && config_has(config, "RD_LZ4") == 1)
+			? INITRAMFS_LZ4 : INITRAMFS_PLAIN;
 	/* the kernel config lets the agent report HZ, SCHED_MC, ... */
 	if (config && *config) {
 		cfgdst = *release ? xstrfmt("/boot/config-%s", release) : xstrdup("/boot/config");
-		files[spec.nr_files++] = (struct initramfs_file){ config, cfgdst, 0644 };
+		files[spec.nr_files++] = (struct initramfs_file){ config, cfgdst, 0644, 0 };
 	}
-	/* for kexec inside the guest: the image, and /init's self-archive */
-	if (sw && !strcmp(sw, "kexec"))
-		files[spec.nr_files++] = (struct initramfs_file){ image, "/boot/vmlinuz", 0644 };
+	p->kexec_kernel[0] = '\0';
+	if (sw && !strcmp(sw, "kexec")) {
+		int elf = strcmp(boot_image, image) != 0;
+		snprintf(p->kexec_kernel, sizeof(p->kexec_kernel), "%s",
+			 elf ? "/boot/vmlinux" : "/boot/vmlinuz");
+		files[spec.nr_files++] =
+			(struct initramfs_file){ boot_image, p->kexec_kernel, 0644, elf };
+		spec.carry = QEMU_CARRY;
+	}
 	if (initramfs_build(&spec, p->initrd, sizeof(p->initrd), err) < 0)
 		goto out;
 	rc = 0;
 out:
 	free(cfgdst);
 	free(ko);
+	free(init);
 	strvec_clear(&bins);
 	return rc;
 }
@@ -797,7 +904,7 @@ static int boot_new_vm(struct target *t, struct qemu_priv *p, const char *kernel
 		goto out;
 	/* the ELF vmlinux boots through PVH, without the decompressor */
 	boot_image = vmlinux[0] && json_is_true(json_object_get(t->conf, "pvh")) ? vmlinux : image;
-	if (build_initrd(t, p, image, config, release, err) < 0)
+	if (build_initrd(t, p, image, boot_image, config, release, err) < 0)
 		goto out;
 	build_cmdline(t, b, &cl);
 	if (!strcmp(accel, "auto"))
@@ -846,8 +953,8 @@ static int kexec_vm(struct target *t, struct qemu_priv *p, const struct boot_spe
 
 	*console_from = file_size(p->console);
 	build_cmdline(t, b, &cl);
-	args = json_pack("{s:s,s:s,s:s}", "kernel", "/boot/vmlinuz", "initrd", "/boot/initrd.cpio",
-			 "cmdline", cl.buf);
+	args = json_pack("{s:s,s:s,s:b,s:s}", "kernel", p->kexec_kernel, "initrd", QEMU_CARRY,
+			 "carry", 1, "cmdline", cl.buf);
 	r = agent_call(&p->conn, "kexec", args, 120, &res, &e);
 	json_decref(res);
 	if (r < 0) {

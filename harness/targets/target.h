@@ -92,6 +92,10 @@ struct target {
 	const char *agent_path;   /* the agent binary on the controller side */
 	int knob_keep;            /* knob changes that belong to the boot (kept by
 				   * knob_restore after each run) */
+	/* the programs the plan's workloads run (plan_tools: "cyclictest",
+	 * "sl-pingpong", ...), NULL-terminated, borrowed from the plan; NULL
+	 * when not known (the target then assumes its defaults) */
+	const char *const *tools;
 };
 
 const struct target_ops *target_find(const char *name);
@@ -151,6 +155,18 @@ int conf_check_keys(const json_t *obj, const char *const *valid, const char *pat
 json_t *target_spec_parse(const char *spec, struct strbuf *err);
 /* path of bin/schedlab-agent next to the running schedlab binary */
 const char *target_default_agent_path(void);
+
+/*
+ * The programs a qemu guest gets (pure), for the resolved target object conf
+ * and the plan's tools (plan_tools, NULL when not known): the target's
+ * "tools" when the plan names them (with every sl-* next to the agent), else
+ * the plan's tools, split into host programs (hosts) and the native sl-*
+ * ones (natives, found next to the agent), else cyclictest, hackbench and
+ * stress-ng with every sl-*; and kexec when conf's "switch" is "kexec".
+ * *all_natives is 1 when every sl-* next to the agent goes in.
+ */
+void qemu_guest_tools(const json_t *conf, const char *const *plan_tools, struct strvec *hosts,
+		      struct strvec *natives, int *all_natives);
 
 extern const struct target_ops local_target;
 extern const struct target_ops qemu_target;

@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -375,19 +376,33 @@ int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_m
 		c->in_fd = -1;
 	}
 	int st = 0;
+	/* the child's exit as an event (Linux >= 5.3) once its pipes are at
+	 * EOF (ldd, kexec -l: they close their output and exit, and were found
+	 * up to 100 ms late); without a pidfd it is looked for every 1, 2, 4 ...
+	 * 100 ms. While a pipe is open, its EOF (or the 1 s bound) tells as
+	 * before: a tool that leaves a daemon on its stdout is found as late as
+	 * ever, by which time the daemon has usually left the process group and
+	 * is killed and named as a pipe holder, not killed with the group */
+	int pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	int backoff = 1;
 	for (;;) {
-		struct pollfd pfd[3];
+		struct pollfd pfd[4];
 		int io, ie, ia = -1, n = pipe_pollfds(c, pfd, &io, &ie);
 		if (abort_fd >= 0 && !killed_for) {
 			pfd[n] = (struct pollfd){ abort_fd, POLLIN, 0 };
 			ia = n++;
 		}
+		if (pidfd >= 0 && c->out_fd < 0 && c->err_fd < 0)
+			pfd[n++] = (struct pollfd){ pidfd, POLLIN, 0 };
 		/* wake as rarely as the timers allow: the agent shares the CPUs
-		 * with the measurement. The child's exit shows as EOF on its pipes
-		 * and a signal (the abort flag) interrupts poll, so 1 s is only the
-		 * bound for the deadline checks; without pipes to watch, poll for
-		 * the exit every 100 ms. */
-		int ms = (c->out_fd >= 0 || c->err_fd >= 0) ? 1000 : 100;
+		 * with the measurement. The child's exit shows as EOF on its pipes,
+		 * then on the pidfd, and a signal (the abort flag) interrupts poll,
+		 * so 1 s is only the bound for the deadline checks */
+		int ms = 1000;
+		if (pidfd < 0 && c->out_fd < 0 && c->err_fd < 0) {
+			ms = backoff;
+			backoff = backoff >= 64 ? 100 : 2 * backoff;
+		}
 		double next = kill_at ? kill_at : (!killed_for && deadline) ? deadline : 0;
 		if (next) {
 			double left = next - now_mono();
@@ -476,6 +491,8 @@ int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_m
 			kill_at = 0;
 		}
 	}
+	if (pidfd >= 0)
+		close(pidfd);
 	if (out_max)
 		strbuf_tail(out, out_max);
 	if (err_max)

@@ -3,7 +3,8 @@
 # End-to-end: the qemu target with Debian's real kernel under TCG (KVM is
 # probed and dropped when it hangs or fails, see LAB-NOTES). Imports the
 # kernel with `make -C kernels debian` when absent, builds the initramfs
-# (and checks its content and the cache), boots with preempt=full and checks
+# (and checks its content and the cache; and the kexec form: LZ4, carrying a
+# copy of itself, the vmlinux trimmed), boots with preempt=full and checks
 # the effective mode the agent reports, switches to preempt=none by kexec
 # inside the guest, checks that a panicking boot fails fast with the console
 # in the message, and that no qemu process or temporary folder is left.
@@ -31,10 +32,13 @@ check "kernel folder complete" test -s kernels/out/debian/vmlinuz -a -s kernels/
 
 cat >"$TMP/qboot.c" <<'C'
 /* qboot initramfs                      build twice, print path and times
+ * qboot kexecramfs VMLINUX              the kexec form, print its path
+ * qboot unlz4 IN OUT                    an LZ4 legacy frame decompressed
  * qboot boot CONF PREEMPT[:CMDLINE]... check, open, boot each, print a line */
 #include <stdio.h>
 #include <string.h>
 #include "harness/targets/initramfs.h"
+#include "harness/util/lz4.h"
 #include "harness/util/proc.h"
 #include "harness/targets/target.h"
 extern const struct target_ops qemu_target;
@@ -52,6 +56,33 @@ int main(int argc, char **argv)
 		double t1 = now_mono();
 		if (initramfs_build(&s, p2, sizeof(p2), &err)) { printf("error %s\n", err.buf); return 1; }
 		printf("%s %s %.3f %.3f\n", p1, p2, t1 - t0, now_mono() - t1);
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "kexecramfs")) {
+		const char *bins[] = { "bin/schedlab-agent", "hackbench", "kexec", NULL };
+		struct initramfs_file f = { argv[2], "/boot/vmlinux", 0644, 1 };
+		struct initramfs_spec s;
+		char p[4096];
+		memset(&s, 0, sizeof(s));
+		s.binaries = bins;
+		s.files = &f;
+		s.nr_files = 1;
+		s.compress = INITRAMFS_LZ4;
+		s.carry = "/boot/initrd.img";
+		if (initramfs_build(&s, p, sizeof(p), &err)) { printf("error %s\n", err.buf); return 1; }
+		printf("%s\n", p);
+		return 0;
+	}
+	if (argc > 3 && !strcmp(argv[1], "unlz4")) {
+		struct strbuf in = STRBUF_INIT, out = STRBUF_INIT;
+		FILE *f;
+		if (strbuf_read_file(&in, argv[2], 0) || lz4_legacy_decompress(in.buf, in.len, &out, &err)) {
+			printf("error %s\n", err.buf);
+			return 1;
+		}
+		f = fopen(argv[3], "wb");
+		if (!f || fwrite(out.buf, 1, out.len, f) != out.len || fclose(f))
+			return 1;
 		return 0;
 	}
 	if (argc < 4)
@@ -125,6 +156,42 @@ if [ -f "${p1:-/nonexistent}" ]; then
 		not_ok "busybox is the binary" "$(grep busybox "$TMP/ir.list" | head -3)"
 	grep -qE ' bin/sh -> busybox$' "$TMP/ir.list" && ok "applet links point to busybox" ||
 		not_ok "applet links point to busybox"
+fi
+
+# --- the kexec form: a small plain cpio carrying the LZ4 archive as
+# /boot/initrd.img, then that archive itself; inside, only what was asked
+# for and the vmlinux without its .bss zeros
+"$TMP/qboot" kexecramfs kernels/out/debian/vmlinux >"$TMP/kx.out" 2>&1
+read -r kx <"$TMP/kx.out"
+case "$kx" in
+*.carry.cpio.lz4) ok "kexec archive cached as .carry.cpio.lz4" ;;
+*) not_ok "kexec archive built" "$(cat "$TMP/kx.out")" ;;
+esac
+if [ -f "${kx:-/nonexistent}" ]; then
+	cpio -it <"$kx" >"$TMP/kx.list" 2>/dev/null
+	equals "the carry part holds only the archive" "$(tr '\n' ' ' <"$TMP/kx.list")" "boot boot/initrd.img "
+	(cd "$TMP" && cpio -i --quiet --to-stdout boot/initrd.img <"$kx" >"$TMP/kx.z")
+	zs=$(stat -c %s "$TMP/kx.z")
+	tail -c "$zs" "$kx" | cmp -s - "$TMP/kx.z" && ok "the archive follows, the same bytes as the carried copy" ||
+		not_ok "the archive follows the carry part"
+	[ $(( $(stat -c %s "$kx") )) -lt $(( 2 * zs + 4096 )) ] && ok "nothing else in the file" ||
+		not_ok "nothing else in the file" "$(stat -c %s "$kx") bytes for an archive of $zs"
+	if "$TMP/qboot" unlz4 "$TMP/kx.z" "$TMP/kx.cpio"; then
+		ok "the archive is an LZ4 legacy frame"
+		cpio -itv <"$TMP/kx.cpio" >"$TMP/kx.all" 2>/dev/null
+		for f in init bin/schedlab-agent bin/hackbench bin/kexec boot/vmlinux; do
+			grep -qE " $f( |$)" "$TMP/kx.all" && ok "kexec archive has /$f" || not_ok "kexec archive has /$f"
+		done
+		grep -qE " bin/(stress-ng|cyclictest)$" "$TMP/kx.all" && not_ok "no tool that was not asked for" ||
+			ok "no tool that was not asked for"
+		mkdir -p "$TMP/kxroot"
+		(cd "$TMP/kxroot" && cpio -i --quiet -d boot/vmlinux <"$TMP/kx.cpio")
+		vs=$(stat -c %s "$TMP/kxroot/boot/vmlinux" 2>/dev/null || echo 0)
+		[ "$vs" -gt 0 ] && [ "$vs" -lt "$(stat -c %s kernels/out/debian/vmlinux)" ] &&
+			ok "the vmlinux is trimmed ($vs bytes)" || not_ok "the vmlinux is trimmed" "$vs bytes"
+	else
+		not_ok "the archive is an LZ4 legacy frame"
+	fi
 fi
 
 # --- boot with preempt=full, then kexec to preempt=none, all in one VM

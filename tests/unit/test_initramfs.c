@@ -3,15 +3,21 @@
  * SHA-256 used for the cache key (FIPS 180-4 test vectors, streamed in odd
  * chunks), the newc cpio writer (parsed back field by field: magic, mode,
  * sizes, name padding, data padding, trailer, 512-byte end), the ldd output
- * parser, the ELF PT_INTERP check and the generated /init text. The build
+ * parser, the ELF PT_INTERP check, the generated /init text, the programs
+ * a qemu guest gets for a plan (qemu_guest_tools), the ELF trimming of a
+ * kernel for kexec, the carry archive (harness/util/cpio.h), the spec's
+ * cache key and the index files that let a build skip ldd and hashing. The build
  * itself (ldd, busybox, qemu) is covered by tests/e2e/t0500-qemu-boot.sh.
  */
 #include <elf.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness/util/sha256.h"
 #include "harness/targets/initramfs.h"
+#include "harness/targets/target.h"
 #include "tests/unit/tap.h"
 
 static void hash_str(const char *s, char hex[65])
@@ -257,7 +263,7 @@ TEST(init_script)
 	struct strbuf o = STRBUF_INIT;
 
 	memset(&s, 0, sizeof(s));
-	initramfs_init_script(&s, 0, &o);
+	initramfs_init_script(&s, &o);
 	CHECK(!strncmp(o.buf, "#!/bin/sh\n", 10));
 	CHECK_CONTAINS(o.buf, "mount -t proc proc /proc\n");
 	CHECK_CONTAINS(o.buf, "mount -t sysfs sysfs /sys\n");
@@ -268,22 +274,317 @@ TEST(init_script)
 	CHECK_CONTAINS(o.buf, "export PATH=/bin");
 	CHECK_CONTAINS(o.buf, "\nschedlab-agent --tty /dev/ttyS1\n");
 	CHECK_CONTAINS(o.buf, "poweroff -f\n");
-	CHECK(!strstr(o.buf, "initrd.cpio"));
+	/* nothing is re-archived in the guest: kexec uses the carried copy */
+	CHECK(!strstr(o.buf, "cpio"));
 
 	strbuf_reset(&o);
 	s.agent_tty = "/dev/ttyS2";
-	initramfs_init_script(&s, 1, &o);
+	s.carry = "/boot/initrd.img";
+	initramfs_init_script(&s, &o);
 	CHECK_CONTAINS(o.buf, "schedlab-agent --tty /dev/ttyS2\n");
-	CHECK_CONTAINS(o.buf, "cpio -o -H newc >/boot/initrd.cpio.tmp");
-	CHECK_CONTAINS(o.buf, "find . -xdev");
+	CHECK(!strstr(o.buf, "cpio"));
 
 	strbuf_reset(&o);
 	s.init_cmd = "cat /sys/kernel/debug/sched/preempt";
-	initramfs_init_script(&s, 0, &o);
+	initramfs_init_script(&s, &o);
 	CHECK_CONTAINS(o.buf, "\ncat /sys/kernel/debug/sched/preempt\n");
 	CHECK(!strstr(o.buf, "schedlab-agent --tty"));
 	CHECK_CONTAINS(o.buf, "poweroff -f\n");
 	strbuf_release(&o);
+}
+
+/* qemu_guest_tools for a target object (JSON text) and the plan's tools */
+static void guest_tools(const char *conf, const char *const *plan, const char *hosts,
+			const char *natives, int all)
+{
+	json_t *c = json_loads(conf, 0, NULL);
+	struct strvec h = STRVEC_INIT, n = STRVEC_INIT;
+	struct strbuf hs = STRBUF_INIT, ns = STRBUF_INIT;
+	int all_natives = -1;
+	qemu_guest_tools(c, plan, &h, &n, &all_natives);
+	for (size_t i = 0; i < h.nr; i++)
+		strbuf_addf(&hs, "%s%s", i ? " " : "", h.v[i]);
+	for (size_t i = 0; i < n.nr; i++)
+		strbuf_addf(&ns, "%s%s", i ? " " : "", n.v[i]);
+	CHECK_STR(hs.buf, hosts);
+	CHECK_STR(ns.buf, natives);
+	CHECK(all_natives == all);
+	strvec_clear(&h);
+	strvec_clear(&n);
+	strbuf_release(&hs);
+	strbuf_release(&ns);
+	json_decref(c);
+}
+
+TEST(guest_tools_from_the_plan)
+{
+	static const char *const ab[] = { "cyclictest", "hackbench", "sl-pingpong", NULL };
+	static const char *const hb[] = { "hackbench", NULL };
+	/* the plan's tools: host programs and the sl-* ones apart; no stress-ng */
+	guest_tools("{\"switch\": \"reboot\"}", ab, "cyclictest hackbench", "sl-pingpong", 0);
+	/* kexec only when switching by kexec */
+	guest_tools("{\"switch\": \"kexec\"}", hb, "hackbench kexec", "", 0);
+	/* the plan's own "tools" win (kexec added once), with every sl-* */
+	guest_tools("{\"switch\": \"kexec\", \"tools\": [\"stress-ng\"]}", hb, "stress-ng kexec", "",
+		    1);
+	guest_tools("{\"switch\": \"kexec\", \"tools\": [\"kexec\", \"/x/y\"]}", hb, "kexec /x/y",
+		    "", 1);
+	/* no plan (schedlab sysinfo, tests): the defaults */
+	guest_tools("{\"switch\": \"auto\"}", NULL, "cyclictest hackbench stress-ng", "", 1);
+}
+
+/* an ELF64 executable: two PT_LOAD segments whose data ends in zeros (a
+ * kernel's .bss), a PT_NOTE inside the first, section headers at the end */
+static size_t make_kernel_elf(unsigned char *buf, size_t cap)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[3];
+	memset(buf, 0, cap);
+	memset(&eh, 0, sizeof(eh));
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_EXEC;
+	eh.e_machine = EM_X86_64;
+	eh.e_entry = 0x1000000;
+	eh.e_phoff = sizeof(eh);
+	eh.e_phentsize = sizeof(Elf64_Phdr);
+	eh.e_phnum = 3;
+	eh.e_shoff = 0x9000;
+	eh.e_shentsize = 64;
+	eh.e_shnum = 2;
+	eh.e_shstrndx = 1;
+	memset(ph, 0, sizeof(ph));
+	ph[0] = (Elf64_Phdr){ PT_LOAD, PF_R | PF_X, 0x2000, 0xffffffff81000000ull, 0x1000000,
+			      0x3000, 0x3000, 0x200000 };
+	ph[1] = (Elf64_Phdr){ PT_LOAD, PF_R | PF_W, 0x5000, 0xffffffff81400000ull, 0x1400000,
+			      0x4000, 0x10000, 0x200000 };
+	ph[2] = (Elf64_Phdr){ PT_NOTE, 0, 0x2100, 0xffffffff81000100ull, 0x1000100, 0x20, 0x20,
+			      4 };
+	memcpy(buf, &eh, sizeof(eh));
+	memcpy(buf + sizeof(eh), ph, sizeof(ph));
+	for (size_t i = 0; i < 0x2800; i++) /* segment 0: data, then 0x800 zeros */
+		buf[0x2000 + i] = (unsigned char)(i % 251 + 1);
+	for (size_t i = 0; i < 0x20; i++)
+		buf[0x2100 + i] = (unsigned char)(0xa0 + i);
+	for (size_t i = 0; i < 0x1001; i++) /* segment 1: 0x1001 bytes, then zeros */
+		buf[0x5000 + i] = (unsigned char)(i % 7 + 1);
+	memset(buf + 0x9000, 0x55, 128); /* "section headers" */
+	return 0x9000 + 128 <= cap ? 0x9000 + 128 : 0;
+}
+
+static Elf64_Phdr phdr_of(const char *buf, int i)
+{
+	Elf64_Phdr ph;
+	memcpy(&ph, buf + 64 + (size_t)i * sizeof(ph), sizeof(ph));
+	return ph;
+}
+
+TEST(elf_trim_kernel)
+{
+	static unsigned char in[0xa000];
+	size_t len = make_kernel_elf(in, sizeof(in));
+	struct strbuf out = STRBUF_INIT;
+	Elf64_Ehdr eh;
+	Elf64_Phdr a, b, n;
+
+	CHECK(len > 0);
+	CHECK(initramfs_elf_trim(in, len, &out) == 0);
+	CHECK(out.len < len);
+	memcpy(&eh, out.buf, sizeof(eh));
+	CHECK(eh.e_phoff == 64 && eh.e_phnum == 3 && eh.e_entry == 0x1000000);
+	CHECK(eh.e_shoff == 0 && eh.e_shnum == 0 && eh.e_shstrndx == 0);
+	a = phdr_of(out.buf, 0);
+	b = phdr_of(out.buf, 1);
+	n = phdr_of(out.buf, 2);
+	/* the trailing zeros are gone from the file, the memory size stays */
+	CHECK(a.p_type == PT_LOAD && a.p_filesz == 0x2800 && a.p_memsz == 0x3000);
+	CHECK(b.p_type == PT_LOAD && b.p_filesz == 0x1001 && b.p_memsz == 0x10000);
+	CHECK(a.p_paddr == 0x1000000 && b.p_paddr == 0x1400000);
+	/* page-aligned offsets congruent to the addresses, data intact */
+	CHECK(a.p_offset % 4096 == a.p_vaddr % 4096 && b.p_offset % 4096 == b.p_vaddr % 4096);
+	CHECK(a.p_align == 4096 && b.p_align == 4096);
+	CHECK(a.p_offset + a.p_filesz <= out.len && b.p_offset + b.p_filesz <= out.len);
+	CHECK(!memcmp(out.buf + a.p_offset, in + 0x2000, 0x2800));
+	CHECK(!memcmp(out.buf + b.p_offset, in + 0x5000, 0x1001));
+	/* the note is copied */
+	CHECK(n.p_type == PT_NOTE && n.p_filesz == 0x20 && n.p_offset + 0x20 <= out.len);
+	CHECK(!memcmp(out.buf + n.p_offset, in + 0x2100, 0x20));
+	/* trimming again changes nothing more */
+	struct strbuf again = STRBUF_INIT;
+	CHECK(initramfs_elf_trim((const unsigned char *)out.buf, out.len, &again) == 0);
+	CHECK(again.len == out.len && !memcmp(again.buf, out.buf, out.len));
+	strbuf_release(&again);
+
+	/* not for us: a script, an ELF32, a segment past the end of the file */
+	strbuf_reset(&out);
+	CHECK(initramfs_elf_trim((const unsigned char *)"#!/bin/sh\n", 10, &out) == -1);
+	CHECK(out.len == 0);
+	in[EI_CLASS] = ELFCLASS32;
+	CHECK(initramfs_elf_trim(in, len, &out) == -1);
+	in[EI_CLASS] = ELFCLASS64;
+	CHECK(initramfs_elf_trim(in, 0x6000, &out) == -1);
+	CHECK(out.len == 0);
+	strbuf_release(&out);
+}
+
+/* the carry archive: the folders, the file, the trailer, the file again */
+TEST(carry_archive)
+{
+	char in_path[] = "/tmp/sl-carry-in-XXXXXX", out_path[] = "/tmp/sl-carry-out-XXXXXX";
+	int in = mkstemp(in_path), out = mkstemp(out_path);
+	struct strbuf got = STRBUF_INIT, err = STRBUF_INIT;
+	const char payload[] = "\x02\x21\x4c\x18 not really lz4, 37 bytes";
+	size_t plen = sizeof(payload) - 1, off = 0;
+	struct ent e;
+
+	CHECK(in >= 0 && out >= 0);
+	CHECK(write(in, payload, plen) == (ssize_t)plen);
+	CHECK(cpio_write_carry(out, "boot/x/initrd.img", in, &err) == 0);
+	CHECK(strbuf_read_file(&got, out_path, 0) == 0);
+	CHECK(parse_one(got.buf, got.len, &off, &e) == 0);
+	CHECK_STR(e.name, "boot");
+	CHECK((e.mode & S_IFMT) == S_IFDIR);
+	CHECK(parse_one(got.buf, got.len, &off, &e) == 0);
+	CHECK_STR(e.name, "boot/x");
+	CHECK(parse_one(got.buf, got.len, &off, &e) == 0);
+	CHECK_STR(e.name, "boot/x/initrd.img");
+	CHECK(e.mode == (S_IFREG | 0644) && e.size == plen && !memcmp(e.data, payload, plen));
+	CHECK(parse_one(got.buf, got.len, &off, &e) == 0);
+	CHECK_STR(e.name, "TRAILER!!!");
+	while (off % 512)
+		CHECK(got.buf[off++] == '\0');
+	/* then the archive itself, last, so that a compressed stream runs to the end */
+	CHECK(got.len == off + plen && !memcmp(got.buf + off, payload, plen));
+
+	/* the same input gives the same bytes (host and guest must agree) */
+	struct strbuf again = STRBUF_INIT;
+	CHECK(ftruncate(out, 0) == 0 && lseek(out, 0, SEEK_SET) == 0);
+	CHECK(cpio_write_carry(out, "boot/x/initrd.img", in, &err) == 0);
+	CHECK(strbuf_read_file(&again, out_path, 0) == 0);
+	CHECK(again.len == got.len && !memcmp(again.buf, got.buf, got.len));
+	strbuf_release(&again);
+	close(in);
+	close(out);
+	unlink(in_path);
+	unlink(out_path);
+	strbuf_release(&got);
+	strbuf_release(&err);
+}
+
+static void key_of(const struct initramfs_spec *s, const char *path, char hex[65])
+{
+	initramfs_spec_key(s, path, NULL, hex);
+}
+
+TEST(spec_key)
+{
+	static const char *const b1[] = { "ab", "c", NULL }, *const b2[] = { "a", "bc", NULL };
+	struct initramfs_file f = { "/k/vmlinux", "/boot/vmlinux", 0644, 1 };
+	struct initramfs_spec s;
+	char k0[65], k[65];
+
+	memset(&s, 0, sizeof(s));
+	s.binaries = b1;
+	key_of(&s, "/usr/bin:/bin", k0);
+	CHECK(strlen(k0) == 64);
+	key_of(&s, "/usr/bin:/bin", k);
+	CHECK_STR(k, k0); /* stable */
+	s.cache_dir = "/elsewhere";
+	key_of(&s, "/usr/bin:/bin", k);
+	CHECK_STR(k, k0); /* where the cache is does not matter */
+	s.cache_dir = NULL;
+	/* every field that shapes the archive changes the key */
+#define CHANGED(stmt, undo)                                                            \
+	do {                                                                           \
+		stmt;                                                                  \
+		key_of(&s, "/usr/bin:/bin", k);                                        \
+		CHECK(strcmp(k, k0) != 0);                                             \
+		undo;                                                                  \
+	} while (0)
+	CHANGED(s.binaries = b2, s.binaries = b1); /* no ambiguity at boundaries */
+	CHANGED(s.busybox = "/bin/busybox", s.busybox = NULL);
+	CHANGED((s.files = &f, s.nr_files = 1), (s.files = NULL, s.nr_files = 0));
+	CHANGED(s.agent_tty = "/dev/ttyS2", s.agent_tty = NULL);
+	CHANGED(s.init_cmd = "true", s.init_cmd = NULL);
+	CHANGED(s.init_cmd = "", s.init_cmd = NULL); /* "" is not NULL */
+	CHANGED(s.extra_init = "true", s.extra_init = NULL);
+	CHANGED(s.compress = INITRAMFS_LZ4, s.compress = INITRAMFS_PLAIN);
+	CHANGED(s.carry = "/boot/initrd.img", s.carry = NULL);
+#undef CHANGED
+	s.files = &f;
+	s.nr_files = 1;
+	key_of(&s, "/usr/bin:/bin", k0);
+	f.elf_trim = 0;
+	key_of(&s, "/usr/bin:/bin", k);
+	CHECK(strcmp(k, k0) != 0);
+	f.elf_trim = 1;
+	key_of(&s, "/bin:/usr/bin", k); /* names resolve through PATH */
+	CHECK(strcmp(k, k0) != 0);
+	initramfs_spec_key(&s, "/usr/bin:/bin", "/opt/lib", k); /* and libraries through this */
+	CHECK(strcmp(k, k0) != 0);
+}
+
+TEST(index_files)
+{
+	char dir[] = "/tmp/sl-index-XXXXXX";
+	struct strbuf idx = STRBUF_INIT, name = STRBUF_INIT;
+	char *a, *b, *missing;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	a = xstrfmt("%s/a", dir);
+	b = xstrfmt("%s/b c", dir); /* a space in a path */
+	missing = xstrfmt("%s/missing", dir);
+	f = fopen(a, "w");
+	fputs("aaa", f);
+	fclose(f);
+	f = fopen(b, "w");
+	fputs("bbb", f);
+	fclose(f);
+	strbuf_addstr(&idx, "schedlab-initramfs-index 1\narchive 0123.cpio.lz4\n");
+	CHECK(initramfs_index_add(&idx, a) == 0);
+	CHECK(initramfs_index_add(&idx, b) == 0);
+	CHECK(initramfs_index_add(&idx, missing) == 0);
+	CHECK(initramfs_index_add(&idx, "/tmp/new\nline") == -1);
+	CHECK_CONTAINS(idx.buf, "\n- ");
+	CHECK(initramfs_index_valid(idx.buf, &name) == 1);
+	CHECK_STR(name.buf, "0123.cpio.lz4");
+
+	/* a changed file, a file that appeared, a file that went: stale */
+	f = fopen(a, "a");
+	fputs("!", f);
+	fclose(f);
+	CHECK(initramfs_index_valid(idx.buf, &name) == 0);
+	strbuf_reset(&idx);
+	strbuf_addstr(&idx, "schedlab-initramfs-index 1\narchive x.cpio\n");
+	initramfs_index_add(&idx, a);
+	initramfs_index_add(&idx, missing);
+	CHECK(initramfs_index_valid(idx.buf, &name) == 1);
+	f = fopen(missing, "w");
+	fclose(f);
+	CHECK(initramfs_index_valid(idx.buf, &name) == 0);
+	unlink(missing);
+	CHECK(initramfs_index_valid(idx.buf, &name) == 1);
+	unlink(a);
+	CHECK(initramfs_index_valid(idx.buf, &name) == 0);
+
+	/* malformed: another magic, no archive line, a folder in the name, junk */
+	CHECK(initramfs_index_valid("schedlab-initramfs-index 2\narchive x\n", &name) == 0);
+	CHECK(initramfs_index_valid("schedlab-initramfs-index 1\n", &name) == 0);
+	CHECK(initramfs_index_valid("schedlab-initramfs-index 1\narchive ../x\n", &name) == 0);
+	CHECK(initramfs_index_valid("schedlab-initramfs-index 1\narchive x\nF 1 2\n", &name) == 0);
+	CHECK(initramfs_index_valid("schedlab-initramfs-index 1\narchive x\nX /a\n", &name) == 0);
+	CHECK(initramfs_index_valid("", &name) == 0);
+
+	unlink(b);
+	rmdir(dir);
+	free(a);
+	free(b);
+	free(missing);
+	strbuf_release(&idx);
+	strbuf_release(&name);
 }
 
 int main(void)
@@ -295,5 +596,10 @@ int main(void)
 	RUN(ldd_parse);
 	RUN(elf_interp);
 	RUN(init_script);
+	RUN(guest_tools_from_the_plan);
+	RUN(elf_trim_kernel);
+	RUN(carry_archive);
+	RUN(spec_key);
+	RUN(index_files);
 	return tap_done();
 }

@@ -5,7 +5,8 @@
  * and runs every knobs x workload pair once per visit; deterministic for a
  * seed, different for another) and the sequential order, the validation
  * messages (file:line:column for syntax, JSON paths for everything else),
- * knobs_to_writes, knob_label, plan_estimate_s and the PRNG.
+ * knobs_to_writes, knob_label, plan_estimate_s, the PRNG, and plan_tools
+ * (the programs a target needs for the plan's workloads and their loads).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -507,6 +508,39 @@ TEST(prng_reference_values)
 	CHECK(s == 3 * 0x9e3779b97f4a7c15ULL);
 }
 
+/* the tools of the workloads and of their background loads, sorted, once */
+static void tools_of(const char *plan, const char *expect)
+{
+	struct plan p;
+	struct strvec v = STRVEC_INIT;
+	struct strbuf got = STRBUF_INIT, kept = STRBUF_INIT;
+	CHECK(load_ok(plan, &p) == 0);
+	plan_tools(&p, &v);
+	for (size_t i = 0; i < v.nr; i++)
+		strbuf_addf(&got, "%s%s", i ? " " : "", v.v[i]);
+	for (size_t i = 0; i < p.tools.nr; i++)
+		strbuf_addf(&kept, "%s%s", i ? " " : "", p.tools.v[i]);
+	CHECK_STR(got.buf, expect);
+	CHECK_STR(kept.buf, expect); /* plan_load kept the same list */
+	CHECK(p.tools.v && p.tools.v[p.tools.nr] == NULL);
+	strvec_clear(&v);
+	strbuf_release(&got);
+	strbuf_release(&kept);
+	plan_release(&p);
+}
+
+TEST(tools_of_workloads_and_loads)
+{
+	tools_of("{\"workloads\": [{\"type\": \"hackbench\"}]}", "hackbench");
+	tools_of("{\"workloads\": [{\"type\": \"pingpong\"}, {\"type\": \"hackbench\"},"
+		 " {\"type\": \"pingpong\", \"stages\": 3}]}", "hackbench sl-pingpong");
+	/* a load's tool counts, and each tool appears once */
+	tools_of("{\"workloads\": [{\"type\": \"cyclictest\", \"load\": {\"type\": \"hackbench\"}},"
+		 " {\"type\": \"hackbench\"}]}", "cyclictest hackbench");
+	tools_of("{\"workloads\": [{\"type\": \"cyclictest\", \"load\": {\"type\": \"stress-ng\"}},"
+		 " {\"type\": \"jbb\"}]}", "cyclictest sl-jbb stress-ng");
+}
+
 int main(void)
 {
 	RUN(minimal_plan_defaults);
@@ -533,5 +567,6 @@ int main(void)
 	RUN(knobs_to_writes_paths);
 	RUN(knob_labels);
 	RUN(prng_reference_values);
+	RUN(tools_of_workloads_and_loads);
 	return tap_done();
 }
