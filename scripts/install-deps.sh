@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages schedlab needs that are missing, and says
 # which. Groups:
-#   build  gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev
+#   build  gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev liblz4-dev
 #   run    rt-tests (cyclictest, hackbench) stress-ng
 #   test   python3, jq (JSON checks in end-to-end tests) sqlite3 procps
 #          chromium (report test, headless) systemd (systemd-analyze verify)
@@ -18,7 +18,7 @@ groups="${*:-build run}"
 pkgs=""
 for g in $groups; do
 	case "$g" in
-	build) pkgs="$pkgs gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev" ;;
+	build) pkgs="$pkgs gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev liblz4-dev" ;;
 	run) pkgs="$pkgs rt-tests stress-ng" ;;
 	test) pkgs="$pkgs python3 sqlite3 procps jq chromium systemd clang libclang-rt-14-dev rt-app" ;;
 	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio kexec-tools gzip dropbear-bin openssh-client" ;;

@@ -18,7 +18,7 @@
  * harness/util/proc.h.
  */
 #include "harness/targets/initramfs.h"
-#include "harness/util/lz4.h"
+#include "harness/targets/lz4.h"
 #include "harness/util/sha256.h"
 
 #include <dirent.h>

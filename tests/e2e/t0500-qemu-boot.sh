@@ -38,7 +38,7 @@ cat >"$TMP/qboot.c" <<'C'
 #include <stdio.h>
 #include <string.h>
 #include "harness/targets/initramfs.h"
-#include "harness/util/lz4.h"
+#include "harness/targets/lz4.h"
 #include "harness/util/proc.h"
 #include "harness/targets/target.h"
 extern const struct target_ops qemu_target;
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 }
 C
 check "compile the target driver" cc -std=gnu11 -D_GNU_SOURCE -I. -o "$TMP/qboot" "$TMP/qboot.c" \
-	build/libschedlab.a -ljansson -lsqlite3 -lgsl -lgslcblas -lm -pthread
+	build/libschedlab.a -ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lm -pthread
 if [ ! -x "$TMP/qboot" ]; then
 	done_testing
 	exit

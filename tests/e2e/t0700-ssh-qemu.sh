@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 }
 C
 check "compile the guest driver" cc -std=gnu11 -D_GNU_SOURCE -I. -o "$TMP/vm" "$TMP/vm.c" \
-	build/libschedlab.a -ljansson -lsqlite3 -lgsl -lgslcblas -lm -pthread
+	build/libschedlab.a -ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lm -pthread
 if [ ! -x "$TMP/vm" ]; then
 	done_testing
 	exit

@@ -7,10 +7,10 @@
  * much faster than gunzip (docs/qemu.md), and the archive a guest keeps for
  * kexec is a third of the size.
  *
- * The compressor is the greedy single-probe hash of the reference
- * LZ4_compress_fast: deterministic, so equal input gives equal bytes (the
- * initramfs cache is keyed by content). The decompressor checks every bound
- * and is there for tests and for reading an archive back.
+ * The blocks are liblz4's (the reference implementation, deterministic:
+ * equal input gives equal bytes, which the initramfs cache relies on);
+ * this module only frames them. The decompressor checks every bound and is
+ * there for tests and for reading an archive back.
  */
 #ifndef SL_LZ4_H
 #define SL_LZ4_H
