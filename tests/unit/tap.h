@@ -77,4 +77,43 @@ static inline const char *testdata_dir(void)
 	return d ? d : "tests/data";
 }
 
+/* the whole of testdata file NAME (relative to testdata_dir()), NUL-ended,
+ * malloc'd; NULL (and a TAP comment) when it cannot be read */
+static inline char *testdata_slurp(const char *name)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", testdata_dir(), name);
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	if (f) {
+		for (;;) {
+			if (cap - len < 4096) {
+				char *nb = realloc(buf, cap = cap ? 2 * cap : 65536);
+				if (!nb) {
+					free(buf);
+					buf = NULL;
+					break;
+				}
+				buf = nb;
+			}
+			size_t r = fread(buf + len, 1, cap - len - 1, f);
+			len += r;
+			if (r == 0)
+				break;
+		}
+		if (buf && ferror(f)) {
+			free(buf);
+			buf = NULL;
+		}
+		fclose(f);
+	}
+	if (!buf) {
+		printf("#   cannot read %s\n", path);
+		return NULL;
+	}
+	buf[len] = 0;
+	return buf;
+}
+
 #endif

@@ -31,16 +31,7 @@
 
 static char *slurp(const char *name)
 {
-	struct strbuf sb = STRBUF_INIT;
-	char *path = xstrfmt("%s/%s", testdata_dir(), name);
-	if (strbuf_read_file(&sb, path, 0)) {
-		printf("#   cannot read %s\n", path);
-		free(path);
-		strbuf_release(&sb);
-		return NULL;
-	}
-	free(path);
-	return strbuf_detach(&sb, NULL);
+	return testdata_slurp(name);
 }
 
 static char *argv_str(struct strvec *sv)

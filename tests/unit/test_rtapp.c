@@ -29,16 +29,9 @@
 
 static char *slurp(const char *name)
 {
-	struct strbuf sb = STRBUF_INIT;
-	char *path = xstrfmt("%s/rtapp-1.0/%s", testdata_dir(), name);
-	if (strbuf_read_file(&sb, path, 0)) {
-		printf("#   cannot read %s\n", path);
-		free(path);
-		strbuf_release(&sb);
-		return NULL;
-	}
-	free(path);
-	return strbuf_detach(&sb, NULL);
+	char rel[512];
+	snprintf(rel, sizeof(rel), "rtapp-1.0/%s", name);
+	return testdata_slurp(rel);
 }
 
 /* params_resolve + the driver's check, as plan.c does */

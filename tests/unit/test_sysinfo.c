@@ -70,12 +70,7 @@ static void put(const char *root, const char *rel, const char *content)
 
 static char *slurp(const char *name)
 {
-	struct strbuf sb = STRBUF_INIT;
-	char *path = xstrfmt("%s/%s", testdata_dir(), name);
-	if (strbuf_read_file(&sb, path, 0))
-		printf("#   cannot read %s\n", path);
-	free(path);
-	return strbuf_detach(&sb, NULL);
+	return testdata_slurp(name);
 }
 
 /* the text between "=== NAME\n" and the next "===" line of the snapshot */
