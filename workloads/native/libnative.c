@@ -502,8 +502,7 @@ void *nat_shm_alloc(size_t bytes)
 
 size_t nat_hist_shared_bytes(void)
 {
-	return ((size_t)1 << NAT_HIST_SUB) * (size_t)(1 + NAT_HIST_POW - NAT_HIST_SUB) *
-	       sizeof(uint64_t);
+	return NAT_HIST_BUCKETS * sizeof(uint64_t);
 }
 
 int nat_hist_init_in(struct hist *h, void *counts)
@@ -516,6 +515,23 @@ int nat_hist_init_in(struct hist *h, void *counts)
 	memset(counts, 0, tmp.nbuckets * sizeof(uint64_t));
 	*h = tmp;
 	return 0;
+}
+
+void nat_lat_init(struct nat_lat *r, struct hist *h)
+{
+	*r = (struct nat_lat){ .counts = h->counts, .min = UINT64_MAX };
+}
+
+void nat_lat_finish(const struct nat_lat *r, struct hist *h)
+{
+	if (!r->n)
+		return;
+	h->overflow += r->overflow;
+	h->total += r->n;
+	if (isnan(h->min) || (double)r->min < h->min)
+		h->min = (double)r->min;
+	if (isnan(h->max) || (double)r->max > h->max)
+		h->max = (double)r->max;
 }
 
 /* ---- output ------------------------------------------------------------------------------- */

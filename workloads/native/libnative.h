@@ -95,8 +95,37 @@ void *nat_shm_alloc(size_t bytes);                  /* zeroed; NULL on failure *
  * so that a forked child can record into it; h itself should be shared too */
 #define NAT_HIST_SUB 7
 #define NAT_HIST_POW 40
+#define NAT_HIST_BUCKETS (((size_t)1 << NAT_HIST_SUB) * (size_t)(1 + NAT_HIST_POW - NAT_HIST_SUB))
 size_t nat_hist_shared_bytes(void);
 int nat_hist_init_in(struct hist *h, void *counts);
+
+/* Recording on a hot path. nat_lat_add is a few instructions and no floating
+ * point: the sample's bucket count goes straight into the histogram's counts
+ * (which may be shared memory), while the sample count, overflow, min and max
+ * are kept as integers in the recorder. After the run, nat_lat_finish adds
+ * them into the histogram, which then holds exactly what hist_record on every
+ * sample would have left there (the conversion to double is monotonic, so the
+ * extremes agree). h must be a NAT_HIST histogram (nat_hist_init_in) that
+ * nobody records into otherwise while r is in use. */
+struct nat_lat {
+	uint64_t *counts;
+	uint64_t n, overflow, min, max;
+};
+void nat_lat_init(struct nat_lat *r, struct hist *h);
+void nat_lat_finish(const struct nat_lat *r, struct hist *h);
+static inline void nat_lat_add(struct nat_lat *r, uint64_t v)
+{
+	size_t b = hist_loglin_index(NAT_HIST_SUB, v);
+	if (b < NAT_HIST_BUCKETS)
+		r->counts[b]++;
+	else
+		r->overflow++;
+	r->n++;
+	if (v < r->min)
+		r->min = v;
+	if (v > r->max)
+		r->max = v;
+}
 
 /* ---- output ---------------------------------------------------------------- */
 /* percentile p of a ns histogram, in us, into obj[key] (null when empty);
