@@ -85,6 +85,19 @@ int nat_perf_read(int fd, uint64_t *v);
  * costs the task nothing, unlike a perf counter, which adds work to every
  * context switch of the task it watches. */
 int nat_task_sched(pid_t tid, uint64_t *migr, uint64_t *vol, uint64_t *invol);
+/*
+ * Wakeup-placement evidence: append every task's whole /proc/<tid>/sched to
+ * `path`, each after a line "@@ PHASE TID" ("@@ PHASE TID error WHY" when it
+ * cannot be read). PHASE "start" creates the file with its first line
+ * "schedlab-task-sched 1"; "end" appends. The file stops with "@@ truncated"
+ * at NAT_SCHED_DUMP_MAX bytes. analysis/tasksched.h parses it. Called by the
+ * main thread at the window's start and end, never by a measured task.
+ */
+#define NAT_SCHED_FILE_MAX (64 * 1024)
+#define NAT_SCHED_DUMP_MAX (16L << 20)
+int nat_sched_dump(const char *path, const char *phase, const pid_t *tids, int n);
+/* the thread ids of this process (/proc/self/task), at most max; -1 on error */
+int nat_self_tids(pid_t *out, int max);
 /* voluntary/nonvoluntary_ctxt_switches of a task from /proc/<tid>/status */
 int nat_task_csw(pid_t tid, uint64_t *vol, uint64_t *invol);
 

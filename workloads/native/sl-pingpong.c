@@ -64,6 +64,7 @@ struct opts {
 	long work_us, wss_kb;
 	unsigned long long seed;
 	int policy, priority, nice;
+	const char *sched_out;       /* --sched-out: placement evidence dump */
 };
 
 /* One direction of a caller -> callee edge, written only by the task that
@@ -555,6 +556,8 @@ static void usage(FILE *f)
 "      --priority N      1..99 with fifo/rr\n"
 "      --nice N          -20..19 (default 0)\n"
 "      --seed N          seed for arrivals and working-set order (default 1)\n"
+"      --sched-out FILE  write every task's /proc/<tid>/sched at the window's start\n"
+"                        and end into FILE (wakeup-placement evidence)\n"
 "  -h, --help            this text\n"
 "Output: one JSON object on stdout (metrics in docs/workloads-native.md).\n");
 }
@@ -566,7 +569,8 @@ static int parse_opts(int argc, char **argv)
 		{ "mechanism", 1, 0, 'm' }, { "procs", 0, 0, 'P' }, { "rate", 1, 0, 'r' },
 		{ "duration", 1, 0, 'd' }, { "warmup", 1, 0, 'w' }, { "work-us", 1, 0, 'u' },
 		{ "wss-kb", 1, 0, 'W' }, { "policy", 1, 0, 1 }, { "priority", 1, 0, 2 },
-		{ "nice", 1, 0, 3 }, { "seed", 1, 0, 4 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
+		{ "nice", 1, 0, 3 }, { "seed", 1, 0, 4 }, { "sched-out", 1, 0, 5 },
+		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	long v;
 	O = (struct opts){ .stages = 1, .fanout = 1, .concurrency = 1, .mech = M_PIPE,
@@ -637,6 +641,9 @@ static int parse_opts(int argc, char **argv)
 				return -1;
 			O.seed = (unsigned long long)v;
 			break;
+		case 5:
+			O.sched_out = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -679,6 +686,18 @@ static void snapshot(struct task_counters *tc, int ntasks, const struct epstat *
 			tc[i].sched_ok &= sok, tc[i].csw_ok &= cok;
 		}
 	}
+}
+
+/* --sched-out: every task's /proc/<tid>/sched (a failure is only said:
+ * the run then has no placement evidence, and its parser says why) */
+static void sched_dump(const char *phase, int ntasks, const struct epstat *e)
+{
+	pid_t *t = O.sched_out ? calloc((size_t)ntasks, sizeof(*t)) : NULL;
+	for (int i = 0; t && i < ntasks; i++)
+		t[i] = e[i].tid;
+	if (t)
+		nat_sched_dump(O.sched_out, phase, t, ntasks);
+	free(t);
 }
 
 static json_t *config_json(int llc_groups)
@@ -786,8 +805,10 @@ int main(int argc, char **argv)
 	atomic_store(&S->go, 1);
 	nat_sleep_until_ns(S->t0);
 	snapshot(tc, ntasks, eps, 0);
+	sched_dump("start", ntasks, eps);
 	nat_sleep_until_ns(S->t1);
 	snapshot(tc, ntasks, eps, 1);
+	sched_dump("end", ntasks, eps);
 stop:
 	atomic_store(&S->done, 1);
 	atomic_store(&S->go, 1);
