@@ -31,6 +31,8 @@ P
 }
 plan placement true >"$TMP/on.json"
 expect_exit 0 "run pingpong and jbb in the guest with schedstat on" schedlab run "$TMP/on.json" --db "$DB" --tag on
+[ "$(sql "SELECT count(*) FROM boot WHERE status = 'ok'")" = 1 ] ||
+	sql "SELECT 'boot: ' || status || ': ' || coalesce(error, '') FROM boot" | sed 's/^/# /'
 equals "3 runs ok" "$(sql "SELECT count(*) FROM run WHERE status = 'ok'")" 3
 v() { # RUN_PARAMS_LIKE METRIC
 	sql "SELECT value FROM results WHERE tag = 'on' AND workload = '$1' AND metric = '$2' AND params $3"
@@ -69,6 +71,8 @@ equals "schedstat snapshots stored (the knob was on during the runs)" \
 plan noplacement false >"$TMP/off.json"
 sed -i 's/"duration_s": 8/"duration_s": 5/' "$TMP/off.json"
 expect_exit 0 "run with schedstat off" schedlab run "$TMP/off.json" --db "$DB" --tag off
+[ "$(sql "SELECT count(*) FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'off' AND b.status = 'ok'")" = 1 ] ||
+	sql "SELECT 'boot: ' || b.status || ': ' || coalesce(b.error, '') FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'off'" | sed 's/^/# /'
 equals "schedstat off: runs ok" "$(sql "SELECT count(*) FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag = 'off' AND r.status = 'ok'")" 3
 equals "schedstat off: no task_* metric at all (never zeros)" "$(sql "SELECT count(*) FROM results WHERE tag = 'off' AND metric LIKE 'task_%'")" 0
 equals "schedstat off: each run says why in a note" \
