@@ -345,6 +345,11 @@ enum ts_dump_status task_sched_dump_sum(const char *text, size_t len, struct tas
 			bend = nl ? (size_t)(nl - text) + 1 : len;
 			blines++;
 		}
+		if (bend == body) {
+			seterr(err, errlen, "/proc/%d/sched (%s of the window) was empty", tid, phase);
+			st = TS_DUMP_ABSENT;
+			break;
+		}
 		if (ns == as) {
 			if (ns >= 2 * (size_t)TASK_SCHED_MAX_TASKS) {
 				seterr(err, errlen, "line %d: more than %d tasks", lineno,

@@ -295,6 +295,11 @@ TEST(dump_absent_and_bad)
 	d = dump_of(p8);
 	CHECK(dump_status(d, err) == TS_DUMP_BAD);
 	free(d);
+	const char *p9[] = { "@@ start 10\n", "@@ end 10\n", a0, NULL };
+	d = dump_of(p9);
+	CHECK(dump_status(d, err) == TS_DUMP_ABSENT);
+	CHECK_CONTAINS(err, "/proc/10/sched (start of the window) was empty");
+	free(d);
 	CHECK(dump_status("not a dump\n", err) == TS_DUMP_BAD);
 	CHECK_CONTAINS(err, "line 1: not a task-sched dump");
 	CHECK(dump_status("schedlab-task-sched 1\n", err) == TS_DUMP_ABSENT);
