@@ -78,16 +78,18 @@ void placement_parse(const json_t *params, const struct wl_output *out, struct m
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
 		if (has(&s, counts[i].f))
 			metric_add(ms, counts[i].name, (double)s.v[counts[i].f], "count", BETTER_NONE);
+	/* sums grow with the work done (more requests, more waits): no
+	 * direction; the mean wait has one */
 	if (has(&s, TS_WAIT_SUM))
 		metric_add(ms, "task_wait_sum_ms", (double)s.v[TS_WAIT_SUM] / 1e6, "ms",
-			   BETTER_LOWER);
+			   BETTER_NONE);
 	if (has(&s, TS_WAIT_SUM) && has(&s, TS_WAIT_COUNT) && s.v[TS_WAIT_COUNT] > 0)
 		metric_add(ms, "task_wait_mean_us",
 			   (double)s.v[TS_WAIT_SUM] / 1e3 / (double)s.v[TS_WAIT_COUNT], "us",
 			   BETTER_LOWER);
 	if (has(&s, TS_IOWAIT_SUM))
 		metric_add(ms, "task_iowait_sum_ms", (double)s.v[TS_IOWAIT_SUM] / 1e6, "ms",
-			   BETTER_LOWER);
+			   BETTER_NONE);
 	/* shares of the wakeups by where they landed: local + remote counts
 	 * each wakeup once (ttwu_stat() increments exactly one of them) */
 	int lr = has(&s, TS_WAKEUPS_LOCAL) && has(&s, TS_WAKEUPS_REMOTE);

@@ -232,9 +232,9 @@ TEST(dump_sums)
 	m = metric_find(&ms, "task_migrate_wakeup_pct");
 	CHECK(m && fabs(m->value - 100.0 * 105 / 217) < 1e-9);
 	m = metric_find(&ms, "task_wait_sum_ms");
-	CHECK(m && fabs(m->value - 2.76) < 1e-9 && m->better == BETTER_LOWER);
+	CHECK(m && fabs(m->value - 2.76) < 1e-9 && m->better == BETTER_NONE);
 	m = metric_find(&ms, "task_wait_mean_us");
-	CHECK(m && fabs(m->value - 2760.0 / 217) < 1e-9);
+	CHECK(m && fabs(m->value - 2760.0 / 217) < 1e-9 && m->better == BETTER_LOWER);
 	CHECK(metric_find(&ms, "task_files") && metric_find(&ms, "task_files")->value == 3);
 	CHECK(metric_find(&ms, "task_iowait_count") && metric_find(&ms, "task_iowait_sum_ms"));
 	CHECK(!metric_find(&ms, "task_wakeups_idle"));   /* never counted by the kernel */
