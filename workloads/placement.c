@@ -74,6 +74,14 @@ void placement_parse(const json_t *params, const struct wl_output *out, struct m
 				"kernel lacks CONFIG_SCHEDSTATS)");
 		return;
 	}
+	/* like every count from a tool: exact as a double, or not stored */
+	for (int f = 0; f < TS_NFIELDS; f++)
+		if (has(&s, f) && s.v[f] > (1ull << 53)) {
+			metric_set_note(ms, "no wakeup-placement evidence: %s rejected: the sum of "
+					"%s is beyond 2^53", PLACEMENT_FILE,
+					task_sched_field_name(f));
+			return;
+		}
 	metric_add(ms, "task_files", (double)s.ntasks, "count", BETTER_NONE);
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
 		if (has(&s, counts[i].f))

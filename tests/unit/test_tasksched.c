@@ -382,6 +382,16 @@ TEST(placement_without_schedstats)
 				    "line 3 (task 5, end): nr_wakeups: negative value");
 	metric_set_release(&ms);
 	json_decref(files);
+	/* exact counts only: a sum beyond 2^53 is not stored */
+	metric_set_init(&ms);
+	files = json_pack("{s:s}", PLACEMENT_FILE,
+			  "schedlab-task-sched 1\n@@ end 5\nnr_wakeups : 9007199254740993\n");
+	out.files = files;
+	placement_parse(p, &out, &ms);
+	CHECK(ms.nr == 0);
+	CHECK_CONTAINS(ms.note.buf, "the sum of nr_wakeups is beyond 2^53");
+	metric_set_release(&ms);
+	json_decref(files);
 	json_decref(p);
 }
 
