@@ -308,7 +308,8 @@ TEST(dump_absent_and_bad)
 
 /* real dumps of sl-pingpong (threads: 2 stages + client; procs: 1 stage +
  * client) and sl-jbb (2 workers, 1 injector, main) in Debian's 6.1 guest
- * with schedstats on (tests/e2e/t0530-qemu-placement.sh's plan, captured from its database);
+ * with schedstats on (the plan of tests/e2e/t0530-qemu-placement.sh, captured
+ * from its database);
  * the sums are what that run stored */
 TEST(real_guest_dumps)
 {
