@@ -19,9 +19,9 @@
  * changes: its change points say at which kernel a shift started.
  *
  * The trends draw from a bounded window of sessions, not the whole
- * database (report_window_pick, report.h): the sessions in scope and the
- * o->history latest before the last of them on the same machines, at most
- * o->max_points in all (thinned beyond that). Only those sessions' rows are
+ * database (report_window_pick, report.h): the sessions in scope and up
+ * to o->history before and o->history after the last of them on the same
+ * machines, at most o->max_points in all (thinned beyond that). Only those sessions' rows are
  * loaded (by session id, through the run_session index), so the time and
  * the page's size follow the scope, not the age of the database; the page
  * states the window (r->window_text).
@@ -500,6 +500,10 @@ void report_window_pick(const unsigned char *scope, size_t n, size_t history, si
 	if (last == n)
 		return;
 	w->later = n - 1 - last;
+	for (size_t i = last + 1; i < n && w->after < history; i++) {
+		keep[i] = 1;
+		w->after++;
+	}
 	for (size_t i = last + 1; i-- > 0;) {
 		if (scope[i]) {
 			keep[i] = 1;
@@ -511,12 +515,12 @@ void report_window_pick(const unsigned char *scope, size_t n, size_t history, si
 			w->before++;
 		}
 	}
-	size_t chosen = w->scope + w->before;
+	size_t chosen = w->scope + w->before + w->after;
 	w->every = (chosen + max_points - 1) / max_points;
 	if (w->every < 1)
 		w->every = 1;
 	size_t j = 0;
-	for (size_t i = last + 1; i-- > 0;) {
+	for (size_t i = n; i-- > 0;) {
 		if (!keep[i])
 			continue;
 		if (j++ % w->every)
@@ -622,24 +626,23 @@ static void window_sentence(struct report *r, const struct report_options *o)
 		strbuf_addf(&sb, "Trends draw on the %zu session%s since %s", w->scope,
 			    w->scope == 1 ? "" : "s", o->since);
 	else
-		strbuf_addf(&sb, "Trends draw on the %zu session%s in scope and the %zu before the "
-				 "last of them (at most %zu: --history; %zu such session%s on the "
-				 "same machines)",
-			    w->scope, w->scope == 1 ? "" : "s", w->before, w->history, w->available,
-			    w->available == 1 ? "" : "s");
-	if (w->later)
-		strbuf_addf(&sb, "; %zu later session%s left out", w->later, w->later == 1 ? "" : "s");
+		strbuf_addf(&sb, "Trends draw on the %zu session%s in scope, the %zu before the last "
+				 "of them and the %zu after it (at most %zu each: --history; of %zu "
+				 "and %zu such sessions on the same machines)",
+			    w->scope, w->scope == 1 ? "" : "s", w->before, w->after, w->history,
+			    w->available, w->later);
 	if (w->every > 1)
 		strbuf_addf(&sb, "; of these %zu sessions only one in %zu is drawn (the newest and "
 				 "every %zu before it), %zu in all, to stay within %zu points a trend "
 				 "(--max-points)",
-			    w->scope + w->before, w->every, w->every, w->shown, w->max_points);
+			    w->scope + w->before + w->after, w->every, w->every, w->shown,
+			    w->max_points);
 	strbuf_addch(&sb, '.');
 	r->window_text = strbuf_detach(&sb, NULL);
 	if (w->every > 1)
 		strvec_pushf(&r->notes, "trends: only one session in %zu of the %zu in their window "
 					"is drawn (--max-points %zu)",
-			     w->every, w->scope + w->before, w->max_points);
+			     w->every, w->scope + w->before + w->after, w->max_points);
 }
 
 /*

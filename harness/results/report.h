@@ -45,7 +45,7 @@ struct report_options {
 	struct cp_options cp;
 	size_t max_curves;    /* per latency chart (0: 8) */
 	size_t max_boots;     /* sysinfo entries (0: 50) */
-	size_t history;       /* trends: sessions before the last in scope (default 60) */
+	size_t history;       /* trends: sessions before and after the scope (default 60 each) */
 	size_t max_points;    /* trends: sessions at most, thinned beyond (default 400; 0: 400) */
 };
 #define REPORT_HISTORY_DEFAULT 60
@@ -96,11 +96,12 @@ struct report_boot {
 /*
  * The sessions the trends draw from (docs/reports.md, "Trends"): given n
  * sessions in time order, scope[i] 1 for those in the report's scope, keep
- * every session in scope and the `history` latest others that started
- * before the last one in scope (later ones are left out: a report shows
- * what led to its scope). When that makes more than max_points sessions,
- * only every k-th of them is kept, counted from the newest (the newest is
- * always kept), k the smallest that leaves at most max_points.
+ * every session in scope, the `history` latest others that started before
+ * the last one in scope and the `history` earliest after it (none in a
+ * nightly report, whose candidate is the newest session). When that makes
+ * more than max_points sessions, only every k-th of them is kept, counted
+ * from the newest (the newest is always kept), k the smallest that leaves
+ * at most max_points.
  */
 struct report_window {
 	size_t history, max_points; /* the bounds applied */
@@ -108,7 +109,8 @@ struct report_window {
 	size_t scope;         /* of them in scope */
 	size_t available;     /* others before the last in scope */
 	size_t before;        /* of those chosen (at most history) */
-	size_t later;         /* others after the last in scope (left out) */
+	size_t later;         /* others after the last in scope */
+	size_t after;         /* of those chosen (at most history) */
 	size_t every;         /* 1, or k: only every k-th chosen session kept */
 	size_t shown;         /* sessions kept: at most max_points */
 };

@@ -860,9 +860,10 @@ void report_render_html(const struct report *r, struct strbuf *o)
 	if (r->window_text) {
 		const struct report_window *w = &r->window;
 		strbuf_addf(o, "<p class=\"meta window\" data-sessions=\"%zu\" data-scope=\"%zu\" "
-			       "data-before=\"%zu\" data-history=\"%zu\" data-every=\"%zu\" "
-			       "data-max-points=\"%zu\">",
-			    w->shown, w->scope, w->before, w->history, w->every, w->max_points);
+			       "data-before=\"%zu\" data-after=\"%zu\" data-history=\"%zu\" "
+			       "data-every=\"%zu\" data-max-points=\"%zu\">",
+			    w->shown, w->scope, w->before, w->after, w->history, w->every,
+			    w->max_points);
 		esc(o, r->window_text);
 		strbuf_addstr(o, "</p>\n");
 	}

@@ -71,7 +71,7 @@ expect_exit 2 "report with two modes" "$SL" report --db "$DB" --session 1 --sinc
 expect_exit 2 "report with a bad date" "$SL" report --db "$DB" --since yesterday
 # the trends' window of history (bounded; tests/unit/test_report.c checks the points)
 expect_exit 0 "report --history 0: trends of the scope only" "$SL" report --db "$DB" --compare session=1 session=2 --history 0 --out "$TMP/h.html"
-contains "... the page states the window" "$TMP/h.html" 'the 2 sessions in scope and the 0 before the last of them'
+contains "... the page states the window" "$TMP/h.html" 'the 2 sessions in scope, the 0 before the last of them and the 0 after it'
 expect_exit 2 "report --max-points below 2" "$SL" report --db "$DB" --session last --max-points 1
 contains "... names the option and the range" "$TMP/err" "max-points"
 if grep -qE '(src|href)="(https?:)?//' "$TMP/c.html"; then not_ok "report references no external resource" "$(grep -oE '(src|href)="(https?:)?//[^"]*' "$TMP/c.html" | head -3)"; else ok "report references no external resource"; fi

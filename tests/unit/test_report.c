@@ -125,18 +125,21 @@ static size_t count_kept(const unsigned char *keep, size_t n)
 	return k;
 }
 
-TEST(window_scope_and_history_before_the_last)
+TEST(window_scope_and_history_around_the_last)
 {
 	/* 0..9 history, 10 and 12 in scope, 11 between, 13..14 later */
 	unsigned char in[15] = { 0 }, keep[15];
 	in[10] = in[12] = 1;
 	struct report_window w;
 	report_window_pick(in, 15, 4, 400, keep, &w);
-	CHECK(w.scope == 2 && w.before == 4 && w.available == 11 && w.later == 2);
-	CHECK(w.every == 1 && w.shown == 6 && count_kept(keep, 15) == 6);
-	/* the 4 latest others before session 12: 11, 9, 8, 7 */
+	CHECK(w.scope == 2 && w.before == 4 && w.available == 11 && w.later == 2 && w.after == 2);
+	CHECK(w.every == 1 && w.shown == 8 && count_kept(keep, 15) == 8);
+	/* the 4 latest others before session 12: 11, 9, 8, 7; both after it */
 	CHECK(keep[12] && keep[11] && keep[10] && keep[9] && keep[8] && keep[7]);
-	CHECK(!keep[6] && !keep[0] && !keep[13] && !keep[14]);
+	CHECK(!keep[6] && !keep[0] && keep[13] && keep[14]);
+	/* at most `history` after too */
+	report_window_pick(in, 15, 1, 400, keep, &w);
+	CHECK(w.before == 1 && w.after == 1 && keep[11] && keep[13] && !keep[14] && !keep[9]);
 	/* history 0: the scope only */
 	report_window_pick(in, 15, 0, 400, keep, &w);
 	CHECK(w.shown == 2 && keep[10] && keep[12] && count_kept(keep, 15) == 2);
@@ -238,8 +241,8 @@ TEST(report_embeds_only_the_window_of_history)
 	struct report r;
 	struct strbuf err = STRBUF_INIT, page = STRBUF_INIT;
 
-	/* session 100 against 101, 20 sessions of history: 22 points a trend,
-	 * sessions 80..101 of machine 1 only, nothing later */
+	/* session 100 against 101, 20 sessions of history: 42 points a trend,
+	 * sessions 80..121 of machine 1 only */
 	o.mode = REPORT_COMPARE;
 	o.a = "session=100";
 	o.b = "session=101";
@@ -250,20 +253,22 @@ TEST(report_embeds_only_the_window_of_history)
 		printf("# report_build: %s\n", err.buf);
 	} else {
 		CHECK(r.ntrends == 2);
-		CHECK(r.window.scope == 2 && r.window.before == 20 && r.window.shown == 22);
+		CHECK(r.window.scope == 2 && r.window.before == 20 && r.window.after == 20);
+		CHECK(r.window.shown == 42);
 		CHECK(r.window.available == 99 && r.window.later == NS - 101);
 		for (size_t i = 0; i < r.ntrends; i++) {
 			const struct trend *t = &r.trends[i].t;
-			CHECK(t->np == 22);
+			CHECK(t->np == 42);
 			for (size_t k = 0; k < t->np; k++)
-				CHECK(t->pt[k].session >= 80 && t->pt[k].session <= 101);
+				CHECK(t->pt[k].session >= 80 && t->pt[k].session <= 121);
 		}
 		report_render_html(&r, &page);
-		CHECK(count_str(page.buf, "<circle class=\"pt\"") == 2 * 22);
-		CHECK(!strstr(page.buf, "data-session=\"102\""));
+		CHECK(count_str(page.buf, "<circle class=\"pt\"") == 2 * 42);
+		CHECK(!strstr(page.buf, "data-session=\"122\""));
 		CHECK(!strstr(page.buf, "data-session=\"79\""));
-		CHECK_CONTAINS(page.buf, "data-sessions=\"22\"");
-		CHECK_CONTAINS(page.buf, "the 2 sessions in scope and the 20 before the last of them");
+		CHECK_CONTAINS(page.buf, "data-sessions=\"42\"");
+		CHECK_CONTAINS(page.buf, "the 2 sessions in scope, the 20 before the last of them and "
+					 "the 20 after it");
 		report_free(&r);
 	}
 	strbuf_reset(&page);
@@ -274,9 +279,10 @@ TEST(report_embeds_only_the_window_of_history)
 	rc = report_build(db, &o, &r, &err);
 	CHECK(rc == 0);
 	if (!rc) {
-		CHECK(r.window.shown == 62 && r.trends[0].t.np == 62);
+		/* 60 before, the 49 after (all there are) */
+		CHECK(r.window.shown == 111 && r.trends[0].t.np == 111);
 		report_render_html(&r, &page);
-		CHECK(count_str(page.buf, "<circle class=\"pt\"") == 2 * 62);
+		CHECK(count_str(page.buf, "<circle class=\"pt\"") == 2 * 111);
 		report_free(&r);
 	}
 	strbuf_reset(&page);
@@ -314,7 +320,7 @@ int main(void)
 	RUN(escape_markup_and_quotes);
 	RUN(escape_control_bytes_and_keeps_text);
 	RUN(page_escapes_what_came_from_the_database);
-	RUN(window_scope_and_history_before_the_last);
+	RUN(window_scope_and_history_around_the_last);
 	RUN(window_thins_beyond_max_points_keeping_the_newest);
 	RUN(report_embeds_only_the_window_of_history);
 	return tap_done();
