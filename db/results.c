@@ -130,7 +130,7 @@ static char *where_sql(const char *head, const struct db_where *w)
 	if (w->since)
 		sqlite3_str_appendall(s, " AND started_at >= ?");
 	/* a list as one JSON parameter; session (the session's id) is then
-	 * looked up by key and its runs through run_session */
+	 * looked up by key and its runs through the (session_id, seq) index */
 	if (w->sessions)
 		sqlite3_str_appendall(s, " AND session IN (SELECT value FROM json_each(?))");
 	sqlite3_str_appendall(s, results_order);

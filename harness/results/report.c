@@ -21,10 +21,11 @@
  * The trends draw from a bounded window of sessions, not the whole
  * database (report_window_pick, report.h): the sessions in scope and up
  * to o->history before and o->history after the last of them on the same
- * machines, at most o->max_points in all (thinned beyond that). Only those sessions' rows are
- * loaded (by session id, through the run_session index), so the time and
- * the page's size follow the scope, not the age of the database; the page
- * states the window (r->window_text).
+ * machines, at most o->max_points in all (thinned beyond that). Only those
+ * sessions' rows are loaded (by session id, through the run table's
+ * (session_id, seq) index), so the time and the page's size follow the
+ * scope, not the age of the database; the page states the window
+ * (r->window_text).
  *
  * The noise band of a trend is drawn per segment between change points:
  * the mean of the session values +- 2 standard deviations of them (of the
