@@ -30,7 +30,7 @@
 # by selection instead of sorting 10,000 ratios, the noise floor reuses the
 # verdict's bootstrap, and the rows' bootstraps run on all CPUs.
 # Measured 2026-12-04 (the same 2 cores shared with other jobs, load 5-13,
-# so wall times are 2-4x CPU times; schema 8, 93 MB):
+# so wall times are 2-4x CPU times; schema 6, 93 MB):
 #   trend 0.08 s, compare of two sessions 0.04 s, month against month 2.2 s
 #   (load ~5; 0.88 s on a quiet machine);
 #   report --since (28 nights) 0.26 s, 3.3 MB;
@@ -43,7 +43,7 @@
 #   rows per CPU second), 199k rows/s at load ~5; 100 metrics 70-98k ->
 #   102-112k rows/s at load 12 (329-343k -> 509-519k per CPU second), 186k
 #   at load ~5. Bulk (BATCH 100, not the live path): 126k (25) and 159k
-#   (100) at load 12, 485k and 595k per CPU second. What changed: schema 8
+#   (100) at load 12, 485k and 595k per CPU second. What changed: schema 6
 #   (13.5 -> 8.9 WAL pages a run; no temporary B-tree per metric row's
 #   CHECK), 3 metric statements a run instead of 10, no copies of the run's
 #   texts. What stays between the live path and 200k/s at 25 metrics: the

@@ -221,7 +221,7 @@ const struct migration db_migrations[] = {
 	  "  LEFT JOIN machine m ON m.id = b.machine_id"
 	  "  LEFT JOIN kernel k ON k.id = b.kernel_id"
 	  "  WHERE r.status = 'ok' AND b.status = 'ok';" },
-	{ 8,
+	{ 6,
 	  /* ingest, the pages a stored run dirties (bench/ingest.c, docs/schema.md
 	   * "Write cost"): run_session(session_id, status) moved each run's
 	   * entry across the index twice (planned -> running -> ok: 4 of the
