@@ -21,6 +21,6 @@ int cmd_agent(int argc, char **argv)
 		cmd_error("agent", "unexpected argument '%s'", argv[1]);
 		return 2;
 	}
-	struct agent_opts o = { 0, 1, "" };
+	struct agent_opts o = { 0, 1, "", 0 };
 	return agent_serve(&o);
 }
