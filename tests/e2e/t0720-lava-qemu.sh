@@ -130,14 +130,14 @@ submit full "console=ttyS0,115200 panic=-1 preempt=full"
 submit panic "console=ttyS0,115200 panic=-1 rdinit=/no-such-init root=/dev/no-such-disk"
 
 # --- follow them all until each is Finished
-declare -A DONE
+declare -A FIN
 for _ in $(seq 1 400); do
 	left=0
 	for k in "${!JOB[@]}"; do
-		[ -n "${DONE[$k]:-}" ] && continue
+		[ -n "${FIN[$k]:-}" ] && continue
 		st=$(api "jobs/${JOB[$k]}/" | jq -r '.state + " " + .health' 2>/dev/null || true)
 		case "$st" in
-		Finished*) DONE[$k]="${st#Finished }"; echo "# job $k (${JOB[$k]}): $st after $(($(date +%s) - ts)) s" ;;
+		Finished*) FIN[$k]="${st#Finished }"; echo "# job $k (${JOB[$k]}): $st after $(($(date +%s) - ts)) s" ;;
 		*) left=$((left + 1)) ;;
 		esac
 	done
@@ -148,7 +148,7 @@ done
 for mode in none full; do
 	id=${JOB[$mode]:-}
 	[ -n "$id" ] || continue
-	equals "job $mode ($id) Complete" "${DONE[$mode]:-unfinished}" "Complete"
+	equals "job $mode ($id) Complete" "${FIN[$mode]:-unfinished}" "Complete"
 	api "jobs/$id/logs/" >"$TMP/$mode.log" || true
 	if bin/schedlab agent --unframe "$TMP/$mode.log" >"$TMP/$mode.msgs" 2>"$TMP/$mode.unframe.err"; then
 		ok "job $mode: frames decoded ($(wc -l <"$TMP/$mode.msgs") messages)"
@@ -169,7 +169,7 @@ for mode in none full; do
 done
 
 if [ -n "${JOB[panic]:-}" ]; then
-	equals "panicking job Incomplete" "${DONE[panic]:-unfinished}" "Incomplete"
+	equals "panicking job Incomplete" "${FIN[panic]:-unfinished}" "Incomplete"
 	api "jobs/${JOB[panic]}/logs/" >"$TMP/panic.log" || true
 	contains "panicking job: the panic is in its log" "$TMP/panic.log" "Kernel panic - not syncing"
 	contains "panicking job: LAVA's reason is in its log" "$TMP/panic.log" "error_msg"

@@ -56,6 +56,7 @@ apt_install() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" \
 		>"$STATE/log/apt.log" 2>&1 || { tail -n 30 "$STATE/log/apt.log" >&2; die "apt-get install $* failed (log: $STATE/log/apt.log)"; }
 }
+for p in curl iproute2; do installed "$p" || apt_install "$p"; done
 if ! installed postgresql; then
 	apt_install postgresql
 fi
