@@ -14,8 +14,10 @@
 # Prints, on its last line, `url=<http://...> token_file=<path>` and writes
 # the same as shell assignments to $LAVA_STATE/env.
 #
-# Environment: LAVA_PORT (default 8100), LAVA_DEVICES (default 2),
-# LAVA_STATE (default /var/lib/schedlab-lava).
+# Ports, all on 127.0.0.1: LAVA_PORT (default 8100) the web server and API,
+# LAVA_PORT+1 lava-publisher's websocket, LAVA_EVENT_PORT (default 5500) its
+# ZMQ event stream. LAVA_DEVICES (default 2), LAVA_STATE (default
+# /var/lib/schedlab-lava).
 set -euo pipefail
 
 PORT="${LAVA_PORT:-8100}"
@@ -34,7 +36,7 @@ die() { echo "lava-setup: error: $*" >&2; exit 1; }
 alive() { [ -f "$STATE/$1.pid" ] && kill -0 "$(cat "$STATE/$1.pid")" 2>/dev/null; }
 
 if [ "${1:-}" = stop ]; then
-	for d in worker scheduler gunicorn; do
+	for d in worker scheduler publisher gunicorn; do
 		if alive "$d"; then
 			say "stopping $d (pid $(cat "$STATE/$d.pid"))"
 			kill "$(cat "$STATE/$d.pid")" || true
@@ -80,10 +82,30 @@ if dpkg -l lava-server lava-dispatcher | grep -q '^i[^i]'; then
 fi
 t_pkg=$(date +%s)
 
-# --- the port must be free or ours
-listening() { ss -ltnH "sport = :$PORT" 2>/dev/null | grep -q .; }
-if ! alive gunicorn && listening; then
+# --- events: the web app tells lava-publisher about every job change, the
+# publisher tells the scheduler (ZMQ, loopback) and the worker (websocket
+# on $PORT+1), so a job starts within a second or two instead of at the
+# next 20 s polling round of each
+EPORT=$((PORT + 1))
+ZPORT="${LAVA_EVENT_PORT:-5500}"
+want_settings=$(printf 'EVENT_NOTIFICATION: true\nEVENT_SOCKET: "tcp://127.0.0.1:%s"\n' "$ZPORT")
+SETTINGS=/etc/lava-server/settings.d/50-schedlab-tests.yaml
+if [ "$(cat "$SETTINGS" 2>/dev/null)" != "$want_settings" ]; then
+	printf '%s\n' "$want_settings" >"$SETTINGS"
+	# restart what read the old settings
+	for d in worker scheduler publisher gunicorn; do
+		if alive "$d"; then kill "$(cat "$STATE/$d.pid")" || true; sleep 1; fi
+		rm -f "$STATE/$d.pid"
+	done
+fi
+
+# --- the ports must be free or ours
+listening() { ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
+if ! alive gunicorn && listening "$PORT"; then
 	die "port $PORT is in use by something else (ss -ltnp 'sport = :$PORT'); set LAVA_PORT"
+fi
+if ! alive publisher && { listening "$EPORT" || listening "$ZPORT"; }; then
+	die "port $EPORT or $ZPORT is in use by something else; set LAVA_PORT or LAVA_EVENT_PORT"
 fi
 
 manage() { lava-server manage "$@"; }
@@ -113,9 +135,16 @@ if ! alive gunicorn; then
 		die "gunicorn does not answer on $URL (log: $STATE/log/gunicorn.log)"
 fi
 
+if ! alive publisher; then
+	say "starting lava-publisher (websocket 127.0.0.1:$EPORT, events tcp://127.0.0.1:$ZPORT)"
+	setsid lava-server manage lava-publisher --level INFO --host 127.0.0.1 --port "$EPORT" \
+		--log-file "$STATE/log/publisher.log" </dev/null >>"$STATE/log/publisher.out" 2>&1 &
+	echo $! >"$STATE/publisher.pid"
+fi
+
 if ! alive scheduler; then
 	say "starting lava-scheduler"
-	setsid lava-server manage lava-scheduler --level INFO \
+	setsid lava-server manage lava-scheduler --level INFO --event-url "tcp://127.0.0.1:$ZPORT" \
 		--log-file "$STATE/log/scheduler.log" </dev/null >>"$STATE/log/scheduler.out" 2>&1 &
 	echo $! >"$STATE/scheduler.pid"
 fi
@@ -166,6 +195,7 @@ if ! alive worker; then
 	say "starting lava-worker $WORKER"
 	setsid /usr/bin/lava-worker --name "$WORKER" --url "$URL/" \
 		--token-file "$STATE/worker/token" --worker-dir "$STATE/worker" \
+		--ws-url "ws://127.0.0.1:$EPORT/ws/" \
 		--ping-interval 2 --job-log-interval 2 --level INFO \
 		--log-file "$STATE/log/worker.log" </dev/null >>"$STATE/log/worker.out" 2>&1 &
 	echo $! >"$STATE/worker.pid"
