@@ -5,7 +5,8 @@
 # Debian's 6.1 kernel with a schedlab initramfs whose /init runs the agent in
 # batch mode (`schedlab-agent --batch`: the requests travel with the job in
 # the initramfs, the replies come back as SLB1 frame lines on the console
-# log). Two jobs, preempt=none and preempt=full, run at once on the two
+# log). Two jobs, preempt=none and preempt=full (the latter written by the
+# lava target's job writer, harness/targets/lava_job.c), run at once on the two
 # devices; their logs are fetched from LAVA's REST API and decoded with
 # `schedlab agent --unframe`, and the effective mode the agent read in the
 # guest must be the one asked for. A third job boots a kernel that panics
@@ -23,7 +24,7 @@ if [ "$(id -u)" -ne 0 ] && ! command -v lava-server >/dev/null 2>&1; then
 	exit
 fi
 require qemu-system-x86:qemu-system-x86_64 busybox-static:/bin/busybox cpio:cpio curl:curl jq:jq
-require_built bin/schedlab-agent bin/schedlab
+require_built bin/schedlab-agent bin/schedlab build/libschedlab.a
 
 if [ "$(id -u)" -eq 0 ]; then
 	t0=$(date +%s)
@@ -111,9 +112,49 @@ actions:
 EOF
 }
 
+# the preempt=full job is written by harness/targets/lava_job.c (the lava
+# target's job writer, through a small driver compiled here), the others by
+# job_yaml above: both must boot
+cat >"$TMP/ljob.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include "harness/targets/lava_job.h"
+int main(int argc, char **argv)
+{
+	struct strbuf e = STRBUF_INIT;
+	json_error_t je;
+	json_t *c = argc == 5 ? json_loads(argv[1], 0, &je) : NULL;
+	if (!c || lava_conf_check(c, "target.", &e)) {
+		fprintf(stderr, "conf: %s\n", e.buf);
+		return 1;
+	}
+	struct lava_job_in in = { "schedlab t0720 full (lava_job.c)", argv[2], argv[3], argv[4],
+				  2, 1024, 300 };
+	json_t *j = lava_job(c, &in, &e);
+	if (!j) {
+		fprintf(stderr, "%s\n", e.buf);
+		return 1;
+	}
+	char *s = json_dumps(j, JSON_INDENT(2));
+	puts(s);
+	free(s);
+	json_decref(j);
+	json_decref(c);
+	return 0;
+}
+EOF
+check "compile the job writer driver" cc -std=gnu11 -D_GNU_SOURCE -I. -o "$TMP/ljob" "$TMP/ljob.c" \
+	build/libschedlab.a -ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lm -pthread
+
 declare -A JOB
 submit() { # KEY APPEND
-	job_yaml "$1" "$2" >"$TMP/$1.yaml"
+	if [ "$1" = full ] && [ -x "$TMP/ljob" ]; then
+		"$TMP/ljob" "{\"type\":\"lava\",\"url\":\"$LAVA_URL\",\"token_file\":\"$LAVA_TOKEN_FILE\",\"user\":\"$LAVA_USER\",\"device_type\":\"qemu\"}" \
+			"file://$KIMG" "file://$TMP/initrd.cpio" "$2" >"$TMP/$1.yaml" 2>"$TMP/$1.submit.err" ||
+			{ not_ok "job $1 written by lava_job.c" "$(cat "$TMP/$1.submit.err")"; return; }
+	else
+		job_yaml "$1" "$2" >"$TMP/$1.yaml"
+	fi
 	local id
 	if id=$(lavacli --uri "$RPC" jobs submit "$TMP/$1.yaml" 2>"$TMP/$1.submit.err") &&
 		[[ "$id" =~ ^[0-9]+$ ]]; then
