@@ -2,8 +2,9 @@
 # timeout: 900 (tests/run.sh ends it past this many seconds)
 # End-to-end: a real single-host LAVA (tests/lava/setup.sh: PostgreSQL,
 # lava-server, a local lava-worker, `qemu` devices with KVM off) boots
-# Debian's 6.1 kernel with a schedlab initramfs whose /init runs the agent in
-# batch mode (`schedlab-agent --batch`: the requests travel with the job in
+# Debian's 6.1 kernel with a schedlab initramfs (harness/targets/initramfs.c
+# with agent_batch: busybox, the agent, hackbench and its libraries) whose
+# /init runs the agent in batch mode (`schedlab-agent --batch`: the requests travel with the job in
 # the initramfs, the replies come back as SLB1 frame lines on the console
 # log). Two jobs, preempt=none and preempt=full (the latter written by the
 # lava target's job writer, harness/targets/lava_job.c), run at once on the two
@@ -49,35 +50,53 @@ KDIR=$(readlink -f kernels/out/debian)
 KIMG="$KDIR/$(jq -r .image "$KDIR/kernel.json")"
 [ -f "$KIMG" ] || { not_ok "kernel image" "missing $KIMG"; done_testing; exit; }
 
-# --- the initramfs: busybox, the static agent, /init and the batch file
-R="$TMP/root"
-mkdir -p "$R/bin" "$R/etc/schedlab" "$R/proc" "$R/sys" "$R/dev" "$R/tmp" "$R/run"
-cp /bin/busybox "$R/bin/busybox"
-cp bin/schedlab-agent "$R/bin/schedlab-agent"
-cat >"$R/init" <<'EOF'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mount -t debugfs debugfs /sys/kernel/debug
-mount -t tmpfs tmpfs /tmp
-mount -t tmpfs tmpfs /run
-dmesg -n 1
-echo "schedlab-batch: start"
-schedlab-agent --batch /etc/schedlab/requests.jsonl
-echo "schedlab-batch: end status $?"
-poweroff -f
-EOF
-chmod 755 "$R/init"
-cat >"$R/etc/schedlab/requests.jsonl" <<'EOF'
+# --- the initramfs: built by harness/targets/initramfs.c with agent_batch
+# (busybox, the agent, hackbench with its libraries, the batch file, an /init
+# that runs `schedlab-agent --batch`), through a small driver compiled here
+mkdir -p "$TMP/etc"
+cat >"$TMP/etc/requests.jsonl" <<'EOF'
 {"id":1,"op":"sysinfo"}
 {"id":2,"op":"exec","args":{"argv":["sh","-c","echo \"quoted\\\\backslash\"; seq 1 3000"],"timeout_s":60}}
+{"id":3,"op":"exec","args":{"argv":["hackbench","-g","2","-l","50"],"timeout_s":120}}
 EOF
-(cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$TMP/initrd.cpio"
+cat >"$TMP/ibuild.c" <<'EOF'
+#include <stdio.h>
+#include "harness/targets/initramfs.h"
+int main(int argc, char **argv)
+{
+	const char *bins[] = { argv[1], "hackbench", NULL };
+	struct initramfs_file files[] = { { argv[2], "/etc/schedlab/requests.jsonl", 0644, 0 } };
+	struct initramfs_spec spec = { 0 };
+	struct strbuf e = STRBUF_INIT;
+	char out[4096];
+	if (argc != 4)
+		return 2;
+	spec.binaries = bins;
+	spec.files = files;
+	spec.nr_files = 1;
+	spec.agent_batch = "/etc/schedlab/requests.jsonl";
+	spec.compress = INITRAMFS_LZ4;
+	spec.cache_dir = argv[3];
+	if (initramfs_build(&spec, out, sizeof(out), &e)) {
+		fprintf(stderr, "%s\n", e.buf);
+		return 1;
+	}
+	puts(out);
+	return 0;
+}
+EOF
+INITRD=""
+if cc -std=gnu11 -D_GNU_SOURCE -I. -o "$TMP/ibuild" "$TMP/ibuild.c" build/libschedlab.a \
+	-ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lm -pthread 2>"$TMP/ibuild.err" &&
+	INITRD=$("$TMP/ibuild" "$PWD/bin/schedlab-agent" "$TMP/etc/requests.jsonl" "$TMP/cache" 2>>"$TMP/ibuild.err"); then
+	ok "batch initramfs built by initramfs.c ($(stat -c %s "$INITRD") bytes)"
+else
+	not_ok "batch initramfs built by initramfs.c" "$(tail -n 5 "$TMP/ibuild.err")"
+	done_testing
+	exit
+fi
 chmod 755 "$TMP"
-chmod 644 "$TMP/initrd.cpio"
+chmod -R a+rX "$TMP/cache"
 
 job_yaml() { # NAME APPEND
 	cat <<EOF
@@ -103,7 +122,7 @@ actions:
         url: file://$KIMG
       ramdisk:
         image_arg: -initrd {ramdisk}
-        url: file://$TMP/initrd.cpio
+        url: file://$INITRD
 - boot:
     method: qemu
     media: tmpfs
@@ -150,7 +169,7 @@ declare -A JOB
 submit() { # KEY APPEND
 	if [ "$1" = full ] && [ -x "$TMP/ljob" ]; then
 		"$TMP/ljob" "{\"type\":\"lava\",\"url\":\"$LAVA_URL\",\"token_file\":\"$LAVA_TOKEN_FILE\",\"user\":\"$LAVA_USER\",\"device_type\":\"qemu\"}" \
-			"file://$KIMG" "file://$TMP/initrd.cpio" "$2" >"$TMP/$1.yaml" 2>"$TMP/$1.submit.err" ||
+			"file://$KIMG" "file://$INITRD" "$2" >"$TMP/$1.yaml" 2>"$TMP/$1.submit.err" ||
 			{ not_ok "job $1 written by lava_job.c" "$(cat "$TMP/$1.submit.err")"; return; }
 	else
 		job_yaml "$1" "$2" >"$TMP/$1.yaml"
@@ -207,6 +226,11 @@ for mode in none full; do
 	out=$(jq -r 'select(.id == 2) | .result.stdout' "$TMP/$mode.msgs")
 	equals "job $mode: exec stdout intact" "$(printf '%s' "$out" | head -n 1)|$(printf '%s' "$out" | tail -n 1)" 'quoted\backslash|3000'
 	equals "job $mode: exec exit code" "$(jq -r 'select(.id == 2) | .result.exit_code' "$TMP/$mode.msgs")" 0
+	hb=$(jq -r 'select(.id == 3) | "\(.result.exit_code) \(.result.stdout)"' "$TMP/$mode.msgs")
+	case "$hb" in
+	"0 "*Time:*) ok "job $mode: hackbench ran in the guest" ;;
+	*) not_ok "job $mode: hackbench ran in the guest" "reply: $(head -c 300 <<<"$hb")" ;;
+	esac
 done
 
 if [ -n "${JOB[panic]:-}" ]; then
