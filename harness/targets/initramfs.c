@@ -175,6 +175,17 @@ void initramfs_init_script(const struct initramfs_spec *spec, struct strbuf *o)
 			    spec->init_cmd);
 		return;
 	}
+	if (spec->agent_batch) {
+		/* kernel messages off the console while frames are written */
+		strbuf_addf(o,
+			    "dmesg -n 1\n"
+			    "echo \"schedlab-init: starting schedlab-agent --batch %s\"\n"
+			    "schedlab-agent --batch %s\n"
+			    "echo \"schedlab-batch: end status $?\"\n"
+			    "poweroff -f\n",
+			    spec->agent_batch, spec->agent_batch);
+		return;
+	}
 	strbuf_addf(o,
 		    "if ! command -v schedlab-agent >/dev/null; then\n"
 		    "\techo \"schedlab-init: no schedlab-agent in the initramfs\"\n"
@@ -573,6 +584,10 @@ static int collect(const struct initramfs_spec *spec, struct manifest *m, struct
 		strbuf_addf(err, "initramfs: bad agent tty '%s'", spec->agent_tty);
 		return -1;
 	}
+	if (spec->agent_batch && !tty_ok(spec->agent_batch)) {
+		strbuf_addf(err, "initramfs: bad batch file path '%s'", spec->agent_batch);
+		return -1;
+	}
 	if (spec->carry && (spec->carry[0] != '/' || !spec->carry[1] || strchr(spec->carry, '\n'))) {
 		strbuf_addf(err, "initramfs: the carried copy needs an absolute path, not '%s'",
 			    spec->carry);
@@ -824,6 +839,10 @@ void initramfs_spec_key(const struct initramfs_spec *spec, const char *path_env,
 		key_num(&s, spec->files[i].elf_trim);
 	}
 	key_str(&s, spec->agent_tty);
+	if (spec->agent_batch) { /* absent: the keys of before stay valid */
+		key_str(&s, "agent_batch");
+		key_str(&s, spec->agent_batch);
+	}
 	key_str(&s, spec->init_cmd);
 	key_str(&s, spec->extra_init);
 	key_num(&s, spec->compress);

@@ -313,6 +313,16 @@ TEST(init_script)
 	CHECK_CONTAINS(o.buf, "schedlab-agent --tty /dev/ttyS2\n");
 	CHECK(!strstr(o.buf, "cpio"));
 
+	/* batch mode: requests from a file, frames on the console */
+	strbuf_reset(&o);
+	s.agent_batch = "/etc/schedlab/requests.jsonl";
+	initramfs_init_script(&s, &o);
+	CHECK_CONTAINS(o.buf, "\nschedlab-agent --batch /etc/schedlab/requests.jsonl\n");
+	CHECK_CONTAINS(o.buf, "dmesg -n 1\n");
+	CHECK_CONTAINS(o.buf, "echo \"schedlab-batch: end status $?\"\npoweroff -f\n");
+	CHECK(!strstr(o.buf, "--tty"));
+	s.agent_batch = NULL;
+
 	strbuf_reset(&o);
 	s.init_cmd = "cat /sys/kernel/debug/sched/preempt";
 	initramfs_init_script(&s, &o);
@@ -536,6 +546,7 @@ TEST(spec_key)
 	CHANGED(s.busybox = "/bin/busybox", s.busybox = NULL);
 	CHANGED((s.files = &f, s.nr_files = 1), (s.files = NULL, s.nr_files = 0));
 	CHANGED(s.agent_tty = "/dev/ttyS2", s.agent_tty = NULL);
+	CHANGED(s.agent_batch = "/etc/schedlab/requests.jsonl", s.agent_batch = NULL);
 	CHANGED(s.init_cmd = "true", s.init_cmd = NULL);
 	CHANGED(s.init_cmd = "", s.init_cmd = NULL); /* "" is not NULL */
 	CHANGED(s.extra_init = "true", s.extra_init = NULL);
