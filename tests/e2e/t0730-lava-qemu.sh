@@ -101,7 +101,7 @@ chmod -R a+rX "$TMP/cache"
 job_yaml() { # NAME APPEND
 	cat <<EOF
 device_type: qemu
-job_name: schedlab t0720 $1
+job_name: schedlab t0730 $1
 timeouts:
   job: {minutes: 8}
   action: {minutes: 5}
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "conf: %s\n", e.buf);
 		return 1;
 	}
-	struct lava_job_in in = { "schedlab t0720 full (lava_job.c)", argv[2], argv[3], argv[4],
+	struct lava_job_in in = { "schedlab t0730 full (lava_job.c)", argv[2], argv[3], argv[4],
 				  2, 1024, 300 };
 	json_t *j = lava_job(c, &in, &e);
 	if (!j) {
