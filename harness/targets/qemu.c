@@ -21,7 +21,11 @@
  * zeros, when the VM booted it through PVH, else /boot/vmlinuz), the
  * archive it booted from (/boot/initrd.img, carried in the initramfs; see
  * initramfs.h) with "carry" and the new command line, then waits on the same
- * connection for a banner with a new boot_id (method "kexec"). The guest
+ * connection for a banner with a new boot_id (method "kexec"). With
+ * "switch": "runtime", and "auto" when the running kernel can
+ * (target_runtime_possible), a boot that differs from the running one only
+ * in its preempt mode is a write of the mode by the agent (runtime_vm,
+ * method "runtime"). The guest
  * gets only the tools the plan's workloads run (qemu_guest_tools), in an
  * LZ4 archive when the kernel unpacks LZ4; docs/qemu.md has the measurements.
  *
@@ -1160,7 +1164,7 @@ static void qemu_close(struct target *t)
 const struct target_ops qemu_target = {
 	.name = "qemu",
 	.summary = "a qemu VM booted from a kernel image and a generated initramfs; agent on "
-		   "ttyS1; boot-time switching by new boot or kexec; KVM when usable, else TCG",
+		   "ttyS1; switching by new boot, kexec or at run time; KVM when usable, else TCG",
 	.caps = TCAP_PREEMPT_RUNTIME | TCAP_PREEMPT_BOOT | TCAP_CMDLINE | TCAP_KERNEL |
 		TCAP_KEXEC,
 	.check = qemu_check,

@@ -1121,7 +1121,7 @@ static void ssh_close(struct target *t)
 const struct target_ops ssh_target = {
 	.name = "ssh",
 	.summary = "a machine reached with the OpenSSH client (batch mode); the agent is copied "
-		   "to it; switching by kexec or by reboot with a one-shot boot entry",
+		   "to it; switching at run time, by kexec or by reboot with a one-shot boot entry",
 	.caps = TCAP_PREEMPT_RUNTIME | TCAP_PREEMPT_BOOT | TCAP_CMDLINE | TCAP_KERNEL |
 		TCAP_KEXEC | TCAP_REBOOT,
 	.check = ssh_check,

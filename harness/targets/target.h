@@ -11,7 +11,7 @@
  *   check   validate the plan's "target" object (pure; at plan time)
  *   open    allocate state; nothing is booted or started yet
  *   boot    bring the machine into a boot configuration (boot a VM, kexec,
- *           reboot, or for `local` write the runtime preempt mode) and leave
+ *           reboot, or write the runtime preempt mode) and leave
  *           a connected agent in t->agent; fills struct boot_info
  *   sysinfo/exec/knob_set/knob_restore   through the agent
  *   close   stop the agent, kill the VM, restore anything touched; always safe

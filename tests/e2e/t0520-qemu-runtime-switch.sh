@@ -29,18 +29,20 @@ plan() { # NAME SWITCH PREEMPTS CMDLINES ORDER REPETITIONS
 P
 }
 bq() { sql "SELECT $1 FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = '$2' ${3:-}"; }
+# the boots' EXPR joined by commas in the order of the ORDER BY clause given
+bl() { sql "SELECT group_concat(x) FROM (SELECT $1 AS x FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = '$2' ${3:-})"; }
 
 # --- explicit runtime: none -> full -> voluntary in one guest boot
 plan rt runtime '["none", "full", "voluntary"]' '[""]' sequential 1 >"$TMP/rt.json"
 expect_exit 0 "switch=runtime: three preempt modes in one guest" schedlab run "$TMP/rt.json" --db "$DB" --tag rt
-equals "three boot configurations, all ok" "$(bq "group_concat(b.status)" rt)" "ok,ok,ok"
+equals "three boot configurations, all ok" "$(bl "b.status" rt)" "ok,ok,ok"
 equals "one VM boot, then two runtime switches" \
-	"$(bq "group_concat(method)" rt "ORDER BY b.seq")" "boot,runtime,runtime"
+	"$(bl "method" rt "ORDER BY b.seq")" "boot,runtime,runtime"
 equals "one guest kernel boot for all three (one boot_uuid)" "$(bq "count(DISTINCT boot_uuid)" rt)" 1
 equals "the runtime switches printed nothing on the console (no kernel boot)" \
 	"$(bq "count(*)" rt "AND b.method = 'runtime' AND b.console LIKE '%Linux version%'")" 0
 equals "each boot's preempt is what the guest reported, as requested" \
-	"$(bq "group_concat(b.req_preempt || '=' || b.preempt || '=' || json_extract(b.sysinfo, '\$.preempt.value'))" rt "ORDER BY b.seq")" \
+	"$(bl "b.req_preempt || '=' || b.preempt || '=' || json_extract(b.sysinfo, '\$.preempt.value')" rt "ORDER BY b.seq")" \
 	"none=none=none,full=full=full,voluntary=voluntary=voluntary"
 equals "the results view groups the runs by the effective mode" \
 	"$(sql "SELECT group_concat(preempt || ':' || method) FROM (SELECT DISTINCT r.preempt, b.method FROM results r JOIN boot b ON b.id = r.boot WHERE r.tag = 'rt' ORDER BY r.boot)")" \
@@ -67,7 +69,7 @@ done
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
 equals "auto: only-preempt changes were switched at run time" \
-	"$(bq "group_concat(method)" auto "AND b.status != 'planned' ORDER BY b.seq")" "boot,runtime,runtime,runtime"
+	"$(bl "method" auto "AND b.status != 'planned' ORDER BY b.seq")" "boot,runtime,runtime,runtime"
 first=$(bq "boot_uuid" auto "AND b.seq = 0")
 expect_exit 0 "auto: the killed session resumes" schedlab run --resume last --db "$DB" --quiet
 equals "auto: every run stored once and ok" \
@@ -75,7 +77,7 @@ equals "auto: every run stored once and ok" \
 equals "auto: every boot that ran is verified ok in the requested mode" \
 	"$(bq "count(*)" auto "AND b.status != 'planned' AND (b.status != 'ok' OR b.preempt != b.req_preempt)")" 0
 equals "auto: the resumed part boots a new VM, then switches at run time" \
-	"$(bq "group_concat(method)" auto "AND b.status != 'planned' AND b.boot_uuid != '$first' ORDER BY b.booted_at")" "boot,runtime,runtime"
+	"$(bl "method" auto "AND b.status != 'planned' AND b.boot_uuid != '$first' ORDER BY b.booted_at")" "boot,runtime,runtime"
 equals "auto: two guest kernel boots in all" "$(bq "count(DISTINCT boot_uuid)" auto)" 2
 equals "auto: each run's effective mode is its boot's requested one" \
 	"$(sql "SELECT count(*) FROM results r JOIN boot b ON b.id = r.boot WHERE r.tag = 'auto' AND r.preempt != b.req_preempt")" 0
@@ -83,7 +85,7 @@ equals "auto: each run's effective mode is its boot's requested one" \
 # --- the command line changes too: auto boots a new VM, runtime is refused
 plan cmd auto '["none"]' '["", "nosmt"]' sequential 1 >"$TMP/cmd.json"
 expect_exit 0 "auto with another cmdline: runs" schedlab run "$TMP/cmd.json" --db "$DB" --tag cmd --quiet
-equals "auto with another cmdline: a new VM for each" "$(bq "group_concat(method || ':' || b.status)" cmd "ORDER BY b.seq")" "boot:ok,boot:ok"
+equals "auto with another cmdline: a new VM for each" "$(bl "method || ':' || b.status" cmd "ORDER BY b.seq")" "boot:ok,boot:ok"
 plan cmdrt runtime '["none", "full"]' '["", "nosmt"]' sequential 1 >"$TMP/cmdrt.json"
 expect_exit 2 "runtime with another cmdline: refused at preflight" schedlab run "$TMP/cmdrt.json" --db "$TMP/refused.db"
 contains "the refusal names the key and the difference" "$TMP/err" \
