@@ -957,10 +957,12 @@ out:
 
 /*
  * A runtime switch ("runtime", or "auto" when it can): the kernel and
- * schedlab's parameters are in force, only the preempt mode differs; the
- * agent undoes the previous runtime switch and writes the mode to
- * /sys/kernel/debug/sched/preempt (restored when the agent ends). 0 done,
- * 1 not possible (why says why), -1 error.
+ * schedlab's parameters are in force, only the preempt mode differs (so b
+ * names one, other than the effective one). The agent writes the mode to
+ * /sys/kernel/debug/sched/preempt, the allow-listed knob the local target
+ * uses, on top of the previous runtime switch: one write per switch (each
+ * patches the kernel's static calls on every CPU); its journal unwinds them
+ * when the agent ends. 0 done, 1 not possible (why says why), -1 error.
  */
 static int runtime_switch(struct target *t, const struct boot_spec *b, const char *khash,
 			  const json_t *si, struct boot_info *bi, struct strbuf *why,
@@ -973,9 +975,6 @@ static int runtime_switch(struct target *t, const struct boot_spec *b, const cha
 	int same = in_force(t, &rest, khash, si) && (!b->kernel || khash);
 	if (!target_runtime_possible(same, b->preempt, si, why))
 		return 1;
-	t->knob_keep = 0;
-	if (t->ops->knob_restore(t, err))
-		return -1;
 	if (b->preempt) {
 		struct strbuf e = STRBUF_INIT;
 		int r = t->ops->knob_set(t, "/sys/kernel/debug/sched/preempt", b->preempt, &info,
