@@ -346,6 +346,7 @@ fi
 start=$(date +%s)
 expect_exit 0 "run --resume completes once the guest is back" schedlab run --resume last --db "$DB" --quiet
 echo "# resume: $(( $(date +%s) - start )) s"
+sql "SELECT 'boot', seq, status, method, preempt, error FROM boot; SELECT 'run', seq, status, error FROM run" | sed 's/^/# after resume: /'
 equals "both runs ok after resume" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 2
 equals "no run added" "$(sql "SELECT count(*) FROM run")" 2
 equals "session done" "$(sql "SELECT status FROM session")" done
