@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Switch cost on the qemu target (not a test): seconds from the end of one
 # boot's last run to the next boot's first run, for "reboot" (a new VM per
-# boot) and "kexec" (inside the running VM), and the share of that time spent
+# boot), "kexec" (inside the running VM) and "runtime" (the preempt mode
+# written to /sys/kernel/debug/sched/preempt in the running kernel), beside
+# the switch time the boot row stores (switch_s), and the share of that time spent
 # outside the kernel's own boot (the kernel's part is the printk timestamp of
 # "Run /init as init process" on the boot's console). Three preempt modes,
 # a short hackbench per boot, ROUNDS interleaved rounds. A second line per
@@ -16,7 +18,7 @@ rounds=${1:-2}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ -f kernels/out/debian/kernel.json ] || make -s -C kernels debian
-for sw in reboot kexec; do
+for sw in reboot kexec runtime; do
 	cat >"$tmp/$sw.json" <<P
 {"name": "switch-$sw", "switch": "$sw", "repetitions": $rounds, "seed": 3, "schedstat": false,
  "target": {"type": "qemu", "kernel": "kernels/out/debian", "cpus": 2, "memory_mb": 768},
@@ -30,8 +32,8 @@ import re, sqlite3, statistics, sys
 from datetime import datetime
 db = sqlite3.connect(sys.argv[1])
 def ts(s): return datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()
-for tag in ("reboot", "kexec"):
-    boots = db.execute("""SELECT b.id, b.method, b.console FROM boot b JOIN session s ON s.id = b.session_id
+for tag in ("reboot", "kexec", "runtime"):
+    boots = db.execute("""SELECT b.id, b.method, b.console, b.switch_s FROM boot b JOIN session s ON s.id = b.session_id
                           WHERE s.tag = ? AND b.status = 'ok' ORDER BY b.seq""", (tag,)).fetchall()
     gaps, kern = [], []
     for prev, cur in zip(boots, boots[1:]):
@@ -43,11 +45,18 @@ for tag in ("reboot", "kexec"):
         if m:
             kern.append(float(m[-1]))
     g = statistics.median(gaps)
-    k = statistics.median(kern) if kern else float("nan")
-    print(f"{tag:6s}: {len(gaps)} switches, median {g:.2f} s (min {min(gaps):.2f}, max {max(gaps):.2f}); "
-          f"kernel boot to /init {k:.2f} s; outside the kernel's own boot {100 * (g - k) / g:.0f}%")
+    sw = statistics.median([b[3] for b in boots[1:]])
+    methods = ",".join(sorted({b[1] for b in boots[1:]}))
+    line = (f"{tag:7s}: {len(gaps)} switches ({methods}), median {g:.2f} s (min {min(gaps):.2f}, "
+            f"max {max(gaps):.2f}); stored switch_s median {sw:.3f} s")
+    if kern:
+        k = statistics.median(kern)
+        line += f"; kernel boot to /init {k:.2f} s; outside the kernel's own boot {100 * (g - k) / g:.0f}%"
+    print(line)
     initrd = [int(x) for b in boots[1:] for x in re.findall(r"Freeing initrd memory: (\d+)K", b[2] or "")]
     loaders = sorted({x for b in boots[1:] for x in re.findall(r"loaded with (\w+)", b[2] or "")})
-    print(f"{'':6s}  initramfs unpacked by the kernel {statistics.median(initrd) / 1024 if initrd else float('nan'):.1f} MB"
+    if tag == "runtime":
+        continue
+    print(f"{'':7s}  initramfs unpacked by the kernel {statistics.median(initrd) / 1024 if initrd else float('nan'):.1f} MB"
           + (f"; kexec loader {', '.join(loaders)}" if loaders else ""))
 PY

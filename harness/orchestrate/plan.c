@@ -413,19 +413,18 @@ static json_t *resolve_target(const struct plan *p, const json_t *tobj, const ch
 		snprintf(where, sizeof(where), " of %s", path);
 	const char *sw = p->switch_method ? p->switch_method : "auto";
 	json_t *conf = json_deep_copy(tobj);
-	if (!strcmp(sw, "auto") || !strcmp(sw, "runtime")) {
-		if (!strcmp(sw, "runtime") && !(t->caps & TCAP_PREEMPT_RUNTIME)) {
-			strbuf_addf(err, "switch: the %s target%s cannot switch at run time (valid: "
-				    "auto, reboot, kexec)", type, where);
-			json_decref(conf);
-			return NULL;
-		}
-	} else if (t->caps & TCAP_PREEMPT_RUNTIME) {
+	int boots = (t->caps & TCAP_PREEMPT_BOOT) != 0;
+	if (!strcmp(sw, "runtime") && !(t->caps & TCAP_PREEMPT_RUNTIME)) {
+		strbuf_addf(err, "switch: the %s target%s cannot switch at run time (valid: "
+			    "auto, reboot, kexec)", type, where);
+		json_decref(conf);
+		return NULL;
+	} else if (strcmp(sw, "auto") && strcmp(sw, "runtime") && !boots) {
 		strbuf_addf(err, "switch: the %s target%s cannot %s (valid: auto, runtime)", type,
 			    where, sw);
 		json_decref(conf);
 		return NULL;
-	} else if (!json_object_get(conf, "switch")) {
+	} else if (strcmp(sw, "auto") && boots && !json_object_get(conf, "switch")) {
 		json_object_set_new(conf, "switch", json_string(sw));
 	}
 	json_t *resolved = t->check(conf, path, err);

@@ -94,7 +94,9 @@ static int preflight_one(struct plan *p, const struct session_opts *o, const cha
 	if (!p->tops->feasible)
 		return 0;
 	target_init(&t, p, o);
-	if (p->tops->caps & TCAP_PREEMPT_RUNTIME) {
+	/* a target that only switches at run time is asked now (the others
+	 * would have to boot) */
+	if ((p->tops->caps & TCAP_PREEMPT_RUNTIME) && !(p->tops->caps & TCAP_PREEMPT_BOOT)) {
 		struct boot_info bi;
 		struct boot_spec none = { -1, NULL, NULL, "" };
 		boot_info_init(&bi);
@@ -122,6 +124,25 @@ static int preflight_one(struct plan *p, const struct session_opts *o, const cha
 			ret = -1;
 		}
 		strbuf_release(&why);
+	}
+	/* "switch": "runtime" on a target that can boot: only preempt may change */
+	const char *sw = json_string_value(json_object_get(t.conf, "switch"));
+	if (sw && !strcmp(sw, "runtime") && (p->tops->caps & TCAP_PREEMPT_BOOT)) {
+		struct boot_spec *bs = xcalloc(p->nboots + 1, sizeof(*bs));
+		struct strbuf why = STRBUF_INIT;
+		for (size_t i = 0; i < p->nboots; i++)
+			boot_spec_of(&p->boots[i], (int)i, &bs[i]);
+		if (target_runtime_plan_check(bs, p->nboots,
+					      json_string_value(json_object_get(t.conf, "kernel")),
+					      &why)) {
+			strbuf_addf(err, "%s%s: %sswitch: \"runtime\" (target %s) changes only the "
+				    "preempt mode between boot configurations, but %s (use \"auto\": "
+				    "run time where only the preempt mode changes)", ret ? "\n" : "",
+				    p->path, who, p->tops->name, why.buf);
+			ret = -1;
+		}
+		strbuf_release(&why);
+		free(bs);
 	}
 	/* every knob file must be readable on a target we can ask now */
 	for (size_t k = 0; t.agent && k < json_array_size(p->knobs); k++) {

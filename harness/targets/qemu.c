@@ -21,7 +21,11 @@
  * zeros, when the VM booted it through PVH, else /boot/vmlinuz), the
  * archive it booted from (/boot/initrd.img, carried in the initramfs; see
  * initramfs.h) with "carry" and the new command line, then waits on the same
- * connection for a banner with a new boot_id (method "kexec"). The guest
+ * connection for a banner with a new boot_id (method "kexec"). With
+ * "switch": "runtime", and "auto" when the running kernel can
+ * (target_runtime_possible), a boot that differs from the running one only
+ * in its preempt mode is a write of the mode by the agent (runtime_vm,
+ * method "runtime"). The guest
  * gets only the tools the plan's workloads run (qemu_guest_tools), in an
  * LZ4 archive when the kernel unpacks LZ4; docs/qemu.md has the measurements.
  *
@@ -47,6 +51,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "harness/agent/sysinfo.h"
 #include "harness/targets/initramfs.h"
 #include "harness/util/proc.h"
 #include "harness/targets/target.h"
@@ -71,6 +76,8 @@ struct qemu_priv {
 	char kernel[PATH_MAX];     /* image the VM runs (realpath) */
 	char initrd[PATH_MAX];
 	char kexec_kernel[32];     /* the kernel for kexec in the guest (build_initrd) */
+	char *cmdline;             /* the command line the running kernel booted with */
+	json_t *si;                /* the sysinfo of the VM's last boot (runtime_vm) */
 	char accel[16];
 	struct agent_conn conn;
 	int conn_open;
@@ -197,7 +204,8 @@ out:
 static int check_numbers(json_t *out, const char *prefix, struct strbuf *err)
 {
 	static const char *const accels[] = { "auto", "kvm", "tcg", NULL };
-	static const char *const switches[] = { "auto", "boot", "reboot", "kexec", NULL };
+	static const char *const switches[] = { "auto", "boot", "reboot", "kexec", "runtime",
+						NULL };
 	static const char *const packs[] = { "auto", "lz4", "plain", NULL };
 
 	if (conf_integer(out, "cpus", 2, 1, 256, prefix, err) ||
@@ -931,7 +939,10 @@ static int boot_new_vm(struct target *t, struct qemu_priv *p, const char *kernel
 	if (!strcmp(accel, "kvm"))
 		kvm_verdict = 1;
 	snprintf(p->kernel, sizeof(p->kernel), "%s", image);
+	free(p->cmdline);
+	p->cmdline = xstrdup(cl.buf);
 	t->agent = &p->conn;
+	t->knob_keep = 0; /* a new agent: no knob changes yet */
 	snprintf(bi->method, sizeof(bi->method), "boot");
 	bi->switch_s = now_mono() - t0;
 	rc = 0;
@@ -978,6 +989,9 @@ static int kexec_vm(struct target *t, struct qemu_priv *p, const struct boot_spe
 			break;
 	}
 	t->agent = &p->conn;
+	t->knob_keep = 0; /* a new agent: no knob changes yet */
+	free(p->cmdline);
+	p->cmdline = xstrdup(cl.buf);
 	snprintf(bi->method, sizeof(bi->method), "kexec");
 	bi->switch_s = now_mono() - t0;
 	rc = 0;
@@ -986,6 +1000,55 @@ out:
 	strbuf_release(&cl);
 	strbuf_release(&e);
 	return rc;
+}
+
+/*
+ * A runtime switch: the running kernel stays and the agent writes the mode
+ * to /sys/kernel/debug/sched/preempt (the allow-listed knob the local
+ * target uses; journalled, kept across the boot's runs, restored when the
+ * agent ends), method "runtime". si is what the last boot of this VM
+ * reported (its effective mode, PREEMPT_DYNAMIC, the modes on offer). One
+ * write per switch, on top of the previous one: each write of the mode
+ * patches the kernel's static calls, which under TCG costs about a second
+ * (docs/qemu.md), so the way back is not taken first. Returns 0 done, 1 not
+ * possible (why says why; "auto" then boots as it would have), -1 error
+ * (the connection is gone).
+ */
+static int runtime_vm(struct target *t, struct qemu_priv *p, const struct boot_spec *b,
+		      const char *image, const json_t *si, struct boot_info *bi,
+		      struct strbuf *why, struct strbuf *err)
+{
+	struct strbuf cl = STRBUF_INIT, e = STRBUF_INIT;
+	json_t *info = NULL;
+	double t0 = now_mono();
+	int r;
+
+	build_cmdline(t, b, &cl);
+	int same = !strcmp(image, p->kernel) && p->cmdline &&
+		   target_params_same_but_preempt(cl.buf, p->cmdline);
+	strbuf_release(&cl);
+	if (!target_runtime_possible(same, b->preempt, si, why))
+		return 1;
+	t->agent = &p->conn;
+	const char *cur = sysinfo_str(si, "preempt");
+	if (b->preempt && strcmp(cur, b->preempt)) {
+		r = target_agent_knob_set(t, "/sys/kernel/debug/sched/preempt", b->preempt, &info,
+					  &e);
+		if (r) {
+			strbuf_addf(why, "writing /sys/kernel/debug/sched/preempt: %s", e.buf);
+			if (r == -1)
+				strbuf_addf(err, "qemu: runtime switch: %s", e.buf);
+			strbuf_release(&e);
+			t->agent = NULL;
+			return r == -1 ? -1 : 1;
+		}
+		t->knob_keep = (int)json_integer_value(json_object_get(info, "depth"));
+		json_decref(info);
+	}
+	strbuf_release(&e);
+	snprintf(bi->method, sizeof(bi->method), "runtime");
+	bi->switch_s = now_mono() - t0;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1026,14 +1089,37 @@ static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_in
 		return -1;
 	}
 	t->agent = NULL;
-	if (p->running && p->conn_open && sw && !strcmp(sw, "kexec") &&
-	    resolve_kernel(kernel, image, sizeof(image), NULL, NULL, 0, NULL, 0, err) == 0 &&
-	    !strcmp(image, p->kernel)) {
-		rc = kexec_vm(t, p, b, bi, &from, err);
-	} else {
-		strbuf_reset(err);
-		from = 0;
-		rc = boot_new_vm(t, p, kernel, b, bi, err);
+	/* what the last boot of the running VM reported (runtime_vm) */
+	json_t *last = p->si;
+	p->si = NULL;
+	rc = 1;
+	if (p->running && p->conn_open && sw && (!strcmp(sw, "runtime") || !strcmp(sw, "auto"))) {
+		struct strbuf why = STRBUF_INIT;
+		if (resolve_kernel(kernel, image, sizeof(image), NULL, NULL, 0, NULL, 0, err) == 0)
+			rc = runtime_vm(t, p, b, image, last, bi, &why, err);
+		if (rc == 1 && !strcmp(sw, "runtime")) {
+			strbuf_addf(err, "qemu: switch \"runtime\": %s", why.buf);
+			rc = -1;
+		}
+		strbuf_release(&why);
+		if (rc == -1)
+			vm_stop(p);
+	}
+	json_decref(last);
+	if (rc == 1) {
+		/* not at run time: a new VM or a kexec as before */
+		if (p->running && p->conn_open && sw && !strcmp(sw, "kexec") &&
+		    resolve_kernel(kernel, image, sizeof(image), NULL, NULL, 0, NULL, 0,
+				   err) == 0 &&
+		    !strcmp(image, p->kernel)) {
+			rc = kexec_vm(t, p, b, bi, &from, err);
+		} else {
+			strbuf_reset(err);
+			from = 0;
+			rc = boot_new_vm(t, p, kernel, b, bi, err);
+		}
+	} else if (rc == 0) {
+		from = file_size(p->console); /* no new console output */
 	}
 	if (rc < 0) {
 		/* the console of a failed boot is evidence: keep it with the boot */
@@ -1056,6 +1142,7 @@ static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_in
 		strbuf_release(&m);
 		return -1;
 	}
+	p->si = json_incref(bi->sysinfo);
 	return 0;
 }
 
@@ -1068,6 +1155,8 @@ static void qemu_close(struct target *t)
 	vm_stop(p);
 	rm_tmpdir(p);
 	strbuf_release(&p->qerr);
+	free(p->cmdline);
+	json_decref(p->si);
 	free(p);
 	t->priv = NULL;
 }
@@ -1075,8 +1164,9 @@ static void qemu_close(struct target *t)
 const struct target_ops qemu_target = {
 	.name = "qemu",
 	.summary = "a qemu VM booted from a kernel image and a generated initramfs; agent on "
-		   "ttyS1; boot-time switching by new boot or kexec; KVM when usable, else TCG",
-	.caps = TCAP_PREEMPT_BOOT | TCAP_CMDLINE | TCAP_KERNEL | TCAP_KEXEC,
+		   "ttyS1; switching by new boot, kexec or at run time; KVM when usable, else TCG",
+	.caps = TCAP_PREEMPT_RUNTIME | TCAP_PREEMPT_BOOT | TCAP_CMDLINE | TCAP_KERNEL |
+		TCAP_KEXEC,
 	.check = qemu_check,
 	.feasible = qemu_feasible,
 	.open = qemu_open,

@@ -25,7 +25,10 @@
  *
  * Switching. A boot whose configuration is already in force (effective
  * preempt mode, schedlab's parameters on /proc/cmdline, the kernel) needs no
- * switch. Otherwise "kexec" (default) asks the agent to load kernel + initrd
+ * switch. When only the preempt mode differs and the running kernel can
+ * switch it ("runtime", and "auto" when it can: target_runtime_possible),
+ * the agent writes /sys/kernel/debug/sched/preempt (method "runtime").
+ * Otherwise "kexec" ("auto" too) asks the agent to load kernel + initrd
  * with the new command line and execute it; "reboot" runs the plan's
  * reboot_hook (argv + kernel, initrd, command line) on the target, then the
  * reboot command. Either way the controller then polls with new ssh
@@ -221,11 +224,12 @@ static int check_switching(json_t *out, const char *where, struct strbuf *err)
 {
 	json_t *v = json_object_get(out, "switch");
 	const char *s = v ? json_string_value(v) : "auto";
-	if (!s || (strcmp(s, "auto") && strcmp(s, "kexec") && strcmp(s, "reboot"))) {
-		strbuf_addf(err, "%s.switch: must be auto, kexec or reboot", where);
+	if (!s || (strcmp(s, "auto") && strcmp(s, "kexec") && strcmp(s, "reboot") &&
+		   strcmp(s, "runtime"))) {
+		strbuf_addf(err, "%s.switch: must be auto, runtime, kexec or reboot", where);
 		return -1;
 	}
-	json_object_set_new(out, "switch", json_string(!strcmp(s, "auto") ? "kexec" : s));
+	json_object_set_new(out, "switch", json_string(s));
 	static const char *const strs[] = { "kernel", "initrd", "kernels_dir", "agent_dir",
 					    "cmdline", "append", "agent", NULL };
 	for (const char *const *k = strs; *k; k++) {
@@ -951,6 +955,46 @@ out:
 	return rc;
 }
 
+/*
+ * A runtime switch ("runtime", or "auto" when it can): the kernel and
+ * schedlab's parameters are in force, only the preempt mode differs (so b
+ * names one, other than the effective one). The agent writes the mode to
+ * /sys/kernel/debug/sched/preempt, the allow-listed knob the local target
+ * uses, on top of the previous runtime switch: one write per switch (each
+ * patches the kernel's static calls on every CPU); its journal unwinds them
+ * when the agent ends. 0 done, 1 not possible (why says why), -1 error.
+ */
+static int runtime_switch(struct target *t, const struct boot_spec *b, const char *khash,
+			  const json_t *si, struct boot_info *bi, struct strbuf *why,
+			  struct strbuf *err)
+{
+	struct boot_spec rest = *b;
+	json_t *info = NULL;
+	double t0 = now_mono();
+	rest.preempt = NULL;
+	int same = in_force(t, &rest, khash, si) && (!b->kernel || khash);
+	if (!target_runtime_possible(same, b->preempt, si, why))
+		return 1;
+	if (b->preempt) {
+		struct strbuf e = STRBUF_INIT;
+		int r = t->ops->knob_set(t, "/sys/kernel/debug/sched/preempt", b->preempt, &info,
+					 &e);
+		if (r) {
+			strbuf_addf(why, "writing /sys/kernel/debug/sched/preempt: %s", e.buf);
+			if (r == -1)
+				strbuf_addf(err, "ssh: runtime switch: %s", e.buf);
+			strbuf_release(&e);
+			return r == -1 ? -1 : 1;
+		}
+		strbuf_release(&e);
+		t->knob_keep = (int)json_integer_value(json_object_get(info, "depth"));
+		json_decref(info);
+	}
+	snprintf(bi->method, sizeof(bi->method), "runtime");
+	bi->switch_s = now_mono() - t0;
+	return 0;
+}
+
 static int ssh_boot(struct target *t, const struct boot_spec *b, struct boot_info *bi,
 		    struct strbuf *err)
 {
@@ -971,6 +1015,7 @@ static int ssh_boot(struct target *t, const struct boot_spec *b, struct boot_inf
 									 "connect_timeout_s")),
 				  0, err) < 0)
 			return -1;
+		t->knob_keep = 0; /* a new agent: no knob changes yet */
 	}
 	if (t->ops->sysinfo(t, &si, err))
 		goto out;
@@ -995,8 +1040,24 @@ static int ssh_boot(struct target *t, const struct boot_spec *b, struct boot_inf
 		bi->sysinfo = si;
 		si = NULL;
 	} else {
-		if (do_switch(t, p, b, si, bi, err) < 0)
+		const char *sw = json_string_value(json_object_get(t->conf, "switch"));
+		int r = 1;
+		if (!strcmp(sw, "runtime") || !strcmp(sw, "auto")) {
+			struct strbuf why = STRBUF_INIT;
+			r = runtime_switch(t, b, khash[0] ? khash : NULL, si, bi, &why, err);
+			if (r == 1 && !strcmp(sw, "runtime")) {
+				strbuf_addf(err, "ssh: switch \"runtime\": %s", why.buf);
+				r = -1;
+			}
+			strbuf_release(&why);
+		}
+		if (r < 0)
 			goto out;
+		if (r == 1) {
+			if (do_switch(t, p, b, si, bi, err) < 0)
+				goto out;
+			t->knob_keep = 0; /* a new kernel, a new agent */
+		}
 		if (t->ops->sysinfo(t, &bi->sysinfo, err))
 			goto out;
 	}
@@ -1059,8 +1120,9 @@ static void ssh_close(struct target *t)
 const struct target_ops ssh_target = {
 	.name = "ssh",
 	.summary = "a machine reached with the OpenSSH client (batch mode); the agent is copied "
-		   "to it; switching by kexec or by reboot with a one-shot boot entry",
-	.caps = TCAP_PREEMPT_BOOT | TCAP_CMDLINE | TCAP_KERNEL | TCAP_KEXEC | TCAP_REBOOT,
+		   "to it; switching at run time, by kexec or by reboot with a one-shot boot entry",
+	.caps = TCAP_PREEMPT_RUNTIME | TCAP_PREEMPT_BOOT | TCAP_CMDLINE | TCAP_KERNEL |
+		TCAP_KEXEC | TCAP_REBOOT,
 	.check = ssh_check,
 	.feasible = ssh_feasible,
 	.open = ssh_open,

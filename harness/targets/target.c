@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness/agent/sysinfo.h"
 #include "harness/util/proc.h"
 
 static const struct target_ops *const targets[] = {
@@ -136,6 +137,99 @@ void target_boot_params(const struct target *t, const struct boot_spec *b, struc
 		strbuf_addf(cl, " %s", append);
 	if (b->cmdline && *b->cmdline)
 		strbuf_addf(cl, " %s", b->cmdline);
+}
+
+int target_runtime_possible(int same_rest, const char *preempt, const json_t *si,
+			    struct strbuf *why)
+{
+	if (!same_rest) {
+		strbuf_addstr(why, "the kernel or its other parameters change too");
+		return 0;
+	}
+	if (!preempt)
+		return 1; /* back to the mode the kernel booted with */
+	json_t *dyn = sysinfo_value(si, "preempt_dynamic");
+	if (!json_is_true(dyn)) {
+		const char *build = sysinfo_str(si, "preempt_build");
+		strbuf_addf(why, "the running kernel is %s PREEMPT_DYNAMIC (preemption model "
+			    "\"%s\")", json_is_false(dyn) ? "built without" : "not known to have",
+			    build ? build : "unknown");
+		return 0;
+	}
+	const char *cur = sysinfo_str(si, "preempt");
+	if (!cur) {
+		const char *e = json_string_value(json_object_get(json_object_get(si, "preempt"),
+								  "error"));
+		strbuf_addf(why, "/sys/kernel/debug/sched/preempt cannot be used: %s",
+			    e ? e : "unknown mode");
+		return 0;
+	}
+	json_t *modes = sysinfo_value(si, "preempt_modes");
+	size_t i;
+	json_t *m;
+	json_array_foreach(modes, i, m)
+		if (json_is_string(m) && !strcmp(json_string_value(m), preempt))
+			return 1;
+	strbuf_addf(why, "preempt=%s is not offered by the running kernel (it offers:", preempt);
+	json_array_foreach(modes, i, m)
+		strbuf_addf(why, " %s", json_is_string(m) ? json_string_value(m) : "?");
+	strbuf_addch(why, ')');
+	return 0;
+}
+
+/* the next word of *p that is not preempt=...; its length in *n (NULL at end) */
+static const char *next_param(const char **p, size_t *n)
+{
+	for (;;) {
+		const char *s = *p;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			return NULL;
+		const char *e = s;
+		while (*e && *e != ' ' && *e != '\t')
+			e++;
+		*p = e;
+		if (!strncmp(s, "preempt=", 8))
+			continue;
+		*n = (size_t)(e - s);
+		return s;
+	}
+}
+
+int target_params_same_but_preempt(const char *a, const char *b)
+{
+	a = a ? a : "";
+	b = b ? b : "";
+	for (;;) {
+		size_t na = 0, nb = 0;
+		const char *wa = next_param(&a, &na), *wb = next_param(&b, &nb);
+		if (!wa || !wb)
+			return !wa && !wb;
+		if (na != nb || memcmp(wa, wb, na))
+			return 0;
+	}
+}
+
+int target_runtime_plan_check(const struct boot_spec *b, size_t n, const char *default_kernel,
+			      struct strbuf *why)
+{
+	const char *k0 = n && b[0].kernel ? b[0].kernel : default_kernel;
+	for (size_t i = 1; i < n; i++) {
+		const char *k = b[i].kernel ? b[i].kernel : default_kernel;
+		if ((k || k0) && (!k || !k0 || strcmp(k, k0))) {
+			strbuf_addf(why, "boot configuration %zu has kernel %s, boot configuration 1 "
+				    "%s", i + 1, k ? k : "(the target's)", k0 ? k0 : "(the target's)");
+			return -1;
+		}
+		if (!target_params_same_but_preempt(b[i].cmdline, b[0].cmdline)) {
+			strbuf_addf(why, "boot configuration %zu has cmdline \"%s\", boot "
+				    "configuration 1 \"%s\"", i + 1, b[i].cmdline ? b[i].cmdline : "",
+				    b[0].cmdline ? b[0].cmdline : "");
+			return -1;
+		}
+	}
+	return 0;
 }
 
 void target_reap_within(struct child *c, double seconds)

@@ -11,7 +11,7 @@
  *   check   validate the plan's "target" object (pure; at plan time)
  *   open    allocate state; nothing is booted or started yet
  *   boot    bring the machine into a boot configuration (boot a VM, kexec,
- *           reboot, or for `local` write the runtime preempt mode) and leave
+ *           reboot, or write the runtime preempt mode) and leave
  *           a connected agent in t->agent; fills struct boot_info
  *   sysinfo/exec/knob_set/knob_restore   through the agent
  *   close   stop the agent, kill the VM, restore anything touched; always safe
@@ -122,6 +122,30 @@ const char *target_agent_binary(const struct target *t);
 /* append the boot's kernel parameters to cl, each after a space:
  * preempt=<b->preempt>, the target's "append", b->cmdline (those set) */
 void target_boot_params(const struct target *t, const struct boot_spec *b, struct strbuf *cl);
+
+/*
+ * Runtime switching on targets that can also boot ("switch": "runtime" or
+ * "auto" on qemu and ssh). The running configuration can be brought to
+ * boot b by writing /sys/kernel/debug/sched/preempt when nothing but the
+ * preempt mode changes (same_rest: the same kernel and the same kernel
+ * parameters other than preempt=) and the running kernel (its sysinfo si)
+ * is PREEMPT_DYNAMIC, its debugfs preempt file readable (root, debugfs
+ * mounted, no lockdown: then it is writable too) and b's mode on offer.
+ * 1 when so, else 0 with the reason in why. Pure.
+ */
+int target_runtime_possible(int same_rest, const char *preempt, const json_t *si,
+			    struct strbuf *why);
+/* two kernel command lines with the same words once preempt=... words are
+ * left out (NULL counts as ""); pure */
+int target_params_same_but_preempt(const char *a, const char *b);
+/*
+ * With "switch": "runtime" every boot configuration must differ from the
+ * first only in its preempt mode: the kernel (NULL = the target's
+ * default_kernel) and the extra parameters the same. 0 when so, else -1 and
+ * why names the first configuration (1-based) that differs and how. Pure.
+ */
+int target_runtime_plan_check(const struct boot_spec *b, size_t n, const char *default_kernel,
+			      struct strbuf *why);
 
 struct child;
 /* wait up to seconds for c to exit by itself (c->pid = -1 once reaped); the

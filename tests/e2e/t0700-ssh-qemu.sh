@@ -11,6 +11,8 @@
 #   - kexec into other preempt= modes with a local kernel image copied to the
 #     guest (its hash lands on the command line), verified through a new
 #     boot_id and the effective mode;
+#   - "switch": "runtime": the mode written in the running kernel (the same
+#     boot_id), verified, and put back when the agent ends;
 #   - a dropped connection (controller killed) kills the remote workload;
 #   - the guest killed mid-run: the run is stored with "failed: target lost"
 #     and the reason, the session is resumable, a refused connection is
@@ -242,6 +244,30 @@ equals "a new boot_id after the reboot" \
 equals "the run after the reboot ok" "$(sql "SELECT status FROM run")" ok
 last_preempt=$next_preempt
 
+# --- switch "runtime": only the preempt mode changes, so the agent writes
+# /sys/kernel/debug/sched/preempt in the running kernel (no new boot_id) and
+# puts the machine's mode back when it ends
+DB=$TMP/runtime.db
+booted=$(sqlite3 "$TMP/reboot.db" "SELECT boot_uuid FROM boot")
+other=$([ "$last_preempt" = full ] && echo none || echo full)
+cat >"$TMP/runtime.json" <<EOF
+{"name": "ssh-runtime", "seed": 3, "repetitions": 1, "switch": "runtime", "order": "sequential",
+ "target": {"type": "ssh", "host": "127.0.0.1", "port": $PORT, "user": "root",
+            "identity": "$TMP/id", "known_hosts": "$TMP/known_hosts",
+            "initrd": "/boot/initrd.cpio", "timeout_s": 150},
+ "matrix": {"kernel": ["kernels/out/debian"], "preempt": ["$other", "voluntary"]},
+ "workloads": [{"type": "hackbench", "groups": 1, "loops": 20}]}
+EOF
+expect_exit 0 "switch runtime over ssh" schedlab run "$TMP/runtime.json" --db "$DB" --quiet
+equals "both boots switched at run time, ok, in the requested mode" \
+	"$(sql "SELECT group_concat(x) FROM (SELECT method || ':' || status || ':' || preempt AS x FROM boot ORDER BY seq)")" \
+	"runtime:ok:$other,runtime:ok:voluntary"
+equals "no kernel boot for them (the same boot_id)" \
+	"$(sql "SELECT count(*) FROM boot WHERE boot_uuid = '$booted'")" 2
+equals "a switch time stored for each" "$(sql "SELECT count(*) FROM boot WHERE switch_s > 0")" 2
+sql "SELECT seq, method, round(switch_s * 1000), preempt FROM boot" | sed 's/^/# runtime switch ms: /'
+contains "the guest is back in its own mode afterwards" <(G cat /sys/kernel/debug/sched/preempt) "($last_preempt)"
+
 # --- a dropped connection (controller killed) kills the remote workload
 DB=$TMP/drop.db
 cat >"$TMP/long.json" <<EOF
@@ -320,6 +346,7 @@ fi
 start=$(date +%s)
 expect_exit 0 "run --resume completes once the guest is back" schedlab run --resume last --db "$DB" --quiet
 echo "# resume: $(( $(date +%s) - start )) s"
+sql "SELECT 'boot', seq, status, method, preempt, error FROM boot; SELECT 'run', seq, status, error FROM run" | sed 's/^/# after resume: /'
 equals "both runs ok after resume" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 2
 equals "no run added" "$(sql "SELECT count(*) FROM run")" 2
 equals "session done" "$(sql "SELECT status FROM session")" done

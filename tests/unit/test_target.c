@@ -1,0 +1,195 @@
+/*
+ * Unit tests of the pure decisions behind runtime switching on targets that
+ * can also boot (harness/targets/target.c): when "auto" (or "runtime") can
+ * write the preempt mode instead of booting (target_runtime_possible), the
+ * comparison of command lines without their preempt= words, the plan-level
+ * rule of "switch": "runtime" (only the preempt mode may change between
+ * boot configurations), and how a plan's "switch" reaches qemu/ssh/local
+ * targets (harness/orchestrate/plan.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/orchestrate/plan.h"
+#include "harness/targets/target.h"
+#include "tests/unit/tap.h"
+
+/* a sysinfo object as the agent reports it: {"field": {"value": ...}} */
+static json_t *si_of(const char *preempt, int dynamic, const char *modes_json)
+{
+	json_t *si = json_object();
+	if (preempt)
+		json_object_set_new(si, "preempt", json_pack("{s:s}", "value", preempt));
+	else
+		json_object_set_new(si, "preempt",
+				    json_pack("{s:s}", "error", "/sys/kernel/debug/sched/preempt: "
+						       "Permission denied"));
+	if (dynamic >= 0)
+		json_object_set_new(si, "preempt_dynamic",
+				    json_pack("{s:b}", "value", dynamic));
+	json_object_set_new(si, "preempt_build", json_pack("{s:s}", "value", "voluntary"));
+	if (modes_json)
+		json_object_set_new(si, "preempt_modes",
+				    json_pack("{s:o}", "value", json_loads(modes_json, 0, NULL)));
+	return si;
+}
+
+TEST(runtime_possible_when_only_preempt_changes)
+{
+	json_t *si = si_of("none", 1, "[\"none\", \"voluntary\", \"full\"]");
+	struct strbuf why = STRBUF_INIT;
+	CHECK(target_runtime_possible(1, "full", si, &why) == 1);
+	CHECK(why.len == 0);
+	CHECK(target_runtime_possible(1, "voluntary", si, &why) == 1);
+	CHECK(target_runtime_possible(1, "none", si, &why) == 1);
+	/* no preempt requested: leave the mode as it is, nothing to write */
+	CHECK(target_runtime_possible(1, NULL, si, &why) == 1);
+	json_decref(si);
+	strbuf_release(&why);
+}
+
+TEST(runtime_refused_with_the_reason)
+{
+	struct strbuf why = STRBUF_INIT;
+	json_t *si = si_of("none", 1, "[\"none\", \"voluntary\", \"full\"]");
+	/* the kernel or the other parameters change: a boot is needed */
+	CHECK(target_runtime_possible(0, "full", si, &why) == 0);
+	CHECK_CONTAINS(why.buf, "the kernel or its other parameters change");
+	strbuf_reset(&why);
+	/* a mode the kernel does not offer (6.1 has no lazy) */
+	CHECK(target_runtime_possible(1, "lazy", si, &why) == 0);
+	CHECK_CONTAINS(why.buf, "preempt=lazy is not offered by the running kernel (it offers: "
+				"none voluntary full)");
+	json_decref(si);
+	strbuf_reset(&why);
+	/* no PREEMPT_DYNAMIC */
+	si = si_of("voluntary", 0, "[\"voluntary\"]");
+	CHECK(target_runtime_possible(1, "full", si, &why) == 0);
+	CHECK_CONTAINS(why.buf, "built without PREEMPT_DYNAMIC");
+	json_decref(si);
+	strbuf_reset(&why);
+	/* PREEMPT_DYNAMIC unknown (no kernel config): not assumed */
+	si = si_of("none", -1, "[\"none\", \"full\"]");
+	CHECK(target_runtime_possible(1, "full", si, &why) == 0);
+	CHECK_CONTAINS(why.buf, "not known to have PREEMPT_DYNAMIC");
+	json_decref(si);
+	strbuf_reset(&why);
+	/* debugfs not readable (lockdown, not root, not mounted) */
+	si = si_of(NULL, 1, NULL);
+	CHECK(target_runtime_possible(1, "full", si, &why) == 0);
+	CHECK_CONTAINS(why.buf, "/sys/kernel/debug/sched/preempt cannot be used: "
+				"/sys/kernel/debug/sched/preempt: Permission denied");
+	json_decref(si);
+	strbuf_reset(&why);
+	/* no sysinfo at all */
+	CHECK(target_runtime_possible(1, "full", NULL, &why) == 0);
+	strbuf_release(&why);
+}
+
+TEST(params_same_but_preempt)
+{
+	CHECK(target_params_same_but_preempt("console=ttyS0 panic=-1 preempt=none",
+					     "console=ttyS0 panic=-1 preempt=full"));
+	CHECK(target_params_same_but_preempt("console=ttyS0  panic=-1", "preempt=full "
+					     "console=ttyS0 panic=-1"));
+	CHECK(target_params_same_but_preempt(NULL, ""));
+	CHECK(target_params_same_but_preempt("preempt=none", NULL));
+	CHECK(!target_params_same_but_preempt("console=ttyS0 preempt=none",
+					      "console=ttyS0 preempt=full mitigations=off"));
+	CHECK(!target_params_same_but_preempt("a=1", "a=10"));
+	CHECK(!target_params_same_but_preempt("threadirqs", ""));
+}
+
+TEST(runtime_plan_check)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct boot_spec ok[] = {
+		{ 0, NULL, "none", "" },
+		{ 1, NULL, "full", "" },
+		{ 2, "kernels/out/debian", "voluntary", "" },
+	};
+	CHECK(target_runtime_plan_check(ok, 3, "kernels/out/debian", &why) == 0);
+	CHECK(target_runtime_plan_check(ok, 1, NULL, &why) == 0);
+	struct boot_spec cmd[] = {
+		{ 0, NULL, "none", "" },
+		{ 1, NULL, "full", "" },
+		{ 2, NULL, "none", "mitigations=off" },
+	};
+	CHECK(target_runtime_plan_check(cmd, 3, "k", &why) == -1);
+	CHECK_CONTAINS(why.buf, "boot configuration 3 has cmdline \"mitigations=off\", boot "
+				"configuration 1 \"\"");
+	strbuf_reset(&why);
+	struct boot_spec kern[] = {
+		{ 0, NULL, "none", "" },
+		{ 1, "kernels/out/other", "none", "" },
+	};
+	CHECK(target_runtime_plan_check(kern, 2, "kernels/out/debian", &why) == -1);
+	CHECK_CONTAINS(why.buf, "boot configuration 2 has kernel kernels/out/other, boot "
+				"configuration 1 kernels/out/debian");
+	strbuf_reset(&why);
+	/* ssh: NULL is the running kernel, a path another one */
+	CHECK(target_runtime_plan_check(kern, 2, NULL, &why) == -1);
+	CHECK_CONTAINS(why.buf, "kernel kernels/out/other, boot configuration 1 (the target's)");
+	strbuf_release(&why);
+}
+
+static char *load(const char *text, struct plan *p, int *rc)
+{
+	struct strbuf err = STRBUF_INIT;
+	*rc = plan_load_string(text, "p.json", p, &err);
+	return strbuf_detach(&err, NULL);
+}
+
+TEST(plan_switch_reaches_the_target)
+{
+	struct plan p;
+	int rc;
+	/* ssh accepts runtime; the plan's switch lands in the target object */
+	char *e = load("{\"target\": {\"type\": \"ssh\", \"host\": \"h\"}, \"switch\": \"runtime\", "
+		       "\"workloads\": [{\"type\": \"hackbench\"}]}", &p, &rc);
+	CHECK(rc == 0);
+	if (rc)
+		printf("#   %s\n", e);
+	else
+		CHECK_STR(json_string_value(json_object_get(p.target, "switch")), "runtime");
+	plan_release(&p);
+	free(e);
+	/* auto stays auto on ssh (runtime when it can, else kexec) */
+	e = load("{\"target\": {\"type\": \"ssh\", \"host\": \"h\"}, "
+		 "\"workloads\": [{\"type\": \"hackbench\"}]}", &p, &rc);
+	CHECK(rc == 0);
+	if (!rc)
+		CHECK_STR(json_string_value(json_object_get(p.target, "switch")), "auto");
+	plan_release(&p);
+	free(e);
+	/* the target's own key is checked too */
+	e = load("{\"target\": {\"type\": \"ssh\", \"host\": \"h\", \"switch\": \"warp\"}, "
+		 "\"workloads\": [{\"type\": \"hackbench\"}]}", &p, &rc);
+	CHECK(rc == -1);
+	CHECK_CONTAINS(e, "switch: must be auto, runtime, kexec or reboot");
+	plan_release(&p);
+	free(e);
+	/* the local target still only switches at run time */
+	e = load("{\"target\": \"local\", \"switch\": \"kexec\", "
+		 "\"workloads\": [{\"type\": \"hackbench\"}]}", &p, &rc);
+	CHECK(rc == -1);
+	CHECK_CONTAINS(e, "switch: the local target cannot kexec (valid: auto, runtime)");
+	plan_release(&p);
+	free(e);
+	e = load("{\"target\": \"local\", \"switch\": \"runtime\", "
+		 "\"workloads\": [{\"type\": \"hackbench\"}]}", &p, &rc);
+	CHECK(rc == 0);
+	plan_release(&p);
+	free(e);
+}
+
+int main(void)
+{
+	RUN(runtime_possible_when_only_preempt_changes);
+	RUN(runtime_refused_with_the_reason);
+	RUN(params_same_but_preempt);
+	RUN(runtime_plan_check);
+	RUN(plan_switch_reaches_the_target);
+	return tap_done();
+}
