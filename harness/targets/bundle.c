@@ -337,6 +337,14 @@ static int write_entry(const struct bundle_file *f, int fd, struct strbuf *err)
 	return pad ? write_all(fd, h, pad, err) : 0;
 }
 
+uint64_t bundle_tar_size(const struct bundle *b)
+{
+	uint64_t n = 2 * 512 + 1024; /* the folders, the end */
+	for (size_t i = 0; i < b->nr; i++)
+		n += 512 + (b->f[i].size + 511) / 512 * 512;
+	return n;
+}
+
 int bundle_write_tar(const struct bundle *b, int fd, struct strbuf *err)
 {
 	unsigned char h[1024];

@@ -89,6 +89,8 @@ void bundle_json_text(const struct bundle *b, struct strbuf *out);
  */
 int bundle_tar_header(unsigned char h[512], const char *name, unsigned mode, uint64_t size,
 		      char type);
+/* the byte size of bundle_write_tar's archive */
+uint64_t bundle_tar_size(const struct bundle *b);
 /* the archive of the whole bundle (folders, files, two zero blocks) to fd;
  * -1 with a message on a read or write error */
 int bundle_write_tar(const struct bundle *b, int fd, struct strbuf *err);
