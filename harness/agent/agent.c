@@ -304,9 +304,10 @@ static int hash_program(struct agent_state *st, const char *path, char hex[65],
 static int resolve_tool(struct agent_state *st, const json_t *bundle, struct strvec *argv,
 			char **exe, json_t **info, struct strbuf *err)
 {
-	const char *name = argv->v[0];
+	char *name = xstrdup(argv->v[0]); /* argv is rewritten below */
 	const char *kind = NULL;
 	char *path = NULL, hex[65];
+	int rc = -1;
 
 	*exe = NULL;
 	*info = NULL;
@@ -319,8 +320,7 @@ static int resolve_tool(struct agent_state *st, const json_t *bundle, struct str
 			const char *ld = json_string_value(json_object_get(bundle, "loader"));
 			if (!ld) {
 				strbuf_addf(err, "exec: the bundle has no loader for %s", name);
-				free(path);
-				return -1;
+				goto out;
 			}
 			struct strvec nv = STRVEC_INIT;
 			strvec_push(&nv, name);
@@ -344,20 +344,22 @@ static int resolve_tool(struct agent_state *st, const json_t *bundle, struct str
 		path = strchr(name, '/') ? xstrdup(name) : proc_which(name);
 		if (!path) {
 			strbuf_addf(err, "%s: command not found in PATH", name);
-			return -1;
+			goto out;
 		}
 		*exe = xstrdup(path);
 	}
 	if (hash_program(st, path, hex, err) < 0) {
-		free(path);
 		free(*exe);
 		*exe = NULL;
-		return -1;
+		goto out;
 	}
-	*info = json_pack("{s:s,s:s,s:s,s:s}", "argv0", kind ? name : argv->v[0], "path", path,
-			  "sha256", hex, "from", kind ? "bundle" : "target");
+	*info = json_pack("{s:s,s:s,s:s,s:s}", "argv0", name, "path", path, "sha256", hex, "from",
+			  kind ? "bundle" : "target");
+	rc = 0;
+out:
 	free(path);
-	return 0;
+	free(name);
+	return rc;
 }
 
 /* argv, and the run directory under /tmp */

@@ -561,12 +561,28 @@ static size_t collect_metrics(const struct run_ctx *c, struct db_metric *dm)
 /* which programs ran (the agent's record: argv0, path, sha256, from
  * "bundle" or "target"): {"workload": {...}, "loads": [{...}]}, NULL when
  * the agent said nothing (an older agent) */
+/* a record as the agent sends it: an object of short strings (the reply
+ * check saw the workload's, not the loads') */
+static int tool_ok(const json_t *t)
+{
+	const char *k;
+	json_t *v;
+	if (!json_is_object(t) || json_object_size(t) > 8)
+		return 0;
+	json_object_foreach((json_t *)t, k, v)
+		if (!json_is_string(v) || json_string_length(v) > 4096)
+			return 0;
+	return 1;
+}
+
 static json_t *tools_ran(const struct run_ctx *c)
 {
 	json_t *w = c->res ? json_object_get(c->res, "tool") : NULL, *loads = json_array(), *lv;
 	size_t i;
+	if (!tool_ok(w))
+		w = NULL;
 	json_array_foreach(c->res ? json_object_get(c->res, "loads") : NULL, i, lv)
-		if (json_is_object(json_object_get(lv, "tool")))
+		if (tool_ok(json_object_get(lv, "tool")))
 			json_array_append(loads, json_object_get(lv, "tool"));
 	if (!json_is_object(w) && !json_array_size(loads)) {
 		json_decref(loads);

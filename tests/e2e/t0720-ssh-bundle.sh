@@ -123,7 +123,8 @@ TOOLS() { sql "SELECT json_extract(json_extract(files, '\$.\"schedlab-tools.json
 equals "cyclictest ran from the bundle" "$(TOOLS '$.workload.path' cyclictest)" "$BD/$H/bin/cyclictest"
 equals "its recorded sha256 is the controller's cyclictest" "$(TOOLS '$.workload.sha256' cyclictest)" \
 	"$(sha256sum "$(command -v cyclictest)" | cut -c1-64)"
-equals "marked as from the bundle" "$(TOOLS '$.workload.from' cyclictest)" bundle
+equals "marked as from the bundle, argv0 cyclictest" \
+	"$(TOOLS '$.workload.from' cyclictest) $(TOOLS '$.workload.argv0' cyclictest)" "bundle cyclictest"
 equals "the hackbench load too" "$(TOOLS '$.loads[0].path' cyclictest)" "$BD/$H/bin/hackbench"
 equals "hackbench's sha256 recorded" "$(TOOLS '$.workload.sha256' hackbench)" \
 	"$(sha256sum "$(command -v hackbench)" | cut -c1-64)"
