@@ -10,8 +10,11 @@
  *   knob_restore {keep?}       -> {restored: N}; undoes recorded changes, newest
  *                                 first, until `keep` remain (default 0)
  *   exec {argv, timeout_s, files?, inputs?: {name: content}, load?: [{argv}],
- *         load_warmup_s?, schedstat?: bool, out_max?}
+ *         load_warmup_s?, schedstat?: bool, out_max?, bundle?: {dir, loader,
+ *         argv0, tools}}
  *        runs argv in a private temporary directory with a new process group;
+ *        a program listed in the bundle's tools (the ssh target's workload
+ *        bundle) runs from there, others are looked up in PATH (resolve_tool);
  *        inputs are written into that directory first (plain names only: a
  *        task description the tool reads, such as rt-app's JSON);
  *        background loads start first (warm-up, default 1 s) and are killed
@@ -19,7 +22,8 @@
  *        and restored, and /proc/schedstat is captured before and after.
  *        -> {exit_code, signal, timed_out, wall_s, stdout, stderr,
  *            files: {name: content}, schedstat_before?, schedstat_after?,
- *            loads: [{argv0, ended_early, exit_code}]}
+ *            tool: {argv0, path, sha256, from: "bundle"|"target"},
+ *            loads: [{argv0, ended_early, exit_code, tool}]}
  *   kexec {kernel, initrd?, cmdline, carry?: bool}
  *        loads the kernel, answers, restores knobs, and executes it
  *        (kexec -e); the controller then waits for a new banner. A bzImage
