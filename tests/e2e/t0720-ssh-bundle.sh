@@ -10,6 +10,7 @@
 #     hackbench load) and hackbench from the workload bundle copied to
 #     AGENT_DIR/bundle/<hash>, whose name is the SHA-256 of its MANIFEST and
 #     whose files check out with the box's sha256sum -c;
+#   - sl-pingpong (static) runs from the bundle too;
 #   - every run records which program ran: path in the bundle and the SHA-256
 #     of the controller's binary (files."schedlab-tools.json"), the load's too;
 #   - a second session finds the bundle and copies nothing (MANIFEST's ctime
@@ -98,7 +99,8 @@ plan() { # NAME TOOLS -> $TMP/NAME.json
             $2},
  "workloads": [{"type": "cyclictest", "duration_s": 2, "threads": 1,
                 "load": {"type": "hackbench", "groups": 1}},
-               {"type": "hackbench", "groups": 1, "loops": 50}]}
+               {"type": "hackbench", "groups": 1, "loops": 50},
+               {"type": "pingpong", "stages": 2, "duration_s": 2}]}
 EOF
 }
 BD=/root/.cache/schedlab/bundle
@@ -110,7 +112,7 @@ start=$(date +%s.%N)
 expect_exit 0 "a plan with the default tools runs on the bare box" \
 	schedlab run "$TMP/bundle.json" --db "$DB" --quiet
 echo "# first session (bundle copied): $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s"
-equals "2 runs ok" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 2
+equals "3 runs ok" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 3
 equals "cyclictest and hackbench metrics stored" \
 	"$(sql "SELECT count(DISTINCT workload) FROM results WHERE metric IN ('lat_p99_us','time_s')")" 2
 H=$(sql "SELECT json_extract(sysinfo, '\$.bundle.hash') FROM boot")
@@ -128,6 +130,9 @@ equals "marked as from the bundle, argv0 cyclictest" \
 equals "the hackbench load too" "$(TOOLS '$.loads[0].path' cyclictest)" "$BD/$H/bin/hackbench"
 equals "hackbench's sha256 recorded" "$(TOOLS '$.workload.sha256' hackbench)" \
 	"$(sha256sum "$(command -v hackbench)" | cut -c1-64)"
+equals "sl-pingpong (static, from next to the agent) ran from the bundle" \
+	"$(TOOLS '$.workload.path' pingpong) $(TOOLS '$.workload.sha256' pingpong)" \
+	"$BD/$H/bin/sl-pingpong $(sha256sum bin/sl-pingpong | cut -c1-64)"
 if G 'command -v cyclictest' >/dev/null 2>&1; then
 	not_ok "nothing installed into the box's PATH"
 else
@@ -141,7 +146,8 @@ DB=$TMP/b2.db
 start=$(date +%s.%N)
 expect_exit 0 "a second session runs" schedlab run "$TMP/bundle.json" --db "$DB" --quiet
 echo "# second session (bundle found): $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s"
-equals "2 runs ok" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 2
+sql "SELECT 'boot switch_s ' || round(switch_s, 2) FROM boot; SELECT workload || ' wall_s ' || round(wall_s, 2) || ' ' || started_at || ' ' || finished_at FROM run" | sed 's/^/# /' 
+equals "3 runs ok" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 3
 equals "the same bundle" "$(sql "SELECT json_extract(sysinfo, '\$.bundle.hash') FROM boot")" "$H"
 equals "boot records it as found, not copied" "$(sql "SELECT json_extract(sysinfo, '\$.bundle.copied') FROM boot")" 0
 G "stat -c %Z $BD/$H/MANIFEST" >"$TMP/ct2" 2>&1
@@ -152,7 +158,7 @@ equals "one bundle, no temporary folder left" "$(G "ls $BD" 2>&1 | tr '\n' ' ')"
 G "chmod u+w $BD/$H/lib/libc.so.6; printf x >>$BD/$H/lib/libc.so.6" >/dev/null 2>&1
 DB=$TMP/b3.db
 expect_exit 0 "a session after the bundle was damaged runs" schedlab run "$TMP/bundle.json" --db "$DB" --quiet
-equals "2 runs ok" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 2
+equals "3 runs ok" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 3
 equals "the bundle was copied again" "$(sql "SELECT json_extract(sysinfo, '\$.bundle.copied') FROM boot")" 1
 G "cd $BD/$H && sha256sum -c MANIFEST >/dev/null && echo intact" >"$TMP/man2" 2>&1
 equals "and checks out again" "$(cat "$TMP/man2")" intact
@@ -161,7 +167,7 @@ equals "and checks out again" "$(cat "$TMP/man2")" intact
 plan target ', "tools": "target"'
 DB=$TMP/t.db
 expect_exit 1 "tools target on the bare box: runs fail" schedlab run "$TMP/target.json" --db "$DB" --quiet
-equals "both runs failed" "$(sql "SELECT count(*) FROM run WHERE status='failed'")" 2
+equals "every run failed" "$(sql "SELECT count(*) FROM run WHERE status='failed'")" 3
 contains "with the package message" <(sql "SELECT error FROM run WHERE workload='cyclictest'") \
 	"cyclictest: command not found in PATH (install the Debian package rt-tests)"
 equals "no bundle recorded for that boot" "$(sql "SELECT json_type(sysinfo, '\$.bundle') IS NULL FROM boot")" 1
