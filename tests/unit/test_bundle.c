@@ -6,7 +6,7 @@
  * plain relative names, bundle.json, the ustar headers (checksum, octal
  * fields, magic) and the whole archive parsed back entry by entry with its
  * size predicted by bundle_tar_size, a real program resolved with its
- * libraries and loader (initramfs_resolve, shared with the initramfs
+ * libraries (libgcc_s, which glibc dlopen()s, among them) and loader (initramfs_resolve, shared with the initramfs
  * builder; ldd on this machine), and the agent's "bundle" request object.
  * Unpacking with busybox tar on a box is tests/e2e/t0720-ssh-bundle.sh.
  */
@@ -258,13 +258,17 @@ TEST(program_with_libraries)
 	CHECK_STR(json_string_value(json_object_get(b.tools, "sh")), "dynamic");
 	CHECK(b.loader != NULL);
 	CHECK_STR(b.loader_src, ip.buf);
-	int have_libc = 0, have_loader = 0, have_bin = 0;
+	int have_libc = 0, have_loader = 0, have_bin = 0, have_gcc = 0;
 	for (size_t i = 0; i < b.nr; i++) {
+		have_gcc |= !strcmp(b.f[i].dst, "lib/libgcc_s.so.1");
 		have_libc |= !strncmp(b.f[i].dst, "lib/libc.so", 11);
 		have_loader |= !strcmp(b.f[i].dst, b.loader);
 		have_bin |= !strcmp(b.f[i].dst, "bin/sh");
 	}
 	CHECK(have_libc && have_loader && have_bin);
+	/* what glibc dlopen()s comes along (initramfs_dlopen_companions) */
+	if (access("/lib/x86_64-linux-gnu/libgcc_s.so.1", R_OK) == 0)
+		CHECK(have_gcc);
 	/* a second program with the same libraries adds only itself */
 	size_t before = b.nr;
 	CHECK(bundle_add_program(&b, "/bin/cat", &err) == 0);
