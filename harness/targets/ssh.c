@@ -745,7 +745,9 @@ static int ensure_bundle(struct target *t, struct ssh_priv *p, struct boot_info 
 		p->bundle = xcalloc(1, sizeof(*p->bundle));
 		bundle_init(p->bundle);
 		if (build_bundle(t, p->bundle, &e) < 0) {
-			strbuf_addf(err, "ssh %s: the workload bundle: %s", host, e.buf);
+			strbuf_addf(err, "ssh %s: the workload bundle: %s (the controller needs "
+					 "the programs it copies; or set target.tools to \"target\")",
+				    host, e.buf);
 			bundle_release(p->bundle);
 			free(p->bundle);
 			p->bundle = NULL;
