@@ -10,8 +10,11 @@
  *   knob_restore {keep?}       -> {restored: N}; undoes recorded changes, newest
  *                                 first, until `keep` remain (default 0)
  *   exec {argv, timeout_s, files?, inputs?: {name: content}, load?: [{argv}],
- *         load_warmup_s?, schedstat?: bool, out_max?}
+ *         load_warmup_s?, schedstat?: bool, out_max?, bundle?: {dir, loader,
+ *         argv0, tools}}
  *        runs argv in a private temporary directory with a new process group;
+ *        a program listed in the bundle's tools (the ssh target's workload
+ *        bundle) runs from there, others are looked up in PATH (resolve_tool);
  *        inputs are written into that directory first (plain names only: a
  *        task description the tool reads, such as rt-app's JSON);
  *        background loads start first (warm-up, default 1 s) and are killed
@@ -19,7 +22,8 @@
  *        and restored, and /proc/schedstat is captured before and after.
  *        -> {exit_code, signal, timed_out, wall_s, stdout, stderr,
  *            files: {name: content}, schedstat_before?, schedstat_after?,
- *            loads: [{argv0, ended_early, exit_code}]}
+ *            tool: {argv0, path, sha256, from: "bundle"|"target"},
+ *            loads: [{argv0, ended_early, exit_code, tool}]}
  *   kexec {kernel, initrd?, cmdline, carry?: bool}
  *        loads the kernel, answers, restores knobs, and executes it
  *        (kexec -e); the controller then waits for a new banner. A bzImage
@@ -63,6 +67,7 @@
 #include "harness/util/cpio.h"
 #include "harness/util/proc.h"
 #include "harness/agent/protocol.h"
+#include "harness/util/sha256.h"
 #include "harness/util/strbuf.h"
 #include "harness/util/utf8.h"
 #include "harness/agent/sysinfo.h"
@@ -73,6 +78,17 @@
 
 static volatile int stop_flag;
 
+/* a program's SHA-256 as long as the file is unchanged (tools are hashed
+ * once per connection, not before every run) */
+struct hash_memo {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	char hex[65];
+};
+#define HASH_MEMO_MAX 16
+
 /* what the agent holds for the whole connection */
 struct agent_state {
 	const struct agent_opts *o;
@@ -80,6 +96,8 @@ struct agent_state {
 	char *boot_id;
 	struct knobs knobs;     /* the undo stack of every knob change */
 	unsigned frame_seq;     /* batch mode: the next message's number */
+	struct hash_memo memo[HASH_MEMO_MAX];
+	size_t nmemo, memo_next;
 };
 
 static void on_signal(int sig)
@@ -157,12 +175,16 @@ struct exec_run {
 	struct agent_state *st;
 	json_t *args;
 	struct strvec argv;
+	char *exe;              /* the file executed for argv (resolve_tool) */
+	json_t *tool;           /* which program that is: {argv0, path, sha256, from} */
 	char dir[sizeof("/tmp/schedlab-run-XXXXXX")];
 	int have_dir;
 	int want_ss;            /* schedstat snapshots requested */
 	char *sspath;           /* <root>/proc/schedstat */
 	struct child *loads;    /* nloads of them started */
 	struct strvec *lav;     /* their argv, nlav of them */
+	char **lexe;            /* their executed files, nlav of them */
+	json_t *ltools;         /* their programs, as tool above */
 	size_t nloads, nlav;
 	int knobs_before;       /* depth of the knob stack when the request came */
 	json_t *res;            /* the result object, NULL once the run failed */
@@ -213,10 +235,151 @@ static int exec_write_inputs(struct exec_run *r, struct strbuf *err)
 	return 0;
 }
 
+/*
+ * Which program runs. With the request's "bundle" (the ssh target's
+ * workload bundle, harness/targets/bundle.h: {dir, loader, argv0, tools})
+ * a bare name listed in its tools is DIR/bin/NAME, run directly when
+ * static and through DIR/<loader> --library-path DIR/lib --inhibit-cache
+ * [--argv0 NAME] when dynamic (argv[0] stays NAME); any other program is
+ * looked up in PATH. Each is recorded as {argv0, path, sha256, from:
+ * "bundle"|"target"}.
+ */
+static int bundle_ok(const json_t *b)
+{
+	const char *dir = json_string_value(json_object_get(b, "dir"));
+	const char *ld = json_string_value(json_object_get(b, "loader"));
+	if (!json_is_object(b) || !dir || dir[0] != '/' || strstr(dir, "/..") ||
+	    !json_is_object(json_object_get(b, "tools")))
+		return 0;
+	if (json_object_get(b, "loader") &&
+	    (!ld || !*ld || ld[0] == '/' || strstr(ld, "..")))
+		return 0;
+	return 1;
+}
+
+static int hash_program(struct agent_state *st, const char *path, char hex[65],
+			struct strbuf *err)
+{
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		strbuf_addf(err, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	for (size_t i = 0; i < st->nmemo; i++) {
+		struct hash_memo *m = &st->memo[i];
+		if (m->dev == sb.st_dev && m->ino == sb.st_ino && m->size == sb.st_size &&
+		    !memcmp(&m->mtime, &sb.st_mtim, sizeof(m->mtime)) &&
+		    !memcmp(&m->ctime, &sb.st_ctim, sizeof(m->ctime))) {
+			memcpy(hex, m->hex, 65);
+			close(fd);
+			return 0;
+		}
+	}
+	static unsigned char buf[1 << 16];
+	unsigned char d[32];
+	struct sha256 s;
+	ssize_t n;
+	sha256_init(&s);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		sha256_update(&s, buf, (size_t)n);
+	close(fd);
+	if (n < 0) {
+		strbuf_addf(err, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	sha256_final(&s, d);
+	sha256_hex(d, hex);
+	struct hash_memo *m = &st->memo[st->memo_next];
+	st->memo_next = (st->memo_next + 1) % HASH_MEMO_MAX;
+	if (st->nmemo < HASH_MEMO_MAX)
+		st->nmemo++;
+	m->dev = sb.st_dev;
+	m->ino = sb.st_ino;
+	m->size = sb.st_size;
+	m->mtime = sb.st_mtim;
+	m->ctime = sb.st_ctim;
+	memcpy(m->hex, hex, 65);
+	return 0;
+}
+
+/* argv (rewritten for a bundled dynamic program), the file to execute
+ * (*exe, malloc'd) and the record of the program (*info) */
+static int resolve_tool(struct agent_state *st, const json_t *bundle, struct strvec *argv,
+			char **exe, json_t **info, struct strbuf *err)
+{
+	char *name = xstrdup(argv->v[0]); /* argv is rewritten below */
+	const char *kind = NULL;
+	char *path = NULL, hex[65];
+	int rc = -1;
+
+	*exe = NULL;
+	*info = NULL;
+	if (bundle && !strchr(name, '/') && *name)
+		kind = json_string_value(json_object_get(json_object_get(bundle, "tools"), name));
+	if (kind) {
+		const char *dir = json_string_value(json_object_get(bundle, "dir"));
+		path = xstrfmt("%s/bin/%s", dir, name);
+		if (!strcmp(kind, "dynamic")) {
+			const char *ld = json_string_value(json_object_get(bundle, "loader"));
+			if (!ld) {
+				strbuf_addf(err, "exec: the bundle has no loader for %s", name);
+				goto out;
+			}
+			struct strvec nv = STRVEC_INIT;
+			strvec_push(&nv, name);
+			strvec_push(&nv, "--library-path");
+			strvec_pushf(&nv, "%s/lib", dir);
+			strvec_push(&nv, "--inhibit-cache");
+			if (json_is_true(json_object_get(bundle, "argv0"))) {
+				strvec_push(&nv, "--argv0");
+				strvec_push(&nv, name);
+			}
+			strvec_push(&nv, path);
+			for (size_t i = 1; i < argv->nr; i++)
+				strvec_push(&nv, argv->v[i]);
+			strvec_clear(argv);
+			*argv = nv;
+			*exe = xstrfmt("%s/%s", dir, ld);
+		} else {
+			*exe = xstrdup(path);
+		}
+	} else {
+		path = strchr(name, '/') ? xstrdup(name) : proc_which(name);
+		if (!path) {
+			strbuf_addf(err, "%s: command not found in PATH", name);
+			goto out;
+		}
+		*exe = xstrdup(path);
+	}
+	if (hash_program(st, path, hex, err) < 0) {
+		free(*exe);
+		*exe = NULL;
+		goto out;
+	}
+	*info = json_pack("{s:s,s:s,s:s,s:s}", "argv0", name, "path", path, "sha256", hex, "from",
+			  kind ? "bundle" : "target");
+	rc = 0;
+out:
+	free(path);
+	free(name);
+	return rc;
+}
+
 /* argv, and the run directory under /tmp */
 static int exec_prepare(struct exec_run *r, struct strbuf *err)
 {
+	json_t *bundle = json_object_get(r->args, "bundle");
 	if (!argv_of(json_object_get(r->args, "argv"), &r->argv, err, "exec"))
+		return -1;
+	if (bundle && !bundle_ok(bundle)) {
+		strbuf_addstr(err, "exec: \"bundle\" must be {\"dir\": an absolute path, "
+				   "\"loader\": a path in it, \"tools\": {name: kind}}");
+		return -1;
+	}
+	if (resolve_tool(r->st, bundle, &r->argv, &r->exe, &r->tool, err) < 0)
 		return -1;
 	strcpy(r->dir, "/tmp/schedlab-run-XXXXXX");
 	if (!mkdtemp(r->dir)) {
@@ -258,15 +421,22 @@ static int exec_start_loads(struct exec_run *r, struct strbuf *err)
 	r->loads = xcalloc(r->nloads, sizeof(*r->loads));
 	r->nlav = r->nloads;
 	r->lav = xcalloc(r->nlav, sizeof(*r->lav));
+	r->lexe = xcalloc(r->nlav, sizeof(*r->lexe));
+	r->ltools = json_array();
 	for (size_t i = 0; i < r->nloads; i++) {
 		struct child c = CHILD_INIT;
+		json_t *info = NULL;
 		r->loads[i] = c;
 		if (!argv_of(json_object_get(json_array_get(larr, i), "argv"), &r->lav[i], err,
-			     "load")) {
+			     "load") ||
+		    resolve_tool(r->st, json_object_get(r->args, "bundle"), &r->lav[i], &r->lexe[i],
+				 &info, err) < 0) {
 			r->nloads = i;
 			return -1;
 		}
+		json_array_append_new(r->ltools, info);
 		r->loads[i].argv = strvec_argv(&r->lav[i]);
+		r->loads[i].exe = r->lexe[i];
 		r->loads[i].dir = r->dir;
 		r->loads[i].in = r->loads[i].out = r->loads[i].err = PROC_NULL;
 		r->loads[i].new_pgrp = 1;
@@ -297,6 +467,7 @@ static int exec_workload(struct exec_run *r, struct strbuf *err)
 		out_max = 4 << 20;
 	struct child c = CHILD_INIT;
 	c.argv = strvec_argv(&r->argv);
+	c.exe = r->exe;
 	c.dir = r->dir;
 	c.in = PROC_NULL;
 	c.out = PROC_PIPE;
@@ -319,6 +490,8 @@ static int exec_workload(struct exec_run *r, struct strbuf *err)
 	json_object_set_new(res, "signal", json_integer(pr.term_signal));
 	json_object_set_new(res, "timed_out", json_boolean(pr.timed_out));
 	json_object_set_new(res, "wall_s", json_real(pr.wall_s));
+	if (r->tool)
+		json_object_set(res, "tool", r->tool);
 	if (pr.leftovers)
 		json_object_set_new(res, "killed_leftovers", json_string(pr.leftovers_desc));
 	/* whatever bytes the program printed, as valid UTF-8 (jansson refuses
@@ -387,10 +560,11 @@ static void exec_end_loads(struct exec_run *r)
 			r->loads[k].pid = -1;
 		else
 			proc_stop(&r->loads[k], 1.0);
-		json_array_append_new(r->lres, json_pack("{s:s,s:b,s:i}", "argv0",
+		json_array_append_new(r->lres, json_pack("{s:s,s:b,s:i,s:O?}", "argv0",
 							 r->loads[k].argv[0], "ended_early", ended,
 							 "exit_code",
-							 ended && WIFEXITED(st) ? WEXITSTATUS(st) : -1));
+							 ended && WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+							 "tool", json_array_get(r->ltools, k)));
 	}
 	json_object_set_new(r->res, "loads", r->lres);
 	r->lres = NULL;
@@ -422,9 +596,16 @@ static void exec_restore_knobs(struct exec_run *r)
 static void exec_release(struct exec_run *r)
 {
 	json_decref(r->lres);
-	for (size_t k = 0; k < r->nlav; k++)
+	for (size_t k = 0; k < r->nlav; k++) {
 		strvec_clear(&r->lav[k]);
+		if (r->lexe)
+			free(r->lexe[k]);
+	}
 	free(r->lav);
+	free(r->lexe);
+	json_decref(r->ltools);
+	free(r->exe);
+	json_decref(r->tool);
 	free(r->loads);
 	free(r->sspath);
 	if (r->have_dir)

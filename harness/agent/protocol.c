@@ -191,7 +191,8 @@ static const struct reply_spec {
 } reply_specs[] = {
 	{ "exec", "exit_code:i signal:i timed_out:b wall_s:n stdout:s stderr:s files:O loads:A "
 		  "schedstat_before:s schedstat_after:s schedstat_error:s aborted:s "
-		  "restore_error:s killed_leftovers:s files_refused:O stdout_replaced:i stderr_replaced:i" },
+		  "restore_error:s killed_leftovers:s files_refused:O stdout_replaced:i stderr_replaced:i "
+		  "tool:O" },
 	{ "knob_set", "path:s old:s new:s readback:s" },
 	{ "knob_get", "value:s" },
 	{ "schedstat", "schedstat:s" },

@@ -579,14 +579,52 @@ static size_t collect_metrics(const struct run_ctx *c, struct db_metric *dm)
 	return k;
 }
 
+/* which programs ran (the agent's record: argv0, path, sha256, from
+ * "bundle" or "target"): {"workload": {...}, "loads": [{...}]}, NULL when
+ * the agent said nothing (an older agent) */
+/* a record as the agent sends it: an object of short strings (the reply
+ * check saw the workload's, not the loads') */
+static int tool_ok(const json_t *t)
+{
+	const char *k;
+	json_t *v;
+	if (!json_is_object(t) || json_object_size(t) > 8)
+		return 0;
+	json_object_foreach((json_t *)t, k, v)
+		if (!json_is_string(v) || json_string_length(v) > 4096)
+			return 0;
+	return 1;
+}
+
+static json_t *tools_ran(const struct run_ctx *c)
+{
+	json_t *w = c->res ? json_object_get(c->res, "tool") : NULL, *loads = json_array(), *lv;
+	size_t i;
+	if (!tool_ok(w))
+		w = NULL;
+	json_array_foreach(c->res ? json_object_get(c->res, "loads") : NULL, i, lv)
+		if (tool_ok(json_object_get(lv, "tool")))
+			json_array_append(loads, json_object_get(lv, "tool"));
+	if (!json_is_object(w) && !json_array_size(loads)) {
+		json_decref(loads);
+		return NULL;
+	}
+	json_t *t = json_object();
+	if (json_is_object(w))
+		json_object_set(t, "workload", w);
+	json_object_set_new(t, "loads", loads);
+	return t;
+}
+
 /* the files the agent brought back, the inputs the tool read (rt-app's task
- * description; unless the tool rewrote a file of that name), plus
- * structured results (e.g. a step curve) as "schedlab-extra.json"; NULL
- * when there are none */
+ * description; unless the tool rewrote a file of that name), structured
+ * results (e.g. a step curve) as "schedlab-extra.json", and which programs
+ * ran as "schedlab-tools.json"; NULL when there are none */
 static char *files_json(const struct run_ctx *c)
 {
 	json_t *files = c->res ? json_object_get(c->res, "files") : NULL;
-	if (!c->ms.extra && !c->ex.inputs)
+	json_t *tools = tools_ran(c);
+	if (!c->ms.extra && !c->ex.inputs && !tools)
 		return files ? json_dumps(files, JSON_COMPACT) : NULL;
 	json_t *f = files ? json_deep_copy(files) : json_object();
 	if (c->ex.inputs)
@@ -595,6 +633,12 @@ static char *files_json(const struct run_ctx *c)
 		char *x = json_dumps(c->ms.extra, JSON_COMPACT);
 		json_object_set_new(f, "schedlab-extra.json", json_string(x));
 		free(x);
+	}
+	if (tools) {
+		char *x = json_dumps(tools, JSON_COMPACT | JSON_SORT_KEYS);
+		json_object_set_new(f, "schedlab-tools.json", json_string(x));
+		free(x);
+		json_decref(tools);
 	}
 	char *s = json_dumps(f, JSON_COMPACT);
 	json_decref(f);

@@ -12,7 +12,9 @@
  *   3. on a cache miss write the archive (newc in memory, then LZ4, then the
  *      carry wrapper) to <name>.tmp.<pid> in the cache folder and rename it
  *      into place; then write the index of step 0.
- * Step 1 is collect(): mf_skeleton, add_binaries (each with add_libs),
+ * Step 1 is collect(): mf_skeleton, add_binaries (each resolved by
+ * initramfs_resolve, which the ssh target's workload bundle shares, then
+ * add_libs),
  * add_busybox (applet links where no binary took the name), add_extra_files,
  * then /init. Child processes (ldd, busybox --list) go through
  * harness/util/proc.h.
@@ -37,7 +39,9 @@
 /* ------------------------------------------------------------------ */
 /* ELF and ldd                                                          */
 
-int initramfs_elf_is_dynamic(const unsigned char *buf, size_t len)
+/* the PT_INTERP segment of the ELF in buf: 1 with its file range, 0 when
+ * there is none, -1 when buf is not an ELF we understand */
+static int find_interp(const unsigned char *buf, size_t len, uint64_t *off, uint64_t *size)
 {
 	uint64_t phoff;
 	unsigned phentsize, phnum, i;
@@ -73,10 +77,38 @@ int initramfs_elf_is_dynamic(const unsigned char *buf, size_t len)
 		const unsigned char *ph = buf + phoff + (uint64_t)i * phentsize;
 		uint32_t type;
 		memcpy(&type, ph, sizeof(type)); /* p_type is first in both classes */
-		if (type == PT_INTERP)
-			return 1;
+		if (type != PT_INTERP)
+			continue;
+		if (is64) {
+			Elf64_Phdr p;
+			memcpy(&p, ph, sizeof(p));
+			*off = p.p_offset, *size = p.p_filesz;
+		} else {
+			Elf32_Phdr p;
+			memcpy(&p, ph, sizeof(p));
+			*off = p.p_offset, *size = p.p_filesz;
+		}
+		return 1;
 	}
 	return 0;
+}
+
+int initramfs_elf_is_dynamic(const unsigned char *buf, size_t len)
+{
+	uint64_t off, size;
+	return find_interp(buf, len, &off, &size);
+}
+
+int initramfs_elf_interp(const unsigned char *buf, size_t len, struct strbuf *out)
+{
+	uint64_t off = 0, size = 0;
+	int r = find_interp(buf, len, &off, &size);
+	if (r != 1)
+		return r;
+	if (off > len || size > len - off || size < 2 || buf[off] != '/')
+		return -1;
+	strbuf_add(out, (const char *)buf + off, strnlen((const char *)buf + off, size));
+	return 1;
 }
 
 int initramfs_parse_ldd(const char *out, struct strvec *libs, struct strbuf *err)
@@ -359,26 +391,30 @@ static ssize_t read_head(const char *path, unsigned char *buf, size_t len)
 	return n;
 }
 
-/* the libraries of one binary (nothing for static ones and scripts) */
-static int add_libs(struct manifest *m, const char *bin, struct strbuf *err)
+/* the libraries of one binary (nothing for static ones and scripts) and its
+ * loader (PT_INTERP) */
+static int find_libs(const char *bin, const char *who, struct strvec *libs, char **interp,
+		     struct strbuf *err)
 {
 	static unsigned char head[65536];
 	ssize_t n = read_head(bin, head, sizeof(head));
 	const char *argv[] = { "ldd", bin, NULL };
-	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
-	struct strvec libs = STRVEC_INIT, extra = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT, ip = STRBUF_INIT;
+	struct strvec extra = STRVEC_INIT;
 	struct proc_result res;
 	int dyn, rc = -1;
 
 	if (n < 0) {
-		strbuf_addf(err, "initramfs: %s: %s", bin, strerror(errno));
+		strbuf_addf(err, "%s: %s: %s", who, bin, strerror(errno));
 		return -1;
 	}
 	if (n < SELFMAG || memcmp(head, ELFMAG, SELFMAG))
 		return 0; /* a script */
-	dyn = initramfs_elf_is_dynamic(head, (size_t)n);
+	dyn = initramfs_elf_interp(head, (size_t)n, &ip);
 	if (dyn == 0)
 		return 0;
+	if (dyn == 1)
+		*interp = strbuf_detach(&ip, NULL);
 	if (proc_capture(argv, 60, &out, &errout, &res, err) < 0)
 		goto out;
 	if (res.exit_code != 0) {
@@ -388,59 +424,77 @@ static int add_libs(struct manifest *m, const char *bin, struct strbuf *err)
 			goto out;
 		}
 		strbuf_trim(&errout);
-		strbuf_addf(err, "initramfs: ldd %s failed (status %d): %s", bin, res.exit_code,
+		strbuf_addf(err, "%s: ldd %s failed (status %d): %s", who, bin, res.exit_code,
 			    errout.buf);
 		goto out;
 	}
-	if (initramfs_parse_ldd(out.buf, &libs, err) < 0) {
-		struct strbuf msg = STRBUF_INIT;
-		strbuf_addf(&msg, " (needed by %s)", bin);
-		strbuf_addstr(err, msg.buf);
-		strbuf_release(&msg);
+	if (initramfs_parse_ldd(out.buf, libs, err) < 0) {
+		strbuf_addf(err, " (needed by %s)", bin);
 		goto out;
 	}
-	for (size_t i = 0; i < libs.nr; i++) {
-		char *dst = guest_path(libs.v[i]);
-		int r = mf_file(m, dst, libs.v[i], 0, 1, err);
-		free(dst);
-		if (r < 0)
-			goto out;
-	}
-	initramfs_dlopen_companions(&libs, &extra);
-	for (size_t i = 0; i < extra.nr; i++) {
-		char *dst;
-		int r;
-		if (access(extra.v[i], R_OK) < 0)
-			continue; /* not on this host: nothing to carry */
-		dst = guest_path(extra.v[i]);
-		r = mf_file(m, dst, extra.v[i], 0, 1, err);
-		free(dst);
-		if (r < 0)
-			goto out;
-	}
+	/* what glibc dlopen()s (libgcc_s), when this host has it */
+	initramfs_dlopen_companions(libs, &extra);
+	for (size_t i = 0; i < extra.nr; i++)
+		if (access(extra.v[i], R_OK) == 0)
+			strvec_push(libs, extra.v[i]);
 	rc = 0;
 out:
 	strbuf_release(&out);
 	strbuf_release(&errout);
-	strvec_clear(&libs);
+	strbuf_release(&ip);
 	strvec_clear(&extra);
 	return rc;
 }
 
-static char *resolve_binary(const char *name, struct strbuf *err)
+static char *resolve_binary(const char *name, const char *who, struct strbuf *err)
 {
 	char *p;
 	if (strchr(name, '/')) {
 		if (access(name, X_OK) < 0) {
-			strbuf_addf(err, "initramfs: %s: %s", name, strerror(errno));
+			strbuf_addf(err, "%s: %s: %s", who, name, strerror(errno));
 			return NULL;
 		}
 		return xstrdup(name);
 	}
 	p = proc_which(name);
 	if (!p)
-		strbuf_addf(err, "initramfs: %s not found in PATH", name);
+		strbuf_addf(err, "%s: %s not found in PATH", who, name);
 	return p;
+}
+
+int initramfs_resolve(const char *name, const char *who, struct initramfs_prog *p,
+		      struct strbuf *err)
+{
+	memset(p, 0, sizeof(*p));
+	p->path = resolve_binary(name, who, err);
+	if (!p->path)
+		return -1;
+	if (find_libs(p->path, who, &p->libs, &p->interp, err) < 0) {
+		initramfs_prog_release(p);
+		return -1;
+	}
+	return 0;
+}
+
+void initramfs_prog_release(struct initramfs_prog *p)
+{
+	free(p->path);
+	free(p->interp);
+	strvec_clear(&p->libs);
+	memset(p, 0, sizeof(*p));
+}
+
+/* a resolved program's libraries into the manifest, at the paths ldd printed */
+static int add_libs(struct manifest *m, const struct initramfs_prog *p, struct strbuf *err)
+{
+	for (size_t i = 0; i < p->libs.nr; i++) {
+		char *dst = guest_path(p->libs.v[i]);
+		int r = mf_file(m, dst, p->libs.v[i], 0, 1, err);
+		free(dst);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static const char *base_name(const char *p)
@@ -487,16 +541,17 @@ static int add_binaries(const struct initramfs_spec *spec, struct manifest *m,
 			struct strbuf *err)
 {
 	for (size_t i = 0; spec->binaries && spec->binaries[i]; i++) {
-		char *path = resolve_binary(spec->binaries[i], err), *dst;
+		struct initramfs_prog p;
+		char *dst;
 		int r;
-		if (!path)
+		if (initramfs_resolve(spec->binaries[i], "initramfs", &p, err) < 0)
 			return -1;
-		dst = xstrfmt("bin/%s", base_name(path));
-		r = mf_file(m, dst, path, 0, 0, err);
+		dst = xstrfmt("bin/%s", base_name(p.path));
+		r = mf_file(m, dst, p.path, 0, 0, err);
 		if (!r)
-			r = add_libs(m, path, err);
+			r = add_libs(m, &p, err);
 		free(dst);
-		free(path);
+		initramfs_prog_release(&p);
 		if (r < 0)
 			return -1;
 	}
@@ -509,13 +564,14 @@ static int add_busybox(const struct initramfs_spec *spec, struct manifest *m,
 {
 	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
 	struct proc_result res;
-	char *busybox;
+	struct initramfs_prog p;
+	const char *busybox;
 	int rc = -1;
 
-	busybox = resolve_binary(spec->busybox ? spec->busybox : "busybox", err);
-	if (!busybox)
-		goto out;
-	if (mf_file(m, "bin/busybox", busybox, 0755, 0, err) || add_libs(m, busybox, err))
+	if (initramfs_resolve(spec->busybox ? spec->busybox : "busybox", "initramfs", &p, err) < 0)
+		return -1;
+	busybox = p.path;
+	if (mf_file(m, "bin/busybox", busybox, 0755, 0, err) || add_libs(m, &p, err))
 		goto out;
 	{
 		const char *argv[] = { busybox, "--list", NULL };
@@ -545,7 +601,7 @@ static int add_busybox(const struct initramfs_spec *spec, struct manifest *m,
 	}
 	rc = 0;
 out:
-	free(busybox);
+	initramfs_prog_release(&p);
 	strbuf_release(&out);
 	strbuf_release(&errout);
 	return rc;

@@ -138,6 +138,32 @@ void initramfs_dlopen_companions(const struct strvec *libs, struct strvec *extra
 int initramfs_elf_is_dynamic(const unsigned char *buf, size_t len);
 
 /*
+ * The dynamic loader an ELF file in buf (its headers and the PT_INTERP
+ * string) asks for, appended to out: 1, or 0 for a static file, -1 when buf
+ * is not an ELF file we understand or the string is not in buf.
+ */
+int initramfs_elf_interp(const unsigned char *buf, size_t len, struct strbuf *out);
+
+/*
+ * One program with what it needs to run on another machine: its path (a
+ * bare name is looked up in PATH), every shared library ldd names (the
+ * dynamic loader among them) with the ones glibc dlopen()s
+ * (initramfs_dlopen_companions, when this host has them) and the loader itself (PT_INTERP; NULL for a
+ * static program or a script). The initramfs builder and the ssh target's
+ * workload bundle (harness/targets/bundle.h) both resolve programs with it;
+ * `who` starts the messages ("initramfs", "bundle"). -1 with a message (not
+ * found, ldd failed, a library not found); p is then empty.
+ */
+struct initramfs_prog {
+	char *path;
+	struct strvec libs;
+	char *interp;
+};
+int initramfs_resolve(const char *name, const char *who, struct initramfs_prog *p,
+		      struct strbuf *err);
+void initramfs_prog_release(struct initramfs_prog *p);
+
+/*
  * A little-endian ELF64 executable in buf, rewritten into out with the zero
  * bytes at the end of every PT_LOAD segment left out of the file (p_filesz
  * shrinks, p_memsz stays: a loader zero-fills the rest, as for .bss), the

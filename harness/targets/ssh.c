@@ -16,6 +16,19 @@
  * Kernel images given as local files are copied the same way (without the
  * exec) into kernels_dir.
  *
+ * Workloads. With "tools": "bundle" (the default) the programs the plan
+ * runs are copied too, as the workload bundle of harness/targets/bundle.h
+ * (the same resolved binaries, libraries and loader an initramfs gets), to
+ * AGENT_DIR/bundle/<hash>: bundle_script checks whether that folder is
+ * there and intact (MANIFEST's hash, sha256sum -c), else unpacks the
+ * archive sent on its stdin into a temporary folder, checks it and renames
+ * it. This happens once per boot (a kexec'd system may have lost its files)
+ * before the first run, and every exec request then names the bundle, so
+ * the agent runs the tools from it through the bundled loader and a box
+ * with no rt-tests, stress-ng or matching libc runs the plan. "tools":
+ * "target" uses the programs installed on the box instead. Either way the
+ * agent reports which file ran, with its SHA-256, for every run.
+ *
  * Faults. ssh dying, EOF, or a keep-alive timeout is a transport error: the
  * call fails with ssh's own message appended (connection refused, closed by
  * remote host, timeout), the session stores the run as lost (resumable) and
@@ -40,6 +53,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -50,6 +64,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/targets/bundle.h"
 #include "harness/targets/initramfs.h"
 #include "harness/util/proc.h"
 #include "harness/util/sha256.h"
@@ -82,6 +97,32 @@ static const char remote_script[] =
 	"if [ \"$5\" = exec ]; then exec \"./$f\" 2>agent.stderr; fi\n"
 	"echo \"schedlab-ssh: stored\"\n";
 
+/*
+ * Runs on the target as `sh -c SCRIPT schedlab-ssh DIR HASH SIZE`: the
+ * workload bundle HASH under DIR/bundle. Prints "schedlab-ssh: have ABS"
+ * when it is there and intact, else "schedlab-ssh: send ABS", reads a tar
+ * archive of SIZE bytes, unpacks it into a temporary folder, checks it and
+ * renames it to HASH ("schedlab-ssh: stored"). A copy that does not check
+ * out is removed, never used.
+ */
+static const char bundle_script[] =
+	"umask 077\n"
+	"d=$1 h=$2 n=$3\n"
+	"mkdir -p \"$d/bundle\" && cd \"$d/bundle\" || { echo \"schedlab-ssh: cannot use folder $d/bundle\"; exit 111; }\n"
+	"ok() { [ -f \"$1/MANIFEST\" ] && [ \"$(sha256sum <\"$1/MANIFEST\" | cut -c1-64)\" = \"$h\" ] &&\n"
+	"\t( cd \"$1\" && sha256sum -c MANIFEST >/dev/null 2>&1 ); }\n"
+	"if ok \"$h\"; then echo \"schedlab-ssh: have $(pwd)/$h\"; exit 0; fi\n"
+	"command -v tar >/dev/null || { echo \"schedlab-ssh: the target has no tar, which unpacks the workload bundle (busybox tar will do; or set tools to target)\"; exit 113; }\n"
+	"t=\"$h.tmp.$$\"\n"
+	"rm -rf \"$t\" && mkdir \"$t\" || { echo \"schedlab-ssh: cannot write in $(pwd)\"; exit 112; }\n"
+	"echo \"schedlab-ssh: send $(pwd)/$h\"\n"
+	"if head -c \"$n\" | tar -x -f - -C \"$t\" 2>\"$t.err\" && ok \"$t\"; then\n"
+	"\trm -rf \"$h\" && mv \"$t\" \"$h\" && rm -f \"$t.err\" && echo \"schedlab-ssh: stored\" && exit 0\n"
+	"fi\n"
+	"echo \"schedlab-ssh: the copy of workload bundle $h failed (tar, sha256 or disk): $(head -c 300 \"$t.err\" 2>/dev/null | tr '\\n' ' ')\"\n"
+	"rm -rf \"$t\" \"$t.err\"\n"
+	"exit 112\n";
+
 struct ssh_priv {
 	struct child ssh;          /* the ssh process carrying the agent */
 	int running;
@@ -91,6 +132,11 @@ struct ssh_priv {
 	struct strbuf ssherr;      /* ssh's stderr (tail) */
 	char remote_dir[PATH_MAX]; /* absolute agent folder on the target */
 	char *base_cmdline;        /* the machine's own command line */
+	/* "tools": "bundle": the bundle (built once per open), the exec
+	 * requests' "bundle" object, and the boot it was checked in */
+	struct bundle *bundle;
+	json_t *bundle_req;
+	char bundle_boot[64];
 };
 
 /* ------------------------------------------------------------------ */
@@ -100,7 +146,7 @@ static const char *const known_keys[] = {
 	"type",      "host",        "user",        "port",     "identity",  "known_hosts",
 	"ssh_options", "switch",    "kernel",      "initrd",   "kernels_dir", "agent_dir",
 	"cmdline",   "append",      "timeout_s",   "connect_timeout_s", "reboot_hook",
-	"reboot_cmd", "agent",      NULL
+	"reboot_cmd", "agent",      "tools",       NULL
 };
 
 static int one_line_ok(const char *s)
@@ -270,6 +316,21 @@ static int check_switching(json_t *out, const char *where, struct strbuf *err)
 	return 0;
 }
 
+/* where the workloads' programs come from: "bundle" (copied, default) or
+ * "target" (installed on the box) */
+static int check_tools(json_t *out, const char *where, struct strbuf *err)
+{
+	static const char *const kinds[] = { "bundle", "target", NULL };
+	char *prefix = xstrfmt("%s.", where);
+	int bad = conf_choice(out, "tools", "bundle", kinds, prefix, err);
+	free(prefix);
+	if (bad)
+		strbuf_addstr(err, " (\"bundle\": copy the workloads' programs with their "
+				   "libraries to the target, the default; \"target\": run the "
+				   "programs installed there)");
+	return bad ? -1 : 0;
+}
+
 static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *err)
 {
 	const char *where = path ? path : "target";
@@ -281,7 +342,8 @@ static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *er
 	}
 	out = json_deep_copy(conf);
 	if (conf_check_keys(out, known_keys, where, "an ssh target", err) ||
-	    check_login(out, where, err) || check_switching(out, where, err)) {
+	    check_login(out, where, err) || check_switching(out, where, err) ||
+	    check_tools(out, where, err)) {
 		json_decref(out);
 		return NULL;
 	}
@@ -616,6 +678,128 @@ out:
 	free(fname);
 	strvec_clear(&av);
 	strbuf_release(&cmd);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* the workload bundle                                                  */
+
+/* the plan's programs (sl-* from next to the agent), or without a plan
+ * cyclictest, hackbench, stress-ng and every sl-* there */
+static int build_bundle(struct target *t, struct bundle *b, struct strbuf *err)
+{
+	static const char *const defaults[] = { "cyclictest", "hackbench", "stress-ng", NULL };
+	const char *const *tools = t->tools ? t->tools : defaults;
+	char *dir = xstrdup(target_agent_binary(t)), *slash = strrchr(dir, '/');
+	int rc = -1;
+
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	for (const char *const *v = tools; *v; v++) {
+		char *path = strncmp(*v, "sl-", 3) ? xstrdup(*v) : xstrfmt("%s/%s", dir, *v);
+		int r = bundle_add_program(b, path, err);
+		free(path);
+		if (r < 0)
+			goto out;
+	}
+	if (!t->tools) {
+		glob_t g;
+		char *pat = xstrfmt("%s/sl-*", dir);
+		if (glob(pat, 0, NULL, &g) == 0) {
+			for (size_t i = 0; i < g.gl_pathc && rc; i++)
+				if (access(g.gl_pathv[i], X_OK) == 0 &&
+				    bundle_add_program(b, g.gl_pathv[i], err) < 0)
+					rc = -2;
+			globfree(&g);
+		}
+		free(pat);
+		if (rc == -2) {
+			rc = -1;
+			goto out;
+		}
+	}
+	rc = bundle_finish(b, 1, err);
+out:
+	free(dir);
+	return rc;
+}
+
+/*
+ * The bundle on the target, once per boot: built here on first use, then
+ * found on the target by its hash or copied (bundle_script). What happened
+ * goes into the boot's sysinfo as "bundle" {hash, dir, copied, files, bytes,
+ * copy_s}. -1 with a message naming the host.
+ */
+static int ensure_bundle(struct target *t, struct ssh_priv *p, struct boot_info *bi,
+			 struct strbuf *err)
+{
+	const char *host = json_string_value(json_object_get(t->conf, "host"));
+	const char *adir = json_string_value(json_object_get(t->conf, "agent_dir"));
+	double ct = json_number_value(json_object_get(t->conf, "connect_timeout_s"));
+	struct strvec av = STRVEC_INIT;
+	struct strbuf cmd = STRBUF_INIT, e = STRBUF_INIT;
+	struct ssh_priv cp;
+	char abs[PATH_MAX], size[32];
+	int rc = -1, send;
+	double t0 = now_mono();
+
+	if (!p->bundle) {
+		p->bundle = xcalloc(1, sizeof(*p->bundle));
+		bundle_init(p->bundle);
+		if (build_bundle(t, p->bundle, &e) < 0) {
+			strbuf_addf(err, "ssh %s: the workload bundle: %s (the controller needs "
+					 "the programs it copies; or set target.tools to \"target\")",
+				    host, e.buf);
+			bundle_release(p->bundle);
+			free(p->bundle);
+			p->bundle = NULL;
+			goto out0;
+		}
+	}
+	memset(&cp, 0, sizeof(cp));
+	cp.ssh = (struct child)CHILD_INIT;
+	strbuf_init(&cp.ssherr, 0);
+	snprintf(size, sizeof(size), "%llu", (unsigned long long)bundle_tar_size(p->bundle));
+	const char *words[] = { "sh", "-c", bundle_script, "schedlab-ssh", adir, p->bundle->hash,
+				size, NULL };
+	sh_quote_argv(&cmd, words);
+	ssh_argv(t, ct, &av);
+	strvec_push(&av, cmd.buf);
+	if (start_ssh(&cp, &av, err) < 0)
+		goto out;
+	send = read_greeting(t, &cp, ct, abs, sizeof(abs), err);
+	if (send < 0)
+		goto out;
+	if (send) {
+		if (bundle_write_tar(p->bundle, cp.ssh.in_fd, &e) < 0) {
+			strbuf_addf(err, "ssh %s: copying the workload bundle: %s", host, e.buf);
+			conn_lost(&cp, err);
+			goto out;
+		}
+		if (await_stored(t, &cp, "the workload bundle", err) < 0)
+			goto out;
+	} else {
+		conn_stop(&cp, 0);
+	}
+	json_decref(p->bundle_req);
+	p->bundle_req = bundle_request(p->bundle, abs);
+	snprintf(p->bundle_boot, sizeof(p->bundle_boot), "%s", agent_banner_boot_id(&p->conn));
+	if (json_is_object(bi->sysinfo))
+		json_object_set_new(bi->sysinfo, "bundle",
+				    json_pack("{s:s,s:s,s:b,s:I,s:I,s:f}", "hash", p->bundle->hash,
+					      "dir", abs, "copied", send, "files",
+					      (json_int_t)p->bundle->nr, "bytes",
+					      (json_int_t)p->bundle->bytes, "copy_s",
+					      now_mono() - t0));
+	rc = 0;
+out:
+	strbuf_release(&cp.ssherr);
+out0:
+	strvec_clear(&av);
+	strbuf_release(&cmd);
+	strbuf_release(&e);
 	return rc;
 }
 
@@ -1061,6 +1245,12 @@ static int ssh_boot(struct target *t, const struct boot_spec *b, struct boot_inf
 		if (t->ops->sysinfo(t, &bi->sysinfo, err))
 			goto out;
 	}
+	/* the workloads' programs, before the first run of a boot (not for
+	   sysinfo or preflight) */
+	if (b->index >= 0 && !strcmp(json_string_value(json_object_get(t->conf, "tools")), "bundle") &&
+	    strcmp(p->bundle_boot, agent_banner_boot_id(&p->conn)) &&
+	    ensure_bundle(t, p, bi, err) < 0)
+		goto out;
 	snprintf(bi->boot_id, sizeof(bi->boot_id), "%s", agent_banner_boot_id(&p->conn));
 	if (!strcmp(bi->method, "initial") || !strcmp(bi->method, "none"))
 		bi->switch_s = now_mono() - t0;
@@ -1085,6 +1275,10 @@ static int transport_check(struct target *t, int r, struct strbuf *err)
 static int ssh_exec(struct target *t, json_t *req, double timeout_s, json_t **out,
 		    struct strbuf *err)
 {
+	struct ssh_priv *p = t->priv;
+	/* the agent runs the programs it finds in the bundle from there */
+	if (p && p->bundle_req && json_is_object(req) && !json_object_get(req, "bundle"))
+		json_object_set(req, "bundle", p->bundle_req);
 	return transport_check(t, target_agent_exec(t, req, timeout_s, out, err), err);
 }
 
@@ -1113,6 +1307,10 @@ static void ssh_close(struct target *t)
 	conn_stop(p, !(t->abort_flag && *t->abort_flag));
 	strbuf_release(&p->ssherr);
 	free(p->base_cmdline);
+	if (p->bundle)
+		bundle_release(p->bundle);
+	free(p->bundle);
+	json_decref(p->bundle_req);
 	free(p);
 	t->priv = NULL;
 }

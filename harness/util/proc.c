@@ -65,7 +65,7 @@ int proc_start(struct child *c, struct strbuf *err)
 		strbuf_addstr(err, "internal error: empty argv");
 		return -1;
 	}
-	char *exe = proc_which(c->argv[0]);
+	char *exe = c->exe ? xstrdup(c->exe) : proc_which(c->argv[0]);
 	if (!exe) {
 		strbuf_addf(err, "%s: command not found in PATH", c->argv[0]);
 		return -1;

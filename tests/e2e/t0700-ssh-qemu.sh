@@ -286,7 +286,9 @@ wait_running() { # DB TIMEOUT_S
 	done
 	return 1
 }
-guest_workload() { G 'ps -o args' 2>/dev/null | grep -E '^(cyclictest|\./agent-)' ; }
+# (a program from the workload bundle runs through its loader: busybox ps
+# shows "{ld-linux-x86-64} cyclictest --library-path ...")
+guest_workload() { G 'ps -o args' 2>/dev/null | sed 's/^{[^}]*} //' | grep -E '^(cyclictest|\./agent-)' ; }
 schedlab run "$TMP/long.json" --db "$DB" --quiet >"$TMP/drop.out" 2>&1 &
 cpid=$!
 CLEANUP_CMDS+=("kill -9 $cpid")

@@ -81,6 +81,8 @@ TEST(replies_are_type_checked)
 		{ "exec", "{\"files\":{\"a\":1}}", "files must be an object of strings" },
 		{ "exec", "{\"loads\":[1]}", "loads must be an array of objects" },
 		{ "exec", "[]", "not an object" },
+		{ "exec", "{\"tool\":{\"path\":\"/b/cyclictest\",\"sha256\":\"ab\"}}", NULL },
+		{ "exec", "{\"tool\":{\"path\":7}}", "tool must be an object of strings" },
 		{ "knob_set", "{\"old\":5}", "old must be a string" },
 		{ "sysinfo", "{\"preempt_modes\":{\"value\":[1,2]}}", "preempt_modes must be" },
 		{ "sysinfo", "{\"preempt\":\"none\"}", "preempt must be" },

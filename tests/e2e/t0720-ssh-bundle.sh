@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# timeout: 900 (tests/run.sh ends it past this many seconds)
+# End-to-end: zero-install ssh targets. A qemu guest with dropbear stands in
+# for a bare lab box: its initramfs has busybox, dropbear and kexec-tools but
+# none of the workloads' programs (the qemu target's "tools": ["kexec"]).
+# Checks:
+#   - the box really lacks cyclictest, hackbench and stress-ng (command -v
+#     over ssh fails);
+#   - a plan with the default "tools" ("bundle") runs cyclictest (with a
+#     hackbench load) and hackbench from the workload bundle copied to
+#     AGENT_DIR/bundle/<hash>, whose name is the SHA-256 of its MANIFEST and
+#     whose files check out with the box's sha256sum -c;
+#   - sl-pingpong (static) runs from the bundle too;
+#   - every run records which program ran: path in the bundle and the SHA-256
+#     of the controller's binary (files."schedlab-tools.json"), the load's too;
+#   - a second session finds the bundle and copies nothing (MANIFEST's ctime
+#     unchanged, boot sysinfo bundle.copied false), no temporary folder left;
+#   - a damaged bundle (one byte appended to a library) is not used: the next
+#     session copies it again and runs;
+#   - "tools": "target" on the bare box fails every run with the clear
+#     message naming the Debian package, and a bad "tools" value is refused
+#     at plan time naming target.tools.
+. "$(dirname "$0")/lib.sh"
+
+require qemu-system-x86:qemu-system-x86_64 openssh-client:ssh openssh-client:ssh-keygen \
+	dropbear-bin:dropbear dropbear-bin:dropbearkey python3:python3 sqlite3:sqlite3 \
+	rt-tests:cyclictest rt-tests:hackbench
+require_built bin/schedlab-agent build/libschedlab.a
+if [ ! -f kernels/out/debian/kernel.json ]; then
+	check "make -C kernels debian" make -s -C kernels debian
+fi
+if [ ! -f kernels/out/debian/kernel.json ]; then
+	not_ok "no kernel: cannot go on"
+	done_testing
+	exit
+fi
+
+# --- plan-time refusal (no machine needed)
+cat >"$TMP/bad-tools.json" <<'EOF'
+{"name": "x", "target": {"type": "ssh", "host": "127.0.0.1", "tools": "box"},
+ "workloads": [{"type": "hackbench"}]}
+EOF
+expect_exit 2 "a bad target.tools is refused" schedlab plan "$TMP/bad-tools.json"
+contains "naming target.tools and the valid values" "$TMP/err" 'target.tools: must be one of "bundle", "target"'
+
+# --- keys, port, the guest
+ssh-keygen -q -t ed25519 -N '' -C schedlab-test -f "$TMP/id"
+dropbearkey -t ed25519 -f "$TMP/hostkey" >/dev/null 2>&1
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+echo "[127.0.0.1]:$PORT $(dropbearkey -y -f "$TMP/hostkey" | grep '^ssh-ed25519' | cut -d' ' -f1,2)" >"$TMP/known_hosts"
+G() { ssh -T -o BatchMode=yes -o IdentitiesOnly=yes -i "$TMP/id" -o UserKnownHostsFile="$TMP/known_hosts" \
+	-o StrictHostKeyChecking=yes -p "$PORT" root@127.0.0.1 "$@"; }
+
+check "compile the guest driver" cc -std=gnu11 -D_GNU_SOURCE -I. -o "$TMP/vm" tests/e2e/ssh-guest.c \
+	build/libschedlab.a -ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lm -pthread
+if [ ! -x "$TMP/vm" ]; then
+	done_testing
+	exit
+fi
+export TMPDIR=$TMP
+VMCONF="{\"type\":\"qemu\",\"kernel\":\"kernels/out/debian\",\"cpus\":2,\"memory_mb\":1024,
+ \"tools\":[\"kexec\"],
+ \"ssh\":{\"port\":$PORT,\"authorized_keys\":\"$TMP/id.pub\",\"host_key\":\"$TMP/hostkey\"}}"
+rm -f "$TMP/vm.hold"
+mkfifo "$TMP/vm.hold"
+sleep 100000 >"$TMP/vm.hold" &
+CLEANUP_CMDS+=("kill $!")
+"$TMP/vm" "$VMCONF" <"$TMP/vm.hold" >"$TMP/vm.out" 2>&1 &
+VM_PID=$!
+CLEANUP_CMDS+=("kill $VM_PID")
+CLEANUP_CMDS+=("kill -9 \$(pgrep -f '$TMP/schedlab-qemu')")
+for i in $(seq 240); do
+	grep -qE '^(ready|error)' "$TMP/vm.out" 2>/dev/null && break
+	sleep 0.5
+done
+if grep -q '^ready' "$TMP/vm.out"; then
+	ok "bare guest with dropbear up ($(cat "$TMP/vm.out"))"
+else
+	not_ok "bare guest with dropbear up" "$(cat "$TMP/vm.out")"
+	done_testing
+	exit
+fi
+
+# --- the box lacks the tools
+G 'for p in cyclictest hackbench stress-ng; do command -v $p && echo "HAS $p"; done; echo checked' \
+	>"$TMP/has" 2>&1
+equals "the box has no cyclictest, hackbench or stress-ng (command -v fails)" "$(cat "$TMP/has")" checked
+if G 'command -v cyclictest' >/dev/null 2>&1; then
+	not_ok "command -v cyclictest fails over ssh"
+else
+	ok "command -v cyclictest fails over ssh"
+fi
+
+plan() { # NAME TOOLS -> $TMP/NAME.json
+	cat >"$TMP/$1.json" <<EOF
+{"name": "$1", "seed": 1, "repetitions": 1,
+ "target": {"type": "ssh", "host": "127.0.0.1", "port": $PORT, "user": "root",
+            "identity": "$TMP/id", "known_hosts": "$TMP/known_hosts", "timeout_s": 150
+            $2},
+ "workloads": [{"type": "cyclictest", "duration_s": 2, "threads": 1,
+                "load": {"type": "hackbench", "groups": 1}},
+               {"type": "hackbench", "groups": 1, "loops": 50},
+               {"type": "pingpong", "stages": 2, "duration_s": 2}]}
+EOF
+}
+BD=/root/.cache/schedlab/bundle
+
+# --- first session: the bundle is copied and used
+plan bundle ""
+DB=$TMP/b1.db
+start=$(date +%s.%N)
+expect_exit 0 "a plan with the default tools runs on the bare box" \
+	schedlab run "$TMP/bundle.json" --db "$DB" --quiet
+echo "# first session (bundle copied): $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s"
+equals "3 runs ok" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 3
+equals "cyclictest and hackbench metrics stored" \
+	"$(sql "SELECT count(DISTINCT workload) FROM results WHERE metric IN ('lat_p99_us','time_s')")" 2
+H=$(sql "SELECT json_extract(sysinfo, '\$.bundle.hash') FROM boot")
+equals "boot records the bundle as copied" "$(sql "SELECT json_extract(sysinfo, '\$.bundle.copied') FROM boot")" 1
+sql "SELECT json_extract(sysinfo, '\$.bundle') FROM boot" | sed 's/^/# bundle: /'
+G "cd $BD/$H && sha256sum MANIFEST | cut -c1-64 && sha256sum -c MANIFEST >/dev/null && echo intact" >"$TMP/man" 2>&1
+equals "the bundle's folder is the SHA-256 of its MANIFEST, and it checks out on the box" \
+	"$(cat "$TMP/man" | tr '\n' ' ')" "$H intact "
+TOOLS() { sql "SELECT json_extract(json_extract(files, '\$.\"schedlab-tools.json\"'), '$1') FROM run WHERE workload='$2'"; }
+equals "cyclictest ran from the bundle" "$(TOOLS '$.workload.path' cyclictest)" "$BD/$H/bin/cyclictest"
+equals "its recorded sha256 is the controller's cyclictest" "$(TOOLS '$.workload.sha256' cyclictest)" \
+	"$(sha256sum "$(command -v cyclictest)" | cut -c1-64)"
+equals "marked as from the bundle, argv0 cyclictest" \
+	"$(TOOLS '$.workload.from' cyclictest) $(TOOLS '$.workload.argv0' cyclictest)" "bundle cyclictest"
+equals "the hackbench load too" "$(TOOLS '$.loads[0].path' cyclictest)" "$BD/$H/bin/hackbench"
+equals "hackbench's sha256 recorded" "$(TOOLS '$.workload.sha256' hackbench)" \
+	"$(sha256sum "$(command -v hackbench)" | cut -c1-64)"
+equals "sl-pingpong (static, from next to the agent) ran from the bundle" \
+	"$(TOOLS '$.workload.path' pingpong) $(TOOLS '$.workload.sha256' pingpong)" \
+	"$BD/$H/bin/sl-pingpong $(sha256sum bin/sl-pingpong | cut -c1-64)"
+if G 'command -v cyclictest' >/dev/null 2>&1; then
+	not_ok "nothing installed into the box's PATH"
+else
+	ok "nothing installed into the box's PATH"
+fi
+G "stat -c %Z $BD/$H/MANIFEST" >"$TMP/ct1" 2>&1
+
+# --- second session: found, nothing copied
+sleep 1.1
+DB=$TMP/b2.db
+start=$(date +%s.%N)
+expect_exit 0 "a second session runs" schedlab run "$TMP/bundle.json" --db "$DB" --quiet
+echo "# second session (bundle found): $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s"
+sql "SELECT 'boot switch_s ' || round(switch_s, 2) FROM boot; SELECT workload || ' wall_s ' || round(wall_s, 2) || ' ' || started_at || ' ' || finished_at FROM run" | sed 's/^/# /' 
+equals "3 runs ok" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 3
+equals "the same bundle" "$(sql "SELECT json_extract(sysinfo, '\$.bundle.hash') FROM boot")" "$H"
+equals "boot records it as found, not copied" "$(sql "SELECT json_extract(sysinfo, '\$.bundle.copied') FROM boot")" 0
+G "stat -c %Z $BD/$H/MANIFEST" >"$TMP/ct2" 2>&1
+equals "MANIFEST not rewritten (same ctime)" "$(cat "$TMP/ct2")" "$(cat "$TMP/ct1")"
+equals "one bundle, no temporary folder left" "$(G "ls $BD" 2>&1 | tr '\n' ' ')" "$H "
+
+# --- a damaged bundle is not used
+G "chmod u+w $BD/$H/lib/libc.so.6; printf x >>$BD/$H/lib/libc.so.6" >/dev/null 2>&1
+DB=$TMP/b3.db
+expect_exit 0 "a session after the bundle was damaged runs" schedlab run "$TMP/bundle.json" --db "$DB" --quiet
+equals "3 runs ok" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 3
+equals "the bundle was copied again" "$(sql "SELECT json_extract(sysinfo, '\$.bundle.copied') FROM boot")" 1
+G "cd $BD/$H && sha256sum -c MANIFEST >/dev/null && echo intact" >"$TMP/man2" 2>&1
+equals "and checks out again" "$(cat "$TMP/man2")" intact
+
+# --- "tools": "target" on the bare box
+plan target ', "tools": "target"'
+DB=$TMP/t.db
+expect_exit 1 "tools target on the bare box: runs fail" schedlab run "$TMP/target.json" --db "$DB" --quiet
+equals "cyclictest and hackbench failed" \
+	"$(sql "SELECT group_concat(workload || ':' || status) FROM (SELECT * FROM run ORDER BY workload)")" \
+	"cyclictest:failed,hackbench:failed,pingpong:ok"
+# (the guest's initramfs has every sl-* program: the box's own is used and recorded)
+equals "sl-pingpong ran from the box's PATH, recorded as from the target" \
+	"$(TOOLS '$.workload.path' pingpong) $(TOOLS '$.workload.from' pingpong)" \
+	"$(G 'command -v sl-pingpong') target"
+contains "with the package message" <(sql "SELECT error FROM run WHERE workload='cyclictest'") \
+	"cyclictest: command not found in PATH (install the Debian package rt-tests)"
+equals "no bundle recorded for that boot" "$(sql "SELECT json_type(sysinfo, '\$.bundle') IS NULL FROM boot")" 1
+
+# --- nothing left behind
+kill $VM_PID 2>/dev/null
+wait $VM_PID 2>/dev/null
+sleep 0.5
+left=$(pgrep -f "$TMP/schedlab-qemu" | tr '\n' ' ')
+[ -z "$left" ] && ok "no qemu process left" || not_ok "no qemu process left" "$left"
+left=$(pgrep -f "ssh .*-p $PORT" | tr '\n' ' ')
+[ -z "$left" ] && ok "no ssh process left" || not_ok "no ssh process left" "$left"
+done_testing
