@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 rounds=${1:-8}
 [ -x bin/schedlab-agent ] || { echo "run make first" >&2; exit 2; }
 python3 - "$rounds" <<'PY'
-import json, re, statistics, subprocess, sys
+import json, os, re, statistics, subprocess, sys
 rounds = int(sys.argv[1])
 agent = subprocess.Popen(["bin/schedlab-agent"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          text=True, bufsize=1)
@@ -42,7 +42,7 @@ def hackbench(traced):
     r = call(["hackbench", "-g", "2", "-l", "1000"], traced)
     return {"time_s": float(re.search(r"Time:\s*([0-9.]+)", r["stdout"]).group(1))}
 def pingpong(traced):
-    r = call(["bin/sl-pingpong", "-d", "2", "-w", "0.3"], traced)
+    r = call([os.path.abspath("bin/sl-pingpong"), "-d", "2", "-w", "0.3"], traced)
     d = json.loads(r["stdout"])
     return {"rps": d["rps"], "wakeup_p99_us": d["wakeup_p99_us"]}
 res = {}
