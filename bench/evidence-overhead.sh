@@ -54,9 +54,13 @@ for rnd in range(rounds):
                 res.setdefault((name, k), {False: [], True: []})[traced].append(v)
 agent.stdin.close()
 agent.wait()
-print("%-12s %-14s %6s %12s %12s %8s" % ("workload", "metric", "rounds", "untraced", "traced",
-                                         "change"))
+# the spread of each mode (min..max over the rounds) says how much of the
+# change is the machine's noise
+print("%-12s %-14s %6s %12s %12s %8s  %s" % ("workload", "metric", "rounds", "untraced", "traced",
+                                             "change", "range untraced | traced"))
 for (name, k), v in res.items():
     a, b = statistics.median(v[False]), statistics.median(v[True])
-    print("%-12s %-14s %6d %12.4g %12.4g %+7.1f%%" % (name, k, rounds, a, b, 100 * (b / a - 1)))
+    print("%-12s %-14s %6d %12.4g %12.4g %+7.1f%%  %.4g..%.4g | %.4g..%.4g" % (
+        name, k, rounds, a, b, 100 * (b / a - 1), min(v[False]), max(v[False]),
+        min(v[True]), max(v[True])))
 PY
