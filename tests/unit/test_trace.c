@@ -3,7 +3,10 @@
  * trace captured on this host (a tracefs instance with sched_switch,
  * sched_waking, sched_wakeup and sched_migrate_task on while hackbench -g 2
  * -l 100 ran, kernel 6.18; tests/data/trace-host-hackbench.txt, its first
- * 3000 events), whose counts were checked with grep; hand-made traces with
+ * 3000 events) and one from Debian's 6.1 in a qemu guest (the file
+ * schedlab-trace.txt of a traced hackbench run of the qemu target, 3000
+ * events from hackbench's start; tests/data/trace-guest-debian-6.1-
+ * hackbench.txt), whose counts were checked with grep; hand-made traces with
  * known latencies, comm names with spaces, the window cut, and garbage
  * rejected with its line number.
  */
@@ -51,6 +54,32 @@ TEST(real_host_trace)
 	CHECK(w.events > 0 && w.events < s.events);
 	CHECK(w.span_s <= 0.010 + 1e-9);
 	trace_summary_release(&w);
+	trace_summary_release(&s);
+	free(t);
+}
+
+TEST(real_guest_trace)
+{
+	char *t = testdata_slurp("trace-guest-debian-6.1-hackbench.txt");
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	struct trace_summary s;
+	char err[200] = "";
+	CHECK(parse_s(t, 0, &s, err) == 0);
+	CHECK_STR(err, "");
+	CHECK(s.switches == 1291);
+	CHECK(s.migrations == 193);
+	/* grep -cE 'prev_state=R\+? ==>' says 519, of which 41 are the idle
+	   task (prev_pid=0), which is no preemption */
+	CHECK(s.preemptions == 519 - 41);
+	CHECK(s.events == 1291 + 193 + 758 + 758);
+	CHECK(s.wakeups > 100 && s.wakeups <= 758);
+	CHECK(s.lat_p50_us > 0 && s.lat_p50_us <= s.lat_p99_us && s.lat_p99_us <= s.lat_max_us);
+	int agent = 0;
+	for (size_t i = 0; i < s.ntasks; i++)
+		agent |= !strcmp(s.tasks[i].comm, "schedlab-agent") && s.tasks[i].pid == 97;
+	CHECK(agent);
 	trace_summary_release(&s);
 	free(t);
 }
@@ -128,6 +157,7 @@ TEST(garbage_rejected)
 int main(void)
 {
 	RUN(real_host_trace);
+	RUN(real_guest_trace);
 	RUN(hand_made);
 	RUN(garbage_rejected);
 	return tap_done();
