@@ -140,7 +140,7 @@ static int parse_line(const char *s, const char *e, size_t lineno, struct ev *ev
 	long pid, npid, x;
 	if (!strcmp(name, "sched_switch")) {
 		char *arrow = strstr(f, " ==> ");
-		char *st = arrow ? NULL : NULL;
+		char *st = NULL;
 		if (!arrow || comm_field(f, arrow, "prev_comm", "prev_pid", ev->comm, sizeof(ev->comm)) ||
 		    int_field(f, arrow, "prev_pid", &pid) ||
 		    comm_field(arrow + 5, fe, "next_comm", "next_pid", ev->next_comm,
