@@ -13,7 +13,7 @@
 SL=bin/schedlab
 DB=$TMP/ev.db
 require_built "$SL" bin/schedlab-agent
-require rt-tests:hackbench sqlite3:sqlite3 jq:jq
+require rt-tests:hackbench stress-ng:stress-ng sqlite3:sqlite3 jq:jq
 if [ "$(id -u)" != 0 ]; then skip "evidence traces" "needs root (tracefs)"; done_testing; exit; fi
 TFS=/sys/kernel/tracing
 [ -d $TFS/instances ] || TFS=/sys/kernel/debug/tracing
@@ -101,6 +101,23 @@ expect_exit 2 "traced run alone vs untraced: nothing compared" $SL compare "run_
 if grep -q "traced run" "$TMP/err" "$TMP/out"; then ok "... and says why"; else not_ok "... and says why" "$(cat "$TMP/err" "$TMP/out" | head -c 500)"; fi
 expect_exit 0 "HTML report of the two" $SL report --compare tag=traced tag=plain --db "$DB" --out "$TMP/r.html"
 contains "the report shows the trace note" "$TMP/r.html" "traced run (evidence) in A"
+
+# ---- Ctrl-C during the traced run -------------------------------------------
+cat >"$TMP/int.json" <<'P'
+{"name": "int", "target": "local", "repetitions": 1, "seed": 5,
+ "workloads": [{"type": "stress-ng", "stressor": "cpu", "threads": 1, "duration_s": 4,
+                "evidence": {"trace_s": 2}}]}
+P
+$SL run "$TMP/int.json" --db "$TMP/int.db" >"$TMP/int.out" 2>"$TMP/int.err" &
+rpid=$!
+for _ in $(seq 200); do grep -q "traced run" "$TMP/int.err" && break; sleep 0.1; done
+sleep 1
+kill -INT $rpid
+wait $rpid; rc=$?
+equals "Ctrl-C in the traced run: exit 130" "$rc" 130
+equals "... the traced run stored as interrupted" \
+	"$(sqlite3 -batch -noheader "$TMP/int.db" "SELECT status FROM run WHERE params LIKE '%\"evidence\":%'")" interrupted
+equals "... tracing state as before" "$(state)" "$before"
 
 # ---- restore when the controller goes away ----------------------------------
 req='{"id":1,"op":"exec","args":{"argv":["sleep","30"],"timeout_s":60,"trace":{"events":["sched_switch"]}}}'
