@@ -19,6 +19,7 @@ enum rq_id {
 	RQ_SESSION,
 	RQ_RUN_BOOT,
 	RQ_BOOT,
+	RQ_TRACE,
 	RQ_COUNT
 };
 
@@ -32,6 +33,8 @@ static const char *const rq_sql[RQ_COUNT] = {
 	[RQ_BOOT] = "SELECT b.session_id, b.sysinfo, b.method, b.accel, b.status,"
 		    " b.booted_at, m.name FROM boot b LEFT JOIN machine m"
 		    " ON m.id = b.machine_id WHERE b.id = ?",
+	[RQ_TRACE] = "SELECT json_extract(files, '$.\"schedlab-trace.json\"') FROM run"
+		     " WHERE id = ? AND json_valid(files)",
 };
 
 /* the columns db_results_select() reads, in this order */
@@ -318,6 +321,14 @@ static int tag_row(sqlite3_stmt *st, size_t i, int64_t id, void *tag)
 	if (sqlite3_column_text(st, 0))
 		((char **)tag)[i] = strdup(text_or_null(st, 0));
 	return 0;
+}
+
+int db_results_trace_summaries(struct db *db, const int64_t *run_id, size_t n, char **summary)
+{
+	for (size_t i = 0; i < n; i++)
+		summary[i] = NULL;
+	return rows_by_id(db, RQ_TRACE, "cannot read trace summaries", run_id, n, tag_row,
+			  summary) ? -1 : 0;
 }
 
 int db_results_tags(struct db *db, const int64_t *sid, size_t n, char **tag)

@@ -93,6 +93,10 @@ int db_results_hists(struct db *db, const int64_t *run_id, size_t n, db_hist_fn 
  * its row cannot be read (tag[] set to NULL first) */
 int db_results_tags(struct db *db, const int64_t *sid, size_t n, char **tag);
 
+/* summary[i] = the schedlab-trace.json file of run run_id[i] (a traced
+ * run's trace summary, docs/metrics.md), malloc'd, or NULL when it has none */
+int db_results_trace_summaries(struct db *db, const int64_t *run_id, size_t n, char **summary);
+
 /* the session rows of id[0..n), in that order; an id without a row is
  * skipped ("cannot read sessions: ...") */
 struct db_session_info {

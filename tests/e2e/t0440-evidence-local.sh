@@ -101,6 +101,8 @@ expect_exit 2 "traced run alone vs untraced: nothing compared" $SL compare "run_
 if grep -q "traced run" "$TMP/err" "$TMP/out"; then ok "... and says why"; else not_ok "... and says why" "$(cat "$TMP/err" "$TMP/out" | head -c 500)"; fi
 expect_exit 0 "HTML report of the two" $SL report --compare tag=traced tag=plain --db "$DB" --out "$TMP/r.html"
 contains "the report shows the trace note" "$TMP/r.html" "traced run (evidence) in A"
+contains "... and the traced run's summary under the comparison" "$TMP/r.html" ": A: hackbench, run $RID</b>: window 5 s"
+contains "... with its busiest tasks" "$TMP/r.html" "<td>hackbench</td>"
 
 # ---- Ctrl-C during the traced run -------------------------------------------
 cat >"$TMP/int.json" <<'P'
