@@ -20,6 +20,7 @@ enum rq_id {
 	RQ_RUN_BOOT,
 	RQ_BOOT,
 	RQ_HISTORY,
+	RQ_TRACE,
 	RQ_COUNT
 };
 
@@ -41,6 +42,8 @@ static const char *const rq_sql[RQ_COUNT] = {
 		       " (SELECT COALESCE(b2.machine_id, -1) FROM boot b2 WHERE b2.status = 'ok'"
 		       " AND b2.session_id IN (SELECT value FROM json_each(?1)))"
 		       " GROUP BY r.session_id ORDER BY t, r.session_id",
+	[RQ_TRACE] = "SELECT json_extract(files, '$.\"schedlab-trace.json\"') FROM run"
+		     " WHERE id = ? AND json_valid(files)",
 };
 
 /* "[1,2,3]" of ids[0..n): one parameter for a list of any length (json_each);
@@ -357,6 +360,14 @@ static int tag_row(sqlite3_stmt *st, size_t i, int64_t id, void *tag)
 	if (sqlite3_column_text(st, 0))
 		((char **)tag)[i] = strdup(text_or_null(st, 0));
 	return 0;
+}
+
+int db_results_trace_summaries(struct db *db, const int64_t *run_id, size_t n, char **summary)
+{
+	for (size_t i = 0; i < n; i++)
+		summary[i] = NULL;
+	return rows_by_id(db, RQ_TRACE, "cannot read trace summaries", run_id, n, tag_row,
+			  summary) ? -1 : 0;
 }
 
 int db_results_tags(struct db *db, const int64_t *sid, size_t n, char **tag)

@@ -106,6 +106,9 @@ int db_results_tags(struct db *db, const int64_t *sid, size_t n, char **tag);
 typedef int (*db_session_start_fn)(void *ctx, int64_t id, const char *started_at);
 int db_results_session_history(struct db *db, const int64_t *scope, size_t n,
 			       db_session_start_fn fn, void *ctx);
+/* summary[i] = the schedlab-trace.json file of run run_id[i] (a traced
+ * run's trace summary, docs/metrics.md), malloc'd, or NULL when it has none */
+int db_results_trace_summaries(struct db *db, const int64_t *run_id, size_t n, char **summary);
 
 /* the session rows of id[0..n), in that order; an id without a row is
  * skipped ("cannot read sessions: ...") */

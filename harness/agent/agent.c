@@ -20,10 +20,19 @@
  *        background loads start first (warm-up, default 1 s) and are killed
  *        after; with schedstat, kernel.sched_schedstats is enabled for the run
  *        and restored, and /proc/schedstat is captured before and after.
+ *        With trace: {events: [sched event names], buffer_kb?, max_bytes?}
+ *        a tracefs instance of its own (instances/schedlab-PID, a recorded
+ *        knob_mkdir, removed with the run's knobs) records those events of
+ *        the sched subsystem from before the loads start until the
+ *        workload ends; its text comes back as trace.text, the last
+ *        max_bytes of it (default 16 MiB) with trace.truncated saying
+ *        that the start was cut, and trace.overrun the events the ring
+ *        buffer (buffer_kb per CPU) overwrote.
  *        -> {exit_code, signal, timed_out, wall_s, stdout, stderr,
  *            files: {name: content}, schedstat_before?, schedstat_after?,
  *            tool: {argv0, path, sha256, from: "bundle"|"target"},
- *            loads: [{argv0, ended_early, exit_code, tool}]}
+ *            loads: [{argv0, ended_early, exit_code, tool}],
+ *            trace?: {text, bytes, truncated, overrun, instance}}
  *   kexec {kernel, initrd?, cmdline, carry?: bool}
  *        loads the kernel, answers, restores knobs, and executes it
  *        (kexec -e); the controller then waits for a new banner. A bzImage
@@ -187,6 +196,7 @@ struct exec_run {
 	json_t *ltools;         /* their programs, as tool above */
 	size_t nloads, nlav;
 	int knobs_before;       /* depth of the knob stack when the request came */
+	char *tinst;            /* the tracefs instance of a traced run, or NULL */
 	json_t *res;            /* the result object, NULL once the run failed */
 	json_t *lres;           /* its "loads" array until attached */
 };
@@ -409,6 +419,157 @@ static void exec_schedstat_before(struct exec_run *r)
 	strbuf_release(&ss);
 }
 
+/* the folder tracefs instances are made in: /sys/kernel/tracing, or
+ * through debugfs on kernels that mount it only there (NULL: none) */
+static const char *tracefs_dir(const char *root)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	for (size_t i = 0; i < 2; i++) {
+		char *p = xstrfmt("%s%s/instances", root, dirs[i]);
+		struct stat st;
+		int ok = !stat(p, &st) && S_ISDIR(st.st_mode);
+		free(p);
+		if (ok)
+			return dirs[i];
+	}
+	return NULL;
+}
+
+/* with "trace": make the instance, size its buffer, enable the events
+ * (every write recorded: the run's knob restore undoes them and removes
+ * the instance); -1 with a message naming what failed */
+static int exec_trace_start(struct exec_run *r, struct strbuf *err)
+{
+	json_t *t = json_object_get(r->args, "trace");
+	if (!t)
+		return 0;
+	json_t *ev = json_object_get(t, "events");
+	if (!json_is_array(ev) || !json_array_size(ev)) {
+		strbuf_addstr(err, "exec: trace.events must be a non-empty array of event names");
+		return -1;
+	}
+	const char *dir = tracefs_dir(r->st->root);
+	if (!dir) {
+		strbuf_addstr(err, "trace: no tracefs (neither /sys/kernel/tracing/instances nor "
+				   "/sys/kernel/debug/tracing/instances; CONFIG_FTRACE, and "
+				   "mount -t tracefs nodev /sys/kernel/tracing)");
+		return -1;
+	}
+	r->tinst = xstrfmt("%s/instances/schedlab-%d", dir, (int)getpid());
+	struct knobs *k = &r->st->knobs;
+	if (knob_mkdir(k, r->tinst, err)) {
+		free(r->tinst);
+		r->tinst = NULL;
+		strbuf_addstr(err, " (trace)");
+		return -1;
+	}
+	json_int_t kb = json_integer_value(json_object_get(t, "buffer_kb"));
+	if (kb > 0) {
+		char *p = xstrfmt("%s/buffer_size_kb", r->tinst);
+		char v[32];
+		snprintf(v, sizeof(v), "%lld", (long long)kb);
+		int rc = knob_set(k, p, v, NULL, err);
+		free(p);
+		if (rc)
+			return -1;
+	}
+	size_t i;
+	json_t *e;
+	json_array_foreach(ev, i, e) {
+		const char *name = json_string_value(e);
+		if (!name || !*name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+					       strlen(name)) {
+			strbuf_addf(err, "exec: trace.events[%zu] must be an event name of the sched "
+				    "subsystem (sched_switch, ...)", i);
+			return -1;
+		}
+		char *p = xstrfmt("%s/events/sched/%s/enable", r->tinst, name);
+		int rc = knob_set(k, p, "1", NULL, err);
+		free(p);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* the instance's text after the run: tracing stopped, the last max_bytes
+ * kept (tracefs files have no size: read to the end, keep the tail), the
+ * overwritten events of every CPU added up */
+static void exec_trace_collect(struct exec_run *r)
+{
+	if (!r->tinst || !r->res)
+		return;
+	struct strbuf e = STRBUF_INIT, text = STRBUF_INIT;
+	char *on = xstrfmt("%s/tracing_on", r->tinst);
+	knob_set(&r->st->knobs, on, "0", NULL, &e);
+	free(on);
+	size_t max = (size_t)json_integer_value(json_object_get(json_object_get(r->args, "trace"),
+								  "max_bytes"));
+	if (!max || max > (16u << 20))
+		max = 16u << 20;
+	char *p = xstrfmt("%s%s/trace", r->st->root, r->tinst);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	free(p);
+	size_t total = 0;
+	int cut = 0;
+	if (fd < 0) {
+		strbuf_addf(&e, "%s%s/trace: cannot open: %s", e.len ? "; " : "", r->tinst,
+			    strerror(errno));
+	} else {
+		char buf[65536];
+		for (;;) {
+			ssize_t n = read(fd, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			total += (size_t)n;
+			strbuf_add(&text, buf, (size_t)n);
+			if (text.len > 2 * max) {  /* keep the tail, in whole lines */
+				const char *from = text.buf + text.len - max;
+				const char *nl = memchr(from, '\n', max);
+				size_t keep = nl ? (size_t)(text.buf + text.len - nl - 1) : max;
+				memmove(text.buf, text.buf + text.len - keep, keep);
+				text.len = keep;
+				text.buf[keep] = 0;
+				cut = 1;
+			}
+		}
+		close(fd);
+		if (text.len > max) {
+			const char *from = text.buf + text.len - max;
+			const char *nl = memchr(from, '\n', max);
+			size_t keep = nl ? (size_t)(text.buf + text.len - nl - 1) : max;
+			memmove(text.buf, text.buf + text.len - keep, keep);
+			text.len = keep;
+			text.buf[keep] = 0;
+			cut = 1;
+		}
+	}
+	long long overrun = 0;
+	for (int cpu = 0; cpu < 4096; cpu++) {
+		struct strbuf st = STRBUF_INIT;
+		char *sp = xstrfmt("%s%s/per_cpu/cpu%d/stats", r->st->root, r->tinst, cpu);
+		int rc = strbuf_read_file(&st, sp, 1 << 14);
+		free(sp);
+		const char *o = rc ? NULL : strstr(st.buf, "overrun: ");
+		if (o)
+			overrun += atoll(o + 9);
+		strbuf_release(&st);
+		if (rc)
+			break;
+	}
+	utf8_scrub(&text);
+	json_t *tr = json_pack("{s:s%,s:I,s:b,s:I,s:s}", "text", text.buf, text.len, "bytes",
+			       (json_int_t)total, "truncated", cut, "overrun", (json_int_t)overrun,
+			       "instance", r->tinst);
+	if (e.len)
+		json_object_set_new(tr, "error", json_string(e.buf));
+	json_object_set_new(r->res, "trace", tr);
+	strbuf_release(&text);
+	strbuf_release(&e);
+}
+
 /* start every background load in the run directory, then the warm-up;
  * -1 when one cannot start (nloads says how many did) */
 static int exec_start_loads(struct exec_run *r, struct strbuf *err)
@@ -608,6 +769,7 @@ static void exec_release(struct exec_run *r)
 	json_decref(r->tool);
 	free(r->loads);
 	free(r->sspath);
+	free(r->tinst);
 	if (r->have_dir)
 		nftw(r->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	strvec_clear(&r->argv);
@@ -622,9 +784,11 @@ static json_t *do_exec(struct agent_state *st, json_t *args, struct strbuf *err)
 	if (!exec_prepare(&r, err)) {
 		r.res = json_object();
 		exec_schedstat_before(&r);
-		if (exec_start_loads(&r, err) || exec_workload(&r, err)) {
+		if (exec_trace_start(&r, err) || exec_start_loads(&r, err) ||
+		    exec_workload(&r, err)) {
 			exec_fail(&r);
 		} else {
+			exec_trace_collect(&r);
 			exec_schedstat_after(&r);
 			exec_collect_files(&r);
 			exec_end_loads(&r);

@@ -36,10 +36,16 @@ static const char *const allowed[] = {
 	"/sys/kernel/debug/sched/",
 	"/proc/sys/kernel/",
 	"/sys/devices/system/cpu/",
+	/* schedlab's own tracefs instances only (evidence traces): the global
+	   tracing state of the machine is never written */
+	"/sys/kernel/tracing/instances/schedlab-",
+	"/sys/kernel/debug/tracing/instances/schedlab-",
 	NULL,
 };
 
-enum knob_kind { KNOB_PLAIN, KNOB_CHOICE, KNOB_FEATURES };
+/* dir: a directory knob_mkdir created (a tracefs instance); restoring
+ * removes it */
+enum knob_kind { KNOB_PLAIN, KNOB_CHOICE, KNOB_FEATURES, KNOB_DIR };
 
 struct knob_change {
 	char *path;
@@ -67,7 +73,9 @@ void knobs_release(struct knobs *k)
 
 const char *knob_allowed_prefixes(void)
 {
-	return "/sys/kernel/debug/sched/, /proc/sys/kernel/, /sys/devices/system/cpu/";
+	return "/sys/kernel/debug/sched/, /proc/sys/kernel/, /sys/devices/system/cpu/, "
+	       "/sys/kernel/tracing/instances/schedlab-*, "
+	       "/sys/kernel/debug/tracing/instances/schedlab-*";
 }
 
 /* below the allowed prefixes, still never written: each with the reason */
@@ -230,7 +238,24 @@ static char *journal_path(const struct knobs *k, pid_t pid)
 
 static const char *kind_name(enum knob_kind kind)
 {
-	return kind == KNOB_FEATURES ? "features" : kind == KNOB_CHOICE ? "choice" : "plain";
+	return kind == KNOB_FEATURES ? "features" : kind == KNOB_CHOICE ? "choice" :
+	       kind == KNOB_DIR ? "dir" : "plain";
+}
+
+/* undo one change: a created directory is removed, a file written back */
+static int undo_path(const char *root, const char *path, const char *kind, const char *old,
+		     struct strbuf *err)
+{
+	if (strcmp(kind, "dir"))
+		return write_path(root, path, old, err);
+	char *full = xstrfmt("%s%s", root, path);
+	int r = rmdir(full);
+	if (r && errno == ENOENT)
+		r = 0;
+	else if (r)
+		strbuf_addf(err, "%s: cannot remove: %s", path, strerror(errno));
+	free(full);
+	return r;
 }
 
 /* the machine-wide lock every journal and knob change is made under, so
@@ -354,12 +379,13 @@ static int recover_one(void *ctx, const char *file, int pid, int alive, json_t *
 		json_t *c = json_array_get(changes, i);
 		const char *path = json_string_value(json_object_get(c, "path"));
 		const char *old = json_string_value(json_object_get(c, "old"));
+		const char *kind = json_string_value(json_object_get(c, "kind"));
 		struct strbuf e = STRBUF_INIT;
 		if (!path || !old || !knob_path_allowed(path)) {
 			strbuf_addf(r->report, "%sjournal %s: a change without an allowed path and "
 				    "value, not restored", r->report->len ? "; " : "", file);
 			r->fails++;
-		} else if (write_path(r->k->root, path, old, &e)) {
+		} else if (undo_path(r->k->root, path, kind ? kind : "plain", old, &e)) {
 			strbuf_addf(r->report, "%s%s", r->report->len ? "; " : "", e.buf);
 			r->fails++;
 		} else {
@@ -548,6 +574,36 @@ out:
 	return ret;
 }
 
+int knob_mkdir(struct knobs *k, const char *path, struct strbuf *err)
+{
+	if (!knob_path_allowed(path) || strchr(path + 1, '/') == NULL) {
+		strbuf_addf(err, "%s: not an allowed knob path (allowed: %s)", path,
+			    knob_allowed_prefixes());
+		return -1;
+	}
+	int lock = journal_lock(k, err);
+	if (lock < 0)
+		return -1;
+	int ret = -1;
+	push(k, path, KNOB_DIR, "");
+	if (journal_save(k, err)) {
+		pop_record(k);
+		goto out;
+	}
+	char *full = xstrfmt("%s%s", k->root, path);
+	if (mkdir(full, 0700)) {
+		strbuf_addf(err, "%s: cannot create: %s", path, strerror(errno));
+		pop_record(k);
+		journal_save(k, err);
+	} else {
+		ret = 0;
+	}
+	free(full);
+out:
+	journal_unlock(lock);
+	return ret;
+}
+
 int knob_restore_all(struct knobs *k, struct strbuf *err)
 {
 	return knob_restore_to(k, 0, err);
@@ -571,7 +627,7 @@ static int restore_locked(struct knobs *k, int keep, struct strbuf *err)
 	while (k->nr > (size_t)keep) {
 		struct knob_change *c = &k->stack[--k->nr];
 		struct strbuf e = STRBUF_INIT;
-		if (write_path(k->root, c->path, c->old, &e)) {
+		if (undo_path(k->root, c->path, kind_name(c->kind), c->old, &e)) {
 			fails++;
 			strbuf_addf(err, "%srestore failed: %s", err->len ? "; " : "", e.buf);
 		}

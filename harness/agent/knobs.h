@@ -59,6 +59,13 @@ void knobs_release(struct knobs *k);
  */
 int knob_set(struct knobs *k, const char *path, const char *value, json_t **info,
 	     struct strbuf *err);
+/*
+ * Create the directory path (below an allowed prefix: a tracefs instance
+ * /sys/kernel/tracing/instances/schedlab-PID, whose files are then written
+ * with knob_set) and record it: restoring removes it, and with it whatever
+ * the instance held. An existing directory is an error (it is not ours).
+ */
+int knob_mkdir(struct knobs *k, const char *path, struct strbuf *err);
 /* read a knob's current content (records nothing) */
 int knob_get(const struct knobs *k, const char *path, struct strbuf *out, struct strbuf *err);
 /* undo every recorded change, newest first; returns number of failures and

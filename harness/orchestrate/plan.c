@@ -349,7 +349,7 @@ static int expand(struct plan *p)
 				shuffle(in, inner, &st);
 				for (size_t i = 0; i < inner; i++)
 					vi->runs[i] = (struct plan_run){ in[i] / (int)p->nwl,
-									 in[i] % (int)p->nwl, r };
+									 in[i] % (int)p->nwl, r, 0 };
 			}
 		}
 	} else {
@@ -363,8 +363,27 @@ static int expand(struct plan *p)
 			for (int r = 0; r < p->repetitions; r++)
 				for (size_t i = 0; i < inner; i++)
 					vi->runs[k++] = (struct plan_run){ (int)(i / p->nwl),
-									   (int)(i % p->nwl), r };
+									   (int)(i % p->nwl), r, 0 };
 		}
+	}
+	/* evidence: one traced run per knobs x workload with "evidence", at
+	   the end of each configuration's last visit (after its repetitions) */
+	size_t ntr = 0;
+	for (size_t w = 0; w < p->nwl; w++)
+		ntr += p->wl[w].evidence ? nk : 0;
+	for (size_t b = 0; ntr && b < p->nboots; b++) {
+		struct plan_visit *last = NULL;
+		for (size_t i = 0; i < p->nvisits; i++)
+			if (p->visits[i].cfg == (int)b)
+				last = &p->visits[i];
+		if (!last)
+			continue;
+		last->runs = xrealloc(last->runs, (last->nruns + ntr) * sizeof(*last->runs));
+		for (size_t kn = 0; kn < nk; kn++)
+			for (size_t w = 0; w < p->nwl; w++)
+				if (p->wl[w].evidence)
+					last->runs[last->nruns++] = (struct plan_run){
+						(int)kn, (int)w, p->repetitions, 1 };
 	}
 	free(cfg);
 	free(in);
@@ -590,6 +609,13 @@ static int check_until_decided(struct plan *p, struct strbuf *e)
 {
 	if (!p->until_decided)
 		return 0;
+	for (size_t i = 0; i < p->nwl; i++)
+		if (p->wl[i].evidence) {
+			strbuf_addf(e, "workloads[%zu].evidence: not with sequential repetitions "
+				    "(the last round is not known in advance); use a fixed "
+				    "\"repetitions\"", i);
+			return -1;
+		}
 	if (strcmp(p->order, "interleaved")) {
 		strbuf_addstr(e, "repetitions: sequential repetitions need \"order\": "
 				 "\"interleaved\" (a round visits every configuration)");
@@ -825,6 +851,107 @@ out:
 }
 
 /* "workloads": each of a known type, its parameters resolved and checked */
+/*
+ * A workload's "evidence": {"trace_s", "events", "buffer_kb", "max_kb",
+ * "when"} -> the resolved object (new reference, defaults filled in), or
+ * NULL with a message naming PATH.evidence.KEY and what is valid.
+ */
+static json_t *evidence_resolve(const json_t *v, const char *path, struct strbuf *e)
+{
+	static const char *const keys[] = { "trace_s", "events", "buffer_kb", "max_kb", "when",
+					    NULL };
+	if (!json_is_object(v)) {
+		strbuf_addf(e, "%s.evidence: must be an object like {\"trace_s\": 5}", path);
+		return NULL;
+	}
+	const char *key;
+	json_t *x;
+	json_object_foreach((json_t *)v, key, x) {
+		int known = 0;
+		for (int i = 0; keys[i]; i++)
+			known |= !strcmp(key, keys[i]);
+		if (!known) {
+			strbuf_addf(e, "%s.evidence.%s: unknown key (valid: trace_s, events, "
+				    "buffer_kb, max_kb, when)", path, key);
+			return NULL;
+		}
+	}
+	json_t *r = json_object();
+	x = json_object_get(v, "trace_s");
+	if (x && (!json_is_number(x) || json_number_value(x) <= 0 ||
+		  json_number_value(x) > 600)) {
+		strbuf_addf(e, "%s.evidence.trace_s: must be a number of seconds in (0, 600]", path);
+		goto bad;
+	}
+	json_object_set_new(r, "trace_s", json_real(x ? json_number_value(x) : 5));
+	static const char *const def_events[] = EVIDENCE_EVENTS;
+	static const char *const known_events[] = { "sched_switch", "sched_waking",
+						    "sched_wakeup", "sched_wakeup_new",
+						    "sched_migrate_task", NULL };
+	json_t *evs = json_array();
+	json_object_set_new(r, "events", evs);
+	x = json_object_get(v, "events");
+	if (!x) {
+		for (size_t i = 0; i < sizeof(def_events) / sizeof(def_events[0]); i++)
+			json_array_append_new(evs, json_string(def_events[i]));
+	} else if (!json_is_array(x) || !json_array_size(x)) {
+		strbuf_addf(e, "%s.evidence.events: must be a non-empty array of sched event "
+			    "names (sched_switch, sched_waking, sched_wakeup, sched_wakeup_new, "
+			    "sched_migrate_task)", path);
+		goto bad;
+	} else {
+		size_t i;
+		json_t *n;
+		int has_switch = 0;
+		json_array_foreach(x, i, n) {
+			const char *s = json_string_value(n);
+			int ok = 0;
+			for (int j = 0; s && known_events[j]; j++)
+				ok |= !strcmp(s, known_events[j]);
+			if (!ok) {
+				strbuf_addf(e, "%s.evidence.events[%zu]: unknown event (valid: "
+					    "sched_switch, sched_waking, sched_wakeup, "
+					    "sched_wakeup_new, sched_migrate_task)", path, i);
+				goto bad;
+			}
+			has_switch |= !strcmp(s, "sched_switch");
+			json_array_append_new(evs, json_string(s));
+		}
+		if (!has_switch) {
+			strbuf_addf(e, "%s.evidence.events: must include sched_switch (every "
+				    "summary figure needs it)", path);
+			goto bad;
+		}
+	}
+	static const struct { const char *key; long long def, lo, hi; } ints[] = {
+		{ "buffer_kb", 8192, 64, 1 << 20 },    /* per CPU, kernel buffer_size_kb */
+		{ "max_kb", 16384, 16, 16384 },        /* the text kept with the run */
+	};
+	for (size_t i = 0; i < 2; i++) {
+		x = json_object_get(v, ints[i].key);
+		if (x && (!json_is_integer(x) || json_integer_value(x) < ints[i].lo ||
+			  json_integer_value(x) > ints[i].hi)) {
+			strbuf_addf(e, "%s.evidence.%s: must be an integer from %lld to %lld", path,
+				    ints[i].key, ints[i].lo, ints[i].hi);
+			goto bad;
+		}
+		json_object_set_new(r, ints[i].key,
+				    json_integer(x ? json_integer_value(x) : ints[i].def));
+	}
+	x = json_object_get(v, "when");
+	if (x && (!json_is_string(x) || strcmp(json_string_value(x), "extra_run"))) {
+		strbuf_addf(e, "%s.evidence.when: must be \"extra_run\" (one more run of each "
+			    "configuration, traced, after its repetitions: a trace cannot be taken "
+			    "in hindsight of the worst run)", path);
+		goto bad;
+	}
+	json_object_set_new(r, "when", json_string("extra_run"));
+	return r;
+bad:
+	json_decref(r);
+	return NULL;
+}
+
 static int validate_workloads(struct plan *p, struct strbuf *e)
 {
 	json_t *wls = json_object_get(p->root, "workloads");
@@ -860,7 +987,18 @@ static int validate_workloads(struct plan *p, struct strbuf *e)
 				    workload_names());
 			return -1;
 		}
-		p->wl[i].params = params_resolve(p->wl[i].ops->params, k, path, e);
+		json_t *ev = json_object_get(k, "evidence");
+		if (ev) {
+			p->wl[i].evidence = evidence_resolve(ev, path, e);
+			if (!p->wl[i].evidence)
+				return -1;
+			json_t *copy = json_copy(k);
+			json_object_del(copy, "evidence");
+			p->wl[i].params = params_resolve(p->wl[i].ops->params, copy, path, e);
+			json_decref(copy);
+		} else {
+			p->wl[i].params = params_resolve(p->wl[i].ops->params, k, path, e);
+		}
 		if (!p->wl[i].params)
 			return -1;
 		if (p->wl[i].ops->check && p->wl[i].ops->check(p->wl[i].params, path, e))
@@ -979,8 +1117,10 @@ void plan_release(struct plan *p)
 		free((char *)p->boots[i].cmdline);
 	}
 	free(p->boots);
-	for (size_t i = 0; i < p->nwl; i++)
+	for (size_t i = 0; i < p->nwl; i++) {
 		json_decref(p->wl[i].params);
+		json_decref(p->wl[i].evidence);
+	}
 	free(p->wl);
 	for (size_t i = 0; i < p->nvisits; i++)
 		free(p->visits[i].runs);

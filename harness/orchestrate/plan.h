@@ -29,7 +29,13 @@ struct target_ops;
 struct plan_workload {
 	const struct workload_ops *ops;
 	json_t *params;        /* resolved, defaults filled in, includes "type" */
+	json_t *evidence;      /* NULL, or the resolved "evidence" object: one traced
+				  run per configuration (docs/plan-format.md) */
 };
+
+/* the defaults of "evidence" (docs/plan-format.md) */
+#define EVIDENCE_EVENTS { "sched_switch", "sched_waking", "sched_wakeup", \
+			  "sched_migrate_task" }
 
 struct plan_boot {
 	const char *kernel;    /* NULL: the target's default; a variant not yet
@@ -42,7 +48,8 @@ struct plan_boot {
 struct plan_run {
 	int knob;              /* index into plan.knobs */
 	int wl;                /* index into plan.wl */
-	int rep;               /* 0-based repetition */
+	int rep;               /* 0-based repetition (a traced run: repetitions) */
+	int traced;            /* the configuration's extra traced run ("evidence") */
 };
 
 struct plan_visit {            /* one boot of the execution order */

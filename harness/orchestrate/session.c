@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "analysis/schedstat.h"
+#include "analysis/trace.h"
 #include "harness/orchestrate/owner.h"
 #include "harness/orchestrate/kbuild.h"
 #include "harness/util/numfmt.h"
@@ -241,7 +242,13 @@ int64_t session_start(struct db *db, struct plan *p, const struct session_opts *
 			goto fail_tx;
 		for (size_t r = 0; r < vi->nruns; r++) {
 			const struct plan_run *pr = &vi->runs[r];
-			char *params = json_dumps(p->wl[pr->wl].params, JSON_COMPACT | JSON_SORT_KEYS);
+			/* a traced run carries its "evidence" in its params: a series of its
+			   own, never pooled with the untraced runs (docs/metrics.md) */
+			json_t *pj = json_copy(p->wl[pr->wl].params);
+			if (pr->traced)
+				json_object_set(pj, "evidence", p->wl[pr->wl].evidence);
+			char *params = json_dumps(pj, JSON_COMPACT | JSON_SORT_KEYS);
+			json_decref(pj);
 			char *knobs = json_dumps(json_array_get(p->knobs, (size_t)pr->knob),
 						 JSON_COMPACT | JSON_SORT_KEYS);
 			int64_t rid = db_run_plan(db, sid, bid, seq++, vi->round,
@@ -315,12 +322,14 @@ struct run_ctx {
 	const struct session_opts *o;
 	const struct db_pending_run *pr;
 	const struct workload_ops *ops;
-	json_t *params, *knob;  /* the stored row's, parsed */
+	json_t *params, *knob;  /* the stored row's, parsed ("evidence" taken out) */
+	json_t *evidence;       /* a traced run's "evidence" object, or NULL */
 	json_t *applied;        /* the knob writes done (the agent's answers) */
 	int knobs_touched;
 	struct wl_exec ex, lex; /* the workload's request and its background load's */
 	json_t *res;            /* the agent's result of exec */
 	struct metric_set ms;
+	json_t *trace_summary;  /* a traced run's summary (schedlab-trace.json) */
 	struct strbuf e;        /* what went wrong: the run's error */
 	const char *status;     /* the run row's status */
 	enum run_outcome out;
@@ -337,6 +346,9 @@ static void run_ctx_init(struct run_ctx *c, struct db *db, struct target *t, con
 	c->pr = pr;
 	c->ops = workload_find(pr->workload);
 	c->params = json_loads(pr->params, 0, NULL);
+	c->evidence = json_incref(json_object_get(c->params, "evidence"));
+	if (c->evidence)
+		json_object_del(c->params, "evidence");
 	c->knob = json_loads(pr->knobs, 0, NULL);
 	c->applied = json_array();
 	wl_exec_init(&c->ex);
@@ -351,9 +363,11 @@ static void run_ctx_release(struct run_ctx *c)
 {
 	json_decref(c->res);
 	json_decref(c->params);
+	json_decref(c->evidence);
 	json_decref(c->knob);
 	json_decref(c->applied);
 	metric_set_release(&c->ms);
+	json_decref(c->trace_summary);
 	wl_exec_release(&c->ex);
 	wl_exec_release(&c->lex);
 	strbuf_release(&c->e);
@@ -428,6 +442,11 @@ static json_t *build_request(struct run_ctx *c, int schedstat_ok)
 	}
 	if (schedstat_ok && c->p->schedstat)
 		json_object_set_new(req, "schedstat", json_true());
+	if (c->evidence)
+		json_object_set_new(req, "trace", json_pack("{s:O,s:O,s:I}", "events",
+			json_object_get(c->evidence, "events"), "buffer_kb",
+			json_object_get(c->evidence, "buffer_kb"), "max_bytes",
+			(json_int_t)json_integer_value(json_object_get(c->evidence, "max_kb")) * 1024));
 	return req;
 }
 
@@ -494,6 +513,65 @@ static void judge_output(struct run_ctx *c)
 			    "killed: %.300s", c->e.len ? "; " : "", left);
 }
 
+/*
+ * A traced run's evidence: the trace's text kept with the run's files
+ * (schedlab-trace.txt), its summary over the last trace_s seconds as trace_*
+ * metrics and schedlab-trace.json (the busiest tasks), and a note that says
+ * the run was traced and what was cut. A trace that is missing or cannot be
+ * read fails the run: a traced run without its trace has no reason to be.
+ */
+static void trace_evidence(struct run_ctx *c)
+{
+	const json_t *tr = json_object_get(c->res, "trace");
+	const char *text = json_string_value(json_object_get(tr, "text"));
+	const char *terr = json_string_value(json_object_get(tr, "error"));
+	if (!text) {
+		strbuf_addf(&c->e, "%strace: the agent returned no trace%s%s", c->e.len ? "; " : "",
+			    terr ? ": " : "", terr ? terr : "");
+		goto fail;
+	}
+	double win = json_number_value(json_object_get(c->evidence, "trace_s"));
+	struct trace_summary ts;
+	char perr[256];
+	if (trace_parse(text, json_string_length(json_object_get(tr, "text")), win, &ts, perr,
+			sizeof(perr))) {
+		strbuf_addf(&c->e, "%strace (schedlab-trace.txt): %s", c->e.len ? "; " : "", perr);
+		goto fail;
+	}
+	metric_add(&c->ms, "trace_wakeup_lat_p50_us", ts.lat_p50_us, "us", BETTER_LOWER);
+	metric_add(&c->ms, "trace_wakeup_lat_p99_us", ts.lat_p99_us, "us", BETTER_LOWER);
+	metric_add(&c->ms, "trace_wakeup_lat_max_us", ts.lat_max_us, "us", BETTER_LOWER);
+	metric_add(&c->ms, "trace_wakeups", (double)ts.wakeups, "count", BETTER_NONE);
+	metric_add(&c->ms, "trace_switches", (double)ts.switches, "count", BETTER_NONE);
+	metric_add(&c->ms, "trace_preemptions", (double)ts.preemptions, "count", BETTER_NONE);
+	metric_add(&c->ms, "trace_migrations", (double)ts.migrations, "count", BETTER_NONE);
+	metric_add(&c->ms, "trace_span_s", ts.span_s, "s", BETTER_NONE);
+	json_t *sum = trace_summary_json(&ts, 20);
+	json_object_set_new(sum, "bytes", json_integer(json_integer_value(json_object_get(tr, "bytes"))));
+	json_object_set(sum, "truncated", json_object_get(tr, "truncated"));
+	json_object_set_new(sum, "overrun", json_integer(json_integer_value(json_object_get(tr, "overrun"))));
+	c->trace_summary = sum;
+	strbuf_addf(&c->e, "%snote: traced run (evidence, %.3g s window): not pooled with "
+		    "untraced runs", c->e.len ? "; " : "", win);
+	if (ts.span_s + 0.05 < win)
+		strbuf_addf(&c->e, "; the trace covers only %.3g s%s", ts.span_s,
+			    json_is_true(json_object_get(tr, "truncated")) ?
+			    " (its start was cut at evidence.max_kb)" :
+			    json_integer_value(json_object_get(tr, "overrun")) ?
+			    " (the ring buffer overwrote its start: raise evidence.buffer_kb)" :
+			    " (the run was shorter)");
+	else if (json_is_true(json_object_get(tr, "truncated")))
+		strbuf_addf(&c->e, "; the trace text was cut to its last %lld KiB (evidence.max_kb)",
+			    (long long)json_integer_value(json_object_get(c->evidence, "max_kb")));
+	if (ts.lost)
+		strbuf_addf(&c->e, "; the trace lost %zu events", ts.lost);
+	trace_summary_release(&ts);
+	return;
+fail:
+	c->status = "failed";
+	c->out = RUN_FAILED;
+}
+
 /* knobs, request, exec, judgement: the outcome in c->out and c->status */
 static void measure(struct run_ctx *c, int schedstat_ok)
 {
@@ -519,6 +597,8 @@ static void measure(struct run_ctx *c, int schedstat_ok)
 		return;
 	}
 	judge_output(c);
+	if (c->evidence && c->out == RUN_OK)
+		trace_evidence(c);
 }
 
 /* after the measurement: a lost target is said so, and the knobs are
@@ -624,7 +704,8 @@ static char *files_json(const struct run_ctx *c)
 {
 	json_t *files = c->res ? json_object_get(c->res, "files") : NULL;
 	json_t *tools = tools_ran(c);
-	if (!c->ms.extra && !c->ex.inputs && !tools)
+	const json_t *trace = c->res ? json_object_get(c->res, "trace") : NULL;
+	if (!c->ms.extra && !c->ex.inputs && !tools && !trace && !c->trace_summary)
 		return files ? json_dumps(files, JSON_COMPACT) : NULL;
 	json_t *f = files ? json_deep_copy(files) : json_object();
 	if (c->ex.inputs)
@@ -639,6 +720,14 @@ static char *files_json(const struct run_ctx *c)
 		json_object_set_new(f, "schedlab-tools.json", json_string(x));
 		free(x);
 		json_decref(tools);
+	}
+	/* a traced run's raw trace (as the agent kept it) and its summary */
+	if (json_object_get(trace, "text"))
+		json_object_set(f, "schedlab-trace.txt", json_object_get(trace, "text"));
+	if (c->trace_summary) {
+		char *x = json_dumps(c->trace_summary, JSON_COMPACT);
+		json_object_set_new(f, "schedlab-trace.json", json_string(x));
+		free(x);
 	}
 	char *s = json_dumps(f, JSON_COMPACT);
 	json_decref(f);
@@ -1038,7 +1127,9 @@ static enum run_outcome run_one(struct exec_ctx *c, size_t k, const char *bootde
 	const struct db_pending_run *r = &c->runs[k];
 	struct strbuf sum = STRBUF_INIT;
 	double t0 = now_mono();
-	char *what = xstrfmt("%s rep %d knobs=%s", r->workload, r->rep + 1, r->knobs);
+	int traced = r->params && strstr(r->params, "\"evidence\":");
+	char *what = traced ? xstrfmt("%s traced run (evidence) knobs=%s", r->workload, r->knobs)
+			    : xstrfmt("%s rep %d knobs=%s", r->workload, r->rep + 1, r->knobs);
 	progress_run_start(&c->pg, bootdesc, what);
 	enum run_outcome oc = execute_run(c->db, &c->t, c->p, c->o, r, ss_ok, &sum, c->err);
 	int whole = c->pg.tty || c->pg.prefix;

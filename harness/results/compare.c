@@ -50,6 +50,42 @@ const char *compare_centre_name(enum stats_centre c)
 	return "?";
 }
 
+/* a traced run's series: its params carry the "evidence" object */
+static int series_traced(const struct sel_series *s)
+{
+	return strstr(s->dim[DIM_PARAMS], "\"evidence\":") != NULL;
+}
+
+/* the note for a traced series that has no traced counterpart: what its
+ * trace says (the trace_* metrics, median over its runs), and which runs */
+static void trace_note(struct cmp_result *r, const char *side, const struct sample_set *s,
+		       size_t i)
+{
+	static const char *const show[] = { "trace_wakeup_lat_p50_us", "trace_wakeup_lat_p99_us",
+					    "trace_wakeup_lat_max_us", "trace_preemptions",
+					    "trace_migrations", "trace_switches", NULL };
+	struct strbuf sb = STRBUF_INIT, runs = STRBUF_INIT;
+	for (const char *const *m = show; *m; m++)
+		for (size_t g = 0; g < s->ngroups; g++) {
+			const struct sel_group *gr = &s->groups[g];
+			if (gr->series != i || strcmp(gr->metric, *m) || !gr->n)
+				continue;
+			char num[32];
+			fmt_num(num, sizeof(num), gr->value[gr->n - 1]);
+			strbuf_addf(&sb, " %s=%s", *m + strlen("trace_"), num);
+			if (!runs.len)
+				for (size_t k = 0; k < gr->n; k++)
+					strbuf_addf(&runs, "%s%lld", k ? "," : "",
+						    (long long)gr->run_id[k]);
+		}
+	strvec_pushf(&r->warnings, "traced run (evidence) in %s, not compared: %s:%s (run %s; "
+		     "the trace is its file schedlab-trace.txt, the busiest tasks "
+		     "schedlab-trace.json)", side, s->series[i].dim[DIM_WORKLOAD],
+		     sb.len ? sb.buf : " no trace metrics", runs.len ? runs.buf : "?");
+	strbuf_release(&sb);
+	strbuf_release(&runs);
+}
+
 char *sel_series_dim_text(const struct sel_series *s, enum sel_dim d)
 {
 	switch (d) {
@@ -348,13 +384,22 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 	warn_mixed(r, "A", a);
 	warn_mixed(r, "B", b);
 
-	/* pairs */
+	/* pairs (a traced series, "evidence" in its params, only with another
+	   traced one: tracing perturbs the run it watches) */
 	size_t palloc = 0;
 	char *a_used = xcalloc(a->nseries + 1, 1), *b_used = xcalloc(b->nseries + 1, 1);
 	for (size_t i = 0; i < a->nseries; i++)
 		for (size_t j = 0; j < b->nseries; j++) {
 			if (!sel_series_match(&a->series[i], &b->series[j], same))
 				continue;
+			if (series_traced(&a->series[i]) != series_traced(&b->series[j])) {
+				char *pl = sel_json_label(a->series[i].dim[DIM_PARAMS], NULL, 0);
+				strvec_pushf(&r->warnings, "traced runs (evidence) are not compared "
+					     "with untraced runs: %s %s", a->series[i].dim[DIM_WORKLOAD],
+					     pl);
+				free(pl);
+				continue;
+			}
 			if (r->npairs == palloc) {
 				palloc = palloc ? 2 * palloc : 8;
 				r->pairs = xrealloc(r->pairs, palloc * sizeof(*r->pairs));
@@ -392,6 +437,10 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 		for (size_t i = 0; i < s->nseries; i++) {
 			if (used[i])
 				continue;
+			if (series_traced(&s->series[i])) {
+				trace_note(r, side ? "B" : "A", s, i);
+				continue;
+			}
 			char *pl = sel_json_label(s->series[i].dim[DIM_PARAMS], NULL, 0);
 			strvec_pushf(&r->warnings, "only in %s, not compared: %s %s",
 				     side ? "B" : "A", s->series[i].dim[DIM_WORKLOAD], pl);

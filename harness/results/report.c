@@ -887,6 +887,57 @@ static int load_boots(struct report *r, struct db *db, const struct sample_set *
 
 /* ---- build ----------------------------------------------------------------- */
 
+/* the trace summaries of the traced runs ("evidence" in their params) on
+ * either side of comparison c, in run order per side */
+static int add_traces(struct report *r, struct db *db, const struct report_cmp *c,
+		      struct strbuf *err)
+{
+	for (int side = 0; side < 2; side++) {
+		const struct sample_set *s = side ? &c->job.b : &c->job.a;
+		int64_t *ids = NULL;
+		const char **wl = NULL;
+		size_t n = 0;
+		for (size_t g = 0; g < s->ngroups; g++) {
+			const struct sel_group *gr = &s->groups[g];
+			if (!strstr(s->series[gr->series].dim[DIM_PARAMS], "\"evidence\":"))
+				continue;
+			for (size_t k = 0; k < gr->n; k++) {
+				size_t j = 0;
+				while (j < n && ids[j] != gr->run_id[k])
+					j++;
+				if (j < n)
+					continue;
+				ids = xrealloc(ids, (n + 1) * sizeof(*ids));
+				wl = xrealloc(wl, (n + 1) * sizeof(*wl));
+				ids[n] = gr->run_id[k];
+				wl[n++] = gr->workload;
+			}
+		}
+		char **sum = xcalloc(n + 1, sizeof(char *));
+		int rc = n ? db_results_trace_summaries(db, ids, n, sum) : 0;
+		if (rc)
+			strbuf_addf(err, "database: %s", db_errmsg(db));
+		for (size_t i = 0; i < n; i++) {
+			json_t *j = sum[i] ? json_loads(sum[i], 0, NULL) : NULL;
+			if (j && !rc) {
+				r->traces = xrealloc(r->traces, (r->ntraces + 1) * sizeof(*r->traces));
+				r->traces[r->ntraces].label = xstrfmt("%s vs %s: %s: %s, run %lld",
+					c->label_a, c->label_b, side ? "B" : "A", wl[i], (long long)ids[i]);
+				r->traces[r->ntraces++].summary = j;
+			} else {
+				json_decref(j);
+			}
+			free(sum[i]);
+		}
+		free(sum);
+		free(ids);
+		free(wl);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
 static int add_cmp(struct report *r, struct db *db, const char *a, const char *b,
 		   const char *la, const char *lb, const struct cmp_options *o, struct strbuf *err)
 {
@@ -903,7 +954,7 @@ static int add_cmp(struct report *r, struct db *db, const char *a, const char *b
 	for (size_t i = 0; i < c->job.r.warnings.nr; i++)
 		strvec_pushf(&r->notes, "%s vs %s: %s", c->label_a, c->label_b,
 			     c->job.r.warnings.v[i]);
-	return 0;
+	return add_traces(r, db, c, err);
 }
 
 static int preempt_rank(const char *p)
@@ -1098,6 +1149,11 @@ fail:
 
 void report_free(struct report *r)
 {
+	for (size_t i = 0; i < r->ntraces; i++) {
+		free(r->traces[i].label);
+		json_decref(r->traces[i].summary);
+	}
+	free(r->traces);
 	free(r->title);
 	free(r->scope);
 	free(r->generated_at);

@@ -59,6 +59,13 @@ struct report_cmp {
 	struct compare_job job;
 };
 
+/* a traced run of a comparison's side (plan key "evidence"): its trace
+ * summary, shown under the comparison it belongs to */
+struct report_trace {
+	char *label;          /* "A vs B: A: hackbench, run 3" */
+	json_t *summary;      /* schedlab-trace.json, parsed */
+};
+
 /* one configuration's merged histogram */
 struct report_curve {
 	char *label;          /* configuration label ("A: preempt=full") */
@@ -139,6 +146,8 @@ struct report {
 	struct strvec notes;      /* shown near the top (and on stderr by the command) */
 	struct report_window window;  /* the sessions the trends draw from */
 	char *window_text;        /* that, said in a sentence (the Trends section) */
+	struct report_trace *traces;  /* traced runs of the comparisons' sides */
+	size_t ntraces;
 	/* internal: the sets the curves and trends were computed from */
 	struct sample_set scope_set, history;
 	int history_loaded;

@@ -50,6 +50,7 @@ static void esc(struct strbuf *o, const char *s)
 
 /* escape a formatted text */
 static void escf(struct strbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void render_trace(const struct report_trace *t, struct strbuf *o);
 static void escf(struct strbuf *o, const char *fmt, ...)
 {
 	struct strbuf t = STRBUF_INIT;
@@ -804,6 +805,49 @@ static void render_boot(const struct report_boot *b, struct strbuf *o)
 
 /* ---- rendering: the page ------------------------------------------------------------ */
 
+/* one traced run: its totals, then a row per task (the summary's
+ * values are untrusted JSON from the database: numbers read as numbers,
+ * strings escaped) */
+static void render_trace(const struct report_trace *t, struct strbuf *o)
+{
+	const json_t *s = t->summary;
+	strbuf_addstr(o, "<p><b>");
+	esc(o, t->label);
+	strbuf_addstr(o, "</b>: ");
+	escf(o, "window %.3g s (covered %.3g s), %lld switches, %lld preemptions, "
+	     "%lld migrations, %lld wakeups: latency p50 %.3g us, p99 %.3g us, max %.3g us%s",
+	     json_number_value(json_object_get(s, "window_s")),
+	     json_number_value(json_object_get(s, "span_s")),
+	     (long long)json_integer_value(json_object_get(s, "switches")),
+	     (long long)json_integer_value(json_object_get(s, "preemptions")),
+	     (long long)json_integer_value(json_object_get(s, "migrations")),
+	     (long long)json_integer_value(json_object_get(s, "wakeups")),
+	     json_number_value(json_object_get(s, "lat_p50_us")),
+	     json_number_value(json_object_get(s, "lat_p99_us")),
+	     json_number_value(json_object_get(s, "lat_max_us")),
+	     json_is_true(json_object_get(s, "truncated")) ? " (trace cut at its start)" : "");
+	strbuf_addstr(o, "</p>\n<table class=\"sortable\"><thead><tr><th>pid</th><th>comm</th>"
+			 "<th>switches</th><th>preemptions</th><th>migrations</th><th>wakeups</th>"
+			 "<th>wakeup p50 us</th><th>p99 us</th><th>max us</th></tr></thead><tbody>\n");
+	size_t i;
+	const json_t *k;
+	json_array_foreach(json_object_get(s, "tasks"), i, k) {
+		strbuf_addf(o, "<tr><td>%lld</td><td>", (long long)json_integer_value(json_object_get(k, "pid")));
+		const char *comm = json_string_value(json_object_get(k, "comm"));
+		esc(o, comm ? comm : "");
+		escf(o, "</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%.3g</td>"
+		     "<td>%.3g</td><td>%.3g</td></tr>\n",
+		     (long long)json_integer_value(json_object_get(k, "switches")),
+		     (long long)json_integer_value(json_object_get(k, "preemptions")),
+		     (long long)json_integer_value(json_object_get(k, "migrations")),
+		     (long long)json_integer_value(json_object_get(k, "wakeups")),
+		     json_number_value(json_object_get(k, "lat_p50_us")),
+		     json_number_value(json_object_get(k, "lat_p99_us")),
+		     json_number_value(json_object_get(k, "lat_max_us")));
+	}
+	strbuf_addstr(o, "</tbody></table>\n");
+}
+
 void report_render_html(const struct report *r, struct strbuf *o)
 {
 	strbuf_addstr(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -843,6 +887,15 @@ void report_render_html(const struct report *r, struct strbuf *o)
 				 "(docs/analysis.md). Click a column to sort.</p>\n");
 	for (size_t i = 0; i < r->ncmps; i++)
 		render_cmp(&r->cmps[i], o);
+	if (r->ntraces)
+		strbuf_addstr(o, "<h3 id=\"evidence\">Evidence traces</h3>\n<p class=\"meta\">"
+				 "Traced runs (plan key <code>evidence</code>), never in the rows "
+				 "above with untraced runs: the summary of the last "
+				 "<code>trace_s</code> seconds of each run's scheduler trace and its "
+				 "busiest tasks (docs/metrics.md, &ldquo;Evidence traces&rdquo;; the "
+				 "raw trace is the run's file <code>schedlab-trace.txt</code>).</p>\n");
+	for (size_t i = 0; i < r->ntraces; i++)
+		render_trace(&r->traces[i], o);
 
 	strbuf_addstr(o, "<h2 id=\"latency\">Latency distributions</h2>\n");
 	if (!r->ndists)

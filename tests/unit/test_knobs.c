@@ -127,7 +127,9 @@ TEST(path_allow_list)
 	CHECK(!knob_path_allowed("/proc/sys/kernel/./hostname"));
 	CHECK(!knob_path_allowed("/proc/sys/kernel/a\nb"));
 	CHECK_STR(knob_allowed_prefixes(),
-		  "/sys/kernel/debug/sched/, /proc/sys/kernel/, /sys/devices/system/cpu/");
+		  "/sys/kernel/debug/sched/, /proc/sys/kernel/, /sys/devices/system/cpu/, "
+		  "/sys/kernel/tracing/instances/schedlab-*, "
+		  "/sys/kernel/debug/tracing/instances/schedlab-*");
 }
 
 TEST(features_has_tokens)
@@ -534,6 +536,70 @@ TEST(escapes_and_denied_knobs)
 	strbuf_release(&err);
 }
 
+/* a tracefs instance of our own: created and recorded, removed on
+ * restore and by the next agent after a SIGKILL; other instances, the
+ * global tracing files and an existing directory are refused */
+TEST(tracefs_instance_dir)
+{
+	struct strbuf err = STRBUF_INIT, rep = STRBUF_INIT;
+	const char *inst = "/sys/kernel/tracing/instances/schedlab-1";
+	mkdirs("/sys/kernel/tracing/instances");
+	put("/sys/kernel/tracing/tracing_on", "1\n");
+	CHECK(knob_path_allowed(inst));
+	CHECK(!knob_path_allowed("/sys/kernel/tracing/tracing_on"));
+	CHECK(!knob_path_allowed("/sys/kernel/tracing/instances/other"));
+	CHECK(knob_set(&knobs, "/sys/kernel/tracing/tracing_on", "0", NULL, &err) == -1);
+	CHECK(knob_mkdir(&knobs, "/sys/kernel/tracing/instances/foo", &err) == -1);
+	CHECK(knob_mkdir(&knobs, inst, &err) == 0);
+	CHECK(exists(inst));
+	CHECK(knob_pending(&knobs) == 1);
+	char *jp = journal_of(getpid()), *j = get(jp);
+	CHECK(strstr(j, "\"kind\":\"dir\"") != NULL);
+	free(j);
+	free(jp);
+	put("/sys/kernel/tracing/instances/schedlab-1/buffer_size_kb", "1410\n");
+	strbuf_reset(&err);
+	CHECK(knob_set(&knobs, "/sys/kernel/tracing/instances/schedlab-1/buffer_size_kb", "4096",
+		       NULL, &err) == 0);
+	/* a fake tree cannot remove a directory with files (tracefs can):
+	   the file goes back first, newest first */
+	char *f = xstrfmt("%s/sys/kernel/tracing/instances/schedlab-1/buffer_size_kb", root);
+	CHECK(knob_restore_to(&knobs, 1, &err) == 0);
+	check_file("/sys/kernel/tracing/instances/schedlab-1/buffer_size_kb", "1410");
+	unlink(f);
+	free(f);
+	CHECK(knob_restore_all(&knobs, &err) == 0);
+	CHECK(!exists(inst));
+	/* already there: not ours, refused, nothing recorded */
+	mkdirs(inst);
+	strbuf_reset(&err);
+	CHECK(knob_mkdir(&knobs, inst, &err) == -1);
+	CHECK_CONTAINS(err.buf, "cannot create");
+	CHECK(knob_pending(&knobs) == 0);
+	char *full = xstrfmt("%s%s", root, inst);
+	rmdir(full);
+	free(full);
+	/* an agent killed with SIGKILL: the next one removes its instance */
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct knobs k;
+		struct strbuf e = STRBUF_INIT;
+		knobs_init(&k, root);
+		if (knob_mkdir(&k, "/sys/kernel/tracing/instances/schedlab-2", &e))
+			_exit(3);
+		raise(SIGKILL);
+		_exit(2);
+	}
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st));
+	CHECK(exists("/sys/kernel/tracing/instances/schedlab-2"));
+	CHECK(knobs_recover(&knobs, &rep) == 0);
+	CHECK(!exists("/sys/kernel/tracing/instances/schedlab-2"));
+	check_file("/sys/kernel/tracing/tracing_on", "1\n");
+	strbuf_release(&err);
+	strbuf_release(&rep);
+}
+
 int main(void)
 {
 	snprintf(root, sizeof(root), "/tmp/sl-test-knobs-XXXXXX");
@@ -557,6 +623,7 @@ int main(void)
 	RUN(restore_failure_reported);
 	RUN(journal_survives_the_agent);
 	RUN(escapes_and_denied_knobs);
+	RUN(tracefs_instance_dir);
 	struct strbuf e = STRBUF_INIT;
 	knob_restore_all(&knobs, &e);   /* undoes what a failed test left */
 	knobs_release(&knobs);

@@ -241,6 +241,82 @@ TEST(sequential_order)
 	plan_release(&p);
 }
 
+/* "evidence": resolved with its defaults, kept out of the params, and one
+ * traced run per configuration x knobs at the end of the configuration's
+ * last visit (after all its repetitions), in both orders */
+TEST(evidence_extra_traced_run)
+{
+	static const char *const orders[] = { "interleaved", "sequential" };
+	for (int o = 0; o < 2; o++) {
+		char *text = xstrfmt(
+			"{\"name\": \"ev\", \"target\": \"local\", \"repetitions\": 3, "
+			"\"order\": \"%s\", \"matrix\": {\"preempt\": [\"voluntary\", \"full\"], "
+			"\"knobs\": [{}, {\"tunables\": {\"migration_cost_ns\": 100000}}]}, "
+			"\"workloads\": [{\"type\": \"hackbench\", \"evidence\": {\"trace_s\": 2}}, "
+			"{\"type\": \"cyclictest\", \"duration_s\": 1}]}", orders[o]);
+		struct plan p;
+		CHECK(load_ok(text, &p) == 0);
+		free(text);
+		CHECK(p.wl[0].evidence && !p.wl[1].evidence);
+		CHECK(!json_object_get(p.wl[0].params, "evidence"));
+		CHECK_NEAR(json_number_value(json_object_get(p.wl[0].evidence, "trace_s")), 2, 1e-9);
+		CHECK(json_array_size(json_object_get(p.wl[0].evidence, "events")) == 4);
+		CHECK(json_integer_value(json_object_get(p.wl[0].evidence, "buffer_kb")) == 8192);
+		CHECK_STR(json_string_value(json_object_get(p.wl[0].evidence, "when")), "extra_run");
+		/* 2 boots x 2 knobs x 2 workloads x 3 reps, + 2 boots x 2 knobs traced */
+		CHECK(plan_run_count(&p) == 24 + 4);
+		for (int cfg = 0; cfg < 2; cfg++) {
+			size_t last = 0, ntr = 0;
+			int seen = 0;
+			for (size_t v = 0; v < p.nvisits; v++)
+				if (p.visits[v].cfg == cfg) {
+					last = v;
+					seen = 1;
+				}
+			CHECK(seen);
+			for (size_t v = 0; v < p.nvisits; v++)
+				for (size_t r = 0; r < p.visits[v].nruns; r++) {
+					const struct plan_run *pr = &p.visits[v].runs[r];
+					if (p.visits[v].cfg != cfg || !pr->traced)
+						continue;
+					ntr++;
+					CHECK(v == last && pr->wl == 0 && pr->rep == 3);
+					/* after every untraced run of the visit */
+					for (size_t q = r; q < p.visits[v].nruns; q++)
+						CHECK(p.visits[v].runs[q].traced);
+				}
+			CHECK(ntr == 2);
+		}
+		plan_release(&p);
+	}
+}
+
+TEST(evidence_errors)
+{
+	const char *pre = "{\"name\": \"e\", \"target\": \"local\", \"workloads\": "
+			  "[{\"type\": \"hackbench\", \"evidence\": ";
+	static const struct { const char *ev, *msg; } cases[] = {
+		{ "5", "workloads[0].evidence: must be an object" },
+		{ "{\"x\": 1}", "workloads[0].evidence.x: unknown key (valid: trace_s" },
+		{ "{\"trace_s\": -1}", "evidence.trace_s: must be a number of seconds in (0, 600]" },
+		{ "{\"trace_s\": \"5\"}", "evidence.trace_s: must be a number" },
+		{ "{\"events\": []}", "evidence.events: must be a non-empty array" },
+		{ "{\"events\": [\"sched_wakeup\"]}", "evidence.events: must include sched_switch" },
+		{ "{\"events\": [\"sched_switch\", 3]}", "evidence.events[1]: unknown event" },
+		{ "{\"buffer_kb\": 1}", "evidence.buffer_kb: must be an integer from 64 to" },
+		{ "{\"max_kb\": 99999}", "evidence.max_kb: must be an integer from 16 to 16384" },
+		{ "{\"when\": \"worst\"}", "evidence.when: must be \"extra_run\"" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *t = xstrfmt("%s%s}]}", pre, cases[i].ev);
+		check_err(t, cases[i].msg);
+		free(t);
+	}
+	check_err("{\"name\": \"e\", \"target\": \"local\", \"repetitions\": {\"min\": 2, "
+		  "\"max\": 5, \"until\": \"decided\"}, \"workloads\": [{\"type\": \"hackbench\", "
+		  "\"evidence\": {}}]}", "workloads[0].evidence: not with sequential repetitions");
+}
+
 TEST(estimate_positive_and_exact)
 {
 	struct plan p;
@@ -550,6 +626,8 @@ int main(void)
 	RUN(interleaved_rounds_cover_everything);
 	RUN(interleaved_deterministic_per_seed);
 	RUN(sequential_order);
+	RUN(evidence_extra_traced_run);
+	RUN(evidence_errors);
 	RUN(estimate_positive_and_exact);
 	RUN(syntax_error_file_line_column);
 	RUN(duplicate_keys_rejected);
