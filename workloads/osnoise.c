@@ -107,6 +107,7 @@ int osnoise_parse_top(const char *raw, struct metric_set *ms, struct strbuf *err
 {
 	static const char *const classes[] = { "hw", "nmi", "irq", "softirq", "thread" };
 	char *text = rtla_strip_escapes(raw);
+	size_t first = ms->nr;    /* a damaged table leaves no metric behind */
 	int header = 0, ncpu = 0, ret = -1, lineno = 0;
 	double runtime = 0, noise = 0, max_noise = 0, max_single = 0, worst_avail = 101;
 	double counts[5] = { 0 };
@@ -187,6 +188,8 @@ int osnoise_parse_top(const char *raw, struct metric_set *ms, struct strbuf *err
 		metric_add(ms, "measured_s", d, "s", BETTER_NONE);
 	ret = 0;
 out:
+	if (ret)
+		ms->nr = first;
 	free(text);
 	return ret;
 }
