@@ -189,6 +189,10 @@ static void add_ctx_metrics(struct metric_set *ms, const char *ctx, struct tl_co
 int timerlat_parse_hist(const char *raw, long long hist_us, struct metric_set *ms,
 			struct strbuf *err)
 {
+	if (hist_us < 1 || hist_us > 10000000) {
+		strbuf_addf(err, "rtla timerlat: histogram range %lld us out of [1, 10^7]", hist_us);
+		return -1;
+	}
 	char *text = rtla_strip_escapes(raw);
 	struct tl_col *cols = xcalloc(TL_MAX_COLS, sizeof(*cols));
 	int ncols = -1, ret = -1, lineno = 0;
