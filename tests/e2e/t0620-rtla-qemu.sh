@@ -111,13 +111,6 @@ equals "timerlat: a histogram per context and run (4 runs x 6)" \
 contains "timerlat: rtla's raw text kept with the run" \
 	<(sql "SELECT stdout FROM run WHERE workload = 'timerlat' AND status = 'ok' LIMIT 1") \
 	"# RTLA timerlat histogram"
-# merged across repetitions: compare the two repetitions' merged histogram
-# of the variant with itself through the CLI (the histogram row exists)
-schedlab compare "workload=timerlat,$(echo "$var" | sed "s/ = '/=/; s/'\$//")" \
-	"workload=cyclictest,kernel_release=6.1.192-sl-minimal-hz1000-sched_mc_off-tracing" \
-	--db "$DB" --metric thread_us >"$TMP/cmp" 2>&1 || true
-sed 's/^/#   /' "$TMP/cmp" | head -n 8
-
 # automatic mode: a 1 us threshold always stops the trace
 read -r n lo hi _ <<<"$(m timerlat auto_stopped 1)"
 equals "timerlat auto: both runs stopped at the threshold" "$n $lo $hi" "2 1.0 1.0"
