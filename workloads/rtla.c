@@ -62,11 +62,11 @@ char *rtla_strip_escapes(const char *in)
 
 int rtla_explain(const char *tracer, const char *out, const char *err, struct strbuf *msg)
 {
+	/* what rtla 6.1 says when tracefs has no osnoise/ files or no such
+	 * tracer ("Tracer timerlat not found!") */
 	static const char *const no_tracer[] = {
 		"Could not apply config", "Could not init osnoise", "Could not init timerlat",
-		"not found!", "Could not find osnoise events", "Failed to enable timerlat tracer",
-		"Failed to enable osnoise tracer", "Could not enable timerlat tracer",
-		"Could not enable osnoise tracer",
+		"not found!", "Could not find osnoise events",
 	};
 	const char *texts[] = { err ? err : "", out ? out : "" };
 	for (int i = 0; i < 2; i++) {
@@ -86,6 +86,18 @@ int rtla_explain(const char *tracer, const char *out, const char *err, struct st
 				    "kernels/fragments/tracing.config)", tracer, (int)(n > 200 ? 200 : n),
 				    s, !strcmp(tracer, "timerlat") ? "TIMERLAT" : "OSNOISE");
 			return 2;
+		}
+		/* trace.c: the tracer exists but may not be set in rtla's
+		 * instance: the osnoise/timerlat tracers run one instance at a
+		 * time, and an rtla killed earlier (a timeout) leaves its
+		 * instance behind with the tracer on */
+		if (strstr(s, "Failed to enable the ") || strstr(s, "Failed to enable timerlat tracer") ||
+		    strstr(s, "Failed to enable osnoise tracer")) {
+			strbuf_addf(msg, "rtla could not enable the %s tracer: another tracefs instance "
+				    "holds the osnoise/timerlat tracers (an rtla killed earlier leaves "
+				    "its instance in /sys/kernel/tracing/instances/ until it is removed "
+				    "or the machine reboots)", tracer);
+			return 1;
 		}
 	}
 	return 0;

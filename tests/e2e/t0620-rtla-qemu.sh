@@ -32,16 +32,16 @@ expect_exit 0 "examples/rtla-qemu.json validates" schedlab plan examples/rtla-qe
 contains "example: cyclictest, timerlat and osnoise on the tracing variant" "$TMP/out" \
 	"kernel=variant:minimal:hz1000+sched_mc_off+tracing"
 
-LOAD='"load": {"type": "hackbench", "groups": 1, "loops": 50}'
+LOAD='"load": {"type": "hackbench", "groups": 1, "fds": 2, "loops": 50}'
 cat >"$TMP/plan.json" <<P
 { "name": "e2e-rtla", "order": "sequential", "seed": 3, "repetitions": 2,
   "target": {"type": "qemu", "kernel": "kernels/out/debian", "cpus": 2, "memory_mb": 768},
   "matrix": {"kernel": ["kernels/out/debian", {"variant": ["hz1000", "sched_mc_off", "tracing"]}]},
   "workloads": [
-    {"type": "cyclictest", "duration_s": 3, "histogram_us": 5000, $LOAD},
-    {"type": "timerlat", "duration_s": 3, "histogram_us": 5000, $LOAD},
-    {"type": "timerlat", "duration_s": 3, "histogram_us": 5000, "auto_analysis": true,
-     "auto_threshold_us": 1, $LOAD},
+    {"type": "cyclictest", "duration_s": 3, "interval_us": 10000, "histogram_us": 5000, $LOAD},
+    {"type": "timerlat", "duration_s": 3, "period_us": 10000, "histogram_us": 5000, $LOAD},
+    {"type": "timerlat", "duration_s": 3, "period_us": 10000, "histogram_us": 5000,
+     "auto_analysis": true, "auto_threshold_us": 1, $LOAD},
     {"type": "osnoise", "duration_s": 3, "cpus": "1", "period_us": 100000, "runtime_us": 90000,
      $LOAD}
   ] }
@@ -95,10 +95,10 @@ for metric in irq_lat_p99_us irq_lat_max_us thread_lat_max_us thread_lat_p50_us 
 	read -r n _ _ unit _ <<<"$(m timerlat $metric)"
 	equals "timerlat: $metric stored (us)" "$n $unit" "2 us"
 done
-# 3 s at a 1 ms period on 2 CPUs: about 6000 activations per context (TCG
-# loses some); far fewer means the parser missed columns
+# 3 s at a 10 ms period on 2 CPUs: up to 600 activations per context (TCG
+# under load loses many: 365 seen); far fewer means the parser missed columns
 read -r n lo _ <<<"$(m timerlat thread_samples)"
-if [ "$n" = 2 ] && [ "${lo%.*}" -ge 3000 ]; then ok "timerlat: thread samples of both CPUs ($lo)"
+if [ "$n" = 2 ] && [ "${lo%.*}" -ge 100 ]; then ok "timerlat: thread samples of both CPUs ($lo)"
 else not_ok "timerlat: thread samples of both CPUs" "n=$n min=$lo"; fi
 read -r irqn _ <<<"$(m timerlat irq_samples)"
 equals "timerlat: irq samples stored" "$irqn" 2

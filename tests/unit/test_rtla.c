@@ -1,7 +1,8 @@
 /*
  * Unit tests of the rtla drivers (workloads/timerlat.c, osnoise.c, rtla.c):
- * the text parsers on outputs captured from rtla 6.1 in a qemu guest on
- * the tracing variant kernel (tests/data/rtla-6.1/), and on hand-made
+ * the text parsers on outputs captured from rtla 6.1 in a 2-CPU qemu/TCG
+ * guest on the tracing variant kernel (tests/data/rtla-6.1/: timerlat hist
+ * at 1 ms and 10 ms, automatic mode with its saved trace, osnoise top), and on hand-made
  * outputs in rtla's exact print formats for the cases a short real run does
  * not show (overflow, "-" averages, damaged tables); the refusals captured
  * on Debian's 6.1 kernel (no tracer); the argv build() makes; plan errors.
@@ -387,6 +388,118 @@ TEST(osnoise_synthetic)
 	strbuf_release(&err);
 }
 
+/* captured: `rtla timerlat hist -d 2 -p 1000 -b 1 -E 1000` in a 2-CPU TCG
+ * guest on the tracing variant (no load). rtla's own rows: count 1466 1466
+ * 1718 1718, over 258 279 107 123, min 6 32 11 54, avg 472 583 276 367,
+ * max 16282 16574 12657 16849 (IRQ-000 Thr-000 IRQ-001 Thr-001). */
+TEST(timerlat_captured_tcg)
+{
+	char *t = slurp("timerlat-hist-2cpu-tcg.stdout");
+	CHECK(t != NULL);
+	struct metric_set ms;
+	struct strbuf err = STRBUF_INIT;
+	metric_set_init(&ms);
+	CHECK(timerlat_parse_hist(t, 1000, &ms, &err) == 0);
+	CHECK_STR(err.buf, "");
+	metric(&ms, "thread_samples", 1466 + 1718, "count");
+	metric(&ms, "irq_samples", 1466 + 1718, "count");
+	metric(&ms, "irq_overflows", 258 + 107, "count");
+	metric(&ms, "thread_overflows", 279 + 123, "count");
+	metric(&ms, "irq_lat_min_us", 6, "us");
+	metric(&ms, "thread_lat_min_us", 32, "us");
+	metric(&ms, "irq_lat_max_us", 16282, "us");
+	metric(&ms, "thread_lat_max_us", 16849, "us");
+	metric(&ms, "thread_lat_max_cpu0_us", 16574, "us");
+	metric(&ms, "irq_lat_max_cpu1_us", 12657, "us");
+	metric(&ms, "thread_lat_avg_us", (583.0 * 1466 + 367.0 * 1718) / 3184, "us");
+	/* 12.6% of the thread samples beyond 1000 us: p99 is a bound */
+	const struct metric *m = metric(&ms, "thread_lat_p99_us", 1000, "us");
+	CHECK(m && m->censored);
+	m = metric_find(&ms, "thread_lat_p50_us");
+	CHECK(m && !m->censored && m->value > 32 && m->value < 1000);
+	metric(&ms, "measured_s", 2, "s");
+	const struct hist *h = hist_named(&ms, "thread_cpu1_us");
+	CHECK(h && h->total == 1718 && h->overflow == 123);
+	h = hist_named(&ms, "irq_us");
+	CHECK(h && h->total == 3184 && h->overflow == 365);
+	metric_set_release(&ms);
+	free(t);
+	/* the 10 ms period run: 201 and 200 activations per CPU */
+	t = slurp("timerlat-hist-2cpu-tcg-10ms.stdout");
+	metric_set_init(&ms);
+	strbuf_reset(&err);
+	CHECK(timerlat_parse_hist(t, 1000, &ms, &err) == 0);
+	metric(&ms, "thread_samples", 401, "count");
+	metric(&ms, "thread_lat_max_us", 8301, "us");
+	metric_set_release(&ms);
+	free(t);
+	strbuf_release(&err);
+}
+
+/* captured: automatic mode (-a 1) stopped at the first thread activation;
+ * only CPU 0 had samples by then; the trace rtla saved is kept */
+TEST(timerlat_captured_auto)
+{
+	char *t = slurp("timerlat-auto-tcg.stdout");
+	char *trace = slurp("timerlat-auto-tcg-trace.txt");
+	CHECK(t && trace);
+	struct metric_set ms;
+	struct strbuf err = STRBUF_INIT;
+	metric_set_init(&ms);
+	CHECK(timerlat_parse_hist(t, 1000, &ms, &err) == 0);
+	metric(&ms, "thread_samples", 1, "count");
+	metric(&ms, "thread_lat_max_us", 2971, "us");
+	metric(&ms, "irq_lat_max_us", 170, "us");
+	const struct metric *m = metric(&ms, "thread_lat_p50_us", 1000, "us");
+	CHECK(m && m->censored);
+	metric(&ms, "measured_s", 1, "s");
+	CHECK(metric_find(&ms, "thread_lat_max_cpu1_us") == NULL);
+	json_t *a = timerlat_auto_result(t, 1, trace);
+	CHECK(json_is_true(json_object_get(a, "stopped")));
+	CHECK_STR(json_string_value(json_object_get(a, "text")),
+		  "rtla timerlat hit stop tracing\n  Saving trace to timerlat_trace.txt\n\n");
+	CHECK_CONTAINS(trace, "# tracer: timerlat");
+	CHECK_CONTAINS(trace, "context thread timer_latency");
+	json_decref(a);
+	metric_set_release(&ms);
+	strbuf_release(&err);
+	free(t);
+	free(trace);
+}
+
+/* captured: `rtla osnoise top -q -d 2 -c 1 -p 100000 -r 90000` (TCG, no
+ * load): "  1 #19  1733881  990976  42.84636  61492  9997  588  0  814  50  3" */
+TEST(osnoise_captured_tcg)
+{
+	char *t = slurp("osnoise-top-cpu1-tcg.stdout");
+	CHECK(t && strchr(t, '\033'));   /* rtla writes its escapes to a pipe too */
+	struct metric_set ms;
+	struct strbuf err = STRBUF_INIT;
+	metric_set_init(&ms);
+	CHECK(osnoise_parse_top(t, &ms, &err) == 0);
+	CHECK_STR(err.buf, "");
+	metric(&ms, "cpus", 1, "count");
+	metric(&ms, "runtime_us", 1733881, "us");
+	metric(&ms, "noise_us", 990976, "us");
+	metric(&ms, "cpu_avail_cpu1_pct", 42.84636, "%");
+	metric(&ms, "cpu_avail_min_pct", 42.84636, "%");
+	metric(&ms, "cpu_avail_pct", (1733881.0 - 990976) * 100 / 1733881, "%");
+	metric(&ms, "noise_max_us", 61492, "us");
+	metric(&ms, "noise_max_single_us", 9997, "us");
+	metric(&ms, "noise_max_single_cpu1_us", 9997, "us");
+	metric(&ms, "hw_count", 588, "count");
+	metric(&ms, "nmi_count", 0, "count");
+	metric(&ms, "irq_count", 814, "count");
+	metric(&ms, "softirq_count", 50, "count");
+	metric(&ms, "thread_count", 3, "count");
+	metric(&ms, "irq_count_cpu1", 814, "count");
+	metric(&ms, "measured_s", 2, "s");
+	CHECK(metric_find(&ms, "irq_count_cpu0") == NULL);
+	metric_set_release(&ms);
+	strbuf_release(&err);
+	free(t);
+}
+
 /* rtla's refusals, as captured on Debian's 6.1 kernel (no osnoise tracer) */
 TEST(rtla_explain_refusals)
 {
@@ -405,6 +518,15 @@ TEST(rtla_explain_refusals)
 	strbuf_reset(&msg);
 	CHECK(rtla_explain("osnoise", "", "rtla needs root permission\n", &msg) == 1);
 	CHECK_CONTAINS(msg.buf, "needs root");
+	strbuf_reset(&msg);
+	/* rtla's trace.c: ENODEV is "not found!" (then "Failed to enable"), a
+	   busy tracer only "Failed to enable" */
+	CHECK(rtla_explain("timerlat", "", "Tracer timerlat not found!\nFailed to enable the "
+			   "timerlat tracer\n", &msg) == 2);
+	CHECK_CONTAINS(msg.buf, "(rtla: \"Tracer timerlat not found!\"");
+	strbuf_reset(&msg);
+	CHECK(rtla_explain("osnoise", "", "Failed to enable the osnoise tracer\n", &msg) == 1);
+	CHECK_CONTAINS(msg.buf, "rtla could not enable the osnoise tracer: another tracefs instance");
 	strbuf_reset(&msg);
 	CHECK(rtla_explain("timerlat", "", "Segmentation fault\n", &msg) == 0);
 	CHECK_STR(msg.buf, "");
@@ -434,6 +556,9 @@ int main(void)
 	RUN(timerlat_dash_and_escapes);
 	RUN(timerlat_auto_text);
 	RUN(osnoise_synthetic);
+	RUN(timerlat_captured_tcg);
+	RUN(timerlat_captured_auto);
+	RUN(osnoise_captured_tcg);
 	RUN(rtla_explain_refusals);
 	RUN(rtla_escapes_and_duration);
 	return tap_done();
