@@ -14,7 +14,9 @@
  * in "over:" are overflow, so a percentile there is stored censored
  * (metric_add_hist_pct), while min/avg/max are rtla's own and exact also
  * beyond the range. rtla reports whole microseconds (truncated), as
- * cyclictest does. Every count is checked against "count:".
+ * cyclictest does. Every count is checked against "count:"; a context
+ * with no samples on a CPU (its column is there for the other context) has
+ * rtla's initial min, 18446744073709551615, which is ignored.
  *
  * "auto_analysis": rtla 6.1's automatic mode (-a US; the timerlat_aa
  * analysis of rtla 6.3+ does not exist in 6.1): tracing stops when a thread
@@ -272,6 +274,12 @@ int timerlat_parse_hist(const char *raw, long long hist_us, struct metric_set *m
 				goto out;
 			}
 			if (kind == ROW_AVG && !strcmp(tok, "-"))
+				continue;
+			/* a context without samples on a CPU whose other context
+			 * has some (automatic mode stops early): rtla prints its
+			 * untouched min, ULLONG_MAX, and a max of 0; ignored */
+			if ((kind == ROW_MIN || kind == ROW_MAX || kind == ROW_AVG) && c->has_count &&
+			    !c->count && tok[strspn(tok, "0123456789")] == 0)
 				continue;
 			if (tl_num(tok, &v)) {
 				strbuf_addf(err, "rtla timerlat output: line %d: \"%s\" is not a "
