@@ -106,15 +106,20 @@ equals "timerlat: per-CPU and merged histograms of both contexts, per run" \
 	"$(sql "SELECT group_concat(name, ' ') FROM (SELECT DISTINCT h.name FROM histogram h JOIN run r ON r.id = h.run_id
 	        WHERE r.workload = 'timerlat' ORDER BY h.name)")" \
 	"irq_cpu0_us irq_cpu1_us irq_us thread_cpu0_us thread_cpu1_us thread_us"
-equals "timerlat: a histogram per context and run (4 runs x 6)" \
-	"$(sql "SELECT count(*) FROM histogram h JOIN run r ON r.id = h.run_id WHERE r.workload = 'timerlat'")" 24
+equals "timerlat: six histograms per run (2 CPUs x 2 contexts + 2 merges)" \
+	"$(sql "SELECT count(*) FROM histogram h JOIN run r ON r.id = h.run_id WHERE r.workload = 'timerlat'
+	        AND json_extract(r.params, '\$.auto_analysis') = 0")" 12
+# automatic mode stops early: only the CPUs and contexts with samples by then
+equals "timerlat auto: the histograms of what it measured" \
+	"$(sql "SELECT count(DISTINCT r.id) FROM histogram h JOIN run r ON r.id = h.run_id WHERE r.workload = 'timerlat'
+	        AND json_extract(r.params, '\$.auto_analysis') = 1 AND h.name = 'irq_us'")" 2
 contains "timerlat: rtla's raw text kept with the run" \
 	<(sql "SELECT stdout FROM run WHERE workload = 'timerlat' AND status = 'ok' LIMIT 1") \
 	"# RTLA timerlat histogram"
 # automatic mode: a 1 us threshold always stops the trace
 read -r n lo hi _ <<<"$(m timerlat auto_stopped 1)"
 equals "timerlat auto: both runs stopped at the threshold" "$n $lo $hi" "2 1.0 1.0"
-sql "SELECT files FROM run WHERE workload = 'timerlat' AND json_extract(params, '\$.auto_analysis') = 1 LIMIT 1" >"$TMP/auto"
+sql "SELECT files FROM run WHERE workload = 'timerlat' AND status = 'ok' AND json_extract(params, '\$.auto_analysis') = 1 LIMIT 1" >"$TMP/auto"
 contains "timerlat auto: the trace file is kept with the run" "$TMP/auto" '"timerlat_trace.txt":"'
 contains "timerlat auto: the trace holds timerlat events" "$TMP/auto" "timerlat"
 contains "timerlat auto: rtla's text kept (schedlab-extra.json)" "$TMP/auto" "hit stop tracing"
