@@ -10,8 +10,12 @@
 #  - the variant the tests share, minimal:hz1000+sched_mc_off+tracing
 #    (t0600 builds it; found in the cache after it, built when run alone):
 #    cyclictest, timerlat, timerlat in rtla's automatic mode (-a 1 us: it
-#    always stops, keeping the trace and rtla's text) and osnoise on CPU 1,
-#    each under hackbench, two repetitions.
+#    always stops, keeping the trace and rtla's text) and osnoise on CPU 1
+#    (100 ms period, 90 ms busy), each under the same hackbench load (one
+#    group of 2+2 processes: rtla 6.1 reads events in user space, and under
+#    TCG a heavier load makes a 3 s run last minutes), two repetitions;
+#    cyclictest and timerlat both at 10 ms.
+# About 2.5 minutes with the kernel cached.
 # Checks the metrics and their units, the per-CPU and merged histograms,
 # the raw text kept with each run, the automatic mode's trace and text, and
 # that the guest's tracefs is left with no tracer running.
