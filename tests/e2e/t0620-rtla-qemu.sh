@@ -13,7 +13,8 @@
 #    always stops, keeping the trace and rtla's text) and osnoise on CPU 1
 #    (100 ms period, 90 ms busy), each under the same hackbench load (one
 #    group of 2+2 processes: rtla 6.1 reads events in user space, and under
-#    TCG a heavier load makes a 3 s run last minutes), two repetitions;
+#    TCG with hackbench's default 20 fds a 3 s run outlasted a 34 s limit),
+#    two repetitions;
 #    cyclictest and timerlat both at 10 ms.
 # About 2.5 minutes with the kernel cached.
 # Checks the metrics and their units, the per-CPU and merged histograms,
