@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Analysis at scale (a benchmark, not a test): how long `schedlab trend` and
-# `schedlab compare` take on ten years of nightly results.
+# Analysis at scale (a benchmark, not a test): how long `schedlab trend`,
+# `schedlab compare` and `schedlab report` take on ten years of nightly
+# results, and how fast the store takes them in.
 #
 # The database gets the real schema from a tiny real `schedlab run` (one
 # hackbench run), then python3's sqlite3 module bulk-inserts, in one
@@ -16,15 +17,41 @@
 #   compare  session=X session=Y                                         (two nights)
 #   compare  tag=nightly-<month> tag=nightly-<next month>                (a month against a month)
 # Targets: trend < 0.2 s, compare < 1 s. Prints the database size and row counts.
-# Then the wall time of `report --since` over a month of nightly sessions,
-# and the ingest rate of the real store path (bench/ingest.c: metric rows
-# per second through db_run_finish, one transaction per run; target 200k/s).
+# Then the wall time of `report --since` over a month of nightly sessions
+# and of `report --compare` of a month against the next (with the sizes of
+# both pages), and the ingest rate of the real store path (bench/ingest.c:
+# metric rows per second through db_run_start + db_run_finish, a commit
+# each, at 25 and 100 metrics a run; then the bulk path, 100 runs a commit;
+# target 200k/s).
 # Measured (2 cores, warm page cache, 153 MB): trend 0.10-0.12 s, compare of
 # two sessions 0.02 s, month against month 19 s at first, 0.88 s after three
 # changes that keep the output bit-identical: the bootstrap takes resample
 # medians from rank counts instead of sorting each resample, its percentiles
 # by selection instead of sorting 10,000 ratios, the noise floor reuses the
 # verdict's bootstrap, and the rows' bootstraps run on all CPUs.
+# Measured 2026-12-04 (the same 2 cores shared with other jobs, load 5-13,
+# so wall times are 2-4x CPU times; schema 6, 93 MB):
+#   trend 0.08 s, compare of two sessions 0.04 s, month against month 2.2 s
+#   (load ~5; 0.88 s on a quiet machine);
+#   report --since (28 nights) 0.26 s, 3.3 MB;
+#   report --compare month against month: 73 s and a 376 MB page before
+#   (every one of its 500 trends held all 3650 nights; 0.9 GB of memory),
+#   3.9 s and 18.3 MB after (a window of 179 sessions: the 59 in scope, 60
+#   before, 60 after; docs/reports.md), about the time of the compare;
+#   ingest, live path (build/bench/ingest 20000 M 3 DIR), main 30f3864 ->
+#   this: 25 metrics 28-35k -> 59-82k rows/s at load 12 (143-157k -> 244-280k
+#   rows per CPU second), 199k rows/s at load ~5; 100 metrics 70-98k ->
+#   102-112k rows/s at load 12 (329-343k -> 509-519k per CPU second), 186k
+#   at load ~5. Bulk (BATCH 100, not the live path): 126k (25) and 159k
+#   (100) at load 12, 485k and 595k per CPU second. What changed: schema 6
+#   (13.5 -> 8.9 WAL pages a run; no temporary B-tree per metric row's
+#   CHECK), 3 metric statements a run instead of 10, no copies of the run's
+#   texts. What stays between the live path and 200k/s at 25 metrics: the
+#   commit that marks a run running before it is measured (without it
+#   220k/s at load ~8: it is 40% of the wall time, a lock round and a WAL
+#   frame), the metric B-tree's last leaves rebalanced at each append (a
+#   rowid table with a run_id index writes as many pages), and the
+#   checkpoint every ~110 runs (3 fsyncs).
 #   bench/analysis-scale.sh [SESSIONS=3650] [ROUNDS=5]
 # KEEP=1 keeps the database; DB=FILE times an existing one (made with KEEP=1)
 # instead of generating one.
@@ -147,11 +174,23 @@ since=$(q "SELECT substr(min(started_at), 1, 10) FROM session WHERE tag = '$mlas
 nights=$(q "SELECT count(*) FROM session WHERE tag = '$mlast'")
 t_report=$(median_time "$sl" report --db "$db" --since "$since" --out "$tmp/month.html")
 printf '%-62s %8s\n' "report --since $since (the last month: $nights nights)" "$t_report"
+# a month against the next, the trends bounded to a window of history
+# (docs/reports.md): it used to embed all ten years
+t_report_cmp=$(median_time "$sl" report --db "$db" --compare "tag=$m1" "tag=$m2" --out "$tmp/mvm.html")
+printf '%-62s %8s\n' "report --compare tag=$m1 tag=$m2" "$t_report_cmp"
+printf 'report pages: --since %.1f MB, --compare %.1f MB (%s)\n' \
+	"$(echo "$(stat -c %s "$tmp/month.html") / 1048576" | bc -l)" \
+	"$(echo "$(stat -c %s "$tmp/mvm.html") / 1048576" | bc -l)" \
+	"$(grep -o 'data-sessions="[0-9]*"' "$tmp/mvm.html" | head -n 1) sessions a trend"
 awk -v t="$t_trend" -v c1="$t_cmp_sess" -v c2="$t_cmp_tag" 'BEGIN {
 	printf "targets: trend < 0.2 s: %s; compare < 1 s: %s\n",
 		(t < 0.2 ? "met" : "MISSED"), (c1 < 1 && c2 < 1 ? "met" : "MISSED") }'
-# ingest: metric rows per second through db_run_finish (bench/ingest.c)
+# ingest: metric rows per second through the live store path (bench/ingest.c:
+# db_run_start + db_run_finish, a commit each) at 25 and 100 metrics a run,
+# then the bulk path (100 runs a commit; not how a session stores runs)
 make -s bench-ingest
 build/bench/ingest "${INGEST_RUNS:-20000}" 25 3 "$tmp" | tail -n 1
+build/bench/ingest "${INGEST_RUNS:-20000}" 100 3 "$tmp" | tail -n 1
+build/bench/ingest "${INGEST_RUNS:-20000}" 25 3 "$tmp" 100 | tail -n 1
 [ "${KEEP:-0}" = 1 ] && echo "database kept: $db"
 exit 0

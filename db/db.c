@@ -30,7 +30,10 @@ enum stmt_id {
 	STMT_RUN_START,
 	STMT_RUN_FINISH,
 	STMT_METRIC_INSERT,
-	STMT_METRIC_INSERT_BATCH,
+	STMT_METRIC_INSERT_2,
+	STMT_METRIC_INSERT_4,
+	STMT_METRIC_INSERT_8,
+	STMT_METRIC_INSERT_16,
 	STMT_HIST_INSERT,
 	STMT_SCHEDSTAT_INSERT,
 	STMT_RESET_RUNNING,
@@ -88,7 +91,7 @@ static const char *const stmt_sql[STMT_COUNT] = {
 			    " argv = ?6, stdout = ?7, stderr = ?8, files = ?9, knobs_applied = ?10,"
 			    " load = ?11, started_at = coalesce(started_at, strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
 			    " finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
-	[STMT_METRIC_INSERT_BATCH] = NULL, /* metric_batch_sql(): METRIC_BATCH rows at once */
+	/* STMT_METRIC_INSERT_2 .. _16: metric_batch_sql(), that many rows at once */
 	[STMT_METRIC_INSERT] = "INSERT OR REPLACE INTO metric (run_id, workload, name, value, unit, better,"
 			       " note, censored) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[STMT_HIST_INSERT] = "INSERT OR REPLACE INTO histogram (run_id, name, unit, data) VALUES (?1, ?2, ?3, ?4)",
@@ -144,34 +147,52 @@ sqlite3 *db_sqlite(struct db *db)
 }
 
 /*
- * Metrics go in METRIC_BATCH rows per statement: one run of the statement
- * opens the table's and its indexes' cursors once for all of them, which is
- * most of the cost of a row (bench/ingest.c: 8 us a row one at a time).
+ * Metrics go in batches of 16, 8, 4, 2 and 1 rows per statement (25 rows:
+ * 16 + 8 + 1, three statements instead of ten): one run of a statement
+ * opens the table's cursor once for all of its rows, which is most of the
+ * cost of a row (bench/ingest.c: 8 us a row one at a time).
  */
 #define METRIC_BATCH 16
 #define METRIC_COLS 8
 
-static const char *metric_batch_sql(void)
+static const struct {
+	enum stmt_id id;
+	int rows;
+} metric_stmts[] = {
+	{ STMT_METRIC_INSERT_16, 16 },
+	{ STMT_METRIC_INSERT_8, 8 },
+	{ STMT_METRIC_INSERT_4, 4 },
+	{ STMT_METRIC_INSERT_2, 2 },
+	{ STMT_METRIC_INSERT, 1 },
+};
+
+/* the INSERT of `rows` metric rows (2..METRIC_BATCH) */
+static const char *metric_batch_sql(enum stmt_id id)
 {
-	static char sql[128 + METRIC_BATCH * 48];
-	if (!sql[0]) {
-		size_t n = (size_t)snprintf(sql, sizeof(sql),
+	static char sql[METRIC_BATCH + 1][128 + METRIC_BATCH * 48];
+	int rows = 0;
+	for (size_t i = 0; i < sizeof(metric_stmts) / sizeof(metric_stmts[0]); i++)
+		if (metric_stmts[i].id == id)
+			rows = metric_stmts[i].rows;
+	char *q = sql[rows];
+	if (!q[0]) {
+		size_t n = (size_t)snprintf(q, sizeof(sql[0]),
 					    "INSERT OR REPLACE INTO metric (run_id, workload, name, value,"
 					    " unit, better, note, censored) VALUES ");
-		for (int r = 0; r < METRIC_BATCH; r++) {
+		for (int r = 0; r < rows; r++) {
 			int b = r * METRIC_COLS;
-			n += (size_t)snprintf(sql + n, sizeof(sql) - n,
+			n += (size_t)snprintf(q + n, sizeof(sql[0]) - n,
 					      "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d)", r ? "," : "",
 					      b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 8);
 		}
 	}
-	return sql;
+	return q;
 }
 
 static sqlite3_stmt *stmt(struct db *db, enum stmt_id id)
 {
 	if (!db->st[id]) {
-		const char *sql = id == STMT_METRIC_INSERT_BATCH ? metric_batch_sql() : stmt_sql[id];
+		const char *sql = stmt_sql[id] ? stmt_sql[id] : metric_batch_sql(id);
 		if (sqlite3_prepare_v2(db->h, sql, -1, &db->st[id], NULL) != SQLITE_OK) {
 			db_seterr(db, "preparing \"%.200s\": %s (%s:%d)", sql,
 				  sqlite3_errmsg(db->h), __FILE__, __LINE__);
@@ -826,43 +847,52 @@ int db_run_start(struct db *db, int64_t run_id)
 	return step_done(db, s, "starting run");
 }
 
+/*
+ * One transaction per run; inside a caller's transaction (a bulk path:
+ * several runs committed together) a savepoint instead, so that a run that
+ * fails leaves nothing of itself and the caller's transaction goes on.
+ */
 int db_run_finish(struct db *db, int64_t run_id, const struct db_run_result *r)
 {
-	if (db_begin(db))
+	int nested = !sqlite3_get_autocommit(db->h);
+	if (nested ? exec_sql(db, "SAVEPOINT run_finish") : db_begin(db))
 		return -1;
 	sqlite3_stmt *s = stmt(db, STMT_RUN_FINISH);
 	if (!s)
 		goto fail;
+	/* the texts outlive the step: no copies (stdout and stderr can be
+	 * long) */
 	sqlite3_bind_int64(s, 1, run_id);
-	bind_text(s, 2, r->status);
-	bind_text(s, 3, r->error);
+	bind_static(s, 2, r->status);
+	bind_static(s, 3, r->error);
 	sqlite3_bind_double(s, 4, r->wall_s);
 	sqlite3_bind_int(s, 5, r->exit_code);
-	bind_text(s, 6, r->argv_json);
-	bind_text(s, 7, r->out);
-	bind_text(s, 8, r->err);
-	bind_text(s, 9, r->files_json);
-	bind_text(s, 10, r->knobs_applied_json);
-	bind_text(s, 11, r->load_json);
+	bind_static(s, 6, r->argv_json);
+	bind_static(s, 7, r->out);
+	bind_static(s, 8, r->err);
+	bind_static(s, 9, r->files_json);
+	bind_static(s, 10, r->knobs_applied_json);
+	bind_static(s, 11, r->load_json);
 	if (step_done(db, s, "finishing run"))
 		goto fail;
-	for (size_t i = 0; i < r->nmetrics;) {
-		size_t k = r->nmetrics - i >= METRIC_BATCH ? METRIC_BATCH : 1;
-		s = stmt(db, k > 1 ? STMT_METRIC_INSERT_BATCH : STMT_METRIC_INSERT);
+	for (size_t i = 0, b = 0; i < r->nmetrics;) {
+		while (r->nmetrics - i < (size_t)metric_stmts[b].rows)
+			b++;
+		size_t k = (size_t)metric_stmts[b].rows;
+		s = stmt(db, metric_stmts[b].id);
 		if (!s)
 			goto fail;
 		for (size_t j = 0; j < k; j++, i++) {
 			const struct db_metric *m = &r->metrics[i];
-			int b = (int)j * METRIC_COLS;
-			/* the strings outlive the step: no copies */
-			sqlite3_bind_int64(s, b + 1, run_id);
-			bind_static(s, b + 2, m->workload);
-			bind_static(s, b + 3, m->name);
-			sqlite3_bind_double(s, b + 4, m->value);
-			bind_static(s, b + 5, m->unit);
-			bind_static(s, b + 6, m->better ? m->better : "none");
-			bind_static(s, b + 7, m->note);
-			sqlite3_bind_int(s, b + 8, m->censored ? 1 : 0);
+			int c = (int)j * METRIC_COLS;
+			sqlite3_bind_int64(s, c + 1, run_id);
+			bind_static(s, c + 2, m->workload);
+			bind_static(s, c + 3, m->name);
+			sqlite3_bind_double(s, c + 4, m->value);
+			bind_static(s, c + 5, m->unit);
+			bind_static(s, c + 6, m->better ? m->better : "none");
+			bind_static(s, c + 7, m->note);
+			sqlite3_bind_int(s, c + 8, m->censored ? 1 : 0);
 		}
 		if (step_done(db, s, "inserting metric"))
 			goto fail;
@@ -888,19 +918,23 @@ int db_run_finish(struct db *db, int64_t run_id, const struct db_run_result *r)
 		if (!s)
 			goto fail;
 		sqlite3_bind_int64(s, 1, run_id);
-		bind_text(s, 2, r->schedstat_before);
-		bind_text(s, 3, r->schedstat_after);
+		bind_static(s, 2, r->schedstat_before);
+		bind_static(s, 3, r->schedstat_after);
 		if (step_done(db, s, "inserting schedstat"))
 			goto fail;
 	}
-	if (db_commit(db))
+	if (nested ? exec_sql(db, "RELEASE run_finish") : db_commit(db))
 		goto fail;
 	return 0;
 fail:
 	{
 		char saved[1024];
 		snprintf(saved, sizeof(saved), "%s", db->err);
-		db_rollback(db);
+		if (nested)
+			sqlite3_exec(db->h, "ROLLBACK TO run_finish; RELEASE run_finish", NULL, NULL,
+				     NULL);
+		else
+			db_rollback(db);
 		snprintf(db->err, sizeof(db->err), "%s", saved);
 	}
 	return -1;

@@ -113,7 +113,11 @@ struct db_run_result {
 	const struct db_hist *hists;
 	size_t nhists;
 };
-/* one transaction: run row, metrics, histograms, schedstat */
+/* one transaction: run row, metrics, histograms, schedstat; called inside
+ * a transaction of the caller (db_begin: a bulk path storing several runs
+ * at once) a savepoint in it, undone alone when the run fails. A live
+ * session calls it outside any transaction: one commit per run
+ * (docs/reliability.md). */
 int db_run_finish(struct db *db, int64_t run_id, const struct db_run_result *r);
 /* resume: runs left running or interrupted, and runs skipped because their
  * boot failed ("boot failed: ..."), go back to planned */

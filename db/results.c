@@ -19,6 +19,7 @@ enum rq_id {
 	RQ_SESSION,
 	RQ_RUN_BOOT,
 	RQ_BOOT,
+	RQ_HISTORY,
 	RQ_COUNT
 };
 
@@ -32,7 +33,31 @@ static const char *const rq_sql[RQ_COUNT] = {
 	[RQ_BOOT] = "SELECT b.session_id, b.sysinfo, b.method, b.accel, b.status,"
 		    " b.booted_at, m.name FROM boot b LEFT JOIN machine m"
 		    " ON m.id = b.machine_id WHERE b.id = ?",
+	/* ?1: a JSON array of session ids (no limit on their number) */
+	[RQ_HISTORY] = "SELECT r.session_id, min(r.started_at) AS t FROM run r"
+		       " JOIN boot b ON b.id = r.boot_id"
+		       " WHERE r.status = 'ok' AND b.status = 'ok'"
+		       " AND COALESCE(b.machine_id, -1) IN"
+		       " (SELECT COALESCE(b2.machine_id, -1) FROM boot b2 WHERE b2.status = 'ok'"
+		       " AND b2.session_id IN (SELECT value FROM json_each(?1)))"
+		       " GROUP BY r.session_id ORDER BY t, r.session_id",
 };
+
+/* "[1,2,3]" of ids[0..n): one parameter for a list of any length (json_each);
+ * sqlite3_free it, NULL when out of memory */
+static char *id_array(const int64_t *ids, size_t n)
+{
+	sqlite3_str *s = sqlite3_str_new(NULL);
+	sqlite3_str_appendchar(s, 1, '[');
+	for (size_t i = 0; i < n; i++)
+		sqlite3_str_appendf(s, "%s%lld", i ? "," : "", (long long)ids[i]);
+	sqlite3_str_appendchar(s, 1, ']');
+	if (sqlite3_str_errcode(s) != SQLITE_OK) {
+		sqlite3_free(sqlite3_str_finish(s));
+		return NULL;
+	}
+	return sqlite3_str_finish(s);
+}
 
 /* the columns db_results_select() reads, in this order */
 enum {
@@ -104,6 +129,10 @@ static char *where_sql(const char *head, const struct db_where *w)
 		sqlite3_str_appendall(s, " AND metric = ?");
 	if (w->since)
 		sqlite3_str_appendall(s, " AND started_at >= ?");
+	/* a list as one JSON parameter; session (the session's id) is then
+	 * looked up by key and its runs through the (session_id, seq) index */
+	if (w->sessions)
+		sqlite3_str_appendall(s, " AND session IN (SELECT value FROM json_each(?))");
 	sqlite3_str_appendall(s, results_order);
 	if (sqlite3_str_errcode(s) != SQLITE_OK) {
 		sqlite3_free(sqlite3_str_finish(s));
@@ -112,8 +141,8 @@ static char *where_sql(const char *head, const struct db_where *w)
 	return sqlite3_str_finish(s);
 }
 
-/* bind in the order where_sql() placed the parameters */
-static void bind_where(sqlite3_stmt *st, const struct db_where *w)
+/* bind in the order where_sql() placed the parameters; -1 when out of memory */
+static int bind_where(sqlite3_stmt *st, const struct db_where *w)
 {
 	int k = 1;
 	for (size_t i = 0; i < w->nterms; i++) {
@@ -130,6 +159,13 @@ static void bind_where(sqlite3_stmt *st, const struct db_where *w)
 		sqlite3_bind_text(st, k++, w->metric, -1, SQLITE_STATIC);
 	if (w->since)
 		sqlite3_bind_text(st, k++, w->since, -1, SQLITE_STATIC);
+	if (w->sessions) {
+		char *ids = id_array(w->sessions, w->nsessions);
+		if (!ids)
+			return -1;
+		sqlite3_bind_text(st, k++, ids, -1, sqlite3_free);
+	}
+	return 0;
 }
 
 static const char results_failed[] = "query of results failed";
@@ -143,8 +179,11 @@ static sqlite3_stmt *prepare_where(struct db *db, const char *head, const struct
 	}
 	sqlite3_stmt *st = prepare(db, sql, results_failed);
 	sqlite3_free(sql);
-	if (st)
-		bind_where(st, w);
+	if (st && bind_where(st, w)) {
+		db_seterr(db, "%s: out of memory", results_failed);
+		sqlite3_finalize(st);
+		return NULL;
+	}
 	return st;
 }
 
@@ -325,6 +364,32 @@ int db_results_tags(struct db *db, const int64_t *sid, size_t n, char **tag)
 	for (size_t i = 0; i < n; i++)
 		tag[i] = NULL;
 	return rows_by_id(db, RQ_TAG, "cannot read session tags", sid, n, tag_row, tag) ? -1 : 0;
+}
+
+int db_results_session_history(struct db *db, const int64_t *scope, size_t n,
+			       db_session_start_fn fn, void *ctx)
+{
+	static const char what[] = "cannot read the session history";
+	char *ids = id_array(scope, n);
+	if (!ids) {
+		db_seterr(db, "%s: out of memory", what);
+		return -1;
+	}
+	sqlite3_stmt *st = prepare(db, rq_sql[RQ_HISTORY], what);
+	if (!st) {
+		sqlite3_free(ids);
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, ids, -1, sqlite3_free);
+	int rc = SQLITE_DONE, ret = 0;
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		ret = fn(ctx, sqlite3_column_int64(st, 0), text_or_empty(st, 1));
+	if (!ret && rc != SQLITE_DONE) {
+		step_failed(db, what);
+		ret = -1;
+	}
+	sqlite3_finalize(st);
+	return ret;
 }
 
 struct session_walk {

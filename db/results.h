@@ -42,6 +42,9 @@ struct db_where {
 	const char *workload;  /* results.workload = (the metric's workload); NULL: any */
 	const char *metric;    /* results.metric =; NULL: any */
 	const char *since;     /* results.started_at >= (text comparison); NULL: any */
+	const int64_t *sessions;  /* results.session among sessions[0..nsessions) (none
+				   * when nsessions is 0); NULL: any. Looked up by index */
+	size_t nsessions;
 };
 
 /* the columns of a results row that series and groups are made of; texts
@@ -92,6 +95,17 @@ int db_results_hists(struct db *db, const int64_t *run_id, size_t n, db_hist_fn 
 /* tag[i] = the tag of session sid[i], malloc'd, or NULL when it has none or
  * its row cannot be read (tag[] set to NULL first) */
 int db_results_tags(struct db *db, const int64_t *sid, size_t n, char **tag);
+
+/*
+ * The history a report's trends draw from: every session with an ok run in
+ * an ok boot on one of the machines that the ok boots of sessions
+ * scope[0..n) ran on (a trend never crosses machines), with the started_at
+ * of its first ok run, ordered by that, then by id ("cannot read the
+ * session history: ...")
+ */
+typedef int (*db_session_start_fn)(void *ctx, int64_t id, const char *started_at);
+int db_results_session_history(struct db *db, const int64_t *scope, size_t n,
+			       db_session_start_fn fn, void *ctx);
 
 /* the session rows of id[0..n), in that order; an id without a row is
  * skipped ("cannot read sessions: ...") */

@@ -6,7 +6,10 @@
 #          rtla (the timerlat and osnoise workloads; 6.1, as the kernel)
 #   test   python3, jq (JSON checks in end-to-end tests) sqlite3 procps
 #          chromium (report test, headless) systemd (systemd-analyze verify)
-#          rt-app (the rtapp workload's end-to-end test)
+#          rt-app (the rtapp workload's end-to-end test) curl (LAVA's REST API)
+#   (LAVA: lava-server lava-dispatcher lavacli postgresql are installed by
+#    tests/lava/setup.sh, not here: PostgreSQL must be running before
+#    lava-server's postinst creates its database, and setup.sh starts it)
 #   qemu   qemu-system-x86 busybox-static cpio kexec-tools gzip (the qemu target)
 #          dropbear-bin openssh-client (a guest reachable by ssh; the ssh target)
 #   kernel flex bison libelf-dev libssl-dev bc ccache (building kernel variants;
@@ -21,7 +24,7 @@ for g in $groups; do
 	case "$g" in
 	build) pkgs="$pkgs gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev liblz4-dev" ;;
 	run) pkgs="$pkgs rt-tests stress-ng rtla" ;;
-	test) pkgs="$pkgs python3 sqlite3 procps jq chromium systemd clang libclang-rt-14-dev rt-app" ;;
+	test) pkgs="$pkgs python3 sqlite3 procps jq chromium systemd clang libclang-rt-14-dev rt-app curl" ;;
 	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio kexec-tools gzip dropbear-bin openssh-client" ;;
 	kernel) pkgs="$pkgs flex bison libelf-dev libssl-dev bc ccache make gcc xz-utils" ;;
 	*) echo "install-deps: unknown group '$g' (valid: build run test qemu kernel --all)" >&2; exit 2 ;;

@@ -58,6 +58,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness/agent/frame.h"
 #include "harness/agent/knobs.h"
 #include "harness/util/cpio.h"
 #include "harness/util/proc.h"
@@ -78,6 +79,7 @@ struct agent_state {
 	const char *root;       /* o->root or "" */
 	char *boot_id;
 	struct knobs knobs;     /* the undo stack of every knob change */
+	unsigned frame_seq;     /* batch mode: the next message's number */
 };
 
 static void on_signal(int sig)
@@ -302,7 +304,10 @@ static int exec_workload(struct exec_run *r, struct strbuf *err)
 	c.new_pgrp = 1;
 	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
 	struct proc_result pr;
-	int rr = proc_run(&c, timeout, &out, out_max, &errout, 64 << 10, o->in_fd, &stop_flag,
+	/* the controller's end is watched for EOF while a workload runs; a
+	 * batch file has no controller behind it (its EOF is the plan's end) */
+	int rr = proc_run(&c, timeout, &out, out_max, &errout, 64 << 10,
+			  o->framed ? -1 : o->in_fd, &stop_flag,
 			  &pr, err);
 	if (rr && !pr.wall_s) {
 		strbuf_release(&out);
@@ -790,6 +795,19 @@ static void kexec_now(struct agent_state *st)
 
 /* answer one line; returns 1 when the agent should stop serving. A line
  * that is not JSON is noise on a serial line and gets no answer. */
+/* one protocol message out: a JSON line, or in batch mode its frame lines */
+static int send_msg(struct agent_state *st, json_t *obj)
+{
+	if (!st->o->framed)
+		return proto_write_json(st->o->out_fd, obj);
+	char *s = json_dumps(obj, JSON_COMPACT);
+	if (!s)
+		return -1;
+	int rc = frame_write(st->o->out_fd, st->frame_seq++, s, strlen(s));
+	free(s);
+	return rc;
+}
+
 static int serve_line(struct agent_state *st, const char *line)
 {
 	json_error_t jerr;
@@ -808,7 +826,7 @@ static int serve_line(struct agent_state *st, const char *line)
 		? json_pack("{s:O,s:b,s:o}", "id", id ? id : json_null(), "ok", 1, "result", result)
 		: json_pack("{s:O,s:b,s:s}", "id", id ? id : json_null(), "ok", 0, "error",
 			    rq.err.len ? rq.err.buf : "failed");
-	if (proto_write_json(st->o->out_fd, resp))
+	if (send_msg(st, resp))
 		rq.quit = 1;
 	json_decref(resp);
 	json_decref(req);
@@ -837,7 +855,7 @@ static void send_banner(struct agent_state *st)
 	json_t *banner = json_pack("{s:s,s:i,s:s,s:s,s:i}", "agent", "schedlab", "proto",
 				   AGENT_PROTO, "version", SCHEDLAB_VERSION, "boot_id",
 				   st->boot_id, "pid", (int)getpid());
-	proto_write_json(st->o->out_fd, banner);
+	send_msg(st, banner);
 	json_decref(banner);
 }
 

@@ -11,6 +11,8 @@
 struct agent_opts {
 	int in_fd, out_fd;
 	const char *root;        /* prefix for /proc and /sys ("" normally; tests use a fake tree) */
+	int framed;              /* batch mode: write every message as frame lines
+				  * (frame.h) for a console log, not as JSON lines */
 };
 
 /* serve until EOF, a shutdown request or a signal; returns the exit status */

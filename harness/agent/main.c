@@ -18,12 +18,16 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: schedlab-agent [--tty DEVICE] [--root DIR]\n"
+	fprintf(f, "usage: schedlab-agent [--tty DEVICE | --batch FILE] [--root DIR]\n"
 		   "\n"
 		   "Serves schedlab's line-delimited JSON protocol on stdin/stdout, or on\n"
 		   "DEVICE (a serial port, set to raw mode). Started by the controller; not\n"
 		   "meant to be run by hand except to check that it starts.\n"
 		   "  --tty DEVICE   serve on a tty instead of stdin/stdout\n"
+		   "  --batch FILE   batch mode (lab systems, no live controller): read the\n"
+		   "                 requests from FILE, one JSON object a line, and write\n"
+		   "                 the banner and every reply to stdout as frame lines\n"
+		   "                 (SLB1 ..., see harness/agent/frame.h); exit at its end\n"
 		   "  --root DIR     read /proc and /sys below DIR (tests)\n"
 		   "  --version      print the version\n");
 }
@@ -52,12 +56,14 @@ static void seed_json(void)
 
 int main(int argc, char **argv)
 {
-	struct agent_opts o = { 0, 1, "" };
-	const char *tty = NULL;
+	struct agent_opts o = { 0, 1, "", 0 };
+	const char *tty = NULL, *batch = NULL;
 	seed_json();
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--tty") && i + 1 < argc) {
 			tty = argv[++i];
+		} else if (!strcmp(argv[i], "--batch") && i + 1 < argc) {
+			batch = argv[++i];
 		} else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
 			o.root = argv[++i];
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -71,6 +77,19 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
+	}
+	if (tty && batch) {
+		fprintf(stderr, "schedlab-agent: --tty and --batch exclude each other\n");
+		return 2;
+	}
+	if (batch) {
+		int fd = open(batch, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "schedlab-agent: %s: %s\n", batch, strerror(errno));
+			return 1;
+		}
+		o.in_fd = fd;
+		o.framed = 1;
 	}
 	if (tty) {
 		int fd = open(tty, O_RDWR | O_NOCTTY | O_CLOEXEC);

@@ -21,7 +21,7 @@
 static const char usage_text[] =
 	"usage: schedlab report [--db FILE] [--session S | --compare A B | --since DATE]\n"
 	"                       [--out FILE.html] [--title TEXT] [--summary]\n"
-	"                       [--threshold PCT] [--p P]\n"
+	"                       [--threshold PCT] [--p P] [--history N] [--max-points N]\n"
 	"\n"
 	"Writes one self-contained HTML file (no network; open it from file://):\n"
 	"the comparison table with verdicts (sortable), latency distributions per\n"
@@ -40,6 +40,11 @@ static const char usage_text[] =
 	"                 change point in the history where each starts\n"
 	"  --threshold P  noise threshold of the verdicts in % (default 2)\n"
 	"  --p P          change-point significance (default 0.001)\n"
+	"  --history N    trends: besides the sessions in scope, up to N sessions\n"
+	"                 before the last of them and N after it, on the same\n"
+	"                 machines (default 60; 0: the scope only)\n"
+	"  --max-points N trends: at most N sessions; beyond, only every k-th is\n"
+	"                 drawn, counted from the newest (default 400)\n"
 	"\n"
 	"Exit status: 0 written, 2 bad input (also a scope without results).\n";
 
@@ -124,6 +129,8 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL("summary", &summary),
 		CLI_THRESHOLD(&ro.cmp.threshold_pct),
 		CLI_PVALUE(&ro.cp.max_pvalue),
+		CLI_RANGE("history", &ro.history, 0, 100000),
+		CLI_RANGE("max-points", &ro.max_points, 2, 100000),
 		CLI_END,
 	};
 	int first, prc = cli_parse("report", usage_text, opts, argc, argv, &first);

@@ -18,6 +18,15 @@
  * series identity but the kernel), because a nightly run's kernel is what
  * changes: its change points say at which kernel a shift started.
  *
+ * The trends draw from a bounded window of sessions, not the whole
+ * database (report_window_pick, report.h): the sessions in scope and up
+ * to o->history before and o->history after the last of them on the same
+ * machines, at most o->max_points in all (thinned beyond that). Only those
+ * sessions' rows are loaded (by session id, through the run table's
+ * (session_id, seq) index), so the time and the page's size follow the
+ * scope, not the age of the database; the page states the window
+ * (r->window_text).
+ *
  * The noise band of a trend is drawn per segment between change points:
  * the mean of the session values +- 2 standard deviations of them (of the
  * segment's single runs when it has fewer than 3 sessions).
@@ -46,6 +55,8 @@ void report_options_default(struct report_options *o)
 	cp_options_default(&o->cp);
 	o->max_curves = 8;
 	o->max_boots = 50;
+	o->history = REPORT_HISTORY_DEFAULT;
+	o->max_points = REPORT_MAX_POINTS_DEFAULT;
 }
 
 /* ---- configuration labels ------------------------------------------------ */
@@ -467,6 +478,250 @@ static int build_trends(struct report *r, struct db *db, const struct sample_set
 	return rc;
 }
 
+/* ---- the window of history the trends draw from ------------------------------ */
+
+void report_window_pick(const unsigned char *scope, size_t n, size_t history, size_t max_points,
+			unsigned char *keep, struct report_window *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (!max_points)
+		max_points = REPORT_MAX_POINTS_DEFAULT;
+	w->history = history;
+	w->max_points = max_points;
+	w->candidates = n;
+	w->every = 1;
+	size_t last = n;
+	for (size_t i = 0; i < n; i++) {
+		keep[i] = 0;
+		if (scope[i]) {
+			last = i;
+			w->scope++;
+		}
+	}
+	if (last == n)
+		return;
+	w->later = n - 1 - last;
+	for (size_t i = last + 1; i < n && w->after < history; i++) {
+		keep[i] = 1;
+		w->after++;
+	}
+	for (size_t i = last + 1; i-- > 0;) {
+		if (scope[i]) {
+			keep[i] = 1;
+			continue;
+		}
+		w->available++;
+		if (w->before < history) {
+			keep[i] = 1;
+			w->before++;
+		}
+	}
+	size_t chosen = w->scope + w->before + w->after;
+	w->every = (chosen + max_points - 1) / max_points;
+	if (w->every < 1)
+		w->every = 1;
+	size_t j = 0;
+	for (size_t i = n; i-- > 0;) {
+		if (!keep[i])
+			continue;
+		if (j++ % w->every)
+			keep[i] = 0;
+		else
+			w->shown++;
+	}
+}
+
+/* a session offered to the window: its id, the start of its first run */
+struct win_entry {
+	int64_t id;
+	char *started_at;
+	unsigned char scope;
+};
+
+struct win_list {
+	struct win_entry *v;
+	size_t n, alloc;
+};
+
+static void win_push(struct win_list *l, int64_t id, const char *at, int scope)
+{
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 64;
+		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
+	}
+	l->v[l->n++] = (struct win_entry){ id, xstrdup(at ? at : ""), (unsigned char)scope };
+}
+
+static int win_by_id(const void *x, const void *y)
+{
+	const struct win_entry *a = x, *b = y;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return strcmp(a->started_at, b->started_at);
+}
+
+static int win_by_time(const void *x, const void *y)
+{
+	const struct win_entry *a = x, *b = y;
+	int c = strcmp(a->started_at, b->started_at);
+	if (c)
+		return c;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static void win_clear(struct win_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].started_at);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* the sessions of the sets, each once with its earliest started_at, by id */
+static void scope_sessions(const struct sample_set *const *sets, size_t nsets,
+			   struct win_list *out)
+{
+	struct { int64_t id; const char *at; } *all = NULL;
+	size_t n = 0, alloc = 0;
+	for (size_t k = 0; k < nsets; k++)
+		for (size_t g = 0; g < sets[k]->ngroups; g++) {
+			const struct sel_group *gr = &sets[k]->groups[g];
+			for (size_t i = 0; i < gr->n; i++) {
+				/* rows come by session: skip repeats of the last one */
+				if (n && all[n - 1].id == gr->session[i] &&
+				    strcmp(all[n - 1].at, gr->started_at[i]) <= 0)
+					continue;
+				if (n == alloc) {
+					alloc = alloc ? 2 * alloc : 256;
+					all = xrealloc(all, alloc * sizeof(*all));
+				}
+				all[n].id = gr->session[i];
+				all[n].at = gr->started_at[i];
+				n++;
+			}
+		}
+	struct win_list tmp = { 0 };
+	for (size_t i = 0; i < n; i++)
+		win_push(&tmp, all[i].id, all[i].at, 1);
+	free(all);
+	if (tmp.n)
+		qsort(tmp.v, tmp.n, sizeof(*tmp.v), win_by_id);
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < tmp.n; i++)
+		if (!out->n || out->v[out->n - 1].id != tmp.v[i].id)
+			win_push(out, tmp.v[i].id, tmp.v[i].started_at, 1);
+	win_clear(&tmp);
+}
+
+static int history_row(void *ctx, int64_t id, const char *started_at)
+{
+	win_push(ctx, id, started_at, 0);
+	return 0;
+}
+
+static void window_sentence(struct report *r, const struct report_options *o)
+{
+	const struct report_window *w = &r->window;
+	struct strbuf sb = STRBUF_INIT;
+	if (o->mode == REPORT_SINCE)
+		strbuf_addf(&sb, "Trends draw on the %zu session%s since %s", w->scope,
+			    w->scope == 1 ? "" : "s", o->since);
+	else
+		strbuf_addf(&sb, "Trends draw on the %zu session%s in scope, the %zu before the last "
+				 "of them and the %zu after it (at most %zu each: --history; of %zu "
+				 "and %zu such sessions on the same machines)",
+			    w->scope, w->scope == 1 ? "" : "s", w->before, w->after, w->history,
+			    w->available, w->later);
+	if (w->every > 1)
+		strbuf_addf(&sb, "; of these %zu sessions only one in %zu is drawn (the newest and "
+				 "every %zu before it), %zu in all, to stay within %zu points a trend "
+				 "(--max-points)",
+			    w->scope + w->before + w->after, w->every, w->every, w->shown,
+			    w->max_points);
+	strbuf_addch(&sb, '.');
+	r->window_text = strbuf_detach(&sb, NULL);
+	if (w->every > 1)
+		strvec_pushf(&r->notes, "trends: only one session in %zu of the %zu in their window "
+					"is drawn (--max-points %zu)",
+			     w->every, w->scope + w->before + w->after, w->max_points);
+}
+
+/*
+ * The set the trends are built from (*H): the window's sessions, loaded by
+ * id into r->history; in since mode, when the window keeps every session
+ * of the scope, the scope's own set.
+ */
+static int load_history(struct report *r, struct db *db, const struct report_options *o,
+			const struct sample_set *const *scope, size_t nscope,
+			const struct sample_set **H, struct strbuf *err)
+{
+	struct win_list sc, all = { 0 };
+	scope_sessions(scope, nscope, &sc);
+	if (o->mode != REPORT_SINCE) {
+		int64_t *ids = xcalloc(sc.n + 1, sizeof(int64_t));
+		for (size_t i = 0; i < sc.n; i++)
+			ids[i] = sc.v[i].id;
+		int rc = db_results_session_history(db, ids, sc.n, history_row, &all);
+		free(ids);
+		if (rc) {
+			strbuf_addstr(err, db_errmsg(db));
+			win_clear(&sc);
+			win_clear(&all);
+			return -1;
+		}
+		/* mark the scope's sessions; add those the query did not return */
+		for (size_t i = 0; i < all.n; i++) {
+			size_t lo = 0, hi = sc.n;
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (sc.v[mid].id < all.v[i].id)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < sc.n && sc.v[lo].id == all.v[i].id) {
+				all.v[i].scope = 1;
+				sc.v[lo].scope = 2; /* seen */
+			}
+		}
+		for (size_t i = 0; i < sc.n; i++)
+			if (sc.v[i].scope != 2)
+				win_push(&all, sc.v[i].id, sc.v[i].started_at, 1);
+		win_clear(&sc);
+	} else {
+		all = sc;
+	}
+	if (all.n)
+		qsort(all.v, all.n, sizeof(*all.v), win_by_time);
+	unsigned char *in = xcalloc(all.n + 1, 1), *keep = xcalloc(all.n + 1, 1);
+	for (size_t i = 0; i < all.n; i++)
+		in[i] = all.v[i].scope;
+	report_window_pick(in, all.n, o->history, o->max_points, keep, &r->window);
+	window_sentence(r, o);
+	int rc = 0;
+	if (o->mode == REPORT_SINCE && r->window.every == 1) {
+		*H = &r->scope_set;
+	} else {
+		int64_t *ids = xcalloc(r->window.shown + 1, sizeof(int64_t));
+		size_t n = 0;
+		for (size_t i = 0; i < all.n; i++)
+			if (keep[i])
+				ids[n++] = all.v[i].id;
+		struct selector none = { 0, NULL };
+		struct sel_filter f = { .sessions = ids, .nsessions = n };
+		rc = select_load(db, &none, &f, &r->history, err);
+		if (!rc) {
+			r->history_loaded = 1;
+			*H = &r->history;
+		}
+		free(ids);
+	}
+	free(in);
+	free(keep);
+	win_clear(&all);
+	return rc;
+}
+
 /* ---- sessions and boots ------------------------------------------------------ */
 
 static char *dup_or_null(const char *s)
@@ -827,14 +1082,9 @@ int report_build(struct db *db, const struct report_options *o, struct report *r
 	    load_boots(r, db, scope, nscope, max_boots, err))
 		goto fail;
 
-	const struct sample_set *H = &r->scope_set;
-	if (o->mode != REPORT_SINCE) {
-		struct selector all = { 0, NULL };
-		if (select_load(db, &all, NULL, &r->history, err))
-			goto fail;
-		r->history_loaded = 1;
-		H = &r->history;
-	}
+	const struct sample_set *H = NULL;
+	if (load_history(r, db, o, scope, nscope, &H, err))
+		goto fail;
 	if (build_trends(r, db, H, o->mode == REPORT_SINCE ? NULL : scope, nscope, &o->cp, err))
 		goto fail;
 	if (!r->ntrends)
@@ -911,6 +1161,7 @@ void report_free(struct report *r)
 	}
 	free(r->boots);
 	strvec_clear(&r->notes);
+	free(r->window_text);
 	sample_set_free(&r->scope_set);
 	if (r->history_loaded)
 		sample_set_free(&r->history);

@@ -45,7 +45,11 @@ struct report_options {
 	struct cp_options cp;
 	size_t max_curves;    /* per latency chart (0: 8) */
 	size_t max_boots;     /* sysinfo entries (0: 50) */
+	size_t history;       /* trends: sessions before and after the scope (default 60 each) */
+	size_t max_points;    /* trends: sessions at most, thinned beyond (default 400; 0: 400) */
 };
+#define REPORT_HISTORY_DEFAULT 60
+#define REPORT_MAX_POINTS_DEFAULT 400
 void report_options_default(struct report_options *o);
 
 /* one A/B: compare_job_run(a, b) */
@@ -89,6 +93,30 @@ struct report_boot {
 	size_t nboots;
 };
 
+/*
+ * The sessions the trends draw from (docs/reports.md, "Trends"): given n
+ * sessions in time order, scope[i] 1 for those in the report's scope, keep
+ * every session in scope, the `history` latest others that started before
+ * the last one in scope and the `history` earliest after it (none in a
+ * nightly report, whose candidate is the newest session). When that makes
+ * more than max_points sessions, only every k-th of them is kept, counted
+ * from the newest (the newest is always kept), k the smallest that leaves
+ * at most max_points.
+ */
+struct report_window {
+	size_t history, max_points; /* the bounds applied */
+	size_t candidates;    /* sessions offered (n) */
+	size_t scope;         /* of them in scope */
+	size_t available;     /* others before the last in scope */
+	size_t before;        /* of those chosen (at most history) */
+	size_t later;         /* others after the last in scope */
+	size_t after;         /* of those chosen (at most history) */
+	size_t every;         /* 1, or k: only every k-th chosen session kept */
+	size_t shown;         /* sessions kept: at most max_points */
+};
+void report_window_pick(const unsigned char *scope, size_t n, size_t history, size_t max_points,
+			unsigned char *keep, struct report_window *w);
+
 struct report_session {
 	int64_t id;
 	char *name, *tag, *target, *version, *status, *started_at, *finished_at, *plan_path;
@@ -109,6 +137,8 @@ struct report {
 	struct report_boot *boots;
 	size_t nboots, boots_omitted;
 	struct strvec notes;      /* shown near the top (and on stderr by the command) */
+	struct report_window window;  /* the sessions the trends draw from */
+	char *window_text;        /* that, said in a sentence (the Trends section) */
 	/* internal: the sets the curves and trends were computed from */
 	struct sample_set scope_set, history;
 	int history_loaded;

@@ -857,6 +857,16 @@ void report_render_html(const struct report *r, struct strbuf *o)
 			 "A trend follows one configuration across kernels. Dashed lines are change "
 			 "points (red: worse, green: better); the shaded band is the noise band of "
 			 "each segment between change points (mean &plusmn; 2 sd).</p>\n");
+	if (r->window_text) {
+		const struct report_window *w = &r->window;
+		strbuf_addf(o, "<p class=\"meta window\" data-sessions=\"%zu\" data-scope=\"%zu\" "
+			       "data-before=\"%zu\" data-after=\"%zu\" data-history=\"%zu\" "
+			       "data-every=\"%zu\" data-max-points=\"%zu\">",
+			    w->shown, w->scope, w->before, w->after, w->history, w->every,
+			    w->max_points);
+		esc(o, r->window_text);
+		strbuf_addstr(o, "</p>\n");
+	}
 	if (!r->ntrends)
 		strbuf_addstr(o, "<p>No trends: fewer than 2 sessions per configuration.</p>\n");
 	strbuf_addstr(o, "<div class=\"charts\">\n");

@@ -319,6 +319,8 @@ void select_where(const struct selector *sel, const struct sel_filter *f, struct
 		w->workload = f->workload;
 		w->metric = f->metric;
 		w->since = f->since;
+		w->sessions = f->sessions;
+		w->nsessions = f->nsessions;
 	}
 }
 

@@ -103,6 +103,8 @@ struct sel_filter {
 	const char *workload;   /* results.workload (the metric's workload) */
 	const char *metric;
 	const char *since;      /* results.started_at >= since (text comparison) */
+	const int64_t *sessions;  /* results.session among sessions[0..nsessions); NULL: any */
+	size_t nsessions;
 };
 
 /* sel and f as the data layer's selection (db/results.h); its texts point

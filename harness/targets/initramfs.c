@@ -120,6 +120,24 @@ int initramfs_parse_ldd(const char *out, struct strvec *libs, struct strbuf *err
 	return 0;
 }
 
+void initramfs_dlopen_companions(const struct strvec *libs, struct strvec *extra)
+{
+	for (size_t i = 0; i < libs->nr; i++) {
+		const char *p = libs->v[i], *slash = strrchr(p, '/');
+		if (!slash || strcmp(slash + 1, "libc.so.6"))
+			continue;
+		char *gcc = xstrfmt("%.*s/libgcc_s.so.1", (int)(slash - p), p);
+		int seen = 0;
+		for (size_t k = 0; k < libs->nr; k++)
+			seen |= !strcmp(libs->v[k], gcc);
+		for (size_t k = 0; k < extra->nr; k++)
+			seen |= !strcmp(extra->v[k], gcc);
+		if (!seen)
+			strvec_push(extra, gcc);
+		free(gcc);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* /init                                                                */
 
@@ -155,6 +173,17 @@ void initramfs_init_script(const struct initramfs_spec *spec, struct strbuf *o)
 			    "echo \"schedlab-init: init_cmd exited with status $?\"\n"
 			    "poweroff -f\n",
 			    spec->init_cmd);
+		return;
+	}
+	if (spec->agent_batch) {
+		/* kernel messages off the console while frames are written */
+		strbuf_addf(o,
+			    "dmesg -n 1\n"
+			    "echo \"schedlab-init: starting schedlab-agent --batch %s\"\n"
+			    "schedlab-agent --batch %s\n"
+			    "echo \"schedlab-batch: end status $?\"\n"
+			    "poweroff -f\n",
+			    spec->agent_batch, spec->agent_batch);
 		return;
 	}
 	strbuf_addf(o,
@@ -337,7 +366,7 @@ static int add_libs(struct manifest *m, const char *bin, struct strbuf *err)
 	ssize_t n = read_head(bin, head, sizeof(head));
 	const char *argv[] = { "ldd", bin, NULL };
 	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
-	struct strvec libs = STRVEC_INIT;
+	struct strvec libs = STRVEC_INIT, extra = STRVEC_INIT;
 	struct proc_result res;
 	int dyn, rc = -1;
 
@@ -377,11 +406,24 @@ static int add_libs(struct manifest *m, const char *bin, struct strbuf *err)
 		if (r < 0)
 			goto out;
 	}
+	initramfs_dlopen_companions(&libs, &extra);
+	for (size_t i = 0; i < extra.nr; i++) {
+		char *dst;
+		int r;
+		if (access(extra.v[i], R_OK) < 0)
+			continue; /* not on this host: nothing to carry */
+		dst = guest_path(extra.v[i]);
+		r = mf_file(m, dst, extra.v[i], 0, 1, err);
+		free(dst);
+		if (r < 0)
+			goto out;
+	}
 	rc = 0;
 out:
 	strbuf_release(&out);
 	strbuf_release(&errout);
 	strvec_clear(&libs);
+	strvec_clear(&extra);
 	return rc;
 }
 
@@ -540,6 +582,10 @@ static int collect(const struct initramfs_spec *spec, struct manifest *m, struct
 
 	if (spec->agent_tty && !tty_ok(spec->agent_tty)) {
 		strbuf_addf(err, "initramfs: bad agent tty '%s'", spec->agent_tty);
+		return -1;
+	}
+	if (spec->agent_batch && !tty_ok(spec->agent_batch)) {
+		strbuf_addf(err, "initramfs: bad batch file path '%s'", spec->agent_batch);
 		return -1;
 	}
 	if (spec->carry && (spec->carry[0] != '/' || !spec->carry[1] || strchr(spec->carry, '\n'))) {
@@ -793,6 +839,10 @@ void initramfs_spec_key(const struct initramfs_spec *spec, const char *path_env,
 		key_num(&s, spec->files[i].elf_trim);
 	}
 	key_str(&s, spec->agent_tty);
+	if (spec->agent_batch) { /* absent: the keys of before stay valid */
+		key_str(&s, "agent_batch");
+		key_str(&s, spec->agent_batch);
+	}
 	key_str(&s, spec->init_cmd);
 	key_str(&s, spec->extra_init);
 	key_num(&s, spec->compress);

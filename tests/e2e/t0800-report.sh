@@ -4,7 +4,7 @@
 #    nightly-2026-01-01 and -02): the first night has no baseline (exit 0),
 #    the second is checked against the first (exit 0 or 1, a summary);
 #  - `schedlab report` of that real database (session, compare and since
-#    modes) is opened in headless Chromium: the page's script ran without
+#    modes; the trends' window of history stated, --history, --max-points) is opened in headless Chromium: the page's script ran without
 #    errors (it sets data-ok on <body>; window.onerror writes data-error),
 #    and the SVG charts hold data (curves with points, trend points);
 #  - escaping: a plan name and a kernel command line holding <script> and
@@ -69,6 +69,11 @@ expect_exit 2 "report of an unknown session" "$SL" report --db "$DB" --session 9
 expect_exit 2 "report with an unknown selector key" "$SL" report --db "$DB" --compare nokey=1 session=2 --out "$TMP/x.html"
 expect_exit 2 "report with two modes" "$SL" report --db "$DB" --session 1 --since 2000-01-01
 expect_exit 2 "report with a bad date" "$SL" report --db "$DB" --since yesterday
+# the trends' window of history (bounded; tests/unit/test_report.c checks the points)
+expect_exit 0 "report --history 0: trends of the scope only" "$SL" report --db "$DB" --compare session=1 session=2 --history 0 --out "$TMP/h.html"
+contains "... the page states the window" "$TMP/h.html" 'the 2 sessions in scope, the 0 before the last of them and the 0 after it'
+expect_exit 2 "report --max-points below 2" "$SL" report --db "$DB" --session last --max-points 1
+contains "... names the option and the range" "$TMP/err" "max-points"
 if grep -qE '(src|href)="(https?:)?//' "$TMP/c.html"; then not_ok "report references no external resource" "$(grep -oE '(src|href)="(https?:)?//[^"]*' "$TMP/c.html" | head -3)"; else ok "report references no external resource"; fi
 contains "report has the comparison table" "$TMP/c.html" '<table class="sortable cmp">'
 contains "report has the sysinfo (effective preempt, HZ, SCHED_MC)" "$TMP/c.html" '<td class="k">sched_mc</td>'

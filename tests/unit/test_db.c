@@ -102,14 +102,20 @@ TEST(fresh_file_is_latest)
 	CHECK(db != NULL);
 	if (!db)
 		return;
-	CHECK(db_latest_version() == 5);
+	CHECK(db_latest_version() == 6);
 	CHECK(db_user_version(db) == db_latest_version());
 	check_q(db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
 		"boot;histogram;kernel;machine;metric;results;run;schedstat;session");
 	check_q(db, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
-		    "ORDER BY name", "run_session;session_tag");
-	/* metric is clustered on its key (migration 5: ingest rate) */
+		    "ORDER BY name", "session_tag");
+	/* metric and histogram are clustered on their keys (migrations 5 and 8:
+	 * ingest rate), and no CHECK builds a temporary B-tree per row */
 	check_q(db, "SELECT sql LIKE '%WITHOUT ROWID' FROM sqlite_master WHERE name = 'metric'", "1");
+	check_q(db, "SELECT sql LIKE '%WITHOUT ROWID' FROM sqlite_master WHERE name = 'histogram'",
+		"1");
+	check_q(db, "SELECT sql LIKE '%better IN (%' FROM sqlite_master WHERE name = 'metric'", "0");
+	CHECK(db_exec(db, "INSERT INTO metric (run_id, workload, name, value, better) VALUES"
+			  " (1, 'w', 'm', 1, 'sideways')") != 0);
 	check_q(db, "PRAGMA journal_mode", "wal");
 	check_q(db, "PRAGMA foreign_keys", "1");
 	check_q(db, "SELECT count(*) FROM results", "0");
@@ -151,7 +157,10 @@ TEST(migrate_from_v1_keeps_data)
 		   "INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, rep, status)"
 		   "  VALUES (1, 1, 1, 0, 0, 'hackbench', '{\"groups\":4}', 0, 'ok');"
 		   "INSERT INTO metric (run_id, workload, name, value, unit, better, note)"
-		   "  VALUES (1, 'hackbench', 'time_s', 0.769, 's', 'lower', 'n1');") == 0);
+		   "  VALUES (1, 'hackbench', 'time_s', 0.769, 's', 'lower', 'n1');"
+		   "INSERT INTO histogram (run_id, name, unit, data)"
+		   "  VALUES (1, 'latency_us', 'us', '{\"total\":0}');"
+		   "INSERT INTO schedstat (run_id, before, after) VALUES (1, 'b', 'a');") == 0);
 	/* the version-1 view has no note column */
 	check_q(db, "SELECT session, tag, machine, kernel_release, hz, sched_mc, preempt, cmdline,"
 		    " workload, rep, metric, value, unit, better FROM results",
@@ -165,6 +174,9 @@ TEST(migrate_from_v1_keeps_data)
 		    " better, note, plan, run_workload, machine_id, censored FROM results",
 		"1|nightly|box|6.1.0-57|full|hackbench|time_s|0.769|lower|n1|old|hackbench|fp1|0");
 	check_q(db, "SELECT count(*) FROM metric", "1");
+	/* migration 6 rebuilt histogram: its row is there */
+	check_q(db, "SELECT run_id, name, unit, data FROM histogram", "1|latency_us|us|{\"total\":0}");
+	check_q(db, "SELECT before, after FROM schedstat", "b|a");
 	db_close(db);
 
 	/* db_open on the migrated file opens it as is */
@@ -396,9 +408,9 @@ TEST(run_finish_is_all_or_nothing)
 	fixture_teardown(&f);
 }
 
-/* metrics go in batches of 16 rows per statement: 37 of them (two batches
- * and five single rows) all arrive with their own values and flags; a bad
- * row inside a batch refuses the whole run */
+/* metrics go in batches of 16, 8, 4, 2 and 1 rows per statement: 37 of
+ * them (16 + 16 + 4 + 1) and 31 (16 + 8 + 4 + 2 + 1) all arrive with their
+ * own values and flags; a bad row inside a batch refuses the whole run */
 TEST(run_finish_many_metrics)
 {
 	struct fixture f;
@@ -423,9 +435,45 @@ TEST(run_finish_many_metrics)
 		"m15|115.0|lower|NULL;m16|116.0|higher|NULL;m20|120.0|higher|twenty;"
 		"m32|132.0|higher|NULL");
 	check_q(f.db, "SELECT name FROM metric WHERE censored = 1", "m36");
+	r.nmetrics = 31;
+	CHECK(db_run_finish(f.db, f.run[1], &r) == 0);
+	check_q(f.db, "SELECT count(*), sum(value), min(name), max(name) FROM metric WHERE run_id = 2",
+		"31|3565.0|m00|m30");
+	r.nmetrics = 37;
 	m[5].better = "smaller";
 	CHECK(db_run_finish(f.db, f.run[2], &r) == -1);
 	check_q(f.db, "SELECT count(*) FROM metric WHERE run_id = 3", "0");
+	fixture_teardown(&f);
+}
+
+/* a bulk path stores several runs in one transaction of its own: each run
+ * is a savepoint in it; a run that fails leaves nothing, the others are
+ * committed together */
+TEST(run_finish_inside_a_bulk_transaction)
+{
+	struct fixture f;
+	CHECK(fixture_setup(&f) == 0);
+	if (!f.db)
+		return;
+	struct db_metric bad[] = {
+		{ .workload = "hackbench", .name = "x", .unit = "s", .better = "smaller", .value = 2 },
+	};
+	struct db_run_result good = { .status = "ok", .metrics = metrics_ok, .nmetrics = 2,
+				      .schedstat_before = "b", .schedstat_after = "a" };
+	struct db_run_result r = { .status = "ok", .metrics = bad, .nmetrics = 1 };
+	CHECK(db_begin(f.db) == 0);
+	CHECK(db_run_finish(f.db, f.run[0], &good) == 0);
+	CHECK(db_run_finish(f.db, f.run[2], &r) == -1);
+	CHECK_CONTAINS(db_errmsg(f.db), "inserting metric");
+	CHECK(db_run_finish(f.db, f.run[1], &good) == 0);
+	CHECK(db_commit(f.db) == 0);
+	check_q(f.db, "SELECT seq, status FROM run WHERE seq < 3 ORDER BY seq",
+		"0|ok;1|ok;2|planned");
+	check_q(f.db, "SELECT run_id, count(*) FROM metric GROUP BY run_id", "1|2;2|2");
+	check_q(f.db, "SELECT count(*) FROM schedstat", "2");
+	/* and outside a transaction it commits by itself, as before */
+	CHECK(db_run_finish(f.db, f.run[2], &good) == 0);
+	check_q(f.db, "SELECT count(*) FROM metric", "6");
 	fixture_teardown(&f);
 }
 
@@ -786,6 +834,7 @@ int main(void)
 	RUN(run_finish_and_results_view);
 	RUN(run_finish_is_all_or_nothing);
 	RUN(run_finish_many_metrics);
+	RUN(run_finish_inside_a_bulk_transaction);
 	RUN(pending_runs_and_reset);
 	RUN(session_owner);
 	RUN(session_resolve);
@@ -794,7 +843,7 @@ int main(void)
 	RUN(readwrite_leaves_foreign_files_alone);
 	RUN(newer_schema_refused);
 	RUN(failed_migration_rolls_back);
-	static const char *const names[] = { "t.db", "v1.db", "other.db", "text.db", "new.db", "other-rw.db", "text-rw.db", "newer-rw.db" };
+	static const char *const names[] = { "t.db", "v1.db", "v3.db", "other.db", "text.db", "new.db", "other-rw.db", "text-rw.db", "newer-rw.db" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		rm_db(names[i]);
 	if (rmdir(tmpdir))

@@ -217,6 +217,35 @@ TEST(ldd_parse)
 	strbuf_release(&err);
 }
 
+/* glibc's dlopen()ed libgcc_s.so.1 is carried next to libc.so.6, once */
+TEST(dlopen_companions)
+{
+	struct strvec libs = STRVEC_INIT, extra = STRVEC_INIT;
+
+	strvec_push(&libs, "/lib/x86_64-linux-gnu/libjson-c.so.5");
+	strvec_push(&libs, "/lib/x86_64-linux-gnu/libc.so.6");
+	strvec_push(&libs, "/lib64/ld-linux-x86-64.so.2");
+	initramfs_dlopen_companions(&libs, &extra);
+	CHECK(extra.nr == 1);
+	if (extra.nr == 1)
+		CHECK_STR(extra.v[0], "/lib/x86_64-linux-gnu/libgcc_s.so.1");
+	initramfs_dlopen_companions(&libs, &extra);     /* not twice */
+	CHECK(extra.nr == 1);
+	strvec_clear(&extra);
+
+	strvec_push(&libs, "/lib/x86_64-linux-gnu/libgcc_s.so.1"); /* linked already */
+	initramfs_dlopen_companions(&libs, &extra);
+	CHECK(extra.nr == 0);
+	strvec_clear(&libs);
+
+	strvec_push(&libs, "/lib/x86_64-linux-gnu/libc.so.6.bak"); /* not libc */
+	strvec_push(&libs, "libc.so.6");                          /* no directory */
+	initramfs_dlopen_companions(&libs, &extra);
+	CHECK(extra.nr == 0);
+	strvec_clear(&libs);
+	strvec_clear(&extra);
+}
+
 /* a minimal little-endian ELF64 with the given program header types */
 static size_t make_elf(unsigned char *buf, const uint32_t *types, int n)
 {
@@ -283,6 +312,16 @@ TEST(init_script)
 	initramfs_init_script(&s, &o);
 	CHECK_CONTAINS(o.buf, "schedlab-agent --tty /dev/ttyS2\n");
 	CHECK(!strstr(o.buf, "cpio"));
+
+	/* batch mode: requests from a file, frames on the console */
+	strbuf_reset(&o);
+	s.agent_batch = "/etc/schedlab/requests.jsonl";
+	initramfs_init_script(&s, &o);
+	CHECK_CONTAINS(o.buf, "\nschedlab-agent --batch /etc/schedlab/requests.jsonl\n");
+	CHECK_CONTAINS(o.buf, "dmesg -n 1\n");
+	CHECK_CONTAINS(o.buf, "echo \"schedlab-batch: end status $?\"\npoweroff -f\n");
+	CHECK(!strstr(o.buf, "--tty"));
+	s.agent_batch = NULL;
 
 	strbuf_reset(&o);
 	s.init_cmd = "cat /sys/kernel/debug/sched/preempt";
@@ -507,6 +546,7 @@ TEST(spec_key)
 	CHANGED(s.busybox = "/bin/busybox", s.busybox = NULL);
 	CHANGED((s.files = &f, s.nr_files = 1), (s.files = NULL, s.nr_files = 0));
 	CHANGED(s.agent_tty = "/dev/ttyS2", s.agent_tty = NULL);
+	CHANGED(s.agent_batch = "/etc/schedlab/requests.jsonl", s.agent_batch = NULL);
 	CHANGED(s.init_cmd = "true", s.init_cmd = NULL);
 	CHANGED(s.init_cmd = "", s.init_cmd = NULL); /* "" is not NULL */
 	CHANGED(s.extra_init = "true", s.extra_init = NULL);
@@ -594,6 +634,7 @@ int main(void)
 	RUN(cpio_roundtrip);
 	RUN(cpio_header_layout);
 	RUN(ldd_parse);
+	RUN(dlopen_companions);
 	RUN(elf_interp);
 	RUN(init_script);
 	RUN(guest_tools_from_the_plan);

@@ -1,0 +1,159 @@
+/*
+ * The pure parts of the lava target: its plan object and the LAVA job of a
+ * boot configuration (see lava_job.h and docs/lab.md).
+ */
+#include <string.h>
+
+#include "harness/targets/lava_job.h"
+#include "harness/targets/target.h"
+
+/* a name LAVA uses in URLs and its database: device types, tags, users */
+static int name_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (!n || n > 64)
+		return 0;
+	for (; *s; s++)
+		if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') ||
+		      ('0' <= *s && *s <= '9') || strchr("_.-", *s)))
+			return 0;
+	return 1;
+}
+
+static int url_ok(const char *s)
+{
+	if (strncmp(s, "http://", 7) && strncmp(s, "https://", 8))
+		return 0;
+	if (strlen(s) > 512)
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f || strchr("\"'\\`<>", *s))
+			return 0;
+	return 1;
+}
+
+int lava_cmdline_ok(const char *s)
+{
+	if (strlen(s) > 1024)
+		return 0;
+	for (; *s; s++)
+		if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') ||
+		      ('0' <= *s && *s <= '9') || strchr(" _.,=:/+@-", *s)))
+			return 0;
+	return 1;
+}
+
+static int need_string(json_t *conf, const char *key, int (*ok)(const char *),
+		       const char *what, const char *prefix, struct strbuf *err)
+{
+	json_t *v = json_object_get(conf, key);
+	if (!json_is_string(v)) {
+		strbuf_addf(err, "%s%s: %s %s (a string)", prefix, key, v ? "must be" : "required:",
+			    what);
+		return -1;
+	}
+	if (ok && !ok(json_string_value(v))) {
+		strbuf_addf(err, "%s%s: must be %s, not '%s'", prefix, key, what,
+			    json_string_value(v));
+		return -1;
+	}
+	return 0;
+}
+
+int lava_conf_check(json_t *conf, const char *prefix, struct strbuf *err)
+{
+	static const char *const keys[] = { "type", "url", "token_file", "user", "device_type",
+					    "tags", "kernel", "cpus", "memory_mb", "timeout_s",
+					    "append", NULL };
+	char path[128];
+	snprintf(path, sizeof(path), "%.*s", (int)(strlen(prefix) ? strlen(prefix) - 1 : 0),
+		 prefix);
+	if (conf_check_keys(conf, keys, path, "a lava target", err))
+		return -1;
+	if (need_string(conf, "url", url_ok,
+			"the LAVA server's http:// or https:// URL (no spaces or quotes)", prefix,
+			err) ||
+	    need_string(conf, "token_file", NULL, "the file holding the API token", prefix, err) ||
+	    need_string(conf, "user", name_ok, "a LAVA user name (letters, digits, _ . -)",
+			prefix, err) ||
+	    need_string(conf, "device_type", name_ok,
+			"a LAVA device type (letters, digits, _ . -)", prefix, err))
+		return -1;
+	json_t *tags = json_object_get(conf, "tags");
+	if (!tags) {
+		json_object_set_new(conf, "tags", json_array());
+	} else {
+		size_t i;
+		json_t *t;
+		if (!json_is_array(tags) || json_array_size(tags) > 32) {
+			strbuf_addf(err, "%stags: must be an array of at most 32 tag names", prefix);
+			return -1;
+		}
+		json_array_foreach(tags, i, t) {
+			if (!json_is_string(t) || !name_ok(json_string_value(t))) {
+				strbuf_addf(err, "%stags[%zu]: must be a LAVA tag name (letters, "
+						 "digits, _ . -)", prefix, i);
+				return -1;
+			}
+		}
+	}
+	json_t *ap = json_object_get(conf, "append");
+	if (!ap) {
+		json_object_set_new(conf, "append", json_string(""));
+	} else if (!json_is_string(ap) || !lava_cmdline_ok(json_string_value(ap))) {
+		strbuf_addf(err, "%sappend: must be kernel parameters (letters, digits, spaces "
+				 "and _ . , = : / + @ -)", prefix);
+		return -1;
+	}
+	if (!json_object_get(conf, "kernel"))
+		json_object_set_new(conf, "kernel", json_string("kernels/out/debian"));
+	else if (need_string(conf, "kernel", NULL, "a kernel folder or image", prefix, err))
+		return -1;
+	if (conf_integer(conf, "cpus", 2, 1, 256, prefix, err) ||
+	    conf_integer(conf, "memory_mb", 1024, 256, 1 << 20, prefix, err) ||
+	    conf_seconds(conf, "timeout_s", 1800, 60, 86400, prefix, err))
+		return -1;
+	return 0;
+}
+
+json_t *lava_job(const json_t *conf, const struct lava_job_in *in, struct strbuf *err)
+{
+	if (!lava_cmdline_ok(in->cmdline)) {
+		strbuf_addf(err, "lava: kernel command line '%s': only letters, digits, spaces "
+				 "and _ . , = : / + @ - can go into a LAVA qemu job", in->cmdline);
+		return NULL;
+	}
+	const char *urls[2] = { in->kernel_url, in->initrd_url };
+	for (int i = 0; i < 2; i++) {
+		const char *u = urls[i];
+		if (!u || (strncmp(u, "file:///", 8) && !url_ok(u)) || strpbrk(u, " \"'\\\n")) {
+			strbuf_addf(err, "lava: artifact URL '%s': must be file:///... or "
+					 "http(s)://... without spaces or quotes", u ? u : "(none)");
+			return NULL;
+		}
+	}
+	int minutes = (int)((in->timeout_s + 59) / 60);
+	char append[1200], smp[32];
+	snprintf(append, sizeof(append), "-kernel {kernel} -append \"%s\"", in->cmdline);
+	snprintf(smp, sizeof(smp), "-smp %d", in->cpus > 0 ? in->cpus : 1);
+	json_t *tags = json_object_get(conf, "tags");
+	tags = json_is_array(tags) ? json_incref(tags) : json_array();
+	json_t *job = json_pack(
+		"{s:s, s:s, s:o, s:{s:{s:i}, s:{s:i}, s:{s:i}}, s:s, s:s,"
+		" s:{s:s, s:b, s:i, s:[s,s]},"
+		" s:[{s:{s:s, s:{s:i}, s:{s:{s:s, s:s}, s:{s:s, s:s}}}},"
+		"    {s:{s:s, s:s, s:{s:i}, s:[s]}}]}",
+		"device_type", json_string_value(json_object_get(conf, "device_type")),
+		"job_name", in->name ? in->name : "schedlab", "tags", tags,
+		"timeouts", "job", "minutes", minutes + 5, "action", "minutes", minutes,
+		"connection", "minutes", 2, "priority", "medium", "visibility", "public",
+		"context", "arch", "amd64", "no_kvm", 1, "memory", in->memory_mb > 0 ? in->memory_mb : 1024, "extra_options", smp,
+		"-no-reboot",
+		"actions", "deploy", "to", "tmpfs", "timeout", "minutes", 5, "images", "kernel",
+		"image_arg", append, "url", in->kernel_url, "ramdisk", "image_arg",
+		"-initrd {ramdisk}", "url", in->initrd_url, "boot", "method", "qemu", "media",
+		"tmpfs", "timeout", "minutes", minutes, "prompts", LAVA_END_PROMPT);
+	if (!job)
+		strbuf_addstr(err, "lava: cannot build the job");
+	return job;
+}

@@ -1,0 +1,47 @@
+/*
+ * The pure parts of the lava target (issue 15, docs/lab.md): validating the
+ * plan's `{"type": "lava", ...}` object and writing the LAVA job of one boot
+ * configuration. The target itself (submitting with lavacli, following the
+ * jobs, decoding the frames of harness/agent/frame.h from the logs, storing
+ * rows) is not built yet; these are the pieces it will use, tested by
+ * tests/unit/test_lava_job.c, and the job they write is the one
+ * tests/e2e/t0720-lava-qemu.sh proves against a real LAVA.
+ *
+ * The job is written as JSON (jansson), which LAVA's YAML loader reads:
+ * no value from a plan is ever pasted into YAML text. The kernel command
+ * line is the exception that must be checked: LAVA's qemu method passes it
+ * inside `-append "..."` of a command line, so it may only hold kernel
+ * parameter characters (lava_cmdline_ok).
+ */
+#ifndef SL_LAVA_JOB_H
+#define SL_LAVA_JOB_H
+
+#include <jansson.h>
+
+#include "harness/util/strbuf.h"
+
+/* validate and fill defaults of a lava target object in place; -1 with
+ * "<prefix>key: ..." naming what is valid */
+int lava_conf_check(json_t *conf, const char *prefix, struct strbuf *err);
+
+/* 1 when s may go into the kernel command line of a LAVA qemu job:
+ * letters, digits, spaces and _ . , = : / + @ - only, at most 1024 bytes */
+int lava_cmdline_ok(const char *s);
+
+struct lava_job_in {
+	const char *name;        /* job_name */
+	const char *kernel_url;  /* file:// or http(s):// */
+	const char *initrd_url;
+	const char *cmdline;     /* the boot's full kernel command line */
+	int cpus;                /* -smp */
+	int memory_mb;
+	double timeout_s;        /* of the boot action: the boot's runs included */
+};
+
+/* the job for one boot configuration, or NULL with a message */
+json_t *lava_job(const json_t *conf, const struct lava_job_in *in, struct strbuf *err);
+
+/* the prompt the job's boot action waits for (printed by the batch /init) */
+#define LAVA_END_PROMPT "schedlab-batch: end status"
+
+#endif
