@@ -115,7 +115,7 @@ equals "timerlat: six histograms per run (2 CPUs x 2 contexts + 2 merges)" \
 	"$(sql "SELECT count(*) FROM histogram h JOIN run r ON r.id = h.run_id WHERE r.workload = 'timerlat'
 	        AND json_extract(r.params, '\$.auto_analysis') = 0")" 12
 # automatic mode stops early: only the CPUs and contexts with samples by
-# then (once the thread sample alone: its IRQ event was not in rtla's read)
+# then (seen once: an automatic-mode run stored without irq_us)
 equals "timerlat auto: the histograms of what it measured" \
 	"$(sql "SELECT count(DISTINCT r.id) FROM histogram h JOIN run r ON r.id = h.run_id WHERE r.workload = 'timerlat'
 	        AND json_extract(r.params, '\$.auto_analysis') = 1 AND h.name IN ('irq_us', 'thread_us')")" 2
