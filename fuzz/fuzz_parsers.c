@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the parsers of tool output (cyclictest JSON and text,
- * hackbench, stress-ng YAML and text) and every registered workload's
+ * hackbench, stress-ng YAML and text, rtla timerlat and osnoise text) and every registered workload's
  * parse hook fed the input as stdout and as each result file. The first
  * byte picks the parser.
  */
@@ -12,7 +12,7 @@
 #include "workloads/workload.h"
 
 static const char *const names[] = { "cyclictest", "hackbench", "stress-ng", "sl-pingpong",
-				     "sl-jbb" };
+				     "sl-jbb", "timerlat", "osnoise" };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -27,13 +27,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct strbuf err = STRBUF_INIT;
 	double a, b;
 	metric_set_init(&ms);
-	switch (data[0] % 8) {
+	switch (data[0] % 10) {
 	case 0: cyclictest_parse_result(text, text, 200, &ms, &err); break;
 	case 1: hackbench_parse_text(text, &a); break;
 	case 2: stressng_parse_yaml(text, &a, &b); break;
 	case 3: stressng_parse_text(text, "cpu", &a, &b); break;
+	case 4: timerlat_parse_hist(text, 200, &ms, &err); break;
+	case 5: osnoise_parse_top(text, &ms, &err); break;
 	default: {
-		const struct workload_ops *w = workload_find(names[data[0] % 5]);
+		const struct workload_ops *w = workload_find(names[data[0] % 7]);
 		if (!w || !w->parse)
 			break;
 		json_t *params = json_object();

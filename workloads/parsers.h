@@ -24,4 +24,19 @@ int rtapp_parse_logs(const json_t *params, const json_t *files, struct metric_se
 /* 1 and a message when stderr tells why rt-app failed (admission control) */
 int rtapp_explain(const json_t *params, const char *stderr_text, struct strbuf *msg);
 
+/* rtla (rtla.c, timerlat.c, osnoise.c) */
+int rtla_check_cpus(const json_t *params, const char *path, struct strbuf *err);
+/* a copy without terminal escapes (ESC [ ... final, ESC c) and CRs (malloc'd) */
+char *rtla_strip_escapes(const char *in);
+/* 2 and the reason when rtla's output says the kernel lacks the tracer (the
+ * run is skipped), 1 and a message for another refusal it names, else 0 */
+int rtla_explain(const char *tracer, const char *out, const char *err, struct strbuf *msg);
+int rtla_token(const char **p, char *tok, size_t size);
+/* rtla's "Duration: D HH:MM:SS" in seconds, -1 without one */
+double rtla_parse_duration(const char *text);
+int timerlat_parse_hist(const char *text, long long hist_us, struct metric_set *ms,
+			struct strbuf *err);
+json_t *timerlat_auto_result(const char *text, long long threshold_us, const char *trace);
+int osnoise_parse_top(const char *text, struct metric_set *ms, struct strbuf *err);
+
 #endif

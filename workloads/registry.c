@@ -12,6 +12,8 @@ extern const struct workload_ops stressng_workload;
 extern const struct workload_ops pingpong_workload;
 extern const struct workload_ops jbb_workload;
 extern const struct workload_ops rtapp_workload;
+extern const struct workload_ops timerlat_workload;
+extern const struct workload_ops osnoise_workload;
 
 static const struct workload_ops *const workloads[] = {
 	&cyclictest_workload,
@@ -20,6 +22,8 @@ static const struct workload_ops *const workloads[] = {
 	&pingpong_workload,
 	&jbb_workload,
 	&rtapp_workload,
+	&timerlat_workload,
+	&osnoise_workload,
 	NULL,
 };
 

@@ -160,6 +160,9 @@ struct workload_ops {
 	/* the metric a comparison of this workload is about first (sequential
 	 * repetitions look at it when the plan names none) */
 	const char *primary;
+	/* the kernel tracer the tool needs (tracefs available_tracers), or
+	 * NULL: a booted kernel without it skips the run with the reason */
+	const char *tracer;
 
 	/* extra cross-parameter checks after params_resolve (optional) */
 	int (*check)(const json_t *params, const char *path, struct strbuf *err);
@@ -173,8 +176,10 @@ struct workload_ops {
 	int (*parse)(const json_t *params, const struct wl_output *out, struct metric_set *ms,
 		     struct strbuf *err);
 	/* optional: the tool exited non-zero; write the reason into msg when the
-	 * output tells it (an admission control refusal) and return 1, else 0
-	 * (the run error is then the exit status and the output's tail) */
+	 * output tells it (an admission control refusal) and return 1 (the run
+	 * failed) or 2 (skipped: the kernel lacks what the tool needs, msg
+	 * starts "unsupported by this kernel: "), else 0 (the run error is then
+	 * the exit status and the output's tail) */
 	int (*explain)(const json_t *params, const struct wl_output *out, struct strbuf *msg);
 };
 

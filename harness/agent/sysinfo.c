@@ -16,6 +16,8 @@
  *   cpufreq_governor         .../cpu0/cpufreq/scaling_governor
  *   cpuidle_driver/governor  /sys/devices/system/cpu/cpuidle/
  *   boot_id                  /proc/sys/kernel/random/boot_id
+ *   tracers                  available_tracers in /sys/kernel/tracing, else in
+ *                            /sys/kernel/debug/tracing (debugfs mounts tracefs there)
  * sysinfo_collect reads them in that spirit one group at a time
  * (collect_uname, collect_files, collect_cpu_model, collect_preempt,
  * collect_config, collect_schedstats, collect_features, collect_tunables,
@@ -440,6 +442,31 @@ static void collect_features(const char *root, json_t *si)
 	strbuf_release(&why);
 }
 
+/* the ftrace tracers the kernel offers (rtla needs timerlat, osnoise) */
+static void collect_tracers(const char *root, json_t *si)
+{
+	static const char *const paths[] = { "/sys/kernel/tracing/available_tracers",
+					      "/sys/kernel/debug/tracing/available_tracers" };
+	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
+	size_t i;
+	for (i = 0; i < 2; i++) {
+		strbuf_reset(&why);
+		if (!read_small(root, paths[i], &sb, &why))
+			break;
+	}
+	if (i < 2) {
+		json_t *t = json_array();
+		char *save, *tok = strtok_r(sb.buf, " \n", &save);
+		for (; tok; tok = strtok_r(NULL, " \n", &save))
+			json_array_append_new(t, json_string(tok));
+		set_field(si, "tracers", t, paths[i]);
+	} else {
+		set_unknown(si, "tracers", why.buf);
+	}
+	strbuf_release(&sb);
+	strbuf_release(&why);
+}
+
 /* tunables available under debugfs sched */
 static void collect_tunables(const char *root, json_t *si)
 {
@@ -476,6 +503,7 @@ json_t *sysinfo_collect(const char *root)
 	collect_schedstats(root, si);
 	collect_features(root, si);
 	collect_tunables(root, si);
+	collect_tracers(root, si);
 	set_field(si, "llc_groups", sysinfo_llc_groups(root),
 		  "/sys/devices/system/cpu/cpu*/cache/index*/shared_cpu_list");
 	return si;
@@ -494,7 +522,7 @@ static const struct {
 	{ "hz", 'i' }, { "ncpus", 'i' }, { "sched_mc", 'i' }, { "schedstat_version", 'i' },
 	{ "preempt_dynamic", 'b' }, { "schedstats", 'b' }, { "schedstats_config", 'b' },
 	{ "preempt_modes", 'S' }, { "sched_features", 'S' }, { "sched_tunables", 'S' },
-	{ "llc_groups", 'S' },
+	{ "llc_groups", 'S' }, { "tracers", 'S' },
 };
 
 int sysinfo_check(const json_t *si, struct strbuf *err)

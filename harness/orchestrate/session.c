@@ -477,7 +477,12 @@ static void judge_output(struct run_ctx *c)
 		return;
 	}
 	if (wo.exit_code != 0) {
-		if (c->ops->explain && c->ops->explain(c->params, &wo, &c->e))
+		int why = c->ops->explain ? c->ops->explain(c->params, &wo, &c->e) : 0;
+		if (why == 2) { /* the kernel lacks what the tool needs: skipped */
+			c->status = "skipped";
+			c->out = RUN_SKIPPED;
+		}
+		if (why)
 			return;
 		const char *tail = wo.err && *wo.err ? wo.err : wo.out ? wo.out : "";
 		size_t tl = strlen(tail);
@@ -573,13 +578,46 @@ fail:
 }
 
 /* knobs, request, exec, judgement: the outcome in c->out and c->status */
-static void measure(struct run_ctx *c, int schedstat_ok)
+/* the kernel tracer the workload needs (rtla's timerlat, osnoise) among
+ * those the booted kernel offers (sysinfo "tracers", null when the kernel
+ * has no tracefs); 0 when it is there or the agent did not say (rtla then
+ * tells itself: explain), -1 with the run skipped and the reason */
+static int tracer_missing(struct run_ctx *c, const json_t *si)
 {
+	const char *need = c->ops->tracer;
+	json_t *f = json_object_get(si, "tracers");
+	json_t *have = sysinfo_value(si, "tracers");
+	if (!need || !f || (!json_is_array(have) && !json_is_null(have)))
+		return 0;
+	size_t i;
+	json_t *v;
+	json_array_foreach(have, i, v)
+		if (json_is_string(v) && !strcmp(json_string_value(v), need))
+			return 0;
+	const char *upper = !strcmp(need, "timerlat") ? "TIMERLAT" : "OSNOISE";
+	if (json_is_null(have)) /* no tracefs at all: a kernel without FTRACE */
+		strbuf_addf(&c->e, "unsupported by this kernel: no tracefs (%.200s), so no %s "
+			    "tracer (CONFIG_FTRACE and CONFIG_%s_TRACER: build a variant with the "
+			    "\"tracing\" fragment, kernels/fragments/tracing.config)",
+			    json_string_value(json_object_get(f, "error")) ?
+			    json_string_value(json_object_get(f, "error")) : "unreadable", need, upper);
+	else
+		strbuf_addf(&c->e, "unsupported by this kernel: no %s tracer in available_tracers "
+			    "(CONFIG_%s_TRACER: build a variant with the \"tracing\" fragment, "
+			    "kernels/fragments/tracing.config)", need, upper);
+	c->status = "skipped";
+	c->out = RUN_SKIPPED;
+	return -1;
+}
+
+static void measure(struct run_ctx *c, const json_t *si)
+{
+	int schedstat_ok = sysinfo_int(si, "schedstats", 0) == 1;
 	if (!c->ops || !c->params || !c->knob) {
 		strbuf_addf(&c->e, "stored run is unreadable (workload %s)", c->pr->workload);
 		return;
 	}
-	if (apply_knobs(c))
+	if (tracer_missing(c, si) || apply_knobs(c))
 		return;
 	json_t *req = build_request(c, schedstat_ok);
 	if (!req)
@@ -837,7 +875,7 @@ static void summarize(const struct run_ctx *c, struct strbuf *summary)
 
 static enum run_outcome execute_run(struct db *db, struct target *t, const struct plan *p,
 				    const struct session_opts *o, const struct db_pending_run *pr,
-				    int schedstat_ok, struct strbuf *summary, struct strbuf *err)
+				    const json_t *si, struct strbuf *summary, struct strbuf *err)
 {
 	struct run_ctx c;
 	run_ctx_init(&c, db, t, p, o, pr);
@@ -845,7 +883,7 @@ static enum run_outcome execute_run(struct db *db, struct target *t, const struc
 		strbuf_addf(err, "database: %s", db_errmsg(db));
 		c.out = RUN_DBERR;
 	} else {
-		measure(&c, schedstat_ok);
+		measure(&c, si);
 		settle(&c);
 		if (store_run(&c, err))
 			c.out = RUN_DBERR;
@@ -1122,7 +1160,8 @@ static int seq_needed(struct exec_ctx *c, size_t k)
 }
 
 /* run k, with its progress line */
-static enum run_outcome run_one(struct exec_ctx *c, size_t k, const char *bootdesc, int ss_ok)
+static enum run_outcome run_one(struct exec_ctx *c, size_t k, const char *bootdesc,
+				 const json_t *si)
 {
 	const struct db_pending_run *r = &c->runs[k];
 	struct strbuf sum = STRBUF_INIT;
@@ -1131,7 +1170,7 @@ static enum run_outcome run_one(struct exec_ctx *c, size_t k, const char *bootde
 	char *what = traced ? xstrfmt("%s traced run (evidence) knobs=%s", r->workload, r->knobs)
 			    : xstrfmt("%s rep %d knobs=%s", r->workload, r->rep + 1, r->knobs);
 	progress_run_start(&c->pg, bootdesc, what);
-	enum run_outcome oc = execute_run(c->db, &c->t, c->p, c->o, r, ss_ok, &sum, c->err);
+	enum run_outcome oc = execute_run(c->db, &c->t, c->p, c->o, r, si, &sum, c->err);
 	int whole = c->pg.tty || c->pg.prefix;
 	char *line = xstrfmt("%s%s%s (%.1f s)%s", whole ? what : "", whole ? ": " : "",
 			     oc == RUN_OK ? "ok" : oc == RUN_SKIPPED ? "skipped"
@@ -1148,7 +1187,6 @@ static enum run_outcome run_one(struct exec_ctx *c, size_t k, const char *bootde
  * the rest stay resumable */
 static void run_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t i, size_t j)
 {
-	int ss_ok = sysinfo_int(b->bi.sysinfo, "schedstats", 0) == 1;
 	for (size_t k = i; k < j; k++) {
 		if (session_aborted(c->o))
 			break;
@@ -1169,7 +1207,7 @@ static void run_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t i
 			count_done(c, k);
 			continue;
 		}
-		enum run_outcome oc = run_one(c, k, b->desc, ss_ok);
+		enum run_outcome oc = run_one(c, k, b->desc, b->bi.sysinfo);
 		if (oc == RUN_DBERR) {
 			c->exit_code = 2;
 			break;

@@ -4,7 +4,8 @@
 #
 # 1. Plan time: an unknown fragment and two conflicting fragments exit 2 with
 #    the fragment named; examples/hz-mc-qemu.json validates.
-# 2. `schedlab run` with matrix.kernel = {"variant": ["hz1000", "sched_mc_off"]}
+# 2. `schedlab run` with matrix.kernel = {"variant": ["hz1000", "sched_mc_off",
+#    "tracing"]} (the one variant the tests share: t0620 runs rtla on it)
 #    builds the minimal variant (cold: about 5 min on 2 idle cores; a cache hit
 #    otherwise), boots it under qemu and runs pingpong with knob sets:
 #    NO_TTWU_QUEUE (applied, stored, restored: the second repetition's stored
@@ -51,7 +52,7 @@ expect_exit 0 "examples/hz-mc-qemu.json validates" schedlab plan examples/hz-mc-
 contains "example: a variant per kernel of the matrix" "$TMP/out" "variant:minimal:hz1000+sched_mc_off"
 
 # --- 2. build, boot, knobs ------------------------------------------------------------
-plan v '[{"variant": ["hz1000", "sched_mc_off"]}]' \
+plan v '[{"variant": ["hz1000", "sched_mc_off", "tracing"]}]' \
 	'[{"sched_features": ["NO_TTWU_QUEUE"]}, {"sched_features": ["SIS_CACHE"]},
 	  {"tunables": {"migration_cost_ns": 1000000}}, {"tunables": {"no_such_tunable_ns": 1}}]' 2
 DB=$TMP/v.db
@@ -62,7 +63,7 @@ t1=$(date +%s)
 echo "# schedlab run (build or cache + boot + 8 runs): $((t1 - t0)) s, exit $rc"
 grep -E '^kernel [0-9]|kbuild: (built|cached|config ok)' "$TMP/err" | sed 's/^/#   /'
 equals "run exits 1 (some runs skipped)" "$rc" 1
-contains "progress: the variant is built or found" "$TMP/err" "kernel 1/1: variant:minimal:hz1000+sched_mc_off"
+contains "progress: the variant is built or found" "$TMP/err" "kernel 1/1: variant:minimal:hz1000+sched_mc_off+tracing"
 
 folder=$(sql "SELECT req_kernel FROM boot LIMIT 1")
 case "$folder" in
@@ -71,7 +72,7 @@ case "$folder" in
 esac
 check "the folder has vmlinuz, vmlinux, config, kernel.json" \
 	test -s "$folder/vmlinuz" -a -s "$folder/vmlinux" -a -s "$folder/config" -a -s "$folder/kernel.json"
-contains "kernel.json names the variant" "$folder/kernel.json" '"variant": ["hz1000", "sched_mc_off"]'
+contains "kernel.json names the variant" "$folder/kernel.json" '"variant": ["hz1000", "sched_mc_off", "tracing"]'
 stored=$(sql "SELECT plan_json FROM session LIMIT 1")
 case "$stored" in
 *'"image":"'"$folder"'"'*) ok "the stored plan names the image" ;;
@@ -80,7 +81,7 @@ esac
 equals "results: hz and sched_mc from the booted kernel" \
 	"$(sql "SELECT DISTINCT hz || ' ' || sched_mc FROM results")" "1000 0"
 equals "results: the release names the variant" \
-	"$(sql "SELECT DISTINCT kernel_release FROM results")" "6.1.192-sl-minimal-hz1000-sched_mc_off"
+	"$(sql "SELECT DISTINCT kernel_release FROM results")" "6.1.192-sl-minimal-hz1000-sched_mc_off-tracing"
 
 # NO_TTWU_QUEUE: both repetitions ok; each found TTWU_QUEUE in force (the
 # first run's change was restored before the second), wrote and read back
@@ -113,12 +114,12 @@ equals "pingpong metrics stored for the ok runs" \
 
 # --- 3. the cache ---------------------------------------------------------------
 t0=$(date +%s%N)
-out=$(kernels/build-variant.sh hz1000 sched_mc_off 2>"$TMP/err")
+out=$(kernels/build-variant.sh hz1000 sched_mc_off tracing 2>"$TMP/err")
 t1=$(date +%s%N)
 ms=$(((t1 - t0) / 1000000))
 echo "# cached lookup: $ms ms"
 equals "a second build is a cache hit: the same folder" "$out" "$folder"
-contains "the hit says so" "$TMP/err" "kbuild: cached: minimal-hz1000-sched_mc_off"
+contains "the hit says so" "$TMP/err" "kbuild: cached: minimal-hz1000-sched_mc_off-tracing"
 if [ "$ms" -lt 10000 ]; then ok "cache hit in $ms ms"; else not_ok "cache hit in $ms ms (> 10 s)"; fi
 
 # --- 4. an option that does not survive olddefconfig ----------------------------

@@ -135,7 +135,7 @@ TEST(shipped_fragments_parse)
 {
 	const char *names[] = { "hz100", "hz250", "hz300", "hz1000", "sched_mc_on", "sched_mc_off",
 				"preempt_dynamic_none", "preempt_dynamic_voluntary",
-				"preempt_dynamic_full", "schedstats", NULL };
+				"preempt_dynamic_full", "schedstats", "tracing", NULL };
 	const char *kdir = kbuild_kernels_dir();
 	for (int i = 0; names[i]; i++) {
 		char *path = xstrfmt("%s/fragments/%s.config", kdir, names[i]);

@@ -221,6 +221,36 @@ TEST(collect_full_root)
 	free(root);
 }
 
+/* the ftrace tracers (the rtla workloads' capability): tracefs first, then
+ * debugfs's tracing/; neither: unknown with the reason (no tracefs) */
+TEST(tracers)
+{
+	char *root = make_full_root();
+	json_t *si = sysinfo_collect(root);
+	check_field(si, "tracers", "{\"error\":\"/sys/kernel/debug/tracing/available_tracers: "
+				   "No such file or directory\",\"source\":\"unknown\",\"value\":null}");
+	json_decref(si);
+	put(root, "/sys/kernel/debug/tracing/available_tracers", "function nop\n");
+	si = sysinfo_collect(root);
+	check_field(si, "tracers", "{\"source\":\"/sys/kernel/debug/tracing/available_tracers\","
+				   "\"value\":[\"function\",\"nop\"]}");
+	json_decref(si);
+	put(root, "/sys/kernel/tracing/available_tracers", "timerlat osnoise nop\n");
+	si = sysinfo_collect(root);
+	check_field(si, "tracers", "{\"source\":\"/sys/kernel/tracing/available_tracers\","
+				   "\"value\":[\"timerlat\",\"osnoise\",\"nop\"]}");
+	struct strbuf err = STRBUF_INIT;
+	CHECK(sysinfo_check(si, &err) == 0);
+	json_decref(si);
+	/* an agent's reply with tracers of the wrong type is refused */
+	si = json_loads("{\"tracers\": {\"value\": [1], \"source\": \"x\"}}", 0, NULL);
+	CHECK(sysinfo_check(si, &err) == -1);
+	CHECK_CONTAINS(err.buf, "tracers must be");
+	json_decref(si);
+	strbuf_release(&err);
+	free(root);
+}
+
 TEST(missing_file_is_unknown_with_reason)
 {
 	char *root = make_full_root();
@@ -434,6 +464,7 @@ int main(void)
 		return 1;
 	}
 	RUN(collect_full_root);
+	RUN(tracers);
 	RUN(missing_file_is_unknown_with_reason);
 	RUN(accessors);
 	RUN(collect_empty_root);
