@@ -109,6 +109,7 @@ struct report {
 	struct report_boot *boots;
 	size_t nboots, boots_omitted;
 	struct strvec notes;      /* shown near the top (and on stderr by the command) */
+	struct strvec kernel_labels; /* owns the trend points' git kernel labels */
 	/* internal: the sets the curves and trends were computed from */
 	struct sample_set scope_set, history;
 	int history_loaded;
