@@ -306,12 +306,17 @@ int kgit_resolve(json_t *spec, const char *path, int quiet, volatile int *abort_
 	/* a dirty tree whose HEAD is the commit: the user may think they test
 	 * their edits, which a build of the commit would not contain */
 	{
+		const char *wt[] = { "-C", dir, "rev-parse", "--is-inside-work-tree", NULL };
 		const char *h[] = { "-C", dir, "rev-parse", "--verify", "--quiet", "HEAD", NULL };
 		const char *st[] = { "-C", dir, "status", "--porcelain", "--untracked-files=no",
 				     NULL };
 		struct strbuf head = STRBUF_INIT, changes = STRBUF_INIT;
 		strbuf_reset(&e);
-		int same = !git(h, 60, abort_flag, &head, &e) && !strcmp(head.buf, commit);
+		/* a bare repository has no working tree to be dirty */
+		int same = !git(wt, 60, abort_flag, &head, &e) && !strcmp(head.buf, "true");
+		strbuf_reset(&head);
+		strbuf_reset(&e);
+		same = same && !git(h, 60, abort_flag, &head, &e) && !strcmp(head.buf, commit);
 		strbuf_reset(&e);
 		if (same && git(st, 300, abort_flag, &changes, &e)) {
 			strbuf_addf(err, "%s.git: %s", path, e.buf);

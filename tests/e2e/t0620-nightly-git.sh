@@ -11,6 +11,8 @@
 #    its description and commit, and "commit range: good C10 .. bad C11";
 #  - contrib/schedlab-nightly's commit_ranges adds the number of commits in
 #    the range from the plan's repository ("good .. bad ..., 3 commits");
+#  - a bare repository is a git kernel's repository too (no working tree to
+#    be dirty): resolved, cloned, its patch refused by name;
 #  - compare names the commits each side ran when they share one release
 #    (one kernel to the pairing, which goes by release and config).
 . "$(dirname "$0")/lib.sh"
@@ -72,4 +74,21 @@ d1=$(git -C "$R" describe --tags --always --abbrev=12 "${C[1]}")
 d2=$(git -C "$R" describe --tags --always --abbrev=12 "${C[2]}")
 contains "compare names the commits of one release" "$TMP/out" \
 	"kernels from git: A $d1 (${C[1]}), B $d2 (${C[2]})"
+
+# a bare repository: resolved and cloned (no dirty check: no working tree);
+# the patch does not apply, so the run stops before qemu (the image is a
+# placeholder that is never booted)
+git clone -q --bare "$R" "$TMP/bare.git"
+: >"$TMP/vmlinuz"
+printf 'diff --git a/core.c b/core.c\n--- a/core.c\n+++ b/core.c\n@@ -1 +1 @@\n-0.0\n+x\n' >"$TMP/x.patch"
+cat >"$TMP/bare.json" <<P
+{"name": "bare", "target": {"type": "qemu", "kernel": "$TMP/vmlinuz"},
+ "matrix": {"kernel": {"git": "$TMP/bare.git", "ref": "v1.0", "patches": ["$TMP/x.patch"]}},
+ "workloads": [{"type": "pingpong"}]}
+P
+XDG_CACHE_HOME=$TMP/cache expect_exit 2 "a bare repository: resolved, its patch refused" \
+	$SL run "$TMP/bare.json" --db "$TMP/bare.db"
+contains "... the tag resolved to its commit" "$TMP/err" "v1.0 in $TMP/bare.git is ${C[1]} (v1.0+1 patch)"
+contains "... checked out in schedlab's clone" "$TMP/err" "checking out ${C[1]:0:12} (v1.0+1 patch) in $TMP/cache/schedlab/git/"
+contains "... the patch named" "$TMP/err" "matrix.kernel[0].patches[0]: $TMP/x.patch does not apply on ${C[1]:0:12}"
 done_testing
