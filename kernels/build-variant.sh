@@ -29,7 +29,7 @@
 # key wait on a lock (flock).
 #
 # Usage: build-variant.sh [--base minimal|distro] [--source DIR]
-#                         [--source-id ID] [--tag TAG]
+#                         [--source-id ID] [--tag TAG] [--keep-tree]
 #                         [--distro-config FILE] [--link DIR] [--jobs N]
 #                         [--key-only] [--] FRAGMENT...
 #        build-variant.sh --fetch-source
@@ -42,7 +42,11 @@
 # SHA256]" for a kernel from git (harness/orchestrate/kgit.c), whose tree is
 # schedlab's own checkout. --tag TAG goes into the label and so into the
 # kernel release (6.1.192-sl-minimal-g0123456789ab-hz1000), so that the
-# running kernel names its commit.
+# running kernel names its commit. --keep-tree builds in one build tree per
+# source tree, base, fragments and compiler ($CACHE/build/tree-<hash>) that
+# is kept after the build instead of a fresh one per key: the next build from
+# the same tree (a git kernel's next commit, checked out in schedlab's clone,
+# where only the changed files get new times) lets make rebuild what changed.
 # Exit status: 0 built or cached, 2 bad usage or an unknown fragment, 3 an
 # option did not survive olddefconfig or two fragments conflict, 1 anything
 # else (the message and the tail of build.log say what).
@@ -60,7 +64,7 @@ say() { echo "kbuild: $*" >&2; }
 die() { echo "build-variant: $1" >&2; exit "${2:-1}"; }
 
 base=minimal source="" distro_config="" link="" jobs=$(nproc 2>/dev/null || echo 2)
-key_only=0 fetch_only=0 source_id="" tag=""
+key_only=0 fetch_only=0 source_id="" tag="" keep_tree=0
 frags=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -68,6 +72,7 @@ while [ $# -gt 0 ]; do
 	--source) source=${2:?}; shift 2 ;;
 	--source-id) source_id=${2:?}; shift 2 ;;
 	--tag) tag=${2:?}; shift 2 ;;
+	--keep-tree) keep_tree=1; shift ;;
 	--distro-config) distro_config=${2:?}; shift 2 ;;
 	--link) link=${2:?}; shift 2 ;;
 	--jobs) jobs=${2:?}; shift 2 ;;
@@ -207,7 +212,25 @@ fi
 # --- 3. config -----------------------------------------------------------------
 t0=$(date +%s)
 bld=$cache_root/build/$key
-rm -rf "$bld" && mkdir -p "$bld"
+if [ "$keep_tree" = 1 ]; then
+	# one tree per source tree and configuration input, whatever commit
+	tkey=$({
+		printf 'tree %s\nbase %s\ncompiler %s\ninitial %s\n' "$src" "$base" \
+			"$(gcc --version 2>/dev/null | head -n 1)" "$initial"
+		for i in "${!files[@]}"; do printf 'fragment %s\n' "$(basename "${names[$i]}")"; cat "${files[$i]}"; done
+	} | sha256sum | cut -c1-16)
+	bld=$cache_root/build/tree-$tkey
+	exec 8>"$bld.lock"
+	if ! flock -n 8; then
+		say "another build uses $bld; waiting for it"
+		flock 8
+	fi
+	mkdir -p "$bld"
+	rm -f "$bld/arch/x86/boot/bzImage" "$bld/vmlinux"
+	say "reusing the build tree $bld (make rebuilds what changed)"
+else
+	rm -rf "$bld" && mkdir -p "$bld"
+fi
 log=$bld/build.log
 : >"$log"
 mk=(make -C "$src" O="$bld" -j"$jobs")
@@ -326,6 +349,6 @@ jstr() { printf '"%s"' "$(printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g'
 } >"$tmp/kernel.json"
 rm -rf "$dest"
 mv "$tmp" "$dest"
-rm -rf "$bld"
+[ "$keep_tree" = 1 ] || rm -rf "$bld"
 say "built $label: $release in ${secs} s ($(du -h "$dest/vmlinuz" | cut -f1) bzImage) in $dest"
 finish

@@ -386,8 +386,11 @@ void kbuild_argv_tree(const json_t *spec, const char *script, const char *tree,
 		strvec_push(argv, src);
 	}
 	if (source_id) {
+		/* a git kernel: its identity, and one kept build tree per
+		 * checkout so that the next commit rebuilds what changed */
 		strvec_push(argv, "--source-id");
 		strvec_push(argv, source_id);
+		strvec_push(argv, "--keep-tree");
 	}
 	if (tag) {
 		strvec_push(argv, "--tag");

@@ -62,9 +62,10 @@ char *kbuild_label(const json_t *spec);
 /* the argv of build-variant.sh for a spec (script path first; the fragments
  * after "--") */
 void kbuild_argv(const json_t *spec, const char *script, struct strvec *argv);
-/* the same with a source tree, a source identity for the cache key and a
- * release tag (git kernels: schedlab's checkout, kgit_source_id,
- * kgit_release_tag); NULL leaves each out */
+/* the same with a source tree, a source identity for the cache key (with it
+ * --keep-tree: one build tree kept per checkout) and a release tag (git
+ * kernels: schedlab's checkout, kgit_source_id, kgit_release_tag); NULL
+ * leaves each out */
 void kbuild_argv_tree(const json_t *spec, const char *script, const char *tree,
 		      const char *source_id, const char *tag, struct strvec *argv);
 

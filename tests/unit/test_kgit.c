@@ -202,9 +202,9 @@ TEST(label_and_argv)
 	struct strvec av = STRVEC_INIT;
 	kbuild_argv_tree(s, "b.sh", "/cache/git/x", "git 0123 patches 1 ff", "g0123", &av);
 	const char *want[] = { "b.sh", "--base", "minimal", "--source", "/cache/git/x",
-			       "--source-id", "git 0123 patches 1 ff", "--tag", "g0123", "--",
-			       "hz1000", NULL };
-	CHECK(av.nr == 11);
+			       "--source-id", "git 0123 patches 1 ff", "--keep-tree", "--tag",
+			       "g0123", "--", "hz1000", NULL };
+	CHECK(av.nr == 12);
 	for (size_t i = 0; i < av.nr && want[i]; i++)
 		CHECK_STR(av.v[i], want[i]);
 	strvec_clear(&av);
