@@ -56,12 +56,7 @@ size_t hist_bucket_of(const struct hist *h, uint64_t v)
 {
 	if (h->scheme == HIST_LINEAR)
 		return v < h->nbuckets ? (size_t)v : h->nbuckets;
-	uint64_t sub = (uint64_t)1 << h->sub_bits;
-	if (v < sub)
-		return (size_t)v;
-	int k = 63 - __builtin_clzll(v);          /* v in [2^k, 2^(k+1)) */
-	size_t octave = (size_t)(k - h->sub_bits + 1);
-	size_t idx = octave * sub + (size_t)((v >> (k - h->sub_bits)) - sub);
+	size_t idx = hist_loglin_index(h->sub_bits, v);
 	return idx < h->nbuckets ? idx : h->nbuckets;
 }
 

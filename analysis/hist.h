@@ -56,6 +56,16 @@ void hist_free(struct hist *h);
 void hist_reset(struct hist *h);
 
 size_t hist_bucket_of(const struct hist *h, uint64_t v);   /* nbuckets if beyond */
+/* the HIST_LOGLIN bucket of v for sub_bits s, unbounded (the caller compares
+ * it with nbuckets); inline for hot paths that record without hist_record */
+static inline size_t hist_loglin_index(int s, uint64_t v)
+{
+	uint64_t sub = (uint64_t)1 << s;
+	if (v < sub)
+		return (size_t)v;
+	int k = 63 - __builtin_clzll(v);          /* v in [2^k, 2^(k+1)) */
+	return (size_t)(k - s + 1) * (size_t)sub + (size_t)((v >> (k - s)) - sub);
+}
 double hist_bucket_lo(const struct hist *h, size_t i);
 double hist_bucket_hi(const struct hist *h, size_t i);
 /* the value a bucket stands for: lo for HIST_LINEAR, midpoint for HIST_LOGLIN */

@@ -13,17 +13,25 @@
 #           migrations included (much noisier on a VM).
 # Reported per placement: every raw figure (usec per round trip), the
 # medians, and ratio = median(ours) / median(perf). The target is
-# ratio <= 1.15 (sl-pingpong's bookkeeping: clock reads, CPU ids,
-# histogram records, at most 15% over the bare loop).
+# ratio <= 1.03 (TARGET): sl-pingpong's bookkeeping at most 3% over the bare
+# loop. What is left of it on the hot path (docs/workloads-native.md, "Cost
+# of the instrumentation"): one vDSO clock read and one rseq CPU-id load per
+# side of a hop, reused for the next wake call when nothing but bookkeeping
+# lies between, so one clock read per hop in this configuration; a load of
+# the channel's message count (did the message come before the wait?); and
+# integer histogram counts. The target is for the pinned placement; the free
+# one is printed for information and judged against the same figure.
 #
 # usage: bench/pingpong-vs-perf.sh [ROUNDS]   (env: SECONDS_EACH=2, PLACEMENTS="pinned free",
-#        PP_BASE=another sl-pingpong build measured in the same rounds: before/after)
+#        PP_BASE=another sl-pingpong build measured in the same rounds: before/after,
+#        TARGET=1.03)
 set -u
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-8}
 SECS=${SECONDS_EACH:-2}
 PLACEMENTS=${PLACEMENTS:-pinned free}
 PP=bin/sl-pingpong
+TARGET=${TARGET:-1.03}
 
 if [ ! -x "$PP" ]; then
 	echo "bench: $PP is not built (make $PP)" >&2
@@ -88,16 +96,17 @@ print("%s  median base (%s) %.3f us/rt; ratio base/perf %.3f" % (
     sys.argv[1], "PP_BASE", statistics.median(base), statistics.median(base) / statistics.median(perf)))
 PY
 	fi
-	python3 - "$place" "${a[*]}" "${b[*]}" <<'EOF' || status=1
+	python3 - "$place" "${a[*]}" "${b[*]}" "$TARGET" <<'EOF' || status=1
 import statistics, sys
 place, a, b = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
+target = float(sys.argv[4])
 ma, mb = statistics.median(a), statistics.median(b)
 ratio = ma / mb
 print("%-7s raw ours:  %s" % (place, " ".join("%.3f" % x for x in a)))
 print("%-7s raw perf:  %s" % (place, " ".join("%.3f" % x for x in b)))
-print("%-7s median ours %.3f us/rt (min %.3f), perf %.3f us/rt (min %.3f); ratio %.3f (target <= 1.15): %s"
-      % (place, ma, min(a), mb, min(b), ratio, "ok" if ratio <= 1.15 else "OVER"))
-sys.exit(0 if ratio <= 1.15 else 1)
+print("%-7s median ours %.3f us/rt (min %.3f), perf %.3f us/rt (min %.3f); ratio %.3f (target <= %.2f): %s"
+      % (place, ma, min(a), mb, min(b), ratio, target, "ok" if ratio <= target else "OVER"))
+sys.exit(0 if ratio <= target else 1)
 EOF
 done
 exit $status

@@ -9,13 +9,16 @@
  * stored with the run, not only printed. When the ramp ran out of time
  * before a step failed, max_jops is stored as a lower bound (censored, with
  * a note), and so are the SLA values still met at the last step and
- * critical_jops when one of them is.
+ * critical_jops when one of them is. With "placement", the threads'
+ * schedstat wakeup-placement sums over the whole run too
+ * (workloads/placement.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "workloads/placement.h"
 #include "workloads/workload.h"
 
 static const struct param_spec jbb_params[] = {
@@ -40,6 +43,7 @@ static const struct param_spec jbb_params[] = {
 	{ "rr_group", PT_INT, "-1", -1, 63, NULL, "group whose workers run SCHED_RR; -1 = none" },
 	{ "priority", PT_INT, "10", 1, 99, NULL, "SCHED_RR priority of rr_group" },
 	{ "seed", PT_INT, "1", 0, 2147483647, NULL, "seed of arrivals and transaction choice" },
+	PLACEMENT_PARAM,
 	PARAM_END,
 };
 
@@ -118,6 +122,7 @@ static int build(const json_t *p, struct wl_exec *ex, struct strbuf *err)
 		strvec_pushf(&ex->argv, "--rr-priority=%lld", param_int(p, "priority"));
 	}
 	strvec_pushf(&ex->argv, "--seed=%lld", param_int(p, "seed"));
+	placement_build(p, ex);
 	ex->package = "schedlab";
 	ex->timeout_s = estimate(p) * 1.5 + 30;
 	return 0;
@@ -194,6 +199,7 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 			      "config", json_object_get(o, "config") ? json_object_get(o, "config")
 								     : json_null());
 	json_decref(o);
+	placement_parse(p, out, ms);
 	return 0;
 }
 

@@ -2,6 +2,7 @@
  * metric_set: the container parse() fills, and wl_exec helpers.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +11,17 @@
 void metric_set_init(struct metric_set *ms)
 {
 	memset(ms, 0, sizeof(*ms));
+	strbuf_init(&ms->note, 0);
+}
+
+void metric_set_note(struct metric_set *ms, const char *fmt, ...)
+{
+	va_list ap;
+	if (ms->note.len)
+		strbuf_addstr(&ms->note, "; ");
+	va_start(ap, fmt);
+	strbuf_vaddf(&ms->note, fmt, ap);
+	va_end(ap);
 }
 
 void metric_set_release(struct metric_set *ms)
@@ -19,7 +31,9 @@ void metric_set_release(struct metric_set *ms)
 		hist_free(&ms->hist[i].h);
 	free(ms->hist);
 	json_decref(ms->extra);
+	strbuf_release(&ms->note);
 	memset(ms, 0, sizeof(*ms));
+	strbuf_init(&ms->note, 0);
 }
 
 void metric_add_note(struct metric_set *ms, const char *name, double value, const char *unit,

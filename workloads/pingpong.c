@@ -6,13 +6,15 @@
  * parse() reads its one JSON object from stdout into metrics (rps, request
  * and wakeup latency percentiles, wakeup placement, migrations and context
  * switches per request) and the two latency histograms (ns, log-linear), so
- * that repetitions can be merged losslessly. Metrics the target cannot
+ * that repetitions can be merged losslessly; with "placement", the tasks'
+ * schedstat wakeup-placement sums too (workloads/placement.h). Metrics the target cannot
  * provide (null in the JSON) are left out rather than stored as zero.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "workloads/placement.h"
 #include "workloads/workload.h"
 
 static const char *const mechanisms[] = { "futex", "pipe", "eventfd", "unix", NULL };
@@ -38,6 +40,7 @@ static const struct param_spec pingpong_params[] = {
 	{ "priority", PT_INT, "0", 0, 99, NULL, "real-time priority (1..99 with fifo/rr)" },
 	{ "nice", PT_INT, "0", -20, 19, NULL, "nice value of all tasks (other/batch/idle)" },
 	{ "seed", PT_INT, "1", 0, 2147483647, NULL, "seed of arrivals and working-set order" },
+	PLACEMENT_PARAM,
 	PARAM_END,
 };
 
@@ -88,6 +91,7 @@ static int build(const json_t *p, struct wl_exec *ex, struct strbuf *err)
 	if (param_int(p, "nice"))
 		strvec_pushf(&ex->argv, "--nice=%lld", param_int(p, "nice"));
 	strvec_pushf(&ex->argv, "--seed=%lld", param_int(p, "seed"));
+	placement_build(p, ex);
 	ex->package = "schedlab";
 	ex->timeout_s = estimate(p) * 2 + 30;
 	return 0;
@@ -191,6 +195,7 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 	if (json_is_integer(json_object_get(o, "requests_backlog")))
 		metric_add(ms, "requests_backlog", (double)backlog, "count", BETTER_LOWER);
 	json_decref(o);
+	placement_parse(p, out, ms);
 	return 0;
 }
 

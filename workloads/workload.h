@@ -115,6 +115,8 @@ struct metric_set {
 	struct named_hist *hist;
 	size_t nhist, ahist;
 	json_t *extra;           /* structured results worth storing (a jbb step curve), or NULL */
+	struct strbuf note;      /* about the run as a whole (evidence that is absent and
+				  * why); stored with an ok run as "note: ..." */
 };
 
 void metric_set_init(struct metric_set *ms);
@@ -137,6 +139,9 @@ void metric_add_bound(struct metric_set *ms, const char *name, double value, con
 enum hist_pct metric_add_hist_pct(struct metric_set *ms, const char *name, const struct hist *h,
 				  double p, double scale, const char *unit);
 const struct metric *metric_find(const struct metric_set *ms, const char *name);
+/* add a sentence to ms->note ("; " between sentences) */
+void metric_set_note(struct metric_set *ms, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* takes ownership of h */
 void metric_add_hist(struct metric_set *ms, const char *name, const char *unit, struct hist *h);
 

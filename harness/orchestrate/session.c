@@ -467,12 +467,16 @@ static void judge_output(struct run_ctx *c)
 	}
 	c->status = "ok";
 	c->out = RUN_OK;
+	/* kept with the run (error column, status ok): evidence the run
+	   could not give, and why (no placement evidence without schedstats) */
+	if (c->ms.note.len)
+		strbuf_addf(&c->e, "note: %s", c->ms.note.buf);
 	/* kept with the run (error column, status ok): what the tool left
 	   running after it exited competed with the measurement */
 	const char *left = json_string_value(json_object_get(res, "killed_leftovers"));
 	if (left)
-		strbuf_addf(&c->e, "note: the tool left processes running that held its output; "
-			    "killed: %.300s", left);
+		strbuf_addf(&c->e, "%snote: the tool left processes running that held its output; "
+			    "killed: %.300s", c->e.len ? "; " : "", left);
 }
 
 /* knobs, request, exec, judgement: the outcome in c->out and c->status */

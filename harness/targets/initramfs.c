@@ -120,6 +120,24 @@ int initramfs_parse_ldd(const char *out, struct strvec *libs, struct strbuf *err
 	return 0;
 }
 
+void initramfs_dlopen_companions(const struct strvec *libs, struct strvec *extra)
+{
+	for (size_t i = 0; i < libs->nr; i++) {
+		const char *p = libs->v[i], *slash = strrchr(p, '/');
+		if (!slash || strcmp(slash + 1, "libc.so.6"))
+			continue;
+		char *gcc = xstrfmt("%.*s/libgcc_s.so.1", (int)(slash - p), p);
+		int seen = 0;
+		for (size_t k = 0; k < libs->nr; k++)
+			seen |= !strcmp(libs->v[k], gcc);
+		for (size_t k = 0; k < extra->nr; k++)
+			seen |= !strcmp(extra->v[k], gcc);
+		if (!seen)
+			strvec_push(extra, gcc);
+		free(gcc);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* /init                                                                */
 
@@ -337,7 +355,7 @@ static int add_libs(struct manifest *m, const char *bin, struct strbuf *err)
 	ssize_t n = read_head(bin, head, sizeof(head));
 	const char *argv[] = { "ldd", bin, NULL };
 	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
-	struct strvec libs = STRVEC_INIT;
+	struct strvec libs = STRVEC_INIT, extra = STRVEC_INIT;
 	struct proc_result res;
 	int dyn, rc = -1;
 
@@ -377,11 +395,24 @@ static int add_libs(struct manifest *m, const char *bin, struct strbuf *err)
 		if (r < 0)
 			goto out;
 	}
+	initramfs_dlopen_companions(&libs, &extra);
+	for (size_t i = 0; i < extra.nr; i++) {
+		char *dst;
+		int r;
+		if (access(extra.v[i], R_OK) < 0)
+			continue; /* not on this host: nothing to carry */
+		dst = guest_path(extra.v[i]);
+		r = mf_file(m, dst, extra.v[i], 0, 1, err);
+		free(dst);
+		if (r < 0)
+			goto out;
+	}
 	rc = 0;
 out:
 	strbuf_release(&out);
 	strbuf_release(&errout);
 	strvec_clear(&libs);
+	strvec_clear(&extra);
 	return rc;
 }
 

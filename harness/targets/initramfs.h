@@ -50,7 +50,7 @@
 #include "harness/util/cpio.h"
 #include "harness/util/strbuf.h"
 
-#define INITRAMFS_BUILDER_VERSION 2
+#define INITRAMFS_BUILDER_VERSION 3
 
 enum initramfs_compress {
 	INITRAMFS_PLAIN = 0,
@@ -112,6 +112,15 @@ void initramfs_init_script(const struct initramfs_spec *spec, struct strbuf *out
  * skipped. -1 with a message naming the library when one is "not found".
  */
 int initramfs_parse_ldd(const char *out, struct strvec *libs, struct strbuf *err);
+
+/*
+ * Libraries a binary needs at run time that ldd cannot see because they are
+ * dlopen()ed: glibc loads libgcc_s.so.1 (from its own directory) to unwind
+ * for pthread_exit and cancellation (rt-app aborts without it: "libgcc_s.so.1
+ * must be installed for pthread_exit to work"). Appends to extra the paths
+ * for libs (an ldd list) that are in neither list yet; pure.
+ */
+void initramfs_dlopen_companions(const struct strvec *libs, struct strvec *extra);
 
 /*
  * 1 when the ELF file in buf (at least its headers) has a PT_INTERP segment

@@ -159,5 +159,23 @@ for e in errs: print("#   " + e)
 sys.exit(1 if errs else 0)
 EOF
 
+# --sched-out: every task's /proc/<tid>/sched at the window's start and end
+dump_ok() { # FILE TASKS
+	local f=$1 want=$2
+	[ "$(head -n 1 "$f")" = "schedlab-task-sched 1" ] || { echo "#   $f: no header"; return 1; }
+	local s e
+	s=$(grep -c '^@@ start [0-9]*$' "$f") e=$(grep -c '^@@ end [0-9]*$' "$f")
+	[ "$s" = "$want" ] && [ "$e" = "$want" ] || { echo "#   $f: $s start and $e end snapshots, want $want"; return 1; }
+	grep -q 'se.nr_migrations' "$f" || { echo "#   $f: no sched file content"; return 1; }
+}
+check "sl-pingpong --sched-out: 2 stages + client, start and end" bash -c \
+	"cd $tmp && timeout 20 $PWD/$PP -s 2 -d 0.3 -w 0.1 --sched-out=pp-sched.txt >/dev/null && $(declare -f dump_ok); dump_ok pp-sched.txt 3"
+check "sl-pingpong --procs --sched-out: the stage processes too" bash -c \
+	"cd $tmp && timeout 20 $PWD/$PP -P -s 3 -d 0.3 -w 0.1 --sched-out=pp-procs.txt >/dev/null && $(declare -f dump_ok); dump_ok pp-procs.txt 4"
+check "sl-jbb --sched-out: every thread (2 workers, 1 injector, main)" bash -c \
+	"cd $tmp && timeout 30 $PWD/$JBB --duration=5 --groups=1 --workers=2 --data-mb=8 --sched-out=jbb-sched.txt >/dev/null && $(declare -f dump_ok); dump_ok jbb-sched.txt 4"
+check "sl-pingpong --sched-out into a folder that does not exist: the run still ends 0 and says why" bash -c \
+	"timeout 20 $PP -d 0.2 -w 0.1 --sched-out=$tmp/none/x.txt >/dev/null 2>$tmp/err && grep -q 'none/x.txt: No such file' $tmp/err"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -217,6 +217,35 @@ TEST(ldd_parse)
 	strbuf_release(&err);
 }
 
+/* glibc's dlopen()ed libgcc_s.so.1 is carried next to libc.so.6, once */
+TEST(dlopen_companions)
+{
+	struct strvec libs = STRVEC_INIT, extra = STRVEC_INIT;
+
+	strvec_push(&libs, "/lib/x86_64-linux-gnu/libjson-c.so.5");
+	strvec_push(&libs, "/lib/x86_64-linux-gnu/libc.so.6");
+	strvec_push(&libs, "/lib64/ld-linux-x86-64.so.2");
+	initramfs_dlopen_companions(&libs, &extra);
+	CHECK(extra.nr == 1);
+	if (extra.nr == 1)
+		CHECK_STR(extra.v[0], "/lib/x86_64-linux-gnu/libgcc_s.so.1");
+	initramfs_dlopen_companions(&libs, &extra);     /* not twice */
+	CHECK(extra.nr == 1);
+	strvec_clear(&extra);
+
+	strvec_push(&libs, "/lib/x86_64-linux-gnu/libgcc_s.so.1"); /* linked already */
+	initramfs_dlopen_companions(&libs, &extra);
+	CHECK(extra.nr == 0);
+	strvec_clear(&libs);
+
+	strvec_push(&libs, "/lib/x86_64-linux-gnu/libc.so.6.bak"); /* not libc */
+	strvec_push(&libs, "libc.so.6");                          /* no directory */
+	initramfs_dlopen_companions(&libs, &extra);
+	CHECK(extra.nr == 0);
+	strvec_clear(&libs);
+	strvec_clear(&extra);
+}
+
 /* a minimal little-endian ELF64 with the given program header types */
 static size_t make_elf(unsigned char *buf, const uint32_t *types, int n)
 {
@@ -594,6 +623,7 @@ int main(void)
 	RUN(cpio_roundtrip);
 	RUN(cpio_header_layout);
 	RUN(ldd_parse);
+	RUN(dlopen_companions);
 	RUN(elf_interp);
 	RUN(init_script);
 	RUN(guest_tools_from_the_plan);

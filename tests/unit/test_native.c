@@ -1,6 +1,8 @@
 /*
  * Unit tests of the native workloads' pure parts: SPECjbb metric arithmetic
- * (workloads/native/jbb_metrics.c, including the critical-jOPS worked example)
+ * (workloads/native/jbb_metrics.c, including the critical-jOPS worked example),
+ * sl-pingpong's hot-path latency recorder (nat_lat_add and nat_lat_finish
+ * leave exactly what hist_record would have)
  * and the pingpong and jbb drivers' parameter
  * validation, argv building and output parsing (workloads/pingpong.c,
  * workloads/jbb.c) on fixed outputs.
@@ -8,6 +10,7 @@
 #include <math.h>
 
 #include "workloads/native/jbb_metrics.h"
+#include "workloads/native/libnative.h"
 #include "tests/unit/tap.h"
 #include "workloads/workload.h"
 
@@ -327,8 +330,52 @@ TEST(jbb_parse)
 	strbuf_release(&err);
 }
 
+/* the same samples through hist_record and through nat_lat_add +
+ * nat_lat_finish: identical counts, overflow, total and extremes */
+TEST(nat_lat_matches_hist_record)
+{
+	struct hist ref, h;
+	struct nat_lat r;
+	uint64_t *counts = calloc(NAT_HIST_BUCKETS, sizeof(uint64_t));
+	CHECK(counts != NULL);
+	CHECK(hist_init_loglin(&ref, NAT_HIST_SUB, NAT_HIST_POW) == 0);
+	CHECK(nat_hist_init_in(&h, counts) == 0);
+	CHECK(ref.nbuckets == NAT_HIST_BUCKETS && h.nbuckets == NAT_HIST_BUCKETS);
+	CHECK(nat_hist_shared_bytes() == NAT_HIST_BUCKETS * sizeof(uint64_t));
+
+	nat_lat_init(&r, &h);
+	nat_lat_finish(&r, &h);           /* nothing recorded: nothing changes */
+	CHECK(h.total == 0 && h.overflow == 0 && isnan(h.min) && isnan(h.max));
+
+	const uint64_t edge[] = { 0, 1, 127, 128, 129, 255, 256, 257, 1000, 123456789,
+				  (1ull << 40) - 1, 1ull << 40, UINT64_MAX };
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		hist_record(&ref, edge[i]);
+		nat_lat_add(&r, edge[i]);
+		size_t b = hist_bucket_of(&ref, edge[i]);
+		CHECK(b == (edge[i] < (1ull << 40) ? hist_loglin_index(NAT_HIST_SUB, edge[i])
+						      : ref.nbuckets));
+	}
+	uint64_t x = 88172645463325252ull;
+	for (int i = 0; i < 200000; i++) {  /* xorshift64, all magnitudes */
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t v = x >> (x & 63);
+		hist_record(&ref, v);
+		nat_lat_add(&r, v);
+	}
+	nat_lat_finish(&r, &h);
+	CHECK(memcmp(ref.counts, h.counts, NAT_HIST_BUCKETS * sizeof(uint64_t)) == 0);
+	CHECK(ref.total == h.total && ref.total == 200000 + sizeof(edge) / sizeof(edge[0]));
+	CHECK(ref.overflow == h.overflow && h.overflow > 0);
+	CHECK(ref.min == h.min && h.min == 0);
+	CHECK(ref.max == h.max && h.max == (double)UINT64_MAX);
+	hist_free(&ref);
+	free(counts);
+}
+
 int main(void)
 {
+	RUN(nat_lat_matches_hist_record);
 	RUN(critical_jops_worked_example);
 	RUN(geomean_edge_cases);
 	RUN(step_pass_tolerance);

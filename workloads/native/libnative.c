@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <math.h>
@@ -469,6 +470,86 @@ int nat_task_sched(pid_t tid, uint64_t *migr, uint64_t *vol, uint64_t *invol)
 	return got == 7 ? 0 : -1;
 }
 
+/* the whole of /proc/<tid>/sched (at most NAT_SCHED_FILE_MAX bytes) into
+ * buf; its length, or -1 with errno */
+static ssize_t read_sched_file(pid_t tid, char *buf, size_t max)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/sched", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t n = 0;
+	while (n < max) {
+		ssize_t r = read(fd, buf + n, max - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	return (ssize_t)n;
+}
+
+int nat_sched_dump(const char *path, const char *phase, const pid_t *tids, int n)
+{
+	int first = !strcmp(phase, "start");
+	FILE *f = fopen(path, first ? "we" : "ae");
+	if (!f) {
+		nat_err("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	static char buf[NAT_SCHED_FILE_MAX];
+	long size = first ? 0 : ftell(f);
+	if (first)
+		fputs("schedlab-task-sched 1\n", f);
+	for (int i = 0; i < n; i++) {
+		ssize_t len = read_sched_file(tids[i], buf, sizeof(buf));
+		if (size >= 0 && size + (len > 0 ? len : 0) + 64 > NAT_SCHED_DUMP_MAX) {
+			fputs("@@ truncated\n", f);
+			break;
+		}
+		if (len < 0) {
+			size += fprintf(f, "@@ %s %d error %s\n", phase, (int)tids[i],
+					strerror(errno));
+			continue;
+		}
+		size += fprintf(f, "@@ %s %d\n", phase, (int)tids[i]);
+		size += (long)fwrite(buf, 1, (size_t)len, f);
+		if (len && buf[len - 1] != '\n')
+			size += fputc('\n', f) == EOF ? 0 : 1;
+	}
+	if (fclose(f)) {
+		nat_err("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int nat_self_tids(pid_t *out, int max)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && n < max) {
+		char *end;
+		long v = strtol(de->d_name, &end, 10);
+		if (end != de->d_name && !*end && v > 0)
+			out[n++] = (pid_t)v;
+	}
+	closedir(d);
+	return n;
+}
+
 int nat_task_csw(pid_t tid, uint64_t *vol, uint64_t *invol)
 {
 	char path[64], line[256];
@@ -502,8 +583,7 @@ void *nat_shm_alloc(size_t bytes)
 
 size_t nat_hist_shared_bytes(void)
 {
-	return ((size_t)1 << NAT_HIST_SUB) * (size_t)(1 + NAT_HIST_POW - NAT_HIST_SUB) *
-	       sizeof(uint64_t);
+	return NAT_HIST_BUCKETS * sizeof(uint64_t);
 }
 
 int nat_hist_init_in(struct hist *h, void *counts)
@@ -516,6 +596,23 @@ int nat_hist_init_in(struct hist *h, void *counts)
 	memset(counts, 0, tmp.nbuckets * sizeof(uint64_t));
 	*h = tmp;
 	return 0;
+}
+
+void nat_lat_init(struct nat_lat *r, struct hist *h)
+{
+	*r = (struct nat_lat){ .counts = h->counts, .min = UINT64_MAX };
+}
+
+void nat_lat_finish(const struct nat_lat *r, struct hist *h)
+{
+	if (!r->n)
+		return;
+	h->overflow += r->overflow;
+	h->total += r->n;
+	if (isnan(h->min) || (double)r->min < h->min)
+		h->min = (double)r->min;
+	if (isnan(h->max) || (double)r->max > h->max)
+		h->max = (double)r->max;
 }
 
 /* ---- output ------------------------------------------------------------------------------- */

@@ -85,6 +85,19 @@ int nat_perf_read(int fd, uint64_t *v);
  * costs the task nothing, unlike a perf counter, which adds work to every
  * context switch of the task it watches. */
 int nat_task_sched(pid_t tid, uint64_t *migr, uint64_t *vol, uint64_t *invol);
+/*
+ * Wakeup-placement evidence: append every task's whole /proc/<tid>/sched to
+ * `path`, each after a line "@@ PHASE TID" ("@@ PHASE TID error WHY" when it
+ * cannot be read). PHASE "start" creates the file with its first line
+ * "schedlab-task-sched 1"; "end" appends. The file stops with "@@ truncated"
+ * at NAT_SCHED_DUMP_MAX bytes. analysis/tasksched.h parses it. Called by the
+ * main thread at the window's start and end, never by a measured task.
+ */
+#define NAT_SCHED_FILE_MAX (64 * 1024)
+#define NAT_SCHED_DUMP_MAX (16L << 20)
+int nat_sched_dump(const char *path, const char *phase, const pid_t *tids, int n);
+/* the thread ids of this process (/proc/self/task), at most max; -1 on error */
+int nat_self_tids(pid_t *out, int max);
 /* voluntary/nonvoluntary_ctxt_switches of a task from /proc/<tid>/status */
 int nat_task_csw(pid_t tid, uint64_t *vol, uint64_t *invol);
 
@@ -95,8 +108,37 @@ void *nat_shm_alloc(size_t bytes);                  /* zeroed; NULL on failure *
  * so that a forked child can record into it; h itself should be shared too */
 #define NAT_HIST_SUB 7
 #define NAT_HIST_POW 40
+#define NAT_HIST_BUCKETS (((size_t)1 << NAT_HIST_SUB) * (size_t)(1 + NAT_HIST_POW - NAT_HIST_SUB))
 size_t nat_hist_shared_bytes(void);
 int nat_hist_init_in(struct hist *h, void *counts);
+
+/* Recording on a hot path. nat_lat_add is a few instructions and no floating
+ * point: the sample's bucket count goes straight into the histogram's counts
+ * (which may be shared memory), while the sample count, overflow, min and max
+ * are kept as integers in the recorder. After the run, nat_lat_finish adds
+ * them into the histogram, which then holds exactly what hist_record on every
+ * sample would have left there (the conversion to double is monotonic, so the
+ * extremes agree). h must be a NAT_HIST histogram (nat_hist_init_in) that
+ * nobody records into otherwise while r is in use. */
+struct nat_lat {
+	uint64_t *counts;
+	uint64_t n, overflow, min, max;
+};
+void nat_lat_init(struct nat_lat *r, struct hist *h);
+void nat_lat_finish(const struct nat_lat *r, struct hist *h);
+static inline void nat_lat_add(struct nat_lat *r, uint64_t v)
+{
+	size_t b = hist_loglin_index(NAT_HIST_SUB, v);
+	if (b < NAT_HIST_BUCKETS)
+		r->counts[b]++;
+	else
+		r->overflow++;
+	r->n++;
+	if (v < r->min)
+		r->min = v;
+	if (v > r->max)
+		r->max = v;
+}
 
 /* ---- output ---------------------------------------------------------------- */
 /* percentile p of a ns histogram, in us, into obj[key] (null when empty);

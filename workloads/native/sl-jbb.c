@@ -55,6 +55,7 @@ struct opts {
 	int nnice;
 	long rr_group, rr_priority;
 	unsigned long long seed;
+	const char *sched_out;       /* --sched-out: placement evidence dump */
 };
 
 struct req {
@@ -351,6 +352,8 @@ static void usage(FILE *f)
 "      --rr-group G      run group G's workers SCHED_RR (0-based; default none)\n"
 "      --rr-priority P   SCHED_RR priority, 1..99 (default 10)\n"
 "      --seed N          seed of arrivals and transaction choice (default 1)\n"
+"      --sched-out FILE  write every thread's /proc/<tid>/sched after the threads\n"
+"                        start and at the end into FILE (wakeup-placement evidence)\n"
 "  -h, --help            this text\n"
 "Output: one JSON object on stdout (metrics in docs/workloads-native.md).\n");
 }
@@ -364,7 +367,7 @@ static int parse_opts(int argc, char **argv)
 		{ "step-pct", 1, 0, 2 }, { "tolerance-pct", 1, 0, 3 }, { "hbir-ms", 1, 0, 4 },
 		{ "settle-ms", 1, 0, 5 }, { "measure-ms", 1, 0, 6 }, { "nice", 1, 0, 7 },
 		{ "rr-group", 1, 0, 8 }, { "rr-priority", 1, 0, 9 }, { "seed", 1, 0, 10 },
-		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
+		{ "sched-out", 1, 0, 11 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	long v;
 	O = (struct opts){ .duration_s = 60, .scale = 1, .start_pct = 50, .step_pct = 1,
@@ -455,6 +458,9 @@ static int parse_opts(int argc, char **argv)
 			if (nat_parse_long("--seed", optarg, 0, 0x7fffffffL, &v))
 				return -1;
 			O.seed = (unsigned long long)v;
+			break;
+		case 11:
+			O.sched_out = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -637,6 +643,18 @@ static void drain(int max_ms)
 	}
 }
 
+/* --sched-out: every thread's /proc/<tid>/sched (a failure is only said:
+ * the run then has no placement evidence, and its parser says why) */
+static void sched_dump(const char *phase)
+{
+	int max = nworkers + ninjectors + 8;
+	pid_t *t = O.sched_out ? calloc((size_t)max, sizeof(*t)) : NULL;
+	int n = t ? nat_self_tids(t, max) : -1;
+	if (n > 0)
+		nat_sched_dump(O.sched_out, phase, t, n);
+	free(t);
+}
+
 int main(int argc, char **argv)
 {
 	nat_prog = "sl-jbb";
@@ -675,6 +693,8 @@ int main(int argc, char **argv)
 		rc = 1;
 		goto stop;
 	}
+
+	sched_dump("start");
 
 	/* (1) HBIR: the backend kept saturated; a quarter of the time to warm up */
 	hbir_s = O.hbir_ms > 0 ? O.hbir_ms / 1000.0 : fmin(5, fmax(0.3, 0.08 * O.duration_s));
@@ -761,6 +781,7 @@ int main(int argc, char **argv)
 			steps[i] = low[nlow - 1 - i];
 		nsteps += nlow;
 	}
+	sched_dump("end");
 stop:
 	atomic_store(&mode, 0);
 	atomic_store(&stop_inj, 1);

@@ -18,6 +18,20 @@
  * recorded in ns in log-linear histograms (analysis/hist.h: sub_bits 7, at
  * most 0.4% relative error) and reported in us. The metrics are defined in
  * docs/workloads-native.md; output is one JSON object on stdout.
+ *
+ * The hot path holds only what the measurement needs, so that a round trip
+ * costs little more than `perf bench sched pipe` (bench/pingpong-vs-perf.sh):
+ * a task reads the clock (vDSO) and its CPU (rseq) once when a wait returns;
+ * that stamp is the wakee's side of the wakeup and, when the task does
+ * nothing but bookkeeping on its own cache lines before its next wake call,
+ * the waker's side of that call too (else the call reads the clock again):
+ * one clock read per hop in a closed loop without work. Whether a message
+ * was there before the wait is read from the sender's message count, not a
+ * clock. Latencies go into the histograms' counts through nat_lat_add (no
+ * floating point; totals and extremes are set after the run), and a wakeup
+ * is noted, reading the sender's line, only once the task's next wake call
+ * is out. docs/workloads-native.md, "Cost of the instrumentation", has the
+ * details and figures.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -50,39 +64,50 @@ struct opts {
 	long work_us, wss_kb;
 	unsigned long long seed;
 	int policy, priority, nice;
+	const char *sched_out;       /* --sched-out: placement evidence dump */
 };
 
-/* one direction of a hop */
-struct chan {
-	_Atomic uint32_t word;       /* futex */
-	uint32_t seen;               /* reader's last seen word */
-	int rfd, wfd;                /* pipe, eventfd, unix */
-};
+/* One direction of a caller -> callee edge, written only by the task that
+ * sends that way, on a cache line of its own: nothing a task does between a
+ * clock read and the wake call that uses it waits for a line the other task
+ * wrote (on separate CPUs such a miss would count as wakeup latency). */
+struct side {
+	_Atomic uint32_t posted;     /* messages sent this way (the futex word) */
+	uint32_t taken;              /* messages this side's owner took the other way */
+	uint64_t t[2];               /* message m: the sender's clock read for its wake */
+	int cpu[2];                  /* call, and its CPU, in slot m & 1 */
+	int op;                      /* requests: OP_REQ or OP_QUIT (the fd mechanisms
+				      * also carry it in the message) */
+	uint64_t id;                 /* requests: the request */
+} __attribute__((aligned(64)));
 
 /* a caller -> callee edge in shared memory; one request outstanding at most */
 struct hop {
-	struct chan req, rep;
-	uint64_t req_t, rep_t;       /* waker's clock just before its wake call */
-	int req_cpu, rep_cpu;        /* waker's CPU */
-	int op;
-	uint64_t id;
+	struct side req;             /* written by the caller */
+	struct side rep;             /* written by the callee */
+	int rfd[2], wfd[2];          /* [0] requests, [1] replies (pipe, eventfd,
+				      * unix); read-only once set up */
 } __attribute__((aligned(64)));
 
-/* per thread (client or stage instance), in shared memory */
+/* per thread (client or stage instance), in shared memory; what every
+ * wakeup touches comes first (two cache lines) */
 struct epstat {
-	struct hist wake;            /* wakeup latency, ns */
-	uint64_t wakeups, same_cpu, cross_llc, nowait, handled;
+	struct nat_lat wake_rec;     /* wakeup latency, ns, recorded into wake;
+				      * wake_rec.n is the number of wakeups */
+	uint64_t same_cpu, cross_llc, nowait;
 	uint64_t observed_migr;
 	int last_cpu;
 	pid_t tid;
 	int failed;
+	struct hist wake;            /* read after the run */
 } __attribute__((aligned(64)));
 
-/* per lane, client side */
+/* per lane, client side; what every request touches comes first (one line) */
 struct lanestat {
-	struct hist req;             /* request latency, ns */
+	struct nat_lat req_rec;      /* request latency, ns, recorded into req */
 	uint64_t sent, completed, in_flight, scheduled, backlog;
-};
+	struct hist req;             /* read after the run */
+} __attribute__((aligned(64)));
 
 struct shared {
 	_Atomic int ready, go, abort, done;  /* done: end counters read */
@@ -99,6 +124,14 @@ static struct lanestat *lanes;
 static int actors;               /* stage instances per lane: (stages - 1) + fanout */
 
 /* ---- channels ------------------------------------------------------------ */
+
+/* a clock read and the CPU it was taken on (t == 0: none yet, or stale) */
+struct stamp { uint64_t t; int cpu; };
+
+static inline struct stamp stamp_now(void)
+{
+	return (struct stamp){ nat_now_ns(), nat_cpu() };
+}
 
 static long futex(_Atomic uint32_t *w, int op, uint32_t val)
 {
@@ -121,45 +154,75 @@ static int full_io(int fd, void *buf, size_t n, int wr)
 	return 0;
 }
 
-static int chan_post(struct chan *c)
+/* send message m = posted + 1 through s (the sender's own side): the stamp
+ * into slot m & 1, then the count, then the wake call. Slots alternate so
+ * that the receiver may read message m's stamp after its next send: the
+ * sender cannot reach message m + 2 before that. */
+static int send_msg(struct side *s, int wfd, struct stamp w, int op)
 {
-	int one = 1;
-	uint64_t e = 1;
+	uint32_t m = atomic_load_explicit(&s->posted, memory_order_relaxed) + 1;
+	s->t[m & 1] = w.t;
+	s->cpu[m & 1] = w.cpu;
+	s->op = op;
+	atomic_store_explicit(&s->posted, m, memory_order_release);
 	switch (O.mech) {
 	case M_FUTEX:
-		atomic_fetch_add_explicit(&c->word, 1, memory_order_release);
-		futex(&c->word, FUTEX_WAKE, 1);
+		futex(&s->posted, FUTEX_WAKE, 1);
 		return 0;
-	case M_EVENTFD:
-		return full_io(c->wfd, &e, sizeof(e), 1);
-	default:                     /* pipe and unix socket: an int, like perf bench */
-		return full_io(c->wfd, &one, sizeof(one), 1);
+	case M_EVENTFD: {
+		uint64_t e = (uint64_t)op;
+		return full_io(wfd, &e, sizeof(e), 1);
+	}
+	default: {                   /* pipe and unix socket: an int, like perf bench */
+		int v = op;
+		return full_io(wfd, &v, sizeof(v), 1);
+	}
 	}
 }
 
-static int chan_wait(struct chan *c)
+/* a message was sent through `from` that `me`'s owner has not taken: called
+ * just before take_msg, it says whether the sender's wake call (and its clock
+ * read, which precede the count) came before the receiver started waiting */
+static inline int msg_pending(const struct side *from, const struct side *me)
 {
-	int v;
+	return atomic_load_explicit(&from->posted, memory_order_acquire) != me->taken;
+}
+
+/* take the next message sent through `from`, waiting for it (me: the
+ * receiver's own side); its op, or -1 */
+static int take_msg(const struct side *from, struct side *me, int rfd)
+{
+	int op;
 	uint64_t e;
 	switch (O.mech) {
 	case M_FUTEX:
 		for (;;) {
-			uint32_t w = atomic_load_explicit(&c->word, memory_order_acquire);
-			if (w != c->seen) {
-				c->seen = w;
-				return 0;
-			}
-			if (futex(&c->word, FUTEX_WAIT, w) && errno != EAGAIN && errno != EINTR)
+			uint32_t w = atomic_load_explicit(&from->posted, memory_order_acquire);
+			if (w != me->taken)
+				break;
+			if (futex((_Atomic uint32_t *)&from->posted, FUTEX_WAIT, w) &&
+			    errno != EAGAIN && errno != EINTR)
 				return -1;
 		}
-	case M_EVENTFD:
-		return full_io(c->rfd, &e, sizeof(e), 0);
+		op = from->op;       /* on the line the wait just read */
+		break;
+	case M_EVENTFD:              /* the sum of what was written since the last
+				      * read: a quit may follow a request that a
+				      * failed caller left unanswered (1 + 2) */
+		if (full_io(rfd, &e, sizeof(e), 0))
+			return -1;
+		op = e >= OP_QUIT ? OP_QUIT : (int)e;
+		break;
 	default:
-		return full_io(c->rfd, &v, sizeof(v), 0);
+		if (full_io(rfd, &op, sizeof(op), 0))
+			return -1;
+		break;
 	}
+	me->taken++;
+	return op;
 }
 
-static int chan_pair_init(struct chan *req, struct chan *rep)
+static int chan_init(struct hop *h)
 {
 	int a[2], b[2];
 	switch (O.mech) {
@@ -170,18 +233,18 @@ static int chan_pair_init(struct chan *req, struct chan *rep)
 			return -1;
 		if (pipe(b))
 			return -1;
-		req->rfd = a[0], req->wfd = a[1];
-		rep->rfd = b[0], rep->wfd = b[1];
+		h->rfd[0] = a[0], h->wfd[0] = a[1];
+		h->rfd[1] = b[0], h->wfd[1] = b[1];
 		return 0;
 	case M_EVENTFD:
-		req->rfd = req->wfd = eventfd(0, 0);
-		rep->rfd = rep->wfd = eventfd(0, 0);
-		return req->rfd < 0 || rep->rfd < 0 ? -1 : 0;
+		h->rfd[0] = h->wfd[0] = eventfd(0, 0);
+		h->rfd[1] = h->wfd[1] = eventfd(0, 0);
+		return h->rfd[0] < 0 || h->rfd[1] < 0 ? -1 : 0;
 	default:
 		if (socketpair(AF_UNIX, SOCK_STREAM, 0, a))
 			return -1;
-		req->wfd = a[0], req->rfd = a[1];
-		rep->wfd = a[1], rep->rfd = a[0];
+		h->wfd[0] = a[0], h->rfd[0] = a[1];
+		h->wfd[1] = a[1], h->rfd[1] = a[0];
 		return 0;
 	}
 }
@@ -193,62 +256,90 @@ static inline int in_window(uint64_t t)
 	return t >= S->t0 && t < S->t1;
 }
 
-/* the wakee ran at t_run on cpu after waiting since t_before; the waker
- * stamped t_wake on waker_cpu just before its wake call */
-static void note_wakeup(struct epstat *e, uint64_t t_before, uint64_t t_wake, int waker_cpu,
-			uint64_t t_run, int cpu)
+/* the wakee ran at t_run on cpu after its wait (pending: the message had
+ * been posted before it started waiting); t_wake and waker_cpu are the
+ * waker's stamp for its wake call */
+static inline void note_wakeup(struct epstat *e, int pending, uint64_t t_wake, int waker_cpu,
+			       uint64_t t_run, int cpu)
 {
 	if (e->last_cpu >= 0 && cpu != e->last_cpu && in_window(t_run))
 		e->observed_migr++;
 	e->last_cpu = cpu;
 	if (!in_window(t_wake))
 		return;
-	if (t_wake < t_before) {     /* the message was there before we waited */
+	if (pending) {               /* the message was there before we waited */
 		e->nowait++;
 		return;
 	}
-	hist_record(&e->wake, t_run > t_wake ? t_run - t_wake : 0);
-	e->wakeups++;
+	nat_lat_add(&e->wake_rec, t_run > t_wake ? t_run - t_wake : 0);
 	if (cpu == waker_cpu)
 		e->same_cpu++;
 	if (cpu < MAX_CPUS && waker_cpu < MAX_CPUS && S->llc[cpu] != S->llc[waker_cpu])
 		e->cross_llc++;
 }
 
-/*
- * Call callees [first, first+n) of a lane and wait for all their replies.
- * One clock read per event on the hot path (the vDSO clock): the stamp of
- * a post is the time of the post, the stamp after a wait the time the
- * waiter ran; the "before waiting" time of a wait is the caller's latest
- * stamp (nothing but the post happens in between). now: a stamp the
- * caller has just taken (0: read one); *last: the time the last reply was
- * seen (or of the last post when there is nothing to wait for).
- */
-static int call(struct hop *lh, struct epstat *e, int first, int n, int op, uint64_t id,
-		uint64_t now, uint64_t *last)
+/* a wakeup to note: message m sent through `from`, taken by a task that ran
+ * at `run`; pending: it was sent before the task started waiting */
+struct wk {
+	const struct side *from;     /* NULL: nothing held */
+	uint32_t m;
+	int pending;
+	struct stamp run;
+};
+
+static inline void note(struct epstat *e, struct wk *w)
 {
-	uint64_t t = now;
+	if (!w->from)
+		return;
+	note_wakeup(e, w->pending, w->from->t[w->m & 1], w->from->cpu[w->m & 1], w->run.t,
+		    w->run.cpu);
+	w->from = NULL;
+}
+
+/* call callees [first, first+n) of a lane. *st: the caller's stamp from
+ * when its own wait returned, if it did nothing since but bookkeeping on its
+ * own lines (t == 0 otherwise); the first call uses it as its wake time
+ * instead of reading the clock again. *held: a wakeup the caller has not
+ * noted yet (noting reads the sender's line), noted once the first call is
+ * out. */
+static int call_send(struct hop *lh, struct epstat *e, int first, int n, int op, uint64_t id,
+		     const struct stamp *st, struct wk *held)
+{
 	for (int i = first; i < first + n; i++) {
 		struct hop *h = &lh[i];
-		h->op = op;
-		h->id = id;
-		h->req_cpu = nat_cpu();
-		h->req_t = t = i == first && now ? now : nat_now_ns();
-		if (chan_post(&h->req))
+		h->req.id = id;
+		if (send_msg(&h->req, h->wfd[0], i == first && st->t ? *st : stamp_now(), op))
 			return -1;
+		note(e, held);
 	}
-	if (op != OP_QUIT)
-		for (int i = first; i < first + n; i++) {
-			struct hop *h = &lh[i];
-			uint64_t tb = t;
-			if (chan_wait(&h->rep))
-				return -1;
-			t = nat_now_ns();
-			note_wakeup(e, tb, h->rep_t, h->rep_cpu, t, nat_cpu());
-		}
-	if (last)
-		*last = t;
 	return 0;
+}
+
+/* wait for the replies of callees [first, first+n): *st becomes the stamp
+ * taken after the last one, and *held that reply's wakeup, to be noted
+ * after the caller's next wake call */
+static int call_wait(struct hop *lh, struct epstat *e, int first, int n, struct stamp *st,
+		     struct wk *held)
+{
+	for (int i = first; i < first + n; i++) {
+		struct hop *h = &lh[i];
+		int pending = msg_pending(&h->rep, &h->req);
+		if (take_msg(&h->rep, &h->req, h->rfd[1]) < 0)
+			return -1;
+		*st = stamp_now();
+		note(e, held);
+		*held = (struct wk){ &h->rep, h->req.taken, pending, *st };
+	}
+	return 0;
+}
+
+/* both: a call and its replies (only the call for OP_QUIT) */
+static int call(struct hop *lh, struct epstat *e, int first, int n, int op, uint64_t id,
+		struct stamp *st, struct wk *held)
+{
+	if (call_send(lh, e, first, n, op, id, st, held))
+		return -1;
+	return op == OP_QUIT ? 0 : call_wait(lh, e, first, n, st, held);
 }
 
 /* callees of actor a (-1: the client) */
@@ -289,43 +380,40 @@ static int actor_run(int lane, int a)
 		return -1;
 	}
 	uint64_t loops = (uint64_t)llround(S->spin_per_us * (double)O.work_us);
-	int no_work = loops == 0 && O.wss_kb == 0;
+	int work = loops || ws.nlines;
+	struct wk held = { 0 };
 	atomic_fetch_add(&S->ready, 1);
-	/* before waiting for a request: the time of our last reply (nothing
-	 * happens between posting it and waiting again) */
-	uint64_t tb = nat_now_ns();
 	for (;;) {
-		if (chan_wait(&in->req)) {
+		int pending = msg_pending(&in->req, &in->rep);
+		int op = take_msg(&in->req, &in->rep, in->rfd[0]);
+		if (op < 0) {
 			rc = -1;
 			break;
 		}
-		uint64_t tr = nat_now_ns();
-		int cpu = nat_cpu();
-		if (in->op == OP_QUIT) {
+		struct stamp st = stamp_now();
+		if (op == OP_QUIT) {
+			st.t = 0;
 			if (n)
-				call(lh, e, first, n, OP_QUIT, 0, 0, NULL);
+				call(lh, e, first, n, OP_QUIT, 0, &st, &held);
 			break;
 		}
-		note_wakeup(e, tb, in->req_t, in->req_cpu, tr, cpu);
-		if (in_window(tr))
-			e->handled++;
-		nat_wset_touch(&ws);
-		nat_spin(loops);
-		uint64_t done = 0;
-		if (n && call(lh, e, first, n, OP_REQ, in->id, 0, &done)) {
+		struct wk rq = { &in->req, in->rep.taken, pending, st };
+		if (work || n) {             /* the next wake call reads the clock anew */
+			note(e, &rq);
+			nat_wset_touch(&ws);
+			nat_spin(loops);
+			st.t = 0;
+		}
+		if (n && call(lh, e, first, n, OP_REQ, in->req.id, &st, &held)) {
 			rc = -1;
 			break;
 		}
-		in->rep_cpu = nat_cpu();
-		/* the reply goes right after the last callee's reply was seen;
-		 * a last stage reads the clock after its work, or, with no
-		 * work at all, replies at the time it woke (one clock read
-		 * per hop) */
-		in->rep_t = tb = n ? done : no_work ? tr : nat_now_ns();
-		if (chan_post(&in->rep)) {
+		if (send_msg(&in->rep, in->wfd[1], st.t ? st : stamp_now(), 1)) {
 			rc = -1;
 			break;
 		}
+		note(e, &rq);
+		note(e, &held);
 	}
 	nat_wset_free(&ws);
 	if (rc)
@@ -342,6 +430,23 @@ static void *actor_thread(void *p)
 
 /* ---- clients --------------------------------------------------------------------- */
 
+/* a client's request whose completion is counted once the next call is out
+ * (so that nothing but the send stands between the stamp and the call) */
+struct done { uint64_t ts, td; int counted; };
+
+static void count_done(struct lanestat *ls, struct done *d)
+{
+	if (d->counted) {
+		if (d->td < S->t1) {
+			ls->completed++;
+			nat_lat_add(&ls->req_rec, d->td - d->ts);
+		} else {
+			ls->in_flight++;
+		}
+	}
+	d->counted = 0;
+}
+
 static void *client_thread(void *p)
 {
 	int lane = (int)(intptr_t)p;
@@ -350,7 +455,7 @@ static void *client_thread(void *p)
 	struct lanestat *ls = &lanes[lane];
 	struct nat_rng rng;
 	int first, n;
-	uint64_t id = 0, last_done = 0;
+	uint64_t id = 0;
 
 	e->tid = nat_gettid();
 	e->last_cpu = -1;
@@ -368,56 +473,63 @@ static void *client_thread(void *p)
 	double mean_gap_ns = O.rate > 0 ? 1e9 * O.concurrency / O.rate : 0;
 	uint64_t sched = S->t0 > (uint64_t)(O.warmup_s * 1e9) ? S->t0 - (uint64_t)(O.warmup_s * 1e9)
 							    : 0;
+	/* closed loop: the stamp taken when a reply arrived is the completion
+	 * time of that request and the send time (and first wake time) of the
+	 * next; between them only the checks for the window's end and abort */
+	struct stamp st = { 0, 0 };
+	struct wk held = { 0 };
+	struct done prev = { 0, 0, 0 };
 	for (;;) {
 		uint64_t ts;
 		if (mean_gap_ns > 0) {
 			sched += (uint64_t)nat_rng_exp(&rng, mean_gap_ns);
 			if (sched >= S->t1)
 				break;
-			if (nat_now_ns() >= S->t1) {     /* behind: count what was due */
+			st = stamp_now();
+			if (st.t >= S->t1) {     /* behind: count what was due */
 				if (in_window(sched))
 					ls->backlog++, ls->scheduled++;
 				continue;
 			}
 			if (in_window(sched))
 				ls->scheduled++;
-			nat_sleep_until_ns(sched);
+			if (st.t < sched) {      /* early: sleep, then the call reads the clock */
+				nat_sleep_until_ns(sched);
+				st.t = 0;
+			}
 			ts = sched;
 		} else {
-			/* closed loop: the next request leaves when the last one
-			 * is done (its reply's stamp; one clock read per hop) */
-			ts = last_done ? last_done : nat_now_ns();
+			if (!st.t)
+				st = stamp_now();
+			ts = st.t;
 			if (ts >= S->t1)
 				break;
 		}
-		int counted = in_window(ts);
-		if (counted)
-			ls->sent++;
-		/* closed loop: ts was just read, it stamps the first call; the
-		 * request is done when its last reply was seen */
-		uint64_t td;
-		if (call(lh, e, first, n, OP_REQ, ++id, mean_gap_ns > 0 ? 0 : ts, &td)) {
+		if (call_send(lh, e, first, n, OP_REQ, ++id, &st, &held)) {
 			e->failed = 1;
 			atomic_store(&S->abort, 1);
 			break;
 		}
-		last_done = td;
-		if (counted) {
-			if (td < S->t1) {
-				ls->completed++;
-				hist_record(&ls->req, td - ts);
-			} else {
-				ls->in_flight++;
-			}
+		count_done(ls, &prev);
+		prev = (struct done){ ts, 0, in_window(ts) };
+		if (prev.counted)
+			ls->sent++;
+		if (call_wait(lh, e, first, n, &st, &held)) {
+			e->failed = 1;
+			atomic_store(&S->abort, 1);
+			break;
 		}
+		prev.td = st.t;
 		if (atomic_load_explicit(&S->abort, memory_order_relaxed))
 			break;
 	}
+	count_done(ls, &prev);
 quit:
 	/* stay alive until the end-of-window counters of every task are read */
 	while (!atomic_load(&S->done))
 		nat_sleep_ns(200000);
-	call(lh, e, first, n, OP_QUIT, 0, 0, NULL);
+	st.t = 0;
+	call(lh, e, first, n, OP_QUIT, 0, &st, &held);
 	return NULL;
 }
 
@@ -444,6 +556,8 @@ static void usage(FILE *f)
 "      --priority N      1..99 with fifo/rr\n"
 "      --nice N          -20..19 (default 0)\n"
 "      --seed N          seed for arrivals and working-set order (default 1)\n"
+"      --sched-out FILE  write every task's /proc/<tid>/sched at the window's start\n"
+"                        and end into FILE (wakeup-placement evidence)\n"
 "  -h, --help            this text\n"
 "Output: one JSON object on stdout (metrics in docs/workloads-native.md).\n");
 }
@@ -455,7 +569,8 @@ static int parse_opts(int argc, char **argv)
 		{ "mechanism", 1, 0, 'm' }, { "procs", 0, 0, 'P' }, { "rate", 1, 0, 'r' },
 		{ "duration", 1, 0, 'd' }, { "warmup", 1, 0, 'w' }, { "work-us", 1, 0, 'u' },
 		{ "wss-kb", 1, 0, 'W' }, { "policy", 1, 0, 1 }, { "priority", 1, 0, 2 },
-		{ "nice", 1, 0, 3 }, { "seed", 1, 0, 4 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
+		{ "nice", 1, 0, 3 }, { "seed", 1, 0, 4 }, { "sched-out", 1, 0, 5 },
+		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	long v;
 	O = (struct opts){ .stages = 1, .fanout = 1, .concurrency = 1, .mech = M_PIPE,
@@ -526,6 +641,9 @@ static int parse_opts(int argc, char **argv)
 				return -1;
 			O.seed = (unsigned long long)v;
 			break;
+		case 5:
+			O.sched_out = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -570,6 +688,18 @@ static void snapshot(struct task_counters *tc, int ntasks, const struct epstat *
 	}
 }
 
+/* --sched-out: every task's /proc/<tid>/sched (a failure is only said:
+ * the run then has no placement evidence, and its parser says why) */
+static void sched_dump(const char *phase, int ntasks, const struct epstat *e)
+{
+	pid_t *t = O.sched_out ? calloc((size_t)ntasks, sizeof(*t)) : NULL;
+	for (int i = 0; t && i < ntasks; i++)
+		t[i] = e[i].tid;
+	if (t)
+		nat_sched_dump(O.sched_out, phase, t, ntasks);
+	free(t);
+}
+
 static json_t *config_json(int llc_groups)
 {
 	json_t *c = json_pack("{s:i,s:i,s:i,s:s,s:s,s:f,s:f,s:f,s:I,s:I,s:I,s:s,s:i,s:i}",
@@ -604,13 +734,17 @@ int main(int argc, char **argv)
 		nat_err("cannot allocate shared memory: %s", strerror(errno));
 		return 1;
 	}
-	for (int i = 0; i < ntasks; i++)
+	for (int i = 0; i < ntasks; i++) {
 		nat_hist_init_in(&eps[i].wake, hmem + hb * (size_t)i);
-	for (int i = 0; i < L; i++)
+		nat_lat_init(&eps[i].wake_rec, &eps[i].wake);
+	}
+	for (int i = 0; i < L; i++) {
 		nat_hist_init_in(&lanes[i].req, hmem + hb * (size_t)(ntasks + i));
+		nat_lat_init(&lanes[i].req_rec, &lanes[i].req);
+	}
 	int llc_groups = nat_llc_groups(S->llc, MAX_CPUS, NULL, NULL);
 	for (int i = 0; i < L * actors; i++)
-		if (chan_pair_init(&hops[i].req, &hops[i].rep)) {
+		if (chan_init(&hops[i])) {
 			nat_err("cannot create %s channels: %s (lower --concurrency or raise "
 				"the open-file limit)", mech_names[O.mech], strerror(errno));
 			return 1;
@@ -671,8 +805,10 @@ int main(int argc, char **argv)
 	atomic_store(&S->go, 1);
 	nat_sleep_until_ns(S->t0);
 	snapshot(tc, ntasks, eps, 0);
+	sched_dump("start", ntasks, eps);
 	nat_sleep_until_ns(S->t1);
 	snapshot(tc, ntasks, eps, 1);
+	sched_dump("end", ntasks, eps);
 stop:
 	atomic_store(&S->done, 1);
 	atomic_store(&S->go, 1);
@@ -705,14 +841,16 @@ stop:
 		 invol = 0;
 	int csw_ok = 1, sched_ok = 1;
 	for (int l = 0; l < L; l++) {
+		nat_lat_finish(&lanes[l].req_rec, &lanes[l].req);
 		hist_merge(&req, &lanes[l].req);
 		sent += lanes[l].sent, completed += lanes[l].completed;
 		in_flight += lanes[l].in_flight, scheduled += lanes[l].scheduled;
 		backlog += lanes[l].backlog;
 	}
 	for (int i = 0; i < ntasks; i++) {
+		nat_lat_finish(&eps[i].wake_rec, &eps[i].wake);
 		hist_merge(&wake, &eps[i].wake);
-		wakeups += eps[i].wakeups, same += eps[i].same_cpu, cross += eps[i].cross_llc;
+		wakeups += eps[i].wake_rec.n, same += eps[i].same_cpu, cross += eps[i].cross_llc;
 		nowait += eps[i].nowait, observed += eps[i].observed_migr;
 		migr += tc[i].m1 - tc[i].m0;
 		vol += tc[i].v1 - tc[i].v0, invol += tc[i].i1 - tc[i].i0;
