@@ -214,8 +214,8 @@ static int git_raw(const char *const *args, double timeout_s, volatile int *abor
 	c.out = PROC_PIPE;
 	c.err = PROC_PIPE;
 	c.new_pgrp = 1;
-	/* no pager, no prompt for a password on fetch, no user config surprises
-	 * in the clone (the user's own config still applies to their repo) */
+	/* no pager, no prompt for a password on fetch (a nightly has no
+	 * terminal), messages in English (they are quoted to the user) */
 	const char *env[] = { "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C", NULL };
 	c.env = env;
 	struct strbuf o = STRBUF_INIT, e = STRBUF_INIT;
