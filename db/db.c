@@ -47,10 +47,15 @@ enum stmt_id {
 	STMT_OWNER_GET,
 	STMT_OWNER_SET,
 	STMT_OWNER_CLEAR,
+	STMT_BOOT_SET_GIT,
+	STMT_KERNEL_SET_GIT,
 	STMT_COUNT
 };
 
 static const char *const stmt_sql[STMT_COUNT] = {
+	[STMT_BOOT_SET_GIT] = "UPDATE boot SET kernel_commit = ?2, kernel_describe = ?3 WHERE id = ?1",
+	[STMT_KERNEL_SET_GIT] = "UPDATE kernel SET git_commit = ?2, git_describe = ?3"
+				" WHERE id = ?1 AND git_commit IS NULL",
 	[STMT_OWNER_GET] = "SELECT owner_pid, owner_start, owner_host, owner_boot, owner_since"
 			   " FROM session WHERE id = ?1",
 	[STMT_OWNER_SET] = "UPDATE session SET owner_pid = ?2, owner_start = ?3, owner_host = ?4,"
@@ -79,8 +84,10 @@ static const char *const stmt_sql[STMT_COUNT] = {
 			     " cmdline = ?6, boot_uuid = ?7, method = ?8, switch_s = ?9, accel = ?10,"
 			     " sysinfo = ?11, console = ?12, error = ?13,"
 			     " booted_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
-	[STMT_BOOT_REPLAN] = "INSERT INTO boot (session_id, seq, cfg, req_kernel, req_preempt, req_cmdline)"
-			     " SELECT session_id, seq, cfg, req_kernel, req_preempt, req_cmdline"
+	[STMT_BOOT_REPLAN] = "INSERT INTO boot (session_id, seq, cfg, req_kernel, req_preempt, req_cmdline,"
+			     " kernel_commit, kernel_describe)"
+			     " SELECT session_id, seq, cfg, req_kernel, req_preempt, req_cmdline,"
+			     " kernel_commit, kernel_describe"
 			     " FROM boot WHERE id = ?1",
 	[STMT_RUN_INSERT] = "INSERT INTO run (session_id, boot_id, seq, round, workload, params, knobs, rep)"
 			    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -800,6 +807,28 @@ int db_boot_finish(struct db *db, int64_t boot_id, const struct db_boot_result *
 	int ret = step_done(db, s, "updating boot");
 	free(si);
 	return ret;
+}
+
+int db_boot_set_git(struct db *db, int64_t boot_id, const char *commit, const char *describe)
+{
+	sqlite3_stmt *s = stmt(db, STMT_BOOT_SET_GIT);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, boot_id);
+	bind_text(s, 2, commit);
+	bind_text(s, 3, describe);
+	return step_done(db, s, "recording the boot's commit");
+}
+
+int db_kernel_set_git(struct db *db, int64_t kernel_id, const char *commit, const char *describe)
+{
+	sqlite3_stmt *s = stmt(db, STMT_KERNEL_SET_GIT);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, kernel_id);
+	bind_text(s, 2, commit);
+	bind_text(s, 3, describe);
+	return step_done(db, s, "recording the kernel's commit");
 }
 
 int64_t db_boot_replan(struct db *db, int64_t boot_id)

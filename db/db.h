@@ -74,6 +74,12 @@ int64_t db_session_resolve(struct db *db, const char *spec);
 
 int64_t db_boot_plan(struct db *db, int64_t sid, int seq, int cfg, const char *kernel,
 		     const char *preempt, const char *cmdline);
+/* a boot of a kernel from git: the commit id and the short description
+ * (`git describe`, patch count) the kernel was built from (migration 6) */
+int db_boot_set_git(struct db *db, int64_t boot_id, const char *commit, const char *describe);
+/* the same on a kernel row, once the running kernel has shown (its release
+ * names the commit) that it is that build; a row that has one keeps it */
+int db_kernel_set_git(struct db *db, int64_t kernel_id, const char *commit, const char *describe);
 struct db_boot_result {
 	const char *status;          /* ok | mismatch | failed */
 	int64_t machine_id, kernel_id; /* 0 = unknown */

@@ -66,13 +66,13 @@ static char *id_array(const int64_t *ids, size_t n)
 enum {
 	C_SESSION, C_RUN, C_STARTED, C_MACHINE_ID, C_MACHINE, C_RELEASE, C_HASH, C_PREEMPT,
 	C_HZ, C_MC, C_CMDLINE, C_KNOBS, C_RUN_WORKLOAD, C_PARAMS, C_WORKLOAD, C_METRIC,
-	C_VALUE, C_UNIT, C_BETTER, C_CENSORED,
+	C_VALUE, C_UNIT, C_BETTER, C_CENSORED, C_COMMIT, C_DESCRIBE,
 };
 
 static const char select_cols[] =
 	"SELECT session, run_id, started_at, machine_id, machine, kernel_release, config_hash,"
 	" preempt, hz, sched_mc, cmdline, knobs, run_workload, params, workload, metric,"
-	" value, unit, better, censored FROM results";
+	" value, unit, better, censored, kernel_commit, kernel_describe FROM results";
 
 static const char results_order[] = " ORDER BY session, started_at, run_id, workload, metric";
 
@@ -230,6 +230,8 @@ int db_results_select(struct db *db, const struct db_where *w, db_result_fn fn, 
 			.better = text_or_empty(st, C_BETTER),
 			.value = sqlite3_column_double(st, C_VALUE),
 			.censored = sqlite3_column_int(st, C_CENSORED) != 0,
+			.kernel_commit = text_or_empty(st, C_COMMIT),
+			.kernel_describe = text_or_empty(st, C_DESCRIBE),
 		};
 		ret = fn(ctx, &r);
 	}
@@ -401,6 +403,36 @@ int db_results_session_history(struct db *db, const int64_t *scope, size_t n,
 	}
 	sqlite3_finalize(st);
 	return ret;
+}
+
+int db_results_git_kernels(struct db *db, const int64_t *sid, const char *const *release,
+			   size_t n, char **label)
+{
+	static const char q[] =
+		"SELECT DISTINCT kernel_describe, kernel_commit FROM results"
+		" WHERE session = ?1 AND kernel_release = ?2 AND kernel_commit IS NOT NULL LIMIT 2";
+	for (size_t i = 0; i < n; i++)
+		label[i] = NULL;
+	sqlite3_stmt *st = prepare(db, q, "cannot read the sessions' commits");
+	if (!st)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, sid[i]);
+		sqlite3_bind_text(st, 2, release[i] ? release[i] : "", -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) != SQLITE_ROW)
+			continue;
+		const char *d = text_or_null(st, 0), *c = text_or_null(st, 1);
+		char *l = NULL;
+		if (asprintf(&l, "%s (%s)", d ? d : "?", c ? c : "?") < 0)
+			l = NULL;
+		if (sqlite3_step(st) == SQLITE_ROW) /* two kernels of one release: neither */
+			free(l);
+		else
+			label[i] = l;
+	}
+	sqlite3_finalize(st);
+	return 0;
 }
 
 struct session_walk {

@@ -56,6 +56,7 @@ struct db_result_row {
 		*unit, *better;
 	double value;
 	int censored;            /* 1: value is a lower bound (results.censored) */
+	const char *kernel_commit, *kernel_describe; /* kernels from git, else "" */
 };
 typedef int (*db_result_fn)(void *ctx, const struct db_result_row *row);
 /* the rows of results matching w, ordered by session, started_at, run_id,
@@ -66,6 +67,13 @@ int db_results_select(struct db *db, const struct db_where *w, db_result_fn fn, 
  * with values NULL (the column names, also when no row matches), then once
  * per row (a NULL value is SQL NULL) ("query of results failed: ...") */
 int db_results_export(struct db *db, const struct db_where *w, db_row_fn fn, void *ctx);
+
+/* kernels from git: per session sid[i], the "DESCRIBE (COMMIT)" of its
+ * results whose kernel_release is release[i], in label[i] (malloc'd), or
+ * NULL when there is none or more than one (two kernels built into one
+ * release: plain and patched). -1 on a database error */
+int db_results_git_kernels(struct db *db, const int64_t *sid, const char *const *release,
+			   size_t n, char **label);
 
 /* one row per session, by id: session, plan, tag, target, status,
  * started_at and its runs counted as ok, failed (failed or timeout),

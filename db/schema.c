@@ -276,5 +276,35 @@ const struct migration db_migrations[] = {
 	  "  LEFT JOIN machine m ON m.id = b.machine_id"
 	  "  LEFT JOIN kernel k ON k.id = b.kernel_id"
 	  "  WHERE r.status = 'ok' AND b.status = 'ok';" },
+	{ 7,
+	  /* kernels from git (issue 13): the commit a boot's kernel was built
+	   * from and its short description (`git describe`, patch count), on
+	   * the boot (what was requested and built) and on the kernel row (set
+	   * once the running kernel's release names the commit); the view
+	   * gains both at its end, nothing else changes */
+	  "ALTER TABLE boot ADD COLUMN kernel_commit TEXT;"
+	  "ALTER TABLE boot ADD COLUMN kernel_describe TEXT;"
+	  "ALTER TABLE kernel ADD COLUMN git_commit TEXT;"
+	  "ALTER TABLE kernel ADD COLUMN git_describe TEXT;"
+	  "DROP VIEW results;"
+	  "CREATE VIEW results AS"
+	  "  SELECT s.id AS session, s.tag AS tag, r.id AS run_id, r.started_at AS started_at,"
+	  "         s.target AS target, m.name AS machine, k.release AS kernel_release,"
+	  "         k.hz AS hz, k.sched_mc AS sched_mc, b.preempt AS preempt,"
+	  "         b.cmdline AS cmdline, r.knobs AS knobs, mv.workload AS workload,"
+	  "         r.params AS params, r.rep AS rep, mv.name AS metric, mv.value AS value,"
+	  "         mv.unit AS unit, mv.better AS better,"
+	  "         r.workload AS run_workload, k.config_hash AS config_hash,"
+	  "         k.preempt_build AS preempt_build, b.id AS boot, s.name AS plan,"
+	  "         m.fingerprint AS machine_id, mv.note AS note, mv.censored AS censored,"
+	  "         COALESCE(b.kernel_commit, k.git_commit) AS kernel_commit,"
+	  "         COALESCE(b.kernel_describe, k.git_describe) AS kernel_describe"
+	  "  FROM metric mv"
+	  "  JOIN run r ON r.id = mv.run_id"
+	  "  JOIN boot b ON b.id = r.boot_id"
+	  "  JOIN session s ON s.id = r.session_id"
+	  "  LEFT JOIN machine m ON m.id = b.machine_id"
+	  "  LEFT JOIN kernel k ON k.id = b.kernel_id"
+	  "  WHERE r.status = 'ok' AND b.status = 'ok';" },
 	{ 0, NULL },
 };

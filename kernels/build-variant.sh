@@ -29,13 +29,24 @@
 # key wait on a lock (flock).
 #
 # Usage: build-variant.sh [--base minimal|distro] [--source DIR]
+#                         [--source-id ID] [--tag TAG] [--keep-tree]
 #                         [--distro-config FILE] [--link DIR] [--jobs N]
-#                         [--key-only] FRAGMENT...
+#                         [--key-only] [--] FRAGMENT...
 #        build-variant.sh --fetch-source
 # A FRAGMENT is a name from kernels/fragments/ (hz1000, sched_mc_off, ...) or
 # the path of a .config fragment. Progress goes to stderr; the last line on
 # stdout is the kernel folder. --link DIR also makes DIR/<base>-<fragments> a
 # symlink to it. --key-only prints the cache key and exits (needs the source).
+# --source-id ID stands for the source in the cache key instead of the
+# tree's path, version and commit: the harness passes "git COMMIT [patches N
+# SHA256]" for a kernel from git (harness/orchestrate/kgit.c), whose tree is
+# schedlab's own checkout. --tag TAG goes into the label and so into the
+# kernel release (6.1.192-sl-minimal-g0123456789ab-hz1000), so that the
+# running kernel names its commit. --keep-tree builds in one build tree per
+# source tree, base, fragments and compiler ($CACHE/build/tree-<hash>) that
+# is kept after the build instead of a fresh one per key: the next build from
+# the same tree (a git kernel's next commit, checked out in schedlab's clone,
+# where only the changed files get new times) lets make rebuild what changed.
 # Exit status: 0 built or cached, 2 bad usage or an unknown fragment, 3 an
 # option did not survive olddefconfig or two fragments conflict, 1 anything
 # else (the message and the tail of build.log say what).
@@ -53,18 +64,22 @@ say() { echo "kbuild: $*" >&2; }
 die() { echo "build-variant: $1" >&2; exit "${2:-1}"; }
 
 base=minimal source="" distro_config="" link="" jobs=$(nproc 2>/dev/null || echo 2)
-key_only=0 fetch_only=0
+key_only=0 fetch_only=0 source_id="" tag="" keep_tree=0
 frags=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--base) base=${2:?}; shift 2 ;;
 	--source) source=${2:?}; shift 2 ;;
+	--source-id) source_id=${2:?}; shift 2 ;;
+	--tag) tag=${2:?}; shift 2 ;;
+	--keep-tree) keep_tree=1; shift ;;
 	--distro-config) distro_config=${2:?}; shift 2 ;;
 	--link) link=${2:?}; shift 2 ;;
 	--jobs) jobs=${2:?}; shift 2 ;;
 	--key-only) key_only=1; shift ;;
 	--fetch-source) fetch_only=1; shift ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
+	--) shift; frags+=("$@"); break ;;
 	-*) die "unknown option $1" 2 ;;
 	*) frags+=("$1"); shift ;;
 	esac
@@ -100,7 +115,9 @@ if [ -n "$source" ]; then
 	ver=$(make -s -C "$src" kernelversion 2>/dev/null) || die "--source $src: make kernelversion failed"
 	# a git tree is identified by its commit (and dirtiness), any other by its
 	# path and version: edit a non-git tree and the cache will not notice
-	if rev=$(git -C "$src" rev-parse HEAD 2>/dev/null); then
+	if [ -n "$source_id" ]; then
+		srcid="$source_id $ver"
+	elif rev=$(git -C "$src" rev-parse HEAD 2>/dev/null); then
 		git -C "$src" diff --quiet HEAD 2>/dev/null || rev="$rev-dirty"
 		srcid="tree $src $ver git $rev"
 	else
@@ -162,7 +179,8 @@ if [ "$key_only" = 1 ]; then
 	exit 0
 fi
 
-label=$base
+case "$tag" in *[!A-Za-z0-9_]*) die "--tag: letters, digits and _ only, not '$tag'" 2 ;; esac
+label=$base${tag:+-$tag}
 for f in "${frags[@]}"; do label="$label-$(basename "$f" .config)"; done
 dest=$cache_root/kernels/$key
 
@@ -194,7 +212,25 @@ fi
 # --- 3. config -----------------------------------------------------------------
 t0=$(date +%s)
 bld=$cache_root/build/$key
-rm -rf "$bld" && mkdir -p "$bld"
+if [ "$keep_tree" = 1 ]; then
+	# one tree per source tree and configuration input, whatever commit
+	tkey=$({
+		printf 'tree %s\nbase %s\ncompiler %s\ninitial %s\n' "$src" "$base" \
+			"$(gcc --version 2>/dev/null | head -n 1)" "$initial"
+		for i in "${!files[@]}"; do printf 'fragment %s\n' "$(basename "${names[$i]}")"; cat "${files[$i]}"; done
+	} | sha256sum | cut -c1-16)
+	bld=$cache_root/build/tree-$tkey
+	exec 8>"$bld.lock"
+	if ! flock -n 8; then
+		say "another build uses $bld; waiting for it"
+		flock 8
+	fi
+	mkdir -p "$bld"
+	rm -f "$bld/arch/x86/boot/bzImage" "$bld/vmlinux"
+	say "reusing the build tree $bld (make rebuilds what changed)"
+else
+	rm -rf "$bld" && mkdir -p "$bld"
+fi
 log=$bld/build.log
 : >"$log"
 mk=(make -C "$src" O="$bld" -j"$jobs")
@@ -219,7 +255,10 @@ fi
 # the release names the variant: 6.1.192-sl-minimal-hz1000-sched_mc_off (the key
 # when that gets long; the release may not exceed 64 characters)
 lv="-sl-$label"
-[ ${#lv} -le 40 ] || lv="-sl-$base-${key:0:12}"
+if [ ${#lv} -gt 40 ]; then
+	# a git kernel keeps its commit in the release; others the key
+	if [ -n "$tag" ]; then lv="-sl-$base-$tag"; else lv="-sl-$base-${key:0:12}"; fi
+fi
 printf 'CONFIG_LOCALVERSION="%s"\n# CONFIG_LOCALVERSION_AUTO is not set\n' "$lv" >"$bld/schedlab-release.config"
 run_logged env KCONFIG_CONFIG="$bld/.config" "$src/scripts/kconfig/merge_config.sh" -m -O "$bld" \
 	"$bld/.config" "${files[@]}" "$bld/schedlab-release.config"
@@ -310,6 +349,6 @@ jstr() { printf '"%s"' "$(printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g'
 } >"$tmp/kernel.json"
 rm -rf "$dest"
 mv "$tmp" "$dest"
-rm -rf "$bld"
+[ "$keep_tree" = 1 ] || rm -rf "$bld"
 say "built $label: $release in ${secs} s ($(du -h "$dest/vmlinuz" | cut -f1) bzImage) in $dest"
 finish

@@ -297,6 +297,13 @@ static void print_table(const struct compare_job *job, const char *sa, const cha
 			}
 		fputc('\n', out);
 	}
+	/* kernels from git of one release (and config) are one kernel to the
+	 * pairing; say which commits the sides ran */
+	const char *la = job->a.nseries ? job->a.series[0].kernel_label : NULL;
+	const char *lb = job->b.nseries ? job->b.series[0].kernel_label : NULL;
+	if ((la || lb) && !(r->diff_mask & (1u << DIM_KERNEL)) && (!la || !lb || strcmp(la, lb)))
+		fprintf(out, "kernels from git: A %s, B %s\n", la ? la : "(several or none)",
+			lb ? lb : "(several or none)");
 	fprintf(out, "centre: median, harmonic mean (*) for rates; change = B/A - 1; "
 		     "noise threshold %g%%\n",
 		r->threshold_pct);

@@ -18,9 +18,12 @@
 #include <unistd.h>
 
 #include "harness/orchestrate/kbuild.h"
+#include "harness/orchestrate/kgit.h"
 #include "harness/util/proc.h"
 
-static const char *const spec_keys[] = { "variant", "base", "source", "image", NULL };
+static const char *const spec_keys[] = { "variant", "base", "source", "image", "git", "ref",
+					 "patches", "fetch", "dirty", "commit", "describe",
+					 NULL };
 static const char *const bases[] = { "minimal", "distro", NULL };
 
 static int is_dir(const char *p)
@@ -219,13 +222,26 @@ int kbuild_spec_check(const json_t *spec, const char *path, const char *kdir,
 	json_t *v;
 	json_object_foreach((json_t *)spec, key, v) {
 		if (!in_list(spec_keys, key)) {
-			strbuf_addf(err, "%s.%s: unknown key (valid: variant, base, source, image)",
+			strbuf_addf(err, "%s.%s: unknown key (valid: variant, base, source, image; "
+				    "for a kernel from git: git, ref, patches, fetch, dirty)",
 				    path, key);
 			return -1;
 		}
 	}
+	int from_git = kgit_is_git(spec);
+	if (!from_git)
+		for (const char *const *g = spec_keys + 4; *g; g++)
+			if (json_object_get(spec, *g)) {
+				strbuf_addf(err, "%s.%s: only for a kernel from git (\"git\": DIR, "
+					    "\"ref\": REF)", path, *g);
+				return -1;
+			}
+	if (from_git && kgit_spec_check(spec, path, err))
+		return -1;
 	json_t *var = json_object_get(spec, "variant");
-	if (!json_is_array(var) || !json_array_size(var)) {
+	if (from_git && (!var || (json_is_array(var) && !json_array_size(var)))) {
+		/* a git kernel may be the base config alone */
+	} else if (!json_is_array(var) || !json_array_size(var)) {
 		strbuf_addf(err, "%s.variant: must be a non-empty array of fragment names "
 			    "(e.g. [\"hz1000\", \"sched_mc_off\"])", path);
 		return -1;
@@ -258,8 +274,8 @@ int kbuild_spec_check(const json_t *spec, const char *path, const char *kdir,
 	}
 
 	size_t n = json_array_size(var), i;
-	const char **names = xcalloc(n, sizeof(*names));
-	json_t **frags = xcalloc(n, sizeof(*frags));
+	const char **names = xcalloc(n ? n : 1, sizeof(*names));
+	json_t **frags = xcalloc(n ? n : 1, sizeof(*frags));
 	json_t *merged = NULL, *f;
 	int ret = -1;
 	json_array_foreach(var, i, f) {
@@ -323,6 +339,24 @@ char *kbuild_label(const json_t *spec)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *base = json_string_value(json_object_get(spec, "base"));
+	if (kgit_is_git(spec)) {
+		const char *commit = json_string_value(json_object_get(spec, "commit"));
+		const char *desc = json_string_value(json_object_get(spec, "describe"));
+		size_t np = json_array_size(json_object_get(spec, "patches"));
+		if (commit)
+			strbuf_addf(&sb, "git:%.12s(%s)", commit, desc ? desc : "");
+		else
+			strbuf_addf(&sb, "git:%s@%s%s", json_string_value(json_object_get(spec, "git")),
+				    json_string_value(json_object_get(spec, "ref")),
+				    np ? "+patches" : "");
+		strbuf_addf(&sb, ":%s", base ? base : "minimal");
+		size_t i;
+		json_t *f;
+		json_array_foreach(json_object_get(spec, "variant"), i, f)
+			strbuf_addf(&sb, "%s%s", i ? "+" : ":",
+				    json_string_value(f) ? json_string_value(f) : "?");
+		return strbuf_detach(&sb, NULL);
+	}
 	strbuf_addf(&sb, "variant:%s:", base ? base : "minimal");
 	size_t i;
 	json_t *f;
@@ -336,8 +370,14 @@ char *kbuild_label(const json_t *spec)
 
 void kbuild_argv(const json_t *spec, const char *script, struct strvec *argv)
 {
+	kbuild_argv_tree(spec, script, NULL, NULL, NULL, argv);
+}
+
+void kbuild_argv_tree(const json_t *spec, const char *script, const char *tree,
+		      const char *source_id, const char *tag, struct strvec *argv)
+{
 	const char *base = json_string_value(json_object_get(spec, "base"));
-	const char *src = json_string_value(json_object_get(spec, "source"));
+	const char *src = tree ? tree : json_string_value(json_object_get(spec, "source"));
 	strvec_push(argv, script);
 	strvec_push(argv, "--base");
 	strvec_push(argv, base ? base : "minimal");
@@ -345,6 +385,19 @@ void kbuild_argv(const json_t *spec, const char *script, struct strvec *argv)
 		strvec_push(argv, "--source");
 		strvec_push(argv, src);
 	}
+	if (source_id) {
+		/* a git kernel: its identity, and one kept build tree per
+		 * checkout so that the next commit rebuilds what changed */
+		strvec_push(argv, "--source-id");
+		strvec_push(argv, source_id);
+		strvec_push(argv, "--keep-tree");
+	}
+	if (tag) {
+		strvec_push(argv, "--tag");
+		strvec_push(argv, tag);
+	}
+	/* fragment names after "--": a path could start with '-' */
+	strvec_push(argv, "--");
 	size_t i;
 	json_t *f;
 	json_array_foreach(json_object_get(spec, "variant"), i, f)
@@ -353,8 +406,8 @@ void kbuild_argv(const json_t *spec, const char *script, struct strvec *argv)
 
 /* ------------------------------------------------------------- the build */
 
-int kbuild_build(const json_t *spec, int quiet, volatile int *abort_flag, char **folder,
-		 struct strbuf *err)
+int kbuild_build(const json_t *spec, const char *path, int quiet, volatile int *abort_flag,
+		 char **folder, struct strbuf *err)
 {
 	const char *kdir = kbuild_kernels_dir();
 	if (!kdir) {
@@ -364,7 +417,19 @@ int kbuild_build(const json_t *spec, int quiet, volatile int *abort_flag, char *
 	}
 	char *script = xstrfmt("%s/build-variant.sh", kdir);
 	struct strvec av = STRVEC_INIT;
-	kbuild_argv(spec, script, &av);
+	char *tree = NULL, *source_id = NULL, *tag = NULL;
+	int lock_fd = -1;
+	if (kgit_is_git(spec)) {
+		/* the checkout stays locked until the build has read it */
+		if (kgit_prepare(spec, path ? path : "matrix.kernel", quiet, abort_flag, &tree,
+				 &source_id, &lock_fd, err)) {
+			free(script);
+			return -1;
+		}
+		tag = kgit_release_tag(json_string_value(json_object_get(spec, "commit")),
+				       source_id);
+	}
+	kbuild_argv_tree(spec, script, tree, source_id, tag, &av);
 	struct child c = CHILD_INIT;
 	c.argv = strvec_argv(&av);
 	c.in = PROC_NULL;
@@ -405,6 +470,11 @@ int kbuild_build(const json_t *spec, int quiet, volatile int *abort_flag, char *
 	*folder = xstrdup(last);
 	ret = 0;
 out:
+	if (lock_fd >= 0)
+		close(lock_fd);
+	free(tree);
+	free(source_id);
+	free(tag);
 	strbuf_release(&out);
 	strbuf_release(&eout);
 	strvec_clear(&av);

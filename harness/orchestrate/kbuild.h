@@ -1,7 +1,8 @@
 /*
  * Kernel variants (issue 6): a plan's matrix.kernel may name a variant,
  *   {"variant": ["hz1000", "sched_mc_off"], "base": "minimal", "source": DIR}
- * instead of a kernel folder. Before a session starts, `schedlab run` builds
+ * instead of a kernel folder, or a kernel from git ({"git": DIR, "ref": REF,
+ * "patches": [...], ...}, harness/orchestrate/kgit.h). Before a session starts, `schedlab run` builds
  * each variant (or finds it in the cache) with kernels/build-variant.sh, run
  * through the child-process module, and puts the folder it printed into the
  * spec as "image", so the stored plan and the boot rows name the built kernel.
@@ -58,17 +59,26 @@ int kbuild_spec_check(const json_t *spec, const char *path, const char *kdir,
  * check gives whatever it can */
 char *kbuild_label(const json_t *spec);
 
-/* the argv of build-variant.sh for a spec (script path first) */
+/* the argv of build-variant.sh for a spec (script path first; the fragments
+ * after "--") */
 void kbuild_argv(const json_t *spec, const char *script, struct strvec *argv);
+/* the same with a source tree, a source identity for the cache key (with it
+ * --keep-tree: one build tree kept per checkout) and a release tag (git
+ * kernels: schedlab's checkout, kgit_source_id, kgit_release_tag); NULL
+ * leaves each out */
+void kbuild_argv_tree(const json_t *spec, const char *script, const char *tree,
+		      const char *source_id, const char *tag, struct strvec *argv);
 
 /*
  * Build one variant spec (or find it in the cache) with
  * kernels/build-variant.sh; the kernel folder it printed in *folder
- * (malloc'd). The script's progress lines go to stderr unless `quiet` (then
+ * (malloc'd). A git kernel (kgit.h, already resolved) is checked out and
+ * patched in schedlab's own clone first; `path` ("matrix.kernel[0]") names
+ * the spec in messages. The script's progress lines go to stderr unless `quiet` (then
  * only a failure's tail is shown). `abort_flag` (Ctrl-C) stops the build.
  * -1 with a message.
  */
-int kbuild_build(const json_t *spec, int quiet, volatile int *abort_flag, char **folder,
-		 struct strbuf *err);
+int kbuild_build(const json_t *spec, const char *path, int quiet, volatile int *abort_flag,
+		 char **folder, struct strbuf *err);
 
 #endif

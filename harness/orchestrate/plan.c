@@ -129,6 +129,29 @@ int plan_set_kernel_image(struct plan *p, size_t index, const char *image, struc
 	return 0;
 }
 
+const json_t *plan_kernel_spec(const struct plan *p, int index)
+{
+	json_t *ks = json_object_get(json_object_get(p->root, "matrix"), "kernel");
+	if (index < 0)
+		return NULL;
+	return json_is_array(ks) ? json_array_get(ks, (size_t)index) : index ? NULL : ks;
+}
+
+void plan_set_kernel_label(struct plan *p, size_t index)
+{
+	const json_t *k = plan_kernel_spec(p, (int)index);
+	if (!json_is_object(k) || json_object_get(k, "image"))
+		return;
+	char *label = kbuild_label(k);
+	for (size_t b = 0; b < p->nboots; b++) {
+		if (p->boots[b].kernel_index != (int)index)
+			continue;
+		free((char *)p->boots[b].kernel);
+		p->boots[b].kernel = xstrdup(label);
+	}
+	free(label);
+}
+
 static int string_list(const json_t *v, const char *path, struct strvec *out,
 		       const char *const *allowed, struct strbuf *err)
 {

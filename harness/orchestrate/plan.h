@@ -124,6 +124,10 @@ const json_t *plan_lab_target(const struct plan *p, size_t index);
 /* a variant spec matrix.kernel[index] was built into folder `image`: record
  * it in the plan's JSON (so the stored plan names it) and in its boots */
 int plan_set_kernel_image(struct plan *p, size_t index, const char *image, struct strbuf *err);
+/* matrix.kernel[index] as an object or string (borrowed), NULL when none */
+const json_t *plan_kernel_spec(const struct plan *p, int index);
+/* a spec changed (a git ref resolved to its commit): its boots' label again */
+void plan_set_kernel_label(struct plan *p, size_t index);
 
 /*
  * The programs the plan's workloads run on a target: the .tool of every

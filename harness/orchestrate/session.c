@@ -31,6 +31,7 @@
 #include "analysis/trace.h"
 #include "harness/orchestrate/owner.h"
 #include "harness/orchestrate/kbuild.h"
+#include "harness/orchestrate/kgit.h"
 #include "harness/util/numfmt.h"
 #include "harness/util/proc.h"
 #include "harness/orchestrate/progress.h"
@@ -239,6 +240,11 @@ int64_t session_start(struct db *db, struct plan *p, const struct session_opts *
 		const struct plan_boot *b = &p->boots[vi->cfg];
 		int64_t bid = db_boot_plan(db, sid, (int)v, vi->cfg, b->kernel, b->preempt, b->cmdline);
 		if (bid < 0)
+			goto fail_tx;
+		const json_t *ks = plan_kernel_spec(p, b->kernel_index);
+		const char *commit = json_string_value(json_object_get(ks, "commit"));
+		if (commit && db_boot_set_git(db, bid, commit,
+					      json_string_value(json_object_get(ks, "describe"))))
 			goto fail_tx;
 		for (size_t r = 0; r < vi->nruns; r++) {
 			const struct plan_run *pr = &vi->runs[r];
@@ -1075,6 +1081,26 @@ static const char *boot_error(const struct boot_ctx *b)
 	return b->be.len ? b->be.buf : "boot failed";
 }
 
+/* a kernel from git whose running kernel names its commit in the release
+ * (build-variant.sh --tag: "-g0123456789ab"): the kernel row gets the commit
+ * too. A kernel that does not say so (a prebuilt image) is left alone: its
+ * row may stand for builds of other commits. */
+static void kernel_row_git(struct exec_ctx *c, const struct boot_ctx *b, int64_t kernel_id)
+{
+	if (kernel_id <= 0 || b->br.cfg < 0 || (size_t)b->br.cfg >= c->p->nboots)
+		return;
+	const json_t *ks = plan_kernel_spec(c->p, c->p->boots[b->br.cfg].kernel_index);
+	const char *commit = json_string_value(json_object_get(ks, "commit"));
+	const char *rel = sysinfo_str(b->bi.sysinfo, "kernel_release");
+	if (!commit || !rel)
+		return;
+	char tag[16];
+	snprintf(tag, sizeof(tag), "-g%.12s", commit);
+	if (strstr(rel, tag))
+		db_kernel_set_git(c->db, kernel_id, commit,
+				  json_string_value(json_object_get(ks, "describe")));
+}
+
 /* the boot row: ok, mismatch (with the difference) or failed; -1 on a
  * database error */
 static int store_boot(struct exec_ctx *c, struct boot_ctx *b)
@@ -1096,6 +1122,7 @@ static int store_boot(struct exec_ctx *c, struct boot_ctx *b)
 		bres.boot_uuid = bi->boot_id;
 		bres.machine_id = db_machine_get(c->db, bi->sysinfo);
 		bres.kernel_id = db_kernel_get(c->db, bi->sysinfo);
+		kernel_row_git(c, b, bres.kernel_id);
 	} else {
 		bres.status = "failed";
 		bres.error = boot_error(b);
@@ -1326,20 +1353,37 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 int session_build_kernels(struct plan *p, int quiet, volatile int *abort_flag, struct strbuf *err)
 {
 	json_t *ks = json_object_get(json_object_get(p->root, "matrix"), "kernel");
-	size_t i, todo = 0, n = 0;
+	size_t i, todo = 0, n = 0, nk = json_is_array(ks) ? json_array_size(ks) : ks ? 1 : 0;
 	json_t *k;
-	json_array_foreach(ks, i, k)
+	/* kernels from git: every ref is resolved to its commit once, before
+	 * anything is built, and the id (not the name) is used from here on */
+	for (i = 0; i < nk; i++) {
+		k = json_is_array(ks) ? json_array_get(ks, i) : ks;
+		char path[64];
+		snprintf(path, sizeof(path), "matrix.kernel[%zu]", i);
+		if (kgit_is_git(k) && !json_object_get(k, "image") &&
+		    kgit_resolve(k, path, quiet, abort_flag, err))
+			return -1;
+		if (kgit_is_git(k))
+			plan_set_kernel_label(p, i);
+	}
+	for (i = 0; i < nk; i++) {
+		k = json_is_array(ks) ? json_array_get(ks, i) : ks;
 		if (json_is_object(k) && !json_object_get(k, "image"))
 			todo++;
-	json_array_foreach(ks, i, k) {
+	}
+	for (i = 0; i < nk; i++) {
+		k = json_is_array(ks) ? json_array_get(ks, i) : ks;
 		if (!json_is_object(k) || json_object_get(k, "image"))
 			continue;
 		char *label = kbuild_label(k), *folder = NULL;
+		char path[64];
+		snprintf(path, sizeof(path), "matrix.kernel[%zu]", i);
 		double t0 = now_mono();
 		if (!quiet)
 			fprintf(stderr, "kernel %zu/%zu: %s: building or finding it in the cache\n",
 				++n, todo, label);
-		if (kbuild_build(k, quiet, abort_flag, &folder, err)) {
+		if (kbuild_build(k, path, quiet, abort_flag, &folder, err)) {
 			free(label);
 			return -1;
 		}

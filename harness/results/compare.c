@@ -92,6 +92,9 @@ char *sel_series_dim_text(const struct sel_series *s, enum sel_dim d)
 	case DIM_MACHINE:
 		return xstrdup(*s->machine ? s->machine : s->dim[DIM_MACHINE]);
 	case DIM_KERNEL:
+		if (s->kernel_label)
+			return xstrfmt("%s (%s, %.12s)", s->kernel_describe, s->kernel_release,
+				       s->kernel_commit);
 		if (*s->config_hash)
 			return xstrfmt("%s (config %.8s)", s->kernel_release, s->config_hash);
 		return xstrdup(s->kernel_release);
@@ -165,7 +168,7 @@ static void warn_mixed(struct cmp_result *r, const char *side, const struct samp
 						s->series[0].kernel_release);
 		strvec_pushf(&r->warnings,
 			     "side %s mixes %zu kernels (%s); add %s to its selector", side, n, t,
-			     same_release ? "config_hash=HASH" : "kernel_release=RELEASE");
+			     !same_release ? "kernel_release=RELEASE" : "config_hash=HASH");
 	}
 	free(t);
 }

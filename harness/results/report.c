@@ -161,6 +161,10 @@ static char *config_selector(struct db *db, int64_t sid, const struct sel_series
 			strvec_push(&vals, s->kernel_release);
 			strvec_push(&keys, "config_hash");
 			strvec_push(&vals, s->config_hash);
+			if (s->kernel_label) {
+				strvec_push(&keys, "kernel_commit");
+				strvec_push(&vals, s->kernel_commit);
+			}
 		} else {
 			strvec_push(&keys, sel_dim_key((enum sel_dim)d));
 			strvec_push(&vals, s->dim[d]);
@@ -326,6 +330,35 @@ static int in_scope(const struct sel_series *s, const struct sample_set *const *
 	return 0;
 }
 
+/*
+ * Kernels from git: a trend point whose session ran one commit of its
+ * release is named "DESCRIBE (COMMIT)" instead of the release, so that the
+ * report and the summary say which commit a change point starts at (and
+ * report_summary.c the range of commits before it). Best effort: a database
+ * error leaves the releases.
+ */
+static void git_point_labels(struct db *db, struct report *r, struct trend *t)
+{
+	int64_t *sid = xcalloc(t->np + 1, sizeof(*sid));
+	const char **rel = xcalloc(t->np + 1, sizeof(*rel));
+	char **label = xcalloc(t->np + 1, sizeof(*label));
+	for (size_t i = 0; i < t->np; i++) {
+		sid[i] = t->pt[i].session;
+		rel[i] = t->pt[i].kernel;
+	}
+	if (!db_results_git_kernels(db, sid, rel, t->np, label))
+		for (size_t i = 0; i < t->np; i++) {
+			if (!label[i])
+				continue;
+			strvec_push(&r->kernel_labels, label[i]);
+			t->pt[i].kernel = r->kernel_labels.v[r->kernel_labels.nr - 1];
+			free(label[i]);
+		}
+	free(sid);
+	free(rel);
+	free(label);
+}
+
 static void segment_band(struct report_trend *rt)
 {
 	const struct trend *t = &rt->t;
@@ -464,6 +497,7 @@ static int build_trends(struct report *r, struct db *db, const struct sample_set
 		rt->key = ent[e].key;
 		rt->config = xstrdup(r->configs.v[ent[e].key]);
 		rt->t = t;
+		git_point_labels(db, r, &rt->t);
 		segment_band(rt);
 	}
 	for (size_t e = 0; e < nent; e++) {
@@ -1154,6 +1188,7 @@ void report_free(struct report *r)
 		json_decref(r->traces[i].summary);
 	}
 	free(r->traces);
+	strvec_clear(&r->kernel_labels);
 	free(r->title);
 	free(r->scope);
 	free(r->generated_at);

@@ -148,6 +148,7 @@ struct report {
 	char *window_text;        /* that, said in a sentence (the Trends section) */
 	struct report_trace *traces;  /* traced runs of the comparisons' sides */
 	size_t ntraces;
+	struct strvec kernel_labels; /* owns the trend points' git kernel labels */
 	/* internal: the sets the curves and trends were computed from */
 	struct sample_set scope_set, history;
 	int history_loaded;

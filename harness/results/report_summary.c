@@ -8,9 +8,26 @@
 #include "harness/results/report.h"
 #include "harness/results/format.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <string.h>
 
 /* ---- the text summary ----------------------------------------------------------------- */
+
+/* the commit of a trend point's kernel label "DESCRIBE (COMMIT)" (a kernel
+ * from git, report.c), into c (41 bytes); 0 when it has none */
+static int label_commit(const char *label, char *c)
+{
+	size_t n = label ? strlen(label) : 0;
+	if (n < 43 || label[n - 1] != ')' || label[n - 42] != '(')
+		return 0;
+	for (size_t i = n - 41; i < n - 1; i++)
+		if (!isxdigit((unsigned char)label[i]))
+			return 0;
+	memcpy(c, label + n - 41, 40);
+	c[40] = 0;
+	return 1;
+}
 
 size_t report_render_summary(const struct report *r, FILE *out)
 {
@@ -72,6 +89,14 @@ size_t report_render_summary(const struct report *r, FILE *out)
 					p->tag ? ")" : "", p->started_at, p->kernel ? p->kernel : "?",
 					cp->mean_before, cp->mean_after, 100 * cp->rel_change,
 					cp->pvalue);
+				/* kernels from git: the commits between the last
+				 * point before the change and the first after it
+				 * (`git rev-list GOOD..BAD` holds the culprit) */
+				char good[41], bad[41];
+				if (cp->index > 0 && label_commit(t->t.pt[cp->index - 1].kernel, good) &&
+				    label_commit(p->kernel, bad) && strcmp(good, bad))
+					fprintf(out, "      commit range: good %.12s .. bad %.12s\n", good,
+						bad);
 			} else if (t) {
 				fprintf(out, "      no worse change point in its history of %zu "
 					     "sessions\n",

@@ -161,8 +161,19 @@ static size_t find_series(struct sample_set *s, size_t *alloc, char *const *dim,
 		int same = 1;
 		for (int d = 0; d < SEL_NDIMS && same; d++)
 			same = !strcmp(s->series[i].dim[d], dim[d]);
-		if (same)
+		if (same) {
+			/* the kernel's identity is its release and config; a
+			 * series that holds builds of several commits (a
+			 * release that does not name its commit) has no
+			 * single commit to show */
+			struct sel_series *se = &s->series[i];
+			if (se->kernel_label && (strcmp(se->kernel_commit, row->kernel_commit) ||
+						 strcmp(se->kernel_describe, row->kernel_describe))) {
+				free(se->kernel_label);
+				se->kernel_label = NULL;
+			}
 			return i;
+		}
 	}
 	if (s->nseries == *alloc) {
 		*alloc = *alloc ? 2 * *alloc : 8;
@@ -175,6 +186,11 @@ static size_t find_series(struct sample_set *s, size_t *alloc, char *const *dim,
 	se->machine = xstrdup(row->machine);
 	se->kernel_release = xstrdup(row->kernel_release);
 	se->config_hash = xstrdup(row->config_hash);
+	se->kernel_commit = xstrdup(row->kernel_commit);
+	se->kernel_describe = xstrdup(row->kernel_describe);
+	se->kernel_label = *row->kernel_commit
+		? xstrfmt("%s (%s)", *row->kernel_describe ? row->kernel_describe : "?",
+			  row->kernel_commit) : NULL;
 	return s->nseries++;
 }
 
@@ -386,6 +402,9 @@ void sample_set_free(struct sample_set *s)
 		free(s->series[i].machine);
 		free(s->series[i].kernel_release);
 		free(s->series[i].config_hash);
+		free(s->series[i].kernel_commit);
+		free(s->series[i].kernel_describe);
+		free(s->series[i].kernel_label);
 	}
 	for (size_t i = 0; i < s->ngroups; i++) {
 		struct sel_group *g = &s->groups[i];

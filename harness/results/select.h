@@ -33,7 +33,7 @@
 /* the series identity, in display order */
 enum sel_dim {
 	DIM_MACHINE,     /* results.machine_id (fingerprint); shown as machine */
-	DIM_KERNEL,      /* kernel_release + config_hash */
+	DIM_KERNEL,      /* kernel_release + config_hash (+ kernel_commit) */
 	DIM_PREEMPT,
 	DIM_HZ,
 	DIM_SCHED_MC,
@@ -71,6 +71,9 @@ struct sel_series {
 	char *dim[SEL_NDIMS];   /* identity values, "" for NULL */
 	char *machine;          /* machine name (display) */
 	char *kernel_release, *config_hash;
+	char *kernel_commit, *kernel_describe; /* a kernel from git, else "" */
+	char *kernel_label;     /* git: "DESCRIBE (COMMIT)" when every row of the
+				 * series has that one, else NULL */
 	size_t nsessions;       /* distinct sessions with rows in this series */
 };
 

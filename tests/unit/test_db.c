@@ -102,13 +102,13 @@ TEST(fresh_file_is_latest)
 	CHECK(db != NULL);
 	if (!db)
 		return;
-	CHECK(db_latest_version() == 6);
+	CHECK(db_latest_version() == 7);
 	CHECK(db_user_version(db) == db_latest_version());
 	check_q(db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
 		"boot;histogram;kernel;machine;metric;results;run;schedstat;session");
 	check_q(db, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
 		    "ORDER BY name", "session_tag");
-	/* metric and histogram are clustered on their keys (migrations 5 and 8:
+	/* metric and histogram are clustered on their keys (migrations 5 and 6:
 	 * ingest rate), and no CHECK builds a temporary B-tree per row */
 	check_q(db, "SELECT sql LIKE '%WITHOUT ROWID' FROM sqlite_master WHERE name = 'metric'", "1");
 	check_q(db, "SELECT sql LIKE '%WITHOUT ROWID' FROM sqlite_master WHERE name = 'histogram'",
@@ -124,7 +124,7 @@ TEST(fresh_file_is_latest)
 		    " ORDER BY cid)",
 		"session,tag,run_id,started_at,target,machine,kernel_release,hz,sched_mc,preempt,"
 		"cmdline,knobs,workload,params,rep,metric,value,unit,better,run_workload,config_hash,"
-		"preempt_build,boot,plan,machine_id,note,censored");
+		"preempt_build,boot,plan,machine_id,note,censored,kernel_commit,kernel_describe");
 	/* migrating again is a no-op */
 	CHECK(db_migrate_to(db, db_latest_version()) == 0);
 	CHECK(db_user_version(db) == db_latest_version());
@@ -375,6 +375,39 @@ TEST(run_finish_and_results_view)
 	check_q(f.db, "SELECT count(*), group_concat(DISTINCT preempt) FROM results WHERE run_id = 4",
 		"2|voluntary");
 	json_decref(hist);
+	fixture_teardown(&f);
+}
+
+/* kernels from git (migration 6): the boot's commit and description are in
+ * results; a re-planned boot keeps them; the kernel row gets them once, and
+ * only through db_kernel_set_git */
+TEST(git_commit_in_results)
+{
+	struct fixture f;
+	CHECK(fixture_setup(&f) == 0);
+	if (!f.db)
+		return;
+	const char *c1 = "0123456789abcdef0123456789abcdef01234567";
+	CHECK(db_boot_set_git(f.db, f.boot_ok, c1, "v6.1-2-g0123456789ab+1 patch") == 0);
+	struct db_run_result ok = { .status = "ok", .wall_s = 1, .exit_code = 0,
+				    .metrics = metrics_ok, .nmetrics = 2 };
+	CHECK(db_run_finish(f.db, f.run[0], &ok) == 0);
+	check_q(f.db, "SELECT DISTINCT kernel_commit, kernel_describe FROM results",
+		"0123456789abcdef0123456789abcdef01234567|v6.1-2-g0123456789ab+1 patch");
+	int64_t nb = db_boot_replan(f.db, f.boot_ok);
+	CHECK(nb > 0);
+	char *sql = xstrfmt("SELECT kernel_commit FROM boot WHERE id = %lld", (long long)nb);
+	check_q(f.db, sql, c1);
+	free(sql);
+	check_q(f.db, "SELECT git_commit FROM kernel", "NULL");
+	int64_t kid = db_kernel_get(f.db, f.si);
+	CHECK(db_kernel_set_git(f.db, kid, c1, "d1") == 0);
+	CHECK(db_kernel_set_git(f.db, kid, "ffffffffffffffffffffffffffffffffffffffff", "d2") == 0);
+	check_q(f.db, "SELECT git_commit, git_describe FROM kernel",
+		"0123456789abcdef0123456789abcdef01234567|d1");
+	/* a boot without a commit of its own shows the kernel row's */
+	CHECK(exec(f.db, "UPDATE boot SET kernel_commit = NULL, kernel_describe = NULL") == 0);
+	check_q(f.db, "SELECT DISTINCT kernel_describe FROM results", "d1");
 	fixture_teardown(&f);
 }
 
@@ -832,6 +865,7 @@ int main(void)
 	RUN(migrate_v3_sets_censored_from_notes);
 	RUN(machine_and_kernel_are_deduplicated);
 	RUN(run_finish_and_results_view);
+	RUN(git_commit_in_results);
 	RUN(run_finish_is_all_or_nothing);
 	RUN(run_finish_many_metrics);
 	RUN(run_finish_inside_a_bulk_transaction);

@@ -175,13 +175,14 @@ TEST(label_and_argv)
 	free(l);
 	struct strvec av = STRVEC_INIT;
 	kbuild_argv(s, "/k/build-variant.sh", &av);
-	CHECK(av.nr == 5);
+	CHECK(av.nr == 6);
 	CHECK_STR(av.v[0], "/k/build-variant.sh");
 	CHECK_STR(av.v[1], "--base");
 	CHECK_STR(av.v[2], "minimal");
-	CHECK_STR(av.v[3], "hz1000");
-	CHECK_STR(av.v[4], "sched_mc_off");
-	CHECK(av.v[5] == NULL);
+	CHECK_STR(av.v[3], "--");
+	CHECK_STR(av.v[4], "hz1000");
+	CHECK_STR(av.v[5], "sched_mc_off");
+	CHECK(av.v[6] == NULL);
 	strvec_clear(&av);
 	json_decref(s);
 
@@ -191,11 +192,12 @@ TEST(label_and_argv)
 	CHECK_STR(l, "variant:distro:hz250@/src/linux");
 	free(l);
 	kbuild_argv(s, "b.sh", &av);
-	CHECK(av.nr == 6);
+	CHECK(av.nr == 7);
 	CHECK_STR(av.v[2], "distro");
 	CHECK_STR(av.v[3], "--source");
 	CHECK_STR(av.v[4], "/src/linux");
-	CHECK_STR(av.v[5], "hz250");
+	CHECK_STR(av.v[5], "--");
+	CHECK_STR(av.v[6], "hz250");
 	strvec_clear(&av);
 	json_decref(s);
 }
