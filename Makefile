@@ -10,7 +10,7 @@
 #   workloads/native/              sl-*.c: one static native workload each;
 #                                  the other files are linked into all of them
 #   harness/util/                  plumbing (strbuf, proc, shquote, sha256,
-#                                  cpulist): the only harness code lower layers use
+#                                  cpulist, cmdline): the only harness code lower layers use
 #   harness/agent/                 the agent: exactly the static agent's sources
 #                                  (main.c is its entry point) plus util/
 #   harness/targets/ orchestrate/ results/    the controller's library

@@ -6,6 +6,7 @@
  * SQL (every value and filter bound as a parameter, the checked column names
  * double-quoted) and hands the rows back one by one.
  */
+#include "harness/util/cmdline.h"
 #include "harness/results/select.h"
 
 #include <jansson.h>
@@ -584,38 +585,6 @@ void sel_hists_free(struct sel_hist *h, size_t n)
 	free(h);
 }
 
-/* the next word of *p that is not preempt=...; its length in *n (NULL at end) */
-static const char *next_word(const char **p, size_t *n)
-{
-	for (;;) {
-		const char *s = *p;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s)
-			return NULL;
-		const char *e = s;
-		while (*e && *e != ' ' && *e != '\t')
-			e++;
-		*p = e;
-		if (!strncmp(s, "preempt=", 8))
-			continue;
-		*n = (size_t)(e - s);
-		return s;
-	}
-}
-
-int sel_cmdline_same_but_preempt(const char *a, const char *b)
-{
-	for (;;) {
-		size_t na = 0, nb = 0;
-		const char *wa = next_word(&a, &na), *wb = next_word(&b, &nb);
-		if (!wa || !wb)
-			return !wa && !wb;
-		if (na != nb || memcmp(wa, wb, na))
-			return 0;
-	}
-}
-
 unsigned sel_label_mask(unsigned mask, const struct sample_set *const *sets, size_t nsets)
 {
 	unsigned both = (1u << DIM_PREEMPT) | (1u << DIM_CMDLINE);
@@ -627,7 +596,7 @@ unsigned sel_label_mask(unsigned mask, const struct sample_set *const *sets, siz
 			const char *c = sets[k]->series[i].dim[DIM_CMDLINE];
 			if (!first)
 				first = c;
-			else if (!sel_cmdline_same_but_preempt(first, c))
+			else if (!cmdline_same_but_preempt(first, c))
 				return mask;
 		}
 	return mask & ~(1u << DIM_CMDLINE);

@@ -130,8 +130,6 @@ void sample_set_free(struct sample_set *s);
  * mode was chosen: "preempt", not "preempt, cmdline").
  */
 unsigned sel_label_mask(unsigned mask, const struct sample_set *const *sets, size_t nsets);
-/* 1 when cmdlines a and b are the same words but for preempt=... */
-int sel_cmdline_same_but_preempt(const char *a, const char *b);
 int sel_series_match(const struct sel_series *a, const struct sel_series *b,
 		     unsigned mask);
 

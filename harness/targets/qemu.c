@@ -51,6 +51,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "harness/util/cmdline.h"
 #include "harness/agent/sysinfo.h"
 #include "harness/targets/initramfs.h"
 #include "harness/util/proc.h"
@@ -1025,7 +1026,7 @@ static int runtime_vm(struct target *t, struct qemu_priv *p, const struct boot_s
 
 	build_cmdline(t, b, &cl);
 	int same = !strcmp(image, p->kernel) && p->cmdline &&
-		   target_params_same_but_preempt(cl.buf, p->cmdline);
+		   cmdline_same_but_preempt(cl.buf, p->cmdline);
 	strbuf_release(&cl);
 	if (!target_runtime_possible(same, b->preempt, si, why))
 		return 1;

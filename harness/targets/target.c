@@ -4,6 +4,7 @@
  * binary, a boot's kernel parameters, reaping a transport child, draining
  * its stderr) and parsing of --target SPEC strings.
  */
+#include "harness/util/cmdline.h"
 #include "harness/targets/target.h"
 
 #include <limits.h>
@@ -177,40 +178,6 @@ int target_runtime_possible(int same_rest, const char *preempt, const json_t *si
 	return 0;
 }
 
-/* the next word of *p that is not preempt=...; its length in *n (NULL at end) */
-static const char *next_param(const char **p, size_t *n)
-{
-	for (;;) {
-		const char *s = *p;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s)
-			return NULL;
-		const char *e = s;
-		while (*e && *e != ' ' && *e != '\t')
-			e++;
-		*p = e;
-		if (!strncmp(s, "preempt=", 8))
-			continue;
-		*n = (size_t)(e - s);
-		return s;
-	}
-}
-
-int target_params_same_but_preempt(const char *a, const char *b)
-{
-	a = a ? a : "";
-	b = b ? b : "";
-	for (;;) {
-		size_t na = 0, nb = 0;
-		const char *wa = next_param(&a, &na), *wb = next_param(&b, &nb);
-		if (!wa || !wb)
-			return !wa && !wb;
-		if (na != nb || memcmp(wa, wb, na))
-			return 0;
-	}
-}
-
 int target_runtime_plan_check(const struct boot_spec *b, size_t n, const char *default_kernel,
 			      struct strbuf *why)
 {
@@ -222,7 +189,7 @@ int target_runtime_plan_check(const struct boot_spec *b, size_t n, const char *d
 				    "%s", i + 1, k ? k : "(the target's)", k0 ? k0 : "(the target's)");
 			return -1;
 		}
-		if (!target_params_same_but_preempt(b[i].cmdline, b[0].cmdline)) {
+		if (!cmdline_same_but_preempt(b[i].cmdline, b[0].cmdline)) {
 			strbuf_addf(why, "boot configuration %zu has cmdline \"%s\", boot "
 				    "configuration 1 \"%s\"", i + 1, b[i].cmdline ? b[i].cmdline : "",
 				    b[0].cmdline ? b[0].cmdline : "");

@@ -135,9 +135,6 @@ void target_boot_params(const struct target *t, const struct boot_spec *b, struc
  */
 int target_runtime_possible(int same_rest, const char *preempt, const json_t *si,
 			    struct strbuf *why);
-/* two kernel command lines with the same words once preempt=... words are
- * left out (NULL counts as ""); pure */
-int target_params_same_but_preempt(const char *a, const char *b);
 /*
  * With "switch": "runtime" every boot configuration must differ from the
  * first only in its preempt mode: the kernel (NULL = the target's

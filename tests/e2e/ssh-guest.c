@@ -1,10 +1,9 @@
 /*
- * The guest for the ssh end-to-end tests (tests/e2e/t0720-ssh-bundle.sh
- * compiles it against build/libschedlab.a): `ssh-guest CONF` boots a qemu
+ * The guest for the ssh end-to-end tests (t0700-ssh-qemu.sh and
+ * t0720-ssh-bundle.sh compile it against build/libschedlab.a): `ssh-guest CONF` boots a qemu
  * target from the JSON CONF (with its "ssh" option: dropbear in the guest),
  * prints "ready BOOT_ID SECONDS" (or "error MESSAGE") and keeps the guest
- * running until stdin reaches EOF or SIGTERM. tests/e2e/t0700-ssh-qemu.sh
- * carries the same driver inline.
+ * running until stdin reaches EOF or SIGTERM.
  */
 #include <signal.h>
 #include <stdio.h>

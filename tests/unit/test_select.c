@@ -9,6 +9,7 @@
  * from the statistics library's seeded PRNG, so every run sees the same
  * numbers.
  */
+#include "harness/util/cmdline.h"
 #include "analysis/hist.h"
 #include "analysis/stats.h"
 #include "db/db.h"
@@ -577,13 +578,13 @@ TEST(centre_rule)
 /* labels: a cmdline that differs only by preempt= is not named beside preempt */
 TEST(label_mask_cmdline_by_preempt)
 {
-	CHECK(sel_cmdline_same_but_preempt("console=ttyS0 panic=-1 preempt=none",
+	CHECK(cmdline_same_but_preempt("console=ttyS0 panic=-1 preempt=none",
 					   "console=ttyS0  panic=-1 preempt=voluntary"));
-	CHECK(sel_cmdline_same_but_preempt("preempt=full", ""));
-	CHECK(sel_cmdline_same_but_preempt("", ""));
-	CHECK(!sel_cmdline_same_but_preempt("console=ttyS0 preempt=none", "console=ttyS1 preempt=full"));
-	CHECK(!sel_cmdline_same_but_preempt("quiet preempt=none", "preempt=none"));
-	CHECK(!sel_cmdline_same_but_preempt("nopreempt=x", "preempt=x"));
+	CHECK(cmdline_same_but_preempt("preempt=full", ""));
+	CHECK(cmdline_same_but_preempt("", ""));
+	CHECK(!cmdline_same_but_preempt("console=ttyS0 preempt=none", "console=ttyS1 preempt=full"));
+	CHECK(!cmdline_same_but_preempt("quiet preempt=none", "preempt=none"));
+	CHECK(!cmdline_same_but_preempt("nopreempt=x", "preempt=x"));
 	struct sel_series sa = { 0 }, sb = { 0 };
 	char none[] = "none", full[] = "full", ca[] = "console=ttyS0 preempt=none",
 	     cb[] = "console=ttyS0 preempt=full", cc[] = "console=ttyS0 quiet preempt=full";

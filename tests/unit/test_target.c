@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/util/cmdline.h"
 #include "harness/orchestrate/plan.h"
 #include "harness/targets/target.h"
 #include "tests/unit/tap.h"
@@ -89,16 +90,16 @@ TEST(runtime_refused_with_the_reason)
 
 TEST(params_same_but_preempt)
 {
-	CHECK(target_params_same_but_preempt("console=ttyS0 panic=-1 preempt=none",
+	CHECK(cmdline_same_but_preempt("console=ttyS0 panic=-1 preempt=none",
 					     "console=ttyS0 panic=-1 preempt=full"));
-	CHECK(target_params_same_but_preempt("console=ttyS0  panic=-1", "preempt=full "
+	CHECK(cmdline_same_but_preempt("console=ttyS0  panic=-1", "preempt=full "
 					     "console=ttyS0 panic=-1"));
-	CHECK(target_params_same_but_preempt(NULL, ""));
-	CHECK(target_params_same_but_preempt("preempt=none", NULL));
-	CHECK(!target_params_same_but_preempt("console=ttyS0 preempt=none",
+	CHECK(cmdline_same_but_preempt(NULL, ""));
+	CHECK(cmdline_same_but_preempt("preempt=none", NULL));
+	CHECK(!cmdline_same_but_preempt("console=ttyS0 preempt=none",
 					      "console=ttyS0 preempt=full mitigations=off"));
-	CHECK(!target_params_same_but_preempt("a=1", "a=10"));
-	CHECK(!target_params_same_but_preempt("threadirqs", ""));
+	CHECK(!cmdline_same_but_preempt("a=1", "a=10"));
+	CHECK(!cmdline_same_but_preempt("threadirqs", ""));
 }
 
 TEST(runtime_plan_check)
