@@ -288,20 +288,12 @@ static int hash_program(struct agent_state *st, const char *path, char hex[65],
 			return 0;
 		}
 	}
-	static unsigned char buf[1 << 16];
-	unsigned char d[32];
-	struct sha256 s;
-	ssize_t n;
-	sha256_init(&s);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		sha256_update(&s, buf, (size_t)n);
+	int r = sha256_fd(fd, hex, NULL);
 	close(fd);
-	if (n < 0) {
+	if (r < 0) {
 		strbuf_addf(err, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	sha256_final(&s, d);
-	sha256_hex(d, hex);
 	struct hash_memo *m = &st->memo[st->memo_next];
 	st->memo_next = (st->memo_next + 1) % HASH_MEMO_MAX;
 	if (st->nmemo < HASH_MEMO_MAX)

@@ -60,29 +60,16 @@ static struct bundle_file *add(struct bundle *b, const char *dst)
 
 static int hash_path(const char *path, char hex[65], uint64_t *size, struct strbuf *err)
 {
-	static unsigned char buf[1 << 16];
-	unsigned char d[32];
-	struct sha256 s;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
 	if (fd < 0) {
 		strbuf_addf(err, "bundle: %s: %s", path, strerror(errno));
 		return -1;
 	}
-	sha256_init(&s);
-	*size = 0;
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		sha256_update(&s, buf, (size_t)n);
-		*size += (uint64_t)n;
-	}
-	if (n < 0)
+	r = sha256_fd(fd, hex, size);
+	if (r < 0)
 		strbuf_addf(err, "bundle: reading %s: %s", path, strerror(errno));
 	close(fd);
-	if (n < 0)
-		return -1;
-	sha256_final(&s, d);
-	sha256_hex(d, hex);
-	return 0;
+	return r;
 }
 
 /* a relative path of plain names, fit for the tar name field and a shell word */

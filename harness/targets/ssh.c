@@ -512,28 +512,18 @@ static int read_line(int fd, struct strbuf *line, double timeout_s, volatile int
 
 static int hash_local_file(const char *path, char hex[65], off_t *size, struct strbuf *err)
 {
-	unsigned char buf[65536], d[32];
-	struct sha256 s;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint64_t n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
 	if (fd < 0) {
 		strbuf_addf(err, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	sha256_init(&s);
-	*size = 0;
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		sha256_update(&s, buf, (size_t)n);
-		*size += n;
-	}
-	close(fd);
-	if (n < 0) {
+	r = sha256_fd(fd, hex, &n);
+	if (r < 0)
 		strbuf_addf(err, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	sha256_final(&s, d);
-	sha256_hex(d, hex);
-	return 0;
+	close(fd);
+	*size = (off_t)n;
+	return r;
 }
 
 static int send_file(int fd, const char *path, struct strbuf *err)

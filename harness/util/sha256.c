@@ -4,7 +4,9 @@
  */
 #include "harness/util/sha256.h"
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 static const uint32_t sha_k[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
@@ -98,4 +100,28 @@ void sha256_hex(const unsigned char d[32], char hex[65])
 		hex[2 * i + 1] = xd[d[i] & 15];
 	}
 	hex[64] = '\0';
+}
+
+int sha256_fd(int fd, char hex[65], uint64_t *size)
+{
+	unsigned char buf[1 << 16], d[32];
+	struct sha256 s;
+	uint64_t total = 0;
+	ssize_t n;
+
+	sha256_init(&s);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		sha256_update(&s, buf, (size_t)n);
+		total += (uint64_t)n;
+	}
+	sha256_final(&s, d);
+	sha256_hex(d, hex);
+	if (size)
+		*size = total;
+	return 0;
 }

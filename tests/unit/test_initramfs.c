@@ -61,6 +61,22 @@ TEST(sha256_streamed)
 	sha256_final(&h, d);
 	sha256_hex(d, hex);
 	CHECK_STR(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+
+	/* the same million bytes through a file: sha256_fd reads to the end */
+	FILE *f = tmpfile();
+	uint64_t size = 0;
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	for (int i = 0; i < 1000; i++)
+		fwrite(a, 1, sizeof(a), f);
+	fflush(f);
+	rewind(f);
+	CHECK(sha256_fd(fileno(f), hex, &size) == 0);
+	CHECK(size == 1000000);
+	CHECK_STR(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	CHECK(sha256_fd(-1, hex, NULL) == -1);   /* a read error is an error */
+	fclose(f);
 }
 
 /* a newc entry parsed back */
