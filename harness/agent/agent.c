@@ -484,6 +484,21 @@ static int exec_trace_start(struct exec_run *r, struct strbuf *err)
 	return 0;
 }
 
+/* keep at most the last max bytes of text, from the start of a line when
+ * one begins within them; 1 when something was cut */
+static int keep_tail(struct strbuf *text, size_t max)
+{
+	if (text->len <= max)
+		return 0;
+	const char *from = text->buf + text->len - max;
+	const char *nl = memchr(from, '\n', max);
+	size_t keep = nl ? (size_t)(text->buf + text->len - nl - 1) : max;
+	memmove(text->buf, text->buf + text->len - keep, keep);
+	text->len = keep;
+	text->buf[keep] = 0;
+	return 1;
+}
+
 /* the instance's text after the run: tracing stopped, the last max_bytes
  * kept (tracefs files have no size: read to the end, keep the tail), the
  * overwritten events of every CPU added up */
@@ -517,26 +532,11 @@ static void exec_trace_collect(struct exec_run *r)
 				break;
 			total += (size_t)n;
 			strbuf_add(&text, buf, (size_t)n);
-			if (text.len > 2 * max) {  /* keep the tail, in whole lines */
-				const char *from = text.buf + text.len - max;
-				const char *nl = memchr(from, '\n', max);
-				size_t keep = nl ? (size_t)(text.buf + text.len - nl - 1) : max;
-				memmove(text.buf, text.buf + text.len - keep, keep);
-				text.len = keep;
-				text.buf[keep] = 0;
-				cut = 1;
-			}
+			if (text.len > 2 * max)  /* trim now and then, not per read */
+				cut |= keep_tail(&text, max);
 		}
 		close(fd);
-		if (text.len > max) {
-			const char *from = text.buf + text.len - max;
-			const char *nl = memchr(from, '\n', max);
-			size_t keep = nl ? (size_t)(text.buf + text.len - nl - 1) : max;
-			memmove(text.buf, text.buf + text.len - keep, keep);
-			text.len = keep;
-			text.buf[keep] = 0;
-			cut = 1;
-		}
+		cut |= keep_tail(&text, max);
 	}
 	long long overrun = 0;
 	for (int cpu = 0; cpu < 4096; cpu++) {
