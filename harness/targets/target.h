@@ -55,11 +55,34 @@ struct boot_info {
 	char boot_id[64];
 	char accel[16];           /* qemu: "kvm" or "tcg"; "" otherwise */
 	struct strbuf console;    /* console log of this boot (tail), when there is one */
+	long long lava_job_id;    /* lava: the job that ran the boot (0 = none) */
+	char lava_job_url[512];   /* lava: its web page, "" = none */
 };
 void boot_info_init(struct boot_info *bi);
 void boot_info_release(struct boot_info *bi);
 
 struct target;
+
+/*
+ * One run of a boot for a batch target (exec_batch): what the session
+ * prepared (the knob writes, the exec request) and what came back. A target
+ * that runs a whole boot at once (lava: the runs travel with the job) gets
+ * every run of the boot before any result is needed.
+ */
+struct batch_run {
+	/* prepared by the session */
+	json_t *writes;           /* [{"path", "value"}]: the run's knob writes, in order */
+	json_t *req;              /* the exec request (argv, timeout_s, files, load, ...) */
+	double timeout_s;
+	/* filled by exec_batch */
+	json_t *applied;          /* the agent's answers to the knob writes (owned) */
+	json_t *res;              /* the exec result (owned), NULL when there is none */
+	int rc;                   /* 0 res is the reply; 1 the agent refused (a knob
+				   * write or the exec; message in err); -1 no reply
+				   * (the job ended first; LAVA's reason in err) */
+	int restore_failed;       /* the knob restore after the run failed (err says why) */
+	struct strbuf err;
+};
 
 struct target_ops {
 	const char *name;
@@ -80,6 +103,15 @@ struct target_ops {
 	int (*knob_set)(struct target *t, const char *path, const char *value, json_t **out,
 			struct strbuf *err);
 	int (*knob_restore)(struct target *t, struct strbuf *err);
+	/*
+	 * optional: run every run of a boot at once (after boot, which then only
+	 * prepares). Fills bi (sysinfo of the boot, method, ...) and each run's
+	 * reply; 0 when the boot came up (even when some runs got no reply),
+	 * -1 when it did not (err: why, e.g. LAVA's reason and the job URL).
+	 * The session stores the boot and every run exactly once from them.
+	 */
+	int (*exec_batch)(struct target *t, const struct boot_spec *b, struct boot_info *bi,
+			  struct batch_run *runs, size_t n, struct strbuf *err);
 	void (*close)(struct target *t);
 };
 
@@ -171,5 +203,6 @@ void qemu_guest_tools(const json_t *conf, const char *const *plan_tools, struct 
 extern const struct target_ops local_target;
 extern const struct target_ops qemu_target;
 extern const struct target_ops ssh_target;
+extern const struct target_ops lava_target;
 
 #endif
