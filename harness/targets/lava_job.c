@@ -64,7 +64,7 @@ int lava_conf_check(json_t *conf, const char *prefix, struct strbuf *err)
 {
 	static const char *const keys[] = { "type", "url", "token_file", "user", "device_type",
 					    "tags", "kernel", "cpus", "memory_mb", "timeout_s",
-					    "append", NULL };
+					    "append", "switch", "agent", "tools", NULL };
 	char path[128];
 	snprintf(path, sizeof(path), "%.*s", (int)(strlen(prefix) ? strlen(prefix) - 1 : 0),
 		 prefix);

@@ -56,7 +56,7 @@ struct boot_info {
 	char accel[16];           /* qemu: "kvm" or "tcg"; "" otherwise */
 	struct strbuf console;    /* console log of this boot (tail), when there is one */
 	long long lava_job_id;    /* lava: the job that ran the boot (0 = none) */
-	char lava_job_url[512];   /* lava: its web page, "" = none */
+	char lava_job_url[600];   /* lava: its web page, "" = none */
 };
 void boot_info_init(struct boot_info *bi);
 void boot_info_release(struct boot_info *bi);
@@ -199,6 +199,14 @@ const char *target_default_agent_path(void);
  */
 void qemu_guest_tools(const json_t *conf, const char *const *plan_tools, struct strvec *hosts,
 		      struct strvec *natives, int *all_natives);
+
+/* qemu.c's, shared with the lava target: the kernel image (and its config
+ * and release, "" when unknown) of a kernel spec, and the binaries of a
+ * guest initramfs (the agent, the sl-* and host tools qemu_guest_tools
+ * names) */
+int qemu_kernel_image(const char *spec, char *image, size_t ilen, char *config, size_t clen,
+		      char *release, size_t rlen, struct strbuf *err);
+int qemu_guest_binaries(struct target *t, struct strvec *bins, struct strbuf *err);
 
 extern const struct target_ops local_target;
 extern const struct target_ops qemu_target;
