@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# timeout: 1200 (tests/run.sh ends it past this many seconds)
+# End-to-end: `schedlab run` of plans on the `lava` target
+# (harness/targets/lava.c) against the real single-host LAVA of
+# tests/lava/setup.sh. Every boot becomes one LAVA job carrying the boot's
+# runs in a batch initramfs; the session hands the target all runs of a boot
+# at once (target_ops.exec_batch) and stores the boot and each run once.
+#  1. preempt=none and preempt=full with hackbench: both boots ok with the
+#     effective mode the agent read in the guest, rows in `results`, a
+#     distinct LAVA job id and URL stored with each boot;
+#  2. a kernel that cannot start init (rdinit=/no-such-init, no root): a
+#     failed boot carrying LAVA's reason and the job URL, its run skipped
+#     (resumable) with the same reason;
+#  3. a session interrupted (SIGINT) while its job runs: the job is
+#     canceled, the session is interrupted, and `--resume` completes it.
+# Each job costs about 20-40 s under TCG on this host.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" -ne 0 ] && ! command -v lava-server >/dev/null 2>&1; then
+	not_ok "prerequisites" "missing: lava-server lava-dispatcher lavacli postgresql (run tests/lava/setup.sh as root: it installs and starts them)"
+	done_testing
+	exit
+fi
+require qemu-system-x86:qemu-system-x86_64 busybox-static:/bin/busybox cpio:cpio curl:curl jq:jq sqlite3:sqlite3
+require_built bin/schedlab-agent bin/schedlab
+
+if [ "$(id -u)" -eq 0 ]; then
+	t0=$(date +%s)
+	if tests/lava/setup.sh >"$TMP/setup.out" 2>"$TMP/setup.err"; then
+		ok "tests/lava/setup.sh: LAVA up in $(($(date +%s) - t0)) s"
+	else
+		not_ok "tests/lava/setup.sh" "$(tail -n 8 "$TMP/setup.err")"
+		done_testing
+		exit
+	fi
+fi
+# shellcheck disable=SC1091
+. "${LAVA_STATE:-/var/lib/schedlab-lava}/env"
+TOKEN=$(cat "$LAVA_TOKEN_FILE")
+api() { curl -fsS -H "Authorization: Token $TOKEN" "$LAVA_URL/api/v0.2/$1"; }
+
+if [ ! -f kernels/out/debian/kernel.json ]; then
+	check "make -C kernels debian" make -s -C kernels debian
+fi
+KDIR=$(readlink -f kernels/out/debian)
+DB="$TMP/r.db"
+
+plan() { # FILE PREEMPTS-JSON CMDLINES-JSON
+	cat >"$1" <<EOF
+{
+  "name": "t0740",
+  "target": {"type": "lava", "url": "$LAVA_URL", "token_file": "$LAVA_TOKEN_FILE",
+             "user": "$LAVA_USER", "device_type": "qemu", "kernel": "$KDIR",
+             "timeout_s": 300},
+  "repetitions": 1,
+  "matrix": {"preempt": $2, "cmdline": $3},
+  "workloads": [ {"type": "hackbench", "groups": 1, "loops": 50} ]
+}
+EOF
+}
+
+# --- 1. two preempt modes
+plan "$TMP/modes.json" '["none", "full"]' '[""]'
+ts=$(date +%s)
+expect_exit 0 "run: two boots, two LAVA jobs" bin/schedlab run --db "$DB" "$TMP/modes.json"
+echo "# two jobs: $(($(date +%s) - ts)) s"
+cp "$TMP/err" "$TMP/modes.err"
+S1=$(sql "SELECT max(id) FROM session")
+equals "boots ok with the effective mode" \
+	"$(sql "SELECT group_concat(req_preempt || '=' || preempt || ':' || status, ' ') FROM (SELECT * FROM boot WHERE session_id = $S1 ORDER BY seq)")" \
+	"none=none:ok full=full:ok"
+equals "a distinct LAVA job per boot" \
+	"$(sql "SELECT count(DISTINCT lava_job_id) FROM boot WHERE session_id = $S1 AND lava_job_id > 0")" 2
+equals "job URLs stored with the boots" \
+	"$(sql "SELECT count(*) FROM boot WHERE session_id = $S1 AND lava_job_url = '$LAVA_URL/scheduler/job/' || lava_job_id")" 2
+for id in $(sql "SELECT lava_job_id FROM boot WHERE session_id = $S1"); do
+	equals "job $id Complete in LAVA" "$(api "jobs/$id/" | jq -r '.state + " " + .health')" "Finished Complete"
+done
+equals "every run stored once, ok" \
+	"$(sql "SELECT group_concat(status, ' ') FROM run WHERE session_id = $S1")" "ok ok"
+equals "hackbench rows under both modes" \
+	"$(sql "SELECT group_concat(preempt, ' ') FROM (SELECT preempt FROM results WHERE session = $S1 AND metric = 'time_s' ORDER BY preempt)")" \
+	"full none"
+equals "the boot's console (the job log) kept" \
+	"$(sql "SELECT count(*) FROM boot WHERE session_id = $S1 AND console LIKE '%Linux version%'")" 2
+
+# --- 2. a kernel that panics
+plan "$TMP/panic.json" '["full"]' '["rdinit=/no-such-init root=/dev/no-such-disk"]'
+expect_exit 1 "run: a boot whose kernel panics fails" bin/schedlab run --db "$DB" "$TMP/panic.json"
+S2=$(sql "SELECT max(id) FROM session")
+equals "the boot failed" "$(sql "SELECT status FROM boot WHERE session_id = $S2")" failed
+err=$(sql "SELECT error FROM boot WHERE session_id = $S2")
+jid=$(sql "SELECT lava_job_id FROM boot WHERE session_id = $S2")
+case "$err" in
+"lava job $LAVA_URL/scheduler/job/$jid (Incomplete): "*error:*) ok "LAVA's reason and the job URL with the boot" ;;
+*) not_ok "LAVA's reason and the job URL with the boot" "error: $err" ;;
+esac
+run2=$(sql "SELECT status || ': ' || error FROM run WHERE session_id = $S2")
+case "$run2" in
+"skipped: boot failed: lava job $LAVA_URL/scheduler/job/$jid"*) ok "its run skipped with LAVA's reason (resumable)" ;;
+*) not_ok "its run skipped with LAVA's reason (resumable)" "run: $run2" ;;
+esac
+equals "the session is resumable" "$(sql "SELECT status FROM session WHERE id = $S2")" interrupted
+
+# --- 3. interrupted while the job runs, then --resume
+plan "$TMP/intr.json" '["none"]' '[""]'
+bin/schedlab run --db "$DB" "$TMP/intr.json" >"$TMP/intr.out" 2>"$TMP/intr.err" &
+pid=$!
+CLEANUP_CMDS+=("kill $pid")
+for _ in $(seq 1 120); do
+	grep -q "lava job [0-9]*:" "$TMP/intr.err" && break
+	sleep 0.5
+done
+sleep 3
+kill -INT "$pid"
+wait "$pid"
+equals "SIGINT while the job runs: exit 130" "$?" 130
+S3=$(sql "SELECT max(id) FROM session")
+equals "session interrupted" "$(sql "SELECT status FROM session WHERE id = $S3")" interrupted
+jid=$(sql "SELECT lava_job_id FROM boot WHERE session_id = $S3")
+st=""
+for _ in $(seq 1 30); do
+	st=$(api "jobs/$jid/" | jq -r '.state + " " + .health')
+	case "$st" in Finished*) break ;; esac
+	sleep 2
+done
+equals "its LAVA job canceled" "$st" "Finished Canceled"
+expect_exit 0 "--resume completes the session" bin/schedlab run --db "$DB" --resume "$S3"
+equals "the run stored ok" "$(sql "SELECT status FROM run WHERE session_id = $S3")" ok
+equals "boots: the interrupted one and the resumed one" \
+	"$(sql "SELECT group_concat(status, ' ') FROM (SELECT status FROM boot WHERE session_id = $S3 ORDER BY id)")" \
+	"failed ok"
+equals "a new job for the resumed boot" \
+	"$(sql "SELECT count(DISTINCT lava_job_id) FROM boot WHERE session_id = $S3")" 2
+equals "session done" "$(sql "SELECT status FROM session WHERE id = $S3")" done
+CLEANUP_CMDS=()
+done_testing
