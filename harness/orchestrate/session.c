@@ -1207,6 +1207,61 @@ out:
 	free(prep);
 }
 
+int session_batch_job(struct plan *p, const struct session_opts *o, json_t **job,
+		      struct strbuf *err)
+{
+	*job = NULL;
+	if (!p->tops->batch_job) {
+		strbuf_addf(err, "the plan's target is %s, which submits no batch jobs (the lava "
+			    "target does)", p->tops->name);
+		return -1;
+	}
+	if (!p->nvisits) {
+		strbuf_addstr(err, "the plan has no boots");
+		return -1;
+	}
+	const struct plan_visit *vi = &p->visits[0];
+	struct target t;
+	struct boot_spec bs;
+	size_t n = vi->nruns;
+	struct db_pending_run *pr = xcalloc(n + 1, sizeof(*pr));
+	struct run_ctx *rc = xcalloc(n + 1, sizeof(*rc));
+	struct batch_run *br = xcalloc(n + 1, sizeof(*br));
+	int ret = -1;
+	target_init(&t, p, o);
+	boot_spec_of(&p->boots[vi->cfg], (int)vi->cfg, &bs);
+	for (size_t r = 0; r < n; r++) {
+		const struct plan_run *x = &vi->runs[r];
+		pr[r].cfg = (int)vi->cfg;
+		pr[r].rep = x->rep;
+		pr[r].workload = (char *)p->wl[x->wl].ops->name;
+		pr[r].params = json_dumps(p->wl[x->wl].params, JSON_COMPACT | JSON_SORT_KEYS);
+		pr[r].knobs = json_dumps(json_array_get(p->knobs, (size_t)x->knob),
+					 JSON_COMPACT | JSON_SORT_KEYS);
+		run_ctx_init(&rc[r], NULL, &t, p, o, &pr[r]);
+		if (batch_prepare(&rc[r], &br[r])) {
+			strbuf_addf(err, "run %zu of boot 1: %s", r + 1, rc[r].e.buf);
+			goto out;
+		}
+	}
+	if (t.ops->open(&t, err) == 0) {
+		*job = t.ops->batch_job(&t, &bs, br, n, err);
+		ret = *job ? 0 : -1;
+	}
+out:
+	for (size_t r = 0; r < n; r++) {
+		run_ctx_release(&rc[r]);
+		batch_run_release(&br[r]);
+		free(pr[r].params);
+		free(pr[r].knobs);
+	}
+	free(pr);
+	free(rc);
+	free(br);
+	target_fini(&t);
+	return ret;
+}
+
 /* one boot: the runs [i, j) that share it */
 static void do_boot(struct exec_ctx *c, size_t i, size_t j)
 {

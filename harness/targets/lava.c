@@ -673,6 +673,22 @@ out:
 	return ret;
 }
 
+static json_t *lava_batch_job(struct target *t, const struct boot_spec *b,
+			      struct batch_run *runs, size_t n, struct strbuf *err)
+{
+	struct lava_priv *p = t->priv;
+	struct run_ids *ids = xcalloc(n + 1, sizeof(*ids));
+	char *reqfile = xstrfmt("%s/requests.jsonl", p->dir);
+	char initrd[PATH_MAX];
+	json_t *job = NULL;
+	if (write_requests(reqfile, t, runs, n, ids, err) == 0)
+		job = make_job(t, b, reqfile, initrd, sizeof(initrd), err);
+	unlink(reqfile);
+	free(reqfile);
+	free(ids);
+	return job;
+}
+
 const struct target_ops lava_target = {
 	.name = "lava",
 	.summary = "every boot a LAVA job (REST API): the kernel and a batch initramfs; the "
@@ -686,5 +702,6 @@ const struct target_ops lava_target = {
 	.knob_set = target_agent_knob_set,
 	.knob_restore = target_agent_knob_restore,
 	.exec_batch = lava_exec_batch,
+	.batch_job = lava_batch_job,
 	.close = lava_close,
 };

@@ -112,6 +112,10 @@ struct target_ops {
 	 */
 	int (*exec_batch)(struct target *t, const struct boot_spec *b, struct boot_info *bi,
 			  struct batch_run *runs, size_t n, struct strbuf *err);
+	/* optional, with exec_batch: what exec_batch would submit for these
+	 * runs, for review (`schedlab plan --lava-job`); NULL with a message */
+	json_t *(*batch_job)(struct target *t, const struct boot_spec *b,
+			     struct batch_run *runs, size_t n, struct strbuf *err);
 	void (*close)(struct target *t);
 };
 

@@ -45,22 +45,37 @@ fi
 KDIR=$(readlink -f kernels/out/debian)
 DB="$TMP/r.db"
 
-plan() { # FILE PREEMPTS-JSON CMDLINES-JSON
+plan() { # FILE PREEMPTS-JSON CMDLINES-JSON [KNOBS-JSON [TARGET-APPEND]]
 	cat >"$1" <<EOF
 {
   "name": "t0740",
   "target": {"type": "lava", "url": "$LAVA_URL", "token_file": "$LAVA_TOKEN_FILE",
              "user": "$LAVA_USER", "device_type": "qemu", "kernel": "$KDIR",
-             "timeout_s": 300},
+             "timeout_s": 300, "append": "${5:-}"},
   "repetitions": 1,
-  "matrix": {"preempt": $2, "cmdline": $3},
+  "matrix": {"preempt": $2, "cmdline": $3, "knobs": ${4:-[{\}]}},
   "workloads": [ {"type": "hackbench", "groups": 1, "loops": 50} ]
 }
 EOF
 }
 
 # --- 1. two preempt modes
-plan "$TMP/modes.json" '["none", "full"]' '[""]'
+plan "$TMP/modes.json" '["none", "full"]' '[""]' \
+	'[{}, {"sysctl": {"sched_rr_timeslice_ms": 50}}, {"sysctl": {"no_such_sysctl": 1}}]'
+# the job of the first boot, for review
+expect_exit 0 "plan --lava-job" bin/schedlab plan --lava-job "$TMP/modes.json"
+equals "plan --lava-job: the first boot's job" \
+	"$(jq -r '.job_name + " | " + .actions[0].deploy.images.kernel.image_arg' "$TMP/out")" \
+	'schedlab boot 1 preempt=none | -kernel {kernel} -append "console=ttyS0,115200 panic=-1 preempt=none"'
+initrd=$(jq -r '.actions[0].deploy.images.ramdisk.url' "$TMP/out")
+if [ -f "${initrd#file://}" ] && cpio -it <"${initrd#file://}" 2>/dev/null | grep -qx "etc/schedlab/requests.jsonl"; then
+	ok "plan --lava-job: its initramfs carries the requests"
+else
+	not_ok "plan --lava-job: its initramfs carries the requests" "ramdisk url: $initrd"
+fi
+expect_exit 2 "plan --lava-job on a plan whose target is not lava" \
+	bin/schedlab plan --lava-job "$TMP/modes.json" --target local
+contains "  ... says why" "$TMP/err" "which submits no batch jobs"
 ts=$(date +%s)
 expect_exit 0 "run: two boots, two LAVA jobs" bin/schedlab run --db "$DB" "$TMP/modes.json"
 echo "# two jobs: $(($(date +%s) - ts)) s"
@@ -76,11 +91,16 @@ equals "job URLs stored with the boots" \
 for id in $(sql "SELECT lava_job_id FROM boot WHERE session_id = $S1"); do
 	equals "job $id Complete in LAVA" "$(api "jobs/$id/" | jq -r '.state + " " + .health')" "Finished Complete"
 done
-equals "every run stored once, ok" \
-	"$(sql "SELECT group_concat(status, ' ') FROM run WHERE session_id = $S1")" "ok ok"
+equals "every run stored once: ok, ok with a knob, skipped for a missing knob" \
+	"$(sql "SELECT group_concat(n, ' ') FROM (SELECT status || '=' || count(*) AS n FROM run WHERE session_id = $S1 GROUP BY status ORDER BY status)")" \
+	"ok=4 skipped=2"
+equals "the knob write travelled with the job (old, new, read back)" \
+	"$(sql "SELECT count(*) FROM run WHERE session_id = $S1 AND status = 'ok' AND knobs_applied LIKE '%sched_rr_timeslice_ms%' AND knobs_applied LIKE '%50%'")" 2
+equals "a knob the kernel lacks: skipped as on other targets" \
+	"$(sql "SELECT count(*) FROM run WHERE session_id = $S1 AND status = 'skipped' AND error LIKE 'unsupported by this kernel%no_such_sysctl%'")" 2
 equals "hackbench rows under both modes" \
 	"$(sql "SELECT group_concat(preempt, ' ') FROM (SELECT preempt FROM results WHERE session = $S1 AND metric = 'time_s' ORDER BY preempt)")" \
-	"full none"
+	"full full none none"
 equals "the boot's console (the job log) kept" \
 	"$(sql "SELECT count(*) FROM boot WHERE session_id = $S1 AND console LIKE '%Linux version%'")" 2
 
@@ -101,6 +121,19 @@ case "$run2" in
 *) not_ok "its run skipped with LAVA's reason (resumable)" "run: $run2" ;;
 esac
 equals "the session is resumable" "$(sql "SELECT status FROM session WHERE id = $S2")" interrupted
+
+# --- a boot whose effective mode is not the one asked for (the target's
+# "append" puts a later preempt= on the command line, which wins):
+# quarantined as on other targets
+plan "$TMP/mismatch.json" '["full"]' '[""]' '[{}]' 'preempt=none'
+expect_exit 1 "run: a boot in the wrong mode" bin/schedlab run --db "$DB" "$TMP/mismatch.json"
+S4=$(sql "SELECT max(id) FROM session")
+equals "the boot is a mismatch" \
+	"$(sql "SELECT status || ': ' || error FROM boot WHERE session_id = $S4")" \
+	"mismatch: requested preempt=full, effective none"
+equals "its run skipped, no rows" \
+	"$(sql "SELECT status || ' ' || (SELECT count(*) FROM results WHERE session = $S4) FROM run WHERE session_id = $S4")" \
+	"skipped 0"
 
 # --- 3. interrupted while the job runs, then --resume
 plan "$TMP/intr.json" '["none"]' '[""]'
