@@ -1,11 +1,11 @@
 /*
  * The pure parts of the lava target (issue 15, docs/lab.md): validating the
  * plan's `{"type": "lava", ...}` object and writing the LAVA job of one boot
- * configuration. The target itself (submitting with lavacli, following the
- * jobs, decoding the frames of harness/agent/frame.h from the logs, storing
- * rows) is not built yet; these are the pieces it will use, tested by
- * tests/unit/test_lava_job.c, and the job they write is the one
- * tests/e2e/t0720-lava-qemu.sh proves against a real LAVA.
+ * configuration. The target itself (harness/targets/lava.c: submitting,
+ * following the jobs, decoding the frames of harness/agent/frame.h from the
+ * logs) uses them; they are tested by tests/unit/test_lava_job.c, and the
+ * job they write is the one tests/e2e/t0730-lava-qemu.sh and
+ * t0740-lava-run.sh prove against a real LAVA.
  *
  * The job is written as JSON (jansson), which LAVA's YAML loader reads:
  * no value from a plan is ever pasted into YAML text. The kernel command

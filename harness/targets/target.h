@@ -14,6 +14,8 @@
  *           reboot, or for `local` write the runtime preempt mode) and leave
  *           a connected agent in t->agent; fills struct boot_info
  *   sysinfo/exec/knob_set/knob_restore   through the agent
+ *   exec_batch (optional) every run of a boot at once, for targets without
+ *           a live agent (lava); boot then only prepares
  *   close   stop the agent, kill the VM, restore anything touched; always safe
  *
  * Checklist for a new target: harness/target_<name>.c with
