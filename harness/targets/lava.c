@@ -25,8 +25,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/agent/frame.h"
-#include "harness/agent/protocol.h"
 #include "harness/targets/initramfs.h"
 #include "harness/targets/lava_job.h"
 #include "harness/targets/target.h"
@@ -325,128 +323,28 @@ static int write_requests(const char *file, struct target *t, struct batch_run *
 	return 0;
 }
 
-/* the messages of a job's log: the banner, and the replies by id */
-struct decoded {
-	json_t *banner;
-	json_t *replies;   /* "id" -> reply */
-	long max_id;
-	struct strbuf reason; /* LAVA's error_type and error_msg */
-};
-
-static int on_msg(void *ctx, unsigned seq, const char *msg, size_t len)
-{
-	struct decoded *d = ctx;
-	json_t *m = json_loadb(msg, len, 0, NULL);
-	if (!json_is_object(m)) {
-		json_decref(m);
-		return 0;
-	}
-	if (seq == 0 && json_object_get(m, "agent")) {
-		json_decref(d->banner);
-		d->banner = m;
-		return 0;
-	}
-	json_t *id = json_object_get(m, "id");
-	if (json_is_integer(id) && json_integer_value(id) > 0 &&
-	    json_integer_value(id) <= d->max_id) {
-		char key[32];
-		snprintf(key, sizeof(key), "%lld", (long long)json_integer_value(id));
-		json_object_set(d->replies, key, m);
-	}
-	json_decref(m);
-	return 0;
-}
-
-/* LAVA's own verdict in a log line: {"msg": {"error_type", "error_msg"}} */
-static void lava_reason(const char *line, size_t len, struct strbuf *reason)
-{
-	if (len < 3 || strncmp(line, "- {", 3) || !memmem(line, len, "error_msg", 9))
-		return;
-	json_t *j = json_loadb(line + 2, len - 2, 0, NULL);
-	json_t *m = json_object_get(j, "msg");
-	const char *msg = json_string_value(json_object_get(m, "error_msg"));
-	const char *type = json_string_value(json_object_get(m, "error_type"));
-	if (msg && !reason->len) {
-		strbuf_addf(reason, "%.40s error: %.400s", type ? type : "LAVA", msg);
-		/* one line: LAVA's messages may end in a newline */
-		for (size_t i = 0; i < reason->len; i++)
-			if (reason->buf[i] == '\n' || reason->buf[i] == '\r')
-				reason->buf[i] = ' ';
-		while (reason->len && reason->buf[reason->len - 1] == ' ')
-			reason->buf[--reason->len] = '\0';
-	}
-	json_decref(j);
-}
-
-static int decode_log(const char *file, struct decoded *d, struct strbuf *console,
-		      struct strbuf *err)
+/* read the job's log file (at most LAVA_LOG_MAX bytes) into l */
+static int read_log(const char *file, struct lava_log *l, struct strbuf *err)
 {
 	FILE *f = fopen(file, "r");
 	if (!f) {
 		strbuf_addf(err, "lava: the job log %s: %s", file, strerror(errno));
 		return -1;
 	}
-	struct frame_dec fd;
-	frame_dec_init(&fd, on_msg, d);
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	long total = 0;
-	while ((n = getline(&line, &cap, f)) > 0 && total < LAVA_LOG_MAX) {
+	while (total < LAVA_LOG_MAX && (n = getline(&line, &cap, f)) > 0) {
 		total += n;
-		if (n && line[n - 1] == '\n')
+		if (line[n - 1] == '\n')
 			line[--n] = '\0';
-		frame_dec_line(&fd, line, (size_t)n);
-		lava_reason(line, (size_t)n, &d->reason);
-		if (!strstr(line, "SLB1 ")) {
-			strbuf_add(console, line, (size_t)n);
-			strbuf_addch(console, '\n');
-			if (console->len > 128 * 1024) {
-				/* keep the tail */
-				size_t cut = console->len - 64 * 1024;
-				memmove(console->buf, console->buf + cut, console->len - cut + 1);
-				console->len -= cut;
-			}
-		}
+		lava_log_line(l, line, (size_t)n);
 	}
 	free(line);
 	fclose(f);
-	frame_dec_finish(&fd);
-	if (fd.corrupt)
-		strbuf_addf(&d->reason, "%s%u corrupt frames in the job log (%s)",
-			    d->reason.len ? "; " : "", fd.corrupt, fd.last_error.buf);
-	frame_dec_release(&fd);
+	lava_log_finish(l);
 	return 0;
-}
-
-static json_t *reply_of(struct decoded *d, long id)
-{
-	char key[32];
-	snprintf(key, sizeof(key), "%ld", id);
-	return json_object_get(d->replies, key);
-}
-
-/* the result of reply id for op, checked like a live reply; NULL with a
- * message (no reply, ok:false, or a malformed result) */
-static json_t *result_of(struct decoded *d, long id, const char *op, struct strbuf *why,
-			 int *refused)
-{
-	json_t *r = reply_of(d, id);
-	*refused = 0;
-	if (!r) {
-		strbuf_addf(why, "no reply to %s in the job's log", op);
-		return NULL;
-	}
-	if (!json_is_true(json_object_get(r, "ok"))) {
-		const char *e = json_string_value(json_object_get(r, "error"));
-		strbuf_addf(why, "%.2000s", e ? e : "the agent refused it");
-		*refused = 1;
-		return NULL;
-	}
-	json_t *res = json_object_get(r, "result");
-	if (agent_reply_check(op, res, why))
-		return NULL;
-	return res;
 }
 
 /* the job of boot b with the batch file reqfile; NULL with a message */
@@ -555,19 +453,20 @@ static int lava_exec_batch(struct target *t, const struct boot_spec *b, struct b
 	char *reqfile = xstrfmt("%s/requests.jsonl", p->dir);
 	char *logfile = xstrfmt("%s/job.log", p->dir);
 	char initrd[PATH_MAX];
-	struct decoded d = { NULL, json_object(), 0, STRBUF_INIT };
+	struct lava_log d;
 	json_t *job = NULL, *detail = NULL;
 	int ret = -1;
 	double t0 = now_mono();
 
-	if (write_requests(reqfile, t, runs, n, ids, err))
-		goto out;
-	d.max_id = 1;
+	long max_id = 1;
 	for (size_t i = 0; i < n; i++) {
 		long last = ids[i].restore ? ids[i].restore : ids[i].exec;
-		if (last > d.max_id)
-			d.max_id = last;
+		if (last > max_id)
+			max_id = last;
 	}
+	lava_log_init(&d, max_id);
+	if (write_requests(reqfile, t, runs, n, ids, err))
+		goto out;
 	job = make_job(t, b, reqfile, initrd, sizeof(initrd), err);
 	if (!job)
 		goto out;
@@ -597,7 +496,7 @@ static int lava_exec_batch(struct target *t, const struct boot_spec *b, struct b
 		strbuf_release(&out);
 		free(u);
 		free(mf);
-		if (rc || decode_log(logfile, &d, &bi->console, err)) {
+		if (rc || read_log(logfile, &d, err)) {
 			strbuf_addf(err, " (lava job %s)", bi->lava_job_url);
 			goto out;
 		}
@@ -609,6 +508,8 @@ static int lava_exec_batch(struct target *t, const struct boot_spec *b, struct b
 	if (!d.reason.len && strcmp(health, "Complete"))
 		strbuf_addf(&d.reason, "job %s%s%.400s", health, comment ? ": " : "",
 			    comment ? comment : "");
+	strbuf_reset(&bi->console);
+	strbuf_add(&bi->console, d.console.buf, d.console.len);
 	bi->switch_s = now_mono() - t0;
 	if (d.banner)
 		snprintf(bi->boot_id, sizeof(bi->boot_id), "%.63s",
@@ -616,7 +517,7 @@ static int lava_exec_batch(struct target *t, const struct boot_spec *b, struct b
 	/* the boot: the agent's sysinfo, or LAVA's reason why there is none */
 	struct strbuf why = STRBUF_INIT;
 	int refused;
-	json_t *si = result_of(&d, 1, "sysinfo", &why, &refused);
+	json_t *si = lava_log_result(&d, 1, "sysinfo", &why, &refused);
 	if (!si) {
 		strbuf_addf(err, "lava job %s (%s): %s%s%s", bi->lava_job_url, health,
 			    d.reason.len ? d.reason.buf : "", d.reason.len ? "; " : "", why.buf);
@@ -634,7 +535,7 @@ static int lava_exec_batch(struct target *t, const struct boot_spec *b, struct b
 		r->applied = json_array();
 		r->rc = 0;
 		for (long k = 0; k < ids[i].nknobs; k++) {
-			json_t *a = result_of(&d, ids[i].first_knob + k, "knob_set", &r->err, &refused);
+			json_t *a = lava_log_result(&d, ids[i].first_knob + k, "knob_set", &r->err, &refused);
 			if (!a) {
 				r->rc = refused ? 1 : -1;
 				break;
@@ -642,7 +543,7 @@ static int lava_exec_batch(struct target *t, const struct boot_spec *b, struct b
 			json_array_append(r->applied, a);
 		}
 		if (!r->rc) {
-			json_t *res = result_of(&d, ids[i].exec, "exec", &r->err, &refused);
+			json_t *res = lava_log_result(&d, ids[i].exec, "exec", &r->err, &refused);
 			if (res)
 				r->res = json_incref(res);
 			else
@@ -651,10 +552,10 @@ static int lava_exec_batch(struct target *t, const struct boot_spec *b, struct b
 		if (r->rc == -1)
 			strbuf_addf(&r->err, ": lava job %s (%s)%s%s", bi->lava_job_url, health,
 				    d.reason.len ? ": " : "", d.reason.buf);
-		if (ids[i].restore && reply_of(&d, ids[i].restore) &&
-		    !json_is_true(json_object_get(reply_of(&d, ids[i].restore), "ok"))) {
+		if (ids[i].restore && lava_log_reply(&d, ids[i].restore) &&
+		    !json_is_true(json_object_get(lava_log_reply(&d, ids[i].restore), "ok"))) {
 			const char *e = json_string_value(
-				json_object_get(reply_of(&d, ids[i].restore), "error"));
+				json_object_get(lava_log_reply(&d, ids[i].restore), "error"));
 			r->restore_failed = 1;
 			strbuf_addf(&r->err, "%s%.500s", r->err.len ? "; " : "", e ? e : "refused");
 		}
@@ -663,9 +564,7 @@ static int lava_exec_batch(struct target *t, const struct boot_spec *b, struct b
 out:
 	json_decref(job);
 	json_decref(detail);
-	json_decref(d.banner);
-	json_decref(d.replies);
-	strbuf_release(&d.reason);
+	lava_log_release(&d);
 	unlink(reqfile);
 	free(reqfile);
 	free(logfile);
