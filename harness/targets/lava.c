@@ -458,15 +458,15 @@ static int lava_exec_batch(struct target *t, const struct boot_spec *b, struct b
 	int ret = -1;
 	double t0 = now_mono();
 
-	long max_id = 1;
-	for (size_t i = 0; i < n; i++) {
-		long last = ids[i].restore ? ids[i].restore : ids[i].exec;
-		if (last > max_id)
-			max_id = last;
-	}
-	lava_log_init(&d, max_id);
+	lava_log_init(&d, 1);
 	if (write_requests(reqfile, t, runs, n, ids, err))
 		goto out;
+	/* replies are kept for the ids of this batch only */
+	for (size_t i = 0; i < n; i++) {
+		long last = ids[i].restore ? ids[i].restore : ids[i].exec;
+		if (last > d.max_id)
+			d.max_id = last;
+	}
 	job = make_job(t, b, reqfile, initrd, sizeof(initrd), err);
 	if (!job)
 		goto out;
