@@ -11,8 +11,12 @@
 #  2. a kernel that cannot start init (rdinit=/no-such-init, no root): a
 #     failed boot carrying LAVA's reason and the job URL, its run skipped
 #     (resumable) with the same reason;
+#     a boot in the wrong mode (the target's "append" overrides preempt=):
+#     mismatch, quarantined; a lab of two lava members: two jobs at once;
 #  3. a session interrupted (SIGINT) while its job runs: the job is
 #     canceled, the session is interrupted, and `--resume` completes it.
+# Also: `plan --lava-job`, knob sets through the batch, the plan object's
+# and the token file's checks.
 # Each job costs about 20-40 s under TCG on this host.
 . "$(dirname "$0")/lib.sh"
 
@@ -145,6 +149,28 @@ equals "the boot is a mismatch" \
 equals "its run skipped, no rows" \
 	"$(sql "SELECT status || ' ' || (SELECT count(*) FROM results WHERE session = $S4) FROM run WHERE session_id = $S4")" \
 	"skipped 0"
+
+# --- a lab of two lava members: one session each, their jobs in flight at
+# once on the two devices
+plan "$TMP/one.json" '["full"]' '[""]'
+jq '{name: "t0740-lab", targets: [.target, .target], matrix: {preempt: ["full"]}, workloads: .workloads}' \
+	"$TMP/one.json" >"$TMP/lab.json"
+expect_exit 0 "lab of two lava targets" bin/schedlab run --db "$TMP/lab.db" "$TMP/lab.json"
+equals "  ... two sessions, each its boot ok and run ok" \
+	"$(sqlite3 "$TMP/lab.db" "SELECT group_concat(b.status || '/' || r.status, ' ') FROM boot b JOIN run r ON r.boot_id = b.id")" \
+	"ok/ok ok/ok"
+mapfile -t LJ < <(sqlite3 "$TMP/lab.db" "SELECT lava_job_id FROM boot ORDER BY id")
+if [ "${#LJ[@]}" -eq 2 ]; then
+	a=$(api "jobs/${LJ[0]}/" | jq -r '.start_time + " " + .end_time')
+	b=$(api "jobs/${LJ[1]}/" | jq -r '.start_time + " " + .end_time')
+	if [[ "${a% *}" < "${b#* }" && "${b% *}" < "${a#* }" ]]; then
+		ok "  ... their jobs ran at the same time ($a / $b)"
+	else
+		not_ok "  ... their jobs ran at the same time" "job ${LJ[0]}: $a" "job ${LJ[1]}: $b"
+	fi
+else
+	not_ok "  ... two jobs" "ids: ${LJ[*]}"
+fi
 
 # --- 3. interrupted while the job runs, then --resume
 plan "$TMP/intr.json" '["none"]' '[""]'
