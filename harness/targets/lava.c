@@ -511,9 +511,8 @@ static int lava_exec_batch(struct target *t, const struct boot_spec *b, struct b
 	strbuf_reset(&bi->console);
 	strbuf_add(&bi->console, d.console.buf, d.console.len);
 	bi->switch_s = now_mono() - t0;
-	if (d.banner)
-		snprintf(bi->boot_id, sizeof(bi->boot_id), "%.63s",
-			 json_string_value(json_object_get(d.banner, "boot_id")) ? json_string_value(json_object_get(d.banner, "boot_id")) : "");
+	const char *bid = json_string_value(json_object_get(d.banner, "boot_id"));
+	snprintf(bi->boot_id, sizeof(bi->boot_id), "%.63s", bid ? bid : "");
 	/* the boot: the agent's sysinfo, or LAVA's reason why there is none */
 	struct strbuf why = STRBUF_INIT;
 	int refused;
