@@ -82,8 +82,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
 			     " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[STMT_BOOT_FINISH] = "UPDATE boot SET status = ?2, machine_id = ?3, kernel_id = ?4, preempt = ?5,"
 			     " cmdline = ?6, boot_uuid = ?7, method = ?8, switch_s = ?9, accel = ?10,"
-			     " sysinfo = ?11, console = ?12, error = ?13,"
-			     " booted_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
+			     " sysinfo = ?11, console = ?12, error = ?13, lava_job_id = ?14,"
+			     " lava_job_url = ?15, booted_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
 	[STMT_BOOT_REPLAN] = "INSERT INTO boot (session_id, seq, cfg, req_kernel, req_preempt, req_cmdline,"
 			     " kernel_commit, kernel_describe)"
 			     " SELECT session_id, seq, cfg, req_kernel, req_preempt, req_cmdline,"
@@ -804,6 +804,9 @@ int db_boot_finish(struct db *db, int64_t boot_id, const struct db_boot_result *
 	bind_text(s, 11, si);
 	bind_text(s, 12, r->console);
 	bind_text(s, 13, r->error);
+	if (r->lava_job_id > 0)
+		sqlite3_bind_int64(s, 14, r->lava_job_id);
+	bind_text(s, 15, r->lava_job_url);
 	int ret = step_done(db, s, "updating boot");
 	free(si);
 	return ret;

@@ -87,6 +87,8 @@ struct db_boot_result {
 	double switch_s;
 	const json_t *sysinfo;
 	const char *console;
+	int64_t lava_job_id;         /* the LAVA job that ran the boot, 0 = none */
+	const char *lava_job_url;
 };
 int db_boot_finish(struct db *db, int64_t boot_id, const struct db_boot_result *r);
 /* copy a planned boot into a fresh planned row (resume); returns new id */

@@ -306,5 +306,10 @@ const struct migration db_migrations[] = {
 	  "  LEFT JOIN machine m ON m.id = b.machine_id"
 	  "  LEFT JOIN kernel k ON k.id = b.kernel_id"
 	  "  WHERE r.status = 'ok' AND b.status = 'ok';" },
+	/* 8: the job of a lab scheduler that ran the boot (the lava target,
+	   docs/lab.md): LAVA's job id and the job's web page */
+	{ 8,
+	  "ALTER TABLE boot ADD COLUMN lava_job_id INTEGER;"
+	  "ALTER TABLE boot ADD COLUMN lava_job_url TEXT;" },
 	{ 0, NULL },
 };

@@ -12,6 +12,7 @@
 #    lava-server's postinst creates its database, and setup.sh starts it)
 #   qemu   qemu-system-x86 busybox-static cpio kexec-tools gzip (the qemu target)
 #          dropbear-bin openssh-client (a guest reachable by ssh; the ssh target)
+#          curl (the lava target: LAVA's REST API; it builds its initramfs too)
 #   kernel flex bison libelf-dev libssl-dev bc ccache (building kernel variants;
 #          the source, linux-source-6.1, comes with `make -C kernels source`)
 # Usage: scripts/install-deps.sh [build run test qemu kernel]   (default: build run)
@@ -25,7 +26,7 @@ for g in $groups; do
 	build) pkgs="$pkgs gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev liblz4-dev" ;;
 	run) pkgs="$pkgs rt-tests stress-ng rtla" ;;
 	test) pkgs="$pkgs python3 sqlite3 procps jq chromium systemd clang libclang-rt-14-dev rt-app curl" ;;
-	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio kexec-tools gzip dropbear-bin openssh-client" ;;
+	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio kexec-tools gzip dropbear-bin openssh-client curl" ;;
 	kernel) pkgs="$pkgs flex bison libelf-dev libssl-dev bc ccache make gcc xz-utils" ;;
 	*) echo "install-deps: unknown group '$g' (valid: build run test qemu kernel --all)" >&2; exit 2 ;;
 	esac

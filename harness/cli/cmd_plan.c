@@ -15,7 +15,7 @@
 #include "harness/targets/target.h"
 
 static const char usage_text[] =
-	"usage: schedlab plan PLAN.json [--target SPEC] [--check] [--format table|json]\n"
+	"usage: schedlab plan PLAN.json [--target SPEC] [--check] [--format table|json] [--lava-job]\n"
 	"\n"
 	"Validates PLAN.json and prints the boot configurations, the runs in execution\n"
 	"order and an estimated duration. Nothing is run.\n"
@@ -23,6 +23,8 @@ static const char usage_text[] =
 	"  --check         also ask the target whether it can honour every boot\n"
 	"                  configuration (connects to it; `run` always does this)\n"
 	"  --format F      table (default) or json\n"
+	"  --lava-job      print the LAVA job of the first boot (lava target), for review;\n"
+	"                  its initramfs is built\n"
 	"Exit status: 0 valid, 2 invalid (the message names file:line:column or the\n"
 	"JSON path of the problem).\n";
 
@@ -131,10 +133,11 @@ static void print_json(const struct plan *p)
 int cmd_plan(int argc, char **argv)
 {
 	const char *target = NULL;
-	int check = 0;
+	int check = 0, lava_job = 0;
 	enum out_format fmt = FMT_TABLE;
 	const struct cli_opt opts[] = {
-		CLI_STR("target", &target), CLI_BOOL("check", &check), CLI_FORMAT(&fmt, 0), CLI_END,
+		CLI_STR("target", &target), CLI_BOOL("check", &check), CLI_FORMAT(&fmt, 0),
+		CLI_BOOL("lava-job", &lava_job), CLI_END,
 	};
 	int first, prc = cli_parse("plan", usage_text, opts, argc, argv, &first);
 	if (prc != CLI_OK)
@@ -171,7 +174,19 @@ int cmd_plan(int argc, char **argv)
 			rc = 2;
 		}
 	}
-	if (fmt == FMT_JSON)
+	if (lava_job && !rc) {
+		struct session_opts so = { .quiet = 1 };
+		json_t *job = NULL;
+		if (session_batch_job(&p, &so, &job, &err)) {
+			cmd_error("plan", "--lava-job: %s", err.buf);
+			rc = 2;
+		} else {
+			/* JSON is YAML: what LAVA gets, indented for reading */
+			json_dumpf(job, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			putchar('\n');
+		}
+		json_decref(job);
+	} else if (fmt == FMT_JSON)
 		print_json(&p);
 	else
 		print_table(&p);

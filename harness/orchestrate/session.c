@@ -583,7 +583,6 @@ fail:
 	c->out = RUN_FAILED;
 }
 
-/* knobs, request, exec, judgement: the outcome in c->out and c->status */
 /* the kernel tracer the workload needs (rtla's timerlat, osnoise) among
  * those the booted kernel offers (sysinfo "tracers", null when the kernel
  * has no tracefs); 0 when it is there or the agent did not say (rtla then
@@ -616,19 +615,10 @@ static int tracer_missing(struct run_ctx *c, const json_t *si)
 	return -1;
 }
 
-static void measure(struct run_ctx *c, const json_t *si)
+/* the reply half of a run: the exec's return code (rc, as from the target's
+ * exec) and its result in c->res; the outcome in c->out and c->status */
+static void take_reply(struct run_ctx *c, int rc)
 {
-	int schedstat_ok = sysinfo_int(si, "schedstats", 0) == 1;
-	if (!c->ops || !c->params || !c->knob) {
-		strbuf_addf(&c->e, "stored run is unreadable (workload %s)", c->pr->workload);
-		return;
-	}
-	if (tracer_missing(c, si) || apply_knobs(c))
-		return;
-	json_t *req = build_request(c, schedstat_ok);
-	if (!req)
-		return;
-	int rc = c->t->ops->exec(c->t, req, c->ex.timeout_s, &c->res, &c->e);
 	if (rc == -1) {
 		c->out = session_aborted(c->o) ? RUN_INTERRUPTED : RUN_LOST;
 		c->status = "interrupted";
@@ -643,6 +633,29 @@ static void measure(struct run_ctx *c, const json_t *si)
 	judge_output(c);
 	if (c->evidence && c->out == RUN_OK)
 		trace_evidence(c);
+}
+
+/* the stored row is readable; else the run fails here */
+static int run_readable(struct run_ctx *c)
+{
+	if (c->ops && c->params && c->knob)
+		return 1;
+	strbuf_addf(&c->e, "stored run is unreadable (workload %s)", c->pr->workload);
+	return 0;
+}
+
+/* knobs, request, exec, judgement: the outcome in c->out and c->status */
+static void measure(struct run_ctx *c, const json_t *si)
+{
+	int schedstat_ok = sysinfo_int(si, "schedstats", 0) == 1;
+	if (!run_readable(c))
+		return;
+	if (tracer_missing(c, si) || apply_knobs(c))
+		return;
+	json_t *req = build_request(c, schedstat_ok);
+	if (!req)
+		return;
+	take_reply(c, c->t->ops->exec(c->t, req, c->ex.timeout_s, &c->res, &c->e));
 }
 
 /* after the measurement: a lost target is said so, and the knobs are
@@ -1112,6 +1125,8 @@ static int store_boot(struct exec_ctx *c, struct boot_ctx *b)
 	bres.switch_s = bi->switch_s;
 	bres.accel = bi->accel[0] ? bi->accel : NULL;
 	bres.console = bi->console.len ? bi->console.buf : NULL;
+	bres.lava_job_id = bi->lava_job_id;
+	bres.lava_job_url = bi->lava_job_url[0] ? bi->lava_job_url : NULL;
 	if (b->booted) {
 		verify_boot(&b->br, bi->sysinfo, &b->why);
 		bres.status = b->why.len ? "mismatch" : "ok";
@@ -1248,12 +1263,237 @@ static void run_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t i
 	}
 }
 
+/* ---- batch targets (exec_batch: every run of a boot at once) ------------- */
+
+/* the prepare half of run c for a batch: its knob writes and exec request
+ * in br; 0, or -1 when the run ends here (c says why) */
+static int batch_prepare(struct run_ctx *c, struct batch_run *br)
+{
+	strbuf_init(&br->err, 0);
+	if (!run_readable(c))
+		return -1;
+	json_t *writes = NULL;
+	if (knobs_to_writes(c->knob, &writes, &c->e)) {
+		json_decref(writes);
+		return -1;
+	}
+	/* schedstat snapshots need to know the boot's schedstats first: not
+	   asked for in a batch */
+	json_t *req = build_request(c, 0);
+	if (!req) {
+		json_decref(writes);
+		return -1;
+	}
+	c->knobs_touched = json_array_size(writes) > 0;
+	br->writes = writes ? writes : json_array();
+	br->req = req;
+	br->timeout_s = c->ex.timeout_s;
+	return 0;
+}
+
+/* the reply half: what exec_batch brought back for run c */
+static void batch_take(struct run_ctx *c, struct batch_run *br)
+{
+	if (br->applied) {
+		json_decref(c->applied);
+		c->applied = json_incref(br->applied);
+	}
+	if (br->rc) {
+		strbuf_addstr(&c->e, br->err.len ? br->err.buf : "no reply");
+		if (br->rc == 1)
+			knob_refused(c);
+		take_reply(c, br->rc == -1 ? -1 : 1);
+	} else {
+		c->res = json_incref(br->res);
+		take_reply(c, 0);
+	}
+	/* the agent restored the knobs itself after the run */
+	c->knobs_touched = 0;
+	settle(c);
+	if (br->restore_failed) {
+		strbuf_addf(&c->e, "%sknob restore failed: %s", c->e.len ? "; " : "", br->err.buf);
+		if (c->out == RUN_OK) {
+			c->status = "failed";
+			c->out = RUN_FAILED;
+		}
+	}
+}
+
+static void batch_run_release(struct batch_run *br)
+{
+	json_decref(br->writes);
+	json_decref(br->req);
+	json_decref(br->applied);
+	json_decref(br->res);
+	strbuf_release(&br->err);
+}
+
+/* one boot of a batch target: the runs [i, j) are prepared, handed to the
+ * target at once, and the boot and every run stored exactly once from what
+ * came back */
+static void batch_boot(struct exec_ctx *c, struct boot_ctx *b, size_t i, size_t j)
+{
+	size_t n = j - i, m = 0;
+	struct run_ctx *rc = xcalloc(n + 1, sizeof(*rc));
+	struct batch_run *br = xcalloc(n + 1, sizeof(*br));
+	size_t *idx = xcalloc(n + 1, sizeof(*idx));
+	int *prep = xcalloc(n + 1, sizeof(int));
+
+	boot_target(c, b);
+	for (size_t k = i; k < j; k++) {
+		int need = seq_needed(c, k);
+		if (need < 0) {
+			c->exit_code = 2;
+			goto out;
+		}
+		if (!need)
+			continue;
+		run_ctx_init(&rc[m], c->db, &c->t, c->p, c->o, &c->runs[k]);
+		idx[m] = k;
+		prep[m] = batch_prepare(&rc[m], &br[m]) == 0;
+		if (db_run_start(c->db, c->runs[k].run_id)) {
+			strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+			c->exit_code = 2;
+			m++;
+			goto out;
+		}
+		m++;
+	}
+	if (b->booted) {
+		progress_say(&c->pg, "  %zu runs in one batch", m);
+		b->booted = c->t.ops->exec_batch(&c->t, &(struct boot_spec){ b->br.cfg, b->br.kernel,
+					b->br.preempt, b->br.cmdline ? b->br.cmdline : "" },
+					&b->bi, br, m, &b->be) == 0;
+		c->lost = !b->booted;
+	}
+	if (store_boot(c, b)) {
+		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+		c->exit_code = 2;
+		goto out;
+	}
+	if (!b->booted || b->why.len) {
+		/* as skip_boot_runs, for the runs still to store */
+		char *reason = xstrfmt("%s: %s", b->booted ? "boot mismatch" : "boot failed",
+				       b->booted ? b->why.buf : boot_error(b));
+		progress_say(&c->pg, "  %s; %s %zu runs", reason,
+			     b->booted ? "skipping" : "leaving resumable", m);
+		if (!b->booted)
+			c->resumable += (int)m;
+		for (size_t r = 0; r < m && c->exit_code != 2; r++) {
+			if (store_simple(c->db, rc[r].pr->run_id, "skipped", reason, c->err))
+				c->exit_code = 2;
+			count_done(c, idx[r]);
+		}
+		free(reason);
+		c->exit_code = c->exit_code ? c->exit_code : 1;
+		goto out;
+	}
+	for (size_t r = 0; r < m; r++) {
+		struct run_ctx *x = &rc[r];
+		const struct db_pending_run *pr = x->pr;
+		char *what = xstrfmt("%s rep %d knobs=%s", pr->workload, pr->rep + 1, pr->knobs);
+		struct strbuf sum = STRBUF_INIT;
+		progress_run_start(&c->pg, b->desc, what);
+		if (prep[r])
+			batch_take(x, &br[r]);
+		if (store_run(x, c->err))
+			x->out = RUN_DBERR;
+		summarize(x, &sum);
+		int whole = c->pg.tty || c->pg.prefix;
+		char *line = xstrfmt("%s%s%s (%.1f s)%s", whole ? what : "", whole ? ": " : "",
+				     x->out == RUN_OK ? "ok" : x->out == RUN_SKIPPED ? "skipped"
+				     : x->out == RUN_INTERRUPTED ? "interrupted" : "FAILED",
+				     json_number_value(json_object_get(x->res, "wall_s")), sum.buf);
+		progress_run_end(&c->pg, c->est[idx[r]], line);
+		free(line);
+		free(what);
+		strbuf_release(&sum);
+		if (x->out == RUN_DBERR) {
+			c->exit_code = 2;
+			break;
+		}
+		if (x->out == RUN_LOST)
+			c->resumable++;
+		if (x->out != RUN_OK && x->out != RUN_INTERRUPTED)
+			c->exit_code = c->exit_code ? c->exit_code : 1;
+	}
+out:
+	for (size_t r = 0; r < m; r++) {
+		run_ctx_release(&rc[r]);
+		batch_run_release(&br[r]);
+	}
+	free(rc);
+	free(br);
+	free(idx);
+	free(prep);
+}
+
+int session_batch_job(struct plan *p, const struct session_opts *o, json_t **job,
+		      struct strbuf *err)
+{
+	*job = NULL;
+	if (!p->tops->batch_job) {
+		strbuf_addf(err, "the plan's target is %s, which submits no batch jobs (the lava "
+			    "target does)", p->tops->name);
+		return -1;
+	}
+	if (!p->nvisits) {
+		strbuf_addstr(err, "the plan has no boots");
+		return -1;
+	}
+	const struct plan_visit *vi = &p->visits[0];
+	struct target t;
+	struct boot_spec bs;
+	size_t n = vi->nruns;
+	struct db_pending_run *pr = xcalloc(n + 1, sizeof(*pr));
+	struct run_ctx *rc = xcalloc(n + 1, sizeof(*rc));
+	struct batch_run *br = xcalloc(n + 1, sizeof(*br));
+	int ret = -1;
+	target_init(&t, p, o);
+	boot_spec_of(&p->boots[vi->cfg], (int)vi->cfg, &bs);
+	for (size_t r = 0; r < n; r++) {
+		const struct plan_run *x = &vi->runs[r];
+		pr[r].cfg = (int)vi->cfg;
+		pr[r].rep = x->rep;
+		pr[r].workload = (char *)p->wl[x->wl].ops->name;
+		pr[r].params = json_dumps(p->wl[x->wl].params, JSON_COMPACT | JSON_SORT_KEYS);
+		pr[r].knobs = json_dumps(json_array_get(p->knobs, (size_t)x->knob),
+					 JSON_COMPACT | JSON_SORT_KEYS);
+		run_ctx_init(&rc[r], NULL, &t, p, o, &pr[r]);
+		if (batch_prepare(&rc[r], &br[r])) {
+			strbuf_addf(err, "run %zu of boot 1: %s", r + 1, rc[r].e.buf);
+			goto out;
+		}
+	}
+	if (t.ops->open(&t, err) == 0) {
+		*job = t.ops->batch_job(&t, &bs, br, n, err);
+		ret = *job ? 0 : -1;
+	}
+out:
+	for (size_t r = 0; r < n; r++) {
+		run_ctx_release(&rc[r]);
+		batch_run_release(&br[r]);
+		free(pr[r].params);
+		free(pr[r].knobs);
+	}
+	free(pr);
+	free(rc);
+	free(br);
+	target_fini(&t);
+	return ret;
+}
+
 /* one boot: the runs [i, j) that share it */
 static void do_boot(struct exec_ctx *c, size_t i, size_t j)
 {
 	struct boot_ctx b;
 	boot_ctx_init(&b);
 	int dberr = boot_row(c, i, j, &b);
+	if (!dberr && c->t.ops->exec_batch) {
+		batch_boot(c, &b, i, j);
+		boot_ctx_release(&b);
+		return;
+	}
 	if (!dberr) {
 		boot_target(c, &b);
 		dberr = store_boot(c, &b);

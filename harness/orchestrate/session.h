@@ -73,4 +73,10 @@ char *session_target_label(const json_t *target);
 extern volatile sig_atomic_t session_abort;
 void session_install_signals(void);
 
+/* the job a batch target (lava) would submit for the plan's first boot, for
+ * review: its runs prepared as for `schedlab run`, the initramfs built;
+ * -1 with a message (also when the target runs no batches) */
+int session_batch_job(struct plan *p, const struct session_opts *o, json_t **job,
+		      struct strbuf *err);
+
 #endif

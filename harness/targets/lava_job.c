@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "harness/agent/protocol.h"
 #include "harness/targets/lava_job.h"
 #include "harness/targets/target.h"
 
@@ -64,7 +65,7 @@ int lava_conf_check(json_t *conf, const char *prefix, struct strbuf *err)
 {
 	static const char *const keys[] = { "type", "url", "token_file", "user", "device_type",
 					    "tags", "kernel", "cpus", "memory_mb", "timeout_s",
-					    "append", NULL };
+					    "append", "switch", "agent", "tools", NULL };
 	char path[128];
 	snprintf(path, sizeof(path), "%.*s", (int)(strlen(prefix) ? strlen(prefix) - 1 : 0),
 		 prefix);
@@ -156,4 +157,125 @@ json_t *lava_job(const json_t *conf, const struct lava_job_in *in, struct strbuf
 	if (!job)
 		strbuf_addstr(err, "lava: cannot build the job");
 	return job;
+}
+
+/* ---- reading a job's log -------------------------------------------------- */
+
+static int on_msg(void *ctx, unsigned seq, const char *msg, size_t len)
+{
+	struct lava_log *l = ctx;
+	json_t *m = json_loadb(msg, len, 0, NULL);
+	if (!json_is_object(m)) {
+		json_decref(m);
+		return 0;
+	}
+	if (seq == 0 && json_object_get(m, "agent")) {
+		json_decref(l->banner);
+		l->banner = m;
+		return 0;
+	}
+	json_t *id = json_object_get(m, "id");
+	if (json_is_integer(id) && json_integer_value(id) > 0 &&
+	    json_integer_value(id) <= l->max_id) {
+		char key[32];
+		snprintf(key, sizeof(key), "%lld", (long long)json_integer_value(id));
+		json_object_set(l->replies, key, m);
+	}
+	json_decref(m);
+	return 0;
+}
+
+void lava_log_init(struct lava_log *l, long max_id)
+{
+	memset(l, 0, sizeof(*l));
+	l->replies = json_object();
+	l->max_id = max_id;
+	strbuf_init(&l->reason, 0);
+	strbuf_init(&l->console, 0);
+	frame_dec_init(&l->dec, on_msg, l);
+}
+
+/* LAVA's verdict: - {"dt": ..., "msg": {"error_type": ..., "error_msg": ...}} */
+static void verdict(struct lava_log *l, const char *line, size_t len)
+{
+	if (len < 3 || strncmp(line, "- {", 3) || !memmem(line, len, "error_msg", 9) ||
+	    l->reason.len)
+		return;
+	json_t *j = json_loadb(line + 2, len - 2, 0, NULL);
+	json_t *m = json_object_get(j, "msg");
+	const char *msg = json_string_value(json_object_get(m, "error_msg"));
+	const char *type = json_string_value(json_object_get(m, "error_type"));
+	if (msg) {
+		strbuf_addf(&l->reason, "%.40s error: %.400s", type ? type : "LAVA", msg);
+		/* one line: LAVA's messages may end in a newline */
+		for (size_t i = 0; i < l->reason.len; i++)
+			if ((unsigned char)l->reason.buf[i] < ' ')
+				l->reason.buf[i] = ' ';
+		while (l->reason.len && l->reason.buf[l->reason.len - 1] == ' ')
+			l->reason.buf[--l->reason.len] = '\0';
+	}
+	json_decref(j);
+}
+
+void lava_log_line(struct lava_log *l, const char *line, size_t len)
+{
+	if (!line || !len)
+		return;
+	frame_dec_line(&l->dec, line, len);
+	verdict(l, line, len);
+	if (memmem(line, len, "SLB1 ", 5))
+		return;
+	strbuf_add(&l->console, line, len);
+	strbuf_addch(&l->console, '\n');
+	if (l->console.len > 128 * 1024) {
+		size_t cut = l->console.len - 64 * 1024;
+		memmove(l->console.buf, l->console.buf + cut, l->console.len - cut + 1);
+		l->console.len -= cut;
+	}
+}
+
+void lava_log_finish(struct lava_log *l)
+{
+	frame_dec_finish(&l->dec);
+	if (l->dec.corrupt)
+		strbuf_addf(&l->reason, "%s%u corrupt frames in the job log (%s)",
+			    l->reason.len ? "; " : "", l->dec.corrupt, l->dec.last_error.buf);
+}
+
+void lava_log_release(struct lava_log *l)
+{
+	json_decref(l->banner);
+	json_decref(l->replies);
+	strbuf_release(&l->reason);
+	strbuf_release(&l->console);
+	frame_dec_release(&l->dec);
+	memset(l, 0, sizeof(*l));
+}
+
+json_t *lava_log_reply(const struct lava_log *l, long id)
+{
+	char key[32];
+	snprintf(key, sizeof(key), "%ld", id);
+	return json_object_get(l->replies, key);
+}
+
+json_t *lava_log_result(const struct lava_log *l, long id, const char *op, struct strbuf *why,
+			int *refused)
+{
+	json_t *r = lava_log_reply(l, id);
+	*refused = 0;
+	if (!r) {
+		strbuf_addf(why, "no reply to %s in the job's log", op);
+		return NULL;
+	}
+	if (!json_is_true(json_object_get(r, "ok"))) {
+		const char *e = json_string_value(json_object_get(r, "error"));
+		strbuf_addf(why, "%.2000s", e ? e : "the agent refused it");
+		*refused = 1;
+		return NULL;
+	}
+	json_t *res = json_object_get(r, "result");
+	if (agent_reply_check(op, res, why))
+		return NULL;
+	return res;
 }

@@ -1,11 +1,11 @@
 /*
  * The pure parts of the lava target (issue 15, docs/lab.md): validating the
  * plan's `{"type": "lava", ...}` object and writing the LAVA job of one boot
- * configuration. The target itself (submitting with lavacli, following the
- * jobs, decoding the frames of harness/agent/frame.h from the logs, storing
- * rows) is not built yet; these are the pieces it will use, tested by
- * tests/unit/test_lava_job.c, and the job they write is the one
- * tests/e2e/t0720-lava-qemu.sh proves against a real LAVA.
+ * configuration. The target itself (harness/targets/lava.c: submitting,
+ * following the jobs, decoding the frames of harness/agent/frame.h from the
+ * logs) uses them; they are tested by tests/unit/test_lava_job.c, and the
+ * job they write is the one tests/e2e/t0730-lava-qemu.sh and
+ * t0740-lava-run.sh prove against a real LAVA.
  *
  * The job is written as JSON (jansson), which LAVA's YAML loader reads:
  * no value from a plan is ever pasted into YAML text. The kernel command
@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "harness/agent/frame.h"
 #include "harness/util/strbuf.h"
 
 /* validate and fill defaults of a lava target object in place; -1 with
@@ -40,6 +41,34 @@ struct lava_job_in {
 
 /* the job for one boot configuration, or NULL with a message */
 json_t *lava_job(const json_t *conf, const struct lava_job_in *in, struct strbuf *err);
+
+/*
+ * Reading a job's log (untrusted: whatever the guest or LAVA printed). Fed
+ * one line at a time: the agent's SLB1 frames (frame.h) give the banner and
+ * the replies, kept by id for ids 1..max_id only (the batch's); LAVA's own
+ * verdict lines give the reason ("TYPE error: MSG", one line); every other
+ * line goes to console, of which the last 64-128 KiB are kept.
+ */
+struct lava_log {
+	json_t *banner;           /* the agent's banner (its first message), or NULL */
+	json_t *replies;          /* "ID" -> reply object */
+	long max_id;
+	struct strbuf reason;
+	struct strbuf console;
+	struct frame_dec dec;
+};
+void lava_log_init(struct lava_log *l, long max_id);
+void lava_log_line(struct lava_log *l, const char *line, size_t len);
+/* at the end of the log: corrupt or incomplete frames are added to reason */
+void lava_log_finish(struct lava_log *l);
+void lava_log_release(struct lava_log *l);
+/* the reply to request id, NULL when there is none */
+json_t *lava_log_reply(const struct lava_log *l, long id);
+/* the result of the reply to id for op, checked like a live reply
+ * (agent_reply_check); NULL with why: no reply (*refused 0), the agent
+ * said ok:false (*refused 1, its error), or a malformed result (*refused 0) */
+json_t *lava_log_result(const struct lava_log *l, long id, const char *op, struct strbuf *why,
+			int *refused);
 
 /* the prompt the job's boot action waits for (printed by the batch /init) */
 #define LAVA_END_PROMPT "schedlab-batch: end status"

@@ -610,6 +610,18 @@ out:
 	return rc;
 }
 
+/* for the lava target: the same kernel resolution and guest binaries */
+int qemu_kernel_image(const char *spec, char *image, size_t ilen, char *config, size_t clen,
+		      char *release, size_t rlen, struct strbuf *err)
+{
+	return resolve_kernel(spec, image, ilen, NULL, config, clen, release, rlen, err);
+}
+
+int qemu_guest_binaries(struct target *t, struct strvec *bins, struct strbuf *err)
+{
+	return collect_binaries(t, bins, err);
+}
+
 static void build_cmdline(struct target *t, const struct boot_spec *b, struct strbuf *cl)
 {
 	strbuf_addstr(cl, "console=ttyS0 panic=-1");

@@ -21,6 +21,7 @@ static const struct target_ops *const targets[] = {
 	&local_target,
 	&qemu_target,
 	&ssh_target,
+	&lava_target,
 	NULL,
 };
 

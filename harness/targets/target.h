@@ -14,6 +14,8 @@
  *           reboot, or write the runtime preempt mode) and leave
  *           a connected agent in t->agent; fills struct boot_info
  *   sysinfo/exec/knob_set/knob_restore   through the agent
+ *   exec_batch (optional) every run of a boot at once, for targets without
+ *           a live agent (lava); boot then only prepares
  *   close   stop the agent, kill the VM, restore anything touched; always safe
  *
  * Checklist for a new target: harness/target_<name>.c with
@@ -55,11 +57,34 @@ struct boot_info {
 	char boot_id[64];
 	char accel[16];           /* qemu: "kvm" or "tcg"; "" otherwise */
 	struct strbuf console;    /* console log of this boot (tail), when there is one */
+	long long lava_job_id;    /* lava: the job that ran the boot (0 = none) */
+	char lava_job_url[600];   /* lava: its web page, "" = none */
 };
 void boot_info_init(struct boot_info *bi);
 void boot_info_release(struct boot_info *bi);
 
 struct target;
+
+/*
+ * One run of a boot for a batch target (exec_batch): what the session
+ * prepared (the knob writes, the exec request) and what came back. A target
+ * that runs a whole boot at once (lava: the runs travel with the job) gets
+ * every run of the boot before any result is needed.
+ */
+struct batch_run {
+	/* prepared by the session */
+	json_t *writes;           /* [{"path", "value"}]: the run's knob writes, in order */
+	json_t *req;              /* the exec request (argv, timeout_s, files, load, ...) */
+	double timeout_s;
+	/* filled by exec_batch */
+	json_t *applied;          /* the agent's answers to the knob writes (owned) */
+	json_t *res;              /* the exec result (owned), NULL when there is none */
+	int rc;                   /* 0 res is the reply; 1 the agent refused (a knob
+				   * write or the exec; message in err); -1 no reply
+				   * (the job ended first; LAVA's reason in err) */
+	int restore_failed;       /* the knob restore after the run failed (err says why) */
+	struct strbuf err;
+};
 
 struct target_ops {
 	const char *name;
@@ -80,6 +105,19 @@ struct target_ops {
 	int (*knob_set)(struct target *t, const char *path, const char *value, json_t **out,
 			struct strbuf *err);
 	int (*knob_restore)(struct target *t, struct strbuf *err);
+	/*
+	 * optional: run every run of a boot at once (after boot, which then only
+	 * prepares). Fills bi (sysinfo of the boot, method, ...) and each run's
+	 * reply; 0 when the boot came up (even when some runs got no reply),
+	 * -1 when it did not (err: why, e.g. LAVA's reason and the job URL).
+	 * The session stores the boot and every run exactly once from them.
+	 */
+	int (*exec_batch)(struct target *t, const struct boot_spec *b, struct boot_info *bi,
+			  struct batch_run *runs, size_t n, struct strbuf *err);
+	/* optional, with exec_batch: what exec_batch would submit for these
+	 * runs, for review (`schedlab plan --lava-job`); NULL with a message */
+	json_t *(*batch_job)(struct target *t, const struct boot_spec *b,
+			     struct batch_run *runs, size_t n, struct strbuf *err);
 	void (*close)(struct target *t);
 };
 
@@ -189,8 +227,17 @@ const char *target_default_agent_path(void);
 void qemu_guest_tools(const json_t *conf, const char *const *plan_tools, struct strvec *hosts,
 		      struct strvec *natives, int *all_natives);
 
+/* qemu.c's, shared with the lava target: the kernel image (and its config
+ * and release, "" when unknown) of a kernel spec, and the binaries of a
+ * guest initramfs (the agent, the sl-* and host tools qemu_guest_tools
+ * names) */
+int qemu_kernel_image(const char *spec, char *image, size_t ilen, char *config, size_t clen,
+		      char *release, size_t rlen, struct strbuf *err);
+int qemu_guest_binaries(struct target *t, struct strvec *bins, struct strbuf *err);
+
 extern const struct target_ops local_target;
 extern const struct target_ops qemu_target;
 extern const struct target_ops ssh_target;
+extern const struct target_ops lava_target;
 
 #endif

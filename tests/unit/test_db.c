@@ -102,7 +102,7 @@ TEST(fresh_file_is_latest)
 	CHECK(db != NULL);
 	if (!db)
 		return;
-	CHECK(db_latest_version() == 7);
+	CHECK(db_latest_version() == 8);
 	CHECK(db_user_version(db) == db_latest_version());
 	check_q(db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
 		"boot;histogram;kernel;machine;metric;results;run;schedstat;session");

@@ -3,7 +3,9 @@
  * (required keys, defaults, names LAVA accepts, unknown keys) and the job of
  * one boot (device type, tags, the command line inside -append, the
  * artifacts, the end prompt, timeouts), with hostile command lines and URLs
- * refused rather than pasted into the job.
+ * refused rather than pasted into the job; and reading a job's log
+ * (lava_log_*): frames to replies by id, LAVA's verdict, ids the batch did
+ * not ask for, malformed and refused replies, corrupt frames.
  */
 #include <string.h>
 
@@ -114,10 +116,73 @@ TEST(job)
 	strbuf_release(&e);
 }
 
+/* one message as LAVA logs it: each frame line inside a YAML log entry */
+static void feed(struct lava_log *l, unsigned seq, const char *msg)
+{
+	struct strbuf f = STRBUF_INIT;
+	frame_encode(seq, msg, strlen(msg), &f);
+	char *save = NULL;
+	for (char *line = strtok_r(f.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct strbuf y = STRBUF_INIT;
+		strbuf_addf(&y, "- {\"dt\": \"2026-12-04T06:00:00\", \"lvl\": \"target\", \"msg\": \"%s\"}",
+			    line);
+		lava_log_line(l, y.buf, y.len);
+		strbuf_release(&y);
+	}
+	strbuf_release(&f);
+}
+
+TEST(job_log)
+{
+	struct lava_log l;
+	struct strbuf why = STRBUF_INIT;
+	int refused = 0;
+	lava_log_init(&l, 4);
+	const char *boot = "- {\"dt\": \"x\", \"lvl\": \"target\", \"msg\": \"Linux version 6.1\"}";
+	lava_log_line(&l, boot, strlen(boot));
+	feed(&l, 0, "{\"agent\":\"schedlab\",\"boot_id\":\"b-1\"}");
+	feed(&l, 1, "{\"id\":2,\"ok\":true,\"result\":{\"exit_code\":0,\"wall_s\":1.5,"
+		    "\"stdout\":\"Time: 0.9\",\"stderr\":\"\"}}");
+	feed(&l, 2, "{\"id\":3,\"ok\":false,\"error\":\"unsupported by this kernel: x\"}");
+	feed(&l, 3, "{\"id\":4,\"ok\":true,\"result\":{\"exit_code\":\"zero\"}}");
+	feed(&l, 4, "{\"id\":99,\"ok\":true,\"result\":{}}");  /* not asked for */
+	const char *bad = "- {\"msg\": \"SLB1 5 1/1 0123456789abcdef AAAA\"}";
+	lava_log_line(&l, bad, strlen(bad));
+	const char *verdict = "- {\"dt\": \"x\", \"lvl\": \"results\", \"msg\": {\"case\": \"job\", "
+			      "\"definition\": \"lava\", \"error_msg\": \"Connection closed\\n\", "
+			      "\"error_type\": \"Infrastructure\", \"result\": \"fail\"}}";
+	lava_log_line(&l, verdict, strlen(verdict));
+	lava_log_finish(&l);
+
+	CHECK_STR(json_string_value(json_object_get(l.banner, "boot_id")), "b-1");
+	json_t *r = lava_log_result(&l, 2, "exec", &why, &refused);
+	CHECK(r && json_integer_value(json_object_get(r, "exit_code")) == 0);
+	CHECK(lava_log_result(&l, 1, "sysinfo", &why, &refused) == NULL && !refused);
+	CHECK_CONTAINS(why.buf, "no reply to sysinfo");
+	strbuf_reset(&why);
+	CHECK(lava_log_result(&l, 3, "knob_set", &why, &refused) == NULL && refused);
+	CHECK_CONTAINS(why.buf, "unsupported by this kernel");
+	strbuf_reset(&why);
+	/* a malformed result is an error, never made-up values */
+	CHECK(lava_log_result(&l, 4, "exec", &why, &refused) == NULL && !refused);
+	CHECK_CONTAINS(why.buf, "exit_code");
+	CHECK(lava_log_reply(&l, 99) == NULL);
+	CHECK(json_object_size(l.replies) == 3);
+	/* LAVA's verdict, on one line, and the corrupt frame counted */
+	CHECK(strncmp(l.reason.buf, "Infrastructure error: Connection closed;", 40) == 0);
+	CHECK_CONTAINS(l.reason.buf, "1 corrupt frames");
+	/* the console keeps the log without the frame lines */
+	CHECK_CONTAINS(l.console.buf, "Linux version 6.1");
+	CHECK(strstr(l.console.buf, "SLB1") == NULL);
+	lava_log_release(&l);
+	strbuf_release(&why);
+}
+
 int main(void)
 {
 	RUN(conf);
 	RUN(cmdline);
 	RUN(job);
+	RUN(job_log);
 	return tap_done();
 }

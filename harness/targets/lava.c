@@ -1,0 +1,605 @@
+/*
+ * The lava target (issue 15, docs/lab.md): every boot of a session becomes
+ * one LAVA job. LAVA owns the machine; there is no live connection to the
+ * agent. boot() only prepares; exec_batch() gets every run of the boot at
+ * once, writes the agent's requests (sysinfo, then per run its knob writes,
+ * exec and knob restore) into a batch initramfs (initramfs_build with
+ * agent_batch, the plan's tools with their libraries), writes the job with
+ * lava_job.c (kernel and initramfs as file:// URLs: the dispatcher shares
+ * this filesystem), submits it through LAVA's REST API with curl (the
+ * child-process module; the token goes in a private header file, never on
+ * a command line), follows it until it is Finished, downloads its log and
+ * decodes the agent's SLB1 frames (harness/agent/frame.c; untrusted: the
+ * log is bounded, every reply is checked like a live one). The session then
+ * verifies the effective configuration from the sysinfo reply as for every
+ * target (mismatch quarantined) and stores the rows. A job that did not
+ * finish its runs gives LAVA's reason (error_type, error_msg) and the job
+ * URL to the boot (failed, resumable) or to the runs without a reply.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness/targets/initramfs.h"
+#include "harness/targets/lava_job.h"
+#include "harness/targets/target.h"
+#include "harness/util/proc.h"
+
+#define LAVA_LOG_MAX (256L << 20)   /* bytes of a job log we read at most */
+#define LAVA_POLL_S 2.0
+
+struct lava_priv {
+	char dir[PATH_MAX];          /* private temporary folder (mode 700) */
+	char hdr[PATH_MAX + 16];     /* curl header file with the token (mode 600) */
+	char url[520];               /* the server (at most 512), no trailing / */
+};
+
+static json_t *lava_check(const json_t *conf, const char *path, struct strbuf *err)
+{
+	const char *where = path ? path : "plan";
+	if (!json_is_object(conf)) {
+		strbuf_addf(err, "%s: target: must be an object", where);
+		return NULL;
+	}
+	json_t *out = json_deep_copy(conf);
+	char *prefix = xstrfmt("%s.", where);
+	int bad = lava_conf_check(out, prefix, err);
+	free(prefix);
+	if (bad) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
+static void rm_dir(struct lava_priv *p)
+{
+	if (!p->dir[0])
+		return;
+	const char *const names[] = { "auth", "requests.jsonl", "job.json", "submit.json",
+				      "job.log", NULL };
+	for (const char *const *n = names; *n; n++) {
+		char *f = xstrfmt("%s/%s", p->dir, *n);
+		unlink(f);
+		free(f);
+	}
+	rmdir(p->dir);
+	p->dir[0] = '\0';
+}
+
+/* the API token from token_file: one line of letters and digits, the file
+ * not readable by group or others */
+static int read_token(const char *file, struct strbuf *tok, struct strbuf *err)
+{
+	struct stat st;
+	FILE *f = fopen(file, "r");
+	if (!f || fstat(fileno(f), &st) < 0) {
+		strbuf_addf(err, "lava: target.token_file %s: %s", file, strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	if (st.st_mode & 077) {
+		strbuf_addf(err, "lava: target.token_file %s: readable by group or others (chmod 600 "
+				 "it)", file);
+		fclose(f);
+		return -1;
+	}
+	char buf[512];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (!(('a' <= buf[i] && buf[i] <= 'z') || ('A' <= buf[i] && buf[i] <= 'Z') ||
+		      ('0' <= buf[i] && buf[i] <= '9') || buf[i] == '_' || buf[i] == '-'))
+			n = 0;
+	if (!n) {
+		strbuf_addf(err, "lava: target.token_file %s: must hold one API token (letters and "
+				 "digits)", file);
+		return -1;
+	}
+	strbuf_addstr(tok, buf);
+	return 0;
+}
+
+static int lava_open(struct target *t, struct strbuf *err)
+{
+	struct lava_priv *p = xcalloc(1, sizeof(*p));
+	struct strbuf tok = STRBUF_INIT;
+	const char *tmp = getenv("TMPDIR");
+	snprintf(p->dir, sizeof(p->dir), "%s/schedlab-lava.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(p->dir)) {
+		strbuf_addf(err, "lava: cannot create a folder in %s: %s", tmp ? tmp : "/tmp",
+			    strerror(errno));
+		free(p);
+		return -1;
+	}
+	t->priv = p;
+	snprintf(p->url, sizeof(p->url), "%s", json_string_value(json_object_get(t->conf, "url")));
+	size_t ul = strlen(p->url);
+	while (ul && p->url[ul - 1] == '/')
+		p->url[--ul] = '\0';
+	if (read_token(json_string_value(json_object_get(t->conf, "token_file")), &tok, err))
+		goto fail;
+	snprintf(p->hdr, sizeof(p->hdr), "%s/auth", p->dir);
+	int fd = open(p->hdr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || dprintf(fd, "Authorization: Token %s\n", tok.buf) < 0) {
+		strbuf_addf(err, "lava: %s: %s", p->hdr, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto fail;
+	}
+	close(fd);
+	strbuf_release(&tok);
+	return 0;
+fail:
+	strbuf_release(&tok);
+	rm_dir(p);
+	free(p);
+	t->priv = NULL;
+	return -1;
+}
+
+static void lava_close(struct target *t)
+{
+	struct lava_priv *p = t->priv;
+	if (!p)
+		return;
+	rm_dir(p);
+	free(p);
+	t->priv = NULL;
+}
+
+/* nothing is booted here: the boot happens in the job (exec_batch) */
+static int lava_boot(struct target *t, const struct boot_spec *b, struct boot_info *bi,
+		     struct strbuf *err)
+{
+	if (b->preempt && !target_preempt_known(b->preempt)) {
+		strbuf_addf(err, "lava: unknown preempt mode \"%s\"", b->preempt);
+		return -1;
+	}
+	snprintf(bi->method, sizeof(bi->method), "lava");
+	return 0;
+}
+
+/* ---- the REST API through curl ----------------------------------------- */
+
+/* curl ARGS... against the server; stdout in out (bounded); 0 or -1 */
+static int curl(struct target *t, const char *const *args, struct strbuf *out, struct strbuf *err)
+{
+	struct lava_priv *p = t->priv;
+	struct strvec av = STRVEC_INIT;
+	struct strbuf eo = STRBUF_INIT;
+	struct proc_result res;
+	strvec_push(&av, "curl");
+	strvec_push(&av, "-sS");
+	strvec_push(&av, "--fail-with-body");
+	strvec_push(&av, "--max-time");
+	strvec_push(&av, "120");
+	strvec_push(&av, "-H");
+	char *h = xstrfmt("@%s", p->hdr);
+	strvec_push(&av, h);
+	free(h);
+	for (; *args; args++)
+		strvec_push(&av, *args);
+	struct child c = CHILD_INIT;
+	c.argv = strvec_argv(&av);
+	c.out = PROC_PIPE;
+	c.err = PROC_PIPE;
+	c.in = PROC_NULL;
+	c.new_pgrp = 1;
+	int rc = proc_run(&c, 150, out, 1 << 20, &eo, 4096, -1, t->abort_flag, &res, err);
+	if (rc == 0 && res.exit_code != 0) {
+		strbuf_addf(err, "lava: curl %s: exit %d: %s%s%.300s", av.v[av.nr - 1], res.exit_code,
+			    eo.buf, eo.len && out->len ? "; " : "", out->buf);
+		rc = -1;
+	}
+	strvec_clear(&av);
+	strbuf_release(&eo);
+	return rc ? -1 : 0;
+}
+
+/* GET <url>/api/v0.2/<what> as JSON */
+static json_t *api_get(struct target *t, const char *what, struct strbuf *err)
+{
+	struct lava_priv *p = t->priv;
+	struct strbuf out = STRBUF_INIT;
+	char *u = xstrfmt("%s/api/v0.2/%s", p->url, what);
+	const char *args[] = { u, NULL };
+	json_t *j = NULL;
+	if (curl(t, args, &out, err) == 0) {
+		j = json_loads(out.buf, 0, NULL);
+		if (!json_is_object(j)) {
+			strbuf_addf(err, "lava: GET %s: not a JSON object: %.200s", u, out.buf);
+			json_decref(j);
+			j = NULL;
+		}
+	}
+	free(u);
+	strbuf_release(&out);
+	return j;
+}
+
+/* submit the job (JSON, which LAVA reads as YAML); its id or -1 */
+static long long submit(struct target *t, const json_t *job, struct strbuf *err)
+{
+	struct lava_priv *p = t->priv;
+	char *def = json_dumps(job, JSON_INDENT(1));
+	json_t *body = json_pack("{s:s}", "definition", def);
+	free(def);
+	char *bf = xstrfmt("%s/submit.json", p->dir);
+	long long id = -1;
+	if (json_dump_file(body, bf, 0)) {
+		strbuf_addf(err, "lava: cannot write %s", bf);
+		goto out;
+	}
+	char *u = xstrfmt("%s/api/v0.2/jobs/", p->url);
+	char *data = xstrfmt("@%s", bf);
+	const char *args[] = { "-H", "Content-Type: application/json", "--data-binary", data,
+			       u, NULL };
+	struct strbuf out = STRBUF_INIT;
+	if (curl(t, args, &out, err) == 0) {
+		json_t *r = json_loads(out.buf, 0, NULL);
+		json_t *ids = json_object_get(r, "job_ids");
+		json_t *v = json_array_get(ids, 0);
+		if (json_is_integer(v) && json_integer_value(v) > 0)
+			id = json_integer_value(v);
+		else
+			strbuf_addf(err, "lava: submitting the job: unexpected answer %.300s", out.buf);
+		json_decref(r);
+	}
+	strbuf_release(&out);
+	free(u);
+	free(data);
+out:
+	free(bf);
+	json_decref(body);
+	return id;
+}
+
+/* ---- the batch ----------------------------------------------------------- */
+
+/* the request ids of one run in the batch file */
+struct run_ids {
+	long first_knob, nknobs, exec, restore; /* 0 = none */
+};
+
+static int write_requests(const char *file, struct target *t, struct batch_run *runs, size_t n,
+			  struct run_ids *ids, struct strbuf *err)
+{
+	FILE *f = fopen(file, "w");
+	if (!f) {
+		strbuf_addf(err, "lava: %s: %s", file, strerror(errno));
+		return -1;
+	}
+	long id = 1;
+	json_t *r = json_pack("{s:i,s:s}", "id", id++, "op", "sysinfo");
+	char *s = json_dumps(r, JSON_COMPACT);
+	fprintf(f, "%s\n", s);
+	free(s);
+	json_decref(r);
+	for (size_t i = 0; i < n; i++) {
+		memset(&ids[i], 0, sizeof(ids[i]));
+		if (!runs[i].req)
+			continue;
+		size_t k;
+		json_t *w;
+		ids[i].first_knob = id;
+		json_array_foreach(runs[i].writes, k, w) {
+			r = json_pack("{s:i,s:s,s:O}", "id", id++, "op", "knob_set", "args", w);
+			s = json_dumps(r, JSON_COMPACT);
+			fprintf(f, "%s\n", s);
+			free(s);
+			json_decref(r);
+			ids[i].nknobs++;
+		}
+		ids[i].exec = id;
+		r = json_pack("{s:i,s:s,s:O}", "id", id++, "op", "exec", "args", runs[i].req);
+		s = json_dumps(r, JSON_COMPACT);
+		fprintf(f, "%s\n", s);
+		free(s);
+		json_decref(r);
+		if (ids[i].nknobs) {
+			ids[i].restore = id;
+			r = json_pack("{s:i,s:s,s:{s:i}}", "id", id++, "op", "knob_restore", "args",
+				      "keep", t->knob_keep);
+			s = json_dumps(r, JSON_COMPACT);
+			fprintf(f, "%s\n", s);
+			free(s);
+			json_decref(r);
+		}
+	}
+	if (fclose(f)) {
+		strbuf_addf(err, "lava: %s: %s", file, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* read the job's log file (at most LAVA_LOG_MAX bytes) into l */
+static int read_log(const char *file, struct lava_log *l, struct strbuf *err)
+{
+	FILE *f = fopen(file, "r");
+	if (!f) {
+		strbuf_addf(err, "lava: the job log %s: %s", file, strerror(errno));
+		return -1;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	long total = 0;
+	while (total < LAVA_LOG_MAX && (n = getline(&line, &cap, f)) > 0) {
+		total += n;
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		lava_log_line(l, line, (size_t)n);
+	}
+	free(line);
+	fclose(f);
+	lava_log_finish(l);
+	return 0;
+}
+
+/* the job of boot b with the batch file reqfile; NULL with a message */
+static json_t *make_job(struct target *t, const struct boot_spec *b, const char *reqfile,
+			char *initrd, size_t ilen, struct strbuf *err)
+{
+	const char *kernel = b->kernel ? b->kernel
+				       : json_string_value(json_object_get(t->conf, "kernel"));
+	char image[PATH_MAX], config[PATH_MAX], release[128];
+	struct strvec bins = STRVEC_INIT;
+	struct initramfs_file files[2];
+	struct initramfs_spec spec;
+	json_t *job = NULL;
+	char *cfgdst = NULL;
+	if (qemu_kernel_image(kernel, image, sizeof(image), config, sizeof(config), release,
+			      sizeof(release), err) < 0)
+		goto out;
+	if (qemu_guest_binaries(t, &bins, err) < 0)
+		goto out;
+	memset(&spec, 0, sizeof(spec));
+	spec.binaries = strvec_argv(&bins);
+	files[0] = (struct initramfs_file){ reqfile, "/etc/schedlab/requests.jsonl", 0644, 0 };
+	spec.files = files;
+	spec.nr_files = 1;
+	if (config[0]) {
+		cfgdst = release[0] ? xstrfmt("/boot/config-%s", release) : xstrdup("/boot/config");
+		files[spec.nr_files++] = (struct initramfs_file){ config, cfgdst, 0644, 0 };
+	}
+	spec.agent_batch = "/etc/schedlab/requests.jsonl";
+	spec.compress = INITRAMFS_PLAIN;
+	if (initramfs_build(&spec, initrd, ilen, err) < 0)
+		goto out;
+	struct strbuf cl = STRBUF_INIT;
+	strbuf_addstr(&cl, "console=ttyS0,115200 panic=-1");
+	target_boot_params(t, b, &cl);
+	char *kurl = xstrfmt("file://%s", image), *iurl = xstrfmt("file://%s", initrd);
+	char *name = xstrfmt("schedlab boot %d%s%s", b->index + 1, b->preempt ? " preempt=" : "",
+			     b->preempt ? b->preempt : "");
+	struct lava_job_in in = {
+		name, kurl, iurl, cl.buf,
+		(int)json_integer_value(json_object_get(t->conf, "cpus")),
+		(int)json_integer_value(json_object_get(t->conf, "memory_mb")),
+		json_number_value(json_object_get(t->conf, "timeout_s")),
+	};
+	job = lava_job(t->conf, &in, err);
+	free(kurl);
+	free(iurl);
+	free(name);
+	strbuf_release(&cl);
+out:
+	free(cfgdst);
+	strvec_clear(&bins);
+	return job;
+}
+
+/* wait for job id to be Finished; its detail object, or NULL (err) */
+static json_t *follow(struct target *t, long long id, struct strbuf *err)
+{
+	double timeout = json_number_value(json_object_get(t->conf, "timeout_s")) + 900;
+	double end = now_mono() + timeout;
+	char *what = xstrfmt("jobs/%lld/", id);
+	json_t *j = NULL;
+	for (;;) {
+		if (t->abort_flag && *t->abort_flag) {
+			strbuf_addstr(err, "interrupted while the job ran");
+			break;
+		}
+		struct strbuf e = STRBUF_INIT;
+		j = api_get(t, what, &e);
+		strbuf_release(&e);
+		const char *st = json_string_value(json_object_get(j, "state"));
+		if (st && !strcmp(st, "Finished"))
+			break;
+		json_decref(j);
+		j = NULL;
+		if (now_mono() > end) {
+			strbuf_addf(err, "not Finished after %.0f s", timeout);
+			break;
+		}
+		usleep((useconds_t)(LAVA_POLL_S * 1e6));
+	}
+	free(what);
+	return j;
+}
+
+static void cancel_job(struct target *t, long long id)
+{
+	struct lava_priv *p = t->priv;
+	struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
+	char *u = xstrfmt("%s/api/v0.2/jobs/%lld/cancel/", p->url, id);
+	const char *args[] = { u, NULL };
+	volatile int *af = t->abort_flag;
+	t->abort_flag = NULL; /* the cancel itself must not be interrupted */
+	curl(t, args, &out, &e);
+	t->abort_flag = af;
+	free(u);
+	strbuf_release(&out);
+	strbuf_release(&e);
+}
+
+static int lava_exec_batch(struct target *t, const struct boot_spec *b, struct boot_info *bi,
+			   struct batch_run *runs, size_t n, struct strbuf *err)
+{
+	struct lava_priv *p = t->priv;
+	struct run_ids *ids = xcalloc(n + 1, sizeof(*ids));
+	char *reqfile = xstrfmt("%s/requests.jsonl", p->dir);
+	char *logfile = xstrfmt("%s/job.log", p->dir);
+	char initrd[PATH_MAX];
+	struct lava_log d;
+	json_t *job = NULL, *detail = NULL;
+	int ret = -1;
+	double t0 = now_mono();
+
+	lava_log_init(&d, 1);
+	if (write_requests(reqfile, t, runs, n, ids, err))
+		goto out;
+	/* replies are kept for the ids of this batch only */
+	for (size_t i = 0; i < n; i++) {
+		long last = ids[i].restore ? ids[i].restore : ids[i].exec;
+		if (last > d.max_id)
+			d.max_id = last;
+	}
+	job = make_job(t, b, reqfile, initrd, sizeof(initrd), err);
+	if (!job)
+		goto out;
+	long long id = submit(t, job, err);
+	if (id < 0)
+		goto out;
+	bi->lava_job_id = id;
+	snprintf(bi->lava_job_url, sizeof(bi->lava_job_url), "%s/scheduler/job/%lld", p->url, id);
+	fprintf(stderr, "  lava job %lld: %s\n", id, bi->lava_job_url);
+	struct strbuf fe = STRBUF_INIT;
+	detail = follow(t, id, &fe);
+	if (!detail) {
+		if (t->abort_flag && *t->abort_flag)
+			cancel_job(t, id);
+		strbuf_addf(err, "lava job %s: %s", bi->lava_job_url, fe.buf);
+		strbuf_release(&fe);
+		goto out;
+	}
+	strbuf_release(&fe);
+	/* the log, bounded */
+	{
+		char *u = xstrfmt("%s/api/v0.2/jobs/%lld/logs/", p->url, id);
+		char *mf = xstrfmt("%ld", LAVA_LOG_MAX);
+		const char *args[] = { "--max-filesize", mf, "-o", logfile, u, NULL };
+		struct strbuf out = STRBUF_INIT;
+		int rc = curl(t, args, &out, err);
+		strbuf_release(&out);
+		free(u);
+		free(mf);
+		if (rc || read_log(logfile, &d, err)) {
+			strbuf_addf(err, " (lava job %s)", bi->lava_job_url);
+			goto out;
+		}
+	}
+	const char *health = json_string_value(json_object_get(detail, "health"));
+	if (!health)
+		health = "?";
+	const char *comment = json_string_value(json_object_get(detail, "failure_comment"));
+	if (!d.reason.len && strcmp(health, "Complete"))
+		strbuf_addf(&d.reason, "job %s%s%.400s", health, comment ? ": " : "",
+			    comment ? comment : "");
+	strbuf_reset(&bi->console);
+	strbuf_add(&bi->console, d.console.buf, d.console.len);
+	bi->switch_s = now_mono() - t0;
+	const char *bid = json_string_value(json_object_get(d.banner, "boot_id"));
+	snprintf(bi->boot_id, sizeof(bi->boot_id), "%.63s", bid ? bid : "");
+	/* the boot: the agent's sysinfo, or LAVA's reason why there is none */
+	struct strbuf why = STRBUF_INIT;
+	int refused;
+	json_t *si = lava_log_result(&d, 1, "sysinfo", &why, &refused);
+	if (!si) {
+		strbuf_addf(err, "lava job %s (%s): %s%s%s", bi->lava_job_url, health,
+			    d.reason.len ? d.reason.buf : "", d.reason.len ? "; " : "", why.buf);
+		strbuf_release(&why);
+		goto out;
+	}
+	strbuf_release(&why);
+	json_decref(bi->sysinfo);
+	bi->sysinfo = json_incref(si);
+	/* the runs */
+	for (size_t i = 0; i < n; i++) {
+		struct batch_run *r = &runs[i];
+		if (!r->req)
+			continue;
+		r->applied = json_array();
+		r->rc = 0;
+		for (long k = 0; k < ids[i].nknobs; k++) {
+			json_t *a = lava_log_result(&d, ids[i].first_knob + k, "knob_set", &r->err, &refused);
+			if (!a) {
+				r->rc = refused ? 1 : -1;
+				break;
+			}
+			json_array_append(r->applied, a);
+		}
+		if (!r->rc) {
+			json_t *res = lava_log_result(&d, ids[i].exec, "exec", &r->err, &refused);
+			if (res)
+				r->res = json_incref(res);
+			else
+				r->rc = refused ? 1 : -1;
+		}
+		if (r->rc == -1)
+			strbuf_addf(&r->err, ": lava job %s (%s)%s%s", bi->lava_job_url, health,
+				    d.reason.len ? ": " : "", d.reason.buf);
+		if (ids[i].restore && lava_log_reply(&d, ids[i].restore) &&
+		    !json_is_true(json_object_get(lava_log_reply(&d, ids[i].restore), "ok"))) {
+			const char *e = json_string_value(
+				json_object_get(lava_log_reply(&d, ids[i].restore), "error"));
+			r->restore_failed = 1;
+			strbuf_addf(&r->err, "%s%.500s", r->err.len ? "; " : "", e ? e : "refused");
+		}
+	}
+	ret = 0;
+out:
+	json_decref(job);
+	json_decref(detail);
+	lava_log_release(&d);
+	unlink(reqfile);
+	free(reqfile);
+	free(logfile);
+	free(ids);
+	return ret;
+}
+
+static json_t *lava_batch_job(struct target *t, const struct boot_spec *b,
+			      struct batch_run *runs, size_t n, struct strbuf *err)
+{
+	struct lava_priv *p = t->priv;
+	struct run_ids *ids = xcalloc(n + 1, sizeof(*ids));
+	char *reqfile = xstrfmt("%s/requests.jsonl", p->dir);
+	char initrd[PATH_MAX];
+	json_t *job = NULL;
+	if (write_requests(reqfile, t, runs, n, ids, err) == 0)
+		job = make_job(t, b, reqfile, initrd, sizeof(initrd), err);
+	unlink(reqfile);
+	free(reqfile);
+	free(ids);
+	return job;
+}
+
+const struct target_ops lava_target = {
+	.name = "lava",
+	.summary = "every boot a LAVA job (REST API): the kernel and a batch initramfs; the "
+		   "runs travel with the job, results come back as frames in its log",
+	.caps = TCAP_PREEMPT_BOOT | TCAP_CMDLINE | TCAP_KERNEL,
+	.check = lava_check,
+	.open = lava_open,
+	.boot = lava_boot,
+	.sysinfo = target_agent_sysinfo,
+	.exec = target_agent_exec,
+	.knob_set = target_agent_knob_set,
+	.knob_restore = target_agent_knob_restore,
+	.exec_batch = lava_exec_batch,
+	.batch_job = lava_batch_job,
+	.close = lava_close,
+};

@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# timeout: 1200 (tests/run.sh ends it past this many seconds)
+# End-to-end: `schedlab run` of plans on the `lava` target
+# (harness/targets/lava.c) against the real single-host LAVA of
+# tests/lava/setup.sh. Every boot becomes one LAVA job carrying the boot's
+# runs in a batch initramfs; the session hands the target all runs of a boot
+# at once (target_ops.exec_batch) and stores the boot and each run once.
+#  1. preempt=none and preempt=full with hackbench: both boots ok with the
+#     effective mode the agent read in the guest, rows in `results`, a
+#     distinct LAVA job id and URL stored with each boot;
+#  2. a kernel that cannot start init (rdinit=/no-such-init, no root): a
+#     failed boot carrying LAVA's reason and the job URL, its run skipped
+#     (resumable) with the same reason;
+#     a boot in the wrong mode (the target's "append" overrides preempt=):
+#     mismatch, quarantined; a lab of two lava members: two jobs at once;
+#  3. a session interrupted (SIGINT) while its job runs: the job is
+#     canceled, the session is interrupted, and `--resume` completes it.
+# Also: `plan --lava-job`, knob sets through the batch, the plan object's
+# and the token file's checks.
+# Each job costs about 20-40 s under TCG on this host.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" -ne 0 ] && ! command -v lava-server >/dev/null 2>&1; then
+	not_ok "prerequisites" "missing: lava-server lava-dispatcher lavacli postgresql (run tests/lava/setup.sh as root: it installs and starts them)"
+	done_testing
+	exit
+fi
+require qemu-system-x86:qemu-system-x86_64 busybox-static:/bin/busybox cpio:cpio curl:curl jq:jq sqlite3:sqlite3
+require_built bin/schedlab-agent bin/schedlab
+
+if [ "$(id -u)" -eq 0 ]; then
+	t0=$(date +%s)
+	if tests/lava/setup.sh >"$TMP/setup.out" 2>"$TMP/setup.err"; then
+		ok "tests/lava/setup.sh: LAVA up in $(($(date +%s) - t0)) s"
+	else
+		not_ok "tests/lava/setup.sh" "$(tail -n 8 "$TMP/setup.err")"
+		done_testing
+		exit
+	fi
+fi
+# shellcheck disable=SC1091
+. "${LAVA_STATE:-/var/lib/schedlab-lava}/env"
+TOKEN=$(cat "$LAVA_TOKEN_FILE")
+api() { curl -fsS -H "Authorization: Token $TOKEN" "$LAVA_URL/api/v0.2/$1"; }
+
+if [ ! -f kernels/out/debian/kernel.json ]; then
+	check "make -C kernels debian" make -s -C kernels debian
+fi
+KDIR=$(readlink -f kernels/out/debian)
+DB="$TMP/r.db"
+
+plan() { # FILE PREEMPTS-JSON CMDLINES-JSON [KNOBS-JSON [TARGET-APPEND]]
+	cat >"$1" <<EOF
+{
+  "name": "t0740",
+  "target": {"type": "lava", "url": "$LAVA_URL", "token_file": "$LAVA_TOKEN_FILE",
+             "user": "$LAVA_USER", "device_type": "qemu", "kernel": "$KDIR",
+             "timeout_s": 300, "append": "${5:-}"},
+  "repetitions": 1,
+  "matrix": {"preempt": $2, "cmdline": $3, "knobs": ${4:-[{\}]}},
+  "workloads": [ {"type": "hackbench", "groups": 1, "loops": 50} ]
+}
+EOF
+}
+
+# --- 1. two preempt modes
+plan "$TMP/modes.json" '["none", "full"]' '[""]' \
+	'[{}, {"sysctl": {"sched_rr_timeslice_ms": 50}}, {"sysctl": {"no_such_sysctl": 1}}]'
+# the plan's target object is checked at plan time, the token file's mode
+# when the session opens the target (nothing is submitted)
+sed 's|"url": "[^"]*"|"url": "ftp://lava"|' "$TMP/modes.json" >"$TMP/badurl.json"
+expect_exit 2 "plan: a lava url that is not http(s)" bin/schedlab plan "$TMP/badurl.json"
+contains "  ... names the key and what is valid" "$TMP/err" "target.url: must be the LAVA server's http:// or https:// URL"
+install -m 644 "$LAVA_TOKEN_FILE" "$TMP/open-token"
+sed "s|\"token_file\": \"[^\"]*\"|\"token_file\": \"$TMP/open-token\"|" "$TMP/modes.json" >"$TMP/opentoken.json"
+expect_exit 1 "run: a token file others can read is refused" bin/schedlab run --db "$TMP/tok.db" "$TMP/opentoken.json"
+contains "  ... says so" "$TMP/err" "readable by group or others (chmod 600 it)"
+equals "  ... and nothing was submitted" "$(sqlite3 "$TMP/tok.db" "SELECT count(*) FROM boot WHERE lava_job_id IS NOT NULL")" 0
+
+# the job of the first boot, for review
+expect_exit 0 "plan --lava-job" bin/schedlab plan --lava-job "$TMP/modes.json"
+equals "plan --lava-job: the first boot's job" \
+	"$(jq -r '.job_name + " | " + .actions[0].deploy.images.kernel.image_arg' "$TMP/out")" \
+	'schedlab boot 1 preempt=none | -kernel {kernel} -append "console=ttyS0,115200 panic=-1 preempt=none"'
+initrd=$(jq -r '.actions[0].deploy.images.ramdisk.url' "$TMP/out")
+if [ -f "${initrd#file://}" ] && cpio -it <"${initrd#file://}" 2>/dev/null | grep -qx "etc/schedlab/requests.jsonl"; then
+	ok "plan --lava-job: its initramfs carries the requests"
+else
+	not_ok "plan --lava-job: its initramfs carries the requests" "ramdisk url: $initrd"
+fi
+expect_exit 2 "plan --lava-job on a plan whose target is not lava" \
+	bin/schedlab plan --lava-job "$TMP/modes.json" --target local
+contains "  ... says why" "$TMP/err" "which submits no batch jobs"
+ts=$(date +%s)
+expect_exit 1 "run: two boots, two LAVA jobs (exit 1: the runs of the missing knob are skipped)" bin/schedlab run --db "$DB" "$TMP/modes.json"
+echo "# two jobs: $(($(date +%s) - ts)) s"
+cp "$TMP/err" "$TMP/modes.err"
+S1=$(sql "SELECT max(id) FROM session")
+equals "boots ok with the effective mode" \
+	"$(sql "SELECT group_concat(req_preempt || '=' || preempt || ':' || status, ' ') FROM (SELECT * FROM boot WHERE session_id = $S1 ORDER BY seq)")" \
+	"none=none:ok full=full:ok"
+equals "a distinct LAVA job per boot" \
+	"$(sql "SELECT count(DISTINCT lava_job_id) FROM boot WHERE session_id = $S1 AND lava_job_id > 0")" 2
+equals "job URLs stored with the boots" \
+	"$(sql "SELECT count(*) FROM boot WHERE session_id = $S1 AND lava_job_url = '$LAVA_URL/scheduler/job/' || lava_job_id")" 2
+for id in $(sql "SELECT lava_job_id FROM boot WHERE session_id = $S1"); do
+	equals "job $id Complete in LAVA" "$(api "jobs/$id/" | jq -r '.state + " " + .health')" "Finished Complete"
+done
+equals "every run stored once: ok, ok with a knob, skipped for a missing knob" \
+	"$(sql "SELECT group_concat(n, ' ') FROM (SELECT status || '=' || count(*) AS n FROM run WHERE session_id = $S1 GROUP BY status ORDER BY status)")" \
+	"ok=4 skipped=2"
+equals "the knob write travelled with the job (old, new, read back)" \
+	"$(sql "SELECT count(*) FROM run WHERE session_id = $S1 AND status = 'ok' AND knobs_applied LIKE '%sched_rr_timeslice_ms%' AND knobs_applied LIKE '%50%'")" 2
+equals "a knob the kernel lacks: skipped as on other targets" \
+	"$(sql "SELECT count(*) FROM run WHERE session_id = $S1 AND status = 'skipped' AND error LIKE 'unsupported by this kernel%no_such_sysctl%'")" 2
+equals "hackbench rows under both modes" \
+	"$(sql "SELECT group_concat(preempt, ' ') FROM (SELECT preempt FROM results WHERE session = $S1 AND metric = 'time_s' ORDER BY preempt)")" \
+	"full full none none"
+equals "the boot's console (the job log) kept" \
+	"$(sql "SELECT count(*) FROM boot WHERE session_id = $S1 AND console LIKE '%Linux version%'")" 2
+
+# --- 2. a kernel that panics
+plan "$TMP/panic.json" '["full"]' '["rdinit=/no-such-init root=/dev/no-such-disk"]'
+expect_exit 1 "run: a boot whose kernel panics fails" bin/schedlab run --db "$DB" "$TMP/panic.json"
+S2=$(sql "SELECT max(id) FROM session")
+equals "the boot failed" "$(sql "SELECT status FROM boot WHERE session_id = $S2")" failed
+err=$(sql "SELECT error FROM boot WHERE session_id = $S2")
+jid=$(sql "SELECT lava_job_id FROM boot WHERE session_id = $S2")
+case "$err" in
+"lava job $LAVA_URL/scheduler/job/$jid (Incomplete): "*error:*) ok "LAVA's reason and the job URL with the boot" ;;
+*) not_ok "LAVA's reason and the job URL with the boot" "error: $err" ;;
+esac
+run2=$(sql "SELECT status || ': ' || error FROM run WHERE session_id = $S2")
+case "$run2" in
+"skipped: boot failed: lava job $LAVA_URL/scheduler/job/$jid"*) ok "its run skipped with LAVA's reason (resumable)" ;;
+*) not_ok "its run skipped with LAVA's reason (resumable)" "run: $run2" ;;
+esac
+equals "the session is resumable" "$(sql "SELECT status FROM session WHERE id = $S2")" interrupted
+
+# --- a boot whose effective mode is not the one asked for (the target's
+# "append" puts a later preempt= on the command line, which wins):
+# quarantined as on other targets
+plan "$TMP/mismatch.json" '["full"]' '[""]' '[{}]' 'preempt=none'
+expect_exit 1 "run: a boot in the wrong mode" bin/schedlab run --db "$DB" "$TMP/mismatch.json"
+S4=$(sql "SELECT max(id) FROM session")
+equals "the boot is a mismatch" \
+	"$(sql "SELECT status || ': ' || error FROM boot WHERE session_id = $S4")" \
+	"mismatch: requested preempt=full, effective none"
+equals "its run skipped, no rows" \
+	"$(sql "SELECT status || ' ' || (SELECT count(*) FROM results WHERE session = $S4) FROM run WHERE session_id = $S4")" \
+	"skipped 0"
+
+# --- a lab of two lava members: one session each, their jobs in flight at
+# once on the two devices
+plan "$TMP/one.json" '["full"]' '[""]'
+jq '{name: "t0740-lab", targets: [.target, .target], matrix: {preempt: ["full"]}, workloads: .workloads}' \
+	"$TMP/one.json" >"$TMP/lab.json"
+expect_exit 0 "lab of two lava targets" bin/schedlab run --db "$TMP/lab.db" "$TMP/lab.json"
+equals "  ... two sessions, each its boot ok and run ok" \
+	"$(sqlite3 "$TMP/lab.db" "SELECT group_concat(b.status || '/' || r.status, ' ') FROM boot b JOIN run r ON r.boot_id = b.id")" \
+	"ok/ok ok/ok"
+mapfile -t LJ < <(sqlite3 "$TMP/lab.db" "SELECT lava_job_id FROM boot ORDER BY id")
+if [ "${#LJ[@]}" -eq 2 ]; then
+	a=$(api "jobs/${LJ[0]}/" | jq -r '.start_time + " " + .end_time')
+	b=$(api "jobs/${LJ[1]}/" | jq -r '.start_time + " " + .end_time')
+	if [[ "${a% *}" < "${b#* }" && "${b% *}" < "${a#* }" ]]; then
+		ok "  ... their jobs ran at the same time ($a / $b)"
+	else
+		not_ok "  ... their jobs ran at the same time" "job ${LJ[0]}: $a" "job ${LJ[1]}: $b"
+	fi
+else
+	not_ok "  ... two jobs" "ids: ${LJ[*]}"
+fi
+
+# --- 3. interrupted while the job runs, then --resume
+plan "$TMP/intr.json" '["none"]' '[""]'
+bin/schedlab run --db "$DB" "$TMP/intr.json" >"$TMP/intr.out" 2>"$TMP/intr.err" &
+pid=$!
+CLEANUP_CMDS+=("kill $pid")
+for _ in $(seq 1 120); do
+	grep -q "lava job [0-9]*:" "$TMP/intr.err" && break
+	sleep 0.5
+done
+sleep 3
+kill -INT "$pid"
+wait "$pid"
+equals "SIGINT while the job runs: exit 130" "$?" 130
+S3=$(sql "SELECT max(id) FROM session")
+equals "session interrupted" "$(sql "SELECT status FROM session WHERE id = $S3")" interrupted
+jid=$(sql "SELECT lava_job_id FROM boot WHERE session_id = $S3")
+st=""
+for _ in $(seq 1 30); do
+	st=$(api "jobs/$jid/" | jq -r '.state + " " + .health')
+	case "$st" in Finished*) break ;; esac
+	sleep 2
+done
+equals "its LAVA job canceled" "$st" "Finished Canceled"
+expect_exit 0 "--resume completes the session" bin/schedlab run --db "$DB" --resume "$S3"
+equals "the run stored ok" "$(sql "SELECT status FROM run WHERE session_id = $S3")" ok
+equals "boots: the interrupted one and the resumed one" \
+	"$(sql "SELECT group_concat(status, ' ') FROM (SELECT status FROM boot WHERE session_id = $S3 ORDER BY id)")" \
+	"failed ok"
+equals "a new job for the resumed boot" \
+	"$(sql "SELECT count(DISTINCT lava_job_id) FROM boot WHERE session_id = $S3")" 2
+equals "session done" "$(sql "SELECT status FROM session WHERE id = $S3")" done
+CLEANUP_CMDS=()
+done_testing
