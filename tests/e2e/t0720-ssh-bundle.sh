@@ -6,6 +6,10 @@
 # Checks:
 #   - the box really lacks cyclictest, hackbench and stress-ng (command -v
 #     over ssh fails);
+#   - the issue's bare-box scenario: kexec into preempt=none and =full,
+#     cyclictest and hackbench rows stored under both verified modes, every
+#     program from the bundle (copied again after each kexec: the box's
+#     root is RAM);
 #   - a plan with the default "tools" ("bundle") runs cyclictest (with a
 #     hackbench load) and hackbench from the workload bundle copied to
 #     AGENT_DIR/bundle/<hash>, whose name is the SHA-256 of its MANIFEST and
@@ -58,7 +62,7 @@ if [ ! -x "$TMP/vm" ]; then
 	exit
 fi
 export TMPDIR=$TMP
-VMCONF="{\"type\":\"qemu\",\"kernel\":\"kernels/out/debian\",\"cpus\":2,\"memory_mb\":1024,
+VMCONF="{\"type\":\"qemu\",\"kernel\":\"kernels/out/debian\",\"switch\":\"kexec\",\"cpus\":2,\"memory_mb\":1024,
  \"tools\":[\"kexec\"],
  \"ssh\":{\"port\":$PORT,\"authorized_keys\":\"$TMP/id.pub\",\"host_key\":\"$TMP/hostkey\"}}"
 rm -f "$TMP/vm.hold"
@@ -177,6 +181,39 @@ equals "sl-pingpong ran from the box's PATH, recorded as from the target" \
 contains "with the package message" <(sql "SELECT error FROM run WHERE workload='cyclictest'") \
 	"cyclictest: command not found in PATH (install the Debian package rt-tests)"
 equals "no bundle recorded for that boot" "$(sql "SELECT json_type(sysinfo, '\$.bundle') IS NULL FROM boot")" 1
+
+# --- the issue's scenario: kexec the bare box into two preempt modes (the
+# kernel copied from here, the guest's initramfs carried for kexec) and run
+# cyclictest and hackbench from the bundle in each; a kexec'd box starts
+# from RAM, so the bundle is copied again after each kexec
+cat >"$TMP/modes.json" <<EOF
+{"name": "bare-modes", "seed": 2, "repetitions": 1, "switch": "kexec",
+ "target": {"type": "ssh", "host": "127.0.0.1", "port": $PORT, "user": "root",
+            "identity": "$TMP/id", "known_hosts": "$TMP/known_hosts",
+            "initrd": "/boot/initrd.cpio", "timeout_s": 150},
+ "matrix": {"kernel": ["kernels/out/debian"], "preempt": ["none", "full"]},
+ "workloads": [{"type": "cyclictest", "duration_s": 2, "threads": 1,
+                "load": {"type": "hackbench", "groups": 1}},
+               {"type": "hackbench", "groups": 1, "loops": 50}]}
+EOF
+DB=$TMP/m.db
+start=$(date +%s)
+expect_exit 0 "kexec the bare box into none and full, cyclictest and hackbench in each" \
+	schedlab run "$TMP/modes.json" --db "$DB" --quiet
+echo "# two kexec boots on the bare box: $(( $(date +%s) - start )) s"
+equals "both boots by kexec, ok, the effective mode as asked" \
+	"$(sql "SELECT group_concat(method || ':' || status || ':' || (preempt = req_preempt)) FROM (SELECT * FROM boot ORDER BY seq)")" \
+	"kexec:ok:1,kexec:ok:1"
+equals "cyclictest and hackbench rows under both verified modes" \
+	"$(sql "SELECT group_concat(x) FROM (SELECT DISTINCT preempt || '/' || workload AS x FROM results WHERE metric IN ('lat_p99_us','time_s') ORDER BY x)")" \
+	"full/cyclictest,full/hackbench,none/cyclictest,none/hackbench"
+equals "every run from the bundle" \
+	"$(sql "SELECT DISTINCT json_extract(json_extract(files, '\$.\"schedlab-tools.json\"'), '\$.workload.from') FROM run")" bundle
+if G 'command -v cyclictest' >/dev/null 2>&1; then
+	not_ok "still nothing in the box's PATH after the kexecs"
+else
+	ok "still nothing in the box's PATH after the kexecs"
+fi
 
 # --- nothing left behind
 kill $VM_PID 2>/dev/null
