@@ -80,3 +80,41 @@ require_built() {
 	exit
 }
 done_testing() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }
+
+# The single-host LAVA of the lava tests (tests/lava/setup.sh installs and
+# starts it as root; without root it must be there already, else the test
+# fails naming the packages). Then LAVA_URL, LAVA_USER, LAVA_TOKEN_FILE
+# (from the setup's env file), TOKEN, and api PATH (a GET of its REST API).
+lava_up() {
+	if [ "$(id -u)" -ne 0 ] && ! command -v lava-server >/dev/null 2>&1; then
+		not_ok "prerequisites" "missing: lava-server lava-dispatcher lavacli postgresql (run tests/lava/setup.sh as root: it installs and starts them)"
+		done_testing
+		exit
+	fi
+	if [ "$(id -u)" -eq 0 ]; then
+		local t0
+		t0=$(date +%s)
+		if tests/lava/setup.sh >"$TMP/setup.out" 2>"$TMP/setup.err"; then
+			ok "tests/lava/setup.sh: LAVA up in $(($(date +%s) - t0)) s"
+		else
+			not_ok "tests/lava/setup.sh" "$(tail -n 8 "$TMP/setup.err")"
+			done_testing
+			exit
+		fi
+	fi
+	# shellcheck disable=SC1091
+	. "${LAVA_STATE:-/var/lib/schedlab-lava}/env"
+	TOKEN=$(cat "$LAVA_TOKEN_FILE")
+}
+api() { curl -fsS -H "Authorization: Token $TOKEN" "$LAVA_URL/api/v0.2/$1"; }
+
+# Throwaway ssh keys for a test guest running dropbear: the client key
+# $TMP/id(.pub), the guest's host key $TMP/hostkey, a free local PORT for
+# the guest's forwarded sshd, and $TMP/known_hosts that trusts exactly that
+# host key on that port.
+ssh_test_keys() {
+	ssh-keygen -q -t ed25519 -N '' -C schedlab-test -f "$TMP/id"
+	dropbearkey -t ed25519 -f "$TMP/hostkey" >/dev/null 2>&1
+	PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	echo "[127.0.0.1]:$PORT $(dropbearkey -y -f "$TMP/hostkey" | grep '^ssh-ed25519' | cut -d' ' -f1,2)" >"$TMP/known_hosts"
+}

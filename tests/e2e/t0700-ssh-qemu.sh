@@ -34,10 +34,7 @@ if [ ! -f kernels/out/debian/kernel.json ]; then
 fi
 
 # --- keys, port, ssh config
-ssh-keygen -q -t ed25519 -N '' -C schedlab-test -f "$TMP/id"
-dropbearkey -t ed25519 -f "$TMP/hostkey" >/dev/null 2>&1
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-echo "[127.0.0.1]:$PORT $(dropbearkey -y -f "$TMP/hostkey" | grep '^ssh-ed25519' | cut -d' ' -f1,2)" >"$TMP/known_hosts"
+ssh_test_keys
 check "throwaway keys and known_hosts made" test -s "$TMP/id" -a -s "$TMP/hostkey" -a -s "$TMP/known_hosts"
 cat >"$TMP/ssh_config" <<EOF
 Host 127.0.0.1

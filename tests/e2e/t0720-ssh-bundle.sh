@@ -48,10 +48,7 @@ expect_exit 2 "a bad target.tools is refused" schedlab plan "$TMP/bad-tools.json
 contains "naming target.tools and the valid values" "$TMP/err" 'target.tools: must be one of "bundle", "target"'
 
 # --- keys, port, the guest
-ssh-keygen -q -t ed25519 -N '' -C schedlab-test -f "$TMP/id"
-dropbearkey -t ed25519 -f "$TMP/hostkey" >/dev/null 2>&1
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-echo "[127.0.0.1]:$PORT $(dropbearkey -y -f "$TMP/hostkey" | grep '^ssh-ed25519' | cut -d' ' -f1,2)" >"$TMP/known_hosts"
+ssh_test_keys
 G() { ssh -T -o BatchMode=yes -o IdentitiesOnly=yes -i "$TMP/id" -o UserKnownHostsFile="$TMP/known_hosts" \
 	-o StrictHostKeyChecking=yes -p "$PORT" root@127.0.0.1 "$@"; }
 

@@ -19,29 +19,10 @@
 # warm about 15 s; each job about 20-30 s from submission to its end.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$(id -u)" -ne 0 ] && ! command -v lava-server >/dev/null 2>&1; then
-	not_ok "prerequisites" "missing: lava-server lava-dispatcher lavacli postgresql (run tests/lava/setup.sh as root: it installs and starts them)"
-	done_testing
-	exit
-fi
 require qemu-system-x86:qemu-system-x86_64 busybox-static:/bin/busybox cpio:cpio curl:curl jq:jq
 require_built bin/schedlab-agent bin/schedlab build/libschedlab.a
-
-if [ "$(id -u)" -eq 0 ]; then
-	t0=$(date +%s)
-	if tests/lava/setup.sh >"$TMP/setup.out" 2>"$TMP/setup.err"; then
-		ok "tests/lava/setup.sh: LAVA up in $(($(date +%s) - t0)) s"
-	else
-		not_ok "tests/lava/setup.sh" "$(tail -n 8 "$TMP/setup.err")"
-		done_testing
-		exit
-	fi
-fi
-# shellcheck disable=SC1091
-. "${LAVA_STATE:-/var/lib/schedlab-lava}/env"
-TOKEN=$(cat "$LAVA_TOKEN_FILE")
+lava_up
 RPC="${LAVA_URL/http:\/\//http://$LAVA_USER:$TOKEN@}/RPC2"
-api() { curl -fsS -H "Authorization: Token $TOKEN" "$LAVA_URL/api/v0.2/$1"; }
 
 if [ ! -f kernels/out/debian/kernel.json ]; then
 	check "make -C kernels debian" make -s -C kernels debian
