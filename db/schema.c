@@ -311,5 +311,43 @@ const struct migration db_migrations[] = {
 	{ 8,
 	  "ALTER TABLE boot ADD COLUMN lava_job_id INTEGER;"
 	  "ALTER TABLE boot ADD COLUMN lava_job_url TEXT;" },
+	/* 9: `schedlab bisect` (docs/bisect.md): one row per bisection, keyed
+	   by its inputs so that the same command again finds it; one row per
+	   decided or pending step. The measurements themselves are ordinary
+	   sessions tagged "bisect-<id>" (their plans name the commit). */
+	{ 9,
+	  "CREATE TABLE bisect ("
+	  "  id INTEGER PRIMARY KEY,"
+	  "  inputs TEXT NOT NULL UNIQUE,"
+	  "  plan_path TEXT,"
+	  "  plan_json TEXT NOT NULL,"
+	  "  git_dir TEXT NOT NULL,"
+	  "  good TEXT NOT NULL,"
+	  "  bad TEXT NOT NULL,"
+	  "  good_ref TEXT NOT NULL,"
+	  "  bad_ref TEXT NOT NULL,"
+	  "  workload TEXT NOT NULL,"
+	  "  metric TEXT NOT NULL,"
+	  "  where_sel TEXT NOT NULL DEFAULT '',"
+	  "  repetitions INTEGER NOT NULL,"
+	  "  max_repetitions INTEGER NOT NULL,"
+	  "  max_steps INTEGER NOT NULL,"
+	  "  alpha REAL NOT NULL,"
+	  "  threshold_pct REAL NOT NULL,"
+	  "  status TEXT NOT NULL DEFAULT 'running'"
+	  "    CHECK (status = 'running' OR status = 'done' OR status = 'refused'"
+	  "           OR status = 'failed' OR status = 'interrupted'),"
+	  "  result TEXT,"
+	  "  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+	  "  finished_at TEXT);"
+	  "CREATE TABLE bisect_step ("
+	  "  bisect_id INTEGER NOT NULL REFERENCES bisect(id),"
+	  "  seq INTEGER NOT NULL,"
+	  "  commit_id TEXT NOT NULL,"
+	  "  role TEXT NOT NULL CHECK (role = 'good' OR role = 'bad' OR role = 'mid'),"
+	  "  verdict TEXT CHECK (verdict IS NULL OR verdict = 'good' OR verdict = 'bad'"
+	  "                      OR verdict = 'skip' OR verdict = 'unclear'),"
+	  "  detail TEXT,"
+	  "  PRIMARY KEY (bisect_id, seq)) WITHOUT ROWID;" },
 	{ 0, NULL },
 };

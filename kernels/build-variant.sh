@@ -11,10 +11,12 @@
 #      the compiler (gcc --version) and the text of every fragment in order;
 #      $CACHE/kernels/<key>/kernel.json present = done, nothing else happens (a
 #      cache hit takes well under 1 s);
-#   3. config, out of tree in $CACHE/build/<key>/: the base (`make tinyconfig`
+#   3. config, out of tree in <source>/.sl-build-<key>/ for schedlab's own
+#      source trees, $CACHE/build/<key>/ for a user's (below): the base (`make tinyconfig`
 #      for "minimal", a distribution .config for "distro"), then the kernel's own
 #      scripts/kconfig/merge_config.sh -m with base-<base>.config, the variant
-#      fragments and a generated LOCALVERSION, then `make olddefconfig`;
+#      fragments, then `make olddefconfig`; the release's suffix is given to
+#      make as LOCALVERSION;
 #   4. check that every option the base fragment and the variant fragments ask
 #      for survived olddefconfig (it silently drops options whose dependencies
 #      are missing); the first one that did not is named with its fragment;
@@ -43,13 +45,14 @@
 # schedlab's own checkout. --tag TAG goes into the label and so into the
 # kernel release (6.1.192-sl-minimal-g0123456789ab-hz1000), so that the
 # running kernel names its commit. --keep-tree builds in one build tree per
-# source tree, base, fragments and compiler ($CACHE/build/tree-<hash>) that
+# source tree, base, fragments and compiler (.sl-build-tree-<hash>) that
 # is kept after the build instead of a fresh one per key: the next build from
 # the same tree (a git kernel's next commit, checked out in schedlab's clone,
 # where only the changed files get new times) lets make rebuild what changed.
 # Exit status: 0 built or cached, 2 bad usage or an unknown fragment, 3 an
-# option did not survive olddefconfig or two fragments conflict, 1 anything
-# else (the message and the tail of build.log say what).
+# option did not survive olddefconfig or two fragments conflict, 4 the
+# kernel did not compile (make bzImage failed: `schedlab bisect` skips such a
+# commit), 1 anything else (the message and the tail of build.log say what).
 set -euo pipefail
 
 RECIPE=1
@@ -211,7 +214,28 @@ fi
 
 # --- 3. config -----------------------------------------------------------------
 t0=$(date +%s)
-bld=$cache_root/build/$key
+# Where the build tree goes. For a source tree that is schedlab's own (Debian's,
+# unpacked in $CACHE/src; a git kernel's clone in $CACHE/git) it is a direct
+# subfolder of the source, .sl-build-*: the kernel's Makefile then names the
+# source as ".." in every compiler command (srctree := ..), so the commands of
+# two such trees are the same and ccache (hash_dir off) serves the objects one
+# built to the other: a git kernel's first build from a clone of the sources
+# a variant was built from is mostly cache hits. A tree of the user's is never
+# written into: its builds go to $CACHE/build with absolute paths. The kernel's
+# .gitignore (".*") and, for other trees, the clone's info/exclude keep the
+# folder out of `git status` and `git clean`.
+case "$src/" in
+"$cache_root"/*)
+	bldroot=$src
+	if gx=$(git -C "$src" rev-parse --git-path info/exclude 2>/dev/null); then
+		case "$gx" in /*) ;; *) gx=$src/$gx ;; esac
+		mkdir -p "$(dirname "$gx")"
+		grep -qxF '/.sl-build-*' "$gx" 2>/dev/null || echo '/.sl-build-*' >>"$gx"
+	fi
+	bldpfx=.sl-build- ;;
+*) bldroot=$cache_root/build bldpfx="" ;;
+esac
+bld=$bldroot/$bldpfx$key
 if [ "$keep_tree" = 1 ]; then
 	# one tree per source tree and configuration input, whatever commit
 	tkey=$({
@@ -219,7 +243,7 @@ if [ "$keep_tree" = 1 ]; then
 			"$(gcc --version 2>/dev/null | head -n 1)" "$initial"
 		for i in "${!files[@]}"; do printf 'fragment %s\n' "$(basename "${names[$i]}")"; cat "${files[$i]}"; done
 	} | sha256sum | cut -c1-16)
-	bld=$cache_root/build/tree-$tkey
+	bld=$bldroot/${bldpfx}tree-$tkey
 	exec 8>"$bld.lock"
 	if ! flock -n 8; then
 		say "another build uses $bld; waiting for it"
@@ -259,7 +283,12 @@ if [ ${#lv} -gt 40 ]; then
 	# a git kernel keeps its commit in the release; others the key
 	if [ -n "$tag" ]; then lv="-sl-$base-$tag"; else lv="-sl-$base-${key:0:12}"; fi
 fi
-printf 'CONFIG_LOCALVERSION="%s"\n# CONFIG_LOCALVERSION_AUTO is not set\n' "$lv" >"$bld/schedlab-release.config"
+# given to make as LOCALVERSION, not as CONFIG_LOCALVERSION: the config's
+# value goes into autoconf.h, which every object includes, so each label
+# would miss ccache for every file; LOCALVERSION reaches only the release
+# (and, set, it keeps setlocalversion from adding "+" in a git tree)
+printf 'CONFIG_LOCALVERSION=""\n# CONFIG_LOCALVERSION_AUTO is not set\n' >"$bld/schedlab-release.config"
+mk+=(LOCALVERSION="$lv")
 run_logged env KCONFIG_CONFIG="$bld/.config" "$src/scripts/kconfig/merge_config.sh" -m -O "$bld" \
 	"$bld/.config" "${files[@]}" "$bld/schedlab-release.config"
 run_logged "${mk[@]}" olddefconfig
@@ -318,7 +347,7 @@ progress() { # one line per 100 build steps ("  CC      kernel/sched/core.o")
 }
 if ! "${mk[@]}" "${targets[@]}" 2>&1 | progress; then
 	grep -E 'error|Error' "$log" | tail -n 15 >&2 || true
-	die "make ${targets[*]} failed (log: $log)"
+	die "make ${targets[*]} failed (log: $log)" 4
 fi
 
 # --- 6. install ----------------------------------------------------------------

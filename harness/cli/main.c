@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ "trend", cmd_trend, "history of one metric with change points" },
 	{ "check", cmd_check, "exit 1 when the candidate regressed against the baseline" },
 	{ "report", cmd_report, "self-contained HTML report: A/B, latency curves, trends, sysinfo" },
+	{ "bisect", cmd_bisect, "find the commit behind a change of one metric (kernels from git)" },
 	{ "export", cmd_export, "rows of the results view as CSV or JSON" },
 	{ "agent", cmd_agent, "serve the agent protocol on stdin/stdout (targets use this)" },
 	{ NULL, NULL, NULL },

@@ -447,10 +447,13 @@ int kbuild_build(const json_t *spec, const char *path, int quiet, volatile int *
 		strbuf_addf(err, "kernel %s: build-variant.sh %s", label,
 			    res.timed_out ? "timed out"
 			    : res.exit_code < 0 ? "was killed" : "failed");
+		if (res.exit_code == 4 && !res.timed_out)
+			ret = -2;
 		if (res.exit_code > 0)
 			strbuf_addf(err, " (exit %d%s)", res.exit_code,
 				    res.exit_code == 3 ? ": a requested option did not survive "
-				    "olddefconfig or fragments conflict" : "");
+				    "olddefconfig or fragments conflict"
+				    : res.exit_code == 4 ? ": the kernel did not compile" : "");
 		strbuf_trim(&eout);
 		if (eout.len)
 			strbuf_addf(err, ":\n%s", eout.buf);

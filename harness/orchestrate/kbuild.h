@@ -76,7 +76,9 @@ void kbuild_argv_tree(const json_t *spec, const char *script, const char *tree,
  * patched in schedlab's own clone first; `path` ("matrix.kernel[0]") names
  * the spec in messages. The script's progress lines go to stderr unless `quiet` (then
  * only a failure's tail is shown). `abort_flag` (Ctrl-C) stops the build.
- * -1 with a message.
+ * -1 with a message; -2 (also with a message) when the recipe ran and the
+ * kernel did not build (build-variant.sh exit 4: make failed), which
+ * `schedlab bisect` tells from other failures: such a commit is skipped.
  */
 int kbuild_build(const json_t *spec, const char *path, int quiet, volatile int *abort_flag,
 		 char **folder, struct strbuf *err);

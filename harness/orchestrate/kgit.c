@@ -252,6 +252,12 @@ static int git(const char *const *args, double timeout_s, volatile int *abort_fl
 	return git_raw(args, timeout_s, abort_flag, out, NULL, err);
 }
 
+int kgit_git(const char *const *args, double timeout_s, volatile int *abort_flag,
+	     struct strbuf *out, struct strbuf *err)
+{
+	return git(args, timeout_s, abort_flag, out, err);
+}
+
 /* a path made absolute (realpath), or a copy when it does not resolve */
 static char *abs_path(const char *p)
 {

@@ -94,4 +94,9 @@ int kgit_resolve(json_t *spec, const char *path, int quiet, volatile int *abort_
 int kgit_prepare(const json_t *spec, const char *path, int quiet, volatile int *abort_flag,
 		 char **tree, char **source_id, int *lock_fd, struct strbuf *err);
 
+/* run git with `args` (after "git"; argv, never a shell), stdout in *out
+ * trimmed (NULL: not wanted); -1 with "git ARGS: <git's message>" in err */
+int kgit_git(const char *const *args, double timeout_s, volatile int *abort_flag,
+	     struct strbuf *out, struct strbuf *err);
+
 #endif

@@ -102,10 +102,10 @@ TEST(fresh_file_is_latest)
 	CHECK(db != NULL);
 	if (!db)
 		return;
-	CHECK(db_latest_version() == 8);
+	CHECK(db_latest_version() == 9);
 	CHECK(db_user_version(db) == db_latest_version());
 	check_q(db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
-		"boot;histogram;kernel;machine;metric;results;run;schedstat;session");
+		"bisect;bisect_step;boot;histogram;kernel;machine;metric;results;run;schedstat;session");
 	check_q(db, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
 		    "ORDER BY name", "session_tag");
 	/* metric and histogram are clustered on their keys (migrations 5 and 6:

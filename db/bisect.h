@@ -1,0 +1,58 @@
+/*
+ * The store of `schedlab bisect` (harness/orchestrate/bisect.c,
+ * docs/bisect.md): a bisection row keyed by a hash of its inputs (the same
+ * command again finds the same bisection and so reuses its measurements),
+ * its steps (the commit, the role, the verdict and a JSON detail with the
+ * numbers behind it), and the sessions that measured a commit: ordinary
+ * sessions tagged "bisect-<id>" whose stored plan names the commit in
+ * matrix.kernel. Tables: migration 9 in db/schema.c. Each function
+ * prepares and finalizes its own statements; -1 with db_errmsg() on error.
+ */
+#ifndef SL_DB_BISECT_H
+#define SL_DB_BISECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/db.h"
+
+struct db_bisect {
+	int64_t id;
+	char *inputs, *plan_path, *plan_json, *git_dir;
+	char *good, *bad, *good_ref, *bad_ref;
+	char *workload, *metric, *where_sel;
+	int repetitions, max_repetitions, max_steps;
+	double alpha, threshold_pct;
+	char *status, *result, *created_at, *finished_at;
+};
+void db_bisect_free(struct db_bisect *b);
+
+/* insert a new bisection (b->id ignored, status running); its id, or -1.
+ * An existing row with the same inputs: its id, *existed = 1 */
+int64_t db_bisect_create(struct db *db, const struct db_bisect *b, int *existed);
+/* "last" or a number; the row in *out. -1 with "no bisection ..." */
+int db_bisect_load(struct db *db, const char *spec, struct db_bisect *out);
+int db_bisect_finish(struct db *db, int64_t id, const char *status, const char *result_json);
+
+struct db_bisect_step {
+	int seq;
+	char *commit, *role, *verdict, *detail; /* verdict NULL: pending */
+};
+/* write step seq (insert or replace) */
+int db_bisect_step_put(struct db *db, int64_t id, const struct db_bisect_step *s);
+int db_bisect_steps(struct db *db, int64_t id, struct db_bisect_step **out, size_t *n);
+void db_bisect_steps_free(struct db_bisect_step *s, size_t n);
+
+/* the sessions tagged `tag` whose plan's (first) kernel is `commit`, oldest
+ * first, with the number of runs each has still to do (planned, running,
+ * interrupted) */
+struct db_bisect_session {
+	int64_t id;
+	int todo;
+	char *status;
+};
+int db_bisect_sessions(struct db *db, const char *tag, const char *commit,
+		       struct db_bisect_session **out, size_t *n);
+void db_bisect_sessions_free(struct db_bisect_session *s, size_t n);
+
+#endif

@@ -1,0 +1,106 @@
+/*
+ * schedlab bisect: find the commit behind a change of one metric between a
+ * good and a bad commit of a kernel from git (docs/bisect.md). This file
+ * parses the options; harness/orchestrate/bisect.c walks the range and
+ * analysis/bisect.c decides.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/cli/cmd.h"
+#include "harness/cli/options.h"
+#include "harness/orchestrate/bisect.h"
+#include "harness/orchestrate/session.h"
+
+static const char usage_text[] =
+	"usage: schedlab bisect --plan PLAN.json --good REF --bad REF --metric WORKLOAD.METRIC\n"
+	"                       [--where SELECTOR] [--repetitions N] [--max-repetitions N]\n"
+	"                       [--max-steps K] [--alpha A] [--threshold PCT] [--db FILE]\n"
+	"                       [--quiet]\n"
+	"       schedlab bisect --resume last|ID [--db FILE] [--quiet]\n"
+	"\n"
+	"Finds the first commit between REF good and REF bad at which WORKLOAD.METRIC\n"
+	"changed. The plan's matrix.kernel is one kernel from git ({\"git\": DIR, ...});\n"
+	"its ref is replaced by each commit measured. The ends are measured first and\n"
+	"must differ by compare's rules (bootstrap CI beyond the threshold) with a\n"
+	"Mann-Whitney p below the bisection's per-look level; then each midpoint is\n"
+	"built, booted and measured and called good or bad by comparison with both\n"
+	"ends. One that matches neither gets more rounds and then is `unclear`, never\n"
+	"guessed; one that does not build or boot is skipped. Every run is stored as\n"
+	"a session tagged bisect-ID. Ctrl-C (or a crash) leaves it resumable; the same\n"
+	"command again reuses every stored measurement and build.\n"
+	"  --plan FILE          the plan: target, workloads, the git kernel\n"
+	"  --good REF           a commit-ish of the kernel's repository without the change\n"
+	"  --bad REF            one with it (a descendant of good)\n"
+	"  --metric W.M         e.g. pingpong.req_p50_us\n"
+	"  --where SELECTOR     narrow the rows, e.g. preempt=full (results' columns)\n"
+	"  --repetitions N      runs a round (default: 6, or more when the per-look\n"
+	"                       level needs them)\n"
+	"  --max-repetitions N  runs a commit may get (default 3 rounds)\n"
+	"  --max-steps K        commits measured between the ends (default\n"
+	"                       ceil(log2(commits)) + 3)\n"
+	"  --alpha A            chance of any wrong call in the whole bisection is\n"
+	"                       below A/2 (default 0.05)\n"
+	"  --threshold PCT      compare's noise threshold (default 2)\n"
+	"  --resume S           continue bisection S (a number or \"last\")\n"
+	"  --db FILE            database (default schedlab.db)\n"
+	"  --quiet              no progress lines (the log still goes to stdout)\n"
+	"Exit status: 0 the first bad commit found, 1 no single commit (the ends do not\n"
+	"differ, or skipped/unclear commits or --max-steps leave several), 2 bad input\n"
+	"or a setup error, 130 interrupted (resumable).\n";
+
+int cmd_bisect(int argc, char **argv)
+{
+	struct bisect_args a;
+	memset(&a, 0, sizeof(a));
+	a.dbpath = DEFAULT_DB;
+	size_t reps = 0, maxreps = 0, steps = 0;
+	const struct cli_opt opts[] = {
+		CLI_DB(&a.dbpath), CLI_STR("plan", &a.plan_path), CLI_STR("good", &a.good),
+		CLI_STR("bad", &a.bad), CLI_STR("metric", &a.metric), CLI_STR("where", &a.where),
+		CLI_RANGE("repetitions", &reps, 2, 1000),
+		CLI_RANGE("max-repetitions", &maxreps, 2, 10000),
+		CLI_RANGE("max-steps", &steps, 1, 1000), CLI_PVALUE(&a.alpha),
+		CLI_THRESHOLD(&a.threshold_pct), CLI_STR("resume", &a.resume),
+		CLI_BOOL("quiet", &a.quiet), CLI_END,
+	};
+	/* --alpha is spelled --p in the shared table; rename it here */
+	struct cli_opt o2[sizeof(opts) / sizeof(opts[0])];
+	memcpy(o2, opts, sizeof(opts));
+	for (size_t i = 0; o2[i].name; i++)
+		if (!strcmp(o2[i].name, "p"))
+			o2[i].name = "alpha";
+	int first, rc = cli_parse("bisect", usage_text, o2, argc, argv, &first);
+	if (rc != CLI_OK)
+		return cli_parse_exit(rc);
+	if (cli_no_args("bisect", argc, argv, first))
+		return 2;
+	if (a.resume && (a.plan_path || a.good || a.bad || a.metric || a.where || reps ||
+			 maxreps || steps || a.alpha > 0 || a.threshold_pct > 0)) {
+		cmd_error("bisect", "--resume continues a bisection as it was started; its "
+			  "plan, range, metric and settings cannot change (start a new one)");
+		return 2;
+	}
+	if (!a.resume && (!a.plan_path || !a.good || !a.bad || !a.metric)) {
+		cmd_error("bisect", "a new bisection needs --plan, --good, --bad and --metric "
+			  "(or --resume last)");
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	if (reps && maxreps && maxreps < reps) {
+		cmd_error("bisect", "--max-repetitions %zu is below --repetitions %zu", maxreps,
+			  reps);
+		return 2;
+	}
+	a.repetitions = (int)reps;
+	a.max_repetitions = (int)maxreps;
+	a.max_steps = (int)steps;
+	a.abort_flag = &session_abort;
+	session_install_signals();
+	struct strbuf err = STRBUF_INIT;
+	rc = bisect_main(&a, &err);
+	if (err.len)
+		cmd_error("bisect", "%s", err.buf);
+	strbuf_release(&err);
+	return cmd_finish(rc);
+}

@@ -1,0 +1,1011 @@
+/*
+ * `schedlab bisect`: the side-effect half of a bisection (the decisions are
+ * analysis/bisect.c's). It resolves the range with git, keeps the
+ * bisection's row and steps in the database (db/bisect.h), and measures a
+ * commit by running the plan with that commit as its kernel: an ordinary
+ * session, built through kbuild (one kept build tree and ccache, so the
+ * next commit rebuilds what changed), booted and run by session.c, its rows
+ * in `results` like any other and tagged "bisect-<id>".
+ *
+ * Nothing is remembered in memory that is not in the database: every
+ * invocation walks the bisection from its start, and a measurement that is
+ * already stored (a finished session of that commit and tag) is used as
+ * is, an unfinished one is resumed, a commit whose build failed before is
+ * not built again. So `--resume` after Ctrl-C or SIGKILL, and the same
+ * command again (same inputs: same bisection row), repeat no work, and the
+ * log they print is the same as the first time. One process at a time works
+ * on a bisection (a flock beside the database).
+ */
+#include "harness/orchestrate/bisect.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "analysis/bisect.h"
+#include "db/bisect.h"
+#include "db/db.h"
+#include "harness/orchestrate/kbuild.h"
+#include "harness/orchestrate/kgit.h"
+#include "harness/orchestrate/plan.h"
+#include "harness/orchestrate/session.h"
+#include "harness/results/select.h"
+#include "harness/util/proc.h"
+#include "harness/util/sha256.h"
+
+#define DEFAULT_REPS  6
+#define DEFAULT_ALPHA 0.05
+
+/* one commit of the range */
+struct bcommit {
+	char *id, *subject;
+	enum bisect_state st;
+	int seq;                /* its step, -1 none yet */
+	/* the measurement so far */
+	double *v;
+	size_t n;
+	int rounds;             /* finished sessions */
+	json_t *sessions;       /* their ids */
+	double build_s;         /* this invocation's build, -1 none */
+	char *skip_why;         /* does not build / boot: why */
+};
+
+struct bctx {
+	const struct bisect_args *a;
+	struct db *db;
+	struct db_bisect row;
+	json_t *tmpl;           /* the plan, its kernel without a ref */
+	char *tag;              /* "bisect-<id>" */
+	char *wl, *metric;      /* from "WORKLOAD.METRIC" */
+	struct selector sel;
+	struct bcommit *c;
+	size_t n;               /* c[0] good ... c[n-1] bad */
+	struct db_bisect_step *stored;
+	size_t nstored;
+	int next_seq;
+	double alpha_look;
+	int looks;
+	struct verdict_options vo;
+	int have_vo;
+	char unit[32];
+	int lock_fd;
+};
+
+static int aborted(const struct bctx *b)
+{
+	return b->a->abort_flag && *b->a->abort_flag;
+}
+
+/* the git kernel of a plan: matrix.kernel as one object or an array of one */
+static json_t *git_kernel(json_t *root)
+{
+	json_t *ks = json_object_get(json_object_get(root, "matrix"), "kernel");
+	if (json_is_array(ks))
+		ks = json_array_size(ks) == 1 ? json_array_get(ks, 0) : NULL;
+	return kgit_is_git(ks) ? ks : NULL;
+}
+
+static int git_out(const char *dir, const char *const *args, struct bctx *b, struct strbuf *out,
+		   struct strbuf *err)
+{
+	const char *av[16];
+	size_t k = 0;
+	av[k++] = "-C";
+	av[k++] = dir;
+	for (size_t i = 0; args[i] && k < 15; i++)
+		av[k++] = args[i];
+	av[k] = NULL;
+	return kgit_git(av, 600, (volatile int *)b->a->abort_flag, out, err);
+}
+
+/* a commit-ish of the plan's repository as a full id (with the plan's
+ * "fetch", which runs once, for the first) */
+static char *resolve(struct bctx *b, const json_t *spec, const char *ref, int fetch,
+		     const char *what, char **dir, struct strbuf *err)
+{
+	json_t *k = json_deep_copy(spec);
+	json_object_set_new(k, "ref", json_string(ref));
+	if (!fetch)
+		json_object_del(k, "fetch");
+	char *id = NULL;
+	struct strbuf e = STRBUF_INIT;
+	if (kgit_resolve(k, what, b->a->quiet, (volatile int *)b->a->abort_flag, &e))
+		strbuf_addf(err, "%s", e.buf);
+	else
+		id = xstrdup(json_string_value(json_object_get(k, "commit")));
+	if (id && dir && !*dir)   /* made absolute by kgit_resolve */
+		*dir = xstrdup(json_string_value(json_object_get(k, "git")));
+	strbuf_release(&e);
+	json_decref(k);
+	return id;
+}
+
+/* the commits of good..bad on the ancestry path, oldest first, with
+ * subjects; good first and bad last */
+static int load_range(struct bctx *b, struct strbuf *err)
+{
+	const char *dir = b->row.git_dir;
+	struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
+	int ret = -1;
+	{
+		const char *a[] = { "merge-base", "--is-ancestor", b->row.good, b->row.bad, NULL };
+		if (git_out(dir, a, b, NULL, &e)) {
+			strbuf_addf(err, "--good %s (%.12s) is not an ancestor of --bad %s (%.12s) "
+				    "in %s: bisect needs good before bad", b->row.good_ref,
+				    b->row.good, b->row.bad_ref, b->row.bad, dir);
+			goto out;
+		}
+	}
+	char *range = xstrfmt("%s..%s", b->row.good, b->row.bad);
+	const char *a[] = { "log", "--reverse", "--ancestry-path", "--format=%H%x09%s",
+			    range, "--", NULL };
+	int bad = git_out(dir, a, b, &out, &e);
+	free(range);
+	if (bad) {
+		strbuf_addf(err, "listing %.12s..%.12s: %s", b->row.good, b->row.bad, e.buf);
+		goto out;
+	}
+	size_t lines = 1;
+	for (const char *p = out.buf; *p; p++)
+		lines += *p == '\n';
+	b->c = xcalloc(lines + 1, sizeof(*b->c));
+	b->c[0].id = xstrdup(b->row.good);
+	{
+		struct strbuf s = STRBUF_INIT;
+		const char *la[] = { "log", "-1", "--format=%s", b->row.good, "--", NULL };
+		if (!git_out(dir, la, b, &s, &e))
+			b->c[0].subject = strbuf_detach(&s, NULL);
+		strbuf_release(&s);
+	}
+	b->n = 1;
+	char *save = NULL;
+	for (char *line = strtok_r(out.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t');
+		if (tab)
+			*tab = 0;
+		if (strlen(line) != 40)
+			continue;
+		b->c[b->n].id = xstrdup(line);
+		b->c[b->n].subject = xstrdup(tab ? tab + 1 : "");
+		b->n++;
+	}
+	if (b->n < 2 || strcmp(b->c[b->n - 1].id, b->row.bad)) {
+		strbuf_addf(err, "%.12s..%.12s: no commits between good and bad",
+			    b->row.good, b->row.bad);
+		goto out;
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		b->c[i].seq = -1;
+		b->c[i].build_s = -1;
+		b->c[i].sessions = json_array();
+		if (!b->c[i].subject)
+			b->c[i].subject = xstrdup("");
+	}
+	ret = 0;
+out:
+	strbuf_release(&out);
+	strbuf_release(&e);
+	return ret;
+}
+
+/* ------------------------------------------------------------ measuring */
+
+/* the values of the metric in the commit's first `upto` sessions (every
+ * decision looks at a fixed number of rounds, so that walking the
+ * bisection again with more sessions stored decides as the first time) */
+static int load_values(struct bctx *b, struct bcommit *c, int upto, struct strbuf *err)
+{
+	size_t ns = json_array_size(c->sessions);
+	if (upto >= 0 && ns > (size_t)upto)
+		ns = (size_t)upto;
+	free(c->v);
+	c->v = NULL;
+	c->n = 0;
+	if (!ns)
+		return 0;
+	int64_t *ids = xcalloc(ns, sizeof(*ids));
+	for (size_t i = 0; i < ns; i++)
+		ids[i] = json_integer_value(json_array_get(c->sessions, i));
+	struct sel_filter f = { .workload = b->wl, .metric = b->metric, .sessions = ids,
+				.nsessions = ns };
+	struct sample_set set;
+	memset(&set, 0, sizeof(set));
+	int ret = -1;
+	if (select_load(b->db, &b->sel, &f, &set, err))
+		goto out;
+	if (set.ngroups > 1) {
+		strbuf_addf(err, "%s.%s%s%s matches %zu configurations in the runs of %.12s "
+			    "(the plan has several boot configurations or workloads of that "
+			    "type): narrow it with --where (e.g. preempt=full)", b->wl, b->metric,
+			    b->row.where_sel[0] ? " where " : "", b->row.where_sel, set.ngroups,
+			    c->id);
+		goto out;
+	}
+	if (set.ngroups == 1) {
+		struct sel_group *g = &set.groups[0];
+		if (!b->have_vo) {
+			if (g->better == SEL_BETTER_NONE) {
+				strbuf_addf(err, "%s.%s has no better direction (it describes, it "
+					    "is not good or bad): bisect needs a metric that is",
+					    b->wl, b->metric);
+				goto out;
+			}
+			verdict_options_default(&b->vo, g->better == SEL_BETTER_HIGHER
+						? VERDICT_HIGHER_IS_BETTER : VERDICT_LOWER_IS_BETTER);
+			b->vo.threshold_pct = b->row.threshold_pct;
+			snprintf(b->unit, sizeof(b->unit), "%s", g->unit ? g->unit : "");
+			b->have_vo = 1;
+		}
+		c->v = xcalloc(g->n ? g->n : 1, sizeof(double));
+		memcpy(c->v, g->value, g->n * sizeof(double));
+		c->n = g->n;
+	}
+	ret = 0;
+out:
+	sample_set_free(&set);
+	free(ids);
+	return ret;
+}
+
+/* the sessions tagged for this bisection that measured commit c; an
+ * unfinished one is resumed first. 0, 130 interrupted, 2 error */
+static int adopt_sessions(struct bctx *b, struct bcommit *c, struct strbuf *err)
+{
+	struct db_bisect_session *s = NULL;
+	size_t ns = 0;
+	if (db_bisect_sessions(b->db, b->tag, c->id, &s, &ns)) {
+		strbuf_addstr(err, db_errmsg(b->db));
+		return 2;
+	}
+	int rc = 0;
+	json_array_clear(c->sessions);
+	c->rounds = 0;
+	for (size_t i = 0; i < ns && !rc; i++) {
+		if (s[i].todo > 0) {
+			char *pj = NULL, *pp = NULL, *tg = NULL, *st = NULL;
+			struct plan p;
+			memset(&p, 0, sizeof(p));
+			if (db_session_load(b->db, s[i].id, &pj, &pp, &tg, &st)) {
+				strbuf_addstr(err, db_errmsg(b->db));
+				rc = 2;
+			} else {
+				char *label = xstrfmt("bisection %lld (session %lld)",
+						      (long long)b->row.id, (long long)s[i].id);
+				if (plan_load_string(pj, label, &p, err)) {
+					rc = 2;
+				} else {
+					if (!b->a->quiet)
+						fprintf(stderr, "bisect: resuming session %lld "
+							"(%.12s, %d runs to do)\n",
+							(long long)s[i].id, c->id, s[i].todo);
+					struct session_opts so = { .tag = b->tag,
+						.quiet = b->a->quiet, .abort_flag = b->a->abort_flag };
+					int r = session_execute(b->db, s[i].id, &p, &so, err);
+					if (r == 130 || aborted(b))
+						rc = 130;
+					else if (r == 2)
+						rc = 2;
+				}
+				free(label);
+			}
+			plan_release(&p);
+			free(pj);
+			free(pp);
+			free(tg);
+			free(st);
+		}
+		if (!rc) {
+			json_array_append_new(c->sessions, json_integer(s[i].id));
+			c->rounds++;
+		}
+	}
+	db_bisect_sessions_free(s, ns);
+	return rc;
+}
+
+/* one more round of commit c: build (or find) its kernel, then a session.
+ * 0, 1 the commit cannot be measured (c->skip_why), 130, 2 */
+static int new_round(struct bctx *b, struct bcommit *c, struct strbuf *err)
+{
+	json_t *root = json_deep_copy(b->tmpl);
+	json_object_set_new(git_kernel(root), "ref", json_string(c->id));
+	char *text = json_dumps(root, JSON_INDENT(1));
+	json_decref(root);
+	char *label = xstrfmt("%s (bisection %lld, %.12s)", b->row.plan_path ? b->row.plan_path
+			      : "plan", (long long)b->row.id, c->id);
+	struct plan p;
+	memset(&p, 0, sizeof(p));
+	int rc = 2;
+	char *folder = NULL;
+	volatile int *ab = (volatile int *)b->a->abort_flag;
+	if (plan_load_string(text, label, &p, err))
+		goto out;
+	json_t *k = git_kernel(p.root);
+	if (kgit_resolve(k, "matrix.kernel[0]", 1, ab, err))
+		goto out;
+	plan_set_kernel_label(&p, 0);
+	double t0 = now_mono();
+	int br = kbuild_build(k, "matrix.kernel[0]", b->a->quiet, ab, &folder, err);
+	if (aborted(b)) {
+		rc = 130;
+		goto out;
+	}
+	if (br == -2) {
+		/* the tree does not compile: skipped like `git bisect skip` */
+		strbuf_trim(err);
+		const char *nl = strchr(err->buf, '\n');
+		c->skip_why = xstrfmt("does not build: %.*s", nl ? (int)(nl - err->buf)
+				      : (int)err->len, err->buf);
+		strbuf_reset(err);
+		rc = 1;
+		goto out;
+	}
+	if (br)
+		goto out;
+	c->build_s = (c->build_s < 0 ? 0 : c->build_s) + now_mono() - t0;
+	if (plan_set_kernel_image(&p, 0, folder, err))
+		goto out;
+	struct session_opts so = { .tag = b->tag, .quiet = b->a->quiet,
+				   .abort_flag = b->a->abort_flag };
+	if (session_preflight(&p, &so, err))
+		goto out;
+	int64_t sid = session_start(b->db, &p, &so, err);
+	if (sid < 0)
+		goto out;
+	if (!b->a->quiet)
+		fprintf(stderr, "bisect: session %lld measures %.12s (round %d)\n",
+			(long long)sid, c->id, c->rounds + 1);
+	int r = session_execute(b->db, sid, &p, &so, err);
+	if (r == 130 || aborted(b)) {
+		rc = 130;
+		goto out;
+	}
+	if (r == 2)
+		goto out;
+	strbuf_reset(err);      /* failed runs are data (a kernel that does not boot) */
+	json_array_append_new(c->sessions, json_integer(sid));
+	c->rounds++;
+	rc = 0;
+out:
+	plan_release(&p);
+	free(folder);
+	free(label);
+	free(text);
+	return rc;
+}
+
+/* the step stored for commit c, or NULL */
+static const struct db_bisect_step *stored_step(const struct bctx *b, const struct bcommit *c)
+{
+	for (size_t i = 0; i < b->nstored; i++)
+		if (!strcmp(b->stored[i].commit, c->id))
+			return &b->stored[i];
+	return NULL;
+}
+
+/* at least `rounds` rounds of commit c (fewer when it cannot be measured:
+ * c->skip_why). 0, 130, 2 */
+static int measure(struct bctx *b, struct bcommit *c, int rounds, struct strbuf *err)
+{
+	int rc = adopt_sessions(b, c, err);
+	if (rc)
+		return rc;
+	if (!c->rounds && !c->skip_why) {
+		/* a build that failed before is not tried again */
+		const struct db_bisect_step *s = stored_step(b, c);
+		json_t *d = s && s->detail ? json_loads(s->detail, 0, NULL) : NULL;
+		const char *why = json_string_value(json_object_get(d, "skip"));
+		if (s && s->verdict && !strcmp(s->verdict, "skip") && why &&
+		    !strncmp(why, "does not build", 14))
+			c->skip_why = xstrdup(why);
+		json_decref(d);
+	}
+	while (!c->skip_why && c->rounds < rounds) {
+		rc = new_round(b, c, err);
+		if (rc == 1)
+			break;
+		if (rc)
+			return rc;
+	}
+	if (load_values(b, c, rounds, err))
+		return 2;
+	if (!c->skip_why && c->n < 2)
+		c->skip_why = xstrfmt("%zu value%s of %s.%s from %d round%s (does it boot? "
+				      "schedlab query \"SELECT * FROM run WHERE session_id IN "
+				      "(SELECT id FROM session WHERE tag = '%s')\")", c->n,
+				      c->n == 1 ? "" : "s", b->wl, b->metric, c->rounds,
+				      c->rounds == 1 ? "" : "s", b->tag);
+	return 0;
+}
+
+/* --------------------------------------------------------------- the log */
+
+static double centre_of(const struct bctx *b, const struct bcommit *c)
+{
+	struct verdict v;
+	if (c->n && !verdict_compare(c->v, c->n, c->v, c->n, &b->vo, &v))
+		return v.centre_a;
+	return NAN;
+}
+
+static json_t *cmp_json(const struct bisect_cmp *x)
+{
+	const struct verdict *v = &x->v;
+	json_t *o = json_object();
+	json_object_set_new(o, "verdict", json_string(verdict_kind_name(v->kind)));
+	json_object_set_new(o, "significant", json_boolean(x->significant));
+	if (isfinite(v->change_pct))
+		json_object_set_new(o, "change_pct", json_real(v->change_pct));
+	if (isfinite(v->ci_lo_pct) && isfinite(v->ci_hi_pct))
+		json_object_set_new(o, "ci_pct", json_pack("[ff]", v->ci_lo_pct, v->ci_hi_pct));
+	if (isfinite(v->p_mwu))
+		json_object_set_new(o, "p", json_real(v->p_mwu));
+	if (v->reps_needed)
+		json_object_set_new(o, "reps_needed", json_integer((json_int_t)v->reps_needed));
+	return o;
+}
+
+/* "+840% [790, 900], p=0.0022: worse" */
+static void cmp_text(struct strbuf *sb, const struct bisect_cmp *x)
+{
+	const struct verdict *v = &x->v;
+	if (isfinite(v->change_pct))
+		strbuf_addf(sb, "%+.3g%%", v->change_pct);
+	else
+		strbuf_addstr(sb, "n/a");
+	if (isfinite(v->ci_lo_pct) && isfinite(v->ci_hi_pct))
+		strbuf_addf(sb, " [%+.3g, %+.3g]", v->ci_lo_pct, v->ci_hi_pct);
+	if (isfinite(v->p_mwu))
+		strbuf_addf(sb, ", p=%.2g", v->p_mwu);
+	strbuf_addf(sb, ": %s%s", verdict_kind_name(v->kind),
+		    (v->kind == VERDICT_WORSE || v->kind == VERDICT_BETTER) && !x->significant
+		    ? " (p not below the bisection's level)" : "");
+}
+
+static json_t *base_detail(const struct bctx *b, const struct bcommit *c)
+{
+	json_t *d = json_object();
+	json_object_set_new(d, "subject", json_string(c->subject));
+	json_object_set_new(d, "n", json_integer((json_int_t)c->n));
+	json_object_set_new(d, "rounds", json_integer(c->rounds));
+	json_object_set_new(d, "sessions", json_incref(c->sessions));
+	json_t *vals = json_array();
+	for (size_t i = 0; i < c->n; i++)
+		json_array_append_new(vals, json_real(c->v[i]));
+	json_object_set_new(d, "values", vals);
+	double ce = centre_of(b, c);
+	if (isfinite(ce))
+		json_object_set_new(d, "centre", json_real(ce));
+	json_object_set_new(d, "unit", json_string(b->unit));
+	if (c->build_s >= 0)
+		json_object_set_new(d, "build_s", json_real(round(c->build_s * 10) / 10));
+	if (c->skip_why)
+		json_object_set_new(d, "skip", json_string(c->skip_why));
+	return d;
+}
+
+static int put_step(struct bctx *b, struct bcommit *c, const char *role, const char *verdict,
+		    json_t *detail, struct strbuf *err)
+{
+	if (c->seq < 0)
+		c->seq = b->next_seq++;
+	char *dj = detail ? json_dumps(detail, JSON_COMPACT) : NULL;
+	struct db_bisect_step s = { .seq = c->seq, .commit = c->id, .role = (char *)role,
+				    .verdict = (char *)verdict, .detail = dj };
+	int bad = db_bisect_step_put(b->db, b->row.id, &s);
+	free(dj);
+	if (bad)
+		strbuf_addstr(err, db_errmsg(b->db));
+	return bad ? -1 : 0;
+}
+
+static void say_measured(const struct bctx *b, const struct bcommit *c, struct strbuf *sb)
+{
+	double ce = centre_of(b, c);
+	strbuf_addf(sb, "n=%zu, %s %.4g %s", c->n, b->vo.centre == STATS_MEDIAN ? "median"
+		    : "centre", ce, b->unit);
+	if (c->build_s >= 0)
+		strbuf_addf(sb, " (kernel built or found in %.0f s)", c->build_s);
+}
+
+/* ------------------------------------------------------------- the walk */
+
+static int lock_bisection(struct bctx *b, struct strbuf *err)
+{
+	char *path = xstrfmt("%s.bisect-%lld.lock", b->a->dbpath, (long long)b->row.id);
+	b->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int ret = 0;
+	if (b->lock_fd < 0) {
+		strbuf_addf(err, "%s: %s", path, strerror(errno));
+		ret = -1;
+	} else if (flock(b->lock_fd, LOCK_EX | LOCK_NB)) {
+		char pid[32] = "";
+		ssize_t r = pread(b->lock_fd, pid, sizeof(pid) - 1, 0);
+		pid[r > 0 ? r : 0] = 0;
+		strbuf_addf(err, "bisection %lld is being worked on by another process%s%s "
+			    "(lock %s): wait for it, or stop it and use --resume %lld",
+			    (long long)b->row.id, *pid ? ", pid " : "", pid, path,
+			    (long long)b->row.id);
+		ret = -1;
+	} else {
+		char pid[32];
+		int len = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+		if (ftruncate(b->lock_fd, 0) == 0 && pwrite(b->lock_fd, pid, len, 0) < 0)
+			ret = 0; /* the pid is only for the message */
+	}
+	free(path);
+	return ret;
+}
+
+static int finish(struct bctx *b, const char *status, json_t *result, struct strbuf *err)
+{
+	char *rj = result ? json_dumps(result, JSON_COMPACT) : NULL;
+	int bad = db_bisect_finish(b->db, b->row.id, status, rj);
+	free(rj);
+	if (bad)
+		strbuf_addstr(err, db_errmsg(b->db));
+	return bad;
+}
+
+/* the ends: measured, and different enough to bisect. 0 go on, 1 refused,
+ * 130, 2 */
+static int ends(struct bctx *b, enum verdict_kind *dir, struct strbuf *err)
+{
+	struct bcommit *g = &b->c[0], *bd = &b->c[b->n - 1];
+	struct bisect_cmp x;
+	int rc;
+	for (int look = 1; look <= b->looks; look++) {
+		if ((rc = measure(b, g, look, err)) || (rc = measure(b, bd, look, err)))
+			return rc;
+		const char *why = g->skip_why ? g->skip_why : bd->skip_why;
+		if (why) {
+			strbuf_addf(err, "the %s end %.12s cannot be measured: %s",
+				    g->skip_why ? "good" : "bad", g->skip_why ? g->id : bd->id, why);
+			return 2;
+		}
+		rc = bisect_judge_ends(g->v, g->n, bd->v, bd->n, &b->vo, b->alpha_look, &x, dir);
+		if (rc < 0) {
+			strbuf_addf(err, "comparing the ends: %s", strerror(errno));
+			return 2;
+		}
+		if (rc == 0 || look == b->looks)
+			break;
+		if (!b->a->quiet)
+			fprintf(stderr, "bisect: the ends do not differ clearly yet (p=%.2g, level "
+				"%.2g): another round of each\n", x.v.p_mwu, b->alpha_look);
+	}
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "# good %.12s (%s): ", g->id, g->subject);
+	say_measured(b, g, &sb);
+	printf("%s\n", sb.buf);
+	strbuf_reset(&sb);
+	strbuf_addf(&sb, "# bad  %.12s (%s): ", bd->id, bd->subject);
+	say_measured(b, bd, &sb);
+	strbuf_addstr(&sb, "; against good ");
+	cmp_text(&sb, &x);
+	printf("%s\n", sb.buf);
+	strbuf_release(&sb);
+	json_t *dg = base_detail(b, g), *db_ = base_detail(b, bd);
+	json_object_set_new(db_, "vs_good", cmp_json(&x));
+	int bad = put_step(b, g, "good", "good", dg, err) ||
+		  put_step(b, bd, "bad", "bad", db_, err);
+	json_decref(dg);
+	json_decref(db_);
+	if (bad)
+		return 2;
+	if (!x.significant) {
+		printf("# the ends do not differ by compare's rules at p < %.2g: nothing to "
+		       "bisect", b->alpha_look);
+		if (x.v.reps_needed)
+			printf(" (inconclusive: about %zu repetitions a side would resolve a "
+			       "change of %.3g%%)", x.v.reps_needed, b->vo.threshold_pct);
+		printf("\n");
+		json_t *r = json_pack("{s:s, s:o}", "outcome", "refused", "ends", cmp_json(&x));
+		bad = finish(b, "refused", r, err);
+		json_decref(r);
+		return bad ? 2 : 1;
+	}
+	g->st = BS_GOOD;
+	bd->st = BS_BAD;
+	printf("git bisect start %s %s\n", bd->id, g->id);
+	fflush(stdout);
+	return 0;
+}
+
+/* measure and classify commit i. 0, 130, 2 */
+static int step(struct bctx *b, size_t i, int nstep, enum verdict_kind dir, struct strbuf *err)
+{
+	struct bcommit *c = &b->c[i], *g = &b->c[0], *bd = &b->c[b->n - 1];
+	if (put_step(b, c, "mid", NULL, NULL, err))
+		return 2;
+	struct bisect_cmp vg, vb;
+	enum bisect_class cls = BC_MORE;
+	const char *why = "";
+	int rc, look;
+	memset(&vg, 0, sizeof(vg));
+	memset(&vb, 0, sizeof(vb));
+	for (look = 1; look <= b->looks; look++) {
+		/* the ends get as many rounds as the commit, so that a second
+		 * look compares like with like */
+		if ((rc = measure(b, c, look, err)))
+			return rc;
+		if (c->skip_why)
+			break;
+		if ((rc = measure(b, g, look, err)) || (rc = measure(b, bd, look, err)))
+			return rc;
+		if (bisect_classify(g->v, g->n, bd->v, bd->n, c->v, c->n, &b->vo, b->alpha_look,
+				    dir, &vg, &vb, &cls, &why)) {
+			strbuf_addf(err, "classifying %.12s: %s", c->id, strerror(errno));
+			return 2;
+		}
+		if (cls != BC_MORE)
+			break;
+		if (look < b->looks && !b->a->quiet)
+			fprintf(stderr, "bisect: %.12s %s: another round (%d of at most %d)\n",
+				c->id, why, look + 1, b->looks);
+	}
+	json_t *d = base_detail(b, c);
+	const char *verdict;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "# step %d: %.12s (%s): ", nstep, c->id, c->subject);
+	if (c->skip_why) {
+		c->st = BS_SKIP;
+		verdict = "skip";
+		strbuf_addf(&sb, "%s: skip", c->skip_why);
+	} else {
+		json_object_set_new(d, "vs_good", cmp_json(&vg));
+		json_object_set_new(d, "vs_bad", cmp_json(&vb));
+		json_object_set_new(d, "why", json_string(why));
+		json_object_set_new(d, "looks", json_integer(look > b->looks ? b->looks : look));
+		c->st = cls == BC_GOOD ? BS_GOOD : cls == BC_BAD ? BS_BAD : BS_UNCLEAR;
+		verdict = bisect_state_name(c->st);
+		say_measured(b, c, &sb);
+		strbuf_addstr(&sb, "; against good ");
+		cmp_text(&sb, &vg);
+		strbuf_addstr(&sb, "; against bad ");
+		cmp_text(&sb, &vb);
+		strbuf_addf(&sb, " => %s (%s%s)", verdict, why,
+			    c->st == BS_UNCLEAR ? ", after the last round: not guessed" : "");
+	}
+	printf("%s\n", sb.buf);
+	printf("git bisect %s %s\n", c->st == BS_UNCLEAR ? "skip" : verdict, c->id);
+	fflush(stdout);
+	strbuf_release(&sb);
+	int bad = put_step(b, c, "mid", verdict, d, err);
+	json_decref(d);
+	return bad ? 2 : 0;
+}
+
+/* analysis/bisect.c's choice over the commits' states */
+static int bisect_next_state(struct bctx *b, size_t *lo, size_t *hi)
+{
+	enum bisect_state *st = xcalloc(b->n, sizeof(*st));
+	for (size_t i = 0; i < b->n; i++)
+		st[i] = b->c[i].st;
+	int m = bisect_next(st, b->n, lo, hi);
+	free(st);
+	return m;
+}
+
+static int walk(struct bctx *b, struct strbuf *err)
+{
+	enum verdict_kind dir = VERDICT_WORSE;
+	printf("bisect %lld: %s.%s%s%s over %zu commits, good %.12s (%s) .. bad %.12s (%s) in %s\n",
+	       (long long)b->row.id, b->wl, b->metric, b->row.where_sel[0] ? " where " : "",
+	       b->row.where_sel, b->n - 1, b->row.good, b->row.good_ref, b->row.bad,
+	       b->row.bad_ref, b->row.git_dir);
+	printf("# %d repetitions a round, at most %d a commit, at most %d commits between the "
+	       "ends; a difference counts when compare's rule (threshold %.3g%%) holds and the "
+	       "Mann-Whitney p < %.2g (alpha %.3g over %d steps x %d rounds)\n",
+	       b->row.repetitions, b->row.max_repetitions, b->row.max_steps, b->row.threshold_pct,
+	       b->alpha_look, b->row.alpha, b->row.max_steps, b->looks);
+	fflush(stdout);
+	int rc = ends(b, &dir, err);
+	if (rc)
+		return rc;
+	int nstep = 0;
+	size_t lo, hi;
+	int m;
+	while ((m = bisect_next_state(b, &lo, &hi)) >= 0) {
+		if (nstep >= b->row.max_steps)
+			break;
+		if ((rc = step(b, (size_t)m, ++nstep, dir, err)))
+			return rc;
+	}
+	/* the ends with every round they got (a step may have asked for more) */
+	{
+		struct bcommit *g = &b->c[0], *bd = &b->c[b->n - 1];
+		struct bisect_cmp x;
+		enum verdict_kind d2;
+		if (load_values(b, g, -1, err) || load_values(b, bd, -1, err))
+			return 2;
+		bisect_judge_ends(g->v, g->n, bd->v, bd->n, &b->vo, b->alpha_look, &x, &d2);
+		json_t *dg = base_detail(b, g), *dbd = base_detail(b, bd);
+		json_object_set_new(dbd, "vs_good", cmp_json(&x));
+		int bad = put_step(b, g, "good", "good", dg, err) ||
+			  put_step(b, bd, "bad", "bad", dbd, err);
+		json_decref(dg);
+		json_decref(dbd);
+		if (bad)
+			return 2;
+	}
+	/* the outcome */
+	bisect_next_state(b, &lo, &hi);
+	json_t *r = json_object();
+	json_t *cand = json_array();
+	for (size_t i = lo + 1; i <= hi; i++)
+		json_array_append_new(cand, json_string(b->c[i].id));
+	json_object_set_new(r, "candidates", cand);
+	struct bcommit *fb = &b->c[hi];
+	int found = hi == lo + 1;
+	if (found && load_values(b, fb, -1, err))
+		return 2;
+	if (found) {
+		/* the effect of the first bad commit: it against the good end */
+		struct bisect_cmp x;
+		enum verdict_kind d2;
+		struct bcommit *g = &b->c[0];
+		bisect_judge_ends(g->v, g->n, fb->v, fb->n, &b->vo, b->alpha_look, &x, &d2);
+		struct strbuf sb = STRBUF_INIT;
+		cmp_text(&sb, &x);
+		printf("# first bad commit: %s (%s)\n# its effect against good: %s (n=%zu and "
+		       "%zu)\n", fb->id, fb->subject, sb.buf, g->n, fb->n);
+		printf("%s is the first bad commit\n", fb->id);
+		strbuf_release(&sb);
+		json_object_set_new(r, "outcome", json_string("found"));
+		json_object_set_new(r, "first_bad", json_string(fb->id));
+		json_object_set_new(r, "subject", json_string(fb->subject));
+		json_object_set_new(r, "effect", cmp_json(&x));
+	} else {
+		int more = bisect_next_state(b, &lo, &hi) >= 0;
+		printf("# %s: the first bad commit is one of these %zu:\n",
+		       more ? "--max-steps reached" : "skipped or unclear commits are left",
+		       hi - lo);
+		for (size_t i = lo + 1; i <= hi; i++)
+			printf("#   %s %-8s %s\n", b->c[i].id, bisect_state_name(b->c[i].st),
+			       b->c[i].subject);
+		json_object_set_new(r, "outcome", json_string(more ? "max-steps" : "ambiguous"));
+	}
+	json_object_set_new(r, "steps", json_integer(nstep));
+	rc = finish(b, "done", r, err) ? 2 : found ? 0 : 1;
+	json_decref(r);
+	fflush(stdout);
+	return rc;
+}
+
+/* ------------------------------------------------------------ the setup */
+
+/* the plan with its kernel's ref (and what resolving it added) taken out,
+ * canonical: the template of every step, and part of the inputs' key */
+static json_t *template_of(json_t *root)
+{
+	json_t *t = json_deep_copy(root);
+	json_t *k = git_kernel(t);
+	const char *drop[] = { "ref", "commit", "describe", "image", "fetch" };
+	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
+		json_object_del(k, drop[i]);
+	return t;
+}
+
+static char *inputs_key(const struct bctx *b)
+{
+	char *pj = json_dumps(b->tmpl, JSON_COMPACT | JSON_SORT_KEYS);
+	char *txt = xstrfmt("schedlab-bisect 1\nplan %s\ngood %s\nbad %s\nmetric %s\n"
+			    "where %s\nreps %d %d\nsteps %d\nalpha %.17g\nthreshold %.17g\n",
+			    pj, b->row.good, b->row.bad, b->row.metric, b->row.where_sel,
+			    b->row.repetitions, b->row.max_repetitions, b->row.max_steps,
+			    b->row.alpha, b->row.threshold_pct);
+	struct sha256 h;
+	unsigned char d[32];
+	char hex[65];
+	sha256_init(&h);
+	sha256_update(&h, txt, strlen(txt));
+	sha256_final(&h, d);
+	sha256_hex(d, hex);
+	free(txt);
+	free(pj);
+	return xstrdup(hex);
+}
+
+/* "WORKLOAD.METRIC" into b->wl and b->metric */
+static int split_metric(struct bctx *b, const char *m, struct strbuf *err)
+{
+	const char *dot = m ? strchr(m, '.') : NULL;
+	if (!dot || dot == m || !dot[1]) {
+		strbuf_addf(err, "--metric %s: expected WORKLOAD.METRIC (e.g. "
+			    "pingpong.req_p50_us; `schedlab query \"SELECT DISTINCT workload, "
+			    "metric FROM results\"` lists them)", m ? m : "(none)");
+		return -1;
+	}
+	b->wl = xstrfmt("%.*s", (int)(dot - m), m);
+	b->metric = xstrdup(dot + 1);
+	return 0;
+}
+
+/* a new bisection from the command line: plan, range, defaults, row */
+static int setup_new(struct bctx *b, struct strbuf *err)
+{
+	const struct bisect_args *a = b->a;
+	struct plan p;
+	memset(&p, 0, sizeof(p));
+	int ret = -1;
+	if (!a->plan_path || !a->good || !a->bad || !a->metric) {
+		strbuf_addstr(err, "a new bisection needs --plan, --good, --bad and --metric "
+			      "(or --resume last)");
+		return -1;
+	}
+	if (split_metric(b, a->metric, err))
+		return -1;
+	if (plan_load(a->plan_path, &p, err))
+		goto out;
+	json_t *k = git_kernel(p.root);
+	if (!k) {
+		strbuf_addf(err, "%s: matrix.kernel: bisect needs exactly one kernel, from git "
+			    "({\"git\": DIR, \"ref\": ..., \"variant\": [...]}: "
+			    "docs/kernels.md); its ref is replaced by each commit measured",
+			    a->plan_path);
+		goto out;
+	}
+	int wl_ok = 0;
+	for (size_t i = 0; i < p.nwl; i++)
+		wl_ok |= !strcmp(json_string_value(json_object_get(p.wl[i].params, "type")),
+				 b->wl);
+	if (!wl_ok) {
+		strbuf_addf(err, "--metric %s: the plan %s runs no %s workload", a->metric,
+			    a->plan_path, b->wl);
+		goto out;
+	}
+	b->tmpl = template_of(p.root);
+	b->row.plan_path = xstrdup(a->plan_path);
+	b->row.good_ref = xstrdup(a->good);
+	b->row.bad_ref = xstrdup(a->bad);
+	if (!(b->row.good = resolve(b, k, a->good, 1, "--good", &b->row.git_dir, err)) ||
+	    !(b->row.bad = resolve(b, k, a->bad, 0, "--bad", NULL, err)))
+		goto out;
+	json_object_set_new(git_kernel(b->tmpl), "git", json_string(b->row.git_dir));
+	if (!strcmp(b->row.good, b->row.bad)) {
+		strbuf_addf(err, "--good %s and --bad %s are the same commit %.12s", a->good,
+			    a->bad, b->row.good);
+		goto out;
+	}
+	b->row.where_sel = xstrdup(a->where ? a->where : "");
+	b->row.workload = xstrdup(b->wl);
+	b->row.metric = xstrdup(a->metric);
+	if (load_range(b, err))
+		goto out;
+	/* the defaults: room for a few skips beyond log2 of the candidates; a
+	 * round big enough that a clear difference can pass the per-look
+	 * level at the first look */
+	size_t cand = b->n - 2;
+	int steps = 0;
+	while (((size_t)1 << steps) < cand + 1)
+		steps++;
+	b->row.max_steps = a->max_steps > 0 ? a->max_steps : (cand ? steps + 3 : 0);
+	b->row.alpha = a->alpha > 0 ? a->alpha : DEFAULT_ALPHA;
+	b->row.threshold_pct = a->threshold_pct > 0 ? a->threshold_pct
+						    : VERDICT_DEFAULT_THRESHOLD_PCT;
+	int reps = a->repetitions > 0 ? a->repetitions : DEFAULT_REPS;
+	for (;;) {
+		int maxr = a->max_repetitions > 0 ? a->max_repetitions : 3 * reps;
+		double al = bisect_alpha_look(b->row.alpha, b->row.max_steps ? b->row.max_steps : 1,
+					      reps, maxr);
+		if (a->repetitions > 0 || verdict_separation_p(reps, reps) < al || reps >= 50) {
+			b->row.repetitions = reps;
+			b->row.max_repetitions = maxr < reps ? reps : maxr;
+			break;
+		}
+		reps++;
+	}
+	b->row.inputs = NULL;
+	ret = 0;
+out:
+	plan_release(&p);
+	return ret;
+}
+
+int bisect_main(const struct bisect_args *a, struct strbuf *err)
+{
+	struct bctx b;
+	memset(&b, 0, sizeof(b));
+	b.a = a;
+	b.lock_fd = -1;
+	char *msg = NULL;
+	int rc = 2;
+	if (db_open(a->dbpath, DB_READWRITE, &b.db, &msg)) {
+		strbuf_addstr(err, msg ? msg : a->dbpath);
+		free(msg);
+		return 2;
+	}
+	if (a->resume) {
+		if (db_bisect_load(b.db, a->resume, &b.row)) {
+			strbuf_addf(err, "--resume %s: %s", a->resume, db_errmsg(b.db));
+			goto out;
+		}
+		b.tmpl = json_loads(b.row.plan_json, 0, NULL);
+		if (!b.tmpl || !git_kernel(b.tmpl)) {
+			strbuf_addf(err, "bisection %lld: its stored plan is not readable",
+				    (long long)b.row.id);
+			goto out;
+		}
+		if (split_metric(&b, b.row.metric, err) || load_range(&b, err))
+			goto out;
+	} else {
+		if (setup_new(&b, err))
+			goto out;
+		b.row.inputs = inputs_key(&b);
+		b.row.plan_json = json_dumps(b.tmpl, JSON_COMPACT);
+		int existed = 0;
+		b.row.id = db_bisect_create(b.db, &b.row, &existed);
+		if (b.row.id < 0) {
+			strbuf_addstr(err, db_errmsg(b.db));
+			goto out;
+		}
+		if (existed && !a->quiet)
+			fprintf(stderr, "bisect: the same inputs as bisection %lld: its stored "
+				"measurements are reused\n", (long long)b.row.id);
+	}
+	b.tag = xstrfmt("bisect-%lld", (long long)b.row.id);
+	b.looks = (b.row.max_repetitions + b.row.repetitions - 1) / b.row.repetitions;
+	b.alpha_look = bisect_alpha_look(b.row.alpha, b.row.max_steps ? b.row.max_steps : 1,
+					 b.row.repetitions, b.row.max_repetitions);
+	/* until a value says otherwise (load_values sets the metric's own) */
+	verdict_options_default(&b.vo, VERDICT_LOWER_IS_BETTER);
+	if (select_from_text(b.db, b.row.where_sel, &b.sel, err)) {
+		struct strbuf e2 = STRBUF_INIT;
+		strbuf_addf(&e2, "--where %s: %s", b.row.where_sel, err->buf);
+		strbuf_reset(err);
+		strbuf_addstr(err, e2.buf);
+		strbuf_release(&e2);
+		goto out;
+	}
+	if (lock_bisection(&b, err))
+		goto out;
+	if (db_bisect_steps(b.db, b.row.id, &b.stored, &b.nstored)) {
+		strbuf_addstr(err, db_errmsg(b.db));
+		goto out;
+	}
+	if (db_bisect_finish(b.db, b.row.id, "running", NULL)) {
+		strbuf_addstr(err, db_errmsg(b.db));
+		goto out;
+	}
+	if (!a->quiet && a->resume)
+		fprintf(stderr, "bisect: resuming bisection %lld (%s): %zu steps stored\n",
+			(long long)b.row.id, b.row.status, b.nstored);
+	rc = walk(&b, err);
+	if (rc == 130 || rc == 2) {
+		json_t *r = json_pack("{s:s, s:s}", "outcome", rc == 130 ? "interrupted" : "error",
+				      "message", err->buf);
+		finish(&b, rc == 130 ? "interrupted" : "failed", r, err);
+		json_decref(r);
+		if (rc == 130 && !a->quiet)
+			fprintf(stderr, "bisect: interrupted; schedlab bisect --resume %lld "
+				"continues it (nothing measured is lost)\n", (long long)b.row.id);
+	}
+out:
+	for (size_t i = 0; i < b.n; i++) {
+		free(b.c[i].id);
+		free(b.c[i].subject);
+		free(b.c[i].v);
+		free(b.c[i].skip_why);
+		json_decref(b.c[i].sessions);
+	}
+	free(b.c);
+	db_bisect_steps_free(b.stored, b.nstored);
+	select_free(&b.sel);
+	json_decref(b.tmpl);
+	free(b.tag);
+	free(b.wl);
+	free(b.metric);
+	db_bisect_free(&b.row);
+	if (b.lock_fd >= 0)
+		close(b.lock_fd);
+	db_close(b.db);
+	return rc;
+}

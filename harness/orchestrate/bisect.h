@@ -1,0 +1,45 @@
+/*
+ * `schedlab bisect` (docs/bisect.md): find the commit behind a change of one
+ * metric between a good and a bad commit of a kernel from git, with
+ * statistics rather than one noisy run. The plan names the kernel
+ * ({"git": DIR, ...} in matrix.kernel, its "ref" replaced by each commit
+ * measured), the target and the workloads; each measurement of a commit is
+ * an ordinary session (tagged "bisect-<id>", built and booted like any
+ * `schedlab run`), and the decisions are analysis/bisect.c's. Everything is
+ * derived again from the database on every invocation, so `--resume` after
+ * Ctrl-C or a crash, and the same command again, reuse every stored
+ * measurement and (through the kernel cache) every build.
+ */
+#ifndef SL_ORCHESTRATE_BISECT_H
+#define SL_ORCHESTRATE_BISECT_H
+
+#include <signal.h>
+
+#include "harness/util/strbuf.h"
+
+struct bisect_args {
+	const char *dbpath;
+	const char *plan_path;        /* a new bisection: the plan file */
+	const char *good, *bad;       /* commit-ish */
+	const char *metric;           /* WORKLOAD.METRIC */
+	const char *where;            /* a selector of the results view, or NULL */
+	int repetitions;              /* per round (0: default) */
+	int max_repetitions;          /* per commit (0: 3 rounds) */
+	int max_steps;                /* commits measured between the ends (0: default) */
+	double alpha;                 /* whole bisection (0: 0.05) */
+	double threshold_pct;         /* compare's noise threshold (0: 2) */
+	const char *resume;           /* "last" or an id: continue a stored bisection */
+	int quiet;
+	volatile sig_atomic_t *abort_flag;
+};
+
+/*
+ * Run (or resume) a bisection; the git-bisect-style log goes to stdout,
+ * progress to stderr. Exit code: 0 the first bad commit found, 1 it ended
+ * without one commit (the ends do not differ, skipped or unclear commits
+ * leave several candidates, --max-steps reached), 2 bad input or a setup
+ * error (message in err), 130 interrupted (resumable).
+ */
+int bisect_main(const struct bisect_args *a, struct strbuf *err);
+
+#endif
