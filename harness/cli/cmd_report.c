@@ -19,7 +19,8 @@
 #include "workloads/workload.h"
 
 static const char usage_text[] =
-	"usage: schedlab report [--db FILE] [--session S | --compare A B | --since DATE]\n"
+	"usage: schedlab report [--db FILE] [--session S | --compare A B | --since DATE |\n"
+	"                        --bisect ID]\n"
 	"                       [--out FILE.html] [--title TEXT] [--summary]\n"
 	"                       [--threshold PCT] [--p P] [--history N] [--max-points N]\n"
 	"\n"
@@ -33,6 +34,9 @@ static const char usage_text[] =
 	"                 configurations compared with the first one\n"
 	"  --compare A B  selector A (baseline) against selector B (as compare)\n"
 	"  --since DATE   everything since DATE (YYYY-MM-DD[THH:MM:SS]): trends\n"
+	"  --bisect ID    a bisection (number or \"last\", schedlab bisect): the range,\n"
+	"                 each step's commit, verdict, effect with CI, build time,\n"
+	"                 and the metric's values per step\n"
 	"  --out FILE     the HTML file (default report.html; - for stdout)\n"
 	"  --title TEXT   page title (default: the scope)\n"
 	"  --summary      also print the one-screen text summary to stdout:\n"
@@ -52,6 +56,7 @@ static const char usage_text[] =
 struct scope {
 	struct report_options *ro;
 	int nmodes;
+	const char *bisect;
 };
 
 static int opt_session(void *ctx, const char *arg, int argc, char **argv, int *next)
@@ -74,6 +79,14 @@ static int opt_compare(void *ctx, const char *arg, int argc, char **argv, int *n
 	sc->ro->mode = REPORT_COMPARE;
 	sc->ro->a = arg;
 	sc->ro->b = argv[(*next)++];
+	sc->nmodes++;
+	return 0;
+}
+
+static int opt_bisect(void *ctx, const char *arg, int argc, char **argv, int *next)
+{
+	struct scope *sc = ctx;
+	sc->bisect = arg;
 	sc->nmodes++;
 	return 0;
 }
@@ -118,12 +131,13 @@ int cmd_report(int argc, char **argv)
 	ro.cmp.range_param = workload_range_param;
 	const char *dbpath = DEFAULT_DB, *outpath = "report.html";
 	int summary = 0;
-	struct scope sc = { &ro, 0 };
+	struct scope sc = { &ro, 0, NULL };
 	const struct cli_opt opts[] = {
 		CLI_DB(&dbpath),
 		CLI_FN("session", opt_session, &sc, 1),
 		CLI_FN("compare", opt_compare, &sc, 1),
 		CLI_FN("since", opt_since, &sc, 1),
+		CLI_FN("bisect", opt_bisect, &sc, 1),
 		CLI_STR("out", &outpath),
 		CLI_STR("title", &ro.title),
 		CLI_BOOL("summary", &summary),
@@ -139,7 +153,7 @@ int cmd_report(int argc, char **argv)
 	if (cli_no_args("report", argc, argv, first))
 		return 2;
 	if (sc.nmodes > 1) {
-		cmd_error("report", "--session, --compare and --since exclude each other");
+		cmd_error("report", "--session, --compare, --since and --bisect exclude each other");
 		return 2;
 	}
 	if (summary && !strcmp(outpath, "-")) {
@@ -152,6 +166,21 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	struct strbuf err = STRBUF_INIT, page = STRBUF_INIT;
+	if (sc.bisect) {
+		int rc = 2;
+		if (summary)
+			cmd_error("report", "--summary does not go with --bisect (the bisection's "
+				  "log is its summary: schedlab bisect --resume %s)", sc.bisect);
+		else if (report_bisect_html(db, sc.bisect, &page, &err))
+			cmd_error("report", "%s", err.buf);
+		else if (!(rc = write_page(&page, outpath)) && strcmp(outpath, "-"))
+			fprintf(stderr, "schedlab report: wrote %s (bisection %s)\n", outpath,
+				sc.bisect);
+		db_close(db);
+		strbuf_release(&err);
+		strbuf_release(&page);
+		return cmd_finish(rc);
+	}
 	struct report r;
 	if (report_build(db, &ro, &r, &err)) {
 		cmd_error("report", "%s", err.buf);

@@ -167,6 +167,10 @@ void report_render_html(const struct report *r, struct strbuf *out);
  * point in the history where each starts); returns the number of regressions */
 size_t report_render_summary(const struct report *r, FILE *out);
 
+/* `report --bisect ID|last`: the page of a stored bisection
+ * (report_bisect.c); -1 with a message */
+int report_bisect_html(struct db *db, const char *spec, struct strbuf *out, struct strbuf *err);
+
 /* HTML-escape s (& < > " ' and control characters) onto sb: for text and
  * for attribute values alike */
 void report_escape(struct strbuf *sb, const char *s);

@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# timeout: 3000 (tests/run.sh ends it past this many seconds)
+# End-to-end: `schedlab bisect` (issue 13, items 4 and 5) on a real kernel
+# history, real builds and real qemu boots.
+#
+# The history: Debian's linux-source-6.1 (the tree t0600 builds the shared
+# variant from) committed into a bare repository, then five commits:
+#   c1  a comment in kernel/sched/core.c
+#   c2  an #error in kernel/sched/fair.c: does not build
+#   c3  the #error removed again
+#   c4  udelay(200) in try_to_wake_up(): every wakeup 200 us slower
+#   c5  another comment
+# good = the base, bad = c5. The midpoint of c1..c4 is c2, which does not
+# build: skipped; then c3 is good and c4 bad. Checked:
+#  - plan and input errors exit 2 with the reason (no git kernel, a metric
+#    that is not WORKLOAD.METRIC, good not an ancestor of bad, a patch of the
+#    plan that does not apply: named with the file and git's message);
+#  - the bisection is killed (SIGKILL) while it measures a midpoint, then
+#    `--resume last` finishes it: the log shows every step's verdict with
+#    its numbers, names c4 and its subject and effect; every commit was
+#    measured by exactly one session per round (the killed one resumed, not
+#    doubled), every planned run stored exactly once, the results carry the
+#    commits;
+#  - the same command again reuses everything: no session, no build;
+#  - `schedlab report --bisect` shows the range, each step and its values.
+# Builds use one kept build tree in schedlab's clone, and ccache: the
+# base commit is the source t0600 built, so most of its objects are hits.
+# The build time of each step is printed (TAP comments).
+. "$(dirname "$0")/lib.sh"
+require qemu-system-x86:qemu-system-x86_64 flex:flex bison:bison bc:bc make:make gcc:gcc \
+	libelf-dev:/usr/include/libelf.h libssl-dev:/usr/include/openssl/ssl.h ccache:ccache \
+	xz-utils:xz git:git sqlite3:sqlite3 busybox-static:/bin/busybox cpio:cpio
+[ -f kernels/out/debian/kernel.json ] || make -s -C kernels debian >/dev/null 2>&1
+if [ ! -f kernels/out/debian/kernel.json ]; then
+	not_ok "Debian kernel imported (make -C kernels debian)"; done_testing; exit
+fi
+# the Debian source, unpacked where the variant builds unpack it
+kernels/build-variant.sh --key-only hz1000 >/dev/null 2>"$TMP/unpack.err" ||
+	{ not_ok "linux-source-6.1 unpacked" "$(tail -n 3 "$TMP/unpack.err")"; done_testing; exit; }
+SRC=$(ls -d "${XDG_CACHE_HOME:-$HOME/.cache}"/schedlab/src/linux-source-6.1* | head -n 1)
+# ccache stays the user's (the objects of the variant builds); everything
+# else of schedlab's cache is the test's own
+export CCACHE_DIR=${CCACHE_DIR:-$(ccache -k cache_dir)}
+export XDG_CACHE_HOME=$TMP/cache TMPDIR=$TMP
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t \
+	GIT_COMMITTER_EMAIL=t@example.org GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+DB=$TMP/b.db
+
+# --- the history ------------------------------------------------------------------
+R=$TMP/linux.git
+t0=$(date +%s)
+git init -q --bare -b main "$R"
+git -C "$R" config core.looseCompression 1
+# a bare repository (no working tree of the user's to be dirty), filled from
+# the unpacked source in place; -f: the source as shipped, whatever the
+# kernel's .gitignore says
+wt=(-c core.bare=false --git-dir="$R" --work-tree="$SRC")
+git "${wt[@]}" add -A -f -- . ':!.sl-build-*' ':!.schedlab-unpacked' 2>"$TMP/add.err" &&
+	git "${wt[@]}" commit -qm "linux-source-6.1 as shipped" 2>>"$TMP/add.err" &&
+	rm -f "$R/index" ||
+	{ not_ok "the base commit" "$(tail -n 3 "$TMP/add.err")"; done_testing; exit; }
+git -C "$R" tag base
+# commit FILE (with CONTENT from stdin) on top of main, message MSG
+commit() {
+	local blob tree c
+	blob=$(git -C "$R" hash-object -w --stdin) &&
+		GIT_INDEX_FILE=$TMP/idx git -C "$R" read-tree main &&
+		GIT_INDEX_FILE=$TMP/idx git -C "$R" update-index --add --cacheinfo "100644,$blob,$1" &&
+		tree=$(GIT_INDEX_FILE=$TMP/idx git -C "$R" write-tree) &&
+		c=$(git -C "$R" commit-tree "$tree" -p main -m "$2") &&
+		git -C "$R" update-ref refs/heads/main "$c" && echo "$c"
+}
+core=$(git -C "$R" show main:kernel/sched/core.c)
+fair=$(git -C "$R" show main:kernel/sched/fair.c)
+C1=$(printf '/* schedlab bisect test: a comment */\n%s\n' "$core" | commit kernel/sched/core.c "sched: a comment")
+C2=$(printf '#error "schedlab bisect test: this commit does not build"\n%s\n' "$fair" | commit kernel/sched/fair.c "sched/fair: break the build")
+C3=$(printf '%s\n' "$fair" | commit kernel/sched/fair.c "sched/fair: mend the build")
+slow=$(printf '/* schedlab bisect test: a comment */\n%s\n' "$core" |
+	awk '/^try_to_wake_up\(struct task_struct \*p, unsigned int state, int wake_flags\)/ { f = 1 }
+	     f && /^\{/ { print; print "\tudelay(200); /* schedlab bisect test */"; f = 0; next } { print }')
+if ! grep -q 'udelay(200); /\* schedlab bisect test' <<<"$slow"; then
+	not_ok "the slow commit: try_to_wake_up found in core.c"; done_testing; exit
+fi
+grep -q '#include <linux/delay.h>' <<<"$slow" || slow=$(printf '#include <linux/delay.h>\n%s\n' "$slow")
+C4=$(printf '%s\n' "$slow" | commit kernel/sched/core.c "sched/core: wait 200 us in every wakeup")
+C5=$(printf '%s\n/* another comment */\n' "$slow" | commit kernel/sched/core.c "sched: another comment")
+git -C "$R" tag bad "$C5"
+echo "# the history: $(git -C "$R" rev-list --count base..bad) commits on the source, made in $(( $(date +%s) - t0 )) s"
+equals "the history has five commits after the base" "$(git -C "$R" rev-list --count base..bad)" 5
+
+plan() { # NAME KERNEL-JSON
+	cat >"$TMP/$1.json" <<EOF
+{"name": "$1", "target": {"type": "qemu", "kernel": "kernels/out/debian", "cpus": 2,
+  "memory_mb": 512}, "order": "sequential", "switch": "reboot",
+ "matrix": {"kernel": $2},
+ "workloads": [{"type": "pingpong", "duration_s": 1, "warmup_s": 0}]}
+EOF
+}
+GK="{\"git\": \"$R\", \"ref\": \"main\", \"variant\": [\"hz1000\", \"sched_mc_off\", \"tracing\"]}"
+plan p "$GK"
+BIS=(schedlab bisect --db "$DB" --plan "$TMP/p.json" --good base --bad bad
+	--metric pingpong.req_p50_us)
+
+# --- input errors -------------------------------------------------------------------
+plan nogit '"kernels/out/debian"'
+expect_exit 2 "a plan without a kernel from git: exit 2" \
+	schedlab bisect --db "$DB" --plan "$TMP/nogit.json" --good base --bad bad --metric pingpong.rps
+contains "... saying what bisect needs" "$TMP/err" "bisect needs exactly one kernel, from git"
+expect_exit 2 "a metric that is not WORKLOAD.METRIC: exit 2" \
+	schedlab bisect --db "$DB" --plan "$TMP/p.json" --good base --bad bad --metric rps
+contains "... with an example" "$TMP/err" "expected WORKLOAD.METRIC (e.g. pingpong.req_p50_us"
+expect_exit 2 "good after bad: exit 2" \
+	schedlab bisect --db "$DB" --plan "$TMP/p.json" --good bad --bad base --metric pingpong.rps
+contains "... naming the refs" "$TMP/err" "--good bad (${C5:0:12}) is not an ancestor of --bad base"
+cat >"$TMP/bad.patch" <<'EOF'
+diff --git a/kernel/sched/core.c b/kernel/sched/core.c
+--- a/kernel/sched/core.c
++++ b/kernel/sched/core.c
+@@ -1,3 +1,4 @@
+ not in the tree
++more
+ not in the tree
+ not in the tree
+EOF
+plan patched "{\"git\": \"$R\", \"ref\": \"main\", \"patches\": [\"$TMP/bad.patch\"], \"variant\": [\"hz1000\", \"sched_mc_off\", \"tracing\"]}"
+expect_exit 2 "a patch that does not apply: exit 2" \
+	schedlab bisect --db "$DB" --plan "$TMP/patched.json" --good base --bad bad --metric pingpong.req_p50_us
+contains "... naming the patch and the commit" "$TMP/err" \
+	"matrix.kernel[0].patches[0]: $TMP/bad.patch does not apply on $(git -C "$R" rev-parse base | cut -c1-12)"
+contains "... and the file" "$TMP/err" "kernel/sched/core.c"
+equals "... before any session" "$(sql "SELECT count(*) FROM session")" 0
+
+# --- the bisection, killed mid-way --------------------------------------------------
+t0=$(date +%s)
+"${BIS[@]}" >"$TMP/b1.out" 2>"$TMP/b1.err" &
+pid=$!
+CLEANUP_CMDS+=("kill -9 $pid")
+# until a midpoint's session has runs done: the bisection is measuring it
+for i in $(seq 3600); do
+	kill -0 $pid 2>/dev/null || break
+	n=$(sql "SELECT count(*) FROM run r JOIN session s ON s.id = r.session_id
+		 WHERE s.tag LIKE 'bisect-%' AND r.status = 'ok'
+		 AND json_extract(s.plan_json, '\$.matrix.kernel.commit') NOT IN ('$(git -C "$R" rev-parse base)', '$C5')" 2>/dev/null)
+	[ "${n:-0}" -ge 2 ] && break
+	sleep 1
+done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+echo "# until killed (ends and a midpoint measured): $(( $(date +%s) - t0 )) s"
+sed 's/^/#   /' "$TMP/b1.out"
+contains "killed run: the ends were compared first" "$TMP/b1.out" "git bisect start $C5"
+contains "killed run: the build that fails is skipped" "$TMP/b1.out" "git bisect skip $C2"
+equals "killed run: a midpoint session was left unfinished" \
+	"$(sql "SELECT count(*) FROM session WHERE tag LIKE 'bisect-%' AND id IN (SELECT session_id FROM run WHERE status IN ('planned','running','interrupted'))")" 1
+
+t1=$(date +%s)
+expect_exit 0 "bisect --resume last finishes it" schedlab bisect --db "$DB" --resume last
+cp "$TMP/out" "$TMP/b2.out"
+cp "$TMP/err" "$TMP/b2.err"
+echo "# resumed to the end: $(( $(date +%s) - t1 )) s; the log:"
+sed 's/^/#   /' "$TMP/b2.out"
+contains "resume: the unfinished session is resumed" "$TMP/b2.err" "bisect: resuming session"
+contains "log: the skipped commit" "$TMP/b2.out" "does not build"
+contains "log: c3 good, with the numbers" "$TMP/b2.out" "git bisect good $C3"
+grep -E "^# step [0-9]+: ${C3:0:12} .*against good .*p=.*against bad .*=> good" "$TMP/b2.out" >/dev/null &&
+	ok "log: c3's step shows both comparisons and the verdict" ||
+	not_ok "log: c3's step shows both comparisons and the verdict" "$(grep "${C3:0:12}" "$TMP/b2.out")"
+contains "log: c4 bad" "$TMP/b2.out" "git bisect bad $C4"
+contains "log: the first bad commit and its subject" "$TMP/b2.out" \
+	"# first bad commit: $C4 (sched/core: wait 200 us in every wakeup)"
+contains "log: git bisect's last line" "$TMP/b2.out" "$C4 is the first bad commit"
+grep -E "^# its effect against good: \+[0-9.e+]+% \[" "$TMP/b2.out" >/dev/null &&
+	ok "log: the effect with its CI" || not_ok "log: the effect with its CI" "$(grep effect "$TMP/b2.out")"
+equals "stored: the bisection is done and names c4" \
+	"$(sql "SELECT status || ' ' || json_extract(result, '\$.first_bad') FROM bisect")" "done $C4"
+equals "stored: the steps' verdicts in order" \
+	"$(sql "SELECT group_concat(substr(commit_id, 1, 7) || '=' || verdict, ' ') FROM (SELECT * FROM bisect_step ORDER BY seq)")" \
+	"$(git -C "$R" rev-parse base | cut -c1-7)=good ${C5:0:7}=bad ${C2:0:7}=skip ${C3:0:7}=good ${C4:0:7}=bad"
+equals "every session of the bisection finished every run" \
+	"$(sql "SELECT count(*) FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag LIKE 'bisect-%' AND r.status NOT IN ('ok','failed','skipped')")" 0
+equals "one session per commit and round (the killed one resumed, not doubled)" \
+	"$(sql "SELECT group_concat(n, ',') FROM (SELECT count(*) AS n FROM session WHERE tag LIKE 'bisect-%' GROUP BY json_extract(plan_json, '\$.matrix.kernel.commit') ORDER BY min(id))")" \
+	"$(sql "SELECT group_concat(json_extract(detail, '\$.rounds'), ',') FROM (SELECT * FROM bisect_step WHERE verdict != 'skip' ORDER BY seq)")"
+equals "every planned run stored exactly once (6 a round)" \
+	"$(sql "SELECT count(*) FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag LIKE 'bisect-%'")" \
+	"$(( $(sql "SELECT count(*) FROM session WHERE tag LIKE 'bisect-%'") * 6 ))"
+equals "results carry the commits measured" \
+	"$(sql "SELECT count(DISTINCT kernel_commit) FROM results WHERE tag LIKE 'bisect-%'")" 4
+echo "# build time per step (s, kernel built or found; cold = the base commit):"
+sql "SELECT seq, substr(commit_id, 1, 12), verdict, json_extract(detail, '\$.build_s'), json_extract(detail, '\$.skip') FROM bisect_step ORDER BY seq" | sed 's/^/#   /'
+grep -E "kbuild: built .* in [0-9]+ s" "$TMP/b1.err" "$TMP/b2.err" | sed 's/^/#   /'
+
+# --- the same command again: everything reused -------------------------------------
+ns=$(sql "SELECT count(*) FROM session")
+expect_exit 0 "the same command again" "${BIS[@]}"
+contains "... says it reuses the bisection" "$TMP/err" "the same inputs as bisection"
+contains "... and names the same commit" "$TMP/out" "$C4 is the first bad commit"
+equals "... without a new session" "$(sql "SELECT count(*) FROM session")" "$ns"
+if grep -q "kbuild: built\|kbuild: building" "$TMP/err"; then not_ok "... or a build" "$(grep kbuild "$TMP/err" | head -3)"
+else ok "... or a build"; fi
+
+# --- the report ------------------------------------------------------------------------
+expect_exit 0 "report --bisect" schedlab report --db "$DB" --bisect last --out "$TMP/bisect.html"
+for c in "$C2" "$C3" "$C4"; do
+	contains "report: step ${c:0:12}" "$TMP/bisect.html" "${c:0:12}"
+done
+contains "report: the first bad commit" "$TMP/bisect.html" "first bad commit"
+contains "report: the skipped commit's reason" "$TMP/bisect.html" "does not build"
+contains "report: the distribution per step" "$TMP/bisect.html" "<svg"
+if pgrep -f "$TMP/schedlab-qemu" >/dev/null; then not_ok "no qemu process left"; else ok "no qemu process left"; fi
+done_testing

@@ -1,0 +1,240 @@
+/*
+ * Unit tests of the decisions of `schedlab bisect` (analysis/bisect.c): the
+ * choice of the next commit (midpoints, skipped and unclear commits), the
+ * per-look level, the gate on the ends, the classification of a commit
+ * against both ends, and a simulation of whole bisections on synthetic
+ * histories with log-normal noise: the first bad commit is found, a wrong
+ * one is named at most at the stated rate (alpha / 2), and ends that do not
+ * differ are refused. The rates are printed as TAP comments.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/bisect.h"
+#include "tests/unit/tap.h"
+
+TEST(next_midpoint)
+{
+	enum bisect_state st[9] = { BS_GOOD, 0, 0, 0, 0, 0, 0, 0, BS_BAD };
+	size_t lo, hi;
+	CHECK(bisect_next(st, 9, &lo, &hi) == 4);
+	CHECK(lo == 0 && hi == 8);
+	st[4] = BS_GOOD;
+	CHECK(bisect_next(st, 9, &lo, &hi) == 6);
+	CHECK(lo == 4 && hi == 8);
+	st[6] = BS_BAD;
+	CHECK(bisect_next(st, 9, &lo, &hi) == 5);
+	st[5] = BS_SKIP;                      /* skipped: nothing left between */
+	CHECK(bisect_next(st, 9, &lo, &hi) == -1);
+	CHECK(lo == 4 && hi == 6);
+	/* a skipped midpoint: the nearest untested instead (lower on a tie) */
+	enum bisect_state s2[6] = { BS_GOOD, 0, BS_SKIP, 0, 0, BS_BAD };
+	CHECK(bisect_next(s2, 6, &lo, &hi) == 3);
+	s2[3] = BS_UNCLEAR;
+	CHECK(bisect_next(s2, 6, &lo, &hi) == 1); /* 1 and 4 are as near: the lower */
+	/* adjacent ends: nothing to measure, the bad end is the first bad */
+	enum bisect_state s3[2] = { BS_GOOD, BS_BAD };
+	CHECK(bisect_next(s3, 2, &lo, &hi) == -1 && lo == 0 && hi == 1);
+}
+
+TEST(alpha_look)
+{
+	CHECK_NEAR(bisect_alpha_look(0.05, 5, 6, 18), 0.05 / 15, 1e-12);
+	CHECK_NEAR(bisect_alpha_look(0.05, 5, 6, 6), 0.01, 1e-12);
+	CHECK_NEAR(bisect_alpha_look(0.05, 4, 5, 12), 0.05 / 12, 1e-12); /* 3 looks */
+	/* 6 a side can decide at 0.05 / 18 by complete separation, 5 cannot */
+	CHECK(verdict_separation_p(6, 6) < bisect_alpha_look(0.05, 6, 6, 18));
+	CHECK(verdict_separation_p(5, 5) > bisect_alpha_look(0.05, 6, 6, 18));
+}
+
+static void fill(double *v, size_t n, double centre, double spread)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i] = centre * (1 + spread * ((double)i / (n - 1) - 0.5));
+}
+
+TEST(ends_and_classes)
+{
+	struct verdict_options vo;
+	verdict_options_default(&vo, VERDICT_LOWER_IS_BETTER);
+	double g[6], b[6], m[6];
+	fill(g, 6, 50, 0.02);
+	fill(b, 6, 450, 0.02);
+	struct bisect_cmp x, vg, vb;
+	enum verdict_kind dir = VERDICT_NO_CHANGE;
+	double al = bisect_alpha_look(0.05, 5, 6, 18);
+	CHECK(bisect_judge_ends(g, 6, b, 6, &vo, al, &x, &dir) == 0);
+	CHECK(dir == VERDICT_WORSE);
+	CHECK(x.significant && x.v.change_pct > 700);
+	/* the same ends: refused, with the verdict saying why */
+	CHECK(bisect_judge_ends(g, 6, g, 6, &vo, al, &x, &dir) == 1);
+	CHECK(!x.significant);
+	/* a bad end that is better (higher is worse here: a speed-up) */
+	CHECK(bisect_judge_ends(b, 6, g, 6, &vo, al, &x, &dir) == 0 && dir == VERDICT_BETTER);
+
+	enum bisect_class cls;
+	const char *why;
+	fill(m, 6, 50.3, 0.02);
+	CHECK(bisect_classify(g, 6, b, 6, m, 6, &vo, al, VERDICT_WORSE, &vg, &vb, &cls, &why) == 0);
+	CHECK(cls == BC_GOOD);
+	fill(m, 6, 452, 0.02);
+	CHECK(bisect_classify(g, 6, b, 6, m, 6, &vo, al, VERDICT_WORSE, &vg, &vb, &cls, &why) == 0);
+	CHECK(cls == BC_BAD);
+	CHECK_CONTAINS(why, "towards bad");
+	/* halfway: differs from both, never guessed */
+	fill(m, 6, 250, 0.02);
+	CHECK(bisect_classify(g, 6, b, 6, m, 6, &vo, al, VERDICT_WORSE, &vg, &vb, &cls, &why) == 0);
+	CHECK(cls == BC_MORE);
+	CHECK_CONTAINS(why, "both");
+	/* too few values to tell anything: more */
+	CHECK(bisect_classify(g, 6, b, 6, m, 1, &vo, al, VERDICT_WORSE, &vg, &vb, &cls, &why) == 0);
+	CHECK(cls == BC_MORE);
+	/* better than good is still good (the change is not there) */
+	fill(m, 6, 30, 0.02);
+	CHECK(bisect_classify(g, 6, b, 6, m, 6, &vo, al, VERDICT_WORSE, &vg, &vb, &cls, &why) == 0);
+	CHECK(cls == BC_GOOD);
+	/* a level that complete separation of 6 cannot reach: more */
+	fill(m, 6, 452, 0.02);
+	CHECK(bisect_classify(g, 6, b, 6, m, 6, &vo, 0.001, VERDICT_WORSE, &vg, &vb, &cls, &why) == 0);
+	CHECK(cls == BC_MORE);
+	CHECK(bisect_classify(g, 6, b, 6, m, 6, &vo, al, VERDICT_NO_CHANGE, &vg, &vb, &cls, &why) == -1);
+}
+
+/* ---- simulation ------------------------------------------------------- */
+
+static unsigned long long rng = 88172645463325252ULL;
+static double unif(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return ((rng >> 11) + 0.5) / 9007199254740992.0;
+}
+static double gauss(void)
+{
+	return sqrt(-2 * log(unif())) * cos(2 * M_PI * unif());
+}
+
+struct simc {
+	double v[64];
+	size_t n;
+};
+
+/* `rounds` rounds of `reps` values of commit i of a history whose first
+ * bad commit is fb (effect: factor), noise: sd of the log */
+static void sim_measure(struct simc *c, size_t i, size_t fb, double factor, double sd,
+			int rounds, int reps)
+{
+	while (c->n < (size_t)(rounds * reps) && c->n < 64)
+		c->v[c->n++] = 100 * (i >= fb ? factor : 1) * exp(sd * gauss());
+}
+
+/* one bisection as harness/orchestrate/bisect.c walks it; the first bad
+ * commit found, -1 refused, -2 ambiguous */
+static int sim_bisect(size_t n, size_t fb, double factor, double sd, int reps, int maxreps,
+		      int maxsteps, double alpha, const struct verdict_options *vo, int *measured)
+{
+	struct simc *c = calloc(n, sizeof(*c));
+	enum bisect_state *st = calloc(n, sizeof(*st));
+	int looks = (maxreps + reps - 1) / reps;
+	double al = bisect_alpha_look(alpha, maxsteps, reps, maxreps);
+	struct bisect_cmp x, vg, vb;
+	enum verdict_kind dir = VERDICT_NO_CHANGE;
+	int r = -1, ok = 1;
+	for (int look = 1; look <= looks; look++) {
+		sim_measure(&c[0], 0, fb, factor, sd, look, reps);
+		sim_measure(&c[n - 1], n - 1, fb, factor, sd, look, reps);
+		ok = bisect_judge_ends(c[0].v, look * reps, c[n - 1].v, look * reps, vo, al, &x, &dir);
+		if (ok == 0)
+			break;
+	}
+	if (ok)
+		goto out;
+	st[0] = BS_GOOD;
+	st[n - 1] = BS_BAD;
+	size_t lo, hi;
+	int m, steps = 0;
+	while ((m = bisect_next(st, n, &lo, &hi)) >= 0 && steps < maxsteps) {
+		steps++;
+		enum bisect_class cls = BC_MORE;
+		const char *why;
+		for (int look = 1; look <= looks && cls == BC_MORE; look++) {
+			sim_measure(&c[m], (size_t)m, fb, factor, sd, look, reps);
+			sim_measure(&c[0], 0, fb, factor, sd, look, reps);
+			sim_measure(&c[n - 1], n - 1, fb, factor, sd, look, reps);
+			size_t k = (size_t)(look * reps);
+			bisect_classify(c[0].v, k, c[n - 1].v, k, c[m].v, k, vo, al, dir, &vg, &vb,
+					&cls, &why);
+		}
+		st[m] = cls == BC_GOOD ? BS_GOOD : cls == BC_BAD ? BS_BAD : BS_UNCLEAR;
+	}
+	bisect_next(st, n, &lo, &hi);
+	r = hi == lo + 1 ? (int)hi : -2;
+	*measured += steps;
+out:
+	free(c);
+	free(st);
+	return r;
+}
+
+TEST(simulated_bisections)
+{
+	struct verdict_options vo;
+	verdict_options_default(&vo, VERDICT_LOWER_IS_BETTER);
+	vo.resamples = 1000;   /* the rule, not the CI's last digit, is tested */
+	const size_t n = 8;    /* good, 6 between, bad */
+	const int reps = 6, maxreps = 18, maxsteps = 6;
+	const double alpha = 0.05;
+	int sims = 150, found = 0, wrong = 0, ambiguous = 0, refused = 0, measured = 0;
+	/* a clear regression (+30%) under 8% noise, at every position */
+	for (int s = 0; s < sims; s++) {
+		size_t fb = 1 + (size_t)s % (n - 1);
+		int r = sim_bisect(n, fb, 1.30, 0.08, reps, maxreps, maxsteps, alpha, &vo, &measured);
+		if (r == (int)fb)
+			found++;
+		else if (r >= 0)
+			wrong++;
+		else if (r == -2)
+			ambiguous++;
+		else
+			refused++;
+	}
+	printf("# A/B (+30%%, noise sd 8%%, %zu commits): %d of %d found, %d wrong, %d "
+	       "ambiguous, %d refused; %.2f commits measured between the ends on average\n",
+	       n - 1, found, sims, wrong, ambiguous, refused, (double)measured / sims);
+	CHECK(found >= sims * 9 / 10);
+	CHECK(wrong <= sims * alpha);
+	/* no change at all: the ends are refused (a false start is a wrong
+	 * call: at most alpha / 2 of the time) */
+	int starts = 0;
+	for (int s = 0; s < sims; s++)
+		starts += sim_bisect(n, n, 1.0, 0.08, reps, maxreps, maxsteps, alpha, &vo,
+				     &measured) != -1;
+	printf("# A/A (no change, noise sd 8%%): %d of %d bisections started\n", starts, sims);
+	CHECK(starts <= sims * alpha);
+	/* a level that ignores the number of looks calls more commits wrong
+	 * under heavy noise and a small effect: the check above can fail */
+	int wrong_naive = 0, wrong_ok = 0, m2 = 0;
+	for (int s = 0; s < sims; s++) {
+		size_t fb = 1 + (size_t)s % (n - 1);
+		int r1 = sim_bisect(n, fb, 1.06, 0.10, 3, 9, maxsteps, 0.05 * 6 * 3 * 4, &vo, &m2);
+		int r2 = sim_bisect(n, fb, 1.06, 0.10, 3, 9, maxsteps, alpha, &vo, &m2);
+		wrong_naive += r1 >= 0 && r1 != (int)fb;
+		wrong_ok += r2 >= 0 && r2 != (int)fb;
+	}
+	printf("# small effect (+6%%, noise 10%%, 3 a round): wrong first bad %d of %d with "
+	       "the bisection's level, %d with 0.2 a look\n", wrong_ok, sims, wrong_naive);
+	CHECK(wrong_ok <= sims * alpha);
+	CHECK(wrong_naive > wrong_ok);
+}
+
+int main(void)
+{
+	RUN(next_midpoint);
+	RUN(alpha_look);
+	RUN(ends_and_classes);
+	RUN(simulated_bisections);
+	return tap_done();
+}
