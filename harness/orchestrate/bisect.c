@@ -316,6 +316,8 @@ static int new_round(struct bctx *b, struct bcommit *c, struct strbuf *err)
 {
 	json_t *root = json_deep_copy(b->tmpl);
 	json_object_set_new(git_kernel(root), "ref", json_string(c->id));
+	/* one round: the bisection's repetitions, whatever the plan says */
+	json_object_set_new(root, "repetitions", json_integer(b->row.repetitions));
 	char *text = json_dumps(root, JSON_INDENT(1));
 	json_decref(root);
 	char *label = xstrfmt("%s (bisection %lld, %.12s)", b->row.plan_path ? b->row.plan_path
