@@ -53,7 +53,8 @@ struct bcommit {
 	size_t n;
 	int rounds;             /* finished sessions */
 	json_t *sessions;       /* their ids */
-	double build_s;         /* this invocation's build, -1 none */
+	double build_s;         /* this invocation's builds, -1 none */
+	double build_prev;      /* stored by an earlier invocation, -1 none */
 	char *skip_why;         /* does not build / boot: why */
 };
 
@@ -184,6 +185,7 @@ static int load_range(struct bctx *b, struct strbuf *err)
 	for (size_t i = 0; i < b->n; i++) {
 		b->c[i].seq = -1;
 		b->c[i].build_s = -1;
+		b->c[i].build_prev = -1;
 		b->c[i].sessions = json_array();
 		if (!b->c[i].subject)
 			b->c[i].subject = xstrdup("");
@@ -310,6 +312,10 @@ static int adopt_sessions(struct bctx *b, struct bcommit *c, struct strbuf *err)
 	return rc;
 }
 
+static json_t *base_detail(const struct bctx *b, const struct bcommit *c);
+static int put_step(struct bctx *b, struct bcommit *c, const char *role, const char *verdict,
+		    json_t *detail, struct strbuf *err);
+
 /* one more round of commit c: build (or find) its kernel, then a session.
  * 0, 1 the commit cannot be measured (c->skip_why), 130, 2 */
 static int new_round(struct bctx *b, struct bcommit *c, struct strbuf *err)
@@ -342,9 +348,11 @@ static int new_round(struct bctx *b, struct bcommit *c, struct strbuf *err)
 	if (br == -2) {
 		/* the tree does not compile: skipped like `git bisect skip` */
 		strbuf_trim(err);
-		const char *nl = strchr(err->buf, '\n');
-		c->skip_why = xstrfmt("does not build: %.*s", nl ? (int)(nl - err->buf)
-				      : (int)err->len, err->buf);
+		const char *from = strstr(err->buf, "build-variant.sh");
+		from = from ? from : err->buf;
+		const char *nl = strchr(from, '\n');
+		c->skip_why = xstrfmt("does not build: %.*s", nl ? (int)(nl - from)
+				      : (int)strlen(from), from);
 		strbuf_reset(err);
 		rc = 1;
 		goto out;
@@ -352,6 +360,16 @@ static int new_round(struct bctx *b, struct bcommit *c, struct strbuf *err)
 	if (br)
 		goto out;
 	c->build_s = (c->build_s < 0 ? 0 : c->build_s) + now_mono() - t0;
+	if (c->seq >= 0) {
+		/* a step being measured keeps its build time even if the
+		 * bisection is killed before the step is decided */
+		json_t *d = base_detail(b, c);
+		int bad = put_step(b, c, c->seq < 2 ? (c == b->c ? "good" : "bad") : "mid", NULL,
+				   d, err);
+		json_decref(d);
+		if (bad)
+			goto out;
+	}
 	if (plan_set_kernel_image(&p, 0, folder, err))
 		goto out;
 	struct session_opts so = { .tag = b->tag, .quiet = b->a->quiet,
@@ -486,8 +504,10 @@ static json_t *base_detail(const struct bctx *b, const struct bcommit *c)
 	if (isfinite(ce))
 		json_object_set_new(d, "centre", json_real(ce));
 	json_object_set_new(d, "unit", json_string(b->unit));
-	if (c->build_s >= 0)
-		json_object_set_new(d, "build_s", json_real(round(c->build_s * 10) / 10));
+	if (c->build_s >= 0 || c->build_prev >= 0) {
+		double t = (c->build_s > 0 ? c->build_s : 0) + (c->build_prev > 0 ? c->build_prev : 0);
+		json_object_set_new(d, "build_s", json_real(round(t * 10) / 10));
+	}
 	if (c->skip_why)
 		json_object_set_new(d, "skip", json_string(c->skip_why));
 	return d;
@@ -513,8 +533,9 @@ static void say_measured(const struct bctx *b, const struct bcommit *c, struct s
 	double ce = centre_of(b, c);
 	strbuf_addf(sb, "n=%zu, %s %.4g %s", c->n, b->vo.centre == STATS_MEDIAN ? "median"
 		    : "centre", ce, b->unit);
-	if (c->build_s >= 0)
-		strbuf_addf(sb, " (kernel built or found in %.0f s)", c->build_s);
+	if (c->build_s >= 0 || c->build_prev >= 0)
+		strbuf_addf(sb, " (kernel built or found in %.0f s)",
+			    (c->build_s > 0 ? c->build_s : 0) + (c->build_prev > 0 ? c->build_prev : 0));
 }
 
 /* ------------------------------------------------------------- the walk */
@@ -972,6 +993,14 @@ int bisect_main(const struct bisect_args *a, struct strbuf *err)
 	if (db_bisect_steps(b.db, b.row.id, &b.stored, &b.nstored)) {
 		strbuf_addstr(err, db_errmsg(b.db));
 		goto out;
+	}
+	for (size_t i = 0; i < b.n; i++) {
+		const struct db_bisect_step *st = stored_step(&b, &b.c[i]);
+		json_t *d = st && st->detail ? json_loads(st->detail, 0, NULL) : NULL;
+		json_t *bs = json_object_get(d, "build_s");
+		if (bs)
+			b.c[i].build_prev = json_number_value(bs);
+		json_decref(d);
 	}
 	if (db_bisect_finish(b.db, b.row.id, "running", NULL)) {
 		strbuf_addstr(err, db_errmsg(b.db));

@@ -177,9 +177,11 @@ contains "log: git bisect's last line" "$TMP/b2.out" "$C4 is the first bad commi
 grep -E "^# its effect against good: \+[0-9.e+]+% \[" "$TMP/b2.out" >/dev/null &&
 	ok "log: the effect with its CI" || not_ok "log: the effect with its CI" "$(grep effect "$TMP/b2.out")"
 equals "stored: the bisection is done and names c4" \
-	"$(sql "SELECT status || ' ' || json_extract(result, '\$.first_bad') FROM bisect")" "done $C4"
+	"$(sql "SELECT status || ' ' || json_extract(result, '\$.first_bad') FROM bisect ORDER BY id DESC LIMIT 1")" "done $C4"
+equals "stored: the patch's bisection failed, saying why" \
+	"$(sql "SELECT status || ' ' || (json_extract(result, '\$.message') LIKE '%bad.patch does not apply%') FROM bisect WHERE id = 1")" "failed 1"
 equals "stored: the steps' verdicts in order" \
-	"$(sql "SELECT group_concat(substr(commit_id, 1, 7) || '=' || verdict, ' ') FROM (SELECT * FROM bisect_step ORDER BY seq)")" \
+	"$(sql "SELECT group_concat(substr(commit_id, 1, 7) || '=' || verdict, ' ') FROM (SELECT * FROM bisect_step ORDER BY bisect_id, seq)")" \
 	"$(git -C "$R" rev-parse base | cut -c1-7)=good ${C5:0:7}=bad ${C2:0:7}=skip ${C3:0:7}=good ${C4:0:7}=bad"
 equals "every session of the bisection finished every run" \
 	"$(sql "SELECT count(*) FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag LIKE 'bisect-%' AND r.status NOT IN ('ok','failed','skipped')")" 0
