@@ -311,5 +311,12 @@ const struct migration db_migrations[] = {
 	{ 8,
 	  "ALTER TABLE boot ADD COLUMN lava_job_id INTEGER;"
 	  "ALTER TABLE boot ADD COLUMN lava_job_url TEXT;" },
+	/* 10 (9 is bisect's): an evidence trigger's decision on a traced run
+	   ("evidence": {"when": "worst" | "flagged"}, docs/plan-format.md):
+	   the untraced run it stands for (the worst one, or the first one
+	   flagged) and why it was made or not made; NULL for "always" */
+	{ 10,
+	  "ALTER TABLE run ADD COLUMN evidence_of INTEGER REFERENCES run(id);"
+	  "ALTER TABLE run ADD COLUMN evidence_why TEXT;" },
 	{ 0, NULL },
 };
