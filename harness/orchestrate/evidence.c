@@ -178,7 +178,7 @@ int evidence_decide(enum evidence_when when, double k, const struct evidence_met
 		strbuf_addch(&d->why, ')');
 	}
 	if (no)
-		strbuf_addf(&d->why, " %s an outlier by %s (%s than ", no == 1 ? "is" : "are",
+		strbuf_addf(&d->why, " %s by %s (%s than ", no == 1 ? "is an outlier" : "are outliers",
 			    m->name, m->lower_better ? "higher" : "lower");
 	if (no) {
 		struct strbuf rs = STRBUF_INIT;

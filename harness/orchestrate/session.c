@@ -1667,12 +1667,17 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		strbuf_release(&sum);
 		seqrun_free(c.seq);
 	}
-	if (c.ev_traced || c.ev_skipped || c.ev_waiting)
+	if (c.ev_traced || c.ev_skipped || c.ev_waiting) {
+		char wait[120] = "";
+		if (c.ev_waiting)
+			snprintf(wait, sizeof(wait), "; %zu traced run%s wait for untraced runs of "
+				 "their configuration (--resume)", c.ev_waiting,
+				 c.ev_waiting == 1 ? "" : "s");
 		progress_say(&c.pg, "evidence triggers: %zu traced run%s made, %zu configuration%s "
-			     "with nothing flagged got none, %zu traced run%s wait for untraced runs "
-			     "of their configuration (--resume)", c.ev_traced,
+			     "with nothing flagged got none%s", c.ev_traced,
 			     c.ev_traced == 1 ? "" : "s", c.ev_skipped, c.ev_skipped == 1 ? "" : "s",
-			     c.ev_waiting, c.ev_waiting == 1 ? "" : "s");
+			     wait);
+	}
 	return exec_finish(&c);
 }
 
