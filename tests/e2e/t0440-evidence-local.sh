@@ -207,6 +207,48 @@ equals "the configuration without one: skipped" "$(rtr status '"loops":51')" ski
 contains_sql_r "... with the rule it was not flagged by" \
 	"SELECT error FROM run WHERE params LIKE '%\"evidence\":%' AND params LIKE '%\"loops\":51%'" \
 	"evidence not needed: flagged: nothing flagged among its configuration's 3 untraced runs (none failed or timed out; no time_s beyond median 0.05 s + max(3 x 1.4826 x MAD 0 s, 1% of the median) = 0.0505 s)"
+
+# ---- a traced run waits for its configuration's lost run -------------------
+# the agent killed while the first stress-ng runs: that run is left for
+# --resume (target lost), the session goes on, and at its end the traced
+# stress-ng cannot be decided ("worst" of runs not all done): it waits,
+# stored interrupted with the reason, and --resume does it after the lost run
+cat >"$TMP/wait.json" <<'P'
+{"name": "wait", "target": "local", "repetitions": 2, "seed": 4,
+ "workloads": [
+  {"type": "hackbench", "groups": 1, "loops": 50},
+  {"type": "stress-ng", "stressor": "cpu", "threads": 1, "duration_s": 2,
+   "evidence": {"trace_s": 1, "max_kb": 256, "when": "worst"}}]}
+P
+WDB=$TMP/wait.db
+wsql() { sqlite3 -batch -noheader "$WDB" "$1" 2>/dev/null; }
+$SL run "$TMP/wait.json" --db "$WDB" >"$TMP/wait.out" 2>"$TMP/wait.err" &
+rpid=$!
+for _ in $(seq 300); do
+	[ "$(wsql "SELECT count(*) FROM run WHERE status = 'running' AND workload = 'stress-ng'")" = 1 ] && break
+	sleep 0.05
+done
+sleep 0.3
+apid=$(pgrep -P $rpid -x schedlab-agent)
+[ -n "$apid" ] && kill -9 $apid
+wait $rpid; rc=$?
+equals "agent killed in the first stress-ng: the session ends with exit 1" "$rc" 1
+LOST=$(wsql "SELECT id FROM run WHERE error LIKE 'failed: target lost%'")
+equals "... that run left for --resume" "$(wsql "SELECT workload || ':' || status FROM run WHERE id = ${LOST:-0}")" "stress-ng:interrupted"
+equals "... the traced run waits for it" \
+	"$(wsql "SELECT status FROM run WHERE params LIKE '%\"evidence\":%'")" interrupted
+contains_w() { wsql "$2" >"$TMP/sql.out"; contains "$1" "$TMP/sql.out" "$3"; }
+contains_w "... with the reason" "SELECT error FROM run WHERE params LIKE '%\"evidence\":%'" \
+	"not run: evidence: worst: waiting for 1 untraced run of its configuration still to do (run $LOST)"
+contains "... said in the session output" "$TMP/wait.err" "evidence for stress-ng knobs={}: traced run waits: worst: waiting for 1 untraced run"
+expect_exit 0 "--resume redoes the lost run, then the traced one" timeout 120 $SL run --resume last --db "$WDB"
+equals "... every run stored once, all ok" "$(wsql "SELECT count(*) || ':' || sum(status = 'ok') FROM run")" "5:5"
+equals "... the lost run before the traced one" \
+	"$(wsql "SELECT group_concat(params LIKE '%evidence%') FROM (SELECT params FROM run WHERE workload = 'stress-ng' ORDER BY finished_at, id)")" "0,0,1"
+WW=$(wsql "SELECT r.id FROM run r JOIN metric m ON m.run_id = r.id AND m.name = 'bogo_ops_per_s' WHERE r.workload = 'stress-ng' AND r.params NOT LIKE '%evidence%' ORDER BY m.value, r.id LIMIT 1")
+equals "... decided then: linked to the stress-ng run with fewer bogo ops/s" \
+	"$(wsql "SELECT evidence_of FROM run WHERE params LIKE '%\"evidence\":%'")" "$WW"
+no_leftovers "no process left after the agent was killed"
 equals "tracing state as before the trigger runs" "$(state)" "$before"
 
 # ---- Ctrl-C during the traced run -------------------------------------------
