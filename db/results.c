@@ -571,8 +571,8 @@ int db_session_values(struct db *db, int64_t sid, db_session_value_fn fn, void *
 	return ret;
 }
 
-int db_evidence_runs(struct db *db, int64_t sid, const char *workload, const char *metric,
-		     db_evidence_fn fn, void *ctx)
+int db_evidence_runs(struct db *db, int64_t sid, int cfg, const char *workload,
+		     const char *metric, db_evidence_fn fn, void *ctx)
 {
 	static const char what[] = "query of the configuration's runs failed";
 	sqlite3_stmt *st = prepare(db,
@@ -581,13 +581,15 @@ int db_evidence_runs(struct db *db, int64_t sid, const char *workload, const cha
 				   " FROM run r JOIN boot b ON b.id = r.boot_id"
 				   " LEFT JOIN metric m ON m.run_id = r.id AND m.workload = r.workload"
 				   " AND m.name = ?3 AND r.status = 'ok'"
-				   " WHERE r.session_id = ?1 AND r.workload = ?2 ORDER BY r.seq",
+				   " WHERE r.session_id = ?1 AND r.workload = ?2 AND b.cfg = ?4"
+				   " ORDER BY r.seq",
 				   what);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, sid);
 	sqlite3_bind_text(st, 2, workload, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 3, metric ? metric : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 4, cfg);
 	int rc, ret = 0;
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct db_evidence_row r = {

@@ -143,7 +143,8 @@ typedef int (*db_boot_fn)(void *ctx, const struct db_boot_info *b);
 int db_results_boots(struct db *db, const int64_t *id, size_t n, db_boot_fn fn, void *ctx);
 
 /*
- * Every run of session sid with workload `workload`, in execution order
+ * Every run of session sid with workload `workload` in a boot of
+ * configuration cfg (boot.cfg), in execution order
  * (run.seq), for the evidence triggers (harness/orchestrate/evidence.c),
  * which pick a configuration's runs among them: the boot's configuration
  * and status, the run's knobs, params, status and error, and the value of
@@ -161,7 +162,7 @@ struct db_evidence_row {
 	int censored;
 };
 typedef int (*db_evidence_fn)(void *ctx, const struct db_evidence_row *r);
-int db_evidence_runs(struct db *db, int64_t sid, const char *workload, const char *metric,
-		     db_evidence_fn fn, void *ctx);
+int db_evidence_runs(struct db *db, int64_t sid, int cfg, const char *workload,
+		     const char *metric, db_evidence_fn fn, void *ctx);
 
 #endif

@@ -202,6 +202,7 @@ out:
 struct gather {
 	const struct db_pending_run *pr;
 	json_t *params, *knobs;       /* the traced run's, "evidence" taken out */
+	char *params_s;               /* params as stored for an untraced run */
 	struct evidence_run *runs;
 	size_t n;
 	char *unit;
@@ -228,13 +229,18 @@ static enum evidence_state state_of(const struct db_evidence_row *r)
 static int gather_row(void *ctx, const struct db_evidence_row *r)
 {
 	struct gather *g = ctx;
-	if (r->cfg != g->pr->cfg || r->run_id == g->pr->run_id)
+	if (r->run_id == g->pr->run_id)
 		return 0;
-	json_t *pj = json_loads(r->params, 0, NULL), *kj = json_loads(r->knobs, 0, NULL);
-	int same = pj && kj && !json_object_get(pj, "evidence") && json_equal(pj, g->params) &&
-		   json_equal(kj, g->knobs);
-	json_decref(pj);
-	json_decref(kj);
+	/* the strings as session_start wrote them, else the JSON values */
+	int same = g->params_s && !strcmp(r->params, g->params_s) &&
+		   !strcmp(r->knobs, g->pr->knobs);
+	if (!same) {
+		json_t *pj = json_loads(r->params, 0, NULL), *kj = json_loads(r->knobs, 0, NULL);
+		same = pj && kj && !json_object_get(pj, "evidence") && json_equal(pj, g->params) &&
+		       json_equal(kj, g->knobs);
+		json_decref(pj);
+		json_decref(kj);
+	}
 	if (!same)
 		return 0;
 	g->runs = xrealloc(g->runs, (g->n + 1) * sizeof(*g->runs));
@@ -262,6 +268,7 @@ int evidence_for_run(struct db *db, int64_t sid, const struct plan *p,
 	g.params = json_loads(pr->params, 0, NULL);
 	g.knobs = json_loads(pr->knobs, 0, NULL);
 	json_object_del(g.params, "evidence");
+	g.params_s = g.params ? json_dumps(g.params, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	/* the plan's workload this run is of: its trigger */
 	const struct plan_workload *wl = NULL;
 	for (size_t i = 0; i < p->nwl && !wl && g.params; i++)
@@ -275,7 +282,7 @@ int evidence_for_run(struct db *db, int64_t sid, const struct plan *p,
 		ret = evidence_decide(EVIDENCE_ALWAYS, 0, NULL, NULL, 0, d);
 		goto out;
 	}
-	if (db_evidence_runs(db, sid, pr->workload, ops->primary, gather_row, &g)) {
+	if (db_evidence_runs(db, sid, pr->cfg, pr->workload, ops->primary, gather_row, &g)) {
 		strbuf_addf(err, "database: %s", db_errmsg(db));
 		ret = -1;
 		goto out;
@@ -287,6 +294,7 @@ int evidence_for_run(struct db *db, int64_t sid, const struct plan *p,
 out:
 	json_decref(g.params);
 	json_decref(g.knobs);
+	free(g.params_s);
 	free(g.runs);
 	free(g.unit);
 	return ret;

@@ -413,12 +413,14 @@ TEST(evidence_decision_and_runs)
 	CHECK(db_run_set_evidence(f.db, tr, 0, NULL) == 0);
 	check_q(f.db, "SELECT evidence_of, evidence_why FROM run WHERE id = 5", "NULL|NULL");
 	struct strbuf sb = STRBUF_INIT;
-	CHECK(db_evidence_runs(f.db, f.sid, "hackbench", "time_s", evidence_row, &sb) == 0);
+	CHECK(db_evidence_runs(f.db, f.sid, 0, "hackbench", "time_s", evidence_row, &sb) == 0);
 	CHECK_STR(sb.buf, "1|0|ok||ok|1|0.769|s|lower;2|0|planned||ok|0|-1||;"
-			  "3|0|failed|exit 1|ok|0|-1||;4|1|planned||mismatch|0|-1||;"
-			  "5|0|planned||ok|0|-1||;");
+			  "3|0|failed|exit 1|ok|0|-1||;5|0|planned||ok|0|-1||;");
 	strbuf_reset(&sb);
-	CHECK(db_evidence_runs(f.db, f.sid, "cyclictest", "time_s", evidence_row, &sb) == 0);
+	CHECK(db_evidence_runs(f.db, f.sid, 1, "hackbench", "time_s", evidence_row, &sb) == 0);
+	CHECK_STR(sb.buf, "4|1|planned||mismatch|0|-1||;");
+	strbuf_reset(&sb);
+	CHECK(db_evidence_runs(f.db, f.sid, 0, "cyclictest", "time_s", evidence_row, &sb) == 0);
 	CHECK_STR(sb.buf, "");
 	strbuf_release(&sb);
 	fixture_teardown(&f);
