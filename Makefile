@@ -151,6 +151,12 @@ build/bench/ingest: bench/ingest.c build/libschedlab.a
 	@mkdir -p build/bench
 	$(CC) $(CFLAGS) -o $@ $< build/libschedlab.a $(LIBS)
 
+# what an evidence trigger's decision costs (bench/evidence-decide.c)
+bench-evidence: build/bench/evidence-decide
+build/bench/evidence-decide: bench/evidence-decide.c build/libschedlab.a
+	@mkdir -p build/bench
+	$(CC) $(CFLAGS) -o $@ $< build/libschedlab.a $(LIBS)
+
 # PREFIX=/usr/local DESTDIR= : the binaries and the nightly script into $(PREFIX)/bin
 PREFIX ?= /usr/local
 install: all
@@ -162,5 +168,5 @@ clean:
 
 # objects are never intermediate: a second `make test` compiles nothing
 .SECONDARY:
-.PHONY: all unit test test-quick demo deps deps-test bench bench-ingest install clean fuzz fuzz-build
+.PHONY: all unit test test-quick demo deps deps-test bench bench-ingest bench-evidence install clean fuzz fuzz-build
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -49,10 +49,12 @@ enum stmt_id {
 	STMT_OWNER_CLEAR,
 	STMT_BOOT_SET_GIT,
 	STMT_KERNEL_SET_GIT,
+	STMT_RUN_EVIDENCE,
 	STMT_COUNT
 };
 
 static const char *const stmt_sql[STMT_COUNT] = {
+	[STMT_RUN_EVIDENCE] = "UPDATE run SET evidence_of = ?2, evidence_why = ?3 WHERE id = ?1",
 	[STMT_BOOT_SET_GIT] = "UPDATE boot SET kernel_commit = ?2, kernel_describe = ?3 WHERE id = ?1",
 	[STMT_KERNEL_SET_GIT] = "UPDATE kernel SET git_commit = ?2, git_describe = ?3"
 				" WHERE id = ?1 AND git_commit IS NULL",
@@ -868,6 +870,23 @@ int db_run_set_boot(struct db *db, int64_t run_id, int64_t boot_id)
 	sqlite3_bind_int64(s, 1, run_id);
 	sqlite3_bind_int64(s, 2, boot_id);
 	return step_done(db, s, "moving run to boot");
+}
+
+int db_run_set_evidence(struct db *db, int64_t run_id, int64_t of_run, const char *why)
+{
+	sqlite3_stmt *s = stmt(db, STMT_RUN_EVIDENCE);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	if (of_run > 0)
+		sqlite3_bind_int64(s, 2, of_run);
+	else
+		sqlite3_bind_null(s, 2);
+	if (why)
+		sqlite3_bind_text(s, 3, why, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, 3);
+	return step_done(db, s, "storing the evidence decision of a run");
 }
 
 int db_run_start(struct db *db, int64_t run_id)

@@ -99,6 +99,10 @@ int64_t db_run_plan(struct db *db, int64_t sid, int64_t boot_id, int seq, int ro
 		    int rep);
 int db_run_set_boot(struct db *db, int64_t run_id, int64_t boot_id);
 int db_run_start(struct db *db, int64_t run_id);
+/* a traced run's evidence decision (run.evidence_of, run.evidence_why;
+ * of_run <= 0 and why NULL store NULL): set before it runs or when it is
+ * skipped, set again on resume (the decision is recomputed) */
+int db_run_set_evidence(struct db *db, int64_t run_id, int64_t of_run, const char *why);
 
 struct db_metric {
 	const char *workload, *name, *unit, *better, *note;

@@ -570,3 +570,49 @@ int db_session_values(struct db *db, int64_t sid, db_session_value_fn fn, void *
 	sqlite3_finalize(st);
 	return ret;
 }
+
+int db_evidence_runs(struct db *db, int64_t sid, int cfg, const char *workload,
+		     const char *metric, db_evidence_fn fn, void *ctx)
+{
+	static const char what[] = "query of the configuration's runs failed";
+	sqlite3_stmt *st = prepare(db,
+				   "SELECT r.id, b.cfg, r.rep, r.knobs, r.params, r.status, r.error,"
+				   " b.status, m.value, m.unit, m.better, m.censored"
+				   " FROM run r JOIN boot b ON b.id = r.boot_id"
+				   " LEFT JOIN metric m ON m.run_id = r.id AND m.workload = r.workload"
+				   " AND m.name = ?3 AND r.status = 'ok'"
+				   " WHERE r.session_id = ?1 AND r.workload = ?2 AND b.cfg = ?4"
+				   " ORDER BY r.seq",
+				   what);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, sid);
+	sqlite3_bind_text(st, 2, workload, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, metric ? metric : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 4, cfg);
+	int rc, ret = 0;
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_evidence_row r = {
+			.run_id = sqlite3_column_int64(st, 0),
+			.cfg = sqlite3_column_int(st, 1),
+			.rep = sqlite3_column_int(st, 2),
+			.knobs = text_or_empty(st, 3),
+			.params = text_or_empty(st, 4),
+			.status = text_or_empty(st, 5),
+			.error = text_or_empty(st, 6),
+			.boot_status = text_or_empty(st, 7),
+			.has_value = sqlite3_column_type(st, 8) != SQLITE_NULL,
+			.value = sqlite3_column_double(st, 8),
+			.unit = text_or_empty(st, 9),
+			.better = text_or_empty(st, 10),
+			.censored = sqlite3_column_int(st, 11) != 0,
+		};
+		ret = fn(ctx, &r);
+	}
+	if (!ret && rc != SQLITE_DONE) {
+		step_failed(db, what);
+		ret = -1;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}

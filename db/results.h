@@ -142,4 +142,27 @@ struct db_boot_info {
 typedef int (*db_boot_fn)(void *ctx, const struct db_boot_info *b);
 int db_results_boots(struct db *db, const int64_t *id, size_t n, db_boot_fn fn, void *ctx);
 
+/*
+ * Every run of session sid with workload `workload` in a boot of
+ * configuration cfg (boot.cfg), in execution order
+ * (run.seq), for the evidence triggers (harness/orchestrate/evidence.c),
+ * which pick a configuration's runs among them: the boot's configuration
+ * and status, the run's knobs, params, status and error, and the value of
+ * metric `metric` of the run's own workload (has_value 0 when it has none:
+ * not ok, or the metric is missing) ("query of the configuration's runs
+ * failed: ...")
+ */
+struct db_evidence_row {
+	int64_t run_id;
+	int cfg, rep;
+	const char *knobs, *params, *status, *error, *boot_status;  /* "" for NULL */
+	int has_value;
+	double value;
+	const char *unit, *better;                                  /* "" for NULL */
+	int censored;
+};
+typedef int (*db_evidence_fn)(void *ctx, const struct db_evidence_row *r);
+int db_evidence_runs(struct db *db, int64_t sid, int cfg, const char *workload,
+		     const char *metric, db_evidence_fn fn, void *ctx);
+
 #endif

@@ -349,5 +349,12 @@ const struct migration db_migrations[] = {
 	  "                      OR verdict = 'skip' OR verdict = 'unclear'),"
 	  "  detail TEXT,"
 	  "  PRIMARY KEY (bisect_id, seq)) WITHOUT ROWID;" },
+	/* 10 (9 is bisect's): an evidence trigger's decision on a traced run
+	   ("evidence": {"when": "worst" | "flagged"}, docs/plan-format.md):
+	   the untraced run it stands for (the worst one, or the first one
+	   flagged) and why it was made or not made; NULL for "always" */
+	{ 10,
+	  "ALTER TABLE run ADD COLUMN evidence_of INTEGER REFERENCES run(id);"
+	  "ALTER TABLE run ADD COLUMN evidence_why TEXT;" },
 	{ 0, NULL },
 };

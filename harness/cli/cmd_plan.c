@@ -79,8 +79,13 @@ static void print_table(const struct plan *p)
 		       p->visits[v].round + 1);
 		for (size_t r = 0; r < p->visits[v].nruns; r++) {
 			const struct plan_run *pr = &p->visits[v].runs[r];
-			printf("    %4zu  W%d %-10s K%d rep %d\n", ++seq, pr->wl + 1,
-			       p->wl[pr->wl].ops->name, pr->knob + 1, pr->rep + 1);
+			if (pr->traced)
+				printf("    %4zu  W%d %-10s K%d traced (evidence, when %s)\n", ++seq,
+				       pr->wl + 1, p->wl[pr->wl].ops->name, pr->knob + 1,
+				       evidence_when_name(p->wl[pr->wl].when));
+			else
+				printf("    %4zu  W%d %-10s K%d rep %d\n", ++seq, pr->wl + 1,
+				       p->wl[pr->wl].ops->name, pr->knob + 1, pr->rep + 1);
 		}
 	}
 	double est = plan_estimate_s(p);
@@ -98,9 +103,13 @@ static void print_json(const struct plan *p)
 		json_t *runs = json_array();
 		for (size_t r = 0; r < p->visits[v].nruns; r++) {
 			const struct plan_run *pr = &p->visits[v].runs[r];
-			json_array_append_new(runs, json_pack("{s:i,s:s,s:i,s:i}", "workload", pr->wl,
-							      "type", p->wl[pr->wl].ops->name, "knobs",
-							      pr->knob, "rep", pr->rep));
+			json_t *run = json_pack("{s:i,s:s,s:i,s:i}", "workload", pr->wl, "type",
+						p->wl[pr->wl].ops->name, "knobs", pr->knob, "rep",
+						pr->rep);
+			if (pr->traced)
+				json_object_set_new(run, "evidence",
+						    json_string(evidence_when_name(p->wl[pr->wl].when)));
+			json_array_append_new(runs, run);
 		}
 		json_array_append_new(order, json_pack("{s:i,s:i,s:o}", "boot", p->visits[v].cfg,
 						       "round", p->visits[v].round, "runs", runs));

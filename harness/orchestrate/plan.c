@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/outlier.h"
 #include "harness/orchestrate/kbuild.h"
 #include "harness/targets/target.h"
 
@@ -873,16 +874,23 @@ out:
 	return ret;
 }
 
+const char *evidence_when_name(enum evidence_when w)
+{
+	return w == EVIDENCE_WORST ? "worst" : w == EVIDENCE_FLAGGED ? "flagged" : "always";
+}
+
 /* "workloads": each of a known type, its parameters resolved and checked */
 /*
  * A workload's "evidence": {"trace_s", "events", "buffer_kb", "max_kb",
- * "when"} -> the resolved object (new reference, defaults filled in), or
- * NULL with a message naming PATH.evidence.KEY and what is valid.
+ * "when", "outlier_k"} -> the resolved object (new reference, defaults
+ * filled in; without "when" and "outlier_k", which go to wl), or NULL with
+ * a message naming PATH.evidence.KEY and what is valid.
  */
-static json_t *evidence_resolve(const json_t *v, const char *path, struct strbuf *e)
+static json_t *evidence_resolve(const json_t *v, const char *path, struct plan_workload *wl,
+				struct strbuf *e)
 {
 	static const char *const keys[] = { "trace_s", "events", "buffer_kb", "max_kb", "when",
-					    NULL };
+					    "outlier_k", NULL };
 	if (!json_is_object(v)) {
 		strbuf_addf(e, "%s.evidence: must be an object like {\"trace_s\": 5}", path);
 		return NULL;
@@ -895,7 +903,7 @@ static json_t *evidence_resolve(const json_t *v, const char *path, struct strbuf
 			known |= !strcmp(key, keys[i]);
 		if (!known) {
 			strbuf_addf(e, "%s.evidence.%s: unknown key (valid: trace_s, events, "
-				    "buffer_kb, max_kb, when)", path, key);
+				    "buffer_kb, max_kb, when, outlier_k)", path, key);
 			return NULL;
 		}
 	}
@@ -961,14 +969,35 @@ static json_t *evidence_resolve(const json_t *v, const char *path, struct strbuf
 		json_object_set_new(r, ints[i].key,
 				    json_integer(x ? json_integer_value(x) : ints[i].def));
 	}
+	/* "extra_run" is what "always" was called before the triggers */
 	x = json_object_get(v, "when");
-	if (x && (!json_is_string(x) || strcmp(json_string_value(x), "extra_run"))) {
-		strbuf_addf(e, "%s.evidence.when: must be \"extra_run\" (one more run of each "
-			    "configuration, traced, after its repetitions: a trace cannot be taken "
-			    "in hindsight of the worst run)", path);
+	const char *w = x ? json_string_value(x) : "always";
+	if (w && (!strcmp(w, "always") || !strcmp(w, "extra_run")))
+		wl->when = EVIDENCE_ALWAYS;
+	else if (w && !strcmp(w, "worst"))
+		wl->when = EVIDENCE_WORST;
+	else if (w && !strcmp(w, "flagged"))
+		wl->when = EVIDENCE_FLAGGED;
+	else {
+		strbuf_addf(e, "%s.evidence.when: must be \"always\" (a traced run in every "
+			    "configuration), \"worst\" (the same, naming the configuration's worst "
+			    "untraced run) or \"flagged\" (only where a run is an outlier or failed)",
+			    path);
 		goto bad;
 	}
-	json_object_set_new(r, "when", json_string("extra_run"));
+	x = json_object_get(v, "outlier_k");
+	if (x && wl->when != EVIDENCE_FLAGGED) {
+		strbuf_addf(e, "%s.evidence.outlier_k: only with \"when\": \"flagged\" (it sets "
+			    "the outlier rule that flags a run)", path);
+		goto bad;
+	}
+	if (x && (!json_is_number(x) || !(json_number_value(x) > 0) ||
+		  json_number_value(x) > 100)) {
+		strbuf_addf(e, "%s.evidence.outlier_k: must be a number in (0, 100] (a run is an "
+			    "outlier beyond median + k * 1.4826 * MAD, docs/metrics.md)", path);
+		goto bad;
+	}
+	wl->outlier_k = x ? json_number_value(x) : OUTLIER_K_DEFAULT;
 	return r;
 bad:
 	json_decref(r);
@@ -1012,7 +1041,7 @@ static int validate_workloads(struct plan *p, struct strbuf *e)
 		}
 		json_t *ev = json_object_get(k, "evidence");
 		if (ev) {
-			p->wl[i].evidence = evidence_resolve(ev, path, e);
+			p->wl[i].evidence = evidence_resolve(ev, path, &p->wl[i], e);
 			if (!p->wl[i].evidence)
 				return -1;
 			json_t *copy = json_copy(k);
@@ -1030,6 +1059,32 @@ static int validate_workloads(struct plan *p, struct strbuf *e)
 	return 0;
 }
 
+/* "worst" and "flagged" decide a traced run from its configuration's runs
+ * stored before it, in the same boot: a target that hands every run of a
+ * boot over at once (lava: exec_batch) has none of them yet */
+static int check_evidence_target(const struct plan *p, struct strbuf *e)
+{
+	for (size_t i = 0; i < p->nwl; i++) {
+		if (!p->wl[i].evidence || p->wl[i].when == EVIDENCE_ALWAYS)
+			continue;
+		size_t nt = p->targets ? p->ntargets : 1;
+		for (size_t t = 0; t < nt; t++) {
+			const json_t *to = p->targets ? json_array_get(p->targets, t) : p->target;
+			const struct target_ops *ops =
+				target_find(json_string_value(json_object_get(to, "type")));
+			if (ops && ops->exec_batch) {
+				strbuf_addf(e, "workloads[%zu].evidence.when: \"%s\" is not possible on "
+					    "the %s target (it runs a boot's runs in one batch, so the "
+					    "runs a trigger looks at are not known before the traced run "
+					    "is sent); use \"always\"", i, evidence_when_name(p->wl[i].when),
+					    ops->name);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 /* the whole plan, in the order the errors are reported; then the expansion */
 static int validate(struct plan *p, const char *file, struct strbuf *err)
 {
@@ -1039,7 +1094,7 @@ static int validate(struct plan *p, const char *file, struct strbuf *err)
 		strbuf_addstr(&e, "the plan must be a JSON object");
 	else if (!check_top_keys(p->root, &e) && !validate_settings(p, &e) &&
 		 !validate_targets(p, &e) && !validate_matrix(p, &e) && !validate_workloads(p, &e) &&
-		 !check_until_decided(p, &e))
+		 !check_until_decided(p, &e) && !check_evidence_target(p, &e))
 		ret = expand(p);
 	if (!ret)
 		plan_tools(p, &p->tools);
@@ -1060,9 +1115,21 @@ int plan_set_target(struct plan *p, json_t *tobj, struct strbuf *err)
 	json_t *resolved = resolve_target(p, tobj, "target", &t, err);
 	if (!resolved)
 		return -1;
-	json_decref(p->target);
+	json_t *old = p->target;
+	const struct target_ops *old_ops = p->tops;
 	p->target = resolved;
 	p->tops = t;
+	struct strbuf e = STRBUF_INIT;
+	if (check_evidence_target(p, &e)) {
+		strbuf_addf(err, "%s: %s", p->path, e.buf);
+		strbuf_release(&e);
+		p->target = old;
+		p->tops = old_ops;
+		json_decref(resolved);
+		return -1;
+	}
+	strbuf_release(&e);
+	json_decref(old);
 	return 0;
 }
 

@@ -26,11 +26,22 @@
 
 struct target_ops;
 
+/* when a configuration's traced run is made (evidence "when",
+ * docs/plan-format.md): always; for every configuration, naming its worst
+ * untraced run; only where a check flags a run (harness/orchestrate/evidence.h) */
+enum evidence_when { EVIDENCE_ALWAYS, EVIDENCE_WORST, EVIDENCE_FLAGGED };
+const char *evidence_when_name(enum evidence_when w);
+
 struct plan_workload {
 	const struct workload_ops *ops;
 	json_t *params;        /* resolved, defaults filled in, includes "type" */
 	json_t *evidence;      /* NULL, or the resolved "evidence" object: one traced
-				  run per configuration (docs/plan-format.md) */
+				  run per configuration (docs/plan-format.md); what
+				  the traced run's params carry: how it is traced,
+				  not when (below), so that a traced series is the
+				  same whichever trigger asked for it */
+	enum evidence_when when;  /* evidence "when" */
+	double outlier_k;      /* evidence "outlier_k" (with "flagged") */
 };
 
 /* the defaults of "evidence" (docs/plan-format.md) */

@@ -29,6 +29,7 @@
 
 #include "analysis/schedstat.h"
 #include "analysis/trace.h"
+#include "harness/orchestrate/evidence.h"
 #include "harness/orchestrate/owner.h"
 #include "harness/orchestrate/kbuild.h"
 #include "harness/orchestrate/kgit.h"
@@ -336,6 +337,7 @@ struct run_ctx {
 	json_t *res;            /* the agent's result of exec */
 	struct metric_set ms;
 	json_t *trace_summary;  /* a traced run's summary (schedlab-trace.json) */
+	const struct evidence_decision *why;  /* a traced run's trigger decision, or NULL */
 	struct strbuf e;        /* what went wrong: the run's error */
 	const char *status;     /* the run row's status */
 	enum run_outcome out;
@@ -528,11 +530,15 @@ static void judge_output(struct run_ctx *c)
  * A traced run's evidence: the trace's text kept with the run's files
  * (schedlab-trace.txt), its summary over the last trace_s seconds as trace_*
  * metrics and schedlab-trace.json (the busiest tasks), and a note that says
- * the run was traced and what was cut. A trace that is missing or cannot be
- * read fails the run: a traced run without its trace has no reason to be.
+ * the run was traced, why (its trigger's decision) and what was cut. A
+ * trace that is missing or cannot be read fails an ok run: a traced run
+ * without its trace has no reason to be. A traced run that failed or timed
+ * out (what "flagged" may ask to see again) keeps the summary of the trace
+ * the agent still brought back, without metrics.
  */
 static void trace_evidence(struct run_ctx *c)
 {
+	int was_ok = c->out == RUN_OK;
 	const json_t *tr = json_object_get(c->res, "trace");
 	const char *text = json_string_value(json_object_get(tr, "text"));
 	const char *terr = json_string_value(json_object_get(tr, "error"));
@@ -561,6 +567,13 @@ static void trace_evidence(struct run_ctx *c)
 	json_object_set_new(sum, "bytes", json_integer(json_integer_value(json_object_get(tr, "bytes"))));
 	json_object_set(sum, "truncated", json_object_get(tr, "truncated"));
 	json_object_set_new(sum, "overrun", json_integer(json_integer_value(json_object_get(tr, "overrun"))));
+	if (c->why && c->why->why.len) {
+		json_t *t = json_pack("{s:s,s:s}", "when", evidence_when_name(c->why->when), "why",
+				      c->why->why.buf);
+		if (c->why->of > 0)
+			json_object_set_new(t, "of_run", json_integer(c->why->of));
+		json_object_set_new(sum, "trigger", t);
+	}
 	c->trace_summary = sum;
 	strbuf_addf(&c->e, "%snote: traced run (evidence, %.3g s window): not pooled with "
 		    "untraced runs", c->e.len ? "; " : "", win);
@@ -579,6 +592,8 @@ static void trace_evidence(struct run_ctx *c)
 	trace_summary_release(&ts);
 	return;
 fail:
+	if (!was_ok)
+		return;
 	c->status = "failed";
 	c->out = RUN_FAILED;
 }
@@ -631,8 +646,13 @@ static void take_reply(struct run_ctx *c, int rc)
 		return;
 	}
 	judge_output(c);
-	if (c->evidence && c->out == RUN_OK)
+	if (c->evidence && (c->out == RUN_OK || (c->out == RUN_FAILED &&
+	    json_object_get(json_object_get(c->res, "trace"), "text"))))
 		trace_evidence(c);
+	/* why it was traced, also when it failed (run.evidence_why has it too) */
+	if (c->why && c->why->why.len && c->out != RUN_INTERRUPTED)
+		strbuf_addf(&c->e, "%snote: traced for evidence, %s", c->e.len ? "; " : "",
+			    c->why->why.buf);
 }
 
 /* the stored row is readable; else the run fails here */
@@ -894,10 +914,12 @@ static void summarize(const struct run_ctx *c, struct strbuf *summary)
 
 static enum run_outcome execute_run(struct db *db, struct target *t, const struct plan *p,
 				    const struct session_opts *o, const struct db_pending_run *pr,
-				    const json_t *si, struct strbuf *summary, struct strbuf *err)
+				    const json_t *si, const struct evidence_decision *why,
+				    struct strbuf *summary, struct strbuf *err)
 {
 	struct run_ctx c;
 	run_ctx_init(&c, db, t, p, o, pr);
+	c.why = why;
 	if (db_run_start(db, pr->run_id)) {
 		strbuf_addf(err, "database: %s", db_errmsg(db));
 		c.out = RUN_DBERR;
@@ -973,6 +995,9 @@ struct exec_ctx {
 	struct seqrun *seq;
 	int seq_looked;         /* the round the decisions were made before */
 	size_t seq_skipped;     /* runs skipped as decided */
+	/* evidence triggers ("worst", "flagged"): traced runs they made, left
+	   out (nothing flagged) and left waiting for their configuration */
+	size_t ev_traced, ev_skipped, ev_waiting;
 };
 
 /* one boot of the session and the consecutive runs that share it */
@@ -1203,7 +1228,7 @@ static int seq_needed(struct exec_ctx *c, size_t k)
 
 /* run k, with its progress line */
 static enum run_outcome run_one(struct exec_ctx *c, size_t k, const char *bootdesc,
-				 const json_t *si)
+				 const json_t *si, const struct evidence_decision *why)
 {
 	const struct db_pending_run *r = &c->runs[k];
 	struct strbuf sum = STRBUF_INIT;
@@ -1212,7 +1237,7 @@ static enum run_outcome run_one(struct exec_ctx *c, size_t k, const char *bootde
 	char *what = traced ? xstrfmt("%s traced run (evidence) knobs=%s", r->workload, r->knobs)
 			    : xstrfmt("%s rep %d knobs=%s", r->workload, r->rep + 1, r->knobs);
 	progress_run_start(&c->pg, bootdesc, what);
-	enum run_outcome oc = execute_run(c->db, &c->t, c->p, c->o, r, si, &sum, c->err);
+	enum run_outcome oc = execute_run(c->db, &c->t, c->p, c->o, r, si, why, &sum, c->err);
 	int whole = c->pg.tty || c->pg.prefix;
 	char *line = xstrfmt("%s%s%s (%.1f s)%s", whole ? what : "", whole ? ": " : "",
 			     oc == RUN_OK ? "ok" : oc == RUN_SKIPPED ? "skipped"
@@ -1223,6 +1248,52 @@ static enum run_outcome run_one(struct exec_ctx *c, size_t k, const char *bootde
 	free(what);
 	strbuf_release(&sum);
 	return oc;
+}
+
+/*
+ * A traced run whose workload's evidence has a trigger ("worst",
+ * "flagged"; evidence.h): decide from the configuration's stored runs,
+ * store the decision with it, and say it. 1: run it (d holds the
+ * decision); 0: it was stored (skipped as not needed, or interrupted to
+ * wait for its configuration's runs, which --resume does first); -1 on a
+ * database error.
+ */
+static int evidence_gate(struct exec_ctx *c, size_t k, struct evidence_decision *d)
+{
+	const struct db_pending_run *r = &c->runs[k];
+	if (!r->params || !strstr(r->params, "\"evidence\":"))
+		return 1;
+	if (evidence_for_run(c->db, c->sid, c->p, r, d, c->err))
+		return -1;
+	if (d->when == EVIDENCE_ALWAYS)
+		return 1;
+	if (db_run_set_evidence(c->db, r->run_id, d->of, d->why.buf)) {
+		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+		return -1;
+	}
+	const char *say = d->verdict == EVIDENCE_TRACE ? "traced run follows"
+			: d->verdict == EVIDENCE_SKIP ? "no traced run" : "traced run waits";
+	progress_say(&c->pg, "  evidence for %s knobs=%s: %s: %s", r->workload, r->knobs, say,
+		     d->why.buf);
+	if (d->verdict == EVIDENCE_TRACE) {
+		c->ev_traced++;
+		return 1;
+	}
+	char *reason = xstrfmt("%s: %s", d->verdict == EVIDENCE_SKIP ? "evidence not needed"
+				       : "not run: evidence", d->why.buf);
+	int rc = store_simple(c->db, r->run_id, d->verdict == EVIDENCE_SKIP ? "skipped"
+			      : "interrupted", reason, c->err);
+	free(reason);
+	if (rc)
+		return -1;
+	if (d->verdict == EVIDENCE_SKIP) {
+		c->ev_skipped++;
+	} else {
+		c->ev_waiting++;
+		c->resumable++;
+	}
+	count_done(c, k);
+	return 0;
 }
 
 /* the runs of a good boot, until the target is lost or Ctrl-C; after a loss
@@ -1249,7 +1320,16 @@ static void run_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t i
 			count_done(c, k);
 			continue;
 		}
-		enum run_outcome oc = run_one(c, k, b->desc, b->bi.sysinfo);
+		struct evidence_decision d;
+		evidence_decision_init(&d);
+		int go = evidence_gate(c, k, &d);
+		if (go < 0) {
+			evidence_decision_release(&d);
+			c->exit_code = 2;
+			break;
+		}
+		enum run_outcome oc = go ? run_one(c, k, b->desc, b->bi.sysinfo, &d) : RUN_OK;
+		evidence_decision_release(&d);
 		if (oc == RUN_DBERR) {
 			c->exit_code = 2;
 			break;
@@ -1586,6 +1666,17 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		progress_say(&c.pg, "%s", sum.buf);
 		strbuf_release(&sum);
 		seqrun_free(c.seq);
+	}
+	if (c.ev_traced || c.ev_skipped || c.ev_waiting) {
+		char wait[120] = "";
+		if (c.ev_waiting)
+			snprintf(wait, sizeof(wait), "; %zu traced run%s wait for untraced runs of "
+				 "their configuration (--resume)", c.ev_waiting,
+				 c.ev_waiting == 1 ? "" : "s");
+		progress_say(&c.pg, "evidence triggers: %zu traced run%s made, %zu configuration%s "
+			     "with nothing flagged got none%s", c.ev_traced,
+			     c.ev_traced == 1 ? "" : "s", c.ev_skipped, c.ev_skipped == 1 ? "" : "s",
+			     wait);
 	}
 	return exec_finish(&c);
 }

@@ -826,6 +826,13 @@ static void render_trace(const struct report_trace *t, struct strbuf *o)
 	     json_number_value(json_object_get(s, "lat_p99_us")),
 	     json_number_value(json_object_get(s, "lat_max_us")),
 	     json_is_true(json_object_get(s, "truncated")) ? " (trace cut at its start)" : "");
+	/* why this configuration was traced (evidence "when": worst, flagged) */
+	const char *why = json_string_value(json_object_get(json_object_get(s, "trigger"), "why"));
+	if (why) {
+		strbuf_addstr(o, "<br><span class=\"meta\">traced because ");
+		esc(o, why);
+		strbuf_addstr(o, "</span>");
+	}
 	strbuf_addstr(o, "</p>\n<table class=\"sortable\"><thead><tr><th>pid</th><th>comm</th>"
 			 "<th>switches</th><th>preemptions</th><th>migrations</th><th>wakeups</th>"
 			 "<th>wakeup p50 us</th><th>p99 us</th><th>max us</th></tr></thead><tbody>\n");

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "db/results.h"
 #include "harness/util/strbuf.h"
 #include "tests/unit/tap.h"
 
@@ -102,7 +103,7 @@ TEST(fresh_file_is_latest)
 	CHECK(db != NULL);
 	if (!db)
 		return;
-	CHECK(db_latest_version() == 9);
+	CHECK(db_latest_version() == 10);
 	CHECK(db_user_version(db) == db_latest_version());
 	check_q(db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
 		"bisect;bisect_step;boot;histogram;kernel;machine;metric;results;run;schedstat;session");
@@ -375,6 +376,53 @@ TEST(run_finish_and_results_view)
 	check_q(f.db, "SELECT count(*), group_concat(DISTINCT preempt) FROM results WHERE run_id = 4",
 		"2|voluntary");
 	json_decref(hist);
+	fixture_teardown(&f);
+}
+
+static int evidence_row(void *ctx, const struct db_evidence_row *r)
+{
+	struct strbuf *sb = ctx;
+	strbuf_addf(sb, "%lld|%d|%s|%s|%s|%d|%g|%s|%s;", (long long)r->run_id, r->cfg, r->status,
+		    r->error, r->boot_status, r->has_value, r->has_value ? r->value : -1, r->unit,
+		    r->better);
+	return 0;
+}
+
+/* evidence triggers (migration 10): a traced run's decision is stored and
+ * replaced (a resumed session decides again), NULL for none; the runs of a
+ * workload come back in execution order with their boot's configuration
+ * and the metric's value for ok runs only */
+TEST(evidence_decision_and_runs)
+{
+	struct fixture f;
+	CHECK(fixture_setup(&f) == 0);
+	if (!f.db)
+		return;
+	struct db_run_result ok = { .status = "ok", .metrics = metrics_ok, .nmetrics = 2 };
+	struct db_run_result failed = { .status = "failed", .error = "exit 1",
+					.metrics = metrics_ok, .nmetrics = 1 };
+	CHECK(db_run_finish(f.db, f.run[0], &ok) == 0);
+	CHECK(db_run_finish(f.db, f.run[2], &failed) == 0);
+	int64_t tr = db_run_plan(f.db, f.sid, f.boot_ok, 9, 1, "hackbench",
+				 "{\"evidence\":{\"trace_s\":5},\"groups\":4}", "{}", 1);
+	CHECK(tr > 0);
+	check_q(f.db, "SELECT evidence_of, evidence_why FROM run WHERE id = 5", "NULL|NULL");
+	CHECK(db_run_set_evidence(f.db, tr, f.run[2], "flagged: run 3 failed") == 0);
+	check_q(f.db, "SELECT evidence_of, evidence_why FROM run WHERE id = 5",
+		"3|flagged: run 3 failed");
+	CHECK(db_run_set_evidence(f.db, tr, 0, NULL) == 0);
+	check_q(f.db, "SELECT evidence_of, evidence_why FROM run WHERE id = 5", "NULL|NULL");
+	struct strbuf sb = STRBUF_INIT;
+	CHECK(db_evidence_runs(f.db, f.sid, 0, "hackbench", "time_s", evidence_row, &sb) == 0);
+	CHECK_STR(sb.buf, "1|0|ok||ok|1|0.769|s|lower;2|0|planned||ok|0|-1||;"
+			  "3|0|failed|exit 1|ok|0|-1||;5|0|planned||ok|0|-1||;");
+	strbuf_reset(&sb);
+	CHECK(db_evidence_runs(f.db, f.sid, 1, "hackbench", "time_s", evidence_row, &sb) == 0);
+	CHECK_STR(sb.buf, "4|1|planned||mismatch|0|-1||;");
+	strbuf_reset(&sb);
+	CHECK(db_evidence_runs(f.db, f.sid, 0, "cyclictest", "time_s", evidence_row, &sb) == 0);
+	CHECK_STR(sb.buf, "");
+	strbuf_release(&sb);
 	fixture_teardown(&f);
 }
 
@@ -877,6 +925,7 @@ int main(void)
 	RUN(readwrite_leaves_foreign_files_alone);
 	RUN(newer_schema_refused);
 	RUN(failed_migration_rolls_back);
+	RUN(evidence_decision_and_runs);
 	static const char *const names[] = { "t.db", "v1.db", "v3.db", "other.db", "text.db", "new.db", "other-rw.db", "text-rw.db", "newer-rw.db" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		rm_db(names[i]);

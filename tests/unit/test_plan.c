@@ -262,7 +262,9 @@ TEST(evidence_extra_traced_run)
 		CHECK_NEAR(json_number_value(json_object_get(p.wl[0].evidence, "trace_s")), 2, 1e-9);
 		CHECK(json_array_size(json_object_get(p.wl[0].evidence, "events")) == 4);
 		CHECK(json_integer_value(json_object_get(p.wl[0].evidence, "buffer_kb")) == 8192);
-		CHECK_STR(json_string_value(json_object_get(p.wl[0].evidence, "when")), "extra_run");
+		/* the trigger is the plan's, not the traced series': not in evidence */
+		CHECK(!json_object_get(p.wl[0].evidence, "when"));
+		CHECK(p.wl[0].when == EVIDENCE_ALWAYS);
 		/* 2 boots x 2 knobs x 2 workloads x 3 reps, + 2 boots x 2 knobs traced */
 		CHECK(plan_run_count(&p) == 24 + 4);
 		for (int cfg = 0; cfg < 2; cfg++) {
@@ -305,7 +307,15 @@ TEST(evidence_errors)
 		{ "{\"events\": [\"sched_switch\", 3]}", "evidence.events[1]: unknown event" },
 		{ "{\"buffer_kb\": 1}", "evidence.buffer_kb: must be an integer from 64 to" },
 		{ "{\"max_kb\": 99999}", "evidence.max_kb: must be an integer from 16 to 16384" },
-		{ "{\"when\": \"worst\"}", "evidence.when: must be \"extra_run\"" },
+		{ "{\"when\": \"best\"}", "evidence.when: must be \"always\" (a traced run in "
+		  "every configuration), \"worst\"" },
+		{ "{\"when\": 1}", "evidence.when: must be \"always\"" },
+		{ "{\"outlier_k\": 2}", "evidence.outlier_k: only with \"when\": \"flagged\"" },
+		{ "{\"when\": \"worst\", \"outlier_k\": 2}", "evidence.outlier_k: only with" },
+		{ "{\"when\": \"flagged\", \"outlier_k\": 0}",
+		  "evidence.outlier_k: must be a number in (0, 100]" },
+		{ "{\"when\": \"flagged\", \"outlier_k\": \"3\"}",
+		  "evidence.outlier_k: must be a number" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *t = xstrfmt("%s%s}]}", pre, cases[i].ev);
@@ -315,6 +325,64 @@ TEST(evidence_errors)
 	check_err("{\"name\": \"e\", \"target\": \"local\", \"repetitions\": {\"min\": 2, "
 		  "\"max\": 5, \"until\": \"decided\"}, \"workloads\": [{\"type\": \"hackbench\", "
 		  "\"evidence\": {}}]}", "workloads[0].evidence: not with sequential repetitions");
+}
+
+/* "when": always (also as "extra_run", its name before the triggers),
+ * worst, flagged with its outlier_k; the traced runs are planned alike
+ * whatever the trigger (decided when their turn comes, evidence.h) */
+TEST(evidence_when)
+{
+	static const struct { const char *ev; enum evidence_when w; double k; } cases[] = {
+		{ "{}", EVIDENCE_ALWAYS, 3 },
+		{ "{\"when\": \"always\"}", EVIDENCE_ALWAYS, 3 },
+		{ "{\"when\": \"extra_run\"}", EVIDENCE_ALWAYS, 3 },
+		{ "{\"when\": \"worst\"}", EVIDENCE_WORST, 3 },
+		{ "{\"when\": \"flagged\"}", EVIDENCE_FLAGGED, 3 },
+		{ "{\"when\": \"flagged\", \"outlier_k\": 4.5}", EVIDENCE_FLAGGED, 4.5 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *t = xstrfmt("{\"name\": \"w\", \"target\": \"local\", \"repetitions\": 3, "
+				  "\"workloads\": [{\"type\": \"hackbench\", \"evidence\": %s}]}",
+				  cases[i].ev);
+		struct plan p;
+		CHECK(load_ok(t, &p) == 0);
+		free(t);
+		CHECK(p.wl[0].when == cases[i].w);
+		if (cases[i].w == EVIDENCE_FLAGGED)
+			CHECK_NEAR(p.wl[0].outlier_k, cases[i].k, 1e-12);
+		CHECK(!json_object_get(p.wl[0].evidence, "when"));
+		CHECK(!json_object_get(p.wl[0].evidence, "outlier_k"));
+		CHECK(plan_run_count(&p) == 4);
+		CHECK(p.visits[p.nvisits - 1].runs[p.visits[p.nvisits - 1].nruns - 1].traced);
+		plan_release(&p);
+	}
+	CHECK_STR(evidence_when_name(EVIDENCE_WORST), "worst");
+	CHECK_STR(evidence_when_name(EVIDENCE_FLAGGED), "flagged");
+	CHECK_STR(evidence_when_name(EVIDENCE_ALWAYS), "always");
+	/* a batch target cannot decide before it sends the traced run */
+	const char *lava = "{\"type\": \"lava\", \"url\": \"http://127.0.0.1:8100\", "
+			   "\"token_file\": \"/x/token\", \"user\": \"u\", \"device_type\": \"qemu\"}";
+	char *t = xstrfmt("{\"name\": \"w\", \"target\": %s, \"workloads\": [{\"type\": "
+			  "\"hackbench\", \"evidence\": {\"when\": \"flagged\"}}]}", lava);
+	check_err(t, "workloads[0].evidence.when: \"flagged\" is not possible on the lava target");
+	free(t);
+	t = xstrfmt("{\"name\": \"w\", \"target\": %s, \"workloads\": [{\"type\": "
+		    "\"hackbench\", \"evidence\": {\"when\": \"always\"}}]}", lava);
+	struct plan p;
+	CHECK(load_ok(t, &p) == 0);
+	free(t);
+	plan_release(&p);
+	/* ... nor when --target makes the plan's target one */
+	CHECK(load_ok("{\"name\": \"w\", \"target\": \"local\", \"workloads\": [{\"type\": "
+		      "\"hackbench\", \"evidence\": {\"when\": \"worst\"}}]}", &p) == 0);
+	struct strbuf e = STRBUF_INIT;
+	json_t *lt = json_loads(lava, 0, NULL);
+	CHECK(plan_set_target(&p, lt, &e) == -1);
+	json_decref(lt);
+	CHECK_CONTAINS(e.buf, "\"worst\" is not possible on the lava target");
+	CHECK_STR(json_string_value(json_object_get(p.target, "type")), "local");
+	strbuf_release(&e);
+	plan_release(&p);
 }
 
 TEST(estimate_positive_and_exact)
@@ -628,6 +696,7 @@ int main(void)
 	RUN(sequential_order);
 	RUN(evidence_extra_traced_run);
 	RUN(evidence_errors);
+	RUN(evidence_when);
 	RUN(estimate_positive_and_exact);
 	RUN(syntax_error_file_line_column);
 	RUN(duplicate_keys_rejected);
