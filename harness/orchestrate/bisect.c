@@ -933,6 +933,16 @@ out:
 	return ret;
 }
 
+/* "--where W: " before select.c's message */
+static void where_error(const struct bctx *b, struct strbuf *err)
+{
+	struct strbuf e2 = STRBUF_INIT;
+	strbuf_addf(&e2, "--where %s: %s", b->row.where_sel, err->buf);
+	strbuf_reset(err);
+	strbuf_addstr(err, e2.buf);
+	strbuf_release(&e2);
+}
+
 int bisect_main(const struct bisect_args *a, struct strbuf *err)
 {
 	struct bctx b;
@@ -962,6 +972,13 @@ int bisect_main(const struct bisect_args *a, struct strbuf *err)
 	} else {
 		if (setup_new(&b, err))
 			goto out;
+		/* a bad --where is refused before the bisection is stored */
+		if (select_from_text(b.db, b.row.where_sel, &b.sel, err)) {
+			where_error(&b, err);
+			goto out;
+		}
+		select_free(&b.sel);
+		memset(&b.sel, 0, sizeof(b.sel));
 		b.row.inputs = inputs_key(&b);
 		b.row.plan_json = json_dumps(b.tmpl, JSON_COMPACT);
 		int existed = 0;
@@ -981,11 +998,7 @@ int bisect_main(const struct bisect_args *a, struct strbuf *err)
 	/* until a value says otherwise (load_values sets the metric's own) */
 	verdict_options_default(&b.vo, VERDICT_LOWER_IS_BETTER);
 	if (select_from_text(b.db, b.row.where_sel, &b.sel, err)) {
-		struct strbuf e2 = STRBUF_INIT;
-		strbuf_addf(&e2, "--where %s: %s", b.row.where_sel, err->buf);
-		strbuf_reset(err);
-		strbuf_addstr(err, e2.buf);
-		strbuf_release(&e2);
+		where_error(&b, err);
 		goto out;
 	}
 	if (lock_bisection(&b, err))

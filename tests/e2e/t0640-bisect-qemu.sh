@@ -117,6 +117,11 @@ contains "... with an example" "$TMP/err" "expected WORKLOAD.METRIC (e.g. pingpo
 expect_exit 2 "good after bad: exit 2" \
 	schedlab bisect --db "$DB" --plan "$TMP/p.json" --good bad --bad base --metric pingpong.rps
 contains "... naming the refs" "$TMP/err" "--good bad (${C5:0:12}) is not an ancestor of --bad base"
+expect_exit 2 "a --where on a column the results view lacks: exit 2" \
+	schedlab bisect --db "$DB" --plan "$TMP/p.json" --good base --bad bad \
+	--metric pingpong.req_p50_us --where nosuchcolumn=1
+contains "... naming it" "$TMP/err" "--where nosuchcolumn=1: "
+equals "... before a bisection is stored" "$(sql "SELECT count(*) FROM bisect")" 0
 cat >"$TMP/bad.patch" <<'EOF'
 diff --git a/kernel/sched/core.c b/kernel/sched/core.c
 --- a/kernel/sched/core.c
