@@ -28,6 +28,7 @@ enum stmt_id {
 	STMT_RUN_INSERT,
 	STMT_RUN_SET_BOOT,
 	STMT_RUN_START,
+	STMT_RUN_UNSTART,
 	STMT_RUN_FINISH,
 	STMT_METRIC_INSERT,
 	STMT_METRIC_INSERT_2,
@@ -96,6 +97,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	[STMT_RUN_SET_BOOT] = "UPDATE run SET boot_id = ?2 WHERE id = ?1",
 	[STMT_RUN_START] = "UPDATE run SET status = 'running',"
 			   " started_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
+	[STMT_RUN_UNSTART] = "UPDATE run SET status = 'planned', started_at = NULL"
+			     " WHERE id = ?1 AND status = 'running'",
 	[STMT_RUN_FINISH] = "UPDATE run SET status = ?2, error = ?3, wall_s = ?4, exit_code = ?5,"
 			    " argv = ?6, stdout = ?7, stderr = ?8, files = ?9, knobs_applied = ?10,"
 			    " load = ?11, started_at = coalesce(started_at, strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
@@ -898,12 +901,30 @@ int db_run_start(struct db *db, int64_t run_id)
 	return step_done(db, s, "starting run");
 }
 
+int db_run_unstart(struct db *db, int64_t run_id)
+{
+	sqlite3_stmt *s = stmt(db, STMT_RUN_UNSTART);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	return step_done(db, s, "un-marking a run that did not start");
+}
+
+int db_run_finish(struct db *db, int64_t run_id, const struct db_run_result *r)
+{
+	return db_run_finish_start(db, run_id, r, 0);
+}
+
 /*
  * One transaction per run; inside a caller's transaction (a bulk path:
  * several runs committed together) a savepoint instead, so that a run that
- * fails leaves nothing of itself and the caller's transaction goes on.
+ * fails leaves nothing of itself and the caller's transaction goes on. The
+ * next run's mark is the last statement of it: the run's commit is the
+ * mark's (bench/ingest.c: the second commit a run was 40% of the wall time
+ * of storing it).
  */
-int db_run_finish(struct db *db, int64_t run_id, const struct db_run_result *r)
+int db_run_finish_start(struct db *db, int64_t run_id, const struct db_run_result *r,
+			int64_t next_run_id)
 {
 	int nested = !sqlite3_get_autocommit(db->h);
 	if (nested ? exec_sql(db, "SAVEPOINT run_finish") : db_begin(db))
@@ -973,6 +994,19 @@ int db_run_finish(struct db *db, int64_t run_id, const struct db_run_result *r)
 		bind_static(s, 3, r->schedstat_after);
 		if (step_done(db, s, "inserting schedstat"))
 			goto fail;
+	}
+	if (next_run_id > 0) {
+		s = stmt(db, STMT_RUN_START);
+		if (!s)
+			goto fail;
+		sqlite3_bind_int64(s, 1, next_run_id);
+		if (step_done(db, s, "marking the next run running"))
+			goto fail;
+		if (sqlite3_changes(db->h) != 1) {
+			db_seterr(db, "marking the next run running: run %lld does not exist",
+				  (long long)next_run_id);
+			goto fail;
+		}
 	}
 	if (nested ? exec_sql(db, "RELEASE run_finish") : db_commit(db))
 		goto fail;

@@ -98,11 +98,17 @@ int64_t db_run_plan(struct db *db, int64_t sid, int64_t boot_id, int seq, int ro
 		    const char *workload, const char *params_json, const char *knobs_json,
 		    int rep);
 int db_run_set_boot(struct db *db, int64_t run_id, int64_t boot_id);
+/* mark a run running (status, started_at) in a commit of its own, before it
+ * is measured: a controller that dies mid-run leaves it for --resume */
 int db_run_start(struct db *db, int64_t run_id);
 /* a traced run's evidence decision (run.evidence_of, run.evidence_why;
  * of_run <= 0 and why NULL store NULL): set before it runs or when it is
  * skipped, set again on resume (the decision is recomputed) */
 int db_run_set_evidence(struct db *db, int64_t run_id, int64_t of_run, const char *why);
+/* a run marked running that was not started after all (Ctrl-C came between
+ * the commit that marked it and its start) back to planned, as it was; a
+ * run that is no longer running is left alone */
+int db_run_unstart(struct db *db, int64_t run_id);
 
 struct db_metric {
 	const char *workload, *name, *unit, *better, *note;
@@ -131,6 +137,13 @@ struct db_run_result {
  * session calls it outside any transaction: one commit per run
  * (docs/reliability.md). */
 int db_run_finish(struct db *db, int64_t run_id, const struct db_run_result *r);
+/* the same, and in the same transaction the next run `next_run_id` marked
+ * running as db_run_start does (none when 0): a session stores a run and
+ * marks the one it starts next in one commit instead of two, and the mark
+ * is durable before that run starts, as with db_run_start. All or nothing:
+ * when the store fails, the next run is not marked either */
+int db_run_finish_start(struct db *db, int64_t run_id, const struct db_run_result *r,
+			int64_t next_run_id);
 /* resume: runs left running or interrupted, and runs skipped because their
  * boot failed ("boot failed: ..."), go back to planned */
 int db_session_reset_running(struct db *db, int64_t sid);

@@ -826,8 +826,9 @@ static char *load_json(const struct run_ctx *c)
 }
 
 /* the run row with its metrics, histograms and raw output, in one
- * transaction; -1 with a message */
-static int store_run(struct run_ctx *c, struct strbuf *err)
+ * transaction, and the run `next` marked running in it (none when 0); -1
+ * with a message */
+static int store_run(struct run_ctx *c, int64_t next, struct strbuf *err)
 {
 	int ok = c->out == RUN_OK;
 	const struct metric_set *ms = &c->ms;
@@ -863,7 +864,7 @@ static int store_run(struct run_ctx *c, struct strbuf *err)
 		.nhists = ok ? ms->nhist : 0,
 	};
 	int ret = 0;
-	if (db_run_finish(c->db, c->pr->run_id, &r)) {
+	if (db_run_finish_start(c->db, c->pr->run_id, &r, next)) {
 		strbuf_addf(err, "database: %s", db_errmsg(c->db));
 		ret = -1;
 	}
@@ -912,22 +913,38 @@ static void summarize(const struct run_ctx *c, struct strbuf *summary)
 	}
 }
 
+/*
+ * Run pr: marked running in a commit of its own before it is measured,
+ * unless the previous run's commit marked it (`marked`); stored in one
+ * commit that also marks `next` running, the run the session starts after
+ * this one (0: none or not known), when the session goes on to it: not
+ * after Ctrl-C, a lost target or a database error. *next_marked says
+ * whether it did. Either way every run is marked durably before it starts,
+ * and a crash at any point leaves at most the run being measured (or about
+ * to be) running, for --resume (docs/reliability.md).
+ */
 static enum run_outcome execute_run(struct db *db, struct target *t, const struct plan *p,
 				    const struct session_opts *o, const struct db_pending_run *pr,
-				    const json_t *si, const struct evidence_decision *why,
+				    int marked, int64_t next, int *next_marked, const json_t *si,
+				    const struct evidence_decision *why,
 				    struct strbuf *summary, struct strbuf *err)
 {
 	struct run_ctx c;
 	run_ctx_init(&c, db, t, p, o, pr);
 	c.why = why;
-	if (db_run_start(db, pr->run_id)) {
+	*next_marked = 0;
+	if (!marked && db_run_start(db, pr->run_id)) {
 		strbuf_addf(err, "database: %s", db_errmsg(db));
 		c.out = RUN_DBERR;
 	} else {
 		measure(&c, si);
 		settle(&c);
-		if (store_run(&c, err))
+		int go_on = next > 0 && !session_aborted(o) &&
+			    (c.out == RUN_OK || c.out == RUN_FAILED || c.out == RUN_SKIPPED);
+		if (store_run(&c, go_on ? next : 0, err))
 			c.out = RUN_DBERR;
+		else
+			*next_marked = go_on;
 		summarize(&c, summary);
 	}
 	enum run_outcome out = c.out;
@@ -998,6 +1015,8 @@ struct exec_ctx {
 	/* evidence triggers ("worst", "flagged"): traced runs they made, left
 	   out (nothing flagged) and left waiting for their configuration */
 	size_t ev_traced, ev_skipped, ev_waiting;
+	int64_t marked;         /* the run the last store marked running (the
+				   next to start), 0 when none */
 };
 
 /* one boot of the session and the consecutive runs that share it */
@@ -1226,9 +1245,11 @@ static int seq_needed(struct exec_ctx *c, size_t k)
 	return 0;
 }
 
-/* run k, with its progress line */
-static enum run_outcome run_one(struct exec_ctx *c, size_t k, const char *bootdesc,
-				 const json_t *si, const struct evidence_decision *why)
+/* run k, with its progress line; run `next` is marked running with its
+ * store when the session goes on to it (execute_run) */
+static enum run_outcome run_one(struct exec_ctx *c, size_t k, int64_t next_id,
+				 const char *bootdesc, const json_t *si,
+				 const struct evidence_decision *why)
 {
 	const struct db_pending_run *r = &c->runs[k];
 	struct strbuf sum = STRBUF_INIT;
@@ -1237,7 +1258,11 @@ static enum run_outcome run_one(struct exec_ctx *c, size_t k, const char *bootde
 	char *what = traced ? xstrfmt("%s traced run (evidence) knobs=%s", r->workload, r->knobs)
 			    : xstrfmt("%s rep %d knobs=%s", r->workload, r->rep + 1, r->knobs);
 	progress_run_start(&c->pg, bootdesc, what);
-	enum run_outcome oc = execute_run(c->db, &c->t, c->p, c->o, r, si, why, &sum, c->err);
+	int next_marked;
+	enum run_outcome oc = execute_run(c->db, &c->t, c->p, c->o, r,
+					  c->marked == r->run_id, next_id, &next_marked, si, why,
+					  &sum, c->err);
+	c->marked = next_marked ? next_id : 0;
 	int whole = c->pg.tty || c->pg.prefix;
 	char *line = xstrfmt("%s%s%s (%.1f s)%s", whole ? what : "", whole ? ": " : "",
 			     oc == RUN_OK ? "ok" : oc == RUN_SKIPPED ? "skipped"
@@ -1296,10 +1321,29 @@ static int evidence_gate(struct exec_ctx *c, size_t k, struct evidence_decision 
 	return 0;
 }
 
+/* the run of [k, j) that run_boot_runs starts next, as things stand (the
+ * decisions of sequential repetitions change only between rounds, and a
+ * round's runs of one boot are consecutive); j when none, or when it is a
+ * traced run: its evidence trigger decides at its turn, from what is
+ * stored by then, whether it runs at all (evidence_gate), so it is marked
+ * in a commit of its own */
+static size_t next_needed(const struct exec_ctx *c, size_t k, size_t j)
+{
+	const char *why;
+	for (; k < j; k++) {
+		const struct db_pending_run *r = &c->runs[k];
+		if (!c->seq || seqrun_needed(c->seq, r->cfg, r->knobs, r->workload, r->params, &why))
+			return r->params && strstr(r->params, "\"evidence\":") ? j : k;
+	}
+	return j;
+}
+
 /* the runs of a good boot, until the target is lost or Ctrl-C; after a loss
- * the rest stay resumable */
+ * the rest stay resumable. The first run is marked running in a commit of
+ * its own, each later one in the commit that stored the run before it */
 static void run_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t i, size_t j)
 {
+	c->marked = 0;
 	for (size_t k = i; k < j; k++) {
 		if (session_aborted(c->o))
 			break;
@@ -1328,7 +1372,10 @@ static void run_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t i
 			c->exit_code = 2;
 			break;
 		}
-		enum run_outcome oc = go ? run_one(c, k, b->desc, b->bi.sysinfo, &d) : RUN_OK;
+		size_t next = next_needed(c, k + 1, j);
+		enum run_outcome oc = go ? run_one(c, k, next < j ? c->runs[next].run_id : 0, b->desc,
+						   b->bi.sysinfo, &d)
+					 : RUN_OK;
 		evidence_decision_release(&d);
 		if (oc == RUN_DBERR) {
 			c->exit_code = 2;
@@ -1341,6 +1388,13 @@ static void run_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t i
 		if (oc != RUN_OK && oc != RUN_INTERRUPTED)
 			c->exit_code = c->exit_code ? c->exit_code : 1;
 	}
+	/* Ctrl-C came after the commit that marked the next run: it goes back
+	   to planned, as it would have stayed without the mark */
+	if (c->marked && db_run_unstart(c->db, c->marked) && c->exit_code != 2) {
+		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+		c->exit_code = 2;
+	}
+	c->marked = 0;
 }
 
 /* ---- batch targets (exec_batch: every run of a boot at once) ------------- */
@@ -1431,13 +1485,24 @@ static void batch_boot(struct exec_ctx *c, struct boot_ctx *b, size_t i, size_t 
 		run_ctx_init(&rc[m], c->db, &c->t, c->p, c->o, &c->runs[k]);
 		idx[m] = k;
 		prep[m] = batch_prepare(&rc[m], &br[m]) == 0;
-		if (db_run_start(c->db, c->runs[k].run_id)) {
+		m++;
+	}
+	/* the batch's runs are marked running in one commit, before the
+	   target gets them */
+	if (m && db_begin(c->db) == 0) {
+		size_t r = 0;
+		while (r < m && db_run_start(c->db, rc[r].pr->run_id) == 0)
+			r++;
+		if (r < m || db_commit(c->db)) {
 			strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+			db_rollback(c->db);
 			c->exit_code = 2;
-			m++;
 			goto out;
 		}
-		m++;
+	} else if (m) {
+		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+		c->exit_code = 2;
+		goto out;
 	}
 	if (b->booted) {
 		progress_say(&c->pg, "  %zu runs in one batch", m);
@@ -1476,7 +1541,7 @@ static void batch_boot(struct exec_ctx *c, struct boot_ctx *b, size_t i, size_t 
 		progress_run_start(&c->pg, b->desc, what);
 		if (prep[r])
 			batch_take(x, &br[r]);
-		if (store_run(x, c->err))
+		if (store_run(x, 0, c->err))
 			x->out = RUN_DBERR;
 		summarize(x, &sum);
 		int whole = c->pg.tty || c->pg.prefix;
