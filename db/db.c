@@ -51,11 +51,17 @@ enum stmt_id {
 	STMT_BOOT_SET_GIT,
 	STMT_KERNEL_SET_GIT,
 	STMT_RUN_EVIDENCE,
+	STMT_BEGIN,
+	STMT_COMMIT,
 	STMT_COUNT
 };
 
 static const char *const stmt_sql[STMT_COUNT] = {
 	[STMT_RUN_EVIDENCE] = "UPDATE run SET evidence_of = ?2, evidence_why = ?3 WHERE id = ?1",
+	/* prepared once like the others: sqlite3_exec would parse them at
+	   every run's store */
+	[STMT_BEGIN] = "BEGIN IMMEDIATE",
+	[STMT_COMMIT] = "COMMIT",
 	[STMT_BOOT_SET_GIT] = "UPDATE boot SET kernel_commit = ?2, kernel_describe = ?3 WHERE id = ?1",
 	[STMT_KERNEL_SET_GIT] = "UPDATE kernel SET git_commit = ?2, git_describe = ?3"
 				" WHERE id = ?1 AND git_commit IS NULL",
@@ -271,14 +277,27 @@ static int exec_sql(struct db *db, const char *sql)
 	return 0;
 }
 
+/* a statement without rows or bindings, prepared once */
+static int exec_stmt(struct db *db, enum stmt_id id)
+{
+	sqlite3_stmt *s = stmt(db, id);
+	if (!s)
+		return -1;
+	int rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE)
+		ERROR_SQLITE(db, stmt_sql[id]);
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 int db_begin(struct db *db)
 {
-	return exec_sql(db, "BEGIN IMMEDIATE");
+	return exec_stmt(db, STMT_BEGIN);
 }
 
 int db_commit(struct db *db)
 {
-	return exec_sql(db, "COMMIT");
+	return exec_stmt(db, STMT_COMMIT);
 }
 
 void db_rollback(struct db *db)
