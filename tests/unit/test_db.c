@@ -4,14 +4,20 @@
  * forward without losing it; db_run_finish stores a run with its metrics,
  * histogram and schedstat in one transaction (all or nothing), and the
  * `results` view shows only ok runs of ok boots; pending runs in execution
- * order and crash recovery; session selectors; the sessions of a lab;
- * refusing files that are not schedlab databases or are newer than this
- * build. Each test works in its own temporary directory.
+ * order and crash recovery; a run's store and the next run's mark in one
+ * commit, and what a controller killed with SIGKILL at any point of that
+ * leaves for --resume (a forked child, stopped at chosen points or killed
+ * at random times); session selectors; the sessions of a lab; refusing
+ * files that are not schedlab databases or are newer than this build. Each
+ * test works in its own temporary directory.
  */
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "db/db.h"
@@ -614,6 +620,343 @@ TEST(pending_runs_and_reset)
 	fixture_teardown(&f);
 }
 
+/* the store and the next run's mark are one transaction: both or neither */
+TEST(run_finish_marks_the_next_run)
+{
+	struct fixture f;
+	CHECK(fixture_setup(&f) == 0);
+	if (!f.db)
+		return;
+	struct db_run_result ok = { .status = "ok", .metrics = metrics_ok, .nmetrics = 2 };
+	CHECK(db_run_start(f.db, f.run[0]) == 0);
+	CHECK(db_run_finish_start(f.db, f.run[0], &ok, f.run[1]) == 0);
+	check_q(f.db, "SELECT seq, status, started_at IS NOT NULL, finished_at IS NOT NULL FROM run"
+		      " ORDER BY seq", "0|ok|1|1;1|running|1|0;2|planned|0|0;3|planned|0|0");
+	/* a store that fails marks nothing: run 1 still running, run 2 planned */
+	struct db_metric bad[] = {
+		{ .workload = "hackbench", .name = "x", .unit = "s", .better = "smaller", .value = 2 },
+	};
+	struct db_run_result r = { .status = "ok", .metrics = bad, .nmetrics = 1 };
+	CHECK(db_run_finish_start(f.db, f.run[1], &r, f.run[2]) == -1);
+	check_q(f.db, "SELECT seq, status FROM run WHERE seq IN (1, 2) ORDER BY seq",
+		"1|running;2|planned");
+	/* nor does one whose next run does not exist: the store is undone too */
+	CHECK(db_run_finish_start(f.db, f.run[1], &ok, 999) == -1);
+	CHECK_CONTAINS(db_errmsg(f.db), "run 999 does not exist");
+	check_q(f.db, "SELECT status, (SELECT count(*) FROM metric WHERE run_id = run.id) FROM run"
+		      " WHERE seq = 1", "running|0");
+	/* the last run of a boot marks none */
+	CHECK(db_run_finish_start(f.db, f.run[1], &ok, 0) == 0);
+	check_q(f.db, "SELECT group_concat(status) FROM (SELECT status FROM run ORDER BY seq)",
+		"ok,ok,planned,planned");
+	/* Ctrl-C between a mark and its run: back to planned, as if unmarked;
+	 * a run that is not running is left alone */
+	CHECK(db_run_start(f.db, f.run[2]) == 0);
+	CHECK(db_run_unstart(f.db, f.run[2]) == 0);
+	CHECK(db_run_unstart(f.db, f.run[0]) == 0);
+	check_q(f.db, "SELECT seq, status, started_at IS NULL FROM run WHERE seq IN (0, 2)"
+		      " ORDER BY seq", "0|ok|0;2|planned|1");
+	/* inside a caller's transaction (a savepoint) the mark is kept with the
+	 * run and goes with the caller's commit or rollback */
+	CHECK(db_begin(f.db) == 0);
+	CHECK(db_run_finish_start(f.db, f.run[2], &ok, f.run[3]) == 0);
+	db_rollback(f.db);
+	check_q(f.db, "SELECT seq, status FROM run WHERE seq IN (2, 3) ORDER BY seq",
+		"2|planned;3|planned");
+	fixture_teardown(&f);
+}
+
+/*
+ * SIGKILL at any point: a child stores CRASH_RUNS runs of a boot as a
+ * session does (the first marked alone, then each store marking the next)
+ * and is killed; the file must then hold exactly what --resume expects: a
+ * prefix of the runs ok with all their metrics, at most the run after it
+ * running (never two), the rest planned; reset and pending list give back
+ * exactly the runs not ok, and finishing them stores every run once.
+ */
+#define CRASH_RUNS 60
+#define CRASH_METRICS 25
+
+static struct db *open_path(const char *path)
+{
+	struct db *db = NULL;
+	char *err = NULL;
+	if (db_open(path, DB_READWRITE, &db, &err)) {
+		printf("#   db_open %s: %s\n", path, err ? err : "?");
+		free(err);
+	}
+	return db;
+}
+
+/* a session of CRASH_RUNS planned runs in one boot; ids in run[] */
+static int64_t crash_session(struct db *db, int64_t *run)
+{
+	struct db_session s = { .name = "crash", .plan_json = "{}", .target = "local",
+				.version = "test" };
+	int64_t sid = db_session_create(db, &s);
+	int64_t bid = sid > 0 ? db_boot_plan(db, sid, 0, 0, NULL, "full", "") : -1;
+	if (bid <= 0 || db_begin(db))
+		return -1;
+	for (int i = 0; i < CRASH_RUNS; i++)
+		if ((run[i] = db_run_plan(db, sid, bid, i, 0, "hackbench", "{}", "{}", i)) <= 0) {
+			db_rollback(db);
+			return -1;
+		}
+	return db_commit(db) ? -1 : sid;
+}
+
+static struct db_metric crash_m[CRASH_METRICS];
+static char crash_names[CRASH_METRICS][16];
+
+/* run i's result as the child stores it */
+static struct db_run_result crash_result(int i)
+{
+	for (int k = 0; k < CRASH_METRICS; k++) {
+		snprintf(crash_names[k], sizeof(crash_names[k]), "m%02d", k);
+		crash_m[k] = (struct db_metric){ .workload = "hackbench", .name = crash_names[k],
+						 .unit = "s", .better = "lower", .value = i + k };
+	}
+	return (struct db_run_result){ .status = "ok", .out = "Time: 1\n", .metrics = crash_m,
+				       .nmetrics = CRASH_METRICS, .schedstat_before = "b",
+				       .schedstat_after = "a" };
+}
+
+/* where the child stops itself (SIGSTOP) to be killed; -1: never */
+enum crash_point {
+	STOP_AFTER_FIRST_MARK,   /* run 0 marked, nothing stored */
+	STOP_INSIDE_STORE,       /* run 2's store and run 3's mark written, not committed */
+	STOP_AFTER_STORE,        /* run 2 stored and run 3 marked */
+	STOP_AT_END,             /* every run stored */
+	STOP_NEVER,
+};
+
+/* the child: a session's stores; never returns */
+static void crash_child(const char *path, const int64_t *run, enum crash_point stop)
+{
+	struct db *db = open_path(path);
+	if (!db || db_run_start(db, run[0]))
+		_exit(3);
+	if (stop == STOP_AFTER_FIRST_MARK)
+		raise(SIGSTOP);
+	for (int i = 0; i < CRASH_RUNS; i++) {
+		struct db_run_result r = crash_result(i);
+		int64_t next = i + 1 < CRASH_RUNS ? run[i + 1] : 0;
+		if (stop == STOP_INSIDE_STORE && i == 2) {
+			/* the state of a store killed before its commit: its
+			   statements done, the commit not */
+			if (db_begin(db) || db_run_finish_start(db, run[i], &r, next))
+				_exit(3);
+			raise(SIGSTOP);
+		}
+		if (db_run_finish_start(db, run[i], &r, next))
+			_exit(3);
+		if (stop == STOP_AFTER_STORE && i == 2)
+			raise(SIGSTOP);
+	}
+	if (stop == STOP_AT_END)
+		raise(SIGSTOP);
+	_exit(0);
+}
+
+/* fork the child, kill it with SIGKILL when it stops at `stop` (or after
+ * `after_us` when it does not stop); 0 when it was killed or finished */
+static int crash_run(const char *path, const int64_t *run, enum crash_point stop, long after_us)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		crash_child(path, run, stop);
+	int st = 0;
+	if (stop != STOP_NEVER) {
+		if (waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st)) {
+			printf("#   child did not stop (status %#x)\n", st);
+			return -1;
+		}
+	} else {
+		/* until it is killed after after_us, or ends by itself */
+		struct timespec t0, t, tick = { 0, 100 * 1000 };
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (;;) {
+			pid_t w = waitpid(pid, &st, WNOHANG);
+			if (w == pid)
+				goto reaped;
+			if (w < 0)
+				return -1;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 >=
+			    after_us)
+				break;
+			nanosleep(&tick, NULL);
+		}
+	}
+	kill(pid, SIGKILL);
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+reaped:
+	if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
+		printf("#   child failed (exit %d)\n", WEXITSTATUS(st));
+		return -1;
+	}
+	return 0;
+}
+
+/* the statuses of the session's runs in order, one letter each (o ok,
+ * r running, p planned, else ?) */
+static char *crash_states(struct db *db, int64_t sid)
+{
+	char *sql = xstrfmt("SELECT group_concat(CASE status WHEN 'ok' THEN 'o' WHEN 'running'"
+			    " THEN 'r' WHEN 'planned' THEN 'p' ELSE '?' END, '') FROM (SELECT"
+			    " status FROM run WHERE session_id = %lld ORDER BY seq)", (long long)sid);
+	char *r = q(db, sql);
+	free(sql);
+	return r;
+}
+
+/* what the killed child left is a state --resume expects; then resume:
+ * every run stored exactly once. *states gets the letters found */
+static void crash_check(const char *path, int64_t sid, const int64_t *run, char **states)
+{
+	struct db *db = open_path(path);
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	char *st = crash_states(db, sid);
+	*states = xstrdup(st);
+	/* ok* then at most one running, then planned* */
+	size_t nok = strspn(st, "o"), nrun = strspn(st + nok, "r");
+	CHECK(nrun <= 1 && strspn(st + nok + nrun, "p") == strlen(st + nok + nrun));
+	CHECK(strlen(st) == CRASH_RUNS);
+	/* an ok run has all of its rows, the others none */
+	char *sql = xstrfmt("SELECT count(*), count(DISTINCT run_id) FROM metric WHERE run_id IN"
+			    " (SELECT id FROM run WHERE session_id = %lld)", (long long)sid);
+	char *got = q(db, sql), *want = xstrfmt("%zu|%zu", nok * CRASH_METRICS, nok);
+	CHECK_STR(got, want);
+	free(sql);
+	free(got);
+	free(want);
+	sql = xstrfmt("SELECT count(*) FROM schedstat WHERE run_id IN (SELECT id FROM run WHERE"
+		      " session_id = %lld)", (long long)sid);
+	got = q(db, sql);
+	want = xstrfmt("%zu", nok);
+	CHECK_STR(got, want);
+	free(sql);
+	free(got);
+	free(want);
+	/* resume: what is not ok is pending, in order */
+	struct db_pending_run *pend = NULL;
+	size_t n = 0;
+	CHECK(db_session_reset_running(db, sid) == 0);
+	CHECK(db_pending_runs(db, sid, &pend, &n) == 0);
+	CHECK(n == CRASH_RUNS - nok);
+	for (size_t i = 0; i < n && nok + i < CRASH_RUNS; i++)
+		CHECK(pend[i].run_id == run[nok + i]);
+	/* and redone as a session does: every run stored once */
+	for (size_t i = 0; i < n; i++) {
+		struct db_run_result r = crash_result((int)(nok + i));
+		if (i == 0)
+			CHECK(db_run_start(db, pend[i].run_id) == 0);
+		CHECK(db_run_finish_start(db, pend[i].run_id, &r,
+					  i + 1 < n ? pend[i + 1].run_id : 0) == 0);
+	}
+	db_pending_runs_free(pend, n);
+	char *after = crash_states(db, sid);
+	char all[CRASH_RUNS + 1];
+	memset(all, 'o', CRASH_RUNS);
+	all[CRASH_RUNS] = 0;
+	CHECK_STR(after, all);
+	sql = xstrfmt("SELECT count(*), count(DISTINCT run_id) FROM metric WHERE run_id IN"
+		      " (SELECT id FROM run WHERE session_id = %lld)", (long long)sid);
+	got = q(db, sql);
+	want = xstrfmt("%d|%d", CRASH_RUNS * CRASH_METRICS, CRASH_RUNS);
+	CHECK_STR(got, want);
+	free(sql);
+	free(got);
+	free(want);
+	free(after);
+	free(st);
+	db_close(db);
+}
+
+TEST(sigkill_at_chosen_points)
+{
+	static const struct {
+		enum crash_point stop;
+		const char *states;   /* the first 5 runs right after the kill */
+	} cases[] = {
+		{ STOP_AFTER_FIRST_MARK, "rpppp" },
+		{ STOP_INSIDE_STORE, "oorpp" },
+		{ STOP_AFTER_STORE, "ooorp" },
+		{ STOP_AT_END, "ooooo" },
+	};
+	rm_db("crash.db");
+	char *path = tmp_path("crash.db");
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct db *db = open_path(path);
+		int64_t run[CRASH_RUNS];
+		int64_t sid = db ? crash_session(db, run) : -1;
+		CHECK(sid > 0);
+		db_close(db);
+		if (sid <= 0)
+			break;
+		CHECK(crash_run(path, run, cases[c].stop, 0) == 0);
+		char *states = NULL;
+		crash_check(path, sid, run, &states);
+		if (!states || strncmp(states, cases[c].states, 5)) {
+			printf("#   case %zu: states %s, expected %s...\n", c,
+			       states ? states : "(none)", cases[c].states);
+			CHECK(0);
+		}
+		free(states);
+	}
+	free(path);
+	rm_db("crash.db");
+}
+
+/* killed at random times: whatever it left is a state --resume expects
+ * (the seed is printed to replay a failure) */
+TEST(sigkill_at_random_times)
+{
+	rm_db("crash.db");
+	char *path = tmp_path("crash.db");
+	unsigned seed = (unsigned)time(NULL);
+	printf("# seed %u\n", seed);
+	srand(seed);
+	/* how long the whole loop takes here (a sanitizer build is slow) */
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	{
+		struct db *db = open_path(path);
+		int64_t run[CRASH_RUNS];
+		int64_t sid = db ? crash_session(db, run) : -1;
+		db_close(db);
+		CHECK(sid > 0 && crash_run(path, run, STOP_NEVER, 10 * 1000 * 1000) == 0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	long span_us = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000;
+	int mid = 0;
+	for (int k = 0; k < 12; k++) {
+		struct db *db = open_path(path);
+		int64_t run[CRASH_RUNS];
+		int64_t sid = db ? crash_session(db, run) : -1;
+		db_close(db);
+		CHECK(sid > 0);
+		if (sid <= 0)
+			break;
+		long after = span_us > 0 ? rand() % span_us : 0;
+		CHECK(crash_run(path, run, STOP_NEVER, after) == 0);
+		char *states = NULL;
+		crash_check(path, sid, run, &states);
+		if (states && strchr(states, 'p') && strchr(states, 'o'))
+			mid++;
+		free(states);
+	}
+	printf("# %d of 12 kills landed mid-session\n", mid);
+	free(path);
+	rm_db("crash.db");
+}
+
 static int fake_alive_answer;
 static int fake_alive(const struct db_owner *o)
 {
@@ -918,6 +1261,9 @@ int main(void)
 	RUN(run_finish_many_metrics);
 	RUN(run_finish_inside_a_bulk_transaction);
 	RUN(pending_runs_and_reset);
+	RUN(run_finish_marks_the_next_run);
+	RUN(sigkill_at_chosen_points);
+	RUN(sigkill_at_random_times);
 	RUN(session_owner);
 	RUN(session_resolve);
 	RUN(lab_sessions);
