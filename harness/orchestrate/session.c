@@ -1259,6 +1259,10 @@ static enum run_outcome run_one(struct exec_ctx *c, size_t k, int64_t next_id,
 			    : xstrfmt("%s rep %d knobs=%s", r->workload, r->rep + 1, r->knobs);
 	progress_run_start(&c->pg, bootdesc, what);
 	int next_marked;
+	/* (a mark for another run than this one cannot be: run_boot_runs goes
+	   to the run it marked, or stops) */
+	if (c->marked && c->marked != r->run_id && db_run_unstart(c->db, c->marked) == 0)
+		c->marked = 0;
 	enum run_outcome oc = execute_run(c->db, &c->t, c->p, c->o, r,
 					  c->marked == r->run_id, next_id, &next_marked, si, why,
 					  &sum, c->err);

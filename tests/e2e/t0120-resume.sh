@@ -4,7 +4,11 @@
 # knobs; `run --resume last` then finishes the session, and every planned run
 # is stored exactly once; while it ran, a second `--resume` was refused
 # (one owner per session). Then the same with SIGINT (Ctrl-C): exit 130, the
-# session is marked interrupted and resumable.
+# session is marked interrupted and resumable. A run is marked running in the
+# commit that stored the run before it (the first of a boot in a commit of
+# its own): a kill leaves exactly one run running, Ctrl-C none, also when it
+# comes between a run's store and the start of the next (a session of short
+# runs interrupted at random times).
 . "$(dirname "$0")/lib.sh"
 DB=$TMP/r.db
 knob=/proc/sys/kernel/sched_rr_timeslice_ms
@@ -67,6 +71,10 @@ done
 no_leftovers "SIGKILL of the controller leaves no workload, load or agent running"
 equals "knob restored by the agent after the controller died" "$(cat $knob)" "$orig"
 equals "the killed session is not done" "$(sql "SELECT status FROM session")" running
+equals "the killed session has exactly one run running" \
+	"$(sql "SELECT count(*) FROM run WHERE status = 'running'")" 1
+equals "... the one after the runs stored (seq order: ok*, running, planned*)" \
+	"$(sql "SELECT group_concat(s, '') FROM (SELECT CASE status WHEN 'ok' THEN 'o' WHEN 'running' THEN 'r' WHEN 'planned' THEN 'p' ELSE '?' END s FROM run ORDER BY seq)" | grep -cE '^o*rp*$')" 1
 planned=$(sql "SELECT count(*) FROM run")
 equals "all 6 runs were planned before the first started" "$planned" 6
 done_before=$(sql "SELECT count(*) FROM run WHERE status='ok'")
@@ -106,4 +114,46 @@ no_leftovers "SIGINT leaves no process behind"
 equals "SIGINT: knob restored" "$(cat $knob)" "$orig"
 expect_exit 0 "SIGINT: resume completes" schedlab run --resume last --db "$DB" --quiet
 equals "SIGINT: all 6 runs ok after resume" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 6
+
+# Ctrl-C at random times in a session of short runs: whenever it lands (in a
+# run, or between a run's store, which marked the next one running, and that
+# run's start), nothing is left running, the session is interrupted, and
+# resume stores every run exactly once
+# (4 runs a boot visit: the first marked in a commit of its own, the others
+# each in the commit of the run before it)
+cat >"$TMP/short.json" <<P
+{ "name": "short", "repetitions": 4, "seed": 3,
+  "workloads": [{"type": "hackbench", "groups": 1, "loops": 20},
+                {"type": "hackbench", "groups": 1, "loops": 21},
+                {"type": "hackbench", "groups": 1, "loops": 22},
+                {"type": "hackbench", "groups": 1, "loops": 23}] }
+P
+bad=0 between=0 tries=0
+for try in 1 2 3 4 5 6 7 8; do
+	DB=$TMP/s$try.db
+	schedlab run "$TMP/short.json" --db "$DB" --quiet >"$TMP/short.out" 2>&1 &
+	pid=$!
+	CLEANUP_CMDS+=("kill -9 $pid")
+	wait_ok_runs 1 60
+	sleep "0.$((RANDOM % 5))$((RANDOM % 10))"
+	kill -INT $pid 2>/dev/null
+	wait $pid
+	rc=$?
+	tries=$((tries + 1))
+	left=$(sql "SELECT count(*) FROM run WHERE status = 'running'")
+	intr=$(sql "SELECT count(*) FROM run WHERE status = 'interrupted'")
+	[ "$rc" = 0 ] && [ "$(sql "SELECT count(*) FROM run WHERE status='ok'")" = 16 ] && continue
+	[ "$rc" = 130 ] && [ "$intr" = 0 ] && between=$((between + 1))
+	if [ "$rc" != 130 ] || [ "$left" != 0 ] || [ "$intr" -gt 1 ] ||
+		! schedlab run --resume last --db "$DB" --quiet >"$TMP/short-resume.out" 2>&1 ||
+		[ "$(sql "SELECT count(*) FROM run WHERE status='ok'")" != 16 ] ||
+		[ "$(sql "SELECT count(*) FROM run")" != 16 ] ||
+		[ "$(sql "SELECT count(*) FROM (SELECT run_id FROM results GROUP BY run_id, metric HAVING count(*) > 1)")" != 0 ]; then
+		bad=$((bad + 1))
+		echo "# try $try: exit $rc, $left running, $intr interrupted: $(tail -n 3 "$TMP/short.out" "$TMP/short-resume.out" 2>/dev/null | tr '\n' ' ')"
+	fi
+done
+echo "# $tries interrupts, $between of them between two runs (none interrupted)"
+equals "Ctrl-C at random times: nothing left running, resume stores every run once" "$bad" 0
+no_leftovers "... and no process left behind"
 done_testing
