@@ -20,9 +20,10 @@
 # Then the wall time of `report --since` over a month of nightly sessions
 # and of `report --compare` of a month against the next (with the sizes of
 # both pages), and the ingest rate of the real store path (bench/ingest.c:
-# metric rows per second through db_run_start + db_run_finish, a commit
-# each, at 25 and 100 metrics a run; then the bulk path, 100 runs a commit;
-# target 200k/s).
+# metric rows per second through db_run_finish_start, one commit a run that
+# stores it and marks the next one running, at 25 and 100 metrics a run; at
+# 25 also the two commits a run of before, INGEST_MODE=two; then the bulk
+# path, 100 runs a commit; target 200k/s).
 # Measured (2 cores, warm page cache, 153 MB): trend 0.10-0.12 s, compare of
 # two sessions 0.02 s, month against month 19 s at first, 0.88 s after three
 # changes that keep the output bit-identical: the bootstrap takes resample
@@ -52,6 +53,22 @@
 #   frame), the metric B-tree's last leaves rebalanced at each append (a
 #   rowid table with a run_id index writes as many pages), and the
 #   checkpoint every ~110 runs (3 fsyncs).
+# Measured 2026-12-04 09:44 (load 1.6-2.9; issue 16: the running mark in the
+# previous run's commit; schema 8, 93 MB): trend 0.08 s, compare of two
+# sessions 0.02 s, month against month 0.99 s, check 0.85 s, report --since
+# 0.42 s (3.3 MB), report --compare 3.6 s (18.3 MB); ingest, median of 3:
+#   25 metrics 316k rows/s (398k per CPU second, 328k without waiting for a
+#   CPU), the two-commit path 269k (367k, 300k); 100 metrics 573k (759k,
+#   652k); bulk 521k (634k, 596k).
+# Main f5c276b against this, interleaved rounds (build/bench/ingest 20000 M
+# 1 DIR, 9 rounds at 25, 7 at 100, load 1.8-4.1): 25 metrics 270k -> 312k
+# rows/s (349k -> 392k per CPU second, 282k -> 319k without the wait); 100
+# metrics 334k -> 323k wall (noisy: load rose to 4), 684k -> 725k per CPU
+# second, 598k -> 625k without the wait. At load 6.4-7.6: 73k -> 79k wall,
+# 264k -> 291k per CPU second; wall time there is mostly the wait for a CPU
+# (4.6 s of a 6.8 s round), 208k rows/s without it. WAL pages a run
+# (INGEST_FRAMES=1): 8.9 -> 7.9 at 25 metrics, 11.5 -> 10.5 at 100. Where
+# the rest goes: docs/schema.md "Write cost".
 #   bench/analysis-scale.sh [SESSIONS=3650] [ROUNDS=5]
 # KEEP=1 keeps the database; DB=FILE times an existing one (made with KEEP=1)
 # instead of generating one.

@@ -8,8 +8,9 @@
  * For each run: apply its knobs (through the agent, which records them for
  * restore), ask the agent to execute the workload with its background load
  * and schedstat snapshots, restore the knobs, parse, and store the run with
- * its metrics, histograms and raw output in one transaction. The controller
- * only waits while a measurement runs.
+ * its metrics, histograms and raw output in one transaction, which also
+ * marks the boot's next run running (execute_run: one commit a run). The
+ * controller only waits while a measurement runs.
  *
  * The state of a session being worked through is a struct exec_ctx, that of
  * one boot a struct boot_ctx, that of one run a struct run_ctx; each step is
