@@ -53,22 +53,24 @@
 #   frame), the metric B-tree's last leaves rebalanced at each append (a
 #   rowid table with a run_id index writes as many pages), and the
 #   checkpoint every ~110 runs (3 fsyncs).
-# Measured 2026-12-04 09:44 (load 1.6-2.9; issue 16: the running mark in the
-# previous run's commit; schema 8, 93 MB): trend 0.08 s, compare of two
-# sessions 0.02 s, month against month 0.99 s, check 0.85 s, report --since
-# 0.42 s (3.3 MB), report --compare 3.6 s (18.3 MB); ingest, median of 3:
-#   25 metrics 316k rows/s (398k per CPU second, 328k without waiting for a
-#   CPU), the two-commit path 269k (367k, 300k); 100 metrics 573k (759k,
-#   652k); bulk 521k (634k, 596k).
-# Main f5c276b against this, interleaved rounds (build/bench/ingest 20000 M
-# 1 DIR, 9 rounds at 25, 7 at 100, load 1.8-4.1): 25 metrics 270k -> 312k
-# rows/s (349k -> 392k per CPU second, 282k -> 319k without the wait); 100
-# metrics 334k -> 323k wall (noisy: load rose to 4), 684k -> 725k per CPU
-# second, 598k -> 625k without the wait. At load 6.4-7.6: 73k -> 79k wall,
-# 264k -> 291k per CPU second; wall time there is mostly the wait for a CPU
-# (4.6 s of a 6.8 s round), 208k rows/s without it. WAL pages a run
-# (INGEST_FRAMES=1): 8.9 -> 7.9 at 25 metrics, 11.5 -> 10.5 at 100. Where
-# the rest goes: docs/schema.md "Write cost".
+# Measured 2026-12-04 09:55 (load 1.3-1.6; issue 16: the running mark in the
+# previous run's commit; schema 10, 94 MB): trend 0.10 s, compare of two
+# sessions 0.02 s, month against month 0.97 s, check 0.89 s, report --since
+# 0.54 s (3.3 MB), report --compare 4.1 s (18.3 MB); ingest, median of 3:
+#   25 metrics 231k rows/s (290k per CPU second, 231k without waiting for a
+#   CPU), the two-commit path 204k (259k, 205k); 100 metrics 370k (438k,
+#   371k); bulk 387k (408k, 387k). At 09:44 (schema 8, a faster hour of the
+#   host): 316k, two-commit 269k, 100 metrics 573k, bulk 521k.
+# Main against this, interleaved rounds (build/bench/ingest 20000 M 1 DIR,
+# the same bench source linked with either library; wall / per CPU second /
+# without the wait): f5c276b at load 1.8-4.1, 25 metrics 270k/349k/282k ->
+# 312k/392k/319k, 100 metrics 334k/684k/598k -> 323k/725k/625k; afec4ec at
+# load 1.4-2.0, 25 metrics 161k/221k/173k -> 181k/244k/192k, 100 metrics
+# 346k/434k/373k -> 373k/457k/388k; at load 6.4-7.6 73k/264k -> 79k/291k
+# (wall time there is mostly the wait for a CPU: 4.6 s of a 6.8 s round,
+# 208k rows/s without it). WAL pages a run (INGEST_FRAMES=1): 8.9 -> 7.9 at
+# 25 metrics, 11.5 -> 10.5 at 100. Where the rest goes: docs/schema.md
+# "Write cost".
 #   bench/analysis-scale.sh [SESSIONS=3650] [ROUNDS=5]
 # KEEP=1 keeps the database; DB=FILE times an existing one (made with KEEP=1)
 # instead of generating one.
