@@ -7,7 +7,7 @@
  * of its own (db_run_start), then each run stored by db_run_finish_start()
  * in one transaction with the run row, METRICS metric rows, one histogram,
  * a schedstat pair and the next run's mark. INGEST_MODE=two measures the
- * path before that (schema 8 as of issue 16): db_run_start and
+ * path before that (main until issue 16): db_run_start and
  * db_run_finish, two commits a run. Prints the rate of metric rows (and of
  * runs) per second of wall time and per second of CPU time (user + system:
  * steadier on a shared machine), median of ROUNDS repetitions on fresh
