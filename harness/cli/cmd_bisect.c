@@ -2,7 +2,7 @@
  * schedlab bisect: find the commit behind a change of one metric between a
  * good and a bad commit of a kernel from git (docs/bisect.md). This file
  * parses the options; harness/orchestrate/bisect.c walks the range and
- * analysis/bisect.c decides.
+ * analysis/bisect_rule.c decides.
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +11,48 @@
 #include "harness/cli/options.h"
 #include "harness/orchestrate/bisect.h"
 #include "harness/orchestrate/session.h"
+#include "harness/results/select.h"
+
+/* the values bisect compares: the rows of the results view, through the
+ * selectors every analysis command uses */
+static int where_check(void *ctx, struct db *db, const char *where, struct strbuf *err)
+{
+	struct selector sel;
+	if (select_from_text(db, where, &sel, err))
+		return -1;
+	select_free(&sel);
+	return 0;
+}
+
+static int values_load(void *ctx, struct db *db, const char *where, const char *wl,
+		       const char *metric, const int64_t *sid, size_t n,
+		       struct bisect_values *out, struct strbuf *err)
+{
+	struct selector sel;
+	struct sample_set set;
+	memset(out, 0, sizeof(*out));
+	memset(&set, 0, sizeof(set));
+	if (select_from_text(db, where, &sel, err))
+		return -1;
+	struct sel_filter f = { .workload = wl, .metric = metric, .sessions = sid,
+				.nsessions = n };
+	int ret = select_load(db, &sel, &f, &set, err);
+	if (!ret) {
+		out->ngroups = set.ngroups;
+		if (set.ngroups == 1) {
+			struct sel_group *g = &set.groups[0];
+			out->v = xcalloc(g->n ? g->n : 1, sizeof(double));
+			memcpy(out->v, g->value, g->n * sizeof(double));
+			out->n = g->n;
+			out->better = g->better == SEL_BETTER_HIGHER ? VERDICT_HIGHER_IS_BETTER
+				      : g->better == SEL_BETTER_LOWER ? VERDICT_LOWER_IS_BETTER : 0;
+			snprintf(out->unit, sizeof(out->unit), "%s", g->unit ? g->unit : "");
+		}
+	}
+	sample_set_free(&set);
+	select_free(&sel);
+	return ret;
+}
 
 static const char usage_text[] =
 	"usage: schedlab bisect --plan PLAN.json --good REF --bad REF --metric WORKLOAD.METRIC\n"
@@ -96,6 +138,7 @@ int cmd_bisect(int argc, char **argv)
 	a.max_repetitions = (int)maxreps;
 	a.max_steps = (int)steps;
 	a.abort_flag = &session_abort;
+	a.values = (struct bisect_loader){ where_check, values_load, NULL };
 	session_install_signals();
 	struct strbuf err = STRBUF_INIT;
 	rc = bisect_main(&a, &err);

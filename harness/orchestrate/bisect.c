@@ -1,7 +1,7 @@
 /*
  * `schedlab bisect`: the side-effect half of a bisection (the decisions are
- * analysis/bisect.c's). It resolves the range with git, keeps the
- * bisection's row and steps in the database (db/bisect.h), and measures a
+ * analysis/bisect_rule.c's). It resolves the range with git, keeps the
+ * bisection's row and steps in the database (db/bisect_store.h), and measures a
  * commit by running the plan with that commit as its kernel: an ordinary
  * session, built through kbuild (one kept build tree and ccache, so the
  * next commit rebuilds what changed), booted and run by session.c, its rows
@@ -29,14 +29,13 @@
 
 #include <jansson.h>
 
-#include "analysis/bisect.h"
-#include "db/bisect.h"
+#include "analysis/bisect_rule.h"
+#include "db/bisect_store.h"
 #include "db/db.h"
 #include "harness/orchestrate/kbuild.h"
 #include "harness/orchestrate/kgit.h"
 #include "harness/orchestrate/plan.h"
 #include "harness/orchestrate/session.h"
-#include "harness/results/select.h"
 #include "harness/util/proc.h"
 #include "harness/util/sha256.h"
 
@@ -65,7 +64,6 @@ struct bctx {
 	json_t *tmpl;           /* the plan, its kernel without a ref */
 	char *tag;              /* "bisect-<id>" */
 	char *wl, *metric;      /* from "WORKLOAD.METRIC" */
-	struct selector sel;
 	struct bcommit *c;
 	size_t n;               /* c[0] good ... c[n-1] bad */
 	struct db_bisect_step *stored;
@@ -215,43 +213,40 @@ static int load_values(struct bctx *b, struct bcommit *c, int upto, struct strbu
 	int64_t *ids = xcalloc(ns, sizeof(*ids));
 	for (size_t i = 0; i < ns; i++)
 		ids[i] = json_integer_value(json_array_get(c->sessions, i));
-	struct sel_filter f = { .workload = b->wl, .metric = b->metric, .sessions = ids,
-				.nsessions = ns };
-	struct sample_set set;
-	memset(&set, 0, sizeof(set));
+	struct bisect_values bv;
+	memset(&bv, 0, sizeof(bv));
 	int ret = -1;
-	if (select_load(b->db, &b->sel, &f, &set, err))
+	if (b->a->values.load(b->a->values.ctx, b->db, b->row.where_sel, b->wl, b->metric, ids,
+			      ns, &bv, err))
 		goto out;
-	if (set.ngroups > 1) {
+	if (bv.ngroups > 1) {
 		strbuf_addf(err, "%s.%s%s%s matches %zu configurations in the runs of %.12s "
 			    "(the plan has several boot configurations or workloads of that "
 			    "type): narrow it with --where (e.g. preempt=full)", b->wl, b->metric,
-			    b->row.where_sel[0] ? " where " : "", b->row.where_sel, set.ngroups,
+			    b->row.where_sel[0] ? " where " : "", b->row.where_sel, bv.ngroups,
 			    c->id);
 		goto out;
 	}
-	if (set.ngroups == 1) {
-		struct sel_group *g = &set.groups[0];
+	if (bv.ngroups == 1) {
 		if (!b->have_vo) {
-			if (g->better == SEL_BETTER_NONE) {
+			if (bv.better == 0) {
 				strbuf_addf(err, "%s.%s has no better direction (it describes, it "
 					    "is not good or bad): bisect needs a metric that is",
 					    b->wl, b->metric);
 				goto out;
 			}
-			verdict_options_default(&b->vo, g->better == SEL_BETTER_HIGHER
-						? VERDICT_HIGHER_IS_BETTER : VERDICT_LOWER_IS_BETTER);
+			verdict_options_default(&b->vo, bv.better);
 			b->vo.threshold_pct = b->row.threshold_pct;
-			snprintf(b->unit, sizeof(b->unit), "%s", g->unit ? g->unit : "");
+			snprintf(b->unit, sizeof(b->unit), "%s", bv.unit);
 			b->have_vo = 1;
 		}
-		c->v = xcalloc(g->n ? g->n : 1, sizeof(double));
-		memcpy(c->v, g->value, g->n * sizeof(double));
-		c->n = g->n;
+		c->v = bv.v;
+		c->n = bv.n;
+		bv.v = NULL;
 	}
 	ret = 0;
 out:
-	sample_set_free(&set);
+	free(bv.v);
 	free(ids);
 	return ret;
 }
@@ -706,7 +701,7 @@ static int step(struct bctx *b, size_t i, int nstep, enum verdict_kind dir, stru
 	return bad ? 2 : 0;
 }
 
-/* analysis/bisect.c's choice over the commits' states */
+/* analysis/bisect_rule.c's choice over the commits' states */
 static int bisect_next_state(struct bctx *b, size_t *lo, size_t *hi)
 {
 	enum bisect_state *st = xcalloc(b->n, sizeof(*st));
@@ -973,12 +968,10 @@ int bisect_main(const struct bisect_args *a, struct strbuf *err)
 		if (setup_new(&b, err))
 			goto out;
 		/* a bad --where is refused before the bisection is stored */
-		if (select_from_text(b.db, b.row.where_sel, &b.sel, err)) {
+		if (a->values.check(a->values.ctx, b.db, b.row.where_sel, err)) {
 			where_error(&b, err);
 			goto out;
 		}
-		select_free(&b.sel);
-		memset(&b.sel, 0, sizeof(b.sel));
 		b.row.inputs = inputs_key(&b);
 		b.row.plan_json = json_dumps(b.tmpl, JSON_COMPACT);
 		int existed = 0;
@@ -997,7 +990,7 @@ int bisect_main(const struct bisect_args *a, struct strbuf *err)
 					 b.row.repetitions, b.row.max_repetitions);
 	/* until a value says otherwise (load_values sets the metric's own) */
 	verdict_options_default(&b.vo, VERDICT_LOWER_IS_BETTER);
-	if (select_from_text(b.db, b.row.where_sel, &b.sel, err)) {
+	if (a->values.check(a->values.ctx, b.db, b.row.where_sel, err)) {
 		where_error(&b, err);
 		goto out;
 	}
@@ -1042,7 +1035,6 @@ out:
 	}
 	free(b.c);
 	db_bisect_steps_free(b.stored, b.nstored);
-	select_free(&b.sel);
 	json_decref(b.tmpl);
 	free(b.tag);
 	free(b.wl);

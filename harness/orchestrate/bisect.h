@@ -5,7 +5,7 @@
  * ({"git": DIR, ...} in matrix.kernel, its "ref" replaced by each commit
  * measured), the target and the workloads; each measurement of a commit is
  * an ordinary session (tagged "bisect-<id>", built and booted like any
- * `schedlab run`), and the decisions are analysis/bisect.c's. Everything is
+ * `schedlab run`), and the decisions are analysis/bisect_rule.c's. Everything is
  * derived again from the database on every invocation, so `--resume` after
  * Ctrl-C or a crash, and the same command again, reuse every stored
  * measurement and (through the kernel cache) every build.
@@ -15,7 +15,32 @@
 
 #include <signal.h>
 
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/verdict.h"
+#include "db/db.h"
 #include "harness/util/strbuf.h"
+
+/* the metric's values in a set of sessions, as the command layer reads them
+ * (selectors are harness/results/' business, which orchestrate/ does not
+ * include) */
+struct bisect_values {
+	double *v;              /* malloc'd, n of them (one group) */
+	size_t n;
+	size_t ngroups;         /* series x metric groups the rows fell into */
+	enum verdict_better better; /* 0: the metric has no direction */
+	char unit[32];
+};
+struct bisect_loader {
+	/* is WHERE a valid selector of the results view? 0, or -1 with why */
+	int (*check)(void *ctx, struct db *db, const char *where, struct strbuf *err);
+	/* the values of WL.METRIC in sessions sid[0..n) matching WHERE: 0 or -1 */
+	int (*load)(void *ctx, struct db *db, const char *where, const char *wl,
+		    const char *metric, const int64_t *sid, size_t n, struct bisect_values *out,
+		    struct strbuf *err);
+	void *ctx;
+};
 
 struct bisect_args {
 	const char *dbpath;
@@ -31,6 +56,7 @@ struct bisect_args {
 	const char *resume;           /* "last" or an id: continue a stored bisection */
 	int quiet;
 	volatile sig_atomic_t *abort_flag;
+	struct bisect_loader values;
 };
 
 /*

@@ -6,7 +6,7 @@
  * comparison with each end: change, CI and p, the build time and why a
  * commit was skipped), and the metric's distribution per step as an inline
  * SVG strip chart (one row of dots per step, on a log axis when the values
- * span more than a factor of 20). Reads only the bisect tables (db/bisect.h):
+ * span more than a factor of 20). Reads only the bisect tables (db/bisect_store.h):
  * each step's detail holds the values it was decided on.
  */
 #include "harness/results/report.h"
@@ -18,7 +18,7 @@
 
 #include <jansson.h>
 
-#include "db/bisect.h"
+#include "db/bisect_store.h"
 
 static const char page_css[] =
 	"body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}"

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the decisions of `schedlab bisect` (analysis/bisect.c): the
+ * Unit tests of the decisions of `schedlab bisect` (analysis/bisect_rule.c): the
  * choice of the next commit (midpoints, skipped and unclear commits), the
  * per-look level, the gate on the ends, the classification of a commit
  * against both ends, and a simulation of whole bisections on synthetic
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/bisect.h"
+#include "analysis/bisect_rule.h"
 #include "tests/unit/tap.h"
 
 TEST(next_midpoint)

@@ -18,8 +18,8 @@
  *         treated like a commit that cannot be measured (`skip`): the
  *         search goes on around it and it is never guessed.
  */
-#ifndef SL_ANALYSIS_BISECT_H
-#define SL_ANALYSIS_BISECT_H
+#ifndef SL_ANALYSIS_BISECT_RULE_H
+#define SL_ANALYSIS_BISECT_RULE_H
 
 #include <stddef.h>
 

@@ -8,8 +8,8 @@
  * matrix.kernel. Tables: migration 9 in db/schema.c. Each function
  * prepares and finalizes its own statements; -1 with db_errmsg() on error.
  */
-#ifndef SL_DB_BISECT_H
-#define SL_DB_BISECT_H
+#ifndef SL_DB_BISECT_STORE_H
+#define SL_DB_BISECT_STORE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,9 +1,9 @@
 /*
- * The store of `schedlab bisect` (see bisect.h): the bisect and bisect_step
+ * The store of `schedlab bisect` (see bisect_store.h): the bisect and bisect_step
  * tables and the lookup of the sessions that measured a commit. Statements
  * are prepared per call and finalized before returning, every value bound.
  */
-#include "db/bisect.h"
+#include "db/bisect_store.h"
 #include "db/db_internal.h"
 
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /*
- * The decisions of `schedlab bisect`: see bisect.h for the rules. Nothing
+ * The decisions of `schedlab bisect`: see bisect_rule.h for the rules. Nothing
  * here touches the database or a kernel; tests/unit/test_bisect.c checks
  * the choice of the next commit, the ends' gate and the classification on
  * synthetic samples, and simulates whole bisections of noisy histories to
  * measure how often one goes wrong.
  */
-#include "analysis/bisect.h"
+#include "analysis/bisect_rule.h"
 
 #include <errno.h>
 #include <math.h>
