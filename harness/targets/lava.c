@@ -608,46 +608,6 @@ static size_t lava_wait(struct target *t, struct batch_job *const *jobs, size_t 
 	}
 }
 
-/* the job's whole log into out, at most max bytes: when longer, its start
- * and its end with a note where the middle was cut */
-static void keep_log(const char *file, size_t max, struct strbuf *out)
-{
-	FILE *f = fopen(file, "r");
-	struct stat st;
-	strbuf_reset(out);
-	if (!f || fstat(fileno(f), &st)) {
-		if (f)
-			fclose(f);
-		return;
-	}
-	size_t size = (size_t)st.st_size;
-	char *note = NULL;
-	size_t head = size, tail = 0;
-	if (size > max) {
-		note = xstrfmt("\n# schedlab: %zu bytes of the job log cut here (the log is %zu "
-			       "bytes; kept: its first %zu and last %zu, target.log_max_mb)\n",
-			       size - max, size, max / 2, max - max / 2);
-		head = max / 2;
-		tail = max - head;
-	}
-	strbuf_grow(out, head + tail + (note ? strlen(note) : 0) + 1);
-	size_t got = fread(out->buf, 1, head, f);
-	out->len = got;
-	out->buf[got] = '\0';
-	if (note) {
-		strbuf_addstr(out, note);
-		if (fseeko(f, (off_t)(size - tail), SEEK_SET) == 0) {
-			got = fread(out->buf + out->len, 1, tail, f);
-			out->len += got;
-			out->buf[out->len] = '\0';
-		}
-		fprintf(stderr, "  lava job log: %zu bytes, cut to %zu (target.log_max_mb)\n", size,
-			max);
-	}
-	free(note);
-	fclose(f);
-}
-
 static int lava_collect(struct target *t, struct batch_job *j, int cancel, struct boot_info *bi,
 			struct batch_run *runs, size_t n, struct strbuf *err)
 {
@@ -703,9 +663,11 @@ static int lava_collect(struct target *t, struct batch_job *j, int cancel, struc
 		strbuf_addf(&d.reason, "job %s%s%.400s", health, comment ? ": " : "",
 			    comment ? comment : "");
 	/* the whole log is the boot's raw evidence (frames and all) */
-	keep_log(j->logfile,
-		 (size_t)json_integer_value(json_object_get(t->conf, "log_max_mb")) << 20,
-		 &bi->console);
+	size_t cap = (size_t)json_integer_value(json_object_get(t->conf, "log_max_mb")) << 20;
+	long long whole = lava_keep_log(j->logfile, cap, &bi->console);
+	if (whole > (long long)cap)
+		fprintf(stderr, "  lava job %lld: its log is %lld bytes, kept %zu of them "
+			"(target.log_max_mb)\n", j->id, whole, cap);
 	if (!bi->console.len)
 		strbuf_add(&bi->console, d.console.buf, d.console.len);
 	bi->switch_s = now_mono() - j->t0;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "harness/agent/protocol.h"
 #include "harness/targets/lava_job.h"
@@ -428,4 +429,53 @@ json_t *lava_log_result(const struct lava_log *l, long id, const char *op, struc
 	if (agent_reply_check(op, res, why))
 		return NULL;
 	return res;
+}
+
+long long lava_keep_log(const char *file, size_t max, struct strbuf *out)
+{
+	FILE *f = fopen(file, "r");
+	struct stat st;
+	strbuf_reset(out);
+	if (!f || fstat(fileno(f), &st)) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	size_t size = (size_t)st.st_size;
+	if (size <= max) {
+		strbuf_grow(out, size + 1);
+		out->len = fread(out->buf, 1, size, f);
+		out->buf[out->len] = '\0';
+		fclose(f);
+		return (long long)size;
+	}
+	/* the start up to its last whole line, the end from its first whole line */
+	size_t head = max / 2, tail = max - head;
+	char *h = xcalloc(head + 1, 1), *t = xcalloc(tail + 2, 1);
+	size_t hn = fread(h, 1, head, f);
+	char *nl = memrchr(h, '\n', hn);
+	if (nl)
+		hn = (size_t)(nl - h) + 1;
+	size_t tn = 0, tstart = 0;
+	if (fseeko(f, (off_t)(size - tail - 1), SEEK_SET) == 0) {
+		tn = fread(t, 1, tail + 1, f);
+		if (tn && t[0] != '\n') {
+			char *q = memchr(t, '\n', tn);
+			tstart = q ? (size_t)(q - t) : 0;
+		}
+		tstart++; /* past the newline before the first whole line */
+		if (tstart > tn)
+			tstart = tn;
+	}
+	char *note = xstrfmt("# schedlab: %zu bytes of the job log cut here (the log is %zu bytes; "
+			     "kept: its first %zu and last %zu, target.log_max_mb)\n",
+			     size - hn - (tn - tstart), size, hn, tn - tstart);
+	strbuf_add(out, h, hn);
+	strbuf_addstr(out, note);
+	strbuf_add(out, t + tstart, tn - tstart);
+	free(note);
+	free(h);
+	free(t);
+	fclose(f);
+	return (long long)size;
 }

@@ -88,6 +88,14 @@ json_t *lava_log_reply(const struct lava_log *l, long id);
 json_t *lava_log_result(const struct lava_log *l, long id, const char *op, struct strbuf *why,
 			int *refused);
 
+/*
+ * The job's whole log (the file as LAVA served it) into out, for the boot's
+ * console: at most max bytes; a longer log keeps its first max/2 and last
+ * max/2 bytes with a line between them saying how much was cut. The log's
+ * size, or -1 when the file cannot be read (out empty).
+ */
+long long lava_keep_log(const char *file, size_t max, struct strbuf *out);
+
 /* the prompt the job's boot action waits for (printed by the batch /init) */
 #define LAVA_END_PROMPT "schedlab-batch: end status"
 
