@@ -1,7 +1,7 @@
 /*
  * The lava target (issue 15, docs/lab.md): every boot of a session becomes
  * one LAVA job. LAVA owns the machine; there is no live connection to the
- * agent. boot() only prepares; exec_batch() gets every run of the boot at
+ * agent. boot() only prepares; batch_submit() gets every run of the boot at
  * once, writes the agent's requests (sysinfo, then per run its knob writes,
  * exec and knob restore) into a batch initramfs (initramfs_build with
  * agent_batch, the plan's tools with their libraries), writes the job with
@@ -175,7 +175,7 @@ static void lava_close(struct target *t)
 	t->priv = NULL;
 }
 
-/* nothing is booted here: the boot happens in the job (exec_batch) */
+/* nothing is booted here: the boot happens in the job (batch_submit) */
 static int lava_boot(struct target *t, const struct boot_spec *b, struct boot_info *bi,
 		     struct strbuf *err)
 {
