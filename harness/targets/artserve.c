@@ -11,6 +11,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,10 +109,17 @@ struct artserve *artserve_start(const char *listen, struct strbuf *err)
 	}
 	struct artserve *s = xcalloc(1, sizeof(*s));
 	pthread_mutex_init(&s->mu, NULL);
+	/* the server's thread takes no signals: Ctrl-C goes to the controller's */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, NULL, NULL,
 				handle, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
+	int saved = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
 	if (!s->d) {
 		strbuf_addf(err, "artifacts: cannot listen on %s (libmicrohttpd: %s)", listen,
 			    errno ? strerror(errno) : "failed");
