@@ -25,7 +25,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -pthread -D_GNU_SOURCE -I.
 ASAN    := -fsanitize=address,undefined -fno-omit-frame-pointer -O1 -g
-LIBS    := -ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lm -pthread
+LIBS    := -ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lmicrohttpd -lm -pthread
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 CFLAGS  += -DSCHEDLAB_VERSION='"$(VERSION)"'
 

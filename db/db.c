@@ -53,6 +53,7 @@ enum stmt_id {
 	STMT_RUN_EVIDENCE,
 	STMT_BEGIN,
 	STMT_COMMIT,
+	STMT_BOOT_SET_JOB,
 	STMT_COUNT
 };
 
@@ -62,6 +63,7 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	   every run's store */
 	[STMT_BEGIN] = "BEGIN IMMEDIATE",
 	[STMT_COMMIT] = "COMMIT",
+	[STMT_BOOT_SET_JOB] = "UPDATE boot SET lava_job_id = ?2, lava_job_url = ?3 WHERE id = ?1",
 	[STMT_BOOT_SET_GIT] = "UPDATE boot SET kernel_commit = ?2, kernel_describe = ?3 WHERE id = ?1",
 	[STMT_KERNEL_SET_GIT] = "UPDATE kernel SET git_commit = ?2, git_describe = ?3"
 				" WHERE id = ?1 AND git_commit IS NULL",
@@ -121,8 +123,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
 			 " r.knobs, b.cfg FROM run r JOIN boot b ON b.id = r.boot_id"
 			 " WHERE r.session_id = ?1 AND r.status IN ('planned','running','interrupted')"
 			 " ORDER BY r.seq",
-	[STMT_BOOT_LOAD] = "SELECT id, seq, cfg, req_kernel, req_preempt, req_cmdline, status"
-			   " FROM boot WHERE id = ?1",
+	[STMT_BOOT_LOAD] = "SELECT id, seq, cfg, req_kernel, req_preempt, req_cmdline, status,"
+			   " coalesce(lava_job_id, 0), lava_job_url FROM boot WHERE id = ?1",
 	[STMT_SESSION_LOAD] = "SELECT plan_json, plan_path, tag, status FROM session WHERE id = ?1",
 	[STMT_SESSION_COUNTS] = "SELECT sum(status IN ('planned','running','interrupted')"
 				" OR (status = 'skipped' AND error LIKE 'boot failed:%')),"
@@ -862,6 +864,17 @@ int db_boot_set_git(struct db *db, int64_t boot_id, const char *commit, const ch
 	return step_done(db, s, "recording the boot's commit");
 }
 
+int db_boot_set_job(struct db *db, int64_t boot_id, int64_t job_id, const char *url)
+{
+	sqlite3_stmt *s = stmt(db, STMT_BOOT_SET_JOB);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, boot_id);
+	sqlite3_bind_int64(s, 2, job_id);
+	bind_text(s, 3, url);
+	return step_done(db, s, "recording the boot's job");
+}
+
 int db_kernel_set_git(struct db *db, int64_t kernel_id, const char *commit, const char *describe)
 {
 	sqlite3_stmt *s = stmt(db, STMT_KERNEL_SET_GIT);
@@ -1142,6 +1155,8 @@ static int db_boot_load_rows(struct db *db, int64_t boot_id, struct db_boot_row 
 	b->preempt = col_dup(s, 4);
 	b->cmdline = col_dup(s, 5);
 	b->status = col_dup(s, 6);
+	b->lava_job_id = sqlite3_column_int64(s, 7);
+	b->lava_job_url = col_dup(s, 8);
 	return 0;
 }
 
@@ -1158,6 +1173,7 @@ void db_boot_row_free(struct db_boot_row *b)
 	free(b->preempt);
 	free(b->cmdline);
 	free(b->status);
+	free(b->lava_job_url);
 	memset(b, 0, sizeof(*b));
 }
 

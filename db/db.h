@@ -91,6 +91,10 @@ struct db_boot_result {
 	const char *lava_job_url;
 };
 int db_boot_finish(struct db *db, int64_t boot_id, const struct db_boot_result *r);
+/* the job a lab scheduler runs the boot as, recorded when it is submitted
+ * (before the boot is finished): a controller that dies with the job in
+ * flight leaves the id for --resume to find (docs/lab.md) */
+int db_boot_set_job(struct db *db, int64_t boot_id, int64_t job_id, const char *url);
 /* copy a planned boot into a fresh planned row (resume); returns new id */
 int64_t db_boot_replan(struct db *db, int64_t boot_id);
 
@@ -159,6 +163,8 @@ struct db_boot_row {
 	int64_t id;
 	int seq, cfg;
 	char *kernel, *preempt, *cmdline, *status;
+	int64_t lava_job_id;     /* the job submitted for it (0 = none) */
+	char *lava_job_url;
 };
 int db_pending_runs(struct db *db, int64_t sid, struct db_pending_run **runs, size_t *n);
 void db_pending_runs_free(struct db_pending_run *runs, size_t n);

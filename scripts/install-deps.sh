@@ -2,6 +2,7 @@
 # Installs the Debian packages schedlab needs that are missing, and says
 # which. Groups:
 #   build  gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev liblz4-dev
+#          libmicrohttpd-dev (the lava target serves job artifacts over HTTP)
 #   run    rt-tests (cyclictest, hackbench) stress-ng
 #          rtla (the timerlat and osnoise workloads; 6.1, as the kernel)
 #   test   python3, jq (JSON checks in end-to-end tests) sqlite3 procps
@@ -23,7 +24,7 @@ groups="${*:-build run}"
 pkgs=""
 for g in $groups; do
 	case "$g" in
-	build) pkgs="$pkgs gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev liblz4-dev" ;;
+	build) pkgs="$pkgs gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev liblz4-dev libmicrohttpd-dev" ;;
 	run) pkgs="$pkgs rt-tests stress-ng rtla" ;;
 	test) pkgs="$pkgs python3 sqlite3 procps jq chromium systemd clang libclang-rt-14-dev rt-app curl" ;;
 	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio kexec-tools gzip dropbear-bin openssh-client curl" ;;

@@ -1061,7 +1061,7 @@ static int validate_workloads(struct plan *p, struct strbuf *e)
 
 /* "worst" and "flagged" decide a traced run from its configuration's runs
  * stored before it, in the same boot: a target that hands every run of a
- * boot over at once (lava: exec_batch) has none of them yet */
+ * boot over at once (lava: batch_submit) has none of them yet */
 static int check_evidence_target(const struct plan *p, struct strbuf *e)
 {
 	for (size_t i = 0; i < p->nwl; i++) {
@@ -1072,7 +1072,7 @@ static int check_evidence_target(const struct plan *p, struct strbuf *e)
 			const json_t *to = p->targets ? json_array_get(p->targets, t) : p->target;
 			const struct target_ops *ops =
 				target_find(json_string_value(json_object_get(to, "type")));
-			if (ops && ops->exec_batch) {
+			if (ops && ops->batch_submit) {
 				strbuf_addf(e, "workloads[%zu].evidence.when: \"%s\" is not possible on "
 					    "the %s target (it runs a boot's runs in one batch, so the "
 					    "runs a trigger looks at are not known before the traced run "

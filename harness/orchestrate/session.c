@@ -1095,6 +1095,34 @@ static void count_done(struct exec_ctx *c, size_t k)
 	c->pg.est_done += c->est[k];
 }
 
+/* a planned boot with a job recorded: the controller that submitted it was
+ * killed before the job ended (--resume). The job is canceled if it still
+ * runs (its results are not taken: its runs are submitted again) and the
+ * row stored failed with what became of the job; -1 on a database error */
+static int orphan_boot(struct exec_ctx *c, struct boot_ctx *b)
+{
+	struct strbuf why = STRBUF_INIT;
+	if (!c->opened && c->t.ops->open(&c->t, &why) == 0)
+		c->opened = 1;
+	if (c->opened && c->t.ops->batch_orphan)
+		c->t.ops->batch_orphan(&c->t, (long long)b->br.lava_job_id, &why);
+	char *msg = xstrfmt("orphaned: the controller ended while job %lld ran (%s): %s",
+			    (long long)b->br.lava_job_id,
+			    b->br.lava_job_url ? b->br.lava_job_url : "no URL",
+			    why.len ? why.buf : "left alone");
+	progress_say(&c->pg, "boot %d: %s; submitted again", b->br.seq + 1, msg);
+	struct db_boot_result r;
+	memset(&r, 0, sizeof(r));
+	r.status = "failed";
+	r.error = msg;
+	r.lava_job_id = b->br.lava_job_id;
+	r.lava_job_url = b->br.lava_job_url;
+	int rc = db_boot_finish(c->db, b->br.id, &r);
+	free(msg);
+	strbuf_release(&why);
+	return rc;
+}
+
 /* the boot row of runs [i, j): a boot that happened before (resume) is
  * planned again in a new row and the runs moved to it; -1 on a database error */
 static int boot_row(struct exec_ctx *c, size_t i, size_t j, struct boot_ctx *b)
@@ -1102,7 +1130,10 @@ static int boot_row(struct exec_ctx *c, size_t i, size_t j, struct boot_ctx *b)
 	if (db_boot_load(c->db, c->runs[i].boot_id, &b->br))
 		return -1;
 	b->id = b->br.id;
-	if (strcmp(b->br.status, "planned")) {
+	int orphan = !strcmp(b->br.status, "planned") && b->br.lava_job_id > 0;
+	if (orphan && orphan_boot(c, b))
+		return -1;
+	if (orphan || strcmp(b->br.status, "planned")) {
 		b->id = db_boot_replan(c->db, b->br.id);
 		for (size_t k = i; k < j && b->id > 0; k++)
 			if (db_run_set_boot(c->db, c->runs[k].run_id, b->id))
@@ -1402,7 +1433,7 @@ static void run_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t i
 	c->marked = 0;
 }
 
-/* ---- batch targets (exec_batch: every run of a boot at once) ------------- */
+/* ---- batch targets (batch_submit: every run of a boot at once, as a job) -- */
 
 /* the prepare half of run c for a batch: its knob writes and exec request
  * in br; 0, or -1 when the run ends here (c says why) */
@@ -1430,7 +1461,7 @@ static int batch_prepare(struct run_ctx *c, struct batch_run *br)
 	return 0;
 }
 
-/* the reply half: what exec_batch brought back for run c */
+/* the reply half: what batch_collect brought back for run c */
 static void batch_take(struct run_ctx *c, struct batch_run *br)
 {
 	if (br->applied) {
@@ -1467,55 +1498,116 @@ static void batch_run_release(struct batch_run *br)
 	strbuf_release(&br->err);
 }
 
-/* one boot of a batch target: the runs [i, j) are prepared, handed to the
- * target at once, and the boot and every run stored exactly once from what
- * came back */
-static void batch_boot(struct exec_ctx *c, struct boot_ctx *b, size_t i, size_t j)
-{
-	size_t n = j - i, m = 0;
-	struct run_ctx *rc = xcalloc(n + 1, sizeof(*rc));
-	struct batch_run *br = xcalloc(n + 1, sizeof(*br));
-	size_t *idx = xcalloc(n + 1, sizeof(*idx));
-	int *prep = xcalloc(n + 1, sizeof(int));
+/* a boot of a batch target, from its submission to its stored rows */
+struct batch_boot {
+	struct boot_ctx b;
+	size_t m;               /* runs handed over */
+	struct run_ctx *rc;
+	struct batch_run *br;
+	size_t *idx;            /* their index in c->runs */
+	int *prep;              /* run r was prepared (else it failed already) */
+	struct batch_job *job;  /* in flight, or NULL (nothing was submitted) */
+};
 
+static void batch_boot_release(struct batch_boot *x)
+{
+	for (size_t r = 0; r < x->m; r++) {
+		run_ctx_release(&x->rc[r]);
+		batch_run_release(&x->br[r]);
+	}
+	free(x->rc);
+	free(x->br);
+	free(x->idx);
+	free(x->prep);
+	boot_ctx_release(&x->b);
+	memset(x, 0, sizeof(*x));
+}
+
+/*
+ * The start of a boot of a batch target: its row (a new one on resume), the
+ * runs [i, j) still needed prepared and marked running, and its job
+ * submitted, whose id is recorded with the boot at once (a controller that
+ * dies now leaves it for --resume to find). 0, or -1 on a database error
+ * before anything was submitted.
+ */
+static int batch_begin(struct exec_ctx *c, struct batch_boot *x, size_t i, size_t j)
+{
+	size_t n = j - i;
+	memset(x, 0, sizeof(*x));
+	boot_ctx_init(&x->b);
+	x->rc = xcalloc(n + 1, sizeof(*x->rc));
+	x->br = xcalloc(n + 1, sizeof(*x->br));
+	x->idx = xcalloc(n + 1, sizeof(*x->idx));
+	x->prep = xcalloc(n + 1, sizeof(int));
+	struct boot_ctx *b = &x->b;
+	if (boot_row(c, i, j, b))
+		goto dberr;
+	c->lost = 0; /* nothing live to lose: the target stays open for the jobs in flight */
 	boot_target(c, b);
 	for (size_t k = i; k < j; k++) {
 		int need = seq_needed(c, k);
-		if (need < 0) {
-			c->exit_code = 2;
-			goto out;
-		}
+		if (need < 0)
+			goto dberr;
 		if (!need)
 			continue;
-		run_ctx_init(&rc[m], c->db, &c->t, c->p, c->o, &c->runs[k]);
-		idx[m] = k;
-		prep[m] = batch_prepare(&rc[m], &br[m]) == 0;
-		m++;
+		size_t m = x->m++;
+		run_ctx_init(&x->rc[m], c->db, &c->t, c->p, c->o, &c->runs[k]);
+		x->idx[m] = k;
+		x->prep[m] = batch_prepare(&x->rc[m], &x->br[m]) == 0;
 	}
 	/* the batch's runs are marked running in one commit, before the
 	   target gets them */
-	if (m && db_begin(c->db) == 0) {
+	if (x->m && db_begin(c->db) == 0) {
 		size_t r = 0;
-		while (r < m && db_run_start(c->db, rc[r].pr->run_id) == 0)
+		while (r < x->m && db_run_start(c->db, x->rc[r].pr->run_id) == 0)
 			r++;
-		if (r < m || db_commit(c->db)) {
-			strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+		if (r < x->m || db_commit(c->db)) {
 			db_rollback(c->db);
-			c->exit_code = 2;
-			goto out;
+			goto dberr;
 		}
-	} else if (m) {
-		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
-		c->exit_code = 2;
-		goto out;
+	} else if (x->m) {
+		goto dberr;
 	}
-	if (b->booted) {
-		progress_say(&c->pg, "  %zu runs in one batch", m);
-		b->booted = c->t.ops->exec_batch(&c->t, &(struct boot_spec){ b->br.cfg, b->br.kernel,
+	if (!b->booted)
+		return 0;
+	progress_say(&c->pg, "  %zu runs in one job", x->m);
+	x->job = c->t.ops->batch_submit(&c->t, &(struct boot_spec){ b->br.cfg, b->br.kernel,
 					b->br.preempt, b->br.cmdline ? b->br.cmdline : "" },
-					&b->bi, br, m, &b->be) == 0;
-		c->lost = !b->booted;
+					&b->bi, x->br, x->m, &b->be);
+	b->booted = x->job != NULL;
+	if (x->job && b->bi.lava_job_id > 0 &&
+	    db_boot_set_job(c->db, b->id, b->bi.lava_job_id,
+			    b->bi.lava_job_url[0] ? b->bi.lava_job_url : NULL)) {
+		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+		c->exit_code = 2; /* the caller cancels the job */
 	}
+	return 0;
+dberr:
+	strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+	c->exit_code = 2;
+	batch_boot_release(x);
+	return -1;
+}
+
+/*
+ * The end of a boot of a batch target: its job collected (canceled first
+ * when cancel), and the boot and every run stored exactly once from what
+ * came back (not stored after a database error: --resume redoes them).
+ */
+static void batch_end(struct exec_ctx *c, struct batch_boot *x, int cancel)
+{
+	struct boot_ctx *b = &x->b;
+	size_t m = x->m;
+	if (x->job) {
+		b->booted = c->t.ops->batch_collect(&c->t, x->job, cancel, &b->bi, x->br, m,
+						    &b->be) == 0;
+		x->job = NULL;
+		if (b->booted)
+			progress_say(&c->pg, "%s: job %lld ended after %.0f s", b->desc,
+				     (long long)b->bi.lava_job_id, b->bi.switch_s);
+	}
+	if (c->exit_code == 2)
+		goto out;
 	if (store_boot(c, b)) {
 		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
 		c->exit_code = 2;
@@ -1525,57 +1617,127 @@ static void batch_boot(struct exec_ctx *c, struct boot_ctx *b, size_t i, size_t 
 		/* as skip_boot_runs, for the runs still to store */
 		char *reason = xstrfmt("%s: %s", b->booted ? "boot mismatch" : "boot failed",
 				       b->booted ? b->why.buf : boot_error(b));
-		progress_say(&c->pg, "  %s; %s %zu runs", reason,
-			     b->booted ? "skipping" : "leaving resumable", m);
+		progress_say(&c->pg, "  %s%s%s; %s %zu runs", b->booted ? "" : b->desc,
+			     b->booted ? "" : ": ", reason, b->booted ? "skipping" : "leaving resumable",
+			     m);
 		if (!b->booted)
 			c->resumable += (int)m;
 		for (size_t r = 0; r < m && c->exit_code != 2; r++) {
-			if (store_simple(c->db, rc[r].pr->run_id, "skipped", reason, c->err))
+			if (store_simple(c->db, x->rc[r].pr->run_id, "skipped", reason, c->err))
 				c->exit_code = 2;
-			count_done(c, idx[r]);
+			count_done(c, x->idx[r]);
 		}
 		free(reason);
 		c->exit_code = c->exit_code ? c->exit_code : 1;
 		goto out;
 	}
 	for (size_t r = 0; r < m; r++) {
-		struct run_ctx *x = &rc[r];
-		const struct db_pending_run *pr = x->pr;
+		struct run_ctx *rx = &x->rc[r];
+		const struct db_pending_run *pr = rx->pr;
 		char *what = xstrfmt("%s rep %d knobs=%s", pr->workload, pr->rep + 1, pr->knobs);
 		struct strbuf sum = STRBUF_INIT;
 		progress_run_start(&c->pg, b->desc, what);
-		if (prep[r])
-			batch_take(x, &br[r]);
-		if (store_run(x, 0, c->err))
-			x->out = RUN_DBERR;
-		summarize(x, &sum);
+		if (x->prep[r])
+			batch_take(rx, &x->br[r]);
+		if (store_run(rx, 0, c->err))
+			rx->out = RUN_DBERR;
+		summarize(rx, &sum);
 		int whole = c->pg.tty || c->pg.prefix;
 		char *line = xstrfmt("%s%s%s (%.1f s)%s", whole ? what : "", whole ? ": " : "",
-				     x->out == RUN_OK ? "ok" : x->out == RUN_SKIPPED ? "skipped"
-				     : x->out == RUN_INTERRUPTED ? "interrupted" : "FAILED",
-				     json_number_value(json_object_get(x->res, "wall_s")), sum.buf);
-		progress_run_end(&c->pg, c->est[idx[r]], line);
+				     rx->out == RUN_OK ? "ok" : rx->out == RUN_SKIPPED ? "skipped"
+				     : rx->out == RUN_INTERRUPTED ? "interrupted" : "FAILED",
+				     json_number_value(json_object_get(rx->res, "wall_s")), sum.buf);
+		progress_run_end(&c->pg, c->est[x->idx[r]], line);
 		free(line);
 		free(what);
 		strbuf_release(&sum);
-		if (x->out == RUN_DBERR) {
+		if (rx->out == RUN_DBERR) {
 			c->exit_code = 2;
 			break;
 		}
-		if (x->out == RUN_LOST)
+		if (rx->out == RUN_LOST)
 			c->resumable++;
-		if (x->out != RUN_OK && x->out != RUN_INTERRUPTED)
+		if (rx->out != RUN_OK && rx->out != RUN_INTERRUPTED)
 			c->exit_code = c->exit_code ? c->exit_code : 1;
 	}
 out:
-	for (size_t r = 0; r < m; r++) {
-		run_ctx_release(&rc[r]);
-		batch_run_release(&br[r]);
+	batch_boot_release(x);
+}
+
+/*
+ * The session on a batch target: up to batch_slots boots in flight, each
+ * one job; a boot is stored the moment its job ends (while the others
+ * still run), and the next boot is submitted in its place. Sequential
+ * repetitions decide between rounds, so a round's jobs all end before the
+ * next round's first is submitted. Ctrl-C and database errors cancel the
+ * jobs in flight.
+ */
+static void batch_execute(struct exec_ctx *c)
+{
+	size_t slots = 1;
+	struct strbuf oe = STRBUF_INIT; /* a target that does not open fails each boot, saying why */
+	if (!c->opened && c->t.ops->open(&c->t, &oe) == 0)
+		c->opened = 1;
+	strbuf_release(&oe);
+	if (c->opened) {
+		struct strbuf e = STRBUF_INIT;
+		int s = c->t.ops->batch_slots(&c->t, &e);
+		if (s < 1)
+			progress_say(&c->pg, "  one job at a time: %s", e.buf);
+		slots = s < 1 ? 1 : (size_t)s;
+		strbuf_release(&e);
 	}
-	free(rc);
-	free(br);
-	free(idx);
-	free(prep);
+	struct batch_boot *fl = xcalloc(slots + 1, sizeof(*fl));
+	struct batch_job **jobs = xcalloc(slots + 1, sizeof(*jobs));
+	size_t nfl = 0, i = 0;
+	int fl_round = 0;
+	if (slots > 1)
+		progress_say(&c->pg, "  up to %zu jobs in flight", slots);
+	for (;;) {
+		while (nfl < slots && i < c->n && !session_aborted(c->o) && c->exit_code != 2) {
+			size_t j = i;
+			while (j < c->n && c->runs[j].boot_id == c->runs[i].boot_id)
+				j++;
+			/* sequential repetitions: a new round waits for the last one */
+			if (c->seq && nfl && c->runs[i].round != fl_round)
+				break;
+			if (seq_look(c, c->runs[i].round)) {
+				c->exit_code = 2;
+				break;
+			}
+			const char *why;
+			size_t need = 0;
+			for (size_t k = i; k < j && c->seq; k++)
+				need += seqrun_needed(c->seq, c->runs[k].cfg, c->runs[k].knobs,
+						      c->runs[k].workload, c->runs[k].params, &why);
+			if (c->seq && !need) {
+				for (size_t k = i; k < j && c->exit_code != 2; k++)
+					if (seq_needed(c, k) < 0)
+						c->exit_code = 2;
+				i = j;
+				continue;
+			}
+			fl_round = c->runs[i].round;
+			if (batch_begin(c, &fl[nfl], i, j) == 0) {
+				if (fl[nfl].job)
+					nfl++;
+				else
+					batch_end(c, &fl[nfl], 0);
+			}
+			i = j;
+		}
+		if (!nfl)
+			break;
+		for (size_t k = 0; k < nfl; k++)
+			jobs[k] = fl[k].job;
+		size_t k = c->exit_code == 2 ? 0 : c->t.ops->batch_wait(&c->t, jobs, nfl);
+		if (k >= nfl)
+			k = 0;
+		batch_end(c, &fl[k], c->exit_code == 2);
+		fl[k] = fl[--nfl];
+	}
+	free(fl);
+	free(jobs);
 }
 
 int session_batch_job(struct plan *p, const struct session_opts *o, json_t **job,
@@ -1639,11 +1801,6 @@ static void do_boot(struct exec_ctx *c, size_t i, size_t j)
 	struct boot_ctx b;
 	boot_ctx_init(&b);
 	int dberr = boot_row(c, i, j, &b);
-	if (!dberr && c->t.ops->exec_batch) {
-		batch_boot(c, &b, i, j);
-		boot_ctx_release(&b);
-		return;
-	}
 	if (!dberr) {
 		boot_target(c, &b);
 		dberr = store_boot(c, &b);
@@ -1705,6 +1862,10 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		c.seq_looked = -1;
 	}
 	size_t i = 0;
+	if (c.t.ops->batch_submit) {
+		batch_execute(&c);
+		i = c.n;
+	}
 	while (i < c.n && !session_aborted(o) && c.exit_code != 2) {
 		size_t j = i;
 		while (j < c.n && c.runs[j].boot_id == c.runs[i].boot_id)

@@ -1,7 +1,7 @@
 /*
  * The lava target (issue 15, docs/lab.md): every boot of a session becomes
  * one LAVA job. LAVA owns the machine; there is no live connection to the
- * agent. boot() only prepares; exec_batch() gets every run of the boot at
+ * agent. boot() only prepares; batch_submit() gets every run of the boot at
  * once, writes the agent's requests (sysinfo, then per run its knob writes,
  * exec and knob restore) into a batch initramfs (initramfs_build with
  * agent_batch, the plan's tools with their libraries), writes the job with
@@ -15,7 +15,17 @@
  * target (mismatch quarantined) and stores the rows. A job that did not
  * finish its runs gives LAVA's reason (error_type, error_msg) and the job
  * URL to the boot (failed, resumable) or to the runs without a reply.
+ *
+ * Several boots are in flight at once (batch_submit / batch_wait /
+ * batch_collect, driven by session.c batch_execute): up to the target's
+ * max_jobs, by default one per device LAVA has for the job. Each job has
+ * its own files in the private folder. The whole job log is kept with the
+ * boot (its console, up to log_max_mb, cut in the middle with a note).
+ * With "artifacts": {"serve": "http"} the kernel and initramfs of each job
+ * are served by the controller (artserve.c) under a random prefix for as
+ * long as the job runs, instead of as file:// URLs.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -25,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/targets/artserve.h"
 #include "harness/targets/initramfs.h"
 #include "harness/targets/lava_job.h"
 #include "harness/targets/target.h"
@@ -37,6 +48,8 @@ struct lava_priv {
 	char dir[PATH_MAX];          /* private temporary folder (mode 700) */
 	char hdr[PATH_MAX + 16];     /* curl header file with the token (mode 600) */
 	char url[520];               /* the server (at most 512), no trailing / */
+	unsigned seq;                /* jobs submitted: names their files */
+	struct artserve *http;       /* the artifact server, started with the first job */
 };
 
 static json_t *lava_check(const json_t *conf, const char *path, struct strbuf *err)
@@ -61,13 +74,17 @@ static void rm_dir(struct lava_priv *p)
 {
 	if (!p->dir[0])
 		return;
-	const char *const names[] = { "auth", "requests.jsonl", "job.json", "submit.json",
-				      "job.log", NULL };
-	for (const char *const *n = names; *n; n++) {
-		char *f = xstrfmt("%s/%s", p->dir, *n);
+	DIR *d = opendir(p->dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char *f = xstrfmt("%s/%s", p->dir, e->d_name);
 		unlink(f);
 		free(f);
 	}
+	if (d)
+		closedir(d);
 	rmdir(p->dir);
 	p->dir[0] = '\0';
 }
@@ -152,12 +169,13 @@ static void lava_close(struct target *t)
 	struct lava_priv *p = t->priv;
 	if (!p)
 		return;
+	artserve_stop(p->http);
 	rm_dir(p);
 	free(p);
 	t->priv = NULL;
 }
 
-/* nothing is booted here: the boot happens in the job (exec_batch) */
+/* nothing is booted here: the boot happens in the job (batch_submit) */
 static int lava_boot(struct target *t, const struct boot_spec *b, struct boot_info *bi,
 		     struct strbuf *err)
 {
@@ -228,13 +246,13 @@ static json_t *api_get(struct target *t, const char *what, struct strbuf *err)
 }
 
 /* submit the job (JSON, which LAVA reads as YAML); its id or -1 */
-static long long submit(struct target *t, const json_t *job, struct strbuf *err)
+static long long submit(struct target *t, const json_t *job, unsigned seq, struct strbuf *err)
 {
 	struct lava_priv *p = t->priv;
 	char *def = json_dumps(job, JSON_INDENT(1));
 	json_t *body = json_pack("{s:s}", "definition", def);
 	free(def);
-	char *bf = xstrfmt("%s/submit.json", p->dir);
+	char *bf = xstrfmt("%s/submit-%u.json", p->dir, seq);
 	long long id = -1;
 	if (json_dump_file(body, bf, 0)) {
 		strbuf_addf(err, "lava: cannot write %s", bf);
@@ -259,6 +277,7 @@ static long long submit(struct target *t, const json_t *job, struct strbuf *err)
 	free(u);
 	free(data);
 out:
+	unlink(bf);
 	free(bf);
 	json_decref(body);
 	return id;
@@ -347,18 +366,85 @@ static int read_log(const char *file, struct lava_log *l, struct strbuf *err)
 	return 0;
 }
 
-/* the job of boot b with the batch file reqfile; NULL with a message */
+/* a job in flight (the session's struct batch_job) */
+struct batch_job {
+	long long id;
+	char url[600];              /* its web page */
+	unsigned seq;               /* names its files in the private folder */
+	char *reqfile, *logfile;
+	struct run_ids *ids;
+	size_t n;
+	long max_id;
+	double t0, deadline;
+	json_t *detail;             /* LAVA's job object once Finished */
+	struct strbuf ferr;         /* why following it stopped, when it did */
+	int ended;
+	char http[48];              /* its prefix on the artifact server, "" = none */
+};
+
+static void job_free(struct target *t, struct batch_job *j)
+{
+	struct lava_priv *p = t->priv;
+	if (!j)
+		return;
+	if (j->http[0] && p && p->http)
+		artserve_remove(p->http, j->http);
+	if (j->reqfile)
+		unlink(j->reqfile);
+	if (j->logfile)
+		unlink(j->logfile);
+	free(j->reqfile);
+	free(j->logfile);
+	free(j->ids);
+	json_decref(j->detail);
+	strbuf_release(&j->ferr);
+	free(j);
+}
+
+/* the kernel's and initramfs' URLs for job j: file://, or the artifact
+ * server's (started with the first job that needs it) */
+static int artifact_urls(struct target *t, struct batch_job *j, const char *image,
+			 const char *initrd, char **kurl, char **iurl, struct strbuf *err)
+{
+	struct lava_priv *p = t->priv;
+	const json_t *a = json_object_get(t->conf, "artifacts");
+	const char *serve = json_string_value(json_object_get(a, "serve"));
+	if (!serve || strcmp(serve, "http") || !j) {
+		*kurl = xstrfmt("file://%s", image);
+		*iurl = xstrfmt("file://%s", initrd);
+		return 0;
+	}
+	const char *listen = json_string_value(json_object_get(a, "listen"));
+	if (!p->http && !(p->http = artserve_start(listen ? listen : "127.0.0.1:0", err)))
+		return -1;
+	const char *names[] = { "kernel", "initrd" }, *paths[] = { image, initrd };
+	if (artserve_add(p->http, names, paths, 2, j->http, sizeof(j->http), err))
+		return -1;
+	char host[256];
+	int port;
+	const char *uh = json_string_value(json_object_get(a, "url_host"));
+	if (!uh) {
+		lava_hostport(listen ? listen : "127.0.0.1:0", host, sizeof(host), &port);
+		uh = host;
+	}
+	*kurl = xstrfmt("http://%s:%d%skernel", uh, artserve_port(p->http), j->http);
+	*iurl = xstrfmt("http://%s:%d%sinitrd", uh, artserve_port(p->http), j->http);
+	return 0;
+}
+
+/* the job of boot b with the batch file reqfile (for job j, NULL when only
+ * shown); NULL with a message */
 static json_t *make_job(struct target *t, const struct boot_spec *b, const char *reqfile,
-			char *initrd, size_t ilen, struct strbuf *err)
+			struct batch_job *j, struct strbuf *err)
 {
 	const char *kernel = b->kernel ? b->kernel
 				       : json_string_value(json_object_get(t->conf, "kernel"));
-	char image[PATH_MAX], config[PATH_MAX], release[128];
+	char image[PATH_MAX], config[PATH_MAX], release[128], initrd[PATH_MAX];
 	struct strvec bins = STRVEC_INIT;
 	struct initramfs_file files[2];
 	struct initramfs_spec spec;
 	json_t *job = NULL;
-	char *cfgdst = NULL;
+	char *cfgdst = NULL, *kurl = NULL, *iurl = NULL;
 	if (qemu_kernel_image(kernel, image, sizeof(image), config, sizeof(config), release,
 			      sizeof(release), err) < 0)
 		goto out;
@@ -375,12 +461,13 @@ static json_t *make_job(struct target *t, const struct boot_spec *b, const char 
 	}
 	spec.agent_batch = "/etc/schedlab/requests.jsonl";
 	spec.compress = INITRAMFS_PLAIN;
-	if (initramfs_build(&spec, initrd, ilen, err) < 0)
+	if (initramfs_build(&spec, initrd, sizeof(initrd), err) < 0)
+		goto out;
+	if (artifact_urls(t, j, image, initrd, &kurl, &iurl, err))
 		goto out;
 	struct strbuf cl = STRBUF_INIT;
 	strbuf_addstr(&cl, "console=ttyS0,115200 panic=-1");
 	target_boot_params(t, b, &cl);
-	char *kurl = xstrfmt("file://%s", image), *iurl = xstrfmt("file://%s", initrd);
 	char *name = xstrfmt("schedlab boot %d%s%s", b->index + 1, b->preempt ? " preempt=" : "",
 			     b->preempt ? b->preempt : "");
 	struct lava_job_in in = {
@@ -390,44 +477,14 @@ static json_t *make_job(struct target *t, const struct boot_spec *b, const char 
 		json_number_value(json_object_get(t->conf, "timeout_s")),
 	};
 	job = lava_job(t->conf, &in, err);
-	free(kurl);
-	free(iurl);
 	free(name);
 	strbuf_release(&cl);
 out:
+	free(kurl);
+	free(iurl);
 	free(cfgdst);
 	strvec_clear(&bins);
 	return job;
-}
-
-/* wait for job id to be Finished; its detail object, or NULL (err) */
-static json_t *follow(struct target *t, long long id, struct strbuf *err)
-{
-	double timeout = json_number_value(json_object_get(t->conf, "timeout_s")) + 900;
-	double end = now_mono() + timeout;
-	char *what = xstrfmt("jobs/%lld/", id);
-	json_t *j = NULL;
-	for (;;) {
-		if (t->abort_flag && *t->abort_flag) {
-			strbuf_addstr(err, "interrupted while the job ran");
-			break;
-		}
-		struct strbuf e = STRBUF_INIT;
-		j = api_get(t, what, &e);
-		strbuf_release(&e);
-		const char *st = json_string_value(json_object_get(j, "state"));
-		if (st && !strcmp(st, "Finished"))
-			break;
-		json_decref(j);
-		j = NULL;
-		if (now_mono() > end) {
-			strbuf_addf(err, "not Finished after %.0f s", timeout);
-			break;
-		}
-		usleep((useconds_t)(LAVA_POLL_S * 1e6));
-	}
-	free(what);
-	return j;
 }
 
 static void cancel_job(struct target *t, long long id)
@@ -445,72 +502,175 @@ static void cancel_job(struct target *t, long long id)
 	strbuf_release(&e);
 }
 
-static int lava_exec_batch(struct target *t, const struct boot_spec *b, struct boot_info *bi,
-			   struct batch_run *runs, size_t n, struct strbuf *err)
+/* how many jobs at once: max_jobs, else the devices LAVA has for them */
+static int lava_slots(struct target *t, struct strbuf *err)
+{
+	json_t *mj = json_object_get(t->conf, "max_jobs");
+	if (json_is_integer(mj))
+		return (int)json_integer_value(mj);
+	const char *dt = json_string_value(json_object_get(t->conf, "device_type"));
+	char *what = xstrfmt("devices/?device_type=%s&limit=1000", dt);
+	json_t *devs = api_get(t, what, err), *tags = NULL;
+	free(what);
+	if (devs && json_array_size(json_object_get(t->conf, "tags")))
+		tags = api_get(t, "tags/?limit=1000", err);
+	int n = -1;
+	if (devs && (tags || !json_array_size(json_object_get(t->conf, "tags"))))
+		n = lava_usable_devices(json_object_get(devs, "results"),
+					json_object_get(tags, "results"),
+					json_object_get(t->conf, "tags"), dt, err);
+	json_decref(devs);
+	json_decref(tags);
+	return n;
+}
+
+static struct batch_job *lava_submit(struct target *t, const struct boot_spec *b,
+				     struct boot_info *bi, struct batch_run *runs, size_t n,
+				     struct strbuf *err)
 {
 	struct lava_priv *p = t->priv;
-	struct run_ids *ids = xcalloc(n + 1, sizeof(*ids));
-	char *reqfile = xstrfmt("%s/requests.jsonl", p->dir);
-	char *logfile = xstrfmt("%s/job.log", p->dir);
-	char initrd[PATH_MAX];
-	struct lava_log d;
-	json_t *job = NULL, *detail = NULL;
-	int ret = -1;
-	double t0 = now_mono();
-
-	lava_log_init(&d, 1);
-	if (write_requests(reqfile, t, runs, n, ids, err))
-		goto out;
+	struct batch_job *j = xcalloc(1, sizeof(*j));
+	json_t *job = NULL;
+	strbuf_init(&j->ferr, 0);
+	j->seq = ++p->seq;
+	j->ids = xcalloc(n + 1, sizeof(*j->ids));
+	j->n = n;
+	j->reqfile = xstrfmt("%s/requests-%u.jsonl", p->dir, j->seq);
+	j->logfile = xstrfmt("%s/job-%u.log", p->dir, j->seq);
+	j->t0 = now_mono();
+	snprintf(bi->method, sizeof(bi->method), "lava");
+	if (write_requests(j->reqfile, t, runs, n, j->ids, err))
+		goto fail;
 	/* replies are kept for the ids of this batch only */
+	j->max_id = 1;
 	for (size_t i = 0; i < n; i++) {
-		long last = ids[i].restore ? ids[i].restore : ids[i].exec;
-		if (last > d.max_id)
-			d.max_id = last;
+		long last = j->ids[i].restore ? j->ids[i].restore : j->ids[i].exec;
+		if (last > j->max_id)
+			j->max_id = last;
 	}
-	job = make_job(t, b, reqfile, initrd, sizeof(initrd), err);
+	job = make_job(t, b, j->reqfile, j, err);
 	if (!job)
-		goto out;
-	long long id = submit(t, job, err);
-	if (id < 0)
-		goto out;
-	bi->lava_job_id = id;
-	snprintf(bi->lava_job_url, sizeof(bi->lava_job_url), "%s/scheduler/job/%lld", p->url, id);
-	fprintf(stderr, "  lava job %lld: %s\n", id, bi->lava_job_url);
-	struct strbuf fe = STRBUF_INIT;
-	detail = follow(t, id, &fe);
-	if (!detail) {
-		if (t->abort_flag && *t->abort_flag)
-			cancel_job(t, id);
-		strbuf_addf(err, "lava job %s: %s", bi->lava_job_url, fe.buf);
-		strbuf_release(&fe);
-		goto out;
+		goto fail;
+	j->id = submit(t, job, j->seq, err);
+	if (j->id < 0)
+		goto fail;
+	json_decref(job);
+	snprintf(j->url, sizeof(j->url), "%s/scheduler/job/%lld", p->url, j->id);
+	bi->lava_job_id = j->id;
+	snprintf(bi->lava_job_url, sizeof(bi->lava_job_url), "%s", j->url);
+	j->deadline = now_mono() + json_number_value(json_object_get(t->conf, "timeout_s")) + 900;
+	fprintf(stderr, "  lava job %lld: %s\n", j->id, j->url);
+	return j;
+fail:
+	json_decref(job);
+	job_free(t, j);
+	return NULL;
+}
+
+/* one look at job j: ended when Finished or past its deadline */
+static void poll_job(struct target *t, struct batch_job *j)
+{
+	char *what = xstrfmt("jobs/%lld/", j->id);
+	struct strbuf e = STRBUF_INIT;
+	json_t *d = api_get(t, what, &e);
+	strbuf_release(&e);
+	free(what);
+	const char *st = json_string_value(json_object_get(d, "state"));
+	if (st && !strcmp(st, "Finished")) {
+		j->detail = d;
+		j->ended = 1;
+		return;
 	}
-	strbuf_release(&fe);
-	/* the log, bounded */
-	{
-		char *u = xstrfmt("%s/api/v0.2/jobs/%lld/logs/", p->url, id);
-		char *mf = xstrfmt("%ld", LAVA_LOG_MAX);
-		const char *args[] = { "--max-filesize", mf, "-o", logfile, u, NULL };
-		struct strbuf out = STRBUF_INIT;
-		int rc = curl(t, args, &out, err);
-		strbuf_release(&out);
-		free(u);
-		free(mf);
-		if (rc || read_log(logfile, &d, err)) {
-			strbuf_addf(err, " (lava job %s)", bi->lava_job_url);
+	json_decref(d);
+	if (now_mono() > j->deadline) {
+		strbuf_addf(&j->ferr, "not Finished after %.0f s",
+			    json_number_value(json_object_get(t->conf, "timeout_s")) + 900);
+		j->ended = 1;
+	}
+}
+
+static size_t lava_wait(struct target *t, struct batch_job *const *jobs, size_t n)
+{
+	for (;;) {
+		for (size_t k = 0; k < n; k++) {
+			if (t->abort_flag && *t->abort_flag)
+				return k;
+			if (!jobs[k]->ended)
+				poll_job(t, jobs[k]);
+			if (jobs[k]->ended)
+				return k;
+		}
+		for (int s = 0; s < (int)(LAVA_POLL_S * 10); s++) {
+			if (t->abort_flag && *t->abort_flag)
+				break;
+			usleep(100000);
+		}
+	}
+}
+
+static int lava_collect(struct target *t, struct batch_job *j, int cancel, struct boot_info *bi,
+			struct batch_run *runs, size_t n, struct strbuf *err)
+{
+	struct lava_priv *p = t->priv;
+	struct lava_log d;
+	int ret = -1;
+	lava_log_init(&d, j->max_id);
+	snprintf(bi->method, sizeof(bi->method), "lava");
+	bi->lava_job_id = j->id;
+	snprintf(bi->lava_job_url, sizeof(bi->lava_job_url), "%s", j->url);
+	if (!j->detail) {
+		int aborted = t->abort_flag && *t->abort_flag;
+		if (cancel || aborted || j->ferr.len) {
+			cancel_job(t, j->id);
+			strbuf_addf(err, "lava job %s: %s", j->url,
+				    j->ferr.len ? j->ferr.buf
+				    : aborted ? "interrupted while the job ran" : "canceled");
+			goto out;
+		}
+		/* not ended yet: wait for it alone */
+		while (!j->ended && !(t->abort_flag && *t->abort_flag))
+			lava_wait(t, &j, 1);
+		if (!j->detail) {
+			cancel_job(t, j->id);
+			strbuf_addf(err, "lava job %s: %s", j->url,
+				    j->ferr.len ? j->ferr.buf : "interrupted while the job ran");
 			goto out;
 		}
 	}
-	const char *health = json_string_value(json_object_get(detail, "health"));
+	/* the log, bounded */
+	{
+		char *u = xstrfmt("%s/api/v0.2/jobs/%lld/logs/", p->url, j->id);
+		char *mf = xstrfmt("%ld", LAVA_LOG_MAX);
+		const char *args[] = { "--max-filesize", mf, "-o", j->logfile, u, NULL };
+		struct strbuf out = STRBUF_INIT;
+		volatile int *af = t->abort_flag;
+		t->abort_flag = NULL; /* the job ended: its log is fetched even on Ctrl-C */
+		int rc = curl(t, args, &out, err);
+		t->abort_flag = af;
+		strbuf_release(&out);
+		free(u);
+		free(mf);
+		if (rc || read_log(j->logfile, &d, err)) {
+			strbuf_addf(err, " (lava job %s)", j->url);
+			goto out;
+		}
+	}
+	const char *health = json_string_value(json_object_get(j->detail, "health"));
 	if (!health)
 		health = "?";
-	const char *comment = json_string_value(json_object_get(detail, "failure_comment"));
+	const char *comment = json_string_value(json_object_get(j->detail, "failure_comment"));
 	if (!d.reason.len && strcmp(health, "Complete"))
 		strbuf_addf(&d.reason, "job %s%s%.400s", health, comment ? ": " : "",
 			    comment ? comment : "");
-	strbuf_reset(&bi->console);
-	strbuf_add(&bi->console, d.console.buf, d.console.len);
-	bi->switch_s = now_mono() - t0;
+	/* the whole log is the boot's raw evidence (frames and all) */
+	size_t cap = (size_t)json_integer_value(json_object_get(t->conf, "log_max_mb")) << 20;
+	long long whole = lava_keep_log(j->logfile, cap, &bi->console);
+	if (whole > (long long)cap)
+		fprintf(stderr, "  lava job %lld: its log is %lld bytes, kept %zu of them "
+			"(target.log_max_mb)\n", j->id, whole, cap);
+	if (!bi->console.len)
+		strbuf_add(&bi->console, d.console.buf, d.console.len);
+	bi->switch_s = now_mono() - j->t0;
 	const char *bid = json_string_value(json_object_get(d.banner, "boot_id"));
 	snprintf(bi->boot_id, sizeof(bi->boot_id), "%.63s", bid ? bid : "");
 	/* the boot: the agent's sysinfo, or LAVA's reason why there is none */
@@ -518,7 +678,7 @@ static int lava_exec_batch(struct target *t, const struct boot_spec *b, struct b
 	int refused;
 	json_t *si = lava_log_result(&d, 1, "sysinfo", &why, &refused);
 	if (!si) {
-		strbuf_addf(err, "lava job %s (%s): %s%s%s", bi->lava_job_url, health,
+		strbuf_addf(err, "lava job %s (%s): %s%s%s", j->url, health,
 			    d.reason.len ? d.reason.buf : "", d.reason.len ? "; " : "", why.buf);
 		strbuf_release(&why);
 		goto out;
@@ -527,14 +687,15 @@ static int lava_exec_batch(struct target *t, const struct boot_spec *b, struct b
 	json_decref(bi->sysinfo);
 	bi->sysinfo = json_incref(si);
 	/* the runs */
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && i < j->n; i++) {
 		struct batch_run *r = &runs[i];
+		const struct run_ids *ids = &j->ids[i];
 		if (!r->req)
 			continue;
 		r->applied = json_array();
 		r->rc = 0;
-		for (long k = 0; k < ids[i].nknobs; k++) {
-			json_t *a = lava_log_result(&d, ids[i].first_knob + k, "knob_set", &r->err, &refused);
+		for (long k = 0; k < ids->nknobs; k++) {
+			json_t *a = lava_log_result(&d, ids->first_knob + k, "knob_set", &r->err, &refused);
 			if (!a) {
 				r->rc = refused ? 1 : -1;
 				break;
@@ -542,33 +703,47 @@ static int lava_exec_batch(struct target *t, const struct boot_spec *b, struct b
 			json_array_append(r->applied, a);
 		}
 		if (!r->rc) {
-			json_t *res = lava_log_result(&d, ids[i].exec, "exec", &r->err, &refused);
+			json_t *res = lava_log_result(&d, ids->exec, "exec", &r->err, &refused);
 			if (res)
 				r->res = json_incref(res);
 			else
 				r->rc = refused ? 1 : -1;
 		}
 		if (r->rc == -1)
-			strbuf_addf(&r->err, ": lava job %s (%s)%s%s", bi->lava_job_url, health,
+			strbuf_addf(&r->err, ": lava job %s (%s)%s%s", j->url, health,
 				    d.reason.len ? ": " : "", d.reason.buf);
-		if (ids[i].restore && lava_log_reply(&d, ids[i].restore) &&
-		    !json_is_true(json_object_get(lava_log_reply(&d, ids[i].restore), "ok"))) {
-			const char *e = json_string_value(
-				json_object_get(lava_log_reply(&d, ids[i].restore), "error"));
+		json_t *rr = ids->restore ? lava_log_reply(&d, ids->restore) : NULL;
+		if (rr && !json_is_true(json_object_get(rr, "ok"))) {
+			const char *e = json_string_value(json_object_get(rr, "error"));
 			r->restore_failed = 1;
 			strbuf_addf(&r->err, "%s%.500s", r->err.len ? "; " : "", e ? e : "refused");
 		}
 	}
 	ret = 0;
 out:
-	json_decref(job);
-	json_decref(detail);
 	lava_log_release(&d);
-	unlink(reqfile);
-	free(reqfile);
-	free(logfile);
-	free(ids);
+	job_free(t, j);
 	return ret;
+}
+
+static void lava_orphan(struct target *t, long long id, struct strbuf *why)
+{
+	char *what = xstrfmt("jobs/%lld/", id);
+	struct strbuf e = STRBUF_INIT;
+	json_t *d = api_get(t, what, &e);
+	free(what);
+	const char *st = json_string_value(json_object_get(d, "state"));
+	const char *h = json_string_value(json_object_get(d, "health"));
+	if (!d) {
+		strbuf_addf(why, "LAVA did not say what became of it: %s", e.buf);
+	} else if (st && !strcmp(st, "Finished")) {
+		strbuf_addf(why, "it had ended (%s); its results are not taken", h ? h : "?");
+	} else {
+		cancel_job(t, id);
+		strbuf_addf(why, "it was still %s: canceled", st ? st : "?");
+	}
+	json_decref(d);
+	strbuf_release(&e);
 }
 
 static json_t *lava_batch_job(struct target *t, const struct boot_spec *b,
@@ -577,10 +752,9 @@ static json_t *lava_batch_job(struct target *t, const struct boot_spec *b,
 	struct lava_priv *p = t->priv;
 	struct run_ids *ids = xcalloc(n + 1, sizeof(*ids));
 	char *reqfile = xstrfmt("%s/requests.jsonl", p->dir);
-	char initrd[PATH_MAX];
 	json_t *job = NULL;
 	if (write_requests(reqfile, t, runs, n, ids, err) == 0)
-		job = make_job(t, b, reqfile, initrd, sizeof(initrd), err);
+		job = make_job(t, b, reqfile, NULL, err);
 	unlink(reqfile);
 	free(reqfile);
 	free(ids);
@@ -599,7 +773,11 @@ const struct target_ops lava_target = {
 	.exec = target_agent_exec,
 	.knob_set = target_agent_knob_set,
 	.knob_restore = target_agent_knob_restore,
-	.exec_batch = lava_exec_batch,
+	.batch_slots = lava_slots,
+	.batch_submit = lava_submit,
+	.batch_wait = lava_wait,
+	.batch_collect = lava_collect,
+	.batch_orphan = lava_orphan,
 	.batch_job = lava_batch_job,
 	.close = lava_close,
 };

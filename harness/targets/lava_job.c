@@ -2,7 +2,10 @@
  * The pure parts of the lava target: its plan object and the LAVA job of a
  * boot configuration (see lava_job.h and docs/lab.md).
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "harness/agent/protocol.h"
 #include "harness/targets/lava_job.h"
@@ -65,7 +68,8 @@ int lava_conf_check(json_t *conf, const char *prefix, struct strbuf *err)
 {
 	static const char *const keys[] = { "type", "url", "token_file", "user", "device_type",
 					    "tags", "kernel", "cpus", "memory_mb", "timeout_s",
-					    "append", "switch", "agent", "tools", NULL };
+					    "append", "switch", "agent", "tools", "max_jobs",
+					    "log_max_mb", "artifacts", NULL };
 	char path[128];
 	snprintf(path, sizeof(path), "%.*s", (int)(strlen(prefix) ? strlen(prefix) - 1 : 0),
 		 prefix);
@@ -112,9 +116,156 @@ int lava_conf_check(json_t *conf, const char *prefix, struct strbuf *err)
 		return -1;
 	if (conf_integer(conf, "cpus", 2, 1, 256, prefix, err) ||
 	    conf_integer(conf, "memory_mb", 1024, 256, 1 << 20, prefix, err) ||
-	    conf_seconds(conf, "timeout_s", 1800, 60, 86400, prefix, err))
+	    conf_seconds(conf, "timeout_s", 1800, 60, 86400, prefix, err) ||
+	    conf_integer(conf, "log_max_mb", 32, 1, 1024, prefix, err))
 		return -1;
+	/* max_jobs: absent or 0 = as many as LAVA has usable devices for the job */
+	json_t *mj = json_object_get(conf, "max_jobs");
+	if (mj && (!json_is_integer(mj) || json_integer_value(mj) < 1 ||
+		   json_integer_value(mj) > 1024)) {
+		strbuf_addf(err, "%smax_jobs: must be an integer from 1 to 1024 (the jobs of a "
+				 "session in flight at once; absent: one per usable device)", prefix);
+		return -1;
+	}
+	return lava_artifacts_check(conf, prefix, err);
+}
+
+int lava_artifacts_check(json_t *conf, const char *prefix, struct strbuf *err)
+{
+	static const char *const keys[] = { "serve", "listen", "url_host", NULL };
+	static const char *const serves[] = { "file", "http", NULL };
+	json_t *a = json_object_get(conf, "artifacts");
+	char path[160];
+	if (!a) {
+		json_object_set_new(conf, "artifacts", json_pack("{s:s}", "serve", "file"));
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%sartifacts", prefix);
+	if (!json_is_object(a)) {
+		strbuf_addf(err, "%s: must be an object: {\"serve\": \"file\"} or {\"serve\": "
+				 "\"http\", \"listen\": \"ADDR:PORT\", \"url_host\": \"HOST\"}", path);
+		return -1;
+	}
+	char *pfx = xstrfmt("%s.", path);
+	int bad = conf_check_keys(a, keys, path, "artifacts", err) ||
+		  conf_choice(a, "serve", "file", serves, pfx, err);
+	free(pfx);
+	if (bad)
+		return -1;
+	const char *serve = json_string_value(json_object_get(a, "serve"));
+	json_t *l = json_object_get(a, "listen"), *h = json_object_get(a, "url_host");
+	if (!strcmp(serve, "file")) {
+		if (l || h) {
+			strbuf_addf(err, "%s: listen and url_host go with \"serve\": \"http\"", path);
+			return -1;
+		}
+		return 0;
+	}
+	char host[256];
+	int port;
+	if (!l)
+		json_object_set_new(a, "listen", json_string("127.0.0.1:0"));
+	if (!json_is_string(json_object_get(a, "listen")) ||
+	    lava_hostport(json_string_value(json_object_get(a, "listen")), host, sizeof(host),
+			  &port)) {
+		strbuf_addf(err, "%s.listen: must be IPV4:PORT (\"127.0.0.1:0\": loopback, any free "
+				 "port; \"0.0.0.0:8200\": every interface)", path);
+		return -1;
+	}
+	if (h && (!json_is_string(h) || !lava_host_ok(json_string_value(h)))) {
+		strbuf_addf(err, "%s.url_host: must be the host name or address the LAVA worker "
+				 "reaches this controller at (letters, digits, . -)", path);
+		return -1;
+	}
+	if (!h && !strcmp(host, "0.0.0.0")) {
+		strbuf_addf(err, "%s.url_host: required when listen is 0.0.0.0 (the host name the "
+				 "LAVA worker reaches this controller at)", path);
+		return -1;
+	}
 	return 0;
+}
+
+int lava_host_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (!n || n > 253)
+		return 0;
+	for (; *s; s++)
+		if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') ||
+		      ('0' <= *s && *s <= '9') || *s == '.' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+int lava_hostport(const char *s, char *host, size_t hlen, int *port)
+{
+	const char *c = strrchr(s, ':');
+	unsigned a[4];
+	char tail;
+	if (!c || (size_t)(c - s) >= hlen || !c[1] || strlen(c + 1) > 5)
+		return -1;
+	memcpy(host, s, (size_t)(c - s));
+	host[c - s] = '\0';
+	if (sscanf(host, "%u.%u.%u.%u%c", &a[0], &a[1], &a[2], &a[3], &tail) != 4 ||
+	    a[0] > 255 || a[1] > 255 || a[2] > 255 || a[3] > 255)
+		return -1;
+	long p = 0;
+	for (const char *q = c + 1; *q; q++) {
+		if (*q < '0' || *q > '9')
+			return -1;
+		p = p * 10 + (*q - '0');
+	}
+	if (p > 65535)
+		return -1;
+	*port = (int)p;
+	return 0;
+}
+
+int lava_usable_devices(const json_t *devices, const json_t *tags, const json_t *want,
+			const char *device_type, struct strbuf *why)
+{
+	/* the ids of the wanted tag names */
+	json_t *ids = json_array();
+	size_t i, k;
+	json_t *w, *t, *d;
+	int n = 0;
+	json_array_foreach(want, i, w) {
+		int found = 0;
+		json_array_foreach(tags, k, t)
+			if (json_is_string(json_object_get(t, "name")) &&
+			    !strcmp(json_string_value(json_object_get(t, "name")), json_string_value(w))) {
+				json_array_append(ids, json_object_get(t, "id"));
+				found = 1;
+			}
+		if (!found) {
+			strbuf_addf(why, "LAVA has no tag \"%s\"", json_string_value(w));
+			json_decref(ids);
+			return 0;
+		}
+	}
+	json_array_foreach(devices, i, d) {
+		const char *dt = json_string_value(json_object_get(d, "device_type"));
+		const char *h = json_string_value(json_object_get(d, "health"));
+		if (!dt || strcmp(dt, device_type) || !h || (strcmp(h, "Good") && strcmp(h, "Unknown")))
+			continue;
+		json_t *dtags = json_object_get(d, "tags");
+		int all = 1;
+		json_array_foreach(ids, k, t) {
+			int has = 0;
+			size_t q;
+			json_t *v;
+			json_array_foreach(dtags, q, v)
+				if (json_is_integer(v) && json_integer_value(v) == json_integer_value(t))
+					has = 1;
+			all &= has;
+		}
+		n += all;
+	}
+	json_decref(ids);
+	if (!n)
+		strbuf_addf(why, "LAVA has no device of type %s%s with health Good or Unknown",
+			    device_type, json_array_size(want) ? " and the target's tags" : "");
+	return n;
 }
 
 json_t *lava_job(const json_t *conf, const struct lava_job_in *in, struct strbuf *err)
@@ -278,4 +429,53 @@ json_t *lava_log_result(const struct lava_log *l, long id, const char *op, struc
 	if (agent_reply_check(op, res, why))
 		return NULL;
 	return res;
+}
+
+long long lava_keep_log(const char *file, size_t max, struct strbuf *out)
+{
+	FILE *f = fopen(file, "r");
+	struct stat st;
+	strbuf_reset(out);
+	if (!f || fstat(fileno(f), &st)) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	size_t size = (size_t)st.st_size;
+	if (size <= max) {
+		strbuf_grow(out, size + 1);
+		out->len = fread(out->buf, 1, size, f);
+		out->buf[out->len] = '\0';
+		fclose(f);
+		return (long long)size;
+	}
+	/* the start up to its last whole line, the end from its first whole line */
+	size_t head = max / 2, tail = max - head;
+	char *h = xcalloc(head + 1, 1), *t = xcalloc(tail + 2, 1);
+	size_t hn = fread(h, 1, head, f);
+	char *nl = memrchr(h, '\n', hn);
+	if (nl)
+		hn = (size_t)(nl - h) + 1;
+	size_t tn = 0, tstart = 0;
+	if (fseeko(f, (off_t)(size - tail - 1), SEEK_SET) == 0) {
+		tn = fread(t, 1, tail + 1, f);
+		if (tn && t[0] != '\n') {
+			char *q = memchr(t, '\n', tn);
+			tstart = q ? (size_t)(q - t) : 0;
+		}
+		tstart++; /* past the newline before the first whole line */
+		if (tstart > tn)
+			tstart = tn;
+	}
+	char *note = xstrfmt("# schedlab: %zu bytes of the job log cut here (the log is %zu bytes; "
+			     "kept: its first %zu and last %zu, target.log_max_mb)\n",
+			     size - hn - (tn - tstart), size, hn, tn - tstart);
+	strbuf_add(out, h, hn);
+	strbuf_addstr(out, note);
+	strbuf_add(out, t + tstart, tn - tstart);
+	free(note);
+	free(h);
+	free(t);
+	fclose(f);
+	return (long long)size;
 }

@@ -25,6 +25,24 @@
  * "<prefix>key: ..." naming what is valid */
 int lava_conf_check(json_t *conf, const char *prefix, struct strbuf *err);
 
+/* the target's "artifacts" object (in lava_conf_check): {"serve": "file"}
+ * (default) or {"serve": "http", "listen": "IPV4:PORT" (default
+ * 127.0.0.1:0), "url_host": HOST (required with 0.0.0.0)} */
+int lava_artifacts_check(json_t *conf, const char *prefix, struct strbuf *err);
+/* "IPV4:PORT" into host and port; -1 when it is not that */
+int lava_hostport(const char *s, char *host, size_t hlen, int *port);
+/* a host name or address for a URL: letters, digits, . - */
+int lava_host_ok(const char *s);
+
+/*
+ * How many of LAVA's devices (devices: the "results" of GET devices/, tags:
+ * those of GET tags/) could run the target's jobs: of device_type, carrying
+ * every tag in want (names), health Good or Unknown (idle or busy: LAVA
+ * queues). 0 with why when none.
+ */
+int lava_usable_devices(const json_t *devices, const json_t *tags, const json_t *want,
+			const char *device_type, struct strbuf *why);
+
 /* 1 when s may go into the kernel command line of a LAVA qemu job:
  * letters, digits, spaces and _ . , = : / + @ - only, at most 1024 bytes */
 int lava_cmdline_ok(const char *s);
@@ -69,6 +87,14 @@ json_t *lava_log_reply(const struct lava_log *l, long id);
  * said ok:false (*refused 1, its error), or a malformed result (*refused 0) */
 json_t *lava_log_result(const struct lava_log *l, long id, const char *op, struct strbuf *why,
 			int *refused);
+
+/*
+ * The job's whole log (the file as LAVA served it) into out, for the boot's
+ * console: at most max bytes; a longer log keeps its first max/2 and last
+ * max/2 bytes with a line between them saying how much was cut. The log's
+ * size, or -1 when the file cannot be read (out empty).
+ */
+long long lava_keep_log(const char *file, size_t max, struct strbuf *out);
 
 /* the prompt the job's boot action waits for (printed by the batch /init) */
 #define LAVA_END_PROMPT "schedlab-batch: end status"

@@ -54,6 +54,14 @@ int target_check_registry(struct strbuf *err)
 			strbuf_addf(err, "target %s: missing a required hook", o->name ? o->name : "?");
 			return -1;
 		}
+		/* the batch hooks come together */
+		int nb = !!o->batch_slots + !!o->batch_submit + !!o->batch_wait + !!o->batch_collect +
+			 !!o->batch_orphan;
+		if (nb && nb != 5) {
+			strbuf_addf(err, "target %s: batch_slots, batch_submit, batch_wait, "
+				    "batch_collect and batch_orphan come together", o->name);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -14,8 +14,9 @@
  *           reboot, or write the runtime preempt mode) and leave
  *           a connected agent in t->agent; fills struct boot_info
  *   sysinfo/exec/knob_set/knob_restore   through the agent
- *   exec_batch (optional) every run of a boot at once, for targets without
- *           a live agent (lava); boot then only prepares
+ *   batch_* (optional) every run of a boot at once as a job, several jobs in
+ *           flight, for targets without a live agent (lava); boot then only
+ *           prepares
  *   close   stop the agent, kill the VM, restore anything touched; always safe
  *
  * Checklist for a new target: harness/target_<name>.c with
@@ -64,9 +65,10 @@ void boot_info_init(struct boot_info *bi);
 void boot_info_release(struct boot_info *bi);
 
 struct target;
+struct batch_job;   /* a batch target's job in flight (the target's own) */
 
 /*
- * One run of a boot for a batch target (exec_batch): what the session
+ * One run of a boot for a batch target (batch_submit): what the session
  * prepared (the knob writes, the exec request) and what came back. A target
  * that runs a whole boot at once (lava: the runs travel with the job) gets
  * every run of the boot before any result is needed.
@@ -76,7 +78,7 @@ struct batch_run {
 	json_t *writes;           /* [{"path", "value"}]: the run's knob writes, in order */
 	json_t *req;              /* the exec request (argv, timeout_s, files, load, ...) */
 	double timeout_s;
-	/* filled by exec_batch */
+	/* filled by batch_collect */
 	json_t *applied;          /* the agent's answers to the knob writes (owned) */
 	json_t *res;              /* the exec result (owned), NULL when there is none */
 	int rc;                   /* 0 res is the reply; 1 the agent refused (a knob
@@ -106,15 +108,37 @@ struct target_ops {
 			struct strbuf *err);
 	int (*knob_restore)(struct target *t, struct strbuf *err);
 	/*
-	 * optional: run every run of a boot at once (after boot, which then only
-	 * prepares). Fills bi (sysinfo of the boot, method, ...) and each run's
-	 * reply; 0 when the boot came up (even when some runs got no reply),
-	 * -1 when it did not (err: why, e.g. LAVA's reason and the job URL).
-	 * The session stores the boot and every run exactly once from them.
+	 * optional, for a target without a live agent (lava): every run of a
+	 * boot at once, as a job, with several boots in flight (boot then only
+	 * prepares). The session keeps up to batch_slots jobs in flight and
+	 * stores each boot and its runs exactly once when its job ends:
+	 *   batch_slots    how many jobs at once (>= 1; the plan's max_jobs or
+	 *                  what the lab has); -1 with err when it cannot say
+	 *   batch_submit   start boot b with its runs: bi gets the job's id and
+	 *                  URL (the session records them at once); the job, or
+	 *                  NULL with err (nothing runs)
+	 *   batch_wait     block until one of jobs[0..n) ended, or Ctrl-C; its
+	 *                  index (any one on Ctrl-C: collect cancels it)
+	 *   batch_collect  what job brought back: bi (sysinfo, method, console:
+	 *                  the job's log) and each run's reply; 0 when the boot
+	 *                  came up (even when some runs got no reply), -1 when
+	 *                  it did not (err: why, e.g. LAVA's reason and the job
+	 *                  URL). cancel (or Ctrl-C) cancels a job still running.
+	 *                  Frees job.
+	 *   batch_orphan   a job an earlier controller submitted and did not
+	 *                  collect (it was killed; --resume): cancel it if it
+	 *                  still runs; what became of it in why
 	 */
-	int (*exec_batch)(struct target *t, const struct boot_spec *b, struct boot_info *bi,
-			  struct batch_run *runs, size_t n, struct strbuf *err);
-	/* optional, with exec_batch: what exec_batch would submit for these
+	int (*batch_slots)(struct target *t, struct strbuf *err);
+	struct batch_job *(*batch_submit)(struct target *t, const struct boot_spec *b,
+					  struct boot_info *bi, struct batch_run *runs, size_t n,
+					  struct strbuf *err);
+	size_t (*batch_wait)(struct target *t, struct batch_job *const *jobs, size_t n);
+	int (*batch_collect)(struct target *t, struct batch_job *job, int cancel,
+			     struct boot_info *bi, struct batch_run *runs, size_t n,
+			     struct strbuf *err);
+	void (*batch_orphan)(struct target *t, long long job_id, struct strbuf *why);
+	/* optional, with batch_submit: what batch_submit would submit for these
 	 * runs, for review (`schedlab plan --lava-job`); NULL with a message */
 	json_t *(*batch_job)(struct target *t, const struct boot_spec *b,
 			     struct batch_run *runs, size_t n, struct strbuf *err);

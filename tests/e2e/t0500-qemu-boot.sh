@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 }
 C
 check "compile the target driver" cc -std=gnu11 -D_GNU_SOURCE -I. -o "$TMP/qboot" "$TMP/qboot.c" \
-	build/libschedlab.a -ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lm -pthread
+	build/libschedlab.a -ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lmicrohttpd -lm -pthread
 if [ ! -x "$TMP/qboot" ]; then
 	done_testing
 	exit

@@ -69,7 +69,7 @@ contains "and says why" "$TMP/err" "needs target.reboot_hook"
 # (tests/e2e/ssh-guest.c: boots a guest through the qemu target, prints
 # "ready BOOT_ID S", keeps it running until stdin reaches EOF or SIGTERM)
 check "compile the guest driver" cc -std=gnu11 -D_GNU_SOURCE -I. -o "$TMP/vm" tests/e2e/ssh-guest.c \
-	build/libschedlab.a -ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lm -pthread
+	build/libschedlab.a -ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lmicrohttpd -lm -pthread
 if [ ! -x "$TMP/vm" ]; then
 	done_testing
 	exit

@@ -53,7 +53,7 @@ G() { ssh -T -o BatchMode=yes -o IdentitiesOnly=yes -i "$TMP/id" -o UserKnownHos
 	-o StrictHostKeyChecking=yes -p "$PORT" root@127.0.0.1 "$@"; }
 
 check "compile the guest driver" cc -std=gnu11 -D_GNU_SOURCE -I. -o "$TMP/vm" tests/e2e/ssh-guest.c \
-	build/libschedlab.a -ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lm -pthread
+	build/libschedlab.a -ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lmicrohttpd -lm -pthread
 if [ ! -x "$TMP/vm" ]; then
 	done_testing
 	exit

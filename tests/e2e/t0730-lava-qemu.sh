@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 EOF
 INITRD=""
 if cc -std=gnu11 -D_GNU_SOURCE -I. -o "$TMP/ibuild" "$TMP/ibuild.c" build/libschedlab.a \
-	-ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lm -pthread 2>"$TMP/ibuild.err" &&
+	-ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lmicrohttpd -lm -pthread 2>"$TMP/ibuild.err" &&
 	INITRD=$("$TMP/ibuild" "$PWD/bin/schedlab-agent" "$TMP/etc/requests.jsonl" "$TMP/cache" 2>>"$TMP/ibuild.err"); then
 	ok "batch initramfs built by initramfs.c ($(stat -c %s "$INITRD") bytes)"
 else
@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 }
 EOF
 check "compile the job writer driver" cc -std=gnu11 -D_GNU_SOURCE -I. -o "$TMP/ljob" "$TMP/ljob.c" \
-	build/libschedlab.a -ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lm -pthread
+	build/libschedlab.a -ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lmicrohttpd -lm -pthread
 
 declare -A JOB
 submit() { # KEY APPEND

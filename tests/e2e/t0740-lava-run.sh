@@ -4,7 +4,8 @@
 # (harness/targets/lava.c) against the real single-host LAVA of
 # tests/lava/setup.sh. Every boot becomes one LAVA job carrying the boot's
 # runs in a batch initramfs; the session hands the target all runs of a boot
-# at once (target_ops.exec_batch) and stores the boot and each run once.
+# at once (target_ops.batch_submit), several boots in flight, and stores
+# the boot and each run once, as its job ends.
 #  1. preempt=none and preempt=full with hackbench: both boots ok with the
 #     effective mode the agent read in the guest, rows in `results`, a
 #     distinct LAVA job id and URL stored with each boot;
@@ -13,8 +14,15 @@
 #     (resumable) with the same reason;
 #     a boot in the wrong mode (the target's "append" overrides preempt=):
 #     mismatch, quarantined; a lab of two lava members: two jobs at once;
+#     the two boots' jobs in flight at once on the two devices (LAVA's
+#     start/end times overlap), the whole job log kept with each boot;
 #  3. a session interrupted (SIGINT) while its job runs: the job is
-#     canceled, the session is interrupted, and `--resume` completes it.
+#     canceled, the session is interrupted, and `--resume` completes it;
+#  4. three boots on two devices with the artifacts served over HTTP by the
+#     controller: the third job is submitted when the first ends, a boot is
+#     stored while another's job still runs; the controller is SIGKILLed
+#     then, and `--resume last` keeps the two stored boots, cancels the
+#     orphaned job and submits its boot again; every run stored once.
 # Also: `plan --lava-job`, knob sets through the batch, the plan object's
 # and the token file's checks.
 # Each job costs about 20-40 s under TCG on this host.
@@ -99,6 +107,21 @@ equals "hackbench rows under both modes" \
 	"full full none none"
 equals "the boot's console (the job log) kept" \
 	"$(sql "SELECT count(*) FROM boot WHERE session_id = $S1 AND console LIKE '%Linux version%'")" 2
+equals "  ... whole: LAVA's own lines and the agent's frames too" \
+	"$(sql "SELECT count(*) FROM boot WHERE session_id = $S1 AND console LIKE '%lava-dispatcher, installed at version%' AND console LIKE '%SLB1 %' AND console LIKE '%schedlab-batch: end status%'")" 2
+contains "one session, its boots' jobs in flight at once" "$TMP/modes.err" "up to 2 jobs in flight"
+overlap() { # JOB JOB: their LAVA start/end times overlap
+	local a b
+	a=$(api "jobs/$1/" | jq -r '.start_time + " " + .end_time')
+	b=$(api "jobs/$2/" | jq -r '.start_time + " " + .end_time')
+	if [[ "${a% *}" < "${b#* }" && "${b% *}" < "${a#* }" ]]; then
+		ok "$3 ($1: $a, $2: $b)"
+	else
+		not_ok "$3" "job $1: $a" "job $2: $b"
+	fi
+}
+mapfile -t MJ < <(sql "SELECT lava_job_id FROM boot WHERE session_id = $S1 ORDER BY seq")
+overlap "${MJ[0]}" "${MJ[1]}" "  ... the two jobs ran at the same time"
 
 # --- 2. a kernel that panics
 plan "$TMP/panic.json" '["full"]' '["rdinit=/no-such-init root=/dev/no-such-disk"]'
@@ -184,5 +207,77 @@ equals "boots: the interrupted one and the resumed one" \
 equals "a new job for the resumed boot" \
 	"$(sql "SELECT count(DISTINCT lava_job_id) FROM boot WHERE session_id = $S3")" 2
 equals "session done" "$(sql "SELECT status FROM session WHERE id = $S3")" done
+
+# --- 4. three boots on two devices, artifacts over HTTP; SIGKILL with a
+# job in flight, then --resume last
+plan "$TMP/three.json" '["none", "voluntary", "full"]' '[""]'
+jq '.target.artifacts = {"serve": "http", "listen": "127.0.0.1:0"}' "$TMP/three.json" >"$TMP/http3.json"
+KDB="$TMP/kill.db"
+ts=$(date +%s)
+bin/schedlab run --db "$KDB" "$TMP/http3.json" >"$TMP/kill.out" 2>"$TMP/kill.err" &
+pid=$!
+CLEANUP_CMDS+=("kill -9 $pid")
+st=""
+for _ in $(seq 1 400); do
+	st=$(sqlite3 "$KDB" "SELECT sum(status = 'ok') || ' ' || sum(status = 'planned' AND lava_job_id > 0) FROM boot" 2>/dev/null || true)
+	[ "$st" = "2 1" ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.5
+done
+orphan=$(sqlite3 "$KDB" "SELECT lava_job_id FROM boot WHERE status = 'planned' AND lava_job_id > 0")
+ostate=$(api "jobs/$orphan/" | jq -r .state)
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+echo "# killed $(($(date +%s) - ts)) s after the start"
+equals "two boots stored, the third's job submitted when a device was free" "$st" "2 1"
+case "$ostate" in
+Submitted | Scheduling | Scheduled | Running) ok "a boot was stored while another's job still ran (job $orphan: $ostate)" ;;
+*) not_ok "a boot was stored while another's job still ran" "job $orphan: $ostate" ;;
+esac
+equals "  ... each stored boot with its run" \
+	"$(sqlite3 "$KDB" "SELECT count(*) FROM run r JOIN boot b ON b.id = r.boot_id WHERE b.status = 'ok' AND r.status = 'ok'")" 2
+# at most two in flight: the third job was submitted after the first ended
+first_end=$(for j in $(sqlite3 "$KDB" "SELECT lava_job_id FROM boot WHERE status = 'ok'"); do api "jobs/$j/" | jq -r .end_time; done | sort | head -n 1)
+third_sub=$(api "jobs/$orphan/" | jq -r .submit_time)
+if [[ -n "$first_end" && "$first_end" < "$third_sub" ]]; then
+	ok "  ... the third job submitted when the first had ended (max_jobs = 2 devices: $first_end < $third_sub)"
+else
+	not_ok "  ... the third job submitted when the first had ended" "first end: $first_end" "third submitted: $third_sub"
+fi
+expect_exit 0 "--resume last after SIGKILL" bin/schedlab run --db "$KDB" --resume last
+cp "$TMP/err" "$TMP/resume.err"
+contains "  ... finds the orphaned job and cancels it" "$TMP/resume.err" "orphaned: the controller ended while job $orphan ran"
+st=""
+for _ in $(seq 1 30); do
+	st=$(api "jobs/$orphan/" | jq -r '.state + " " + .health')
+	case "$st" in Finished*) break ;; esac
+	sleep 2
+done
+equals "  ... the orphan is Canceled in LAVA" "$st" "Finished Canceled"
+equals "boots: two kept, the orphan's failed with what became of its job, one new" \
+	"$(sqlite3 "$KDB" "SELECT group_concat(req_preempt || ':' || status, ' ') FROM (SELECT * FROM boot ORDER BY id)")" \
+	"none:ok voluntary:ok full:failed full:ok"
+case "$(sqlite3 "$KDB" "SELECT error FROM boot WHERE status = 'failed'")" in
+"orphaned: the controller ended while job $orphan ran ($LAVA_URL/scheduler/job/$orphan): it was still "*": canceled") ok "  ... the failed boot says so" ;;
+*) not_ok "  ... the failed boot says so" "$(sqlite3 "$KDB" "SELECT error FROM boot WHERE status = 'failed'")" ;;
+esac
+equals "every run stored exactly once, all ok, one row each" \
+	"$(sqlite3 "$KDB" "SELECT count(*) || ' ' || sum(status = 'ok') || ' ' || (SELECT count(*) FROM results WHERE metric = 'time_s') FROM run")" \
+	"3 3 3"
+equals "  ... under each mode" \
+	"$(sqlite3 "$KDB" "SELECT group_concat(preempt, ' ') FROM (SELECT preempt FROM results WHERE metric = 'time_s' ORDER BY preempt)")" \
+	"full none voluntary"
+equals "session done" "$(sqlite3 "$KDB" "SELECT status FROM session")" done
+# the kernel and initramfs came from the controller over HTTP, each job
+# under its own prefix
+nhttp=$(sqlite3 "$KDB" "SELECT console FROM boot WHERE status = 'ok'" |
+	grep -oE "http://127\.0\.0\.1:[0-9]+/[0-9a-f]{32}/(kernel|initrd)" | sort -u | wc -l)
+equals "artifacts over HTTP: a kernel and an initramfs URL per job (3 jobs)" "$nhttp" 6
+deployed=$(sqlite3 "$KDB" "SELECT console FROM boot WHERE status = 'ok'" | grep -cE "(downloading|Downloading|http-download).*http://127\.0\.0\.1" || true)
+if [ "$deployed" -ge 3 ]; then
+	ok "  ... and LAVA downloaded them ($deployed log lines)"
+else
+	not_ok "  ... and LAVA downloaded them" "$deployed log lines name an http download"
+fi
 CLEANUP_CMDS=()
 done_testing

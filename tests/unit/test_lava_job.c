@@ -5,9 +5,15 @@
  * artifacts, the end prompt, timeouts), with hostile command lines and URLs
  * refused rather than pasted into the job; and reading a job's log
  * (lava_log_*): frames to replies by id, LAVA's verdict, ids the batch did
- * not ask for, malformed and refused replies, corrupt frames.
+ * not ask for, malformed and refused replies, corrupt frames. Also the
+ * keys of several jobs in flight (max_jobs, counted from LAVA's devices:
+ * lava_usable_devices), log_max_mb and the artifacts object (file or http,
+ * listen, url_host).
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness/targets/lava_job.h"
 #include "tests/unit/tap.h"
@@ -178,9 +184,140 @@ TEST(job_log)
 	strbuf_release(&why);
 }
 
+#define BASE "{\"type\":\"lava\",\"url\":\"http://x\",\"token_file\":\"t\",\"user\":\"u\"," \
+	     "\"device_type\":\"qemu\""
+
+TEST(jobs_logs_artifacts)
+{
+	struct strbuf e = STRBUF_INIT;
+	json_t *c = conf_of(BASE "}");
+	CHECK(lava_conf_check(c, "plan: target.", &e) == 0);
+	CHECK(json_object_get(c, "max_jobs") == NULL); /* absent: one per usable device */
+	CHECK(json_integer_value(json_object_get(c, "log_max_mb")) == 32);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(c, "artifacts"), "serve")), "file");
+	json_decref(c);
+	CHECK(check_text(BASE ",\"max_jobs\":3}", &e) == 0);
+	CHECK(check_text(BASE ",\"max_jobs\":0}", &e) == -1);
+	CHECK_CONTAINS(e.buf, "plan: target.max_jobs: must be an integer from 1 to 1024");
+	CHECK(check_text(BASE ",\"max_jobs\":\"2\"}", &e) == -1);
+	CHECK(check_text(BASE ",\"log_max_mb\":0}", &e) == -1);
+	CHECK_CONTAINS(e.buf, "log_max_mb");
+
+	c = conf_of(BASE ",\"artifacts\":{\"serve\":\"http\"}}");
+	CHECK(lava_conf_check(c, "plan: target.", &e) == 0);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(c, "artifacts"), "listen")),
+		  "127.0.0.1:0");
+	json_decref(c);
+	CHECK(check_text(BASE ",\"artifacts\":{\"serve\":\"http\",\"listen\":\"0.0.0.0:8200\","
+			 "\"url_host\":\"ctl.lab\"}}", &e) == 0);
+	CHECK(check_text(BASE ",\"artifacts\":{\"serve\":\"http\",\"listen\":\"0.0.0.0:8200\"}}",
+			 &e) == -1);
+	CHECK_CONTAINS(e.buf, "plan: target.artifacts.url_host: required when listen is 0.0.0.0");
+	CHECK(check_text(BASE ",\"artifacts\":{\"serve\":\"http\",\"listen\":\"lab:80\"}}", &e) == -1);
+	CHECK_CONTAINS(e.buf, "artifacts.listen: must be IPV4:PORT");
+	CHECK(check_text(BASE ",\"artifacts\":{\"serve\":\"http\",\"listen\":\"1.2.3.4:65536\"}}",
+			 &e) == -1);
+	CHECK(check_text(BASE ",\"artifacts\":{\"serve\":\"http\",\"url_host\":\"a/b\"}}", &e) == -1);
+	CHECK_CONTAINS(e.buf, "url_host: must be");
+	CHECK(check_text(BASE ",\"artifacts\":{\"serve\":\"ftp\"}}", &e) == -1);
+	CHECK_CONTAINS(e.buf, "serve");
+	CHECK(check_text(BASE ",\"artifacts\":{\"serve\":\"file\",\"listen\":\"1.2.3.4:1\"}}", &e) == -1);
+	CHECK_CONTAINS(e.buf, "go with \"serve\": \"http\"");
+	CHECK(check_text(BASE ",\"artifacts\":{\"serve\":\"http\",\"port\":1}}", &e) == -1);
+	CHECK_CONTAINS(e.buf, "unknown key");
+	CHECK(check_text(BASE ",\"artifacts\":\"http\"}", &e) == -1);
+	CHECK_CONTAINS(e.buf, "artifacts: must be an object");
+
+	char host[64];
+	int port = -1;
+	CHECK(lava_hostport("127.0.0.1:0", host, sizeof(host), &port) == 0 && port == 0);
+	CHECK_STR(host, "127.0.0.1");
+	CHECK(lava_hostport("10.0.0.1:8080", host, sizeof(host), &port) == 0 && port == 8080);
+	CHECK(lava_hostport("10.0.0.1", host, sizeof(host), &port) == -1);
+	CHECK(lava_hostport("10.0.0.256:1", host, sizeof(host), &port) == -1);
+	CHECK(lava_hostport("10.0.0.1:1x", host, sizeof(host), &port) == -1);
+	CHECK(lava_hostport("10.0.0.1:", host, sizeof(host), &port) == -1);
+	strbuf_release(&e);
+}
+
+TEST(usable_devices)
+{
+	struct strbuf why = STRBUF_INIT;
+	json_t *devs = conf_of("["
+		"{\"hostname\":\"a\",\"device_type\":\"qemu\",\"health\":\"Good\",\"state\":\"Idle\",\"tags\":[1,2]},"
+		"{\"hostname\":\"b\",\"device_type\":\"qemu\",\"health\":\"Good\",\"state\":\"Running\",\"tags\":[2]},"
+		"{\"hostname\":\"c\",\"device_type\":\"qemu\",\"health\":\"Unknown\",\"state\":\"Idle\",\"tags\":[]},"
+		"{\"hostname\":\"d\",\"device_type\":\"qemu\",\"health\":\"Bad\",\"state\":\"Idle\",\"tags\":[1,2]},"
+		"{\"hostname\":\"e\",\"device_type\":\"qemu\",\"health\":\"Maintenance\",\"tags\":[1]},"
+		"{\"hostname\":\"f\",\"device_type\":\"qemu\",\"health\":\"Retired\",\"tags\":[]},"
+		"{\"hostname\":\"g\",\"device_type\":\"bbb\",\"health\":\"Good\",\"tags\":[1,2]},"
+		"{\"hostname\":\"h\",\"health\":\"Good\"}]");
+	json_t *tags = conf_of("[{\"id\":1,\"name\":\"fast\"},{\"id\":2,\"name\":\"x86\"}]");
+	json_t *none = json_array(), *fast = conf_of("[\"fast\"]"), *both = conf_of("[\"x86\",\"fast\"]");
+	json_t *x86 = conf_of("[\"x86\"]"), *nope = conf_of("[\"nope\"]");
+	CHECK(lava_usable_devices(devs, tags, none, "qemu", &why) == 3); /* a b c: idle or busy */
+	CHECK(lava_usable_devices(devs, tags, fast, "qemu", &why) == 1);
+	CHECK(lava_usable_devices(devs, tags, both, "qemu", &why) == 1);
+	CHECK(lava_usable_devices(devs, tags, x86, "qemu", &why) == 2);
+	CHECK(lava_usable_devices(devs, tags, none, "bbb", &why) == 1);
+	CHECK(why.len == 0);
+	CHECK(lava_usable_devices(devs, tags, nope, "qemu", &why) == 0);
+	CHECK_CONTAINS(why.buf, "LAVA has no tag \"nope\"");
+	strbuf_reset(&why);
+	CHECK(lava_usable_devices(devs, tags, none, "rpi4", &why) == 0);
+	CHECK_CONTAINS(why.buf, "no device of type rpi4");
+	CHECK(lava_usable_devices(NULL, NULL, none, "qemu", &why) == 0);
+	json_decref(devs);
+	json_decref(tags);
+	json_decref(none);
+	json_decref(fast);
+	json_decref(both);
+	json_decref(x86);
+	json_decref(nope);
+	strbuf_release(&why);
+}
+
+TEST(keep_log)
+{
+	struct strbuf out = STRBUF_INIT;
+	char path[] = "/tmp/test_lava_log.XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	for (int i = 0; i < 1000; i++)
+		fprintf(f, "- {\"lvl\": \"target\", \"msg\": \"line %04d\"}\n", i);
+	fclose(f);
+	/* small enough: all of it, byte for byte */
+	CHECK(lava_keep_log(path, 1 << 20, &out) == 40000);
+	CHECK(out.len == 40000);
+	CHECK(strstr(out.buf, "line 0000") && strstr(out.buf, "line 0999"));
+	CHECK(!strstr(out.buf, "cut here"));
+	/* too long: its start and its end, and a note where the middle went */
+	CHECK(lava_keep_log(path, 3800, &out) == 40000);
+	CHECK(strncmp(out.buf, "- {\"lvl\": \"target\", \"msg\": \"line 0000\"}", 39) == 0);
+	/* whole lines only: 47 lines of 40 bytes at the start, 47 at the end */
+	CHECK_CONTAINS(out.buf, "\"line 0046\"}\n# schedlab: 36240 bytes of the job log cut here "
+			       "(the log is 40000 bytes; kept: its first 1880 and last 1880, "
+			       "target.log_max_mb)\n- {\"lvl\": \"target\", \"msg\": \"line 0953\"}");
+	CHECK(strstr(out.buf, "line 0047") == NULL);
+	CHECK(strstr(out.buf, "line 0952") == NULL);
+	CHECK(strstr(out.buf, "line 0999\"}\n") != NULL);
+	/* a cut that lands on a line boundary keeps that line */
+	CHECK(lava_keep_log(path, 4000, &out) == 40000);
+	CHECK_CONTAINS(out.buf, "\"line 0049\"}\n# schedlab: 36000 bytes");
+	CHECK_CONTAINS(out.buf, "last 2000, target.log_max_mb)\n- {\"lvl\": \"target\", \"msg\": \"line 0950\"}");
+	unlink(path);
+	CHECK(lava_keep_log(path, 100, &out) == -1);
+	CHECK(out.len == 0);
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	RUN(conf);
+	RUN(keep_log);
+	RUN(jobs_logs_artifacts);
+	RUN(usable_devices);
 	RUN(cmdline);
 	RUN(job);
 	RUN(job_log);
