@@ -39,9 +39,16 @@ any_left() {
 	return 1
 }
 no_leftovers() {
-	local left="" n
-	for n in cyclictest hackbench stress-ng rt-app schedlab-agent sl-pingpong sl-jbb; do
-		left="$left$(pgrep -x "$n" | tr '\n' ' ')"
+	local left="" n i
+	# a killed process group's members are reaped by init a moment later
+	# (pgrep sees them as zombies until then): give them 5 s to go
+	for i in $(seq 50); do
+		left=""
+		for n in cyclictest hackbench stress-ng rt-app schedlab-agent sl-pingpong sl-jbb; do
+			left="$left$(pgrep -x "$n" | tr '\n' ' ')"
+		done
+		[ -z "$left" ] && break
+		sleep 0.1
 	done
 	if [ -z "$left" ]; then ok "$1"; else not_ok "$1" "processes left: $left" "$(ps -o pid,ppid,cmd -p ${left// /,} 2>/dev/null)"; fi
 }
