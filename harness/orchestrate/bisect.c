@@ -820,13 +820,8 @@ static char *inputs_key(const struct bctx *b)
 			    pj, b->row.good, b->row.bad, b->row.metric, b->row.where_sel,
 			    b->row.repetitions, b->row.max_repetitions, b->row.max_steps,
 			    b->row.alpha, b->row.threshold_pct);
-	struct sha256 h;
-	unsigned char d[32];
 	char hex[65];
-	sha256_init(&h);
-	sha256_update(&h, txt, strlen(txt));
-	sha256_final(&h, d);
-	sha256_hex(d, hex);
+	sha256_hex_of(txt, strlen(txt), hex);
 	free(txt);
 	free(pj);
 	return xstrdup(hex);

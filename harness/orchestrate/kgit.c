@@ -449,13 +449,8 @@ int kgit_prepare(const json_t *spec, const char *path, int quiet, volatile int *
 	if (!(root = cache_root(err)))
 		goto out;
 	/* one clone per repository, named by the repository's path */
-	struct sha256 h;
-	unsigned char d[32];
 	char hex[65];
-	sha256_init(&h);
-	sha256_update(&h, dir, strlen(dir));
-	sha256_final(&h, d);
-	sha256_hex(d, hex);
+	sha256_hex_of(dir, strlen(dir), hex);
 	hex[16] = 0;
 	clone = xstrfmt("%s/git/%s", root, hex);
 	lockp = xstrfmt("%s/git/%s.lock", root, hex);

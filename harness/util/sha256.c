@@ -102,6 +102,16 @@ void sha256_hex(const unsigned char d[32], char hex[65])
 	hex[64] = '\0';
 }
 
+void sha256_hex_of(const void *data, size_t len, char hex[65])
+{
+	struct sha256 s;
+	unsigned char d[32];
+	sha256_init(&s);
+	sha256_update(&s, data, len);
+	sha256_final(&s, d);
+	sha256_hex(d, hex);
+}
+
 int sha256_fd(int fd, char hex[65], uint64_t *size)
 {
 	unsigned char buf[1 << 16], d[32];

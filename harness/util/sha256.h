@@ -20,6 +20,8 @@ void sha256_update(struct sha256 *s, const void *data, size_t len);
 void sha256_final(struct sha256 *s, unsigned char out[32]);
 /* lowercase hex of the digest into hex[65] */
 void sha256_hex(const unsigned char d[32], char hex[65]);
+/* the digest (hex) of len bytes at data, in one call */
+void sha256_hex_of(const void *data, size_t len, char hex[65]);
 /* the digest (hex) of what fd reads from its offset to the end, the byte
  * count in *size (NULL: not wanted); fd is left open. -1 with errno set
  * when a read fails. */

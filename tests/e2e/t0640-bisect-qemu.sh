@@ -154,6 +154,10 @@ for i in $(seq 3600); do
 	[ "${n:-0}" -ge 2 ] && break
 	sleep 1
 done
+# one process per bisection: a second one is refused while the first works
+expect_exit 2 "a second process on the running bisection is refused" \
+	schedlab bisect --db "$DB" --resume last --quiet
+contains "... naming the first one" "$TMP/err" "is being worked on by another process, pid $pid"
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
 echo "# until killed (ends and a midpoint measured): $(( $(date +%s) - t0 )) s"
