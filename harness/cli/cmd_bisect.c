@@ -102,17 +102,12 @@ int cmd_bisect(int argc, char **argv)
 		CLI_STR("bad", &a.bad), CLI_STR("metric", &a.metric), CLI_STR("where", &a.where),
 		CLI_RANGE("repetitions", &reps, 2, 1000),
 		CLI_RANGE("max-repetitions", &maxreps, 2, 10000),
-		CLI_RANGE("max-steps", &steps, 1, 1000), CLI_PVALUE(&a.alpha),
+		CLI_RANGE("max-steps", &steps, 1, 1000),
+		{ "alpha", CLI_PROB, &a.alpha, 0, 0, NULL, NULL, NULL, 1 },
 		CLI_THRESHOLD(&a.threshold_pct), CLI_STR("resume", &a.resume),
 		CLI_BOOL("quiet", &a.quiet), CLI_END,
 	};
-	/* --alpha is spelled --p in the shared table; rename it here */
-	struct cli_opt o2[sizeof(opts) / sizeof(opts[0])];
-	memcpy(o2, opts, sizeof(opts));
-	for (size_t i = 0; o2[i].name; i++)
-		if (!strcmp(o2[i].name, "p"))
-			o2[i].name = "alpha";
-	int first, rc = cli_parse("bisect", usage_text, o2, argc, argv, &first);
+	int first, rc = cli_parse("bisect", usage_text, opts, argc, argv, &first);
 	if (rc != CLI_OK)
 		return cli_parse_exit(rc);
 	if (cli_no_args("bisect", argc, argv, first))

@@ -442,11 +442,12 @@ static int measure(struct bctx *b, struct bcommit *c, int rounds, struct strbuf 
 
 /* --------------------------------------------------------------- the log */
 
+/* the centre compare uses (the median by default), without its bootstrap */
 static double centre_of(const struct bctx *b, const struct bcommit *c)
 {
-	struct verdict v;
-	if (c->n && !verdict_compare(c->v, c->n, c->v, c->n, &b->vo, &v))
-		return v.centre_a;
+	double ce;
+	if (c->n && !stats_centre(c->v, c->n, b->vo.centre, &ce))
+		return ce;
 	return NAN;
 }
 
