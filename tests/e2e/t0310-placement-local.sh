@@ -54,16 +54,19 @@ echo 0 >"$TMP/root$KNOB"
 req='{"id":1,"op":"exec","args":{"argv":["sh","-c","cat '"$TMP/root$KNOB"'; sl-pingpong -d 0.3 -w 0.1 --sched-out=task-sched.txt >/dev/null"],"files":["task-sched.txt"],"schedstat":true,"timeout_s":30}}'
 # one request at a time: the agent stops a workload when its input ends
 coproc AG { schedlab-agent --root "$TMP/root" 2>"$TMP/agent.err"; }
-CLEANUP_CMDS+=("kill $AG_PID")
+# bash unsets AG_PID (and AG) as soon as it reaps the coprocess, which may be
+# before the wait below: keep copies
+ag_pid=$AG_PID ag_in=${AG[1]} ag_out=${AG[0]}
+CLEANUP_CMDS+=("kill $ag_pid")
 {
-	read -r -t 10 line <&"${AG[0]}" && echo "$line"
-	echo "$req" >&"${AG[1]}"
-	read -r -t 60 line <&"${AG[0]}" && echo "$line"
-	echo '{"id":2,"op":"knob_get","args":{"path":"'$KNOB'"}}' >&"${AG[1]}"
-	read -r -t 10 line <&"${AG[0]}" && echo "$line"
+	read -r -t 10 line <&"$ag_out" && echo "$line"
+	echo "$req" >&"$ag_in"
+	read -r -t 60 line <&"$ag_out" && echo "$line"
+	echo '{"id":2,"op":"knob_get","args":{"path":"'$KNOB'"}}' >&"$ag_in"
+	read -r -t 10 line <&"$ag_out" && echo "$line"
 } >"$TMP/agent.out"
-exec {AG[1]}>&-
-wait "$AG_PID"
+exec {ag_in}>&-
+wait "$ag_pid"
 contains "agent: the knob was 1 while the workload ran" "$TMP/agent.out" '"stdout":"1'
 contains "agent: the dump came back with the run" "$TMP/agent.out" '"task-sched.txt":"schedlab-task-sched 1\n@@ start '
 contains "agent: the knob is 0 again afterwards" "$TMP/agent.out" '{"id":2,"ok":true,"result":{"value":"0"}}'
