@@ -243,7 +243,7 @@ guest_workload() { G 'ps -o args' 2>/dev/null | sed 's/^{[^}]*} //' | grep -E '^
 schedlab run "$TMP/long.json" --db "$DB" --quiet >"$TMP/drop.out" 2>&1 &
 cpid=$!
 CLEANUP_CMDS+=("kill -9 $cpid")
-if wait_running "$DB" 60 && sleep 2 && guest_workload | grep -q '^cyclictest'; then
+if wait_running "$DB" 150 && sleep 2 && guest_workload | grep -q '^cyclictest'; then
 	ok "cyclictest running in the guest, started over ssh"
 else
 	not_ok "cyclictest running in the guest" "$(cat "$TMP/drop.out")" "$(guest_workload)"
@@ -265,7 +265,21 @@ DB=$TMP/kill.db
 schedlab run "$TMP/long.json" --db "$DB" >"$TMP/kill.out" 2>&1 &
 cpid=$!
 CLEANUP_CMDS+=("kill -9 $cpid")
-wait_running "$DB" 60 && sleep 2
+# killed only once cyclictest runs in the guest: a run is marked running
+# before its workload starts (the bundle may still be on its way, which on a
+# slow machine takes seconds), and a guest killed then is a failed boot
+seen=""
+if wait_running "$DB" 150; then
+	for i in $(seq 240); do
+		guest_workload | grep -q '^cyclictest' && { seen=$i; break; }
+		kill -0 $cpid 2>/dev/null || break
+		sleep 0.25
+	done
+fi
+[ -n "$seen" ] && ok "the guest runs cyclictest: killed mid-run" ||
+	not_ok "the guest runs cyclictest before it is killed" "$(cat "$TMP/kill.out")" \
+		"$(sql "SELECT seq, status, error FROM run")"
+sleep 1
 qp=$(qemu_pids)
 [ -n "$qp" ] && kill -9 $qp
 kill_t=$(date +%s.%N)
@@ -273,6 +287,8 @@ wait $cpid
 rc=$?
 echo "# controller finished $(python3 -c "print(round($(date +%s.%N) - $kill_t, 2))") s after the guest was killed"
 equals "run exits 1 (runs not done)" "$rc" 1
+sql "SELECT 'boot', seq, status, error FROM boot; SELECT 'run', seq, status, error FROM run" |
+	sed 's/^/# after the kill: /'
 kill $VM_PID 2>/dev/null
 wait $VM_PID 2>/dev/null
 equals "the run in progress: interrupted (resumable)" \
