@@ -70,7 +70,7 @@ int64_t db_bisect_create(struct db *db, const struct db_bisect *b, int *existed)
 	sqlite3_stmt *s = prep(db,
 		"INSERT INTO bisect (inputs, plan_path, plan_json, git_dir, good, bad, good_ref,"
 		" bad_ref, workload, metric, where_sel, repetitions, max_repetitions, max_steps,"
-		" alpha, threshold_pct) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+		" alpha, threshold_pct, session_runs) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	if (!s)
 		return -1;
 	const char *t[] = { b->inputs, b->plan_path, b->plan_json, b->git_dir, b->good, b->bad,
@@ -83,6 +83,7 @@ int64_t db_bisect_create(struct db *db, const struct db_bisect *b, int *existed)
 	sqlite3_bind_int(s, 14, b->max_steps);
 	sqlite3_bind_double(s, 15, b->alpha);
 	sqlite3_bind_double(s, 16, b->threshold_pct);
+	sqlite3_bind_int(s, 17, b->session_runs);
 	id = -1;
 	if (sqlite3_step(s) == SQLITE_DONE)
 		id = sqlite3_last_insert_rowid(db_sqlite(db));
@@ -98,7 +99,7 @@ int db_bisect_load(struct db *db, const char *spec, struct db_bisect *out)
 	const char *cols = "SELECT id, inputs, plan_path, plan_json, git_dir, good, bad, good_ref,"
 			   " bad_ref, workload, metric, where_sel, repetitions, max_repetitions,"
 			   " max_steps, alpha, threshold_pct, status, result, created_at,"
-			   " finished_at FROM bisect";
+			   " finished_at, session_runs FROM bisect";
 	char sql[512];
 	long long want = 0;
 	if (!strcmp(spec, "last")) {
@@ -144,6 +145,7 @@ int db_bisect_load(struct db *db, const char *spec, struct db_bisect *out)
 	out->result = dup_col(s, 18);
 	out->created_at = dup_col(s, 19);
 	out->finished_at = dup_col(s, 20);
+	out->session_runs = sqlite3_column_int(s, 21);
 	sqlite3_finalize(s);
 	return 0;
 }

@@ -21,7 +21,11 @@ struct db_bisect {
 	char *inputs, *plan_path, *plan_json, *git_dir;
 	char *good, *bad, *good_ref, *bad_ref;
 	char *workload, *metric, *where_sel;
-	int repetitions, max_repetitions, max_steps;
+	/* the unit of a comparison: session_runs > 0, a session (one boot)
+	 * of that many runs, its centre one value, and repetitions /
+	 * max_repetitions count sessions; 0, a run, and they count runs (one
+	 * session of `repetitions` runs a round) */
+	int repetitions, max_repetitions, max_steps, session_runs;
 	double alpha, threshold_pct;
 	char *status, *result, *created_at, *finished_at;
 };

@@ -314,7 +314,9 @@ const struct migration db_migrations[] = {
 	/* 9: `schedlab bisect` (docs/bisect.md): one row per bisection, keyed
 	   by its inputs so that the same command again finds it; one row per
 	   decided or pending step. The measurements themselves are ordinary
-	   sessions tagged "bisect-<id>" (their plans name the commit). */
+	   sessions tagged "bisect-<id>" (their plans name the commit);
+	   session_runs > 0: a session of that many runs is the unit compared
+	   (its centre one value), 0: a run is. */
 	{ 9,
 	  "CREATE TABLE bisect ("
 	  "  id INTEGER PRIMARY KEY,"
@@ -334,6 +336,7 @@ const struct migration db_migrations[] = {
 	  "  max_steps INTEGER NOT NULL,"
 	  "  alpha REAL NOT NULL,"
 	  "  threshold_pct REAL NOT NULL,"
+	  "  session_runs INTEGER NOT NULL DEFAULT 0 CHECK (session_runs >= 0),"
 	  "  status TEXT NOT NULL DEFAULT 'running'"
 	  "    CHECK (status = 'running' OR status = 'done' OR status = 'refused'"
 	  "           OR status = 'failed' OR status = 'interrupted'),"

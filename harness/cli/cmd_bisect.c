@@ -56,9 +56,9 @@ static int values_load(void *ctx, struct db *db, const char *where, const char *
 
 static const char usage_text[] =
 	"usage: schedlab bisect --plan PLAN.json --good REF --bad REF --metric WORKLOAD.METRIC\n"
-	"                       [--where SELECTOR] [--repetitions N] [--max-repetitions N]\n"
-	"                       [--max-steps K] [--alpha A] [--threshold PCT] [--db FILE]\n"
-	"                       [--quiet]\n"
+	"                       [--where SELECTOR] [--unit session|run] [--session-runs R]\n"
+	"                       [--repetitions N] [--max-repetitions N] [--max-steps K]\n"
+	"                       [--alpha A] [--threshold PCT] [--db FILE] [--quiet]\n"
 	"       schedlab bisect --resume last|ID [--db FILE] [--quiet]\n"
 	"\n"
 	"Finds the first commit between REF good and REF bad at which WORKLOAD.METRIC\n"
@@ -76,9 +76,15 @@ static const char usage_text[] =
 	"  --bad REF            one with it (a descendant of good)\n"
 	"  --metric W.M         e.g. pingpong.req_p50_us\n"
 	"  --where SELECTOR     narrow the rows, e.g. preempt=full (results' columns)\n"
-	"  --repetitions N      runs a round (default: 6, or more when the per-look\n"
-	"                       level needs them)\n"
-	"  --max-repetitions N  runs a commit may get (default 3 rounds)\n"
+	"  --unit U             what one value is: `session` (default), the centre of\n"
+	"                       one session's runs: on the qemu target a boot of its\n"
+	"                       own, so that boot-to-boot variance is in the noise\n"
+	"                       (runs of one boot are not independent); `run`, each\n"
+	"                       run, for targets whose runs are independent\n"
+	"  --session-runs R     runs in each session with --unit session (default 3)\n"
+	"  --repetitions N      values a round: sessions (--unit session) or runs\n"
+	"                       (default: 6, or more when the per-look level needs them)\n"
+	"  --max-repetitions N  values a commit may get (default 3 rounds)\n"
 	"  --max-steps K        commits measured between the ends (default\n"
 	"                       ceil(log2(commits)) + 3)\n"
 	"  --alpha A            chance of any wrong call in the whole bisection is\n"
@@ -96,13 +102,16 @@ int cmd_bisect(int argc, char **argv)
 	struct bisect_args a;
 	memset(&a, 0, sizeof(a));
 	a.dbpath = DEFAULT_DB;
-	size_t reps = 0, maxreps = 0, steps = 0;
+	size_t reps = 0, maxreps = 0, steps = 0, sruns = 0;
+	static const char *const units[] = { "session", "run", NULL };
+	int unit = -1;
 	const struct cli_opt opts[] = {
 		CLI_DB(&a.dbpath), CLI_STR("plan", &a.plan_path), CLI_STR("good", &a.good),
 		CLI_STR("bad", &a.bad), CLI_STR("metric", &a.metric), CLI_STR("where", &a.where),
 		CLI_RANGE("repetitions", &reps, 2, 1000),
 		CLI_RANGE("max-repetitions", &maxreps, 2, 10000),
-		CLI_RANGE("max-steps", &steps, 1, 1000),
+		CLI_RANGE("max-steps", &steps, 1, 1000), CLI_ONE_OF("unit", &unit, units),
+		CLI_RANGE("session-runs", &sruns, 1, 1000),
 		{ "alpha", CLI_PROB, &a.alpha, 0, 0, NULL, NULL, NULL, 1 },
 		CLI_THRESHOLD(&a.threshold_pct), CLI_STR("resume", &a.resume),
 		CLI_BOOL("quiet", &a.quiet), CLI_END,
@@ -113,7 +122,8 @@ int cmd_bisect(int argc, char **argv)
 	if (cli_no_args("bisect", argc, argv, first))
 		return 2;
 	if (a.resume && (a.plan_path || a.good || a.bad || a.metric || a.where || reps ||
-			 maxreps || steps || a.alpha > 0 || a.threshold_pct > 0)) {
+			 maxreps || steps || a.alpha > 0 || a.threshold_pct > 0 || unit >= 0 ||
+			 sruns)) {
 		cmd_error("bisect", "--resume continues a bisection as it was started; its "
 			  "plan, range, metric and settings cannot change (start a new one)");
 		return 2;
@@ -129,6 +139,13 @@ int cmd_bisect(int argc, char **argv)
 			  reps);
 		return 2;
 	}
+	if (unit == 1 && sruns) {
+		cmd_error("bisect", "--session-runs is for --unit session (with --unit run, "
+			  "--repetitions is the runs of a round)");
+		return 2;
+	}
+	a.unit_run = unit == 1;
+	a.session_runs = (int)sruns;
 	a.repetitions = (int)reps;
 	a.max_repetitions = (int)maxreps;
 	a.max_steps = (int)steps;

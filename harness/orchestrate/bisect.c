@@ -40,6 +40,7 @@
 #include "harness/util/sha256.h"
 
 #define DEFAULT_REPS  6
+#define DEFAULT_SESSION_RUNS 3
 #define DEFAULT_ALPHA 0.05
 
 /* one commit of the range */
@@ -48,8 +49,10 @@ struct bcommit {
 	enum bisect_state st;
 	int seq;                /* its step, -1 none yet */
 	/* the measurement so far */
-	double *v;
+	double *v;              /* the values compared (unit session: one a session) */
 	size_t n;
+	double *runv;           /* every run's value */
+	size_t nrun;
 	int rounds;             /* finished sessions */
 	json_t *sessions;       /* their ids */
 	double build_s;         /* this invocation's builds, -1 none */
@@ -197,52 +200,93 @@ out:
 
 /* ------------------------------------------------------------ measuring */
 
+/* the values of the metric in sessions sid[0..n): 0, or -1 (several
+ * configurations match, or the metric has no direction) */
+static int load_group(struct bctx *b, const struct bcommit *c, const int64_t *sid, size_t n,
+		      struct bisect_values *bv, struct strbuf *err)
+{
+	memset(bv, 0, sizeof(*bv));
+	if (b->a->values.load(b->a->values.ctx, b->db, b->row.where_sel, b->wl, b->metric, sid,
+			      n, bv, err))
+		return -1;
+	if (bv->ngroups > 1) {
+		strbuf_addf(err, "%s.%s%s%s matches %zu configurations in the runs of %.12s "
+			    "(the plan has several boot configurations or workloads of that "
+			    "type): narrow it with --where (e.g. preempt=full)", b->wl, b->metric,
+			    b->row.where_sel[0] ? " where " : "", b->row.where_sel, bv->ngroups,
+			    c->id);
+		return -1;
+	}
+	if (bv->ngroups == 1 && !b->have_vo) {
+		if (bv->better == 0) {
+			strbuf_addf(err, "%s.%s has no better direction (it describes, it "
+				    "is not good or bad): bisect needs a metric that is",
+				    b->wl, b->metric);
+			return -1;
+		}
+		verdict_options_default(&b->vo, bv->better);
+		b->vo.threshold_pct = b->row.threshold_pct;
+		snprintf(b->unit, sizeof(b->unit), "%s", bv->unit);
+		b->have_vo = 1;
+	}
+	return 0;
+}
+
+/* the sessions that one look of a commit needs */
+static int sessions_for(const struct bctx *b, int look)
+{
+	return b->row.session_runs > 0 ? look * b->row.repetitions : look;
+}
+
 /* the values of the metric in the commit's first `upto` sessions (every
- * decision looks at a fixed number of rounds, so that walking the
- * bisection again with more sessions stored decides as the first time) */
+ * decision looks at a fixed number of sessions, so that walking the
+ * bisection again with more sessions stored decides as the first time):
+ * c->runv every run's value; c->v the values compared, each session's
+ * centre (unit session) or every run's (unit run) */
 static int load_values(struct bctx *b, struct bcommit *c, int upto, struct strbuf *err)
 {
 	size_t ns = json_array_size(c->sessions);
 	if (upto >= 0 && ns > (size_t)upto)
 		ns = (size_t)upto;
 	free(c->v);
-	c->v = NULL;
-	c->n = 0;
+	free(c->runv);
+	c->v = c->runv = NULL;
+	c->n = c->nrun = 0;
 	if (!ns)
 		return 0;
 	int64_t *ids = xcalloc(ns, sizeof(*ids));
 	for (size_t i = 0; i < ns; i++)
 		ids[i] = json_integer_value(json_array_get(c->sessions, i));
 	struct bisect_values bv;
-	memset(&bv, 0, sizeof(bv));
 	int ret = -1;
-	if (b->a->values.load(b->a->values.ctx, b->db, b->row.where_sel, b->wl, b->metric, ids,
-			      ns, &bv, err))
-		goto out;
-	if (bv.ngroups > 1) {
-		strbuf_addf(err, "%s.%s%s%s matches %zu configurations in the runs of %.12s "
-			    "(the plan has several boot configurations or workloads of that "
-			    "type): narrow it with --where (e.g. preempt=full)", b->wl, b->metric,
-			    b->row.where_sel[0] ? " where " : "", b->row.where_sel, bv.ngroups,
-			    c->id);
-		goto out;
-	}
-	if (bv.ngroups == 1) {
-		if (!b->have_vo) {
-			if (bv.better == 0) {
-				strbuf_addf(err, "%s.%s has no better direction (it describes, it "
-					    "is not good or bad): bisect needs a metric that is",
-					    b->wl, b->metric);
-				goto out;
-			}
-			verdict_options_default(&b->vo, bv.better);
-			b->vo.threshold_pct = b->row.threshold_pct;
-			snprintf(b->unit, sizeof(b->unit), "%s", bv.unit);
-			b->have_vo = 1;
-		}
-		c->v = bv.v;
-		c->n = bv.n;
+	if (b->row.session_runs == 0) {
+		if (load_group(b, c, ids, ns, &bv, err))
+			goto out;
+		c->runv = bv.v;
+		c->nrun = bv.n;
 		bv.v = NULL;
+		if (c->nrun) {
+			c->v = xcalloc(c->nrun, sizeof(double));
+			memcpy(c->v, c->runv, c->nrun * sizeof(double));
+			c->n = c->nrun;
+		}
+	} else {
+		/* one session at a time: its centre is one value */
+		c->v = xcalloc(ns, sizeof(double));
+		for (size_t i = 0; i < ns; i++) {
+			if (load_group(b, c, &ids[i], 1, &bv, err))
+				goto out;
+			double ce;
+			if (bv.n && !stats_centre(bv.v, bv.n, b->vo.centre, &ce))
+				c->v[c->n++] = ce;
+			if (bv.n) {
+				c->runv = xrealloc(c->runv, (c->nrun + bv.n) * sizeof(double));
+				memcpy(c->runv + c->nrun, bv.v, bv.n * sizeof(double));
+				c->nrun += bv.n;
+			}
+			free(bv.v);
+			bv.v = NULL;
+		}
 	}
 	ret = 0;
 out:
@@ -317,8 +361,10 @@ static int new_round(struct bctx *b, struct bcommit *c, struct strbuf *err)
 {
 	json_t *root = json_deep_copy(b->tmpl);
 	json_object_set_new(git_kernel(root), "ref", json_string(c->id));
-	/* one round: the bisection's repetitions, whatever the plan says */
-	json_object_set_new(root, "repetitions", json_integer(b->row.repetitions));
+	/* one session: the bisection's runs, whatever the plan says */
+	json_object_set_new(root, "repetitions", json_integer(b->row.session_runs > 0
+							       ? b->row.session_runs
+							       : b->row.repetitions));
 	char *text = json_dumps(root, JSON_INDENT(1));
 	json_decref(root);
 	char *label = xstrfmt("%s (bisection %lld, %.12s)", b->row.plan_path ? b->row.plan_path
@@ -375,7 +421,7 @@ static int new_round(struct bctx *b, struct bcommit *c, struct strbuf *err)
 	if (sid < 0)
 		goto out;
 	if (!b->a->quiet)
-		fprintf(stderr, "bisect: session %lld measures %.12s (round %d)\n",
+		fprintf(stderr, "bisect: session %lld measures %.12s (session %d of it)\n",
 			(long long)sid, c->id, c->rounds + 1);
 	int r = session_execute(b->db, sid, &p, &so, err);
 	if (r == 130 || aborted(b)) {
@@ -405,9 +451,9 @@ static const struct db_bisect_step *stored_step(const struct bctx *b, const stru
 	return NULL;
 }
 
-/* at least `rounds` rounds of commit c (fewer when it cannot be measured:
- * c->skip_why). 0, 130, 2 */
-static int measure(struct bctx *b, struct bcommit *c, int rounds, struct strbuf *err)
+/* the sessions of `look` looks of commit c (fewer when it cannot be
+ * measured: c->skip_why). 0, 130, 2 */
+static int measure(struct bctx *b, struct bcommit *c, int look, struct strbuf *err)
 {
 	int rc = adopt_sessions(b, c, err);
 	if (rc)
@@ -422,17 +468,26 @@ static int measure(struct bctx *b, struct bcommit *c, int rounds, struct strbuf 
 			c->skip_why = xstrdup(why);
 		json_decref(d);
 	}
-	while (!c->skip_why && c->rounds < rounds) {
+	int want = sessions_for(b, look);
+	while (!c->skip_why && c->rounds < want) {
+		/* a first session without a value: the kernel does not boot (or
+		 * the workload fails on it); no more sessions of it */
+		if (c->rounds >= 1 && b->row.session_runs > 0) {
+			if (load_values(b, c, 1, err))
+				return 2;
+			if (!c->n)
+				break;
+		}
 		rc = new_round(b, c, err);
 		if (rc == 1)
 			break;
 		if (rc)
 			return rc;
 	}
-	if (load_values(b, c, rounds, err))
+	if (load_values(b, c, want, err))
 		return 2;
 	if (!c->skip_why && c->n < 2)
-		c->skip_why = xstrfmt("%zu value%s of %s.%s from %d round%s (does it boot? "
+		c->skip_why = xstrfmt("%zu value%s of %s.%s from %d session%s (does it boot? "
 				      "schedlab query \"SELECT * FROM run WHERE session_id IN "
 				      "(SELECT id FROM session WHERE tag = '%s')\")", c->n,
 				      c->n == 1 ? "" : "s", b->wl, b->metric, c->rounds,
@@ -496,6 +551,14 @@ static json_t *base_detail(const struct bctx *b, const struct bcommit *c)
 	for (size_t i = 0; i < c->n; i++)
 		json_array_append_new(vals, json_real(c->v[i]));
 	json_object_set_new(d, "values", vals);
+	if (b->row.session_runs > 0) {
+		json_t *rv = json_array();
+		for (size_t i = 0; i < c->nrun; i++)
+			json_array_append_new(rv, json_real(c->runv[i]));
+		json_object_set_new(d, "run_values", rv);
+	}
+	json_object_set_new(d, "value_is", json_string(b->row.session_runs > 0 ? "session"
+							     : "run"));
 	double ce = centre_of(b, c);
 	if (isfinite(ce))
 		json_object_set_new(d, "centre", json_real(ce));
@@ -527,8 +590,13 @@ static int put_step(struct bctx *b, struct bcommit *c, const char *role, const c
 static void say_measured(const struct bctx *b, const struct bcommit *c, struct strbuf *sb)
 {
 	double ce = centre_of(b, c);
-	strbuf_addf(sb, "n=%zu, %s %.4g %s", c->n, b->vo.centre == STATS_MEDIAN ? "median"
-		    : "centre", ce, b->unit);
+	if (b->row.session_runs > 0)
+		strbuf_addf(sb, "n=%zu sessions (%zu runs), %s of their %ss %.4g %s", c->n,
+			    c->nrun, b->vo.centre == STATS_MEDIAN ? "median" : "centre",
+			    b->vo.centre == STATS_MEDIAN ? "median" : "centre", ce, b->unit);
+	else
+		strbuf_addf(sb, "n=%zu, %s %.4g %s", c->n, b->vo.centre == STATS_MEDIAN
+			    ? "median" : "centre", ce, b->unit);
 	if (c->build_s >= 0 || c->build_prev >= 0)
 		strbuf_addf(sb, " (kernel built or found in %.0f s)",
 			    (c->build_s > 0 ? c->build_s : 0) + (c->build_prev > 0 ? c->build_prev : 0));
@@ -720,11 +788,18 @@ static int walk(struct bctx *b, struct strbuf *err)
 	       (long long)b->row.id, b->wl, b->metric, b->row.where_sel[0] ? " where " : "",
 	       b->row.where_sel, b->n - 1, b->row.good, b->row.good_ref, b->row.bad,
 	       b->row.bad_ref, b->row.git_dir);
-	printf("# %d repetitions a round, at most %d a commit, at most %d commits between the "
-	       "ends; a difference counts when compare's rule (threshold %.3g%%) holds and the "
-	       "Mann-Whitney p < %.2g (alpha %.3g over %d steps x %d rounds)\n",
-	       b->row.repetitions, b->row.max_repetitions, b->row.max_steps, b->row.threshold_pct,
-	       b->alpha_look, b->row.alpha, b->row.max_steps, b->looks);
+	if (b->row.session_runs > 0)
+		printf("# a value is one session's %s (%d runs, a boot of its own on the qemu "
+		       "target); %d sessions a round, at most %d a commit",
+		       b->vo.centre == STATS_MEDIAN ? "median" : "centre", b->row.session_runs,
+		       b->row.repetitions, b->row.max_repetitions);
+	else
+		printf("# a value is one run; %d runs a round, at most %d a commit",
+		       b->row.repetitions, b->row.max_repetitions);
+	printf(", at most %d commits between the ends; a difference counts when compare's rule "
+	       "(threshold %.3g%%) holds and the Mann-Whitney p < %.2g (alpha %.3g over %d steps "
+	       "x %d rounds)\n", b->row.max_steps, b->row.threshold_pct, b->alpha_look,
+	       b->row.alpha, b->row.max_steps, b->looks);
 	fflush(stdout);
 	int rc = ends(b, &dir, err);
 	if (rc)
@@ -817,10 +892,11 @@ static char *inputs_key(const struct bctx *b)
 {
 	char *pj = json_dumps(b->tmpl, JSON_COMPACT | JSON_SORT_KEYS);
 	char *txt = xstrfmt("schedlab-bisect 1\nplan %s\ngood %s\nbad %s\nmetric %s\n"
-			    "where %s\nreps %d %d\nsteps %d\nalpha %.17g\nthreshold %.17g\n",
+			    "where %s\nreps %d %d\nsteps %d\nalpha %.17g\nthreshold %.17g\n"
+			    "session_runs %d\n",
 			    pj, b->row.good, b->row.bad, b->row.metric, b->row.where_sel,
 			    b->row.repetitions, b->row.max_repetitions, b->row.max_steps,
-			    b->row.alpha, b->row.threshold_pct);
+			    b->row.alpha, b->row.threshold_pct, b->row.session_runs);
 	char hex[65];
 	sha256_hex_of(txt, strlen(txt), hex);
 	free(txt);
@@ -905,6 +981,8 @@ static int setup_new(struct bctx *b, struct strbuf *err)
 	b->row.alpha = a->alpha > 0 ? a->alpha : DEFAULT_ALPHA;
 	b->row.threshold_pct = a->threshold_pct > 0 ? a->threshold_pct
 						    : VERDICT_DEFAULT_THRESHOLD_PCT;
+	b->row.session_runs = a->unit_run ? 0 : a->session_runs > 0 ? a->session_runs
+								  : DEFAULT_SESSION_RUNS;
 	int reps = a->repetitions > 0 ? a->repetitions : DEFAULT_REPS;
 	for (;;) {
 		int maxr = a->max_repetitions > 0 ? a->max_repetitions : 3 * reps;
@@ -1026,6 +1104,7 @@ out:
 		free(b.c[i].id);
 		free(b.c[i].subject);
 		free(b.c[i].v);
+		free(b.c[i].runv);
 		free(b.c[i].skip_why);
 		json_decref(b.c[i].sessions);
 	}

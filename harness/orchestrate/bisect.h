@@ -48,8 +48,10 @@ struct bisect_args {
 	const char *good, *bad;       /* commit-ish */
 	const char *metric;           /* WORKLOAD.METRIC */
 	const char *where;            /* a selector of the results view, or NULL */
-	int repetitions;              /* per round (0: default) */
-	int max_repetitions;          /* per commit (0: 3 rounds) */
+	int unit_run;                 /* 1: each run is a value; 0: each session's centre */
+	int session_runs;             /* runs of a session, unit session (0: default) */
+	int repetitions;              /* values a round (0: default) */
+	int max_repetitions;          /* values a commit (0: 3 rounds) */
 	int max_steps;                /* commits measured between the ends (0: default) */
 	double alpha;                 /* whole bisection (0: 0.05) */
 	double threshold_pct;         /* compare's noise threshold (0: 2) */

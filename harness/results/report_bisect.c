@@ -156,10 +156,16 @@ int report_bisect_html(struct db *db, const char *spec, struct strbuf *o, struct
 		esc(o, b.where_sel);
 		strbuf_addstr(o, "</code>");
 	}
-	strbuf_addf(o, ". Status: %s. %d repetitions a round, at most %d a commit, at most %d "
-		    "steps; threshold %.3g%%, alpha %.3g. Runs: sessions tagged "
-		    "<code>bisect-%lld</code>.</p>\n", b.status, b.repetitions, b.max_repetitions,
-		    b.max_steps, b.threshold_pct, b.alpha, (long long)b.id);
+	strbuf_addf(o, ". Status: %s. ", b.status);
+	if (b.session_runs > 0)
+		strbuf_addf(o, "A value is one session's centre (%d runs); %d sessions a round, "
+			    "at most %d a commit", b.session_runs, b.repetitions, b.max_repetitions);
+	else
+		strbuf_addf(o, "A value is one run; %d runs a round, at most %d a commit",
+			    b.repetitions, b.max_repetitions);
+	strbuf_addf(o, ", at most %d steps; threshold %.3g%%, alpha %.3g. Runs: sessions tagged "
+		    "<code>bisect-%lld</code>.</p>\n", b.max_steps, b.threshold_pct, b.alpha,
+		    (long long)b.id);
 	const char *outcome = json_string_value(json_object_get(res, "outcome"));
 	strbuf_addstr(o, "<h2>Outcome</h2>\n<p>");
 	if (outcome && !strcmp(outcome, "found")) {
