@@ -6,9 +6,17 @@
 DB=$TMP/t.db
 
 check "schedlab --help" schedlab --help
-for c in run plan sysinfo sessions query agent; do
+for c in run plan sysinfo sessions query agent compare trend report export check bisect; do
 	check "schedlab $c --help" schedlab $c --help
 done
+contains "bisect --help names the unit of a value" <(schedlab bisect --help) "--unit U"
+expect_exit 2 "bisect --unit with a bad value" schedlab bisect --db "$DB" --unit boot
+contains "... names the valid ones" "$TMP/err" "--unit boot: must be"
+expect_exit 2 "bisect --session-runs with --unit run" schedlab bisect --db "$DB" --plan p.json \
+	--good a --bad b --metric pingpong.rps --unit run --session-runs 2
+contains "... says what it is for" "$TMP/err" "--session-runs is for --unit session"
+expect_exit 2 "bisect --resume with a setting" schedlab bisect --db "$DB" --resume last --unit run
+contains "... says a bisection continues as started" "$TMP/err" "--resume continues a bisection as it was started"
 expect_exit 2 "unknown command exits 2" schedlab frobnicate
 contains "unknown command is named" "$TMP/err" "'frobnicate' is not a command"
 
