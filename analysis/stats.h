@@ -60,7 +60,7 @@ void stats_sort(double *x, size_t n);
 
 /* ---- two-sample tests ------------------------------------------------- */
 
-enum stats_mwu_method { STATS_MWU_EXACT = 1, STATS_MWU_NORMAL = 2 };
+enum stats_mwu_method { STATS_MWU_EXACT = 1, STATS_MWU_NORMAL = 2, STATS_MWU_EXACT_TIES = 3 };
 
 /*
  * Mann-Whitney U (Wilcoxon rank-sum), two-sided.
@@ -68,6 +68,12 @@ enum stats_mwu_method { STATS_MWU_EXACT = 1, STATS_MWU_NORMAL = 2 };
  *  u_b = na*nb - u_a
  * Exact null distribution when there are no ties and na < 50 and nb < 50
  * (the rule of R's wilcox.test): p = min(1, 2 min(P(U <= u_a), P(U >= u_a))).
+ * With ties and na + nb <= STATS_MWU_TIES_EXACT_N: the exact permutation
+ * distribution of the mid-rank sum given the ties (every choice of na of
+ * the pooled values equally likely; coin's wilcox_test(distribution =
+ * "exact")), p as above: values from a histogram (bucketed percentiles) tie
+ * often, and for small samples the approximation is far off in the tail
+ * (6 against 6 completely separated: 0.0022 exact, 0.005 approximated).
  * Otherwise the normal approximation with tie-corrected variance
  *  var = na nb / 12 * ((N + 1) - sum(t^3 - t) / (N (N - 1)))
  * and a continuity correction of 0.5 toward the mean; p = 1 when var == 0.
@@ -85,6 +91,7 @@ int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 /* exact two-sided p for U = u with sizes m, n <= STATS_MWU_EXACT_MAX (no
  * ties); memory O(min(m,n)^2 max(m,n)); -1 on bad input */
 #define STATS_MWU_EXACT_MAX 200
+#define STATS_MWU_TIES_EXACT_N 40
 int stats_mwu_exact_p(size_t m, size_t n, double u, double *p);
 
 /*

@@ -243,7 +243,7 @@ int verdict_compare_censored(const double *a, const unsigned char *ca, size_t na
 		if (stats_mann_whitney(a, na, b, nb, &m))
 			return -1;
 		v->p_mwu = m.p;
-		v->mwu_exact = m.method == STATS_MWU_EXACT;
+		v->mwu_exact = m.method != STATS_MWU_NORMAL;
 	}
 
 	if (na < 2 || nb < 2) {

@@ -141,19 +141,60 @@ TEST(mwu_exact)
 	CHECK_NEAR(p, 1.0, 0);
 }
 
-TEST(mwu_normal)
+TEST(mwu_ties_exact)
 {
 	struct stats_mwu m;
-	/* ties force the normal approximation: U = 7.5, z = -2.727939,
-	 * p = 0.006373134 (tie-corrected variance, continuity 0.5) */
+	/* ties in a small pooled sample: the exact permutation distribution of
+	 * the mid-rank sum (24310 choices of 8 of 17 enumerated in Python:
+	 * rank sum 43.5, p = 0.005183052241875772); the normal approximation
+	 * gave 0.006373 */
 	const double a[] = { 1, 2, 2, 3, 3, 3, 4, 5 };
 	const double b[] = { 3, 4, 4, 5, 5, 6, 7, 7, 8 };
 	CHECK(stats_mann_whitney(a, N_(a), b, N_(b), &m) == 0);
-	CHECK(m.method == STATS_MWU_NORMAL);
+	CHECK(m.method == STATS_MWU_EXACT_TIES);
 	CHECK(m.ties);
 	CHECK_NEAR(m.u_a, 7.5, 0);
-	CHECK_NEAR(m.z, -2.727939278646863, 1e-9);
-	CHECK_NEAR(m.p, 0.006373133838085877, 1e-9);
+	CHECK_NEAR(m.p, 0.005183052241875772, 1e-12);
+	/* 6 against 6 completely separated, ties inside one side (bucketed
+	 * percentiles): 2/924, as without ties */
+	const double c[] = { 135, 140, 120, 100, 150, 160 };
+	const double d[] = { 4374, 4374, 4374, 4407, 4374, 4407 };
+	CHECK(stats_mann_whitney(c, 6, d, 6, &m) == 0);
+	CHECK(m.method == STATS_MWU_EXACT_TIES);
+	CHECK_NEAR(m.p, 2.0 / 924.0, 1e-12);
+	CHECK(stats_mann_whitney(d, 6, c, 6, &m) == 0);
+	CHECK_NEAR(m.p, 2.0 / 924.0, 1e-12);
+}
+
+TEST(mwu_normal)
+{
+	struct stats_mwu m;
+	/* ties in a pooled sample above STATS_MWU_TIES_EXACT_N: the normal
+	 * approximation (the sample above repeated three times: U = 67.5,
+	 * tie-corrected variance, continuity 0.5) */
+	double a[24], b[27];
+	const double a0[] = { 1, 2, 2, 3, 3, 3, 4, 5 };
+	const double b0[] = { 3, 4, 4, 5, 5, 6, 7, 7, 8 };
+	for (int r = 0; r < 3; r++) {
+		memcpy(a + 8 * r, a0, sizeof(a0));
+		memcpy(b + 9 * r, b0, sizeof(b0));
+	}
+	CHECK(stats_mann_whitney(a, N_(a), b, N_(b), &m) == 0);
+	CHECK(m.method == STATS_MWU_NORMAL);
+	CHECK(m.ties);
+	CHECK_NEAR(m.u_a, 67.5, 0);
+	{
+		/* the formula, from the counts of each value: 1:3 2:6 3:12 4:9 5:9
+		 * 6:3 7:6 8:3 */
+		const double tc[] = { 3, 6, 12, 9, 9, 3, 6, 3 };
+		double tt = 0, NN = 51, mn = 24.0 * 27.0;
+		for (int i = 0; i < 8; i++)
+			tt += tc[i] * tc[i] * tc[i] - tc[i];
+		double var = mn / 12.0 * ((NN + 1) - tt / (NN * (NN - 1)));
+		double z = (67.5 - mn / 2 + 0.5) / sqrt(var);
+		CHECK_NEAR(m.z, z, 1e-12);
+		CHECK_NEAR(m.p, erfc(fabs(z) / sqrt(2.0)), 1e-12);
+	}
 
 	/* all values tied: no evidence at all */
 	const double c[] = { 5, 5, 5 };
@@ -759,6 +800,7 @@ int main(void)
 	RUN(descriptive);
 	RUN(percentiles);
 	RUN(mwu_exact);
+	RUN(mwu_ties_exact);
 	RUN(mwu_normal);
 	RUN(t_tests);
 	RUN(rng);
