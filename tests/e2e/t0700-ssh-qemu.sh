@@ -216,7 +216,11 @@ equals "both boots switched at run time, ok, in the requested mode" \
 equals "no kernel boot for them (the same boot_id)" \
 	"$(sql "SELECT count(*) FROM boot WHERE boot_uuid = '$booted'")" 2
 equals "a switch time stored for each" "$(sql "SELECT count(*) FROM boot WHERE switch_s > 0")" 2
-sql "SELECT seq, method, round(switch_s * 1000), preempt FROM boot" | sed 's/^/# runtime switch ms: /'
+sql "SELECT seq, method, round(switch_s * 1000), preempt, error FROM boot" | sed 's/^/# runtime switch ms: /'
+if [ "$(sql "SELECT count(*) FROM boot WHERE status != 'ok'")" != 0 ]; then
+	echo "# the guest's console, last lines:"
+	tail -n 40 "$TMP"/schedlab-qemu-*/console.log 2>/dev/null | sed 's/^/#   /'
+fi
 contains "the guest is back in its own mode afterwards" <(G cat /sys/kernel/debug/sched/preempt) "($last_preempt)"
 
 # --- a dropped connection (controller killed) kills the remote workload
