@@ -83,6 +83,7 @@ struct qemu_priv {
 	struct agent_conn conn;
 	int conn_open;
 	struct strbuf qerr;        /* qemu's stderr (tail) */
+	long kernel_from;          /* console offset where the running kernel's boot began */
 };
 
 /* ------------------------------------------------------------------ */
@@ -1143,6 +1144,8 @@ static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_in
 	}
 	snprintf(bi->accel, sizeof(bi->accel), "%s", p->accel);
 	snprintf(bi->boot_id, sizeof(bi->boot_id), "%s", agent_banner_boot_id(&p->conn));
+	if (strcmp(bi->method, "runtime"))
+		p->kernel_from = from;
 	strbuf_reset(&bi->console);
 	read_console(p->console, from, QEMU_CONSOLE_TAIL, &bi->console);
 	json_decref(bi->sysinfo);
@@ -1174,6 +1177,19 @@ static void qemu_close(struct target *t)
 	t->priv = NULL;
 }
 
+/* a run; when the guest goes away under it (a panic: qemu exits with
+ * -no-reboot; a hang; the agent killed), its console's last lines since the
+ * kernel booted go into the error, which the run keeps */
+static int qemu_exec(struct target *t, json_t *req, double timeout_s, json_t **out,
+		     struct strbuf *err)
+{
+	struct qemu_priv *p = t->priv;
+	int r = target_agent_exec(t, req, timeout_s, out, err);
+	if (r == -1 && p && p->running)
+		add_console_tail(p, p->kernel_from, err);
+	return r;
+}
+
 const struct target_ops qemu_target = {
 	.name = "qemu",
 	.summary = "a qemu VM booted from a kernel image and a generated initramfs; agent on "
@@ -1185,7 +1201,7 @@ const struct target_ops qemu_target = {
 	.open = qemu_open,
 	.boot = qemu_boot,
 	.sysinfo = target_agent_sysinfo,
-	.exec = target_agent_exec,
+	.exec = qemu_exec,
 	.knob_set = target_agent_knob_set,
 	.knob_restore = target_agent_knob_restore,
 	.close = qemu_close,

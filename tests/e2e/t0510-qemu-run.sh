@@ -81,4 +81,26 @@ for sig in INT KILL; do
 	if pgrep -f "$TMP/schedlab-qemu" >/dev/null; then not_ok "SIG$sig: no qemu process left"; else ok "SIG$sig: no qemu process left"; fi
 done
 equals "SIGINT: the session is resumable" "$(sqlite3 "$TMP/int-INT.db" "SELECT status FROM session")" interrupted
+
+# the guest dies under a run (qemu killed: as a panic with -no-reboot ends
+# it): the run is interrupted, resumable, and its error keeps the guest's
+# last console lines
+schedlab run "$TMP/int.json" --db "$TMP/dead.db" --quiet >"$TMP/dead.out" 2>&1 &
+pid=$!
+CLEANUP_CMDS+=("kill -9 $pid")
+for i in $(seq 600); do
+	[ "$(sqlite3 "$TMP/dead.db" "SELECT count(*) FROM run WHERE status = 'running'" 2>/dev/null)" = 1 ] && break
+	sleep 0.1
+done
+sleep 2
+qp=$(pgrep -f "$TMP/schedlab-qemu" | tr '\n' ' ')
+[ -n "$qp" ] && kill -9 $qp
+wait $pid
+equals "the guest killed under a run: exit 1" "$?" 1
+equals "... the run is interrupted (resumable)" \
+	"$(sqlite3 "$TMP/dead.db" "SELECT status FROM run ORDER BY seq LIMIT 1")" interrupted
+contains "... its error says the target was lost" <(sqlite3 "$TMP/dead.db" "SELECT error FROM run ORDER BY seq LIMIT 1") \
+	"failed: target lost:"
+contains "... and carries the guest's last console lines" <(sqlite3 "$TMP/dead.db" "SELECT error FROM run ORDER BY seq LIMIT 1") \
+	"--- console ($TMP/schedlab-qemu-"
 done_testing
