@@ -103,4 +103,8 @@ contains "... its error says the target was lost" <(sqlite3 "$TMP/dead.db" "SELE
 	"failed: target lost:"
 contains "... and carries the guest's last console lines" <(sqlite3 "$TMP/dead.db" "SELECT error FROM run ORDER BY seq LIMIT 1") \
 	"--- console ($TMP/schedlab-qemu-"
+nruns=$(sqlite3 "$TMP/dead.db" "SELECT count(*) FROM run")
+expect_exit 0 "... --resume redoes it in a new guest" schedlab run --resume last --db "$TMP/dead.db" --quiet
+equals "... no run added, none left interrupted, all ok" \
+	"$(sqlite3 "$TMP/dead.db" "SELECT count(*) || ' ' || sum(status = 'ok') FROM run")" "$nruns $nruns"
 done_testing

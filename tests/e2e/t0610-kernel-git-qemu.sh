@@ -164,8 +164,19 @@ equals "the user's clone is untouched (clean, HEAD and core.c as they were)" \
 printf 'void new_in_c2(void)\n{\n}\n' >"$UP/kernel/sched/fair.c"
 git -C "$UP" add kernel/sched/fair.c && git -C "$UP" commit -qm "sched: something new"
 C2=$(git -C "$UP" rev-parse HEAD)
-expect_exit 0 "resume after SIGKILL (upstream has moved meanwhile)" \
-	schedlab run --resume last --db "$DB"
+schedlab run --resume last --db "$DB" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc = 1 ] && grep -q "runs were not done because the target was lost or did not boot" "$TMP/err"; then
+	# a TCG guest that did not come up or went away (rare here, never
+	# reproduced): its boot's error and console, then what a user does
+	echo "# the resumed session lost a guest; its boots:"
+	sql "SELECT seq || ' ' || status || ': ' || coalesce(error, '') FROM boot WHERE status != 'ok'" | sed 's/^/#   /'
+	expect_exit 0 "resume after SIGKILL (upstream has moved meanwhile; a second resume after a lost guest)" \
+		schedlab run --resume last --db "$DB"
+else
+	equals "resume after SIGKILL (upstream has moved meanwhile)" "$rc" 0
+	[ $rc = 0 ] || tail -n 5 "$TMP/err" | sed 's/^/#   /'
+fi
 equals "resume: the session's boots all used the commit resolved at its start" \
 	"$(sql "SELECT group_concat(DISTINCT kernel_commit) FROM results WHERE tag = 'night1'")" "$C1"
 equals "resume: every run of night 1 is done" \
