@@ -33,16 +33,6 @@ static char *write_tmp(const char *name, const char *content)
 	return p;
 }
 
-static void sha_str(const char *s, size_t n, char hex[65])
-{
-	struct sha256 h;
-	unsigned char d[32];
-	sha256_init(&h);
-	sha256_update(&h, s, n);
-	sha256_final(&h, d);
-	sha256_hex(d, hex);
-}
-
 /* a bundle of the files a, b at the given places, in that order */
 static void make(struct bundle *b, const char *da, const char *sa, const char *db, const char *sb)
 {
@@ -64,8 +54,8 @@ TEST(manifest_and_hash)
 	make(&x, "bin/a", a, "lib/b", b);
 	make(&y, "lib/b", b, "bin/a", a); /* other order: same bundle */
 	CHECK_STR(x.hash, y.hash);
-	sha_str("alpha\n", 6, ha);
-	sha_str("beta\n", 5, hb);
+	sha256_hex_of("alpha\n", 6, ha);
+	sha256_hex_of("beta\n", 5, hb);
 	/* MANIFEST: sorted, sha256sum's format, bundle.json listed, itself not */
 	for (size_t i = 0; i < x.nr; i++)
 		if (!strcmp(x.f[i].dst, "MANIFEST"))
@@ -78,7 +68,7 @@ TEST(manifest_and_hash)
 	CHECK_CONTAINS(m.buf, want.buf);
 	CHECK(strstr(m.buf, "MANIFEST") == NULL);
 	/* the hash is the MANIFEST's own SHA-256 (what the box checks) */
-	sha_str(m.buf, m.len, h);
+	sha256_hex_of(m.buf, m.len, h);
 	CHECK_STR(x.hash, h);
 	/* the same bytes elsewhere: another bundle */
 	make(&z, "bin/a", a, "lib/c", b);
