@@ -929,9 +929,10 @@ static int has_token(const struct strvec *v, size_t from, const char *tok)
 	return 0;
 }
 
-/* is boot b already in force? (preempt, schedlab's parameters, the kernel) */
-static int in_force(struct target *t, const struct boot_spec *b, const char *khash,
-		    const json_t *si)
+/* is boot b already in force? (preempt, schedlab's parameters, the kernel);
+ * when not and why is given, what differs */
+static int in_force_why(struct target *t, const struct boot_spec *b, const char *khash,
+			const json_t *si, struct strbuf *why)
 {
 	const char *eff = sysinfo_str(si, "preempt");
 	const char *cmd = sysinfo_str(si, "cmdline");
@@ -940,25 +941,48 @@ static int in_force(struct target *t, const struct boot_spec *b, const char *kha
 	size_t mark;
 	int ok = 1;
 
-	if (b->preempt && (!eff || strcmp(eff, b->preempt)))
+	if (b->preempt && (!eff || strcmp(eff, b->preempt))) {
+		if (why)
+			strbuf_addf(why, "the running kernel is in preempt=%s", eff ? eff : "(unknown)");
 		return 0;
+	}
 	added_params(t, b, khash, &want);
 	split_cmdline(want.buf, &w);
 	split_cmdline(cmd ? cmd : "", &have);
 	for (mark = 0; mark < have.nr && strcmp(have.v[mark], MARKER); mark++)
 		;
 	/* everything wanted is there (preempt= was checked by its effect) */
-	for (size_t i = 0; i < w.nr && ok; i++)
-		if (strncmp(w.v[i], "preempt=", 8) && !has_token(&have, 0, w.v[i]))
+	for (size_t i = 0; i < w.nr && (ok || why); i++)
+		if (strncmp(w.v[i], "preempt=", 8) && !has_token(&have, 0, w.v[i])) {
+			if (why && !strncmp(w.v[i], "schedlab.kernel=", 16))
+				strbuf_addf(why, "%sthe running kernel is not known to be %s (no %s on "
+					    "its command line: schedlab did not start it from that "
+					    "image)", why->len ? "; " : "", b->kernel ? b->kernel : "the plan's",
+					    w.v[i]);
+			else if (why)
+				strbuf_addf(why, "%sthe running kernel's command line lacks %s",
+					    why->len ? "; " : "", w.v[i]);
 			ok = 0;
+		}
 	/* and nothing schedlab added for another boot */
-	for (size_t i = mark + 1; i < have.nr && ok; i++)
-		if (strncmp(have.v[i], "preempt=", 8) && !has_token(&w, 0, have.v[i]))
+	for (size_t i = mark + 1; i < have.nr && (ok || why); i++)
+		if (strncmp(have.v[i], "preempt=", 8) && !has_token(&w, 0, have.v[i])) {
+			if (why)
+				strbuf_addf(why, "%sthe running kernel's command line has %s, which "
+					    "schedlab added for another configuration",
+					    why->len ? "; " : "", have.v[i]);
 			ok = 0;
+		}
 	strbuf_release(&want);
 	strvec_clear(&have);
 	strvec_clear(&w);
 	return ok;
+}
+
+static int in_force(struct target *t, const struct boot_spec *b, const char *khash,
+		    const json_t *si)
+{
+	return in_force_why(t, b, khash, si, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1146,7 +1170,19 @@ static int runtime_switch(struct target *t, const struct boot_spec *b, const cha
 	json_t *info = NULL;
 	double t0 = now_mono();
 	rest.preempt = NULL;
-	int same = in_force(t, &rest, khash, si) && (!b->kernel || khash);
+	struct strbuf diff = STRBUF_INIT;
+	int same = in_force_why(t, &rest, khash, si, &diff) && (!b->kernel || khash);
+	if (!same) {
+		/* a runtime switch changes nothing but the mode: say what else
+		 * differs, and what would reach it */
+		strbuf_addf(why, "the kernel or its other parameters change too: %s; a boot by "
+			    "kexec or reboot reaches it (\"switch\": \"auto\" or \"kexec\")%s",
+			    diff.len ? diff.buf : "the kernel image could not be hashed",
+			    b->kernel ? ", or leave \"kernel\" out of the matrix to test the running kernel" : "");
+		strbuf_release(&diff);
+		return 1;
+	}
+	strbuf_release(&diff);
 	if (!target_runtime_possible(same, b->preempt, si, why))
 		return 1;
 	if (b->preempt) {
