@@ -164,8 +164,25 @@ equals "the user's clone is untouched (clean, HEAD and core.c as they were)" \
 printf 'void new_in_c2(void)\n{\n}\n' >"$UP/kernel/sched/fair.c"
 git -C "$UP" add kernel/sched/fair.c && git -C "$UP" commit -qm "sched: something new"
 C2=$(git -C "$UP" rev-parse HEAD)
+# (T0610_LOSE_GUEST=1 kills the resumed session's first guest while it
+# boots, to exercise the recovery below by hand)
+inj=""
+if [ "${T0610_LOSE_GUEST:-0}" = 1 ]; then
+	(
+		# (a qemu under TCG: with "accel": "auto" a KVM probe may come first)
+		for i in $(seq 6000); do
+			pgrep -f -- "-accel tcg.*$TMP/schedlab-qemu" >/dev/null && break
+			sleep 0.2
+		done
+		sleep 1
+		echo "# T0610_LOSE_GUEST: killing qemu $(pgrep -f "$TMP/schedlab-qemu" | tr '\n' ' ')"
+		kill -9 $(pgrep -f "$TMP/schedlab-qemu")
+	) &
+	inj=$!
+fi
 schedlab run --resume last --db "$DB" >"$TMP/out" 2>"$TMP/err"
 rc=$?
+[ -n "$inj" ] && wait $inj
 if [ $rc = 1 ] && grep -q "runs were not done because the target was lost or did not boot" "$TMP/err"; then
 	# a TCG guest that did not come up or went away (rare here, never
 	# reproduced): its boot's error and console, then what a user does

@@ -52,8 +52,23 @@ cat >"$TMP/plan.json" <<P
   ] }
 P
 t0=$(date +%s)
+# (T0620_LOSE_GUEST=1 kills the guest under the tracing variant's first
+# timerlat run, to exercise the recovery below by hand)
+inj=""
+if [ "${T0620_LOSE_GUEST:-0}" = 1 ]; then
+	(
+		for i in $(seq 6000); do
+			[ "$(sqlite3 "$DB" "SELECT count(*) FROM run WHERE status = 'running' AND workload = 'timerlat'" 2>/dev/null)" = 1 ] && break
+			sleep 0.2
+		done
+		sleep 1
+		kill -9 $(pgrep -f "$TMP/schedlab-qemu")
+	) &
+	inj=$!
+fi
 schedlab run "$TMP/plan.json" --db "$DB" >"$TMP/out" 2>"$TMP/err"
 rc=$?
+[ -n "$inj" ] && wait $inj
 echo "# schedlab run (variant build or cache + 2 boots + 16 runs): $(($(date +%s) - t0)) s, exit $rc"
 grep -E '^kernel [0-9]|kbuild: (built|cached)|\[[0-9]+/' "$TMP/err" | sed 's/^/#   /'
 equals "run exits 1 (the Debian kernel's rtla runs are skipped)" "$rc" 1
