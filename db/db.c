@@ -42,6 +42,7 @@ enum stmt_id {
 	STMT_BOOT_LOAD,
 	STMT_SESSION_LOAD,
 	STMT_SESSION_COUNTS,
+	STMT_SESSION_FIRST_RESUMABLE,
 	STMT_LAB_LAST,
 	STMT_LAB_OF_SESSION,
 	STMT_LAB_SESSIONS,
@@ -131,6 +132,9 @@ static const char *const stmt_sql[STMT_COUNT] = {
 				" sum(status = 'ok'), sum(status IN ('failed','timeout')),"
 				" sum(status = 'skipped' AND coalesce(error, '') NOT LIKE 'boot failed:%')"
 				" FROM run WHERE session_id = ?1",
+	[STMT_SESSION_FIRST_RESUMABLE] = "SELECT error FROM run WHERE session_id = ?1 AND error IS NOT NULL"
+					 " AND (status = 'interrupted' OR (status = 'skipped'"
+					 " AND error LIKE 'boot failed:%')) ORDER BY seq LIMIT 1",
 	[STMT_LAB_LAST] = "SELECT json_extract(plan_json, '$.lab.id') FROM session"
 			  " WHERE json_extract(plan_json, '$.lab.id') IS NOT NULL ORDER BY id DESC LIMIT 1",
 	[STMT_LAB_OF_SESSION] = "SELECT json_extract(plan_json, '$.lab.id') FROM session WHERE id = ?1",
@@ -1225,6 +1229,33 @@ int db_session_counts(struct db *db, int64_t sid, int *planned, int *ok, int *fa
 		      int *skipped)
 {
 	int r = db_session_counts_rows(db, sid, planned, ok, failed, skipped);
+	end_reads(db);
+	return r;
+}
+
+static int db_session_first_resumable_rows(struct db *db, int64_t sid, char **why)
+{
+	sqlite3_stmt *s = stmt(db, STMT_SESSION_FIRST_RESUMABLE);
+	int rc;
+	*why = NULL;
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, sid);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*why = col_dup(s, 0);
+		return 0;
+	}
+	if (rc != SQLITE_DONE) {
+		ERROR_SQLITE(db, "reading the runs left for --resume");
+		return -1;
+	}
+	return 0;
+}
+
+int db_session_first_resumable(struct db *db, int64_t sid, char **why)
+{
+	int r = db_session_first_resumable_rows(db, sid, why);
 	end_reads(db);
 	return r;
 }

@@ -176,6 +176,10 @@ int db_session_load(struct db *db, int64_t sid, char **plan_json, char **plan_pa
 /* runs of a session by status (planned = still to do on resume, see above) */
 int db_session_counts(struct db *db, int64_t sid, int *planned, int *ok, int *failed,
 		      int *skipped);
+/* the stored error of the session's first run (in plan order) left for
+ * --resume (interrupted, or skipped because its boot failed); *why NULL when
+ * there is none, else the caller frees it */
+int db_session_first_resumable(struct db *db, int64_t sid, char **why);
 
 /*
  * Labs (harness/orchestrate/lab.h): the member sessions of a lab share the

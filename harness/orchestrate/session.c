@@ -1836,10 +1836,19 @@ static int exec_finish(struct exec_ctx *c)
 			strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
 		c->exit_code = 2;
 	}
-	if (c->resumable && !session_aborted(c->o) && c->exit_code != 2)
+	if (c->resumable && !session_aborted(c->o) && c->exit_code != 2) {
+		/* the first reason as stored, one line of it (a boot's error may
+		   carry the console), so that --quiet says why too */
+		char *why = NULL;
+		if (db_session_first_resumable(c->db, sid, &why) || !why)
+			why = xstrdup("(no reason stored)");
+		size_t n = strcspn(why, "\n");
 		fprintf(stderr, "%ssession %lld: %d runs were not done because the target was lost or "
-			"did not boot; `schedlab run --resume %lld` redoes them once it is back\n",
-			pfx, (long long)sid, c->resumable, (long long)sid);
+			"did not boot (the first: %.*s%s); `schedlab run --resume %lld` redoes them "
+			"once it is back\n", pfx, (long long)sid, c->resumable, (int)(n > 300 ? 300 : n),
+			why, n > 300 ? "..." : "", (long long)sid);
+		free(why);
+	}
 	if (session_aborted(c->o)) {
 		fprintf(stderr, "%sinterrupted: session %lld is resumable with "
 			"`schedlab run --resume %lld`\n", pfx, (long long)sid, (long long)sid);

@@ -103,6 +103,13 @@ contains "... its error says the target was lost" <(sqlite3 "$TMP/dead.db" "SELE
 	"failed: target lost:"
 contains "... and carries the guest's last console lines" <(sqlite3 "$TMP/dead.db" "SELECT error FROM run ORDER BY seq LIMIT 1") \
 	"--- console ($TMP/schedlab-qemu-"
+contains "... the closing line says why, even with --quiet (the first reason, one line)" "$TMP/dead.out" \
+	"did not boot (the first: failed: target lost: "
+if grep -q -- "--- console" "$TMP/dead.out"; then
+	not_ok "... and not the console with it" "$(cat "$TMP/dead.out")"
+else
+	ok "... and not the console with it"
+fi
 nruns=$(sqlite3 "$TMP/dead.db" "SELECT count(*) FROM run")
 expect_exit 0 "... --resume redoes it in a new guest" schedlab run --resume last --db "$TMP/dead.db" --quiet
 equals "... no run added, none left interrupted, all ok" \

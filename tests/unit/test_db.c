@@ -620,6 +620,38 @@ TEST(pending_runs_and_reset)
 	fixture_teardown(&f);
 }
 
+/* the first reason a run was left for --resume, in plan order: an
+ * interrupted run or one skipped because its boot failed, never a run
+ * skipped for another reason or one that failed */
+TEST(first_resumable_reason)
+{
+	struct fixture f;
+	CHECK(fixture_setup(&f) == 0);
+	if (!f.db)
+		return;
+	char *why = (char *)"x";
+	CHECK(db_session_first_resumable(f.db, f.sid, &why) == 0);
+	CHECK(why == NULL);
+	struct db_run_result unsup = { .status = "skipped", .error = "unsupported by this kernel" };
+	struct db_run_result fail = { .status = "failed", .error = "exit 1" };
+	struct db_run_result boot = { .status = "skipped", .error = "boot failed: no banner" };
+	struct db_run_result lost = { .status = "interrupted",
+				      .error = "failed: target lost: closed\n--- console" };
+	CHECK(db_run_finish(f.db, f.run[0], &unsup) == 0);
+	CHECK(db_run_finish(f.db, f.run[1], &fail) == 0);
+	CHECK(db_session_first_resumable(f.db, f.sid, &why) == 0);
+	CHECK(why == NULL);
+	CHECK(db_run_finish(f.db, f.run[3], &boot) == 0);
+	CHECK(db_session_first_resumable(f.db, f.sid, &why) == 0);
+	CHECK_STR(why, "boot failed: no banner");
+	free(why);
+	CHECK(db_run_finish(f.db, f.run[2], &lost) == 0);
+	CHECK(db_session_first_resumable(f.db, f.sid, &why) == 0);
+	CHECK_STR(why, "failed: target lost: closed\n--- console");
+	free(why);
+	fixture_teardown(&f);
+}
+
 /* the store and the next run's mark are one transaction: both or neither */
 TEST(run_finish_marks_the_next_run)
 {
@@ -1261,6 +1293,7 @@ int main(void)
 	RUN(run_finish_many_metrics);
 	RUN(run_finish_inside_a_bulk_transaction);
 	RUN(pending_runs_and_reset);
+	RUN(first_resumable_reason);
 	RUN(run_finish_marks_the_next_run);
 	RUN(sigkill_at_chosen_points);
 	RUN(sigkill_at_random_times);
