@@ -53,7 +53,7 @@ contains "... its progress line prints it as a table would" "$TMP/err" "time_s=1
 # the run's timeout); now it stops within about a second, kills it and says so
 cat >"$TMP/path/hackbench" <<'H'
 #!/bin/bash
-setsid sleep 30 &
+setsid sleep 30.4141 &   # a duration no other process has
 sleep 0.5   # until the daemon has left the process group (else it dies with it)
 printf 'Time: 2.000\n'
 H
@@ -65,7 +65,7 @@ PATH="$TMP/path" SCHEDLAB_AGENT="$PWD/bin/schedlab-agent" expect_exit 0 \
 took=$((SECONDS - start))
 [ $took -lt 10 ] && ok "... and the agent did not wait for the daemon ($took s)" ||
 	not_ok "the agent did not wait for the daemon" "took $took s"
-equals "... the daemon was killed" "$(pgrep -f 'sleep 30' | wc -l)" 0
+equals "... the daemon was killed" "$(pgrep -fx 'sleep 30.4141' | wc -l)" 0
 equals "... and the run says so" \
 	"$(sql "SELECT error LIKE 'note: the tool left processes running%sleep%' FROM run WHERE session_id = (SELECT max(id) FROM session)")" 1
 done_testing
