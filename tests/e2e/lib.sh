@@ -88,6 +88,22 @@ require_built() {
 }
 done_testing() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }
 
+# resume_if_lost DB: after a qemu session that exited 1, when its guest went
+# away by itself (rare under TCG: runs left interrupted, or skipped because a
+# boot failed), print the first such run's error, which carries the guest's
+# last console lines, and `run --resume` once, as a user would; the resume's
+# exit code (1 when nothing was lost: the session's own result stands)
+resume_if_lost() {
+	local n
+	n=$(sqlite3 -batch -noheader "$1" "SELECT count(*) FROM run WHERE status = 'interrupted'
+		OR (status = 'skipped' AND error LIKE 'boot failed:%')")
+	[ "${n:-0}" -gt 0 ] || return 1
+	echo "# $n runs left by a lost guest; the first one's error:"
+	sqlite3 -batch -noheader "$1" "SELECT error FROM run WHERE status IN ('interrupted', 'skipped')
+		AND error IS NOT NULL ORDER BY seq LIMIT 1" | sed 's/^/#   /'
+	schedlab run --resume last --db "$1" --quiet >>"$TMP/out" 2>>"$TMP/err"
+}
+
 # The single-host LAVA of the lava tests (tests/lava/setup.sh installs and
 # starts it as root; without root it must be there already, else the test
 # fails naming the packages). Then LAVA_URL, LAVA_USER, LAVA_TOKEN_FILE

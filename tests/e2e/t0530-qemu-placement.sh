@@ -30,7 +30,11 @@ plan() { # NAME SCHEDSTAT
 P
 }
 plan placement true >"$TMP/on.json"
-expect_exit 0 "run pingpong and jbb in the guest with schedstat on" schedlab run "$TMP/on.json" --db "$DB" --tag on
+schedlab run "$TMP/on.json" --db "$DB" --tag on >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc = 1 ] && resume_if_lost "$DB" && rc=0
+equals "run pingpong and jbb in the guest with schedstat on (or resumed after a lost guest)" "$rc" 0
+[ $rc = 0 ] || tail -n 3 "$TMP/err" | sed 's/^/#   /'
 [ "$(sql "SELECT count(*) FROM boot WHERE status = 'ok'")" = 1 ] ||
 	sql "SELECT 'boot: ' || status || ': ' || coalesce(error, '') FROM boot" | sed 's/^/# /'
 equals "3 runs ok" "$(sql "SELECT count(*) FROM run WHERE status = 'ok'")" 3
@@ -70,7 +74,10 @@ equals "schedstat snapshots stored (the knob was on during the runs)" \
 # schedstat off: kernel.sched_schedstats stays 0 in the guest, no task_* row
 plan noplacement false >"$TMP/off.json"
 sed -i 's/"duration_s": 8/"duration_s": 5/' "$TMP/off.json"
-expect_exit 0 "run with schedstat off" schedlab run "$TMP/off.json" --db "$DB" --tag off
+schedlab run "$TMP/off.json" --db "$DB" --tag off >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc = 1 ] && resume_if_lost "$DB" && rc=0
+equals "run with schedstat off (or resumed after a lost guest)" "$rc" 0
 [ "$(sql "SELECT count(*) FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'off' AND b.status = 'ok'")" = 1 ] ||
 	sql "SELECT 'boot: ' || b.status || ': ' || coalesce(b.error, '') FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'off'" | sed 's/^/# /'
 equals "schedstat off: runs ok" "$(sql "SELECT count(*) FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag = 'off' AND r.status = 'ok'")" 3
