@@ -77,10 +77,8 @@ equals "run exits 1 (the Debian kernel's rtla runs are skipped)" "$rc" 1
 # resume, which must redo exactly the runs that were lost
 lost=$(sql "SELECT count(*) FROM run WHERE status = 'interrupted'")
 if [ "$lost" != 0 ]; then
-	echo "# $lost runs interrupted: the guest was lost under a run; its error:"
-	sql "SELECT error FROM run WHERE status = 'interrupted' ORDER BY seq LIMIT 1" | sed 's/^/#   /'
 	nruns=$(sql "SELECT count(*) FROM run")
-	schedlab run --resume last --db "$DB" >>"$TMP/out" 2>>"$TMP/err"
+	resume_if_lost "$DB"
 	equals "after a lost guest: --resume redid the interrupted runs, none added" \
 		"$(sql "SELECT count(*) || ' ' || sum(status = 'interrupted') FROM run")" "$nruns 0"
 fi
