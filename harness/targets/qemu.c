@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "harness/util/cmdline.h"
+#include "harness/util/kconsole.h"
 #include "harness/agent/sysinfo.h"
 #include "harness/targets/initramfs.h"
 #include "harness/util/proc.h"
@@ -449,21 +450,20 @@ static void read_console(const char *path, long from, size_t max, struct strbuf 
 	strbuf_release(&sb);
 }
 
-/* the last n lines of the console since `from`, for error messages */
+/* the console since `from`, for error messages: its first kernel report (a
+ * lockup, a stall, an oops) when the last lines no longer show it, and its
+ * last 40 lines (harness/util/kconsole.h) */
 static void add_console_tail(struct qemu_priv *p, long from, struct strbuf *err)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const char *s;
-	int lines = 0;
 
-	read_console(p->console, from, 4096, &sb);
-	for (s = sb.buf + sb.len; s > sb.buf; s--)
-		if (s[-1] == '\n' && ++lines > 12)
-			break;
-	if (*s)
-		strbuf_addf(err, "\n--- console (%s) ---\n%s", p->console, s);
-	else
+	read_console(p->console, from, 256 * 1024, &sb);
+	if (sb.len) {
+		strbuf_addf(err, "\n--- console (%s) ---\n", p->console);
+		kconsole_excerpt(sb.buf, sb.len, 40, 30, err);
+	} else {
 		strbuf_addstr(err, "\n--- console: empty (the kernel printed nothing) ---");
+	}
 	strbuf_release(&sb);
 	drain_qemu_stderr(p);
 	if (p->qerr.len) {

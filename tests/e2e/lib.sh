@@ -86,7 +86,20 @@ require_built() {
 	done_testing
 	exit
 }
-done_testing() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }
+done_testing() {
+	echo "1..$T_N"
+	[ "$T_FAILED" -eq 0 ] && return 0
+	[ -n "${DB:-}" ] && [ -f "$DB" ] && lost_runs "$DB"
+	return 1
+}
+# lost_runs DB: the errors of the runs a lost target left (interrupted, or
+# skipped because a boot failed), whole: a run lost under qemu carries the
+# guest's last console lines, the evidence of why (printed when a test fails)
+lost_runs() {
+	sqlite3 -batch -noheader "$1" "SELECT 'run ' || id || ' (' || status || '): ' || error
+		FROM run WHERE status = 'interrupted' OR (status = 'skipped' AND error LIKE 'boot failed:%')
+		ORDER BY id LIMIT 2" 2>/dev/null | sed 's/^/# lost: /'
+}
 
 # resume_if_lost DB: after a qemu session that exited 1, when its guest went
 # away by itself (rare under TCG: runs left interrupted, or skipped because a
@@ -98,9 +111,8 @@ resume_if_lost() {
 	n=$(sqlite3 -batch -noheader "$1" "SELECT count(*) FROM run WHERE status = 'interrupted'
 		OR (status = 'skipped' AND error LIKE 'boot failed:%')")
 	[ "${n:-0}" -gt 0 ] || return 1
-	echo "# $n runs left by a lost guest; the first one's error:"
-	sqlite3 -batch -noheader "$1" "SELECT error FROM run WHERE status IN ('interrupted', 'skipped')
-		AND error IS NOT NULL ORDER BY seq LIMIT 1" | sed 's/^/#   /'
+	echo "# $n runs left by a lost guest; the first ones' errors:"
+	lost_runs "$1"
 	schedlab run --resume last --db "$1" --quiet >>"$TMP/out" 2>>"$TMP/err"
 }
 

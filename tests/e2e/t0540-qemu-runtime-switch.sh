@@ -34,25 +34,66 @@ bl() { sql "SELECT group_concat(x) FROM (SELECT $1 AS x FROM boot b JOIN session
 
 # --- explicit runtime: none -> full -> voluntary in one guest boot
 plan rt runtime '["none", "full", "voluntary"]' '[""]' sequential 1 >"$TMP/rt.json"
-expect_exit 0 "switch=runtime: three preempt modes in one guest" schedlab run "$TMP/rt.json" --db "$DB" --tag rt
-equals "three boot configurations, all ok" "$(bl "b.status" rt)" "ok,ok,ok"
+# (T0540_LOSE_GUEST=1 kills the guest under session 1's run after the switch
+# to full, =2 under the auto session's resume, to exercise the recoveries
+# below by hand; a longer hackbench gives the killer time to see the run)
+lose_guest() { # SQL_CONDITION_ON_RUNNING_RUN
+	(
+		for i in $(seq 3000); do
+			[ "$(sql "SELECT count(*) FROM run r JOIN boot b ON b.id = r.boot_id WHERE r.status = 'running' AND $1" 2>/dev/null)" = 1 ] && break
+			sleep 0.05
+		done
+		echo "# T0540_LOSE_GUEST: killing qemu $(pgrep -f "$TMP/schedlab-qemu" | tr '\n' ' ')"
+		kill -9 $(pgrep -f "$TMP/schedlab-qemu")
+	) &
+	inj=$!
+}
+inj="" rtplan=$TMP/rt.json
+if [ "${T0540_LOSE_GUEST:-0}" = 1 ]; then
+	sed 's/"loops": 20/"loops": 2000/' "$TMP/rt.json" >"$TMP/rt-lose.json"
+	rtplan=$TMP/rt-lose.json
+	lose_guest "b.seq = 1"
+fi
+schedlab run "$rtplan" --db "$DB" --tag rt >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ -n "$inj" ] && wait $inj
+rt=rt
+if [ $rc = 1 ] && [ -n "$(lost_runs "$DB")" ]; then
+	# A TCG guest lost by itself (rare; seen in CI under the run after the
+	# switch to full): the session must have kept what it lost for --resume,
+	# but a resume boots a second VM, so the one-guest checks below take a
+	# second session of the same plan, run once
+	echo "# the guest was lost under session 1; its runs' errors:"
+	lost_runs "$DB"
+	contains "a lost guest: the session's closing line names the runs left and why" "$TMP/err" \
+		"because the target was lost or did not boot (the first: "
+	expect_exit 0 "a lost guest: --resume 1 redoes its runs in a new VM" \
+		schedlab run --resume 1 --db "$DB" --quiet
+	equals "a lost guest: every run of session 1 stored once and ok" \
+		"$(sql "SELECT count(*) || ':' || sum(status = 'ok') FROM run WHERE session_id = 1")" "3:3"
+	schedlab run "$TMP/rt.json" --db "$DB" --tag rt2 >"$TMP/out" 2>"$TMP/err"
+	rc=$? rt=rt2
+fi
+equals "switch=runtime: three preempt modes in one guest (once more after a lost guest)" "$rc" 0
+[ $rc = 0 ] || tail -n 3 "$TMP/err" | sed 's/^/#   /'
+equals "three boot configurations, all ok" "$(bl "b.status" "$rt")" "ok,ok,ok"
 equals "one VM boot, then two runtime switches" \
-	"$(bl "method" rt "ORDER BY b.seq")" "boot,runtime,runtime"
-equals "one guest kernel boot for all three (one boot_uuid)" "$(bq "count(DISTINCT boot_uuid)" rt)" 1
+	"$(bl "method" "$rt" "ORDER BY b.seq")" "boot,runtime,runtime"
+equals "one guest kernel boot for all three (one boot_uuid)" "$(bq "count(DISTINCT boot_uuid)" "$rt")" 1
 equals "the runtime switches printed nothing on the console (no kernel boot)" \
-	"$(bq "count(*)" rt "AND b.method = 'runtime' AND b.console LIKE '%Linux version%'")" 0
+	"$(bq "count(*)" "$rt" "AND b.method = 'runtime' AND b.console LIKE '%Linux version%'")" 0
 equals "each boot's preempt is what the guest reported, as requested" \
-	"$(bl "b.req_preempt || '=' || b.preempt || '=' || json_extract(b.sysinfo, '\$.preempt.value')" rt "ORDER BY b.seq")" \
+	"$(bl "b.req_preempt || '=' || b.preempt || '=' || json_extract(b.sysinfo, '\$.preempt.value')" "$rt" "ORDER BY b.seq")" \
 	"none=none=none,full=full=full,voluntary=voluntary=voluntary"
 equals "the results view groups the runs by the effective mode" \
-	"$(sql "SELECT group_concat(preempt || ':' || method) FROM (SELECT DISTINCT r.preempt, b.method FROM results r JOIN boot b ON b.id = r.boot WHERE r.tag = 'rt' ORDER BY r.boot)")" \
+	"$(sql "SELECT group_concat(preempt || ':' || method) FROM (SELECT DISTINCT r.preempt, b.method FROM results r JOIN boot b ON b.id = r.boot WHERE r.tag = '$rt' ORDER BY r.boot)")" \
 	"none:boot,full:runtime,voluntary:runtime"
 equals "the stored command line is the one the kernel booted with (preempt=none)" \
-	"$(bq "count(*)" rt "AND b.cmdline LIKE '%preempt=none%'")" 3
-equals "a switch time is stored for every boot" "$(bq "count(*)" rt "AND b.switch_s > 0")" 3
+	"$(bq "count(*)" "$rt" "AND b.cmdline LIKE '%preempt=none%'")" 3
+equals "a switch time is stored for every boot" "$(bq "count(*)" "$rt" "AND b.switch_s > 0")" 3
 equals "a runtime switch is faster than the VM boot" \
-	"$(sql "SELECT max(r.switch_s) < min(v.switch_s) FROM boot r, boot v WHERE r.method = 'runtime' AND v.method = 'boot' AND r.session_id = v.session_id AND r.session_id = (SELECT id FROM session WHERE tag = 'rt')")" 1
-bq "b.seq, b.method, round(b.switch_s * 1000), b.preempt" rt "ORDER BY b.seq" | sed 's/^/# switch ms: /'
+	"$(sql "SELECT max(r.switch_s) < min(v.switch_s) FROM boot r, boot v WHERE r.method = 'runtime' AND v.method = 'boot' AND r.session_id = v.session_id AND r.session_id = (SELECT id FROM session WHERE tag = '$rt')")" 1
+bq "b.seq, b.method, round(b.switch_s * 1000), b.preempt" "$rt" "ORDER BY b.seq" | sed 's/^/# switch ms: /'
 
 # --- auto, interleaved over two rounds, killed in the middle and resumed
 plan auto auto '["none", "full", "voluntary"]' '[""]' interleaved 2 |
@@ -71,20 +112,38 @@ wait $pid 2>/dev/null
 equals "auto: only-preempt changes were switched at run time" \
 	"$(bl "method" auto "AND b.status != 'planned' ORDER BY b.seq")" "boot,runtime,runtime,runtime"
 first=$(bq "boot_uuid" auto "AND b.seq = 0")
-expect_exit 0 "auto: the killed session resumes" schedlab run --resume last --db "$DB" --quiet
+inj=""
+[ "${T0540_LOSE_GUEST:-0}" = 2 ] && lose_guest "b.boot_uuid != '$first'"
+schedlab run --resume last --db "$DB" --quiet >"$TMP/out" 2>"$TMP/err"
+rc=$? relost=0
+[ -n "$inj" ] && wait $inj
+[ $rc = 1 ] && resume_if_lost "$DB" && rc=0 relost=1   # a TCG guest lost by itself (rare)
+equals "auto: the killed session resumes" "$rc" 0
+[ $rc = 0 ] || tail -n 3 "$TMP/err" | sed 's/^/#   /'
 equals "auto: every run stored once and ok" \
 	"$(sql "SELECT count(*) || ':' || sum(r.status = 'ok') FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag = 'auto'")" "6:6"
 equals "auto: every boot that ran is verified ok in the requested mode" \
 	"$(bq "count(*)" auto "AND b.status != 'planned' AND (b.status != 'ok' OR b.preempt != b.req_preempt)")" 0
-equals "auto: the resumed part boots a new VM, then switches at run time" \
-	"$(bl "method" auto "AND b.status != 'planned' AND b.boot_uuid != '$first' ORDER BY b.booted_at")" "boot,runtime,runtime"
-equals "auto: two guest kernel boots in all" "$(bq "count(DISTINCT boot_uuid)" auto)" 2
+if [ $relost = 0 ]; then
+	equals "auto: the resumed part boots a new VM, then switches at run time" \
+		"$(bl "method" auto "AND b.status != 'planned' AND b.boot_uuid != '$first' ORDER BY b.booted_at")" "boot,runtime,runtime"
+fi
+equals "auto: each VM's first boot configuration boots it, the others switch at run time" \
+	"$(bq "count(*)" auto "AND b.status != 'planned' AND (b.method = 'boot') != (b.booted_at = (SELECT min(o.booted_at) FROM boot o WHERE o.boot_uuid = b.boot_uuid))")" 0
+if [ $relost = 0 ]; then
+	equals "auto: two guest kernel boots in all" "$(bq "count(DISTINCT boot_uuid)" auto)" 2
+else # a new VM for what the lost one left, and for the rest of that session
+	equals "auto: more than two guest kernel boots after a lost guest" "$(bq "count(DISTINCT boot_uuid) > 2" auto)" 1
+fi
 equals "auto: each run's effective mode is its boot's requested one" \
 	"$(sql "SELECT count(*) FROM results r JOIN boot b ON b.id = r.boot WHERE r.tag = 'auto' AND r.preempt != b.req_preempt")" 0
 
 # --- the command line changes too: auto boots a new VM, runtime is refused
 plan cmd auto '["none"]' '["", "nosmt"]' sequential 1 >"$TMP/cmd.json"
-expect_exit 0 "auto with another cmdline: runs" schedlab run "$TMP/cmd.json" --db "$DB" --tag cmd --quiet
+schedlab run "$TMP/cmd.json" --db "$DB" --tag cmd --quiet >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc = 1 ] && resume_if_lost "$DB" && rc=0   # a TCG guest lost by itself (rare)
+equals "auto with another cmdline: runs" "$rc" 0
 equals "auto with another cmdline: a new VM for each" "$(bl "method || ':' || b.status" cmd "ORDER BY b.seq")" "boot:ok,boot:ok"
 plan cmdrt runtime '["none", "full"]' '["", "nosmt"]' sequential 1 >"$TMP/cmdrt.json"
 expect_exit 2 "runtime with another cmdline: refused at preflight" schedlab run "$TMP/cmdrt.json" --db "$TMP/refused.db"
