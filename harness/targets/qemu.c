@@ -93,7 +93,7 @@ struct qemu_priv {
 static const char *const known_keys[] = { "type",  "kernel",   "cpus",      "memory_mb",
 					  "accel", "timeout_s", "switch",   "kvm_probe_s",
 					  "qemu",  "tools",    "append",    "pvh",  "ssh",
-					  "initramfs", NULL };
+					  "initramfs", "tcg_thread", NULL };
 
 /*
  * "ssh": {"port": N, "authorized_keys": PATH, "host_key": PATH}: a guest
@@ -210,6 +210,7 @@ static int check_numbers(json_t *out, const char *prefix, struct strbuf *err)
 	static const char *const switches[] = { "auto", "boot", "reboot", "kexec", "runtime",
 						NULL };
 	static const char *const packs[] = { "auto", "lz4", "plain", NULL };
+	static const char *const threads[] = { "single", "multi", NULL };
 
 	if (conf_integer(out, "cpus", 2, 1, 256, prefix, err) ||
 	    conf_integer(out, "memory_mb", 1024, 256, 1 << 20, prefix, err) ||
@@ -217,7 +218,8 @@ static int check_numbers(json_t *out, const char *prefix, struct strbuf *err)
 	    conf_seconds(out, "kvm_probe_s", 4.0, 0.5, 120, prefix, err) ||
 	    conf_choice(out, "accel", "auto", accels, prefix, err) ||
 	    conf_choice(out, "switch", "auto", switches, prefix, err) ||
-	    conf_choice(out, "initramfs", "auto", packs, prefix, err))
+	    conf_choice(out, "initramfs", "auto", packs, prefix, err) ||
+	    conf_choice(out, "tcg_thread", "single", threads, prefix, err))
 		return -1;
 	return 0;
 }
@@ -677,7 +679,17 @@ static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 	strvec_pushv(&av, (const char *const[]){ "-nodefaults", "-no-user-config", "-display",
 						 "none", "-no-reboot", NULL });
 	strvec_push(&av, "-accel");
-	strvec_push(&av, accel);
+	/* TCG runs every vCPU in one thread unless the plan asks for one thread
+	 * each: qemu 7.2's multi-threaded TCG now and then keeps executing a
+	 * stale translation of code the guest has just patched (a static key
+	 * or call flipped by a runtime preempt switch or a schedstat toggle),
+	 * and the guest hangs for good on an int3 that is no longer in memory
+	 * (docs/qemu.md, "TCG threads") */
+	if (!strcmp(accel, "tcg"))
+		strvec_pushf(&av, "tcg,thread=%s",
+			     json_string_value(json_object_get(t->conf, "tcg_thread")));
+	else
+		strvec_push(&av, accel);
 	if (!strcmp(accel, "kvm")) {
 		strvec_push(&av, "-cpu");
 		strvec_push(&av, "host");

@@ -216,14 +216,27 @@ equals "effective preempt after kexec with preempt=none" "${p2:-}" "none"
 equals "console of the kexec'd boot captured" "${c2:-}" "1"
 
 # --- a panicking kernel (no /init: cannot mount a root fs) fails fast, with the console in the message
+# (through a qemu wrapper that records its arguments: TCG runs its vCPUs in
+# one thread unless the plan says "tcg_thread": "multi", docs/qemu.md)
+printf '#!/bin/sh\necho "$*" >>"%s"\nexec qemu-system-x86_64 "$@"\n' "$TMP/qemu.args" >"$TMP/qemu-wrap"
+chmod +x "$TMP/qemu-wrap"
 start=$(date +%s)
-timeout 120 "$TMP/qboot" boot '{"type":"qemu","accel":"tcg","timeout_s":60}' "full:rdinit=/nonexistent" \
-	>"$TMP/panic.out" 2>&1
+timeout 120 "$TMP/qboot" boot "{\"type\":\"qemu\",\"accel\":\"tcg\",\"timeout_s\":60,\"qemu\":\"$TMP/qemu-wrap\"}" \
+	"full:rdinit=/nonexistent" >"$TMP/panic.out" 2>&1
 took=$(( $(date +%s) - start ))
 contains "panic reported as a boot error" "$TMP/panic.out" "boot-error"
 contains "error carries the console tail" "$TMP/panic.out" "--- console"
+contains "... with the panic line" "$TMP/panic.out" "Kernel panic - not syncing"
 [ "$took" -lt 45 ] && ok "panic detected without waiting for the timeout (${took} s)" ||
 	not_ok "panic detected fast" "took ${took} s"
+contains "TCG runs the vCPUs in one thread by default" "$TMP/qemu.args" "-accel tcg,thread=single -smp 2"
+: >"$TMP/qemu.args"
+timeout 120 "$TMP/qboot" boot "{\"type\":\"qemu\",\"accel\":\"tcg\",\"timeout_s\":60,\"qemu\":\"$TMP/qemu-wrap\",\"tcg_thread\":\"multi\"}" \
+	"full:rdinit=/nonexistent" >"$TMP/panic2.out" 2>&1
+contains "\"tcg_thread\": \"multi\" gives one thread per vCPU" "$TMP/qemu.args" "-accel tcg,thread=multi -smp 2"
+"$TMP/qboot" boot '{"type":"qemu","tcg_thread":"many"}' full >"$TMP/bad.out" 2>&1
+contains "a bad tcg_thread names the key and the valid values" "$TMP/bad.out" "tcg_thread"
+contains "... the valid values" "$TMP/bad.out" "single"
 
 # --- nothing left behind
 sleep 0.5
