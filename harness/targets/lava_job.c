@@ -292,7 +292,7 @@ json_t *lava_job(const json_t *conf, const struct lava_job_in *in, struct strbuf
 	tags = json_is_array(tags) ? json_incref(tags) : json_array();
 	json_t *job = json_pack(
 		"{s:s, s:s, s:o, s:{s:{s:i}, s:{s:i}, s:{s:i}}, s:s, s:s,"
-		" s:{s:s, s:b, s:i, s:[s,s]},"
+		" s:{s:s, s:b, s:i, s:[s,s,s]},"
 		" s:[{s:{s:s, s:{s:i}, s:{s:{s:s, s:s}, s:{s:s, s:s}}}},"
 		"    {s:{s:s, s:s, s:{s:i}, s:[s]}}]}",
 		"device_type", json_string_value(json_object_get(conf, "device_type")),
@@ -300,7 +300,7 @@ json_t *lava_job(const json_t *conf, const struct lava_job_in *in, struct strbuf
 		"timeouts", "job", "minutes", minutes + 5, "action", "minutes", minutes,
 		"connection", "minutes", 2, "priority", "medium", "visibility", "public",
 		"context", "arch", "amd64", "no_kvm", 1, "memory", in->memory_mb > 0 ? in->memory_mb : 1024, "extra_options", smp,
-		"-no-reboot",
+		"-no-reboot", "-accel tcg,thread=single", /* as the qemu target: docs/qemu.md */
 		"actions", "deploy", "to", "tmpfs", "timeout", "minutes", 5, "images", "kernel",
 		"image_arg", append, "url", in->kernel_url, "ramdisk", "image_arg",
 		"-initrd {ramdisk}", "url", in->initrd_url, "boot", "method", "qemu", "media",

@@ -107,6 +107,10 @@ TEST(job)
 	CHECK(json_integer_value(json_object_get(json_object_get(boot, "timeout"), "minutes")) ==
 	      5);
 	CHECK(json_is_true(json_object_get(json_object_get(j, "context"), "no_kvm")));
+	/* TCG with one thread for every vCPU (docs/qemu.md, TCG threads) */
+	json_t *extra = json_object_get(json_object_get(j, "context"), "extra_options");
+	CHECK_STR(json_string_value(json_array_get(extra, 0)), "-smp 2");
+	CHECK_STR(json_string_value(json_array_get(extra, 2)), "-accel tcg,thread=single");
 	json_decref(j);
 
 	in.cmdline = "preempt=full\" -device evil";
