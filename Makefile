@@ -142,7 +142,7 @@ deps:
 deps-test:
 	@scripts/install-deps.sh --all
 
-bench: all bench-ingest
+bench: all bench-ingest bench-pingpong
 	@bench/run-all.sh
 
 # the store path's rate (bench/ingest.c); not part of all or test
@@ -150,6 +150,12 @@ bench-ingest: build/bench/ingest
 build/bench/ingest: bench/ingest.c build/libschedlab.a
 	@mkdir -p build/bench
 	$(CC) $(CFLAGS) -o $@ $< build/libschedlab.a $(LIBS)
+
+# the bare ping-pong loop beside sl-pingpong (bench/pingpong-vs-perf.sh)
+bench-pingpong: build/bench/pingpong-bare
+build/bench/pingpong-bare: bench/pingpong-bare.c
+	@mkdir -p build/bench
+	$(CC) $(CFLAGS) -static -o $@ $<
 
 # what an evidence trigger's decision costs (bench/evidence-decide.c)
 bench-evidence: build/bench/evidence-decide
@@ -168,5 +174,5 @@ clean:
 
 # objects are never intermediate: a second `make test` compiles nothing
 .SECONDARY:
-.PHONY: all unit test test-quick demo deps deps-test bench bench-ingest bench-evidence install clean fuzz fuzz-build
+.PHONY: all unit test test-quick demo deps deps-test bench bench-ingest bench-pingpong bench-evidence install clean fuzz fuzz-build
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -11,17 +11,28 @@
 # the console: for kexec the archive and the copy it carries) and, for kexec,
 # the loader the agent used (kexec_load for an ELF vmlinux, kexec_file_load
 # for a bzImage; the agent prints it on the console).
-#   bench/switch-cost.sh [ROUNDS=2]
+#   bench/switch-cost.sh [ROUNDS=2]   (env: KERNEL=a kernel folder with
+#   kernel.json, default kernels/out/debian, e.g. one that `schedlab kernel
+#   build` made; METHODS="reboot kexec runtime")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-2}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-[ -f kernels/out/debian/kernel.json ] || make -s -C kernels debian
-for sw in reboot kexec runtime; do
+KERNEL=${KERNEL:-kernels/out/debian}
+METHODS=${METHODS:-reboot kexec runtime}
+if [ "$KERNEL" = kernels/out/debian ] && [ ! -f "$KERNEL/kernel.json" ]; then
+	make -s -C kernels debian
+fi
+if [ ! -f "$KERNEL/kernel.json" ]; then
+	echo "bench: $KERNEL has no kernel.json (a folder from make -C kernels or schedlab kernel build)" >&2
+	exit 2
+fi
+echo "# kernel $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["release"])' "$KERNEL/kernel.json") ($KERNEL), $rounds rounds"
+for sw in $METHODS; do
 	cat >"$tmp/$sw.json" <<P
 {"name": "switch-$sw", "switch": "$sw", "repetitions": $rounds, "seed": 3, "schedstat": false,
- "target": {"type": "qemu", "kernel": "kernels/out/debian", "cpus": 2, "memory_mb": 768},
+ "target": {"type": "qemu", "kernel": "$KERNEL", "cpus": 2, "memory_mb": 768},
  "matrix": {"preempt": ["none", "voluntary", "full"]},
  "workloads": [{"type": "hackbench", "groups": 1, "loops": 20}]}
 P
@@ -32,7 +43,7 @@ import re, sqlite3, statistics, sys
 from datetime import datetime
 db = sqlite3.connect(sys.argv[1])
 def ts(s): return datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()
-for tag in ("reboot", "kexec", "runtime"):
+for tag in [t[0] for t in db.execute("SELECT tag FROM session ORDER BY id")]:
     boots = db.execute("""SELECT b.id, b.method, b.console, b.switch_s FROM boot b JOIN session s ON s.id = b.session_id
                           WHERE s.tag = ? AND b.status = 'ok' ORDER BY b.seq""", (tag,)).fetchall()
     gaps, kern = [], []

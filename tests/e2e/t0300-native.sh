@@ -95,6 +95,9 @@ if d["wakeups"]:
     want(0 <= d["cross_llc_wakeup_pct"] <= 100, "cross_llc_wakeup_pct")
 want(d["hist"]["request_ns"]["total"] == d["requests_completed"], "histogram total != completed")
 want(d["migrations_per_kreq"] is None or d["migrations_per_kreq"] >= 0, "migrations")
+want(d["config"]["clock"] in ("tsc", "monotonic"), "config.clock %r" % d["config"]["clock"])
+want((d["config"]["tsc_khz"] is None) == (d["config"]["clock"] == "monotonic"), "tsc_khz with clock")
+want(abs(d["clock_drift_us"]) < 1000, "stamps' clock drifted %s us from CLOCK_MONOTONIC" % d["clock_drift_us"])
 if d["config"]["loop"] == "open":
     want(d["requests_scheduled"] == d["requests_sent"] + d["requests_backlog"],
          "scheduled != sent + backlog")
@@ -108,6 +111,19 @@ EOF
 timeout 20 $PP --duration 1 --warmup 0.2 >"$tmp/pp1.json" 2>"$tmp/err"
 check "sl-pingpong closed loop, pipe, threads: exit 0" test $? -eq 0
 check "sl-pingpong closed loop: counts consistent, percentiles ordered" pp_check "$tmp/pp1.json"
+
+# the stamps' clock: the TSC exactly where the kernel's clocksource is tsc
+want_clock=monotonic
+if [ "$(uname -m)" = x86_64 ] &&
+	[ "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)" = tsc ]; then
+	want_clock=tsc
+fi
+check "sl-pingpong default clock is $want_clock (kernel clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null))" \
+	pp_check "$tmp/pp1.json" "want(d['config']['clock'] == '$want_clock', 'clock %s' % d['config']['clock'])"
+timeout 20 $PP --duration 0.5 --warmup 0.1 --clock monotonic >"$tmp/pp-mono.json" 2>"$tmp/err"
+check "sl-pingpong --clock monotonic: exit 0, clock_gettime used, counts consistent" pp_check "$tmp/pp-mono.json" \
+	"want(d['config']['clock'] == 'monotonic' and d['clock_drift_us'] == 0, 'clock %s' % d['config']['clock'])"
+check "sl-pingpong --clock tsc: lists the valid ones" usage_err "not one of: auto, monotonic" $PP --clock tsc
 
 timeout 20 $PP --duration 1 --warmup 0.2 --procs --mechanism futex --stages 2 --fanout 2 \
 	--concurrency 2 --work-us 5 --wss-kb 16 >"$tmp/pp2.json" 2>"$tmp/err"

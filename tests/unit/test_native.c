@@ -2,12 +2,16 @@
  * Unit tests of the native workloads' pure parts: SPECjbb metric arithmetic
  * (workloads/native/jbb_metrics.c, including the critical-jOPS worked example),
  * sl-pingpong's hot-path latency recorder (nat_lat_add and nat_lat_finish
- * leave exactly what hist_record would have)
+ * leave exactly what hist_record would have), its hot-path clock and CPU
+ * (nat_fast_ns agrees with CLOCK_MONOTONIC, nat_cpu_fast with sched_getcpu)
  * and the pingpong and jbb drivers' parameter
  * validation, argv building and output parsing (workloads/pingpong.c,
  * workloads/jbb.c) on fixed outputs.
  */
 #include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "workloads/native/jbb_metrics.h"
 #include "workloads/native/libnative.h"
@@ -373,8 +377,91 @@ TEST(nat_lat_matches_hist_record)
 	free(counts);
 }
 
+/* the kernel's clocksource, as nat_fastclock_init must read it */
+static int kernel_uses_tsc(void)
+{
+	char buf[32] = "";
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	if (!f)
+		return 0;
+	int ok = fgets(buf, sizeof(buf), f) && !strcmp(buf, "tsc\n");
+	fclose(f);
+	return ok;
+}
+
+/* CLOCK_MONOTONIC lies within [before - tol, after + tol] of two fast reads
+ * around it, in one of a few tries (a preemption between reads widens the
+ * bracket, so the tightest try counts) */
+static int fast_agrees(uint64_t tol_ns)
+{
+	for (int i = 0; i < 20; i++) {
+		uint64_t a = nat_fast_ns(), m = nat_now_ns(), b = nat_fast_ns();
+		if (b >= a && b - a < 100000 && m + tol_ns >= a && m <= b + tol_ns)
+			return 1;
+	}
+	return 0;
+}
+
+TEST(fast_clock_tracks_monotonic)
+{
+	for (int mode = NAT_CLOCK_AUTO; mode <= NAT_CLOCK_MONOTONIC; mode++) {
+		const char *src = nat_fastclock_init(mode);
+		int want_tsc = mode == NAT_CLOCK_AUTO && kernel_uses_tsc();
+#if !defined(__x86_64__)
+		want_tsc = 0;
+#endif
+		CHECK_STR(src, want_tsc ? "tsc" : "monotonic");
+		CHECK(nat_fc.tsc == want_tsc);
+		if (want_tsc) {
+			uint64_t khz = nat_fastclock_tsc_khz();
+			CHECK(khz >= 1000 && khz <= 100000000);
+		} else {
+			CHECK(nat_fastclock_tsc_khz() == 0);
+			CHECK(nat_fastclock_drift_ns() == 0);
+		}
+		/* agrees at once and 60 ms on (a wrong scale factor would be off
+		 * by milliseconds there); 200 us of slack for the calibration */
+		CHECK(fast_agrees(200000));
+		nat_sleep_ns(60000000);
+		CHECK(fast_agrees(200000));
+		int64_t d = nat_fastclock_drift_ns();
+		CHECK(d > -200000 && d < 200000);
+		/* never goes back in one thread */
+		uint64_t prev = nat_fast_ns(), back = 0;
+		for (int i = 0; i < 1000000; i++) {
+			uint64_t t = nat_fast_ns();
+			back += t < prev;
+			prev = t;
+		}
+		CHECK(back == 0);
+		/* a sleep on it does not end early */
+		uint64_t until = nat_fast_ns() + 3000000;
+		nat_fast_sleep_until(until);
+		CHECK(nat_fast_ns() >= until);
+	}
+	CHECK(nat_fastclock_init(NAT_CLOCK_MONOTONIC) && !nat_fc.tsc);
+}
+
+TEST(fast_cpu_is_sched_getcpu)
+{
+	cpu_set_t old, one;
+	CHECK(sched_getaffinity(0, sizeof(old), &old) == 0);
+	for (int c = 0; c < CPU_SETSIZE && c < 64; c++) {
+		if (!CPU_ISSET(c, &old))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		CHECK(sched_setaffinity(0, sizeof(one), &one) == 0);
+		CHECK(nat_cpu_fast() == c);
+		CHECK(nat_cpu() == c);
+	}
+	CHECK(sched_setaffinity(0, sizeof(old), &old) == 0);
+}
+
 int main(void)
 {
+	RUN(fast_clock_tracks_monotonic);
+	RUN(fast_cpu_is_sched_getcpu);
 	RUN(nat_lat_matches_hist_record);
 	RUN(critical_jops_worked_example);
 	RUN(geomean_edge_cases);

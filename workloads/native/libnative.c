@@ -56,6 +56,91 @@ void nat_sleep_ns(uint64_t d)
 	nat_sleep_until_ns(nat_now_ns() + d);
 }
 
+const char *const nat_clock_names[] = { "auto", "monotonic", NULL };
+struct nat_fastclock nat_fc;
+
+#if defined(__x86_64__)
+/* one (tsc, CLOCK_MONOTONIC) pair: the clock read between two rdtsc, the
+ * tightest bracket of a few tries (an interrupt in between widens it) */
+static void tsc_pair(uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 8; i++) {
+		uint64_t a = __builtin_ia32_rdtsc();
+		uint64_t n = nat_now_ns();
+		uint64_t b = __builtin_ia32_rdtsc();
+		if (b > a && b - a < best) {
+			best = b - a;
+			*tsc = a + (b - a) / 2;
+			*ns = n;
+		}
+	}
+}
+
+static int clocksource_is_tsc(void)
+{
+	char buf[32] = "";
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	if (!f)
+		return 0;
+	int ok = fgets(buf, sizeof(buf), f) && !strcmp(buf, "tsc\n");
+	fclose(f);
+	return ok;
+}
+#endif
+
+const char *nat_fastclock_init(int mode)
+{
+	nat_fc = (struct nat_fastclock){ 0 };
+#if defined(__x86_64__)
+	if (mode != NAT_CLOCK_AUTO || !clocksource_is_tsc())
+		return "monotonic";
+	uint64_t t0 = 0, n0 = 0, t1 = 0, n1 = 0;
+	tsc_pair(&t0, &n0);
+	nat_sleep_ns(20000000);
+	tsc_pair(&t1, &n1);
+	/* a TSC that does not advance, or runs under 1 MHz or over 100 GHz, is
+	 * not one to measure with */
+	if (t1 <= t0 || n1 <= n0 || (t1 - t0) < (n1 - n0) / 1000 || (t1 - t0) > (n1 - n0) * 100)
+		return "monotonic";
+	nat_fc.mult = (uint64_t)(((unsigned __int128)(n1 - n0) << 32) / (t1 - t0));
+	nat_fc.base_tsc = t1;
+	nat_fc.base_ns = n1;
+	nat_fc.tsc = 1;
+	return "tsc";
+#else
+	(void)mode;
+	return "monotonic";
+#endif
+}
+
+uint64_t nat_fastclock_tsc_khz(void)
+{
+	/* mult = 2^32 ns per tick: kHz = 1e6 * 2^32 / mult */
+	return nat_fc.tsc && nat_fc.mult ? (uint64_t)((1000000ull << 32) / nat_fc.mult) : 0;
+}
+
+int64_t nat_fastclock_drift_ns(void)
+{
+#if defined(__x86_64__)
+	if (nat_fc.tsc) {
+		uint64_t t = 0, n = 0;
+		tsc_pair(&t, &n);
+		uint64_t f = nat_fc.base_ns +
+			     (uint64_t)(((unsigned __int128)(t - nat_fc.base_tsc) * nat_fc.mult) >> 32);
+		return (int64_t)(n - f);
+	}
+#endif
+	return 0;
+}
+
+void nat_fast_sleep_until(uint64_t t)
+{
+	uint64_t now;
+	while ((now = nat_fast_ns()) < t)
+		nat_sleep_ns(t - now);
+}
+
 /* ---- PRNG ------------------------------------------------------------------ */
 
 static uint64_t splitmix64(uint64_t *x)
