@@ -33,7 +33,7 @@ for sw in $METHODS; do
 	cat >"$tmp/$sw.json" <<P
 {"name": "switch-$sw", "switch": "$sw", "repetitions": $rounds, "seed": 3, "schedstat": false,
  "target": {"type": "qemu", "kernel": "$KERNEL", "cpus": 2, "memory_mb": 768},
- "matrix": {"preempt": ["none", "voluntary", "full"]},
+ "matrix": {"preempt": ["none", "voluntary", "full"], "cmdline": ["printk.time=1"]},
  "workloads": [{"type": "hackbench", "groups": 1, "loops": 20}]}
 P
 	bin/schedlab run "$tmp/$sw.json" --db "$tmp/s.db" --tag "$sw" --quiet
