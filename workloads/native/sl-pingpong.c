@@ -21,7 +21,8 @@
  *
  * The hot path holds only what the measurement needs, so that a round trip
  * costs little more than `perf bench sched pipe` (bench/pingpong-vs-perf.sh):
- * a task reads the clock (vDSO) and its CPU (rseq) once when a wait returns;
+ * a task reads the clock (nat_fast_ns: the TSC where the kernel's clocksource
+ * is tsc, else the vDSO) and its CPU (rseq) once when a wait returns;
  * that stamp is the wakee's side of the wakeup and, when the task does
  * nothing but bookkeeping on its own cache lines before its next wake call,
  * the waker's side of that call too (else the call reads the clock again):
