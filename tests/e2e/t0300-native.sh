@@ -97,6 +97,7 @@ want(d["hist"]["request_ns"]["total"] == d["requests_completed"], "histogram tot
 want(d["migrations_per_kreq"] is None or d["migrations_per_kreq"] >= 0, "migrations")
 want(d["config"]["clock"] in ("tsc", "monotonic"), "config.clock %r" % d["config"]["clock"])
 want((d["config"]["tsc_khz"] is None) == (d["config"]["clock"] == "monotonic"), "tsc_khz with clock")
+want(d["clock_valid"] is True, "clock_valid %r" % d.get("clock_valid"))
 want(abs(d["clock_drift_us"]) < 1000, "stamps' clock drifted %s us from CLOCK_MONOTONIC" % d["clock_drift_us"])
 if d["config"]["loop"] == "open":
     want(d["requests_scheduled"] == d["requests_sent"] + d["requests_backlog"],

@@ -12,6 +12,8 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "workloads/native/jbb_metrics.h"
 #include "workloads/native/libnative.h"
@@ -442,6 +444,48 @@ TEST(fast_clock_tracks_monotonic)
 	CHECK(nat_fastclock_init(NAT_CLOCK_MONOTONIC) && !nat_fc.tsc);
 }
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* the clocksource as the kernel names it decides, at init and at the end */
+TEST(fast_clock_follows_clocksource)
+{
+	char path[] = "/tmp/sl-test-clocksource-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	nat_fastclock_source_path(path);
+	write_file(path, "hpet\n");
+	CHECK_STR(nat_fastclock_init(NAT_CLOCK_AUTO), "monotonic");
+	CHECK(nat_fastclock_still_valid());
+	write_file(path, "tsc\n");
+#if defined(__x86_64__)
+	CHECK_STR(nat_fastclock_init(NAT_CLOCK_AUTO), "tsc");
+	CHECK(nat_fastclock_still_valid());
+	CHECK_STR(nat_fastclock_init(NAT_CLOCK_MONOTONIC), "monotonic");
+	CHECK_STR(nat_fastclock_init(NAT_CLOCK_AUTO), "tsc");
+	/* the watchdog took the TSC away during the run */
+	write_file(path, "hpet\n");
+	CHECK(!nat_fastclock_still_valid());
+#else
+	CHECK_STR(nat_fastclock_init(NAT_CLOCK_AUTO), "monotonic");
+#endif
+	unlink(path);
+	/* no file: no TSC */
+	CHECK_STR(nat_fastclock_init(NAT_CLOCK_AUTO), "monotonic");
+	nat_fastclock_source_path(NULL);
+	nat_fastclock_init(NAT_CLOCK_MONOTONIC);
+}
+
 TEST(fast_cpu_is_sched_getcpu)
 {
 	cpu_set_t old, one;
@@ -461,6 +505,7 @@ TEST(fast_cpu_is_sched_getcpu)
 int main(void)
 {
 	RUN(fast_clock_tracks_monotonic);
+	RUN(fast_clock_follows_clocksource);
 	RUN(fast_cpu_is_sched_getcpu);
 	RUN(nat_lat_matches_hist_record);
 	RUN(critical_jops_worked_example);

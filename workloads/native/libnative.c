@@ -59,6 +59,15 @@ void nat_sleep_ns(uint64_t d)
 const char *const nat_clock_names[] = { "auto", "monotonic", NULL };
 struct nat_fastclock nat_fc;
 
+static const char *clocksource_path =
+	"/sys/devices/system/clocksource/clocksource0/current_clocksource";
+
+void nat_fastclock_source_path(const char *path)
+{
+	clocksource_path = path ? path
+				: "/sys/devices/system/clocksource/clocksource0/current_clocksource";
+}
+
 #if defined(__x86_64__)
 /* one (tsc, CLOCK_MONOTONIC) pair: the clock read between two rdtsc, the
  * tightest bracket of a few tries (an interrupt in between widens it) */
@@ -80,7 +89,7 @@ static void tsc_pair(uint64_t *tsc, uint64_t *ns)
 static int clocksource_is_tsc(void)
 {
 	char buf[32] = "";
-	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	FILE *f = fopen(clocksource_path, "r");
 	if (!f)
 		return 0;
 	int ok = fgets(buf, sizeof(buf), f) && !strcmp(buf, "tsc\n");
@@ -111,6 +120,15 @@ const char *nat_fastclock_init(int mode)
 #else
 	(void)mode;
 	return "monotonic";
+#endif
+}
+
+int nat_fastclock_still_valid(void)
+{
+#if defined(__x86_64__)
+	return !nat_fc.tsc || clocksource_is_tsc();
+#else
+	return 1;
 #endif
 }
 

@@ -51,6 +51,12 @@ extern struct nat_fastclock nat_fc;
 /* set the clock up (call once, before threads or forks); returns the source
  * in use, "tsc" or "monotonic" */
 const char *nat_fastclock_init(int mode);
+/* 0 when the TSC was in use and the kernel no longer has it as its
+ * clocksource (its watchdog found it unstable during the run: stamps taken
+ * on different CPUs may then disagree), else 1 */
+int nat_fastclock_still_valid(void);
+/* tests only: read the clocksource from path instead of sysfs (NULL: sysfs) */
+void nat_fastclock_source_path(const char *path);
 uint64_t nat_fastclock_tsc_khz(void);         /* 0 unless the TSC is in use */
 int64_t nat_fastclock_drift_ns(void);         /* CLOCK_MONOTONIC - nat_fast_ns, now */
 void nat_fast_sleep_until(uint64_t t);

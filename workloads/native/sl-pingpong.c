@@ -877,6 +877,7 @@ stop:
 	}
 	double win = O.duration_s;
 	int64_t drift = nat_fastclock_drift_ns();
+	int clock_valid = nat_fastclock_still_valid();
 	json_t *o = json_object();
 	json_object_set_new(o, "tool", json_string("sl-pingpong"));
 	json_object_set_new(o, "format", json_integer(1));
@@ -884,6 +885,7 @@ stop:
 	json_object_set_new(o, "window_s", json_real(win));
 	/* how far the stamps' clock went from CLOCK_MONOTONIC over the run */
 	json_object_set_new(o, "clock_drift_us", json_real((double)drift / 1000));
+	json_object_set_new(o, "clock_valid", json_boolean(clock_valid));
 	json_object_set_new(o, "requests_sent", json_integer((json_int_t)sent));
 	json_object_set_new(o, "requests_completed", json_integer((json_int_t)completed));
 	json_object_set_new(o, "requests_in_flight", json_integer((json_int_t)in_flight));
@@ -923,6 +925,13 @@ stop:
 	json_object_set_new(o, "hist", json_pack("{s:o,s:o}", "request_ns", hist_to_json(&req),
 						 "wakeup_ns", hist_to_json(&wake)));
 	rc = nat_json_print(o) ? 1 : 0;
+	if (!clock_valid) {
+		/* the output stays (it is the run's record), the run fails */
+		nat_err("the kernel stopped using the TSC as its clocksource during the run "
+			"(its watchdog found it unstable), so stamps taken on different CPUs may "
+			"disagree; run again, or with --clock monotonic");
+		rc = 1;
+	}
 	json_decref(o);
 	hist_free(&req);
 	hist_free(&wake);
