@@ -28,24 +28,13 @@ static void io(int wr, int fd, int *v)
 	}
 }
 
-static void *a_side(void *arg)
+/* arg NULL: the side that writes first (perf's sender), else the other */
+static void *side(void *arg)
 {
-	int v = 0;
-	(void)arg;
+	int v = 0, first = arg == NULL;
 	for (long i = 0; i < loops; i++) {
-		io(1, p1[1], &v);
-		io(0, p2[0], &v);
-	}
-	return NULL;
-}
-
-static void *b_side(void *arg)
-{
-	int v = 0;
-	(void)arg;
-	for (long i = 0; i < loops; i++) {
-		io(0, p1[0], &v);
-		io(1, p2[1], &v);
+		io(first, first ? p1[1] : p1[0], &v);
+		io(!first, first ? p2[0] : p2[1], &v);
 	}
 	return NULL;
 }
@@ -64,7 +53,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (pthread_create(&a, NULL, a_side, NULL) || pthread_create(&b, NULL, b_side, NULL)) {
+	if (pthread_create(&a, NULL, side, NULL) || pthread_create(&b, NULL, side, (void *)1)) {
 		fprintf(stderr, "pingpong-bare: cannot create a thread\n");
 		return 1;
 	}

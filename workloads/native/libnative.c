@@ -59,13 +59,12 @@ void nat_sleep_ns(uint64_t d)
 const char *const nat_clock_names[] = { "auto", "monotonic", NULL };
 struct nat_fastclock nat_fc;
 
-static const char *clocksource_path =
-	"/sys/devices/system/clocksource/clocksource0/current_clocksource";
+#define CLOCKSOURCE_SYSFS "/sys/devices/system/clocksource/clocksource0/current_clocksource"
+static const char *clocksource_path = CLOCKSOURCE_SYSFS;
 
 void nat_fastclock_source_path(const char *path)
 {
-	clocksource_path = path ? path
-				: "/sys/devices/system/clocksource/clocksource0/current_clocksource";
+	clocksource_path = path ? path : CLOCKSOURCE_SYSFS;
 }
 
 #if defined(__x86_64__)
@@ -144,9 +143,7 @@ int64_t nat_fastclock_drift_ns(void)
 	if (nat_fc.tsc) {
 		uint64_t t = 0, n = 0;
 		tsc_pair(&t, &n);
-		uint64_t f = nat_fc.base_ns +
-			     (uint64_t)(((unsigned __int128)(t - nat_fc.base_tsc) * nat_fc.mult) >> 32);
-		return (int64_t)(n - f);
+		return (int64_t)(n - nat_tsc_to_ns(t));
 	}
 #endif
 	return 0;

@@ -61,13 +61,16 @@ uint64_t nat_fastclock_tsc_khz(void);         /* 0 unless the TSC is in use */
 int64_t nat_fastclock_drift_ns(void);         /* CLOCK_MONOTONIC - nat_fast_ns, now */
 void nat_fast_sleep_until(uint64_t t);
 #if defined(__x86_64__)
+/* a TSC reading on the fast clock's time line (nat_fc.tsc set) */
+static inline uint64_t nat_tsc_to_ns(uint64_t tsc)
+{
+	return nat_fc.base_ns +
+	       (uint64_t)(((unsigned __int128)(tsc - nat_fc.base_tsc) * nat_fc.mult) >> 32);
+}
+
 static inline uint64_t nat_fast_ns(void)
 {
-	if (nat_fc.tsc) {
-		uint64_t d = __builtin_ia32_rdtsc() - nat_fc.base_tsc;
-		return nat_fc.base_ns + (uint64_t)(((unsigned __int128)d * nat_fc.mult) >> 32);
-	}
-	return nat_now_ns();
+	return nat_fc.tsc ? nat_tsc_to_ns(__builtin_ia32_rdtsc()) : nat_now_ns();
 }
 #else
 static inline uint64_t nat_fast_ns(void)
