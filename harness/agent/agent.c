@@ -74,6 +74,7 @@
 #include "harness/agent/frame.h"
 #include "harness/agent/knobs.h"
 #include "harness/util/cpio.h"
+#include "harness/util/kelf.h"
 #include "harness/util/proc.h"
 #include "harness/agent/protocol.h"
 #include "harness/util/sha256.h"
@@ -796,43 +797,6 @@ static json_t *do_exec(struct agent_state *st, json_t *args, struct strbuf *err)
 #define KEXEC_CARRY_FILE "/run/schedlab-kexec-initrd"
 
 /*
- * For an ELF64 kernel (a vmlinux): 1 and *end = the highest physical
- * address its PT_LOAD segments occupy; 0 for anything else (a bzImage).
- */
-static int elf_kernel_end(const char *path, unsigned long long *end)
-{
-	unsigned char h[64], ph[56];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), elf = 0;
-
-	*end = 0;
-	if (fd < 0)
-		return 0;
-	if (pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) && !memcmp(h, "\177ELF", 4) &&
-	    h[4] == 2 && h[5] == 1) {
-		unsigned long long phoff = 0;
-		unsigned phnum = (unsigned)h[56] | (unsigned)h[57] << 8;
-		elf = 1;
-		for (int i = 7; i >= 0; i--)
-			phoff = phoff << 8 | h[32 + i];
-		for (unsigned i = 0; i < phnum; i++) {
-			unsigned long long paddr = 0, memsz = 0;
-			if (pread(fd, ph, sizeof(ph), (off_t)(phoff + 56ull * i)) != (ssize_t)sizeof(ph))
-				break;
-			if (ph[0] != 1 || ph[1] || ph[2] || ph[3]) /* PT_LOAD */
-				continue;
-			for (int k = 7; k >= 0; k--) {
-				paddr = paddr << 8 | ph[24 + k];
-				memsz = memsz << 8 | ph[40 + k];
-			}
-			if (paddr + memsz > *end)
-				*end = paddr + memsz;
-		}
-	}
-	close(fd);
-	return elf;
-}
-
-/*
  * One kexec-tools load; 0 when it loaded, else -1 with its stderr in why.
  * mem_max (0: none) caps where kexec -l may put the initrd: by default it
  * goes to the top of RAM, which is where the page allocator hands out the
@@ -912,7 +876,8 @@ static json_t *do_kexec(const struct agent_opts *o, json_t *args, struct strbuf 
 	int carry = json_is_true(json_object_get(args, "carry"));
 	struct strbuf why = STRBUF_INIT;
 	const char *loader = "kexec_load";
-	unsigned long long end, mem_max = 0;
+	unsigned long long mem_max = 0;
+	uint64_t end;
 	json_t *res = NULL;
 	struct stat st;
 	int elf;
@@ -927,9 +892,10 @@ static json_t *do_kexec(const struct agent_opts *o, json_t *args, struct strbuf 
 			goto out;
 		initrd = KEXEC_CARRY_FILE;
 	}
-	elf = elf_kernel_end(kernel, &end);
 	/* an ELF kernel sits at fixed addresses: the initrd goes right above
-	   it, with 64 MB to spare, on a 16 MB boundary */
+	   all the memory it occupies (with the .bss a trimmed one does not
+	   load: kelf.h), with 64 MB to spare, on a 16 MB boundary */
+	elf = kelf_mem_end_file(kernel, &end) != 0;
 	if (elf && initrd && end && stat(initrd, &st) == 0)
 		mem_max = ((end + (unsigned long long)st.st_size + (64ull << 20)) | ((16ull << 20) - 1));
 	if (!elf && !kexec_load_with("file", kernel, initrd, cmdline, 0, 0, &why)) {

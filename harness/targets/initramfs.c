@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/util/kelf.h"
 #include "harness/util/proc.h"
 
 /* ------------------------------------------------------------------ */
@@ -750,7 +751,7 @@ static int write_file_entry(struct cpio_out *o, const struct entry *e, struct st
 		strbuf_addf(err, "initramfs: %s: %s", e->src, strerror(errno));
 		goto done;
 	}
-	if (e->trim && !initramfs_elf_trim((const unsigned char *)data.buf, data.len, &trimmed))
+	if (e->trim && !kelf_trim((const unsigned char *)data.buf, data.len, &trimmed))
 		out = &trimmed;
 	if ((uint64_t)out->len > 0xffffffffu) {
 		strbuf_addf(err, "initramfs: %s is too large for newc", e->src);
@@ -762,91 +763,6 @@ done:
 	strbuf_release(&data);
 	strbuf_release(&trimmed);
 	return rc;
-}
-
-/* ------------------------------------------------------------------ */
-/* ELF trimming                                                         */
-
-static uint64_t rd64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void wr64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++, v >>= 8)
-		p[i] = (unsigned char)v;
-}
-
-static unsigned rd16(const unsigned char *p)
-{
-	return (unsigned)p[0] | (unsigned)p[1] << 8;
-}
-
-int initramfs_elf_trim(const unsigned char *buf, size_t len, struct strbuf *out)
-{
-	const size_t page = 4096, ehsize = 64, phentsize = 56;
-	struct strbuf o = STRBUF_INIT;
-	uint64_t phoff;
-	unsigned phnum, loads = 0;
-
-	if (len < ehsize || memcmp(buf, ELFMAG, SELFMAG) || buf[EI_CLASS] != ELFCLASS64 ||
-	    buf[EI_DATA] != ELFDATA2LSB || rd16(buf + 54) != phentsize)
-		return -1;
-	phoff = rd64(buf + 32);
-	phnum = rd16(buf + 56);
-	if (!phnum || phoff < ehsize || phoff > len || (uint64_t)phnum * phentsize > len - phoff)
-		return -1;
-	/* every segment's data must lie in the file */
-	for (unsigned i = 0; i < phnum; i++) {
-		const unsigned char *ph = buf + phoff + (uint64_t)i * phentsize;
-		uint64_t off = rd64(ph + 8), filesz = rd64(ph + 32), memsz = rd64(ph + 40);
-		if (off > len || filesz > len - off)
-			return -1;
-		if (rd16(ph) == PT_LOAD) {
-			if (filesz > memsz)
-				return -1;
-			loads++;
-		}
-	}
-	if (!loads)
-		return -1;
-	/* the ELF header and the program headers right after it */
-	strbuf_add(&o, buf, ehsize);
-	strbuf_add(&o, buf + phoff, (size_t)phnum * phentsize);
-	wr64((unsigned char *)o.buf + 32, ehsize);        /* e_phoff */
-	wr64((unsigned char *)o.buf + 40, 0);             /* e_shoff: no sections */
-	memset(o.buf + 58, 0, 6);                          /* e_shentsize, e_shnum, e_shstrndx */
-	for (unsigned i = 0; i < phnum; i++) {
-		unsigned char *ph = (unsigned char *)o.buf + ehsize + (size_t)i * phentsize;
-		int load = rd16(ph) == PT_LOAD;
-		uint64_t off = rd64(ph + 8), vaddr = rd64(ph + 16), filesz = rd64(ph + 32);
-		uint64_t align = rd64(ph + 48);
-		while (load && filesz && !buf[off + filesz - 1])
-			filesz--;
-		if (load) {
-			/* offset congruent to the address modulo the page */
-			while (o.len % page != vaddr % page)
-				strbuf_addch(&o, '\0');
-			if (align > page)
-				align = page;
-		} else {
-			while (align > 1 && align <= page && o.len % align)
-				strbuf_addch(&o, '\0');
-		}
-		ph = (unsigned char *)o.buf + ehsize + (size_t)i * phentsize; /* o.buf moved */
-		wr64(ph + 8, o.len);
-		wr64(ph + 32, filesz);
-		wr64(ph + 48, align);
-		strbuf_add(&o, buf + off, (size_t)filesz);
-	}
-	strbuf_reset(out);
-	strbuf_add(out, o.buf, o.len);
-	strbuf_release(&o);
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -21,9 +21,11 @@
  * ("carry": true) writes the same carry archive from that file: the same
  * system again, any number of times, without re-archiving anything in the
  * guest. An extra file with elf_trim (the kernel's ELF vmlinux for kexec) is
- * stored without the zero bytes at the end of its PT_LOAD segments (.bss,
- * .brk: 66 MB -> 35 MB for Debian's 6.1), which kexec's ELF loader fills
- * from the segments' memory size.
+ * stored trimmed by kelf_trim (harness/util/kelf.h): without the zero bytes
+ * at the end of its PT_LOAD segments (66 MB -> 35 MB for Debian's 6.1),
+ * which kexec's ELF loader fills from the segments' memory size, and with
+ * its .bss, .brk and .init.scratch out of the memory kexec loads (58 MB ->
+ * 37 MB), since the kernel clears them itself.
  *
  * Archives are cached by content: the SHA-256 of the builder version, the
  * output options and every entry (path, mode, bytes) names the file
@@ -37,8 +39,8 @@
  * stat()s). The six most recently used archives are kept, older ones and
  * index files naming a deleted archive are removed.
  *
- * The pure parts (SHA-256, ldd output parsing, the /init text, ELF checks
- * and trimming, the spec key, the index format) are exported for
+ * The pure parts (SHA-256, ldd output parsing, the /init text, ELF checks,
+ * the spec key, the index format) are exported for
  * tests/unit/test_initramfs.c; the newc writer is harness/util/cpio.h.
  */
 #ifndef SL_INITRAMFS_H
@@ -50,7 +52,7 @@
 #include "harness/util/cpio.h"
 #include "harness/util/strbuf.h"
 
-#define INITRAMFS_BUILDER_VERSION 3
+#define INITRAMFS_BUILDER_VERSION 5
 
 enum initramfs_compress {
 	INITRAMFS_PLAIN = 0,
@@ -62,9 +64,10 @@ struct initramfs_file {
 	const char *src;
 	const char *dst;
 	unsigned mode;            /* permission bits; 0 = those of src */
-	int elf_trim;             /* 1: an ELF64 stored without the trailing zeros
-				     of its PT_LOAD segments (initramfs_elf_trim);
-				     other files as they are */
+	int elf_trim;             /* 1: a kernel's ELF64 vmlinux stored trimmed
+				     (kelf_trim, harness/util/kelf.h: no trailing
+				     zeros in the file, no .bss to load); other
+				     files as they are */
 };
 
 struct initramfs_spec {
@@ -162,16 +165,6 @@ struct initramfs_prog {
 int initramfs_resolve(const char *name, const char *who, struct initramfs_prog *p,
 		      struct strbuf *err);
 void initramfs_prog_release(struct initramfs_prog *p);
-
-/*
- * A little-endian ELF64 executable in buf, rewritten into out with the zero
- * bytes at the end of every PT_LOAD segment left out of the file (p_filesz
- * shrinks, p_memsz stays: a loader zero-fills the rest, as for .bss), the
- * segments at page-aligned offsets congruent to their addresses, other
- * program headers' data (notes) copied, and no section headers. -1 when buf
- * is not such a file (out untouched).
- */
-int initramfs_elf_trim(const unsigned char *buf, size_t len, struct strbuf *out);
 
 /*
  * The spec's own cache key (hex SHA-256): builder version, every field of

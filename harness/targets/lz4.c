@@ -1,7 +1,7 @@
 /*
  * LZ4 blocks and the legacy frame (see lz4.h), over liblz4: the blocks are
- * liblz4's (LZ4_compress_default, LZ4_decompress_safe), this file only
- * frames them the way the kernel's initramfs unpacker reads them.
+ * liblz4's (LZ4_compress_HC at LZ4_LEGACY_LEVEL, LZ4_decompress_safe), this
+ * file only frames them the way the kernel's initramfs unpacker reads them.
  */
 #include "harness/targets/lz4.h"
 
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <lz4.h>
+#include <lz4hc.h>
 
 static uint32_t le32(const unsigned char *p)
 {
@@ -23,8 +24,8 @@ size_t lz4_block_bound(size_t n)
 
 size_t lz4_block_compress(const unsigned char *src, size_t n, unsigned char *dst)
 {
-	int c = LZ4_compress_default((const char *)src, (char *)dst, (int)n,
-				     LZ4_compressBound((int)n));
+	int c = LZ4_compress_HC((const char *)src, (char *)dst, (int)n, LZ4_compressBound((int)n),
+				LZ4_LEGACY_LEVEL);
 	return c > 0 ? (size_t)c : 0;
 }
 

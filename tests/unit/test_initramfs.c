@@ -4,8 +4,7 @@
  * chunks), the newc cpio writer (parsed back field by field: magic, mode,
  * sizes, name padding, data padding, trailer, 512-byte end), the ldd output
  * parser, the ELF PT_INTERP check, the generated /init text, the programs
- * a qemu guest gets for a plan (qemu_guest_tools), the ELF trimming of a
- * kernel for kexec, the carry archive (harness/util/cpio.h), the spec's
+ * a qemu guest gets for a plan (qemu_guest_tools), the carry archive (harness/util/cpio.h), the spec's
  * cache key and the index files that let a build skip ldd and hashing. The build
  * itself (ldd, busybox, qemu) is covered by tests/e2e/t0500-qemu-boot.sh.
  */
@@ -384,102 +383,6 @@ TEST(guest_tools_from_the_plan)
 	guest_tools("{\"switch\": \"auto\"}", NULL, "cyclictest hackbench stress-ng", "", 1);
 }
 
-/* an ELF64 executable: two PT_LOAD segments whose data ends in zeros (a
- * kernel's .bss), a PT_NOTE inside the first, section headers at the end */
-static size_t make_kernel_elf(unsigned char *buf, size_t cap)
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph[3];
-	memset(buf, 0, cap);
-	memset(&eh, 0, sizeof(eh));
-	memcpy(eh.e_ident, ELFMAG, SELFMAG);
-	eh.e_ident[EI_CLASS] = ELFCLASS64;
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_ident[EI_VERSION] = EV_CURRENT;
-	eh.e_type = ET_EXEC;
-	eh.e_machine = EM_X86_64;
-	eh.e_entry = 0x1000000;
-	eh.e_phoff = sizeof(eh);
-	eh.e_phentsize = sizeof(Elf64_Phdr);
-	eh.e_phnum = 3;
-	eh.e_shoff = 0x9000;
-	eh.e_shentsize = 64;
-	eh.e_shnum = 2;
-	eh.e_shstrndx = 1;
-	memset(ph, 0, sizeof(ph));
-	ph[0] = (Elf64_Phdr){ PT_LOAD, PF_R | PF_X, 0x2000, 0xffffffff81000000ull, 0x1000000,
-			      0x3000, 0x3000, 0x200000 };
-	ph[1] = (Elf64_Phdr){ PT_LOAD, PF_R | PF_W, 0x5000, 0xffffffff81400000ull, 0x1400000,
-			      0x4000, 0x10000, 0x200000 };
-	ph[2] = (Elf64_Phdr){ PT_NOTE, 0, 0x2100, 0xffffffff81000100ull, 0x1000100, 0x20, 0x20,
-			      4 };
-	memcpy(buf, &eh, sizeof(eh));
-	memcpy(buf + sizeof(eh), ph, sizeof(ph));
-	for (size_t i = 0; i < 0x2800; i++) /* segment 0: data, then 0x800 zeros */
-		buf[0x2000 + i] = (unsigned char)(i % 251 + 1);
-	for (size_t i = 0; i < 0x20; i++)
-		buf[0x2100 + i] = (unsigned char)(0xa0 + i);
-	for (size_t i = 0; i < 0x1001; i++) /* segment 1: 0x1001 bytes, then zeros */
-		buf[0x5000 + i] = (unsigned char)(i % 7 + 1);
-	memset(buf + 0x9000, 0x55, 128); /* "section headers" */
-	return 0x9000 + 128 <= cap ? 0x9000 + 128 : 0;
-}
-
-static Elf64_Phdr phdr_of(const char *buf, int i)
-{
-	Elf64_Phdr ph;
-	memcpy(&ph, buf + 64 + (size_t)i * sizeof(ph), sizeof(ph));
-	return ph;
-}
-
-TEST(elf_trim_kernel)
-{
-	static unsigned char in[0xa000];
-	size_t len = make_kernel_elf(in, sizeof(in));
-	struct strbuf out = STRBUF_INIT;
-	Elf64_Ehdr eh;
-	Elf64_Phdr a, b, n;
-
-	CHECK(len > 0);
-	CHECK(initramfs_elf_trim(in, len, &out) == 0);
-	CHECK(out.len < len);
-	memcpy(&eh, out.buf, sizeof(eh));
-	CHECK(eh.e_phoff == 64 && eh.e_phnum == 3 && eh.e_entry == 0x1000000);
-	CHECK(eh.e_shoff == 0 && eh.e_shnum == 0 && eh.e_shstrndx == 0);
-	a = phdr_of(out.buf, 0);
-	b = phdr_of(out.buf, 1);
-	n = phdr_of(out.buf, 2);
-	/* the trailing zeros are gone from the file, the memory size stays */
-	CHECK(a.p_type == PT_LOAD && a.p_filesz == 0x2800 && a.p_memsz == 0x3000);
-	CHECK(b.p_type == PT_LOAD && b.p_filesz == 0x1001 && b.p_memsz == 0x10000);
-	CHECK(a.p_paddr == 0x1000000 && b.p_paddr == 0x1400000);
-	/* page-aligned offsets congruent to the addresses, data intact */
-	CHECK(a.p_offset % 4096 == a.p_vaddr % 4096 && b.p_offset % 4096 == b.p_vaddr % 4096);
-	CHECK(a.p_align == 4096 && b.p_align == 4096);
-	CHECK(a.p_offset + a.p_filesz <= out.len && b.p_offset + b.p_filesz <= out.len);
-	CHECK(!memcmp(out.buf + a.p_offset, in + 0x2000, 0x2800));
-	CHECK(!memcmp(out.buf + b.p_offset, in + 0x5000, 0x1001));
-	/* the note is copied */
-	CHECK(n.p_type == PT_NOTE && n.p_filesz == 0x20 && n.p_offset + 0x20 <= out.len);
-	CHECK(!memcmp(out.buf + n.p_offset, in + 0x2100, 0x20));
-	/* trimming again changes nothing more */
-	struct strbuf again = STRBUF_INIT;
-	CHECK(initramfs_elf_trim((const unsigned char *)out.buf, out.len, &again) == 0);
-	CHECK(again.len == out.len && !memcmp(again.buf, out.buf, out.len));
-	strbuf_release(&again);
-
-	/* not for us: a script, an ELF32, a segment past the end of the file */
-	strbuf_reset(&out);
-	CHECK(initramfs_elf_trim((const unsigned char *)"#!/bin/sh\n", 10, &out) == -1);
-	CHECK(out.len == 0);
-	in[EI_CLASS] = ELFCLASS32;
-	CHECK(initramfs_elf_trim(in, len, &out) == -1);
-	in[EI_CLASS] = ELFCLASS64;
-	CHECK(initramfs_elf_trim(in, 0x6000, &out) == -1);
-	CHECK(out.len == 0);
-	strbuf_release(&out);
-}
-
 /* the carry archive: the folders, the file, the trailer, the file again */
 TEST(carry_archive)
 {
@@ -650,7 +553,6 @@ int main(void)
 	RUN(elf_interp);
 	RUN(init_script);
 	RUN(guest_tools_from_the_plan);
-	RUN(elf_trim_kernel);
 	RUN(carry_archive);
 	RUN(spec_key);
 	RUN(index_files);
