@@ -117,7 +117,8 @@ int proc_start(struct child *c, struct strbuf *err)
 			if (fl >= 0)
 				fcntl(c->keep_fd, F_SETFD, fl & ~FD_CLOEXEC);
 		}
-		if (c->dir && chdir(c->dir)) {
+		if ((c->dir && chdir(c->dir)) ||
+		    (c->no_thp && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))) {
 			int e = errno;
 			if (write(pexec[1], &e, sizeof(e)) < 0)
 				_exit(127);

@@ -28,12 +28,15 @@ struct child {
 	/* set by proc_start */
 	pid_t pid;
 	int in_fd, out_fd, err_fd;  /* parent's pipe ends, -1 when not piped */
-	/* set by the caller, optional (last, so that CHILD_INIT leaves it NULL):
+	/* set by the caller, optional:
 	 * the file executed when it is not argv[0] found in PATH (a program run
 	 * through its dynamic loader, argv[0] still the program's name) */
 	const char *exe;
+	/* prctl(PR_SET_THP_DISABLE) in the child: its anonymous memory (a VM's
+	 * RAM) in small pages, never transparent huge pages */
+	int no_thp;
 };
-#define CHILD_INIT { NULL, NULL, NULL, PROC_INHERIT, PROC_INHERIT, PROC_INHERIT, 0, 0, -1, 0, -1, -1, -1, -1, NULL }
+#define CHILD_INIT { NULL, NULL, NULL, PROC_INHERIT, PROC_INHERIT, PROC_INHERIT, 0, 0, -1, 0, -1, -1, -1, -1, NULL, 0 }
 
 /* -1 with a message (naming argv[0]) when it cannot be started; a missing
  * executable is detected before fork (PATH search) so the message is exact */

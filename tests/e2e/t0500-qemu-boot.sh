@@ -241,8 +241,10 @@ equals "console of the kexec'd boot captured" "${c2:-}" "1"
 
 # --- a panicking kernel (no /init: cannot mount a root fs) fails fast, with the console in the message
 # (through a qemu wrapper that records its arguments: TCG runs its vCPUs in
-# one thread unless the plan says "tcg_thread": "multi", docs/qemu.md)
-printf '#!/bin/sh\necho "$*" >>"%s"\nexec qemu-system-x86_64 "$@"\n' "$TMP/qemu.args" >"$TMP/qemu-wrap"
+# one thread unless the plan says "tcg_thread": "multi", and its RAM is in
+# small host pages unless the plan says "host_thp": "on", docs/qemu.md)
+printf '#!/bin/sh\necho "$*" >>"%s"\ngrep THP_enabled /proc/$$/status >>"%s"\nexec qemu-system-x86_64 "$@"\n' \
+	"$TMP/qemu.args" "$TMP/qemu.args" >"$TMP/qemu-wrap"
 chmod +x "$TMP/qemu-wrap"
 start=$(date +%s)
 timeout 120 "$TMP/qboot" boot "{\"type\":\"qemu\",\"accel\":\"tcg\",\"timeout_s\":60,\"qemu\":\"$TMP/qemu-wrap\"}" \
@@ -254,10 +256,17 @@ contains "... with the panic line" "$TMP/panic.out" "Kernel panic - not syncing"
 [ "$took" -lt 45 ] && ok "panic detected without waiting for the timeout (${took} s)" ||
 	not_ok "panic detected fast" "took ${took} s"
 contains "TCG runs the vCPUs in one thread by default" "$TMP/qemu.args" "-accel tcg,thread=single -smp 2"
+equals "under TCG qemu runs without transparent huge pages by default" \
+	"$(sed -n 's/^THP_enabled:[[:space:]]*//p' "$TMP/qemu.args")" "0"
 : >"$TMP/qemu.args"
-timeout 120 "$TMP/qboot" boot "{\"type\":\"qemu\",\"accel\":\"tcg\",\"timeout_s\":60,\"qemu\":\"$TMP/qemu-wrap\",\"tcg_thread\":\"multi\"}" \
+timeout 120 "$TMP/qboot" boot "{\"type\":\"qemu\",\"accel\":\"tcg\",\"timeout_s\":60,\"qemu\":\"$TMP/qemu-wrap\",\"tcg_thread\":\"multi\",\"host_thp\":\"on\"}" \
 	"full:rdinit=/nonexistent" >"$TMP/panic2.out" 2>&1
 contains "\"tcg_thread\": \"multi\" gives one thread per vCPU" "$TMP/qemu.args" "-accel tcg,thread=multi -smp 2"
+equals "\"host_thp\": \"on\" leaves qemu its huge pages" \
+	"$(sed -n 's/^THP_enabled:[[:space:]]*//p' "$TMP/qemu.args")" "1"
+"$TMP/qboot" boot '{"type":"qemu","host_thp":"never"}' full >"$TMP/bad.out" 2>&1
+contains "a bad host_thp names the key and the valid values" "$TMP/bad.out" "host_thp"
+contains "... the valid values" "$TMP/bad.out" "\"auto\", \"on\", \"off\""
 "$TMP/qboot" boot '{"type":"qemu","tcg_thread":"many"}' full >"$TMP/bad.out" 2>&1
 contains "a bad tcg_thread names the key and the valid values" "$TMP/bad.out" "tcg_thread"
 contains "... the valid values" "$TMP/bad.out" "single"

@@ -1,0 +1,56 @@
+/*
+ * Unit tests of what the child-process module (harness/util/proc.h) sets up
+ * in a child before it runs: no transparent huge pages when asked (the qemu
+ * target's guest RAM under TCG), inherited otherwise, read back from the
+ * child's own /proc/self/status.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/util/proc.h"
+#include "tests/unit/tap.h"
+
+/* the THP_enabled line of a child started with no_thp, "" when absent */
+static void thp_of_child(int no_thp, struct strbuf *out)
+{
+	const char *argv[] = { "grep", "^THP_enabled", "/proc/self/status", NULL };
+	struct child c = CHILD_INIT;
+	struct strbuf eo = STRBUF_INIT, err = STRBUF_INIT;
+	struct proc_result res;
+
+	c.argv = argv;
+	c.out = PROC_PIPE;
+	c.err = PROC_PIPE;
+	c.no_thp = no_thp;
+	strbuf_reset(out);
+	if (proc_run(&c, 10, out, 0, &eo, 0, -1, NULL, &res, &err))
+		strbuf_reset(out);
+	strbuf_trim(out);
+	strbuf_release(&eo);
+	strbuf_release(&err);
+}
+
+TEST(no_thp_in_the_child_only)
+{
+	struct strbuf out = STRBUF_INIT;
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	int have = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		have |= !strncmp(line, "THP_enabled:", 12);
+	if (f)
+		fclose(f);
+	CHECK(have); /* /proc/self/status has THP_enabled since Linux 5.0 */
+	thp_of_child(1, &out);
+	CHECK_STR(out.buf, "THP_enabled:\t0");
+	thp_of_child(0, &out);
+	CHECK_STR(out.buf, "THP_enabled:\t1");
+	strbuf_release(&out);
+}
+
+int main(void)
+{
+	RUN(no_thp_in_the_child_only);
+	return tap_done();
+}
