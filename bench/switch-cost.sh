@@ -10,7 +10,9 @@
 # method gives the initramfs the kernel unpacked ("Freeing initrd memory" on
 # the console: for kexec the archive and the copy it carries) and, for kexec,
 # the loader the agent used (kexec_load for an ELF vmlinux, kexec_file_load
-# for a bzImage; the agent prints it on the console).
+# for a bzImage; the agent prints it on the console), and a third, for kexec,
+# the seconds the agent spent writing the carry archive and in kexec -l (its
+# same console line).
 #   bench/switch-cost.sh [ROUNDS=2]   (env: KERNEL=a kernel folder with
 #   kernel.json, default kernels/out/debian, e.g. one that `schedlab kernel
 #   build` made; METHODS="reboot kexec runtime")
@@ -70,4 +72,10 @@ for tag in [t[0] for t in db.execute("SELECT tag FROM session ORDER BY id")]:
         continue
     print(f"{'':7s}  initramfs unpacked by the kernel {statistics.median(initrd) / 1024 if initrd else float('nan'):.1f} MB"
           + (f"; kexec loader {', '.join(loaders)}" if loaders else ""))
+    # the agent's kexec line: "... loaded with L in X s (carry Y s)"
+    timed = [(float(a), float(b)) for bt in boots[1:]
+             for a, b in re.findall(r"loaded with \w+ in ([\d.]+) s \(carry ([\d.]+) s\)", bt[2] or "")]
+    if timed:
+        print(f"{'':7s}  in the guest before kexec -e: carry archive written {statistics.median(b for _, b in timed):.2f} s, "
+              f"kexec -l {statistics.median(a for a, _ in timed):.2f} s (medians)")
 PY
