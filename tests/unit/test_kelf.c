@@ -15,13 +15,10 @@
 #include "harness/util/kelf.h"
 #include "tests/unit/tap.h"
 
-/* an ELF64 executable: two PT_LOAD segments whose data ends in zeros (a
- * kernel's .bss), a PT_NOTE inside the first, section headers at the end */
-static size_t make_kernel_elf(unsigned char *buf, size_t cap)
+/* the ELF header of an x86-64 executable, program headers right after it */
+static Elf64_Ehdr exec_header(unsigned phnum, uint64_t shoff, unsigned shnum, unsigned shstrndx)
 {
 	Elf64_Ehdr eh;
-	Elf64_Phdr ph[3];
-	memset(buf, 0, cap);
 	memset(&eh, 0, sizeof(eh));
 	memcpy(eh.e_ident, ELFMAG, SELFMAG);
 	eh.e_ident[EI_CLASS] = ELFCLASS64;
@@ -32,11 +29,22 @@ static size_t make_kernel_elf(unsigned char *buf, size_t cap)
 	eh.e_entry = 0x1000000;
 	eh.e_phoff = sizeof(eh);
 	eh.e_phentsize = sizeof(Elf64_Phdr);
-	eh.e_phnum = 3;
-	eh.e_shoff = 0x9000;
-	eh.e_shentsize = 64;
-	eh.e_shnum = 2;
-	eh.e_shstrndx = 1;
+	eh.e_phnum = (uint16_t)phnum;
+	eh.e_shoff = shoff;
+	eh.e_shentsize = sizeof(Elf64_Shdr);
+	eh.e_shnum = (uint16_t)shnum;
+	eh.e_shstrndx = (uint16_t)shstrndx;
+	return eh;
+}
+
+/* an ELF64 executable: two PT_LOAD segments whose data ends in zeros (a
+ * kernel's .bss), a PT_NOTE inside the first, section headers at the end */
+static size_t make_kernel_elf(unsigned char *buf, size_t cap)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[3];
+	memset(buf, 0, cap);
+	eh = exec_header(3, 0x9000, 2, 1);
 	memset(ph, 0, sizeof(ph));
 	ph[0] = (Elf64_Phdr){ PT_LOAD, PF_R | PF_X, 0x2000, 0xffffffff81000000ull, 0x1000000,
 			      0x3000, 0x3000, 0x200000 };
@@ -150,21 +158,7 @@ static size_t make_sectioned(unsigned char *buf, size_t cap, const struct sec *t
 	sh[++nsh] = (Elf64_Shdr){ NAME(".shstrtab"), SHT_STRTAB, 0, 0, 0x10000, 0, 0, 0, 1, 0 };
 #undef NAME
 	sh[nsh].sh_size = stl;
-	memset(&eh, 0, sizeof(eh));
-	memcpy(eh.e_ident, ELFMAG, SELFMAG);
-	eh.e_ident[EI_CLASS] = ELFCLASS64;
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_ident[EI_VERSION] = EV_CURRENT;
-	eh.e_type = ET_EXEC;
-	eh.e_machine = EM_X86_64;
-	eh.e_entry = 0x1000000;
-	eh.e_phoff = sizeof(eh);
-	eh.e_phentsize = sizeof(Elf64_Phdr);
-	eh.e_phnum = 2;
-	eh.e_shoff = 0x11000;
-	eh.e_shentsize = sizeof(Elf64_Shdr);
-	eh.e_shnum = (uint16_t)(nsh + 1);
-	eh.e_shstrndx = (uint16_t)nsh;
+	eh = exec_header(2, 0x11000, (unsigned)nsh + 1, (unsigned)nsh);
 	ph[0] = (Elf64_Phdr){ PT_LOAD, PF_R | PF_X, 0x1000, 0xffffffff81000000ull, 0x1000000,
 			      0x3000, 0x3000, 0x1000 };
 	/* like Debian's vmlinux: the file covers the whole tail (zeros) */
