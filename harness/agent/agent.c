@@ -69,7 +69,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "harness/agent/frame.h"
@@ -869,13 +868,6 @@ done:
 	return r;
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static json_t *do_kexec(const struct agent_opts *o, json_t *args, struct strbuf *err)
 {
 	const char *kernel = json_string_value(json_object_get(args, "kernel"));
@@ -889,7 +881,7 @@ static json_t *do_kexec(const struct agent_opts *o, json_t *args, struct strbuf 
 	json_t *res = NULL;
 	struct stat st;
 	int elf;
-	double t0 = mono_s(), t_carry = t0;
+	double t0 = now_mono(), t_carry = t0;
 
 	(void)o;
 	if (!kernel || !cmdline || (carry && !initrd)) {
@@ -900,7 +892,7 @@ static json_t *do_kexec(const struct agent_opts *o, json_t *args, struct strbuf 
 		if (write_carry(initrd, err) < 0)
 			goto out;
 		initrd = KEXEC_CARRY_FILE;
-		t_carry = mono_s();
+		t_carry = now_mono();
 	}
 	/* an ELF kernel sits at fixed addresses: the initrd goes right above
 	   all the memory it occupies (with the .bss a trimmed one does not
@@ -917,7 +909,7 @@ static json_t *do_kexec(const struct agent_opts *o, json_t *args, struct strbuf 
 	}
 	/* on a VM's console this line lands in the new boot's log */
 	fprintf(stderr, "schedlab-agent: kexec: %s loaded with %s in %.2f s (carry %.2f s)%s%s\n",
-		kernel, loader, mono_s() - t_carry, t_carry - t0,
+		kernel, loader, now_mono() - t_carry, t_carry - t0,
 		why.len && strcmp(loader, "kexec_file_load") ? "; kexec -s: " : "",
 		why.len && strcmp(loader, "kexec_file_load") ? why.buf : "");
 	res = json_pack("{s:s,s:s}", "status", "executing", "loader", loader);

@@ -739,8 +739,8 @@ static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 	 * may compact) and clear on the guest's first touch, where small pages
 	 * come from memory the host has just freed; here that made the first
 	 * `kexec -l` of a 70 MB kernel and initrd in a guest take 1.3-1.5 s
-	 * instead of 0.3 s. Under KVM huge pages back the guest's own page
-	 * tables, and stay. */
+	 * instead of 0.3 s. Under KVM they stay: there the host's page tables
+	 * (EPT) map the guest, and huge pages spare it TLB misses. */
 	{
 		const char *thp = json_string_value(json_object_get(t->conf, "host_thp"));
 		p->qemu.no_thp = !strcmp(thp, "off") || (!strcmp(thp, "auto") && !strcmp(accel, "tcg"));
