@@ -434,9 +434,13 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 			free(t);
 		}
 	}
+	/* series of one side with no partner on the other; not listed when the
+	   other side is empty (the caller says that selector matches nothing) */
 	for (int side = 0; side < 2; side++) {
 		const struct sample_set *s = side ? b : a;
 		const char *used = side ? b_used : a_used;
+		if (!(side ? a : b)->nseries)
+			continue;
 		for (size_t i = 0; i < s->nseries; i++) {
 			if (used[i])
 				continue;
@@ -445,8 +449,23 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 				continue;
 			}
 			char *pl = sel_json_label(s->series[i].dim[DIM_PARAMS], NULL, 0);
-			strvec_pushf(&r->warnings, "only in %s, not compared: %s %s",
-				     side ? "B" : "A", s->series[i].dim[DIM_WORKLOAD], pl);
+			struct strbuf which = STRBUF_INIT;
+			/* what tells this series from the side's others */
+			for (int d = 0; d < SEL_NDIMS; d++) {
+				size_t n;
+				if (d == DIM_WORKLOAD || d == DIM_PARAMS)
+					continue;
+				free(distinct_text(s, (enum sel_dim)d, &n));
+				if (n > 1) {
+					char *t = sel_series_dim_text(&s->series[i], (enum sel_dim)d);
+					strbuf_addf(&which, " %s=%s", sel_dim_key((enum sel_dim)d), t);
+					free(t);
+				}
+			}
+			strvec_pushf(&r->warnings, "only in %s, not compared: %s %s%s",
+				     side ? "B" : "A", s->series[i].dim[DIM_WORKLOAD], pl,
+				     which.len ? which.buf : "");
+			strbuf_release(&which);
 			free(pl);
 		}
 	}

@@ -479,11 +479,25 @@ TEST(compare_mixed_machines)
 		    strstr(r.warnings.v[i], "machine="))
 			warned = 1;
 		if (strstr(r.warnings.v[i], "only in A"))
-			only = 1;
+			only = 1 + !!strstr(r.warnings.v[i], " machine=lab2");
 	}
 	CHECK(warned);
-	/* lab2 has no partner on B's machine */
-	CHECK(only);
+	/* lab2 has no partner on B's machine, and the warning says which
+	 * of A's series it is (A holds two machines) */
+	CHECK(only == 2);
+	cmp_result_free(&r);
+	sample_set_free(&b);
+
+	/* an empty side: no "only in" list of the other's series (the caller
+	 * says the selector matches nothing) */
+	load("session=99", &b);
+	CHECK(b.nseries == 0);
+	CHECK(compare_sets(&a, &b, NULL, &r, &err) == 0);
+	CHECK(r.npairs == 0);
+	only = 0;
+	for (size_t i = 0; i < r.warnings.nr; i++)
+		only += strstr(r.warnings.v[i], "only in") != NULL;
+	CHECK(only == 0);
 	CHECK(!(r.diff_mask & (1u << DIM_MACHINE)));
 	cmp_result_free(&r);
 	sample_set_free(&a);
