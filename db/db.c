@@ -1356,8 +1356,15 @@ int db_query(struct db *db, const char *sql, db_row_fn fn, void *ctx)
 	sqlite3_stmt *s;
 	const char *tail = sql;
 	while (tail && *tail) {
-		if (sqlite3_prepare_v2(db->h, tail, -1, &s, &tail) != SQLITE_OK) {
-			ERROR_SQLITE(db, "query");
+		const char *stmt = tail;
+		if (sqlite3_prepare_v2(db->h, stmt, -1, &s, &tail) != SQLITE_OK) {
+			/* the user's SQL: where in it, not where in ours */
+			int off = sqlite3_error_offset(db->h);
+			if (off >= 0)
+				db_seterr(db, "%s (at character %d of the statement: \"%.30s\")",
+					  sqlite3_errmsg(db->h), off + 1, stmt + off);
+			else
+				db_seterr(db, "%s", sqlite3_errmsg(db->h));
 			return -1;
 		}
 		if (!s)

@@ -66,6 +66,9 @@ expect_exit 0 "... also as csv" schedlab query --db "$DB" --format csv "SELECT '
 contains "... each block with its header" "$TMP/out" "a,b"
 expect_exit 2 "... but json takes one statement" schedlab query --db "$DB" --format json "SELECT 1; SELECT 2"
 contains "... and says so" "$TMP/err" "--format json takes one"
+expect_exit 2 "query with a misspelt column" schedlab query --db "$DB" "SELECT workload, valeu FROM results"
+contains "... names it and where it is in the statement" "$TMP/err" \
+	'no such column: valeu (at character 18 of the statement: "valeu FROM results")'
 equals "metrics still there after the refused DELETE" "$(sql "SELECT count(*) > 0 FROM metric")" 1
 
 # a knob (a sysctl) applied for the run and restored after it
