@@ -882,12 +882,15 @@ static int store_run(struct run_ctx *c, int64_t next, struct strbuf *err)
 }
 
 /* the end of the progress line: the headline metrics, or what went wrong */
-static void summarize(const struct run_ctx *c, struct strbuf *summary)
+static void summarize(const struct run_ctx *c, struct strbuf *summary, struct strbuf *notes)
 {
 	if (c->out != RUN_OK) {
 		strbuf_addf(summary, " %s", c->e.len ? c->e.buf : c->status);
 		return;
 	}
+	/* what a run that went well still says (run.error): for the caller
+	   to show once, not on every run's line */
+	strbuf_addstr(notes, c->e.buf);
 	static const char *const show[] = { "lat_p99_us", "lat_max_us", "time_s", "bogo_ops_per_s",
 					    "rps", "wakeup_p99_us", "max_jops", "critical_jops",
 					    NULL };
@@ -928,7 +931,7 @@ static enum run_outcome execute_run(struct db *db, struct target *t, const struc
 				    const struct session_opts *o, const struct db_pending_run *pr,
 				    int marked, int64_t next, int *next_marked, const json_t *si,
 				    const struct evidence_decision *why,
-				    struct strbuf *summary, struct strbuf *err)
+				    struct strbuf *summary, struct strbuf *notes, struct strbuf *err)
 {
 	struct run_ctx c;
 	run_ctx_init(&c, db, t, p, o, pr);
@@ -946,7 +949,7 @@ static enum run_outcome execute_run(struct db *db, struct target *t, const struc
 			c.out = RUN_DBERR;
 		else
 			*next_marked = go_on;
-		summarize(&c, summary);
+		summarize(&c, summary, notes);
 	}
 	enum run_outcome out = c.out;
 	run_ctx_release(&c);
@@ -1018,7 +1021,31 @@ struct exec_ctx {
 	size_t ev_traced, ev_skipped, ev_waiting;
 	int64_t marked;         /* the run the last store marked running (the
 				   next to start), 0 when none */
+	struct strvec notes_said; /* the notes of good runs shown so far */
 };
+
+/* the notes of a good run ("note: A; note: B", as run.error keeps them):
+ * each one the session has not shown yet is said once */
+static void say_notes(struct exec_ctx *c, const char *notes)
+{
+	const char *n = notes;
+	while (*n) {
+		const char *end = strstr(n + 1, "; note: ");
+		size_t len = end ? (size_t)(end - n) : strlen(n);
+		char *one = xstrfmt("%.*s", (int)len, n);
+		/* (why a run was traced: its line and the evidence lines say so) */
+		int seen = !strncmp(one, "note: traced for evidence", 25);
+		for (size_t i = 0; i < c->notes_said.nr && !seen; i++)
+			seen = !strcmp(c->notes_said.v[i], one);
+		if (!seen) {
+			progress_say(&c->pg, "  %s (said once; every such run keeps it in run.error)",
+				     one);
+			strvec_push(&c->notes_said, one);
+		}
+		free(one);
+		n = end ? end + 2 : n + len;
+	}
+}
 
 /* one boot of the session and the consecutive runs that share it */
 struct boot_ctx {
@@ -1284,7 +1311,7 @@ static enum run_outcome run_one(struct exec_ctx *c, size_t k, int64_t next_id,
 				 const struct evidence_decision *why)
 {
 	const struct db_pending_run *r = &c->runs[k];
-	struct strbuf sum = STRBUF_INIT;
+	struct strbuf sum = STRBUF_INIT, notes = STRBUF_INIT;
 	double t0 = now_mono();
 	int traced = r->params && strstr(r->params, "\"evidence\":");
 	char *what = traced ? xstrfmt("%s traced run (evidence) knobs=%s", r->workload, r->knobs)
@@ -1297,7 +1324,7 @@ static enum run_outcome run_one(struct exec_ctx *c, size_t k, int64_t next_id,
 		c->marked = 0;
 	enum run_outcome oc = execute_run(c->db, &c->t, c->p, c->o, r,
 					  c->marked == r->run_id, next_id, &next_marked, si, why,
-					  &sum, c->err);
+					  &sum, &notes, c->err);
 	c->marked = next_marked ? next_id : 0;
 	int whole = c->pg.tty || c->pg.prefix;
 	char *line = xstrfmt("%s%s%s (%.1f s)%s", whole ? what : "", whole ? ": " : "",
@@ -1305,9 +1332,11 @@ static enum run_outcome run_one(struct exec_ctx *c, size_t k, int64_t next_id,
 			     : oc == RUN_INTERRUPTED ? "interrupted" : "FAILED",
 			     now_mono() - t0, sum.buf);
 	progress_run_end(&c->pg, c->est[k], line);
+	say_notes(c, notes.buf);
 	free(line);
 	free(what);
 	strbuf_release(&sum);
+	strbuf_release(&notes);
 	return oc;
 }
 
@@ -1635,22 +1664,24 @@ static void batch_end(struct exec_ctx *c, struct batch_boot *x, int cancel)
 		struct run_ctx *rx = &x->rc[r];
 		const struct db_pending_run *pr = rx->pr;
 		char *what = xstrfmt("%s rep %d knobs=%s", pr->workload, pr->rep + 1, pr->knobs);
-		struct strbuf sum = STRBUF_INIT;
+		struct strbuf sum = STRBUF_INIT, notes = STRBUF_INIT;
 		progress_run_start(&c->pg, b->desc, what);
 		if (x->prep[r])
 			batch_take(rx, &x->br[r]);
 		if (store_run(rx, 0, c->err))
 			rx->out = RUN_DBERR;
-		summarize(rx, &sum);
+		summarize(rx, &sum, &notes);
 		int whole = c->pg.tty || c->pg.prefix;
 		char *line = xstrfmt("%s%s%s (%.1f s)%s", whole ? what : "", whole ? ": " : "",
 				     rx->out == RUN_OK ? "ok" : rx->out == RUN_SKIPPED ? "skipped"
 				     : rx->out == RUN_INTERRUPTED ? "interrupted" : "FAILED",
 				     json_number_value(json_object_get(rx->res, "wall_s")), sum.buf);
 		progress_run_end(&c->pg, c->est[x->idx[r]], line);
+		say_notes(c, notes.buf);
 		free(line);
 		free(what);
 		strbuf_release(&sum);
+		strbuf_release(&notes);
 		if (rx->out == RUN_DBERR) {
 			c->exit_code = 2;
 			break;
@@ -1824,6 +1855,7 @@ static int exec_finish(struct exec_ctx *c)
 	const char *pfx = c->o->prefix ? c->o->prefix : "";
 	progress_done(&c->pg);
 	free(c->est);
+	strvec_clear(&c->notes_said);
 	if (c->opened)
 		c->t.ops->close(&c->t);
 	target_fini(&c->t);
