@@ -88,6 +88,9 @@ static int build(const json_t *p, struct wl_exec *ex, struct strbuf *err)
 	 * instance down at the end: under load on a slow guest (TCG) a 3 s
 	 * run took 13-20 s; a kill would leave the instance behind */
 	ex->timeout_s = (double)param_int(p, "duration_s") * 3 + 60;
+	/* stopped early all the same (the timeout, Ctrl-C), it gets SIGINT,
+	 * which it handles by tearing down; SIGTERM would end it on the spot */
+	ex->stop_sigint = 1;
 	ex->package = "rtla";
 	return 0;
 }

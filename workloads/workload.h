@@ -72,6 +72,9 @@ struct wl_exec {
 				  * run directory before starting argv (owned) */
 	const char *package;     /* Debian package that provides argv[0], for error messages */
 	int respawn;             /* as background load: restart when it exits */
+	int stop_sigint;         /* stopped early (timeout, Ctrl-C), the tool gets SIGINT
+				  * first, not SIGTERM: rtla undoes its tracefs instance
+				  * and osnoise settings only in its SIGINT handler */
 };
 
 struct wl_output {

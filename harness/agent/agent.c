@@ -11,14 +11,17 @@
  *                                 first, until `keep` remain (default 0)
  *   exec {argv, timeout_s, files?, inputs?: {name: content}, load?: [{argv}],
  *         load_warmup_s?, schedstat?: bool, out_max?, bundle?: {dir, loader,
- *         argv0, tools}}
+ *         argv0, tools}, stop_signal?: "TERM"|"INT"}
  *        runs argv in a private temporary directory with a new process group;
  *        a program listed in the bundle's tools (the ssh target's workload
  *        bundle) runs from there, others are looked up in PATH (resolve_tool);
  *        inputs are written into that directory first (plain names only: a
  *        task description the tool reads, such as rt-app's JSON);
  *        background loads start first (warm-up, default 1 s) and are killed
- *        after; with schedstat, kernel.sched_schedstats is enabled for the run
+ *        after; a workload stopped early (its timeout, the controller gone,
+ *        the agent signalled) gets stop_signal first (default TERM; INT for
+ *        rtla, which undoes its tracefs instance only on SIGINT), SIGKILL
+ *        2 s later; with schedstat, kernel.sched_schedstats is enabled for the run
  *        and restored, and /proc/schedstat is captured before and after.
  *        With trace: {events: [sched event names], buffer_kb?, max_bytes?}
  *        a tracefs instance of its own (instances/schedlab-PID, a recorded
@@ -198,6 +201,7 @@ struct exec_run {
 	size_t nloads, nlav;
 	int knobs_before;       /* depth of the knob stack when the request came */
 	char *tinst;            /* the tracefs instance of a traced run, or NULL */
+	int stop_sig;           /* what stops the workload first: SIGTERM or SIGINT */
 	json_t *res;            /* the result object, NULL once the run failed */
 	json_t *lres;           /* its "loads" array until attached */
 };
@@ -380,6 +384,15 @@ static int exec_prepare(struct exec_run *r, struct strbuf *err)
 	if (bundle && !bundle_ok(bundle)) {
 		strbuf_addstr(err, "exec: \"bundle\" must be {\"dir\": an absolute path, "
 				   "\"loader\": a path in it, \"tools\": {name: kind}}");
+		return -1;
+	}
+	json_t *ss = json_object_get(r->args, "stop_signal");
+	const char *sn = json_string_value(ss);
+	r->stop_sig = SIGTERM;
+	if (sn && !strcmp(sn, "INT"))
+		r->stop_sig = SIGINT;
+	else if (ss && !(sn && !strcmp(sn, "TERM"))) {
+		strbuf_addstr(err, "exec: \"stop_signal\" must be \"TERM\" (the default) or \"INT\"");
 		return -1;
 	}
 	if (resolve_tool(r->st, bundle, &r->argv, &r->exe, &r->tool, err) < 0)
@@ -627,6 +640,7 @@ static int exec_workload(struct exec_run *r, struct strbuf *err)
 	c.out = PROC_PIPE;
 	c.err = PROC_PIPE;
 	c.new_pgrp = 1;
+	c.stop_sig = r->stop_sig;
 	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
 	struct proc_result pr;
 	/* the controller's end is watched for EOF while a workload runs; a

@@ -437,6 +437,8 @@ static json_t *build_request(struct run_ctx *c, int schedstat_ok)
 	json_t *req = json_object();
 	json_object_set_new(req, "argv", string_array(&c->ex.argv));
 	json_object_set_new(req, "timeout_s", json_real(c->ex.timeout_s));
+	if (c->ex.stop_sigint)
+		json_object_set_new(req, "stop_signal", json_string("INT"));
 	json_object_set_new(req, "files", string_array(&c->ex.files));
 	if (c->ex.inputs)
 		json_object_set(req, "inputs", c->ex.inputs);

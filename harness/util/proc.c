@@ -214,12 +214,18 @@ static int wait_timeout(struct child *c, double secs, int *status)
 	}
 }
 
+/* the first signal of a stop */
+static int stop_signal(const struct child *c)
+{
+	return c->stop_sig > 0 ? c->stop_sig : SIGTERM;
+}
+
 void proc_stop(struct child *c, double grace_s)
 {
 	int st;
 	if (c->pid <= 0)
 		return;
-	proc_kill(c, SIGTERM);
+	proc_kill(c, stop_signal(c));
 	if (wait_timeout(c, grace_s, &st) != 0) {
 		proc_kill(c, SIGKILL);
 		waitpid(c->pid, &st, 0);
@@ -451,7 +457,7 @@ int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_m
 					k = 0;
 				if (k == 0) {
 					killed_for = ECONNRESET;
-					proc_kill(c, SIGTERM);
+					proc_kill(c, stop_signal(c));
 					kill_at = now_mono() + 2;
 				} else {
 					abort_fd = -1; /* data pending: stop polling it */
@@ -479,12 +485,12 @@ int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_m
 		double now = now_mono();
 		if (!killed_for && abort_flag && *abort_flag) {
 			killed_for = EINTR;
-			proc_kill(c, SIGTERM);
+			proc_kill(c, stop_signal(c));
 			kill_at = now + 2;
 		}
 		if (!killed_for && deadline && now >= deadline) {
 			killed_for = ETIMEDOUT;
-			proc_kill(c, SIGTERM);
+			proc_kill(c, stop_signal(c));
 			kill_at = now + 2;
 		}
 		if (kill_at && now >= kill_at) {

@@ -35,8 +35,13 @@ struct child {
 	/* prctl(PR_SET_THP_DISABLE) in the child: its anonymous memory (a VM's
 	 * RAM) in small pages, never transparent huge pages */
 	int no_thp;
+	/* the first signal of every stop (proc_run's timeout and aborts,
+	 * proc_stop), SIGKILL following after the grace; 0 = SIGTERM. SIGINT
+	 * for a tool that undoes its changes only in its SIGINT handler
+	 * (rtla: its tracefs instance and osnoise settings) */
+	int stop_sig;
 };
-#define CHILD_INIT { NULL, NULL, NULL, PROC_INHERIT, PROC_INHERIT, PROC_INHERIT, 0, 0, -1, 0, -1, -1, -1, -1, NULL, 0 }
+#define CHILD_INIT { NULL, NULL, NULL, PROC_INHERIT, PROC_INHERIT, PROC_INHERIT, 0, 0, -1, 0, -1, -1, -1, -1, NULL, 0, 0 }
 
 /* -1 with a message (naming argv[0]) when it cannot be started; a missing
  * executable is detected before fork (PATH search) so the message is exact */
@@ -49,7 +54,8 @@ unsigned long long proc_start_time(pid_t pid);
 void proc_kill(struct child *c, int sig);
 /* wait for exit; *status as from waitpid */
 int proc_wait(struct child *c, int *status);
-/* SIGTERM, grace_s, then SIGKILL, then reap; safe to call twice */
+/* the stop signal (stop_sig, default SIGTERM), grace_s, then SIGKILL,
+ * then reap; safe to call twice */
 void proc_stop(struct child *c, double grace_s);
 void proc_close_fds(struct child *c);
 
@@ -71,7 +77,8 @@ struct proc_result {
 /*
  * Run to completion with stdout/stderr captured (keeping at most out_max /
  * err_max trailing bytes, 0 = all) and a timeout after which the process
- * group gets SIGTERM and, 2 s later, SIGKILL. `abort_fd`, when >= 0, is also
+ * group gets the stop signal (SIGTERM unless stop_sig says otherwise) and,
+ * 2 s later, SIGKILL. `abort_fd`, when >= 0, is also
  * polled: if it becomes readable-at-EOF or errors (the controller went away)
  * the child is killed and the call returns -1 with errno ECONNRESET. When
  * `abort_flag` is non-NULL and becomes non-zero (a signal handler set it) the

@@ -104,6 +104,8 @@ static char *argv_of(const char *type, const char *text)
 			strbuf_addf(&sb, "%s%s", i ? " " : "", ex.argv.v[i]);
 	for (size_t i = 0; i < ex.files.nr; i++)
 		strbuf_addf(&sb, " [file %s]", ex.files.v[i]);
+	if (ex.stop_sigint)
+		strbuf_addstr(&sb, " [stop INT]");
 	wl_exec_release(&ex);
 	strbuf_release(&err);
 	json_decref(p);
@@ -163,18 +165,18 @@ TEST(rtla_build_argv)
 {
 	char *a = argv_of("timerlat", "{\"type\":\"timerlat\"}");
 	CHECK_STR(a, "rtla timerlat hist --duration=10 --period=1000 --bucket-size=1 "
-		     "--entries=1000");
+		     "--entries=1000 [stop INT]");
 	free(a);
 	a = argv_of("timerlat", "{\"type\":\"timerlat\",\"duration_s\":3,\"cpus\":\"1\","
 		    "\"priority\":90,\"histogram_us\":200,\"auto_analysis\":true,"
 		    "\"auto_threshold_us\":40}");
 	CHECK_STR(a, "rtla timerlat hist --duration=3 --period=1000 --bucket-size=1 "
-		     "--entries=200 --cpus=1 --priority=f:90 --auto=40 [file timerlat_trace.txt]");
+		     "--entries=200 --cpus=1 --priority=f:90 --auto=40 [file timerlat_trace.txt] [stop INT]");
 	free(a);
 	a = argv_of("osnoise", "{\"type\":\"osnoise\",\"cpus\":\"1\",\"duration_s\":4,"
 		    "\"period_us\":100000,\"runtime_us\":90000,\"threshold_us\":2}");
 	CHECK_STR(a, "rtla osnoise top --quiet --duration=4 --period=100000 --runtime=90000 "
-		     "--cpus=1 --threshold=2");
+		     "--cpus=1 --threshold=2 [stop INT]");
 	free(a);
 }
 

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# timeout: 120
+# How the real agent stops a workload it must end early: the request's
+# "stop_signal" ("TERM", the default, or "INT": rtla undoes its tracefs
+# instance and osnoise settings only in its SIGINT handler, so a timerlat or
+# osnoise run stopped with SIGTERM would leave a tracer running on the
+# machine), then SIGKILL 2 s later. A stand-in workload traps both signals
+# and says which one came, on its stdout and in a file: for the run's
+# timeout, for the controller going away (the agent's input ends; a ^C of
+# the session on the ssh target) and for a value the agent must refuse.
+# The harness's side (timerlat and osnoise ask for INT) is test_rtla's.
+. "$(dirname "$0")/lib.sh"
+require jq:jq
+require_built bin/schedlab-agent
+
+SAYS="$TMP/says"
+script='trap "echo INT; echo INT >'"$SAYS"'; exit 0" INT; trap "echo TERM; echo TERM >'"$SAYS"'; exit 0" TERM; echo up; while :; do sleep 0.05; done'
+exec_req() { # ID TIMEOUT [STOP_SIGNAL]
+	local stop=""
+	[ -n "${3:-}" ] && stop=',"stop_signal":"'$3'"'
+	jq -cn --arg s "$script" --argjson id "$1" --argjson t "$2" \
+		'{id: $id, op: "exec", args: {argv: ["sh", "-c", $s], timeout_s: $t}}' |
+		sed "s/}}\$/$stop}}/"
+}
+
+# one request at a time, each answered before the next (the agent stops a
+# workload when its input ends)
+coproc AG { schedlab-agent 2>"$TMP/agent.err"; }
+ag_pid=$AG_PID ag_in=${AG[1]} ag_out=${AG[0]}
+CLEANUP_CMDS+=("kill $ag_pid")
+{
+	read -r -t 10 line <&"$ag_out" && echo "$line"
+	exec_req 1 0.5 >&"$ag_in"
+	read -r -t 30 line <&"$ag_out" && echo "$line"
+	exec_req 2 0.5 INT >&"$ag_in"
+	read -r -t 30 line <&"$ag_out" && echo "$line"
+	exec_req 3 0.5 KILL >&"$ag_in"
+	read -r -t 30 line <&"$ag_out" && echo "$line"
+} >"$TMP/agent.out"
+grep '"id":1,' "$TMP/agent.out" >"$TMP/r1"
+grep '"id":2,' "$TMP/agent.out" >"$TMP/r2"
+grep '"id":3,' "$TMP/agent.out" >"$TMP/r3"
+contains "timeout, no stop_signal: the workload gets SIGTERM" "$TMP/r1" '"stdout":"up\nTERM\n"'
+contains "... and the reply says it timed out" "$TMP/r1" '"timed_out":true'
+contains "timeout, stop_signal INT: the workload gets SIGINT" "$TMP/r2" '"stdout":"up\nINT\n"'
+contains "... and the reply says it timed out" "$TMP/r2" '"timed_out":true'
+contains "stop_signal KILL is refused, naming the valid values" "$TMP/r3" \
+	'exec: \"stop_signal\" must be \"TERM\" (the default) or \"INT\"'
+# the controller goes away while an INT workload runs
+rm -f "$SAYS"
+exec_req 4 60 INT >&"$ag_in"
+for _ in $(seq 100); do pgrep -f "echo up; while" >/dev/null && break; sleep 0.05; done
+sleep 0.3
+exec {ag_in}>&-
+wait "$ag_pid"
+equals "controller gone, stop_signal INT: the workload got SIGINT" "$(cat "$SAYS" 2>/dev/null)" INT
+no_leftovers "no workload process left"
+done_testing
