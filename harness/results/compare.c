@@ -441,6 +441,18 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 		const char *used = side ? b_used : a_used;
 		if (!(side ? a : b)->nseries)
 			continue;
+		/* the dimensions with several values on this side (counted once) */
+		unsigned several = 0;
+		for (size_t i = 0; i < s->nseries && !several; i++)
+			several = !used[i] && !series_traced(&s->series[i]);
+		for (int d = 0; several && d < SEL_NDIMS; d++) {
+			size_t n;
+			if (d == DIM_WORKLOAD || d == DIM_PARAMS)
+				continue;
+			free(distinct_text(s, (enum sel_dim)d, &n));
+			if (n > 1)
+				several |= 2u << d;
+		}
 		for (size_t i = 0; i < s->nseries; i++) {
 			if (used[i])
 				continue;
@@ -452,11 +464,7 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 			struct strbuf which = STRBUF_INIT;
 			/* what tells this series from the side's others */
 			for (int d = 0; d < SEL_NDIMS; d++) {
-				size_t n;
-				if (d == DIM_WORKLOAD || d == DIM_PARAMS)
-					continue;
-				free(distinct_text(s, (enum sel_dim)d, &n));
-				if (n > 1) {
+				if (several & (2u << d)) {
 					char *t = sel_series_dim_text(&s->series[i], (enum sel_dim)d);
 					strbuf_addf(&which, " %s=%s", sel_dim_key((enum sel_dim)d), t);
 					free(t);
