@@ -13,17 +13,24 @@
 #include "harness/util/proc.h"
 #include "tests/unit/tap.h"
 
+/* a child of argv with its stdout and stderr piped */
+static struct child piped(const char *const *argv)
+{
+	struct child c = CHILD_INIT;
+	c.argv = argv;
+	c.out = PROC_PIPE;
+	c.err = PROC_PIPE;
+	return c;
+}
+
 /* the THP_enabled line of a child started with no_thp, "" when absent */
 static void thp_of_child(int no_thp, struct strbuf *out)
 {
 	const char *argv[] = { "grep", "^THP_enabled", "/proc/self/status", NULL };
-	struct child c = CHILD_INIT;
+	struct child c = piped(argv);
 	struct strbuf eo = STRBUF_INIT, err = STRBUF_INIT;
 	struct proc_result res;
 
-	c.argv = argv;
-	c.out = PROC_PIPE;
-	c.err = PROC_PIPE;
 	c.no_thp = no_thp;
 	strbuf_reset(out);
 	if (proc_run(&c, 10, out, 0, &eo, 0, -1, NULL, &res, &err))
@@ -59,13 +66,10 @@ static void stopped_by(int stop_sig, int stop, struct strbuf *out)
 	const char *argv[] = { "sh", "-c", "trap 'echo INT; exit 0' INT; "
 			       "trap 'echo TERM; exit 0' TERM; echo up; "
 			       "while :; do sleep 0.05; done", NULL };
-	struct child c = CHILD_INIT;
+	struct child c = piped(argv);
 	struct strbuf eo = STRBUF_INIT, err = STRBUF_INIT;
 	struct proc_result res;
 
-	c.argv = argv;
-	c.out = PROC_PIPE;
-	c.err = PROC_PIPE;
 	c.new_pgrp = 1;
 	c.stop_sig = stop_sig;
 	strbuf_reset(out);
