@@ -21,7 +21,7 @@
  *        after; a workload stopped early (its timeout, the controller gone,
  *        the agent signalled) gets stop_signal first (default TERM; INT for
  *        rtla, which undoes its tracefs instance only on SIGINT), SIGKILL
- *        2 s later; with schedstat, kernel.sched_schedstats is enabled for the run
+ *        2 s later (15 s after INT); with schedstat, kernel.sched_schedstats is enabled for the run
  *        and restored, and /proc/schedstat is captured before and after.
  *        With trace: {events: [sched event names], buffer_kb?, max_bytes?}
  *        a tracefs instance of its own (instances/schedlab-PID, a recorded
@@ -641,6 +641,9 @@ static int exec_workload(struct exec_run *r, struct strbuf *err)
 	c.err = PROC_PIPE;
 	c.new_pgrp = 1;
 	c.stop_sig = r->stop_sig;
+	/* a tool stopped with SIGINT is let finish its own teardown (rtla
+	   reads what is left of its trace first: seconds under TCG) */
+	c.stop_grace_s = r->stop_sig == SIGINT ? 15 : 2;
 	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
 	struct proc_result pr;
 	/* the controller's end is watched for EOF while a workload runs; a

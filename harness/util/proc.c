@@ -220,6 +220,12 @@ static int stop_signal(const struct child *c)
 	return c->stop_sig > 0 ? c->stop_sig : SIGTERM;
 }
 
+/* proc_run's time from the stop signal to SIGKILL */
+static double stop_grace(const struct child *c)
+{
+	return c->stop_grace_s > 0 ? c->stop_grace_s : 2;
+}
+
 void proc_stop(struct child *c, double grace_s)
 {
 	int st;
@@ -458,7 +464,7 @@ int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_m
 				if (k == 0) {
 					killed_for = ECONNRESET;
 					proc_kill(c, stop_signal(c));
-					kill_at = now_mono() + 2;
+					kill_at = now_mono() + stop_grace(c);
 				} else {
 					abort_fd = -1; /* data pending: stop polling it */
 				}
@@ -486,12 +492,12 @@ int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_m
 		if (!killed_for && abort_flag && *abort_flag) {
 			killed_for = EINTR;
 			proc_kill(c, stop_signal(c));
-			kill_at = now + 2;
+			kill_at = now + stop_grace(c);
 		}
 		if (!killed_for && deadline && now >= deadline) {
 			killed_for = ETIMEDOUT;
 			proc_kill(c, stop_signal(c));
-			kill_at = now + 2;
+			kill_at = now + stop_grace(c);
 		}
 		if (kill_at && now >= kill_at) {
 			proc_kill(c, SIGKILL);

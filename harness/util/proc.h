@@ -40,8 +40,10 @@ struct child {
 	 * for a tool that undoes its changes only in its SIGINT handler
 	 * (rtla: its tracefs instance and osnoise settings) */
 	int stop_sig;
+	/* proc_run: from the stop signal to SIGKILL; 0 = 2 s */
+	double stop_grace_s;
 };
-#define CHILD_INIT { NULL, NULL, NULL, PROC_INHERIT, PROC_INHERIT, PROC_INHERIT, 0, 0, -1, 0, -1, -1, -1, -1, NULL, 0, 0 }
+#define CHILD_INIT { NULL, NULL, NULL, PROC_INHERIT, PROC_INHERIT, PROC_INHERIT, 0, 0, -1, 0, -1, -1, -1, -1, NULL, 0, 0, 0 }
 
 /* -1 with a message (naming argv[0]) when it cannot be started; a missing
  * executable is detected before fork (PATH search) so the message is exact */
@@ -78,7 +80,7 @@ struct proc_result {
  * Run to completion with stdout/stderr captured (keeping at most out_max /
  * err_max trailing bytes, 0 = all) and a timeout after which the process
  * group gets the stop signal (SIGTERM unless stop_sig says otherwise) and,
- * 2 s later, SIGKILL. `abort_fd`, when >= 0, is also
+ * stop_grace_s (default 2 s) later, SIGKILL. `abort_fd`, when >= 0, is also
  * polled: if it becomes readable-at-EOF or errors (the controller went away)
  * the child is killed and the call returns -1 with errno ECONNRESET. When
  * `abort_flag` is non-NULL and becomes non-zero (a signal handler set it) the

@@ -4,7 +4,7 @@
 # "stop_signal" ("TERM", the default, or "INT": rtla undoes its tracefs
 # instance and osnoise settings only in its SIGINT handler, so a timerlat or
 # osnoise run stopped with SIGTERM would leave a tracer running on the
-# machine), then SIGKILL 2 s later. A stand-in workload traps both signals
+# machine), then SIGKILL 2 s later (15 s after INT). A stand-in workload traps both signals
 # and says which one came, on its stdout and in a file: for the run's
 # timeout, for the controller going away (the agent's input ends; a ^C of
 # the session on the ssh target) and for a value the agent must refuse.
@@ -15,10 +15,13 @@ require_built bin/schedlab-agent
 
 SAYS="$TMP/says"
 script='trap "echo INT; echo INT >'"$SAYS"'; exit 0" INT; trap "echo TERM; echo TERM >'"$SAYS"'; exit 0" TERM; echo up; while :; do sleep 0.05; done'
-exec_req() { # ID TIMEOUT [STOP_SIGNAL]
+# the same, taking 4 s to clean up after either signal (once: sh runs an
+# INT trap again when a child it waits for dies of the same SIGINT)
+slow='trap "trap \"\" INT TERM; echo INT; sleep 4; echo clean; exit 0" INT; trap "trap \"\" INT TERM; echo TERM; sleep 4; echo clean; exit 0" TERM; echo up; while :; do sleep 0.05; done'
+exec_req() { # ID TIMEOUT [STOP_SIGNAL [SCRIPT]]
 	local stop=""
 	[ -n "${3:-}" ] && stop=',"stop_signal":"'$3'"'
-	jq -cn --arg s "$script" --argjson id "$1" --argjson t "$2" \
+	jq -cn --arg s "${4:-$script}" --argjson id "$1" --argjson t "$2" \
 		'{id: $id, op: "exec", args: {argv: ["sh", "-c", $s], timeout_s: $t}}' |
 		sed "s/}}\$/$stop}}/"
 }
@@ -36,16 +39,22 @@ CLEANUP_CMDS+=("kill $ag_pid")
 	read -r -t 30 line <&"$ag_out" && echo "$line"
 	exec_req 3 0.5 KILL >&"$ag_in"
 	read -r -t 30 line <&"$ag_out" && echo "$line"
+	exec_req 5 0.5 TERM "$slow" >&"$ag_in"
+	read -r -t 30 line <&"$ag_out" && echo "$line"
+	exec_req 6 0.5 INT "$slow" >&"$ag_in"
+	read -r -t 30 line <&"$ag_out" && echo "$line"
 } >"$TMP/agent.out"
-grep '"id":1,' "$TMP/agent.out" >"$TMP/r1"
-grep '"id":2,' "$TMP/agent.out" >"$TMP/r2"
-grep '"id":3,' "$TMP/agent.out" >"$TMP/r3"
+for i in 1 2 3 5 6; do grep "\"id\":$i," "$TMP/agent.out" >"$TMP/r$i"; done
 contains "timeout, no stop_signal: the workload gets SIGTERM" "$TMP/r1" '"stdout":"up\nTERM\n"'
 contains "... and the reply says it timed out" "$TMP/r1" '"timed_out":true'
 contains "timeout, stop_signal INT: the workload gets SIGINT" "$TMP/r2" '"stdout":"up\nINT\n"'
 contains "... and the reply says it timed out" "$TMP/r2" '"timed_out":true'
 contains "stop_signal KILL is refused, naming the valid values" "$TMP/r3" \
 	'exec: \"stop_signal\" must be \"TERM\" (the default) or \"INT\"'
+contains "a slow cleanup after TERM is cut short by SIGKILL after 2 s" "$TMP/r5" '"signal":9,'
+contains "... (what it printed is kept)" "$TMP/r5" '"stdout":"up\nTERM\n"'
+contains "a slow cleanup after INT is let finish (15 s)" "$TMP/r6" '"stdout":"up\nINT\nclean\n"'
+contains "... and it exits by itself" "$TMP/r6" '"exit_code":0,"signal":0,'
 # the controller goes away while an INT workload runs
 rm -f "$SAYS"
 exec_req 4 60 INT >&"$ag_in"
