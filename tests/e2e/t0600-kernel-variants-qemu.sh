@@ -19,6 +19,7 @@
 # 4. The recipe refuses a fragment whose option does not survive
 #    olddefconfig, naming the option and the fragment (exit 3).
 . "$(dirname "$0")/lib.sh"
+export TMPDIR=$TMP   # the VMs' folders, so that leftovers are ours to find
 
 need() { command -v "$1" >/dev/null; }
 require qemu-system-x86:qemu-system-x86_64 flex:flex bison:bison bc:bc make:make gcc:gcc \
@@ -133,5 +134,5 @@ contains "the dropped option and its fragment are named" "$TMP/err" \
 # the workloads ran inside the guest: what could be left on the host is the
 # VM or the build (a global process check would see other jobs' workloads)
 if pgrep -f "build-variant.sh.*$TMP" >/dev/null; then not_ok "no build left"; else ok "no build left"; fi
-if pgrep -f "qemu-system-x86_64.*$folder" >/dev/null; then not_ok "no qemu left"; else ok "no qemu left"; fi
+if pgrep -f "qemu-system-x86_64.*$TMP" >/dev/null; then not_ok "no qemu left"; else ok "no qemu left"; fi
 done_testing
