@@ -18,7 +18,8 @@ static const char usage_text[] =
 	"\n"
 	"Runs SQL against the database opened read-only and prints the rows.\n"
 	"Several statements (separated by ;) print one table or CSV block each,\n"
-	"separated by an empty line; --format json takes one.\n"
+	"separated by an empty line (when one fails, the blocks before it and\n"
+	"the error); --format json takes one.\n"
 	"The `results` view has one row per metric value:\n"
 	"  session, tag, run_id, started_at, target, machine, kernel_release, hz,\n"
 	"  sched_mc, preempt, cmdline, knobs, workload, params, rep, metric, value,\n"
@@ -47,6 +48,18 @@ static int collect_sets(void *ctx, int ncols, const char *const *names,
 	return 0;
 }
 
+static void print_sets(const struct result_sets *rs, enum out_format fmt)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		if (i)
+			putchar('\n');
+		if (!rs->set[i].nrows && fmt == FMT_TABLE)
+			printf("(no rows)\n");
+		else
+			rowset_print(&rs->set[i], fmt, stdout);
+	}
+}
+
 int cmd_query(int argc, char **argv)
 {
 	const char *dbpath = DEFAULT_DB;
@@ -66,6 +79,11 @@ int cmd_query(int argc, char **argv)
 	}
 	struct result_sets rs = { 0 };
 	if (db_query(db, argv[first], collect_sets, &rs)) {
+		/* what the statements before the failing one returned, as the
+		   sqlite3 shell does (json is one statement's, all or nothing) */
+		if (fmt != FMT_JSON)
+			print_sets(&rs, fmt);
+		fflush(stdout);
 		cmd_error("query", "%s", db_errmsg(db));
 		rc = 2;
 	} else if (rs.n > 1 && fmt == FMT_JSON) {
@@ -78,14 +96,7 @@ int cmd_query(int argc, char **argv)
 		else if (fmt == FMT_JSON)
 			printf("{\"schedlab_format\": 1, \"columns\": [], \"rows\": []}\n");
 	} else {
-		for (size_t i = 0; i < rs.n; i++) {
-			if (i)
-				putchar('\n');
-			if (!rs.set[i].nrows && fmt == FMT_TABLE)
-				printf("(no rows)\n");
-			else
-				rowset_print(&rs.set[i], fmt, stdout);
-		}
+		print_sets(&rs, fmt);
 	}
 	for (size_t i = 0; i < rs.n; i++)
 		rowset_release(&rs.set[i]);

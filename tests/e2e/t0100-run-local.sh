@@ -69,6 +69,9 @@ contains "... and says so" "$TMP/err" "--format json takes one"
 expect_exit 2 "query with a misspelt column" schedlab query --db "$DB" "SELECT workload, valeu FROM results"
 contains "... names it and where it is in the statement" "$TMP/err" \
 	'no such column: valeu (at character 18 of the statement: "valeu FROM results")'
+expect_exit 2 "query whose second statement fails" schedlab query --db "$DB" "SELECT 'first' AS a; SELECT x FROM nosuch"
+contains "... prints what the first returned" "$TMP/out" "first"
+contains "... and why the second failed" "$TMP/err" "no such table: nosuch"
 equals "metrics still there after the refused DELETE" "$(sql "SELECT count(*) > 0 FROM metric")" 1
 
 # a knob (a sysctl) applied for the run and restored after it
