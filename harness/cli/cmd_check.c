@@ -33,12 +33,51 @@ static const char usage_text[] =
 	"A metric with values that are only bounds (a percentile beyond its histogram's\n"
 	"range) is judged only when the direction is provable, and printed with its\n"
 	"verdict either way: `worse, at least +X%` or `inconclusive: beyond the\n"
-	"histogram range (...); raise ...` (docs/statistics.md).\n"
+	"histogram range (...); raise ...` (docs/statistics.md). Metrics left\n"
+	"inconclusive are named on one line with the repetitions a side that would\n"
+	"resolve them; the summary line comes last.\n"
 	"\n"
 	"  --threshold PCT   noise threshold in % (default 2)\n"
 	"  --metric M        only metric M (NAME or WORKLOAD.NAME)\n"
 	"Exit status: 0 no regression, 1 regression, 2 bad input, nothing to compare\n"
 	"or fewer than 3 repetitions on a side.\n";
+
+/* the inconclusive metrics whose repetitions could decide them (not bounds),
+ * the nearest to a decision first: a gate that passed without judging them
+ * says so, and what it would take */
+static int by_need(const void *x, const void *y)
+{
+	const struct cmp_row *a = *(const struct cmp_row *const *)x;
+	const struct cmp_row *b = *(const struct cmp_row *const *)y;
+	return a->v.reps_needed < b->v.reps_needed ? -1 : a->v.reps_needed > b->v.reps_needed;
+}
+
+static void say_undecided(const struct compare_job *job, double threshold_pct)
+{
+	const struct cmp_row **u = xcalloc(job->r.nrows + 1, sizeof(*u));
+	size_t n = 0;
+	for (size_t i = 0; i < job->r.nrows; i++) {
+		const struct cmp_row *row = &job->r.rows[i];
+		if (row->kind == CMP_METRIC && row->has_verdict &&
+		    row->v.kind == VERDICT_INCONCLUSIVE && !row->v.censored_a &&
+		    !row->v.censored_b && row->v.reps_needed > 0)
+			u[n++] = row;
+	}
+	if (n) {
+		qsort(u, n, sizeof(*u), by_need);
+		printf("inconclusive, about this many repetitions a side would resolve a %g%% "
+		       "change:", threshold_pct);
+		for (size_t i = 0; i < n && i < 4; i++) {
+			const char *label = job->r.pairs[u[i]->pair].label;
+			printf("%s %s.%s%s%s%s ~%zu", i ? "," : "", u[i]->workload, u[i]->metric,
+			       *label ? " (" : "", label, *label ? ")" : "", u[i]->v.reps_needed);
+		}
+		if (n > 4)
+			printf(" and %zu more (schedlab compare lists them)", n - 4);
+		putchar('\n');
+	}
+	free(u);
+}
 
 int cmd_check(int argc, char **argv)
 {
@@ -127,6 +166,7 @@ int cmd_check(int argc, char **argv)
 		       row->v.ci_hi_pct, row->v.p_mwu);
 		rc = 1;
 	}
+	say_undecided(&job, o.threshold_pct);
 	printf("%s: %zu metrics, %zu worse, %zu better, %zu no change, %zu inconclusive "
 	       "(threshold %g%%)\n",
 	       rc ? "REGRESSION" : "ok", nverdict, count[VERDICT_WORSE], count[VERDICT_BETTER],

@@ -86,6 +86,10 @@ contains "warning says machine=" "$TMP/err" "add machine=NAME"
 # two-sided Mann-Whitney p of 3 vs 3 is 0.1): inconclusive, with what is needed
 expect_exit 0 "compare 3 vs 3 across the step" $SL compare --db "$DB" --format json tag=nightly-10 tag=nightly-11
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=[r for r in d["rows"] if r["metric"]=="time_s"][0]; assert t["verdict"].startswith("inconclusive") and t["reps_needed"] >= 4, t' "$TMP/out"; then ok "3 vs 3: inconclusive with the repetitions needed"; else not_ok "3 vs 3: inconclusive with the repetitions needed" "$(head -c 800 "$TMP/out")"; fi
+expect_exit 0 "check: 3 vs 3 across the step passes, undecided" $SL check --db "$DB" --baseline tag=nightly-10 --candidate tag=nightly-11
+contains "... and says what would decide it" "$TMP/out" \
+	"inconclusive, about this many repetitions a side would resolve a 2% change: hackbench.time_s ~"
+equals "... before the summary, which stays the last line" "$(tail -n 1 "$TMP/out" | cut -c1-27)" "ok: 1 metrics, 0 worse, 0 b"
 expect_exit 1 "check: regression exits 1" $SL check --db "$DB" --baseline $BASE --candidate tag=nightly-11
 contains "check prints the regression line" "$TMP/out" "hackbench.time_s: baseline"
 contains "check prints change and CI" "$TMP/out" "change +20."
