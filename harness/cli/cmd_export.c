@@ -16,6 +16,7 @@
 #include "harness/cli/options.h"
 #include "harness/results/format.h"
 #include "harness/results/select.h"
+#include "harness/util/atomicfile.h"
 #include "harness/util/strbuf.h"
 
 static const char usage_text[] =
@@ -62,11 +63,17 @@ int cmd_export(int argc, char **argv)
 		return cli_parse_exit(rc);
 	if (cli_no_args("export", argc, argv, first))
 		return 2;
-	struct db *db = cmd_open_db_readonly("export", dbpath);
-	if (!db) {
+	struct strbuf err = STRBUF_INIT;
+	if (outpath && outfile_check(outpath, &err)) {
+		cmd_error("export", "--out %s", err.buf);
+		strbuf_release(&err);
 		return 2;
 	}
-	struct strbuf err = STRBUF_INIT;
+	struct db *db = cmd_open_db_readonly("export", dbpath);
+	if (!db) {
+		strbuf_release(&err);
+		return 2;
+	}
 	struct selector sel;
 	struct rowset rs;
 	memset(&rs, 0, sizeof(rs));
@@ -87,15 +94,17 @@ int cmd_export(int argc, char **argv)
 		cmd_error("export", "warning: no results match%s%s", where ? " " : "",
 			  where ? where : "");
 	if (outpath) {
-		FILE *f = fopen(outpath, "w");
-		if (!f) {
-			cmd_error("export", "%s: %m", outpath);
+		/* a regular file replaced atomically (mode kept), a symlink
+		   followed, a device written through, anything else refused */
+		struct outfile of;
+		if (outfile_open(&of, outpath, &err)) {
+			cmd_error("export", "%s", err.buf);
 			rc = 2;
 			goto out;
 		}
-		rowset_print(&rs, fmt, f);
-		if (ferror(f) | fclose(f)) {
-			cmd_error("export", "%s: write error: %m", outpath);
+		rowset_print(&rs, fmt, of.fp);
+		if (outfile_commit(&of, &err)) {
+			cmd_error("export", "%s", err.buf);
 			rc = 2;
 		}
 	} else {

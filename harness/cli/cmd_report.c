@@ -104,19 +104,19 @@ static int opt_since(void *ctx, const char *arg, int argc, char **argv, int *nex
 	return 0;
 }
 
-/* the page into `outpath` ("-": stdout), written next to it and renamed, so
- * that a reader never sees half a page; 0 or 2 after the message */
+/* the page into `outpath` ("-": stdout) through struct outfile: a regular
+ * file replaced atomically keeping its mode, a symlink followed, a
+ * character device written through, anything else refused; 0 or 2 after
+ * the message */
 static int write_page(const struct strbuf *page, const char *outpath)
 {
 	if (!strcmp(outpath, "-")) {
 		fwrite(page->buf, 1, page->len, stdout);
 		return 0;
 	}
-	/* a fresh mkstemp file, never a name someone could have planted a
-	   symlink at (OUT.tmp was opened with fopen and followed one) */
 	struct strbuf err = STRBUF_INIT;
 	int rc = 0;
-	if (write_file_atomic(outpath, page->buf, page->len, 0644, &err)) {
+	if (outfile_write(outpath, page->buf, page->len, &err)) {
 		cmd_error("report", "%s", err.buf);
 		rc = 2;
 	}
@@ -161,11 +161,19 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	ro.dbpath = dbpath;
-	struct db *db = cmd_open_db_readonly("report", dbpath);
-	if (!db) {
+	/* the output path is checked first: a directory, FIFO or block device
+	   is refused before any work (and checked again when written) */
+	struct strbuf err = STRBUF_INIT, page = STRBUF_INIT;
+	if (strcmp(outpath, "-") && outfile_check(outpath, &err)) {
+		cmd_error("report", "--out %s", err.buf);
+		strbuf_release(&err);
 		return 2;
 	}
-	struct strbuf err = STRBUF_INIT, page = STRBUF_INIT;
+	struct db *db = cmd_open_db_readonly("report", dbpath);
+	if (!db) {
+		strbuf_release(&err);
+		return 2;
+	}
 	if (sc.bisect) {
 		int rc = 2;
 		if (summary)

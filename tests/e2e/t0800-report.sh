@@ -10,6 +10,9 @@
 #  - escaping: a plan name and a kernel command line holding <script> and
 #    quotes come out as text, never as markup;
 #  - `schedlab export` as CSV and JSON, selectors with repeated keys;
+#  - hostile --out paths for both: a 0600 file keeps its mode, a symlink is
+#    written through, /dev/null written through and /dev/full's ENOSPC
+#    reported (the devices stay devices), a FIFO and a directory refused;
 #  - the systemd units pass `systemd-analyze verify`.
 # Needs chromium and systemd (scripts/install-deps.sh test). Prints TAP.
 set -u
@@ -65,6 +68,32 @@ expect_exit 0 "report --out beside a planted symlink" "$SL" report --db "$DB" --
 equals "... the symlink's target is untouched" "$(cat "$TMP/victim")" victim
 contains "... and the page is written" "$TMP/p.html" "<html"
 equals "... with nothing left beside it" "$(ls -a "$TMP" | grep -c '^\.p\.html\.')" 0
+# hostile output paths (docs/reliability.md, "Output paths"): a regular file
+# keeps its mode, a symlink is written through, a character device is
+# written through (never replaced), a FIFO or directory is refused at once
+echo old >"$TMP/priv.html"; chmod 600 "$TMP/priv.html"
+expect_exit 0 "report --out over a 0600 file" "$SL" report --db "$DB" --session last --out "$TMP/priv.html"
+equals "... the file keeps its mode 600" "$(stat -c %a "$TMP/priv.html")" 600
+contains "... and holds the page" "$TMP/priv.html" "<html"
+echo old >"$TMP/real.html"; ln -s real.html "$TMP/link.html"
+expect_exit 0 "report --out through a symlink" "$SL" report --db "$DB" --session last --out "$TMP/link.html"
+check "... the symlink stays a symlink" test -L "$TMP/link.html"
+contains "... its target holds the page" "$TMP/real.html" "<html"
+DEVNULL_BEFORE=$(stat -c '%F %t:%T %a' /dev/null)
+expect_exit 0 "report --out /dev/null writes through" "$SL" report --db "$DB" --session last --out /dev/null
+equals "... /dev/null is still the same character device" "$(stat -c '%F %t:%T %a' /dev/null)" "$DEVNULL_BEFORE"
+expect_exit 2 "report --out /dev/full fails with the device's error" "$SL" report --db "$DB" --session last --out /dev/full
+contains "... naming ENOSPC" "$TMP/err" "No space left on device"
+equals "... /dev/full is still a character device" "$(stat -c %F /dev/full)" "character special file"
+mkfifo "$TMP/fifo"
+timeout 60 "$SL" report --db "$DB" --session last --out "$TMP/fifo" >"$TMP/out" 2>"$TMP/err"
+equals "report --out FIFO is refused at once (exit 2, not a hang)" "$?" 2
+contains "... saying it is a FIFO" "$TMP/err" "is a FIFO"
+check "... the FIFO is still a FIFO" test -p "$TMP/fifo"
+mkdir -p "$TMP/adir"
+expect_exit 2 "report --out DIRECTORY is refused" "$SL" report --db "$DB" --session last --out "$TMP/adir"
+contains "... saying it is a directory" "$TMP/err" "is a directory"
+equals "... nothing left in the folder" "$(ls -A "$TMP/adir" | wc -l)" 0
 expect_exit 2 "report of an unknown session" "$SL" report --db "$DB" --session 99 --out "$TMP/x.html"
 expect_exit 2 "report with an unknown selector key" "$SL" report --db "$DB" --compare nokey=1 session=2 --out "$TMP/x.html"
 expect_exit 2 "report with two modes" "$SL" report --db "$DB" --session 1 --since 2000-01-01
@@ -175,6 +204,15 @@ EOF
 if [ $? -eq 0 ]; then ok "export json: versioned, a repeated key matches either value, numbers as numbers"; else not_ok "export json" "$(tail -n 3 "$TMP/py.out")"; fi
 "$SL" export --db "$DB" --where 'workload=hackbench,metric=time_s' >"$TMP/hb.csv"
 equals "export with a selector of two keys" "$(($(wc -l <"$TMP/hb.csv") - 1))" "$(sql "SELECT count(*) FROM results WHERE workload = 'hackbench' AND metric = 'time_s'")"
+echo old >"$TMP/priv.csv"; chmod 600 "$TMP/priv.csv"
+expect_exit 0 "export --out over a 0600 file" "$SL" export --db "$DB" --where session=1 --out "$TMP/priv.csv"
+equals "... keeps its mode 600" "$(stat -c %a "$TMP/priv.csv")" 600
+equals "... and holds the rows" "$(($(wc -l <"$TMP/priv.csv") - 1))" "$NR"
+expect_exit 2 "export --out /dev/full reports the write error" "$SL" export --db "$DB" --where session=1 --out /dev/full
+contains "... naming ENOSPC" "$TMP/err" "No space left on device"
+timeout 60 "$SL" export --db "$DB" --where session=1 --out "$TMP/fifo" >"$TMP/out" 2>"$TMP/err"
+equals "export --out FIFO is refused at once" "$?" 2
+contains "... saying it is a FIFO" "$TMP/err" "is a FIFO"
 expect_exit 2 "export with an unknown key" "$SL" export --db "$DB" --where 'nokey=1'
 contains "export names the valid keys" "$TMP/err" "valid keys"
 expect_exit 2 "export with a bad format" "$SL" export --db "$DB" --format xml
