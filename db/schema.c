@@ -359,5 +359,66 @@ const struct migration db_migrations[] = {
 	{ 10,
 	  "ALTER TABLE run ADD COLUMN evidence_of INTEGER REFERENCES run(id);"
 	  "ALTER TABLE run ADD COLUMN evidence_why TEXT;" },
+	/* 11: the regression robot's alerts (docs/alerts.md). An alert is one
+	   series x metric that moved between a good and a bad session; alerts
+	   whose change came in with the same sessions (for a kernel from git:
+	   the same commit range) form a group, which is bisected once. The
+	   status follows analysis/alertstate.c; every change of it is an
+	   alert_event row (who, when, the note). */
+	{ 11,
+	  "CREATE TABLE alert_group ("
+	  "  id INTEGER PRIMARY KEY,"
+	  "  plan TEXT NOT NULL,"
+	  "  machine_id INTEGER REFERENCES machine(id),"
+	  "  range_key TEXT NOT NULL,"
+	  "  good_session INTEGER NOT NULL REFERENCES session(id),"
+	  "  bad_session INTEGER NOT NULL REFERENCES session(id),"
+	  "  git_dir TEXT,"
+	  "  good_commit TEXT,"
+	  "  bad_commit TEXT,"
+	  "  ncommits INTEGER,"
+	  "  bisect_id INTEGER REFERENCES bisect(id),"
+	  "  bisect_plan TEXT,"
+	  "  culprit TEXT,"
+	  "  why TEXT,"
+	  "  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+	  "  updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+	  "  UNIQUE (plan, machine_id, range_key));"
+	  "CREATE TABLE alert ("
+	  "  id INTEGER PRIMARY KEY,"
+	  "  group_id INTEGER NOT NULL REFERENCES alert_group(id),"
+	  "  kind TEXT NOT NULL CHECK (kind = 'regression' OR kind = 'improvement'),"
+	  "  status TEXT NOT NULL DEFAULT 'new' CHECK (status IN ('new', 'bisecting',"
+	  "    'culprit', 'unresolved', 'acknowledged', 'expected', 'invalid', 'fixed')),"
+	  "  series_key TEXT NOT NULL,"
+	  "  series_label TEXT NOT NULL DEFAULT '',"
+	  "  series_where TEXT NOT NULL DEFAULT '',"
+	  "  workload TEXT NOT NULL,"
+	  "  metric TEXT NOT NULL,"
+	  "  unit TEXT,"
+	  "  detector TEXT NOT NULL CHECK (detector = 'check' OR detector = 'changepoint'),"
+	  "  good_session INTEGER NOT NULL REFERENCES session(id),"
+	  "  bad_session INTEGER NOT NULL REFERENCES session(id),"
+	  "  baseline TEXT NOT NULL DEFAULT '[]',"
+	  "  base_value REAL,"
+	  "  value REAL,"
+	  "  change_pct REAL,"
+	  "  ci_lo REAL,"
+	  "  ci_hi REAL,"
+	  "  p REAL,"
+	  "  last_seen_session INTEGER REFERENCES session(id),"
+	  "  fixed_session INTEGER REFERENCES session(id),"
+	  "  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+	  "  updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
+	  "CREATE INDEX alert_series ON alert (series_key, workload, metric);"
+	  "CREATE TABLE alert_event ("
+	  "  id INTEGER PRIMARY KEY,"
+	  "  alert_id INTEGER NOT NULL REFERENCES alert(id),"
+	  "  at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+	  "  from_status TEXT,"
+	  "  to_status TEXT NOT NULL,"
+	  "  actor TEXT NOT NULL CHECK (actor = 'nightly' OR actor = 'person'),"
+	  "  session INTEGER REFERENCES session(id),"
+	  "  note TEXT);" },
 	{ 0, NULL },
 };

@@ -1,0 +1,293 @@
+/*
+ * Unit tests of the regression robot's alerts (docs/alerts.md): the life
+ * cycle of db/alertstate.c, every pair of states for both actors against
+ * the table the documentation states, refused moves with a message naming
+ * the states and what is possible; and the store of db/alert_store.c on a
+ * real database: a database of migration 10 migrated with its data kept,
+ * grouping (alerts with one range share a group, another range or machine
+ * gets its own), status moves with their events (refused ones write
+ * nothing), reopening to culprit found, the filters of `alerts list`.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db/alert_store.h"
+#include "db/alertstate.h"
+#include "db/db.h"
+#include "harness/util/strbuf.h"
+#include "tests/unit/tap.h"
+
+/* the documented life cycle, written out independently of the code's
+ * table: "R" the nightly may, "P" a person may, "RP" both */
+static const char *const expect_moves[ALERT_NSTATES][ALERT_NSTATES] = {
+	/*            new   bisecting culprit unresolved ack  expected invalid fixed */
+	/* new */   { "",   "RP",     "",     "",        "P", "P",     "P",    "R" },
+	/* bisect */{ "",   "",       "R",    "R",       "P", "P",     "P",    "R" },
+	/* culprit*/{ "",   "",       "",     "",        "P", "P",     "P",    "R" },
+	/* unres */ { "P",  "RP",     "",     "",        "P", "P",     "P",    "R" },
+	/* ack */   { "P",  "",       "",     "",        "",  "P",     "P",    "R" },
+	/* expect */{ "P",  "",       "",     "",        "",  "",      "P",    "" },
+	/* invalid*/{ "P",  "",       "",     "",        "",  "",      "",     "" },
+	/* fixed */ { "P",  "",       "",     "",        "",  "",      "",     "" },
+};
+
+TEST(every_transition)
+{
+	char why[400];
+	int bad = 0;
+	for (int f = 0; f < ALERT_NSTATES; f++)
+		for (int t = 0; t < ALERT_NSTATES; t++)
+			for (int by = 0; by < 2; by++) {
+				int want = strchr(expect_moves[f][t], by ? 'P' : 'R') != NULL;
+				why[0] = '\0';
+				int got = alert_transition_ok(f, t, by, why, sizeof(why));
+				if (got != want) {
+					printf("#   %s -> %s by %s: got %d want %d (%s)\n",
+					       alert_state_name(f), alert_state_name(t),
+					       by ? "person" : "nightly", got, want, why);
+					bad++;
+				}
+				if (!got && !strstr(why, alert_state_name(f))) {
+					printf("#   refusal does not name the state: %s\n", why);
+					bad++;
+				}
+			}
+	CHECK(bad == 0);
+}
+
+TEST(refusal_messages)
+{
+	char why[400];
+	CHECK(!alert_transition_ok(ALERT_EXPECTED, ALERT_BISECTING, ALERT_BY_PERSON, why,
+				   sizeof(why)));
+	CHECK_STR(why, "it is expected and cannot become bisecting (a person may: reopen, invalid)");
+	CHECK(!alert_transition_ok(ALERT_NEW, ALERT_FIXED, ALERT_BY_PERSON, why, sizeof(why)));
+	CHECK_CONTAINS(why, "only the nightly makes it fixed");
+	CHECK_CONTAINS(why, "a person may: bisect, ack, expect, invalid");
+	CHECK(!alert_transition_ok(ALERT_NEW, ALERT_NEW, ALERT_BY_PERSON, why, sizeof(why)));
+	CHECK_STR(why, "it is new and cannot be reopened (a person may: bisect, ack, expect, invalid)");
+	CHECK(!alert_transition_ok(ALERT_EXPECTED, ALERT_CULPRIT, ALERT_BY_ROBOT, why, sizeof(why)));
+	CHECK_CONTAINS(why, "it is expected, which the nightly does not make culprit found");
+	CHECK(!alert_transition_ok(ALERT_NSTATES, ALERT_NEW, ALERT_BY_PERSON, why, sizeof(why)));
+}
+
+TEST(state_words)
+{
+	for (int s = 0; s < ALERT_NSTATES; s++) {
+		CHECK(alert_state_parse(alert_state_word(s)) == s);
+		CHECK(alert_state_parse(alert_state_name(s)) == s);
+	}
+	CHECK(alert_state_parse("culprit found") == ALERT_CULPRIT);
+	CHECK(alert_state_parse("nosuch") == -1);
+	CHECK(alert_state_name(ALERT_NSTATES) == NULL);
+	int open = 0;
+	for (int s = 0; s < ALERT_NSTATES; s++)
+		open += alert_state_open(s);
+	CHECK(open == 5);
+	CHECK(!alert_state_open(ALERT_EXPECTED) && !alert_state_open(ALERT_FIXED) &&
+	      !alert_state_open(ALERT_INVALID));
+}
+
+static char tmpdir[256];
+
+static struct db *fixture(const char *name)
+{
+	char *p = xstrfmt("%s/%s", tmpdir, name);
+	struct db *db = NULL;
+	char *err = NULL;
+	/* a database of migration 10 with two machines and five sessions:
+	   what the robot finds on a machine that ran nightlies before it */
+	if (db_open_raw(p, &db, &err) || db_migrate_to(db, 10)) {
+		printf("#   open %s: %s\n", p, err ? err : db ? db_errmsg(db) : "?");
+		free(err);
+		free(p);
+		return NULL;
+	}
+	int rc = db_exec(db,
+		"INSERT INTO machine (id, name, fingerprint) VALUES (1, 'box', 'fp1'), (2, 'lab2', 'fp2');"
+		"INSERT INTO session (id, name, plan_json, tag, target, harness_version) VALUES"
+		" (1, 'nightly', '{}', 'nightly-1', 'local', 'v'), (2, 'nightly', '{}', 'nightly-2', 'local', 'v'),"
+		" (3, 'nightly', '{}', 'nightly-3', 'local', 'v'), (4, 'nightly', '{}', 'nightly-4', 'local', 'v'),"
+		" (5, 'nightly', '{}', 'nightly-5', 'local', 'v');");
+	db_close(db);
+	db = NULL;
+	if (!rc && db_open(p, DB_READWRITE, &db, &err)) {
+		printf("#   reopen %s: %s\n", p, err ? err : "?");
+		free(err);
+	}
+	free(p);
+	return rc ? NULL : db;
+}
+
+/* the first column of the first row, NULL as "NULL" */
+static int first(void *ctx, int n, const char *const *names, const char *const *vals)
+{
+	struct strbuf *sb = ctx;
+	if (vals && !sb->len)
+		strbuf_addstr(sb, n && vals[0] ? vals[0] : "NULL");
+	return 0;
+}
+
+static char *q(struct db *db, const char *sql)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (db_query(db, sql, first, &sb)) {
+		printf("#   query failed: %s: %s\n", sql, db_errmsg(db));
+		strbuf_addstr(&sb, "ERROR");
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static int64_t add(struct db *db, int64_t group, const char *metric, const char *series,
+		   int64_t good, int64_t bad)
+{
+	struct db_alert a = { 0 };
+	a.group_id = group;
+	a.kind = "regression";
+	a.series_key = (char *)series;
+	a.series_label = "preempt=full";
+	a.workload = "hackbench";
+	a.metric = (char *)metric;
+	a.unit = "s";
+	a.detector = "check";
+	a.good_session = good;
+	a.bad_session = bad;
+	a.base_value = 1.0;
+	a.value = 1.2;
+	a.change_pct = 20;
+	a.ci_lo = 15;
+	a.ci_hi = 25;
+	a.p = 0.001;
+	return db_alert_add(db, &a, "raised");
+}
+
+TEST(store_grouping_and_moves)
+{
+	struct db *db = fixture("a.db");
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	char *v = q(db, "SELECT count(*) FROM machine");
+	CHECK_STR(v, "2");   /* migrated with its data */
+	free(v);
+	struct db_alert_group g = { 0 };
+	g.plan = "nightly";
+	g.machine_id = 1;
+	g.range_key = "abc..def";
+	g.good_session = 3;
+	g.bad_session = 4;
+	g.good_commit = "abc";
+	g.bad_commit = "def";
+	g.git_dir = "/src/linux";
+	g.ncommits = 3;
+	int existed = -1;
+	int64_t g1 = db_alert_group_find_or_add(db, &g, &existed);
+	CHECK(g1 > 0 && existed == 0);
+	/* a second metric moved by the same range: the same group */
+	int64_t g1b = db_alert_group_find_or_add(db, &g, &existed);
+	CHECK(g1b == g1 && existed == 1);
+	/* another range, or the same range on another machine: new groups */
+	g.range_key = "def..123";
+	int64_t g2 = db_alert_group_find_or_add(db, &g, &existed);
+	CHECK(g2 > 0 && g2 != g1 && existed == 0);
+	g.range_key = "abc..def";
+	g.machine_id = 2;
+	int64_t g3 = db_alert_group_find_or_add(db, &g, &existed);
+	CHECK(g3 > 0 && g3 != g1 && g3 != g2 && existed == 0);
+
+	int64_t a1 = add(db, g1, "time_s", "{\"s\":1}", 3, 4);
+	int64_t a2 = add(db, g1, "rps", "{\"s\":1}", 3, 4);
+	CHECK(a1 > 0 && a2 > a1);
+	struct db_alert a;
+	CHECK(db_alert_get(db, a1, &a) == 0);
+	CHECK(a.status == ALERT_NEW && a.group_id == g1 && a.last_seen_session == 4);
+	CHECK(fabs(a.change_pct - 20) < 1e-9);
+	db_alert_free(&a);
+
+	/* the robot bisects, a person may not declare it fixed */
+	CHECK(db_alert_move(db, a1, ALERT_BISECTING, ALERT_BY_ROBOT, "bisection 1", 5) == 0);
+	CHECK(db_alert_move(db, a1, ALERT_FIXED, ALERT_BY_PERSON, "x", 0) == -1);
+	CHECK_CONTAINS(db_errmsg(db), "alert 1: it is bisecting; only the nightly makes it fixed");
+	v = q(db, "SELECT count(*) FROM alert_event WHERE alert_id = 1");
+	CHECK_STR(v, "2");   /* raised, bisecting: the refusal wrote nothing */
+	free(v);
+	CHECK(db_alert_group_set_result(db, g1, "{\"commit\":\"c4\"}", NULL) == 0);
+	CHECK(db_alert_move(db, a1, ALERT_CULPRIT, ALERT_BY_ROBOT, "c4", 5) == 0);
+	CHECK(db_alert_move(db, a1, ALERT_EXPECTED, ALERT_BY_PERSON, "a trade-off", 0) == 0);
+	/* reopening goes back to culprit found: the group has one */
+	CHECK(db_alert_move(db, a1, ALERT_NEW, ALERT_BY_PERSON, "not so", 0) == 0);
+	CHECK(db_alert_get(db, a1, &a) == 0);
+	CHECK(a.status == ALERT_CULPRIT);
+	db_alert_free(&a);
+	/* fixed by the nightly at session 5 */
+	CHECK(db_alert_move(db, a1, ALERT_FIXED, ALERT_BY_ROBOT, "level restored", 5) == 0);
+	CHECK(db_alert_get(db, a1, &a) == 0);
+	CHECK(a.status == ALERT_FIXED && a.fixed_session == 5);
+	db_alert_free(&a);
+	v = q(db, "SELECT group_concat(coalesce(from_status, '-') || '>' || to_status || ':' || actor, ' ')"
+		  " FROM (SELECT * FROM alert_event WHERE alert_id = 1 ORDER BY id)");
+	CHECK_STR(v, "->new:nightly new>bisecting:nightly bisecting>culprit:nightly "
+		     "culprit>expected:person expected>culprit:person culprit>fixed:nightly");
+	free(v);
+	/* the status column refuses a word outside the life cycle */
+	CHECK(db_exec(db, "UPDATE alert SET status = 'closed' WHERE id = 2") != 0);
+	/* an alert that does not exist */
+	CHECK(db_alert_move(db, 99, ALERT_INVALID, ALERT_BY_PERSON, NULL, 0) == -1);
+	CHECK_CONTAINS(db_errmsg(db), "no alert 99");
+
+	/* filters */
+	struct db_alert *l;
+	size_t n;
+	struct db_alert_filter f = { .status = -1 };
+	CHECK(db_alerts_list(db, &f, &l, &n) == 0 && n == 2);
+	db_alerts_free(l, n);
+	f.status = ALERT_NSTATES;   /* open ones */
+	CHECK(db_alerts_list(db, &f, &l, &n) == 0 && n == 1 && l[0].id == a2);
+	db_alerts_free(l, n);
+	f.status = -1;
+	f.metric = "hackbench.time_s";
+	CHECK(db_alerts_list(db, &f, &l, &n) == 0 && n == 1 && l[0].id == a1);
+	db_alerts_free(l, n);
+	f.metric = NULL;
+	f.machine = "lab2";
+	CHECK(db_alerts_list(db, &f, &l, &n) == 0 && n == 0);
+	db_alerts_free(l, n);
+	f.machine = "box";
+	f.series_key = "{\"s\":1}";
+	CHECK(db_alerts_list(db, &f, &l, &n) == 0 && n == 2);
+	db_alerts_free(l, n);
+	int64_t *ids;
+	CHECK(db_alert_groups_with(db, ALERT_NEW, &ids, &n) == 0 && n == 1 && ids[0] == g1);
+	free(ids);
+	struct db_alert_event *ev;
+	CHECK(db_alert_events(db, a1, &ev, &n) == 0 && n == 6);
+	if (n == 6) {
+		CHECK_STR(ev[3].note, "a trade-off");
+		CHECK_STR(ev[3].actor, "person");
+		CHECK(ev[5].session == 5);
+	}
+	db_alert_events_free(ev, n);
+	db_close(db);
+}
+
+int main(void)
+{
+	const char *t = getenv("TMPDIR");
+	snprintf(tmpdir, sizeof(tmpdir), "%s/sl-alerts-XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN(every_transition);
+	RUN(refusal_messages);
+	RUN(state_words);
+	RUN(store_grouping_and_moves);
+	char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
+	if (system(cmd))
+		printf("# could not remove %s\n", tmpdir);
+	free(cmd);
+	return tap_done();
+}
