@@ -528,3 +528,160 @@ int db_alert_groups_with(struct db *db, enum alert_state st, int64_t **ids, size
 	}
 	return 0;
 }
+
+/* ---- the nightly's reads ------------------------------------------------ */
+
+void db_session_brief_free(struct db_session_brief *b)
+{
+	if (!b)
+		return;
+	free(b->plan);
+	free(b->tag);
+	free(b->commit);
+	free(b->git_dir);
+	free(b->status);
+	free(b->machine);
+	memset(b, 0, sizeof(*b));
+}
+
+int db_session_brief(struct db *db, int64_t id, struct db_session_brief *out)
+{
+	memset(out, 0, sizeof(*out));
+	sqlite3_stmt *s = prep(db,
+		"SELECT s.name, s.tag, s.status,"
+		" (SELECT b.machine_id FROM boot b WHERE b.session_id = s.id AND b.status = 'ok'"
+		"   ORDER BY b.seq LIMIT 1),"
+		" (SELECT coalesce(b.kernel_commit, k.git_commit) FROM boot b LEFT JOIN kernel k"
+		"   ON k.id = b.kernel_id WHERE b.session_id = s.id AND b.status = 'ok'"
+		"   ORDER BY b.seq LIMIT 1),"
+		" coalesce(json_extract(s.plan_json, '$.matrix.kernel.git'),"
+		"   json_extract(s.plan_json, '$.matrix.kernel[0].git')),"
+		" (SELECT m.name FROM boot b JOIN machine m ON m.id = b.machine_id"
+		"   WHERE b.session_id = s.id AND b.status = 'ok' ORDER BY b.seq LIMIT 1),"
+		" EXISTS (SELECT 1 FROM run r JOIN metric mv ON mv.run_id = r.id"
+		"   WHERE r.session_id = s.id)"
+		" FROM session s WHERE s.id = ?");
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		out->id = id;
+		out->plan = dup_col(s, 0);
+		out->tag = dup_col(s, 1);
+		out->status = dup_col(s, 2);
+		out->machine_id = sqlite3_column_int64(s, 3);
+		out->commit = dup_col(s, 4);
+		out->git_dir = dup_col(s, 5);
+		out->machine = dup_col(s, 6);
+		out->has_results = sqlite3_column_int(s, 7);
+	} else {
+		db_seterr(db, "no session %lld", (long long)id);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+int64_t db_session_by_tag(struct db *db, const char *tag)
+{
+	sqlite3_stmt *s = prep(db, "SELECT coalesce(max(id), 0) FROM session WHERE tag = ?");
+	if (!s)
+		return -1;
+	bind_text(s, 1, tag);
+	int64_t id = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+	if (id < 0)
+		db_seterr(db, "alert store: %s", sqlite3_errmsg(db_sqlite(db)));
+	sqlite3_finalize(s);
+	return id;
+}
+
+int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int64_t from,
+			int64_t before, size_t max, int64_t **ids, size_t *n)
+{
+	*ids = NULL;
+	*n = 0;
+	sqlite3_stmt *s = prep(db,
+		"SELECT s.id FROM session s WHERE s.name = ?1 AND s.tag LIKE 'nightly-%'"
+		" AND s.id < ?3 AND s.id >= ?2"
+		" AND EXISTS (SELECT 1 FROM boot b WHERE b.session_id = s.id AND b.status = 'ok'"
+		"   AND b.machine_id = ?4)"
+		" AND EXISTS (SELECT 1 FROM run r JOIN metric mv ON mv.run_id = r.id"
+		"   WHERE r.session_id = s.id)"
+		" ORDER BY s.id DESC LIMIT ?5");
+	if (!s)
+		return -1;
+	bind_text(s, 1, plan);
+	sqlite3_bind_int64(s, 2, from);
+	sqlite3_bind_int64(s, 3, before);
+	sqlite3_bind_int64(s, 4, machine_id);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)max);
+	size_t alloc = 0;
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == alloc) {
+			alloc = alloc ? 2 * alloc : 8;
+			int64_t *t = realloc(*ids, alloc * sizeof(**ids));
+			if (!t) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			*ids = t;
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		db_seterr(db, "alert store: %s", sqlite3_errmsg(db_sqlite(db)));
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
+}
+
+int64_t db_alert_expected_since(struct db *db, const char *plan, int64_t machine_id)
+{
+	sqlite3_stmt *s = prep(db, "SELECT coalesce(max(a.bad_session), 0) FROM alert a JOIN"
+				   " alert_group g ON g.id = a.group_id WHERE a.status = 'expected'"
+				   " AND g.plan = ? AND coalesce(g.machine_id, 0) = ?");
+	if (!s)
+		return -1;
+	bind_text(s, 1, plan);
+	sqlite3_bind_int64(s, 2, machine_id);
+	int64_t id = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+	if (id < 0)
+		db_seterr(db, "alert store: %s", sqlite3_errmsg(db_sqlite(db)));
+	sqlite3_finalize(s);
+	return id;
+}
+
+int64_t db_bisect_by_plan_path(struct db *db, const char *plan_path)
+{
+	sqlite3_stmt *s = prep(db, "SELECT coalesce(max(id), 0) FROM bisect WHERE plan_path = ?");
+	if (!s)
+		return -1;
+	bind_text(s, 1, plan_path);
+	int64_t id = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+	if (id < 0)
+		db_seterr(db, "alert store: %s", sqlite3_errmsg(db_sqlite(db)));
+	sqlite3_finalize(s);
+	return id;
+}
+
+char *db_session_runs_text(struct db *db, int64_t id)
+{
+	sqlite3_stmt *s = prep(db, "SELECT group_concat(n || ' ' || status, ', ') FROM (SELECT"
+				   " status, count(*) AS n FROM run WHERE session_id = ?"
+				   " GROUP BY status ORDER BY status)");
+	if (!s)
+		return NULL;
+	sqlite3_bind_int64(s, 1, id);
+	char *t = NULL;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		t = dup_col(s, 0);
+	if (!t)
+		t = strdup("no runs");
+	sqlite3_finalize(s);
+	return t;
+}

@@ -29,6 +29,8 @@ int cmd_check(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
+int cmd_nightly(int argc, char **argv);
+int cmd_alerts(int argc, char **argv);
 
 /* shared helpers (harness/cli/options.c) */
 #define DEFAULT_DB "schedlab.db"

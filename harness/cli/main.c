@@ -29,6 +29,8 @@ static const struct command commands[] = {
 	{ "check", cmd_check, "exit 1 when the candidate regressed against the baseline" },
 	{ "report", cmd_report, "self-contained HTML report: A/B, latency curves, trends, sysinfo" },
 	{ "bisect", cmd_bisect, "find the commit behind a change of one metric (kernels from git)" },
+	{ "nightly", cmd_nightly, "one night of the regression robot: run, judge, alert, bisect" },
+	{ "alerts", cmd_alerts, "the robot's alerts: list, show, ack/expect/invalid, bisect, report" },
 	{ "export", cmd_export, "rows of the results view as CSV or JSON" },
 	{ "agent", cmd_agent, "serve the agent protocol on stdin/stdout (targets use this)" },
 	{ NULL, NULL, NULL },

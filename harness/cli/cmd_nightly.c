@@ -1,0 +1,446 @@
+/*
+ * schedlab nightly: one night of the regression robot (docs/alerts.md).
+ * Runs the plan as `schedlab run` (a child: its own signals, its own
+ * resumable session), judges the session against the rolling baseline
+ * and the open alerts (harness/results/robot.c), writes the HTML report,
+ * bisects the alert groups of kernels from git within the night's budget
+ * (harness/cli/robot_cli.c; a bisection cut short goes on the next night),
+ * tells the site's hook, and prints the one-screen summary, open alerts
+ * first. contrib/schedlab-nightly and its systemd units call this.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db/alert_store.h"
+#include "db/db.h"
+#include "harness/cli/cmd.h"
+#include "harness/cli/options.h"
+#include "harness/cli/robot_cli.h"
+#include "harness/results/robot.h"
+#include "harness/util/proc.h"
+#include "workloads/workload.h"
+
+static const char usage_text[] =
+	"usage: schedlab nightly --plan PLAN.json [--db FILE] [--tag TAG] [--baseline N]\n"
+	"                        [--out-dir DIR] [--threshold PCT] [--session ID]\n"
+	"                        [--no-bisect] [--bisect-minutes M] [--bisect-max-steps K]\n"
+	"                        [--bisect-threshold PCT] [--bisect-session-runs R]\n"
+	"                        [--bisect-repetitions N] [--on-alert CMD]\n"
+	"\n"
+	"One night of the regression robot (docs/alerts.md): runs PLAN tagged TAG\n"
+	"(default nightly-YYYY-MM-DD), compares the session with the previous N\n"
+	"nightly sessions of the plan on the machine (the rolling baseline, which\n"
+	"starts after the newest `expected` alert), and turns what moved into alerts:\n"
+	"a new alert per series and metric, grouped by the change's commit range (a\n"
+	"kernel from git) or sessions; an open alert is not raised again (\"known:\n"
+	"alert N\") and is marked fixed when its series returns to its level. New\n"
+	"groups of a kernel from git are bisected automatically within the budget; a\n"
+	"bisection cut short (budget, reboot, crash) goes on the next night.\n"
+	"\n"
+	"  --plan FILE            the nightly plan\n"
+	"  --tag TAG              the session's tag (nightly-YYYY-MM-DD; letters, digits, . _ -)\n"
+	"  --baseline N           nightly sessions in the rolling baseline (default 7)\n"
+	"  --out-dir DIR          report, bisection plans and logs (default reports)\n"
+	"  --threshold PCT        noise threshold of the verdicts in % (default 2)\n"
+	"  --session ID           judge this stored session instead of running the plan\n"
+	"  --no-bisect            raise alerts, bisect nothing\n"
+	"  --bisect-minutes M     the night's wall-time budget for bisections (default 240)\n"
+	"  --bisect-max-steps K   commits a bisection may measure between its ends\n"
+	"  --bisect-threshold PCT the bisection's noise threshold (default: --threshold)\n"
+	"  --bisect-session-runs R, --bisect-repetitions N   the bisection's unit\n"
+	"                         (schedlab bisect --session-runs, --repetitions)\n"
+	"  --on-alert CMD         run CMD (by /bin/sh) with the report of each alert group\n"
+	"                         raised, fixed, or bisected tonight on its stdin;\n"
+	"                         SCHEDLAB_ALERT_GROUP and SCHEDLAB_ALERT_EVENT in its\n"
+	"                         environment. Nothing is sent by default.\n"
+	"Exit status: 0 ok (no new regression; the first night), 1 a new regression\n"
+	"alert tonight, 2 setup failure (bad plan or options, the target could not be\n"
+	"used), 3 runs failed and nothing new regressed, 130 interrupted.\n";
+
+static volatile int stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static int tag_ok(const char *t)
+{
+	if (!*t)
+		return 0;
+	for (const char *p = t; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-'))
+			return 0;
+	return 1;
+}
+
+struct nopts {
+	const char *plan, *dbpath, *tag, *dir, *session, *on_alert;
+	size_t baseline, bisect_minutes, max_steps, session_runs, repetitions;
+	double threshold, bisect_threshold;
+	int no_bisect;
+};
+
+/* run a child schedlab command with inherited output: its exit code, 130
+ * when we were stopped, -1 when it could not start */
+static int run_child(const char *const *argv, int quiet_out)
+{
+	struct child c = CHILD_INIT;
+	c.argv = argv;
+	c.in = PROC_NULL;
+	c.out = quiet_out ? PROC_NULL : PROC_INHERIT;
+	c.err = quiet_out ? PROC_NULL : PROC_INHERIT;
+	c.stop_sig = SIGINT;
+	c.stop_grace_s = 120;
+	c.pdeathsig = SIGTERM;
+	struct proc_result res;
+	struct strbuf err = STRBUF_INIT;
+	int rc = proc_run(&c, 0, NULL, 0, NULL, 0, -1, &stop_flag, &res, &err);
+	if (rc && errno == EINTR)
+		rc = 130;
+	else if (rc) {
+		cmd_error("nightly", "%s", err.buf);
+		rc = -1;
+	} else {
+		rc = res.exit_code >= 0 ? res.exit_code : 128 + res.term_signal;
+	}
+	strbuf_release(&err);
+	return rc;
+}
+
+/* open alerts of the plan on the machine, one line each */
+static void print_open(struct db *db, const struct robot_result *r)
+{
+	struct db_alert *al;
+	size_t n;
+	struct db_alert_filter f = { .status = ALERT_NSTATES, .plan = r->s.plan,
+				     .machine_id = r->s.machine_id };
+	if (db_alerts_list(db, &f, &al, &n))
+		return;
+	printf("open alerts: %zu\n", n);
+	for (size_t i = 0; i < n; i++) {
+		struct db_alert_group g;
+		const char *culprit = NULL;
+		memset(&g, 0, sizeof(g));
+		if (!db_alert_group_get(db, al[i].group_id, &g))
+			culprit = g.culprit;
+		printf("  alert %lld [%s] %s %s.%s %s: %+.1f%% since session %lld", (long long)al[i].id,
+		       alert_state_name(al[i].status), al[i].kind, al[i].workload, al[i].metric,
+		       al[i].series_label, al[i].change_pct, (long long)al[i].bad_session);
+		if (culprit) {
+			const char *c = strstr(culprit, "\"commit\":\"");
+			if (c)
+				printf("; culprit %.12s", c + 10);
+		} else if (al[i].status == ALERT_UNRESOLVED && g.why) {
+			printf("; %s", g.why);
+		}
+		putchar('\n');
+		db_alert_group_free(&g);
+	}
+	db_alerts_free(al, n);
+}
+
+/* bisect the groups that need it, oldest first, within the budget */
+static void bisect_queue(struct db *db, const struct nopts *o, const struct robot_result *r,
+			 struct strbuf *said, int64_t **touched, size_t *ntouched)
+{
+	double end = now_mono() + 60.0 * (double)o->bisect_minutes;
+	for (int pass = 0; pass < 2; pass++) {
+		/* first the bisections under way, then the new groups */
+		int64_t *ids;
+		size_t n;
+		if (db_alert_groups_with(db, pass ? ALERT_NEW : ALERT_BISECTING, &ids, &n))
+			return;
+		for (size_t i = 0; i < n && !stop_flag; i++) {
+			struct db_alert_group g;
+			if (db_alert_group_get(db, ids[i], &g))
+				continue;
+			int mine = !strcmp(g.plan, r->s.plan) && g.machine_id == r->s.machine_id;
+			int git = g.git_dir && g.good_commit && g.bad_commit && g.ncommits != 0;
+			db_alert_group_free(&g);
+			struct db_alert *al;
+			size_t na;
+			struct db_alert_filter f = { .status = pass ? ALERT_NEW : ALERT_BISECTING,
+						     .group_id = ids[i] };
+			int regression = 0;
+			if (!db_alerts_list(db, &f, &al, &na)) {
+				for (size_t k = 0; k < na; k++)
+					regression |= !strcmp(al[k].kind, "regression");
+				db_alerts_free(al, na);
+			}
+			if (!mine || !git || !regression)
+				continue;
+			double left = end - now_mono();
+			if (left < 60) {
+				strbuf_addf(said, "alert group %lld: not bisected tonight: the budget "
+					    "of %zu min is spent\n", (long long)ids[i], o->bisect_minutes);
+				continue;
+			}
+			struct robot_bisect_opts bo = {
+				.dbpath = o->dbpath, .dir = o->dir, .budget_s = left,
+				.max_steps = (int)o->max_steps,
+				.threshold_pct = o->bisect_threshold > 0 ? o->bisect_threshold
+									 : o->threshold,
+				.session_runs = (int)o->session_runs,
+				.repetitions = (int)o->repetitions,
+				.abort_flag = &stop_flag,
+			};
+			struct strbuf err = STRBUF_INIT;
+			int more;
+			fprintf(stderr, "schedlab nightly: bisecting alert group %lld (%.0f min "
+					"left tonight)\n", (long long)ids[i], left / 60);
+			if (robot_bisect_group(db, ids[i], &bo, &more, said, &err))
+				strbuf_addf(said, "alert group %lld: not bisected: %s\n",
+					    (long long)ids[i], err.buf);
+			strbuf_release(&err);
+			*touched = xrealloc(*touched, (*ntouched + 1) * sizeof(**touched));
+			(*touched)[(*ntouched)++] = ids[i];
+		}
+		free(ids);
+	}
+}
+
+static int opt_nightly(int argc, char **argv, struct nopts *o)
+{
+	const struct cli_opt opts[] = {
+		CLI_STR("plan", &o->plan), CLI_DB(&o->dbpath), CLI_STR("tag", &o->tag),
+		CLI_RANGE("baseline", &o->baseline, 1, 1000), CLI_STR("out-dir", &o->dir),
+		CLI_THRESHOLD(&o->threshold), CLI_STR("session", &o->session),
+		CLI_BOOL("no-bisect", &o->no_bisect),
+		CLI_RANGE("bisect-minutes", &o->bisect_minutes, 0, 100000),
+		CLI_RANGE("bisect-max-steps", &o->max_steps, 1, 1000),
+		{ "bisect-threshold", CLI_PERCENT, &o->bisect_threshold, 0, 0, NULL, NULL, NULL, 1 },
+		CLI_RANGE("bisect-session-runs", &o->session_runs, 1, 1000),
+		CLI_RANGE("bisect-repetitions", &o->repetitions, 2, 1000),
+		CLI_STR("on-alert", &o->on_alert), CLI_END,
+	};
+	int first, rc = cli_parse("nightly", usage_text, opts, argc, argv, &first);
+	if (rc != CLI_OK)
+		return cli_parse_exit(rc);
+	if (cli_no_args("nightly", argc, argv, first))
+		return 2;
+	return 0;
+}
+
+int cmd_nightly(int argc, char **argv)
+{
+	struct nopts o = { .dbpath = DEFAULT_DB, .dir = "reports", .baseline = 7,
+			   .bisect_minutes = 240, .threshold = 2 };
+	int prc = opt_nightly(argc, argv, &o);
+	if (prc)
+		return prc;
+	char deftag[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(deftag, sizeof(deftag), "nightly-%Y-%m-%d", localtime_r(&now, &tm));
+	if (!o.tag)
+		o.tag = deftag;
+	if (!o.plan && !o.session) {
+		cmd_error("nightly", "--plan is required (or --session ID to judge a stored "
+				     "session)");
+		return 2;
+	}
+	if (!tag_ok(o.tag)) {
+		cmd_error("nightly", "--tag '%s': letters, digits, . _ - only", o.tag);
+		return 2;
+	}
+	int64_t sid = 0;
+	if (o.session) {
+		char *end;
+		long long v = strtoll(o.session, &end, 10);
+		if (*end || v <= 0 || v > (1LL << 53)) {
+			cmd_error("nightly", "--session %s: a session id (schedlab sessions)", o.session);
+			return 2;
+		}
+		sid = v;
+	}
+	if (mkdir(o.dir, 0755) && errno != EEXIST) {
+		cmd_error("nightly", "--out-dir %s: %m", o.dir);
+		return 2;
+	}
+	struct sigaction sa = { 0 };
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	double t0 = now_mono();
+	int runs_failed = 0;
+	if (!sid) {
+		fprintf(stderr, "schedlab nightly: running %s as %s into %s\n", o.plan, o.tag,
+			o.dbpath);
+		const char *av[] = { robot_self(), "run", o.plan, "--db", o.dbpath, "--tag", o.tag,
+				     NULL };
+		int rc = run_child(av, 0);
+		if (rc == 130 || stop_flag) {
+			cmd_error("nightly", "interrupted: `schedlab run --resume last --db %s` "
+					     "finishes the session", o.dbpath);
+			return 130;
+		}
+		if (rc == 1)
+			runs_failed = 1;
+		else if (rc) {
+			cmd_error("nightly", "schedlab run exited %d", rc);
+			printf("exit status 2: setup failure\n");
+			return 2;
+		}
+	}
+	struct db *db = NULL;
+	char *msg = NULL;
+	if (db_open(o.dbpath, DB_READWRITE, &db, &msg)) {
+		cmd_error("nightly", "%s", msg ? msg : o.dbpath);
+		free(msg);
+		return 2;
+	}
+	if (!sid && (sid = db_session_by_tag(db, o.tag)) <= 0) {
+		cmd_error("nightly", "no session tagged %s in %s", o.tag, o.dbpath);
+		db_close(db);
+		return 2;
+	}
+	struct robot_options ro;
+	robot_options_default(&ro);
+	ro.baseline_n = o.baseline;
+	ro.cmp.threshold_pct = o.threshold;
+	ro.cmp.range_param = workload_range_param;
+	ro.count_commits = robot_count_commits;
+	struct robot_result r;
+	struct strbuf err = STRBUF_INIT;
+	int judged = 0;
+	struct db_session_brief sb;
+	int rc = 0;
+	if (db_session_brief(db, sid, &sb)) {
+		cmd_error("nightly", "%s", db_errmsg(db));
+		db_close(db);
+		return 2;
+	}
+	char *runs = db_session_runs_text(db, sid);
+	if (!sb.has_results) {
+		printf("\n=== schedlab nightly %s: session %lld, plan %s ===\nruns: %s\n"
+		       "no results stored: every run failed\nexit status 3: runs failed\n",
+		       sb.tag ? sb.tag : o.tag, (long long)sid, sb.plan, runs ? runs : "?");
+		free(runs);
+		db_session_brief_free(&sb);
+		db_close(db);
+		return 3;
+	}
+	if (robot_judge(db, sid, &ro, &r, &err)) {
+		cmd_error("nightly", "%s", err.buf);
+		free(runs);
+		db_session_brief_free(&sb);
+		db_close(db);
+		strbuf_release(&err);
+		printf("exit status 2: setup failure\n");
+		return 2;
+	}
+	judged = 1;
+	/* the HTML report of the night */
+	struct strbuf bsel = STRBUF_INIT;
+	for (size_t i = 0; i < r.nbaseline; i++)
+		strbuf_addf(&bsel, "%ssession=%lld", i ? "," : "", (long long)r.baseline[i]);
+	char *html = xstrfmt("%s/%s.html", o.dir, sb.tag ? sb.tag : o.tag);
+	char *sel = xstrfmt("session=%lld", (long long)sid);
+	char thr[32];
+	snprintf(thr, sizeof(thr), "%g", o.threshold);
+	int hrc;
+	if (r.nbaseline) {
+		const char *av[] = { robot_self(), "report", "--db", o.dbpath, "--compare", bsel.buf,
+				     sel, "--threshold", thr, "--title", sb.tag ? sb.tag : o.tag,
+				     "--out", html, NULL };
+		hrc = run_child(av, 1);
+	} else {
+		const char *av[] = { robot_self(), "report", "--db", o.dbpath, "--session", sel + 8,
+				     "--title", sb.tag ? sb.tag : o.tag, "--out", html, NULL };
+		hrc = run_child(av, 1);
+	}
+	/* the bisections */
+	struct strbuf said = STRBUF_INIT;
+	int64_t *touched = NULL;
+	size_t ntouched = 0;
+	if (!o.no_bisect && o.bisect_minutes)
+		bisect_queue(db, &o, &r, &said, &touched, &ntouched);
+	/* the summary */
+	double el = now_mono() - t0;
+	printf("\n=== schedlab nightly %s: session %lld, plan %s, machine %s (%.0f min) ===\n",
+	       sb.tag ? sb.tag : o.tag, (long long)sid, sb.plan, sb.machine ? sb.machine : "?",
+	       el / 60);
+	printf("runs: %s\n", runs ? runs : "?");
+	print_open(db, &r);
+	if (!r.nbaseline) {
+		printf("no baseline yet: this is the first nightly session of %s on %s%s\n",
+		       sb.plan, sb.machine ? sb.machine : "this machine",
+		       r.expected_since ? " since the expected change" : "");
+	} else {
+		printf("baseline: sessions");
+		for (size_t i = 0; i < r.nbaseline; i++)
+			printf(" %lld", (long long)r.baseline[i]);
+		printf(" (%zu previous nightly runs of this plan and machine", r.nbaseline);
+		if (r.expected_since)
+			printf(", from session %lld on: the expected change", (long long)r.expected_since);
+		printf(")\n");
+		printf("%zu metrics, %zu worse, %zu better, %zu no change, %zu inconclusive, "
+		       "%zu followed by open alerts\n", r.nmetrics, r.nworse, r.nbetter, r.nsame,
+		       r.ninconclusive, r.nknown_metrics);
+	}
+	for (size_t i = 0; i < r.lines.nr; i++)
+		printf("%s\n", r.lines.v[i]);
+	if (said.len)
+		fputs(said.buf, stdout);
+	if (!hrc)
+		printf("report: %s\n", html);
+	else
+		printf("report: not written (schedlab report exited %d)\n", hrc);
+	/* the hook: each group raised, fixed or bisected tonight, once */
+	if (o.on_alert) {
+		for (size_t pass = 0; pass < 2; pass++) {
+			const int64_t *ids = pass ? touched : r.groups;
+			size_t n = pass ? ntouched : r.ngroups;
+			for (size_t i = 0; i < n; i++) {
+				int dup = 0;
+				for (size_t k = 0; pass && k < r.ngroups; k++)
+					dup |= r.groups[k] == ids[i];
+				if (dup)
+					continue;
+				struct strbuf text = STRBUF_INIT, e2 = STRBUF_INIT;
+				if (!robot_group_report(db, ids[i], &text, &e2) &&
+				    robot_hook(o.on_alert, ids[i], pass ? "bisected" : "raised", text.buf,
+					       &e2))
+					cmd_error("nightly", "alert group %lld: %s", (long long)ids[i],
+						  e2.buf);
+				strbuf_release(&text);
+				strbuf_release(&e2);
+			}
+		}
+	}
+	if (stop_flag) {
+		printf("exit status 130: interrupted (the bisection goes on the next night)\n");
+		rc = 130;
+	} else if (r.new_regressions) {
+		printf("exit status 1: regression (%zu new alert%s)\n", r.new_regressions,
+		       r.new_regressions == 1 ? "" : "s");
+		rc = 1;
+	} else if (runs_failed) {
+		printf("exit status 3: runs failed\n");
+		rc = 3;
+	} else {
+		printf("exit status 0: ok\n");
+	}
+	free(touched);
+	strbuf_release(&said);
+	strbuf_release(&bsel);
+	free(html);
+	free(sel);
+	free(runs);
+	if (judged)
+		robot_result_free(&r);
+	db_session_brief_free(&sb);
+	strbuf_release(&err);
+	db_close(db);
+	return cmd_finish(rc);
+}

@@ -1,0 +1,51 @@
+/*
+ * What `schedlab nightly` and `schedlab alerts` share (docs/alerts.md): the
+ * bisection of an alert group as a child `schedlab bisect` with a wall-time
+ * budget, its result written back to the group and its alerts, the commit
+ * count of a range, and the site's hook. Children are started through
+ * harness/util/proc.h from argv arrays; the hook is the site's own command
+ * line (its option, never a value from a plan or a tool), run by /bin/sh.
+ */
+#ifndef SL_CLI_ROBOT_H
+#define SL_CLI_ROBOT_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "db/db.h"
+#include "harness/util/strbuf.h"
+
+struct robot_bisect_opts {
+	const char *dbpath;
+	const char *dir;            /* where the narrowed plans and logs go */
+	double budget_s;            /* wall time for this call (0: none) */
+	int max_steps;              /* bisect --max-steps (0: bisect's default) */
+	double threshold_pct;       /* bisect --threshold (0: bisect's default) */
+	int session_runs;           /* bisect --session-runs (0: default) */
+	int repetitions;            /* bisect --repetitions (0: default) */
+	volatile int *abort_flag;   /* set by a signal handler: stop (resumable) */
+	int quiet;
+};
+
+/*
+ * Bisect alert group `gid` (started, or continued where an earlier call
+ * left it): 0 with the group's alerts moved (culprit found or unresolved)
+ * or still bisecting when the budget ran out (*more = 1); -1 with the
+ * message in err when it could not be started. One line of what happened
+ * goes to `said`.
+ */
+int robot_bisect_group(struct db *db, int64_t gid, const struct robot_bisect_opts *o,
+		       int *more, struct strbuf *said, struct strbuf *err);
+
+/* commits in good..bad of git_dir (-1 unknown): for robot_options */
+int robot_count_commits(void *ctx, const char *git_dir, const char *good, const char *bad);
+
+/* run the site's hook `cmd` with `text` on its stdin and SCHEDLAB_ALERT_GROUP
+ * in its environment; 0, or -1 with why (its exit status) in err */
+int robot_hook(const char *cmd, int64_t gid, const char *event, const char *text,
+	       struct strbuf *err);
+
+/* this program, for the children (/proc/self/exe) */
+const char *robot_self(void);
+
+#endif

@@ -1,0 +1,660 @@
+/*
+ * The regression robot's judgement of a nightly session (robot.h). Values
+ * are pooled per series *without its kernel* (a nightly on a moving git ref
+ * boots another commit every night: those nights are one series to the
+ * robot), per workload and metric, and judged by analysis/verdict.c with
+ * the options `check` uses: the bootstrap CI of the change beyond 0 and the
+ * change beyond the noise threshold.
+ */
+#include "harness/results/robot.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/verdict.h"
+
+#define ROBOT_MIN_REPS 3
+
+void robot_options_default(struct robot_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->baseline_n = 7;
+	cmp_options_default(&o->cmp);
+}
+
+void robot_result_free(struct robot_result *r)
+{
+	db_session_brief_free(&r->s);
+	free(r->baseline);
+	free(r->groups);
+	strvec_clear(&r->lines);
+	memset(r, 0, sizeof(*r));
+}
+
+int robot_kind_sign(const char *kind)
+{
+	return kind && !strcmp(kind, "improvement") ? -1 : 1;
+}
+
+/* ---- series without their kernel ---------------------------------------- */
+
+/* the identity of a series for the robot: every dimension but the kernel's
+ * commit (a kernel from git) or with it (release and config otherwise) */
+static char *series_key(const struct sel_series *s)
+{
+	json_t *o = json_object();
+	for (int d = 0; d < SEL_NDIMS; d++) {
+		const char *v = s->dim[d] ? s->dim[d] : "";
+		if (d == DIM_KERNEL && s->kernel_commit && *s->kernel_commit)
+			v = "git";
+		json_object_set_new(o, sel_dim_name((enum sel_dim)d), json_string(v));
+	}
+	char *t = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
+	json_decref(o);
+	return t;
+}
+
+/* a selector of the series (bisect's --where): the dimensions the plan
+ * sets, never the machine or the kernel, which the bisection changes */
+static char *series_where(const struct sel_series *s)
+{
+	static const enum sel_dim dims[] = { DIM_PREEMPT, DIM_HZ, DIM_SCHED_MC, DIM_KNOBS,
+					     DIM_WORKLOAD, DIM_PARAMS };
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < sizeof(dims) / sizeof(dims[0]); i++) {
+		const char *v = s->dim[dims[i]];
+		if (!v || !*v)
+			continue;
+		strbuf_addf(&sb, "%s%s=%s", sb.len ? "," : "", sel_dim_key(dims[i]), v);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/* what a person reads: preempt=full hz=250 knobs... params */
+static char *series_label(const struct sel_series *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (s->dim[DIM_PREEMPT] && *s->dim[DIM_PREEMPT])
+		strbuf_addf(&sb, "preempt=%s", s->dim[DIM_PREEMPT]);
+	if (s->dim[DIM_HZ] && *s->dim[DIM_HZ])
+		strbuf_addf(&sb, "%shz=%s", sb.len ? " " : "", s->dim[DIM_HZ]);
+	const char *k = s->dim[DIM_KNOBS];
+	if (k && *k && strcmp(k, "{}")) {
+		char *l = sel_json_label(k, NULL, 0);
+		strbuf_addf(&sb, "%sknobs: %s", sb.len ? " " : "", l);
+		free(l);
+	}
+	char *p = sel_json_label(s->dim[DIM_PARAMS] ? s->dim[DIM_PARAMS] : "{}", NULL, 0);
+	if (*p)
+		strbuf_addf(&sb, "%s%s", sb.len ? " " : "", p);
+	free(p);
+	if (s->machine && *s->machine)
+		strbuf_addf(&sb, "%son %s", sb.len ? " " : "", s->machine);
+	return strbuf_detach(&sb, NULL);
+}
+
+static int series_traced(const struct sel_series *s)
+{
+	return s->dim[DIM_PARAMS] && strstr(s->dim[DIM_PARAMS], "\"evidence\"");
+}
+
+/* a loaded set of sessions with each series' key */
+struct pool {
+	struct sample_set set;
+	char **key;       /* per series */
+	int loaded;
+};
+
+static void pool_free(struct pool *p)
+{
+	if (p->loaded) {
+		for (size_t i = 0; i < p->set.nseries; i++)
+			free(p->key[i]);
+		free(p->key);
+		sample_set_free(&p->set);
+	}
+	memset(p, 0, sizeof(*p));
+}
+
+static int pool_load(struct db *db, const int64_t *sid, size_t n, struct pool *p,
+		     struct strbuf *err)
+{
+	memset(p, 0, sizeof(*p));
+	struct selector sel;
+	if (select_from_text(db, "", &sel, err))
+		return -1;
+	struct sel_filter f = { .sessions = sid, .nsessions = n };
+	int rc = select_load(db, &sel, &f, &p->set, err);
+	select_free(&sel);
+	if (rc)
+		return -1;
+	p->loaded = 1;
+	p->key = calloc(p->set.nseries + 1, sizeof(*p->key));
+	for (size_t i = 0; i < p->set.nseries; i++)
+		p->key[i] = series_key(&p->set.series[i]);
+	return 0;
+}
+
+/* the values (and censored flags) of (key, workload, metric) pooled over
+ * every series of p with that key */
+struct vals {
+	double *v;
+	unsigned char *c;
+	size_t n, alloc;
+	const struct sel_group *any;   /* one of the groups (unit, better) */
+};
+
+static void vals_collect(const struct pool *p, const char *key, const char *wl,
+			 const char *metric, struct vals *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t g = 0; g < p->set.ngroups; g++) {
+		const struct sel_group *gr = &p->set.groups[g];
+		if (strcmp(gr->workload, wl) || strcmp(gr->metric, metric) ||
+		    strcmp(p->key[gr->series], key))
+			continue;
+		out->any = gr;
+		for (size_t i = 0; i < gr->n; i++) {
+			if (out->n == out->alloc) {
+				out->alloc = out->alloc ? 2 * out->alloc : 16;
+				out->v = xrealloc(out->v, out->alloc * sizeof(*out->v));
+				out->c = xrealloc(out->c, out->alloc);
+			}
+			out->v[out->n] = gr->value[i];
+			out->c[out->n++] = gr->censored ? gr->censored[i] : 0;
+		}
+	}
+}
+
+static void vals_free(struct vals *v)
+{
+	free(v->v);
+	free(v->c);
+	memset(v, 0, sizeof(*v));
+}
+
+/* the verdict of B against A for one series and metric: 0 with *v, 1 when
+ * a side has too few values (or the metric has no direction), -1 on error */
+static int judge(const struct pool *a, const struct pool *b, const char *key, const char *wl,
+		 const char *metric, const struct robot_options *o, struct verdict *v)
+{
+	struct vals va, vb;
+	vals_collect(a, key, wl, metric, &va);
+	vals_collect(b, key, wl, metric, &vb);
+	int rc = 1;
+	const struct sel_group *g = vb.any ? vb.any : va.any;
+	if (g && g->better != SEL_BETTER_NONE && va.n >= ROBOT_MIN_REPS &&
+	    vb.n >= ROBOT_MIN_REPS) {
+		struct verdict_options vo;
+		verdict_options_default(&vo, g->better == SEL_BETTER_LOWER
+						     ? VERDICT_LOWER_IS_BETTER
+						     : VERDICT_HIGHER_IS_BETTER);
+		vo.threshold_pct = o->cmp.threshold_pct;
+		vo.centre = compare_centre_for(metric, g->unit, o->cmp.centre);
+		if (o->cmp.resamples)
+			vo.resamples = o->cmp.resamples;
+		if (o->cmp.seed)
+			vo.seed = o->cmp.seed;
+		rc = verdict_compare_censored(va.v, va.c, va.n, vb.v, vb.c, vb.n, &vo, v) ? -1 : 0;
+	}
+	vals_free(&va);
+	vals_free(&vb);
+	return rc;
+}
+
+/* "+20.1% [19.5, 20.7], p=0.0022" */
+static void change_text(struct strbuf *sb, const struct verdict *v)
+{
+	if (!isfinite(v->change_pct)) {
+		strbuf_addstr(sb, "change undefined");
+		return;
+	}
+	strbuf_addf(sb, "%+.1f%%", v->change_pct);
+	if (isfinite(v->ci_lo_pct) && isfinite(v->ci_hi_pct))
+		strbuf_addf(sb, " [%+.1f, %+.1f]", v->ci_lo_pct, v->ci_hi_pct);
+	if (isfinite(v->p_mwu))
+		strbuf_addf(sb, ", p=%.2g", v->p_mwu);
+}
+
+static char *sessions_json(const int64_t *s, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_integer((json_int_t)s[i]));
+	char *t = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	return t;
+}
+
+static int64_t *sessions_parse(const char *json, size_t *n)
+{
+	*n = 0;
+	json_t *a = json_loads(json ? json : "[]", 0, NULL);
+	int64_t *out = calloc(json_is_array(a) ? json_array_size(a) + 1 : 1, sizeof(*out));
+	for (size_t i = 0; json_is_array(a) && i < json_array_size(a); i++)
+		if (json_is_integer(json_array_get(a, i)))
+			out[(*n)++] = json_integer_value(json_array_get(a, i));
+	json_decref(a);
+	return out;
+}
+
+static void add_group(struct robot_result *r, int64_t g)
+{
+	for (size_t i = 0; i < r->ngroups; i++)
+		if (r->groups[i] == g)
+			return;
+	r->groups = xrealloc(r->groups, (r->ngroups + 1) * sizeof(*r->groups));
+	r->groups[r->ngroups++] = g;
+}
+
+/* the group of a change that came in between sessions good and bad */
+static int64_t group_for(struct db *db, const struct robot_result *r, int64_t good,
+			 const struct robot_options *o, struct strbuf *err)
+{
+	struct db_session_brief gb;
+	if (db_session_brief(db, good, &gb)) {
+		strbuf_addstr(err, db_errmsg(db));
+		return -1;
+	}
+	struct db_alert_group g = { 0 };
+	g.plan = r->s.plan;
+	g.machine_id = r->s.machine_id;
+	g.good_session = good;
+	g.bad_session = r->s.id;
+	g.ncommits = -1;
+	char *key;
+	if (gb.commit && r->s.commit && strcmp(gb.commit, r->s.commit)) {
+		g.git_dir = r->s.git_dir;
+		g.good_commit = gb.commit;
+		g.bad_commit = r->s.commit;
+		key = xstrfmt("%s..%s", gb.commit, r->s.commit);
+		if (o->count_commits && g.git_dir)
+			g.ncommits = o->count_commits(o->ctx, g.git_dir, gb.commit, r->s.commit);
+	} else {
+		key = xstrfmt("session %lld..%lld", (long long)good, (long long)r->s.id);
+	}
+	g.range_key = key;
+	int existed;
+	int64_t id = db_alert_group_find_or_add(db, &g, &existed);
+	if (id < 0)
+		strbuf_addstr(err, db_errmsg(db));
+	free(key);
+	db_session_brief_free(&gb);
+	return id;
+}
+
+/* the range of a group for the summary */
+static void range_text(struct strbuf *sb, struct db *db, int64_t gid)
+{
+	struct db_alert_group g;
+	if (db_alert_group_get(db, gid, &g))
+		return;
+	if (g.good_commit && g.bad_commit) {
+		strbuf_addf(sb, "commit range: good %.12s .. bad %.12s", g.good_commit, g.bad_commit);
+		if (g.ncommits >= 0)
+			strbuf_addf(sb, ", %d commit%s", g.ncommits, g.ncommits == 1 ? "" : "s");
+	} else {
+		strbuf_addf(sb, "sessions: good %lld .. bad %lld", (long long)g.good_session,
+			    (long long)g.bad_session);
+	}
+	db_alert_group_free(&g);
+}
+
+static int raise_alert(struct db *db, struct robot_result *r, const struct robot_options *o,
+		       const struct sel_series *ser, const char *key, const struct sel_group *gr,
+		       const struct verdict *v, const int64_t *base, size_t nbase,
+		       const char *how, struct strbuf *err)
+{
+	int64_t gid = group_for(db, r, base[0], o, err);
+	if (gid < 0)
+		return -1;
+	struct db_alert a = { 0 };
+	a.group_id = gid;
+	a.kind = v->kind == VERDICT_WORSE ? "regression" : "improvement";
+	a.series_key = (char *)key;
+	a.series_label = series_label(ser);
+	a.series_where = series_where(ser);
+	a.workload = gr->workload;
+	a.metric = gr->metric;
+	a.unit = gr->unit;
+	a.detector = "check";
+	a.good_session = base[0];
+	a.bad_session = r->s.id;
+	a.baseline = sessions_json(base, nbase);
+	a.base_value = v->centre_a;
+	a.value = v->centre_b;
+	a.change_pct = v->change_pct;
+	a.ci_lo = v->ci_lo_pct;
+	a.ci_hi = v->ci_hi_pct;
+	a.p = v->p_mwu;
+	struct strbuf note = STRBUF_INIT, line = STRBUF_INIT;
+	change_text(&note, v);
+	int64_t id = db_alert_add(db, &a, note.buf);
+	if (id < 0) {
+		strbuf_addstr(err, db_errmsg(db));
+	} else {
+		add_group(r, gid);
+		if (v->kind == VERDICT_WORSE)
+			r->new_regressions++;
+		else
+			r->new_improvements++;
+		strbuf_addf(&line, "%s %s: alert %lld (group %lld): %s.%s %s: %.4g -> %.4g %s, ",
+			    how, a.kind, (long long)id, (long long)gid, gr->workload, gr->metric,
+			    a.series_label, v->centre_a, v->centre_b, gr->unit ? gr->unit : "");
+		change_text(&line, v);
+		strbuf_addstr(&line, "; ");
+		range_text(&line, db, gid);
+		strvec_push(&r->lines, line.buf);
+	}
+	strbuf_release(&note);
+	strbuf_release(&line);
+	free(a.series_label);
+	free(a.series_where);
+	free(a.baseline);
+	return id < 0 ? -1 : 0;
+}
+
+/* the series of p with key k (for a raised alert's label and selector) */
+static const struct sel_series *series_of(const struct pool *p, const char *k)
+{
+	for (size_t i = 0; i < p->set.nseries; i++)
+		if (!strcmp(p->key[i], k))
+			return &p->set.series[i];
+	return NULL;
+}
+
+/* an open alert against tonight: known, moved again, or fixed */
+static int follow_alert(struct db *db, struct robot_result *r, const struct robot_options *o,
+			const struct db_alert *al, const struct pool *tonight,
+			struct strbuf *err)
+{
+	int sign = robot_kind_sign(al->kind);
+	enum verdict_kind same = sign > 0 ? VERDICT_WORSE : VERDICT_BETTER;
+	enum verdict_kind back = sign > 0 ? VERDICT_BETTER : VERDICT_WORSE;
+	size_t nbefore, nafter = 0;
+	int64_t *before = sessions_parse(al->baseline, &nbefore);
+	int64_t *after = NULL;
+	struct pool pb = { 0 }, pa = { 0 };
+	int rc = -1;
+	if (db_nightly_sessions(db, r->s.plan, r->s.machine_id, al->bad_session, r->s.id,
+			       o->baseline_n, &after, &nafter)) {
+		strbuf_addstr(err, db_errmsg(db));
+		goto out;
+	}
+	if (pool_load(db, before, nbefore, &pb, err) || pool_load(db, after, nafter, &pa, err))
+		goto out;
+	struct verdict vb, va;
+	int jb = judge(&pb, tonight, al->series_key, al->workload, al->metric, o, &vb);
+	int ja = nafter ? judge(&pa, tonight, al->series_key, al->workload, al->metric, o, &va) : 1;
+	if (jb < 0 || ja < 0) {
+		strbuf_addstr(err, "the verdict could not be computed");
+		goto out;
+	}
+	struct strbuf line = STRBUF_INIT;
+	const char *st = alert_state_name(al->status);
+	if (jb == 1) {
+		strbuf_addf(&line, "known: alert %lld (%s): %s.%s %s: not measured tonight",
+			    (long long)al->id, st, al->workload, al->metric, al->series_label);
+		r->known++;
+	} else if (vb.kind == same && !ja && va.kind == same) {
+		/* worse than before and than the level after the change: a new
+		   step on top of the known one */
+		strbuf_addf(&line, "known: alert %lld (%s), and the series moved again:",
+			    (long long)al->id, st);
+		strvec_push(&r->lines, line.buf);
+		strbuf_reset(&line);
+		r->known++;
+		db_alert_seen(db, al->id, r->s.id);
+		const struct sel_series *ser = series_of(tonight, al->series_key);
+		const struct sel_group *gr = NULL;
+		for (size_t g = 0; g < tonight->set.ngroups && !gr; g++)
+			if (!strcmp(tonight->set.groups[g].workload, al->workload) &&
+			    !strcmp(tonight->set.groups[g].metric, al->metric) &&
+			    !strcmp(tonight->key[tonight->set.groups[g].series], al->series_key))
+				gr = &tonight->set.groups[g];
+		if (ser && gr &&
+		    raise_alert(db, r, o, ser, al->series_key, gr, &va, after, nafter, "NEW", err)) {
+			strbuf_release(&line);
+			goto out;
+		}
+	} else if (vb.kind == same) {
+		strbuf_addf(&line, "known: alert %lld (%s): %s.%s %s: ", (long long)al->id, st,
+			    al->workload, al->metric, al->series_label);
+		change_text(&line, &vb);
+		strbuf_addf(&line, " against its level before session %lld",
+			    (long long)al->bad_session);
+		r->known++;
+		db_alert_seen(db, al->id, r->s.id);
+	} else if (vb.kind != same && !ja && va.kind == back) {
+		char note[200];
+		snprintf(note, sizeof(note), "back to the level before session %lld (%+.1f%% "
+			 "against the level after it)", (long long)al->bad_session, va.change_pct);
+		if (db_alert_move(db, al->id, ALERT_FIXED, ALERT_BY_ROBOT, note, r->s.id)) {
+			strbuf_addstr(err, db_errmsg(db));
+			strbuf_release(&line);
+			goto out;
+		}
+		strbuf_addf(&line, "fixed: alert %lld: %s.%s %s: %s", (long long)al->id,
+			    al->workload, al->metric, al->series_label, note);
+		r->fixed++;
+		add_group(r, al->group_id);
+	} else {
+		strbuf_addf(&line, "known: alert %lld (%s): %s.%s %s: not decided tonight (", (long long)al->id,
+			    st, al->workload, al->metric, al->series_label);
+		change_text(&line, &vb);
+		strbuf_addf(&line, " against the level before session %lld: %s)",
+			    (long long)al->bad_session, verdict_kind_name(vb.kind));
+		r->known++;
+	}
+	if (line.len)
+		strvec_push(&r->lines, line.buf);
+	strbuf_release(&line);
+	rc = 0;
+out:
+	pool_free(&pb);
+	pool_free(&pa);
+	free(before);
+	free(after);
+	return rc;
+}
+
+int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
+		struct robot_result *r, struct strbuf *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->lines = (struct strvec)STRVEC_INIT;
+	if (db_session_brief(db, sid, &r->s)) {
+		strbuf_addstr(err, db_errmsg(db));
+		return -1;
+	}
+	if (!r->s.has_results || !r->s.machine_id) {
+		strbuf_addf(err, "session %lld has no results to judge", (long long)sid);
+		return -1;
+	}
+	r->expected_since = db_alert_expected_since(db, r->s.plan, r->s.machine_id);
+	if (r->expected_since < 0 ||
+	    db_nightly_sessions(db, r->s.plan, r->s.machine_id, r->expected_since, sid,
+				o->baseline_n, &r->baseline, &r->nbaseline)) {
+		strbuf_addstr(err, db_errmsg(db));
+		return -1;
+	}
+	struct pool tonight, base = { 0 };
+	if (pool_load(db, &sid, 1, &tonight, err))
+		return -1;
+	int rc = -1;
+	/* the open alerts first: they own their series */
+	struct db_alert *open = NULL;
+	size_t nopen = 0;
+	struct db_alert_filter f = { .status = ALERT_NSTATES, .plan = r->s.plan,
+				     .machine_id = r->s.machine_id };
+	if (db_alerts_list(db, &f, &open, &nopen)) {
+		strbuf_addstr(err, db_errmsg(db));
+		goto out;
+	}
+	for (size_t i = 0; i < nopen; i++)
+		if (open[i].bad_session < sid &&
+		    follow_alert(db, r, o, &open[i], &tonight, err))
+			goto out;
+	if (!r->nbaseline) {
+		rc = 0;
+		goto out;
+	}
+	if (pool_load(db, r->baseline, r->nbaseline, &base, err))
+		goto out;
+	for (size_t g = 0; g < tonight.set.ngroups; g++) {
+		const struct sel_group *gr = &tonight.set.groups[g];
+		const struct sel_series *ser = &tonight.set.series[gr->series];
+		if (gr->better == SEL_BETTER_NONE || series_traced(ser))
+			continue;
+		const char *key = tonight.key[gr->series];
+		int owned = 0;
+		for (size_t i = 0; i < nopen && !owned; i++)
+			owned = !strcmp(open[i].series_key, key) &&
+				!strcmp(open[i].workload, gr->workload) &&
+				!strcmp(open[i].metric, gr->metric);
+		struct verdict v;
+		int j = judge(&base, &tonight, key, gr->workload, gr->metric, o, &v);
+		if (j < 0) {
+			strbuf_addstr(err, "the verdict could not be computed");
+			goto out;
+		}
+		r->nmetrics++;
+		if (owned) {
+			r->nknown_metrics++;
+			continue;
+		}
+		if (j == 1) {
+			r->too_few = 1;
+			r->ninconclusive++;
+			continue;
+		}
+		switch (v.kind) {
+		case VERDICT_WORSE: r->nworse++; break;
+		case VERDICT_BETTER: r->nbetter++; break;
+		case VERDICT_NO_CHANGE: r->nsame++; break;
+		default: r->ninconclusive++; break;
+		}
+		if (v.kind != VERDICT_WORSE && v.kind != VERDICT_BETTER)
+			continue;
+		if (raise_alert(db, r, o, ser, key, gr, &v, r->baseline, r->nbaseline, "NEW", err))
+			goto out;
+	}
+	rc = 0;
+out:
+	db_alerts_free(open, nopen);
+	pool_free(&tonight);
+	pool_free(&base);
+	return rc;
+}
+
+/* ---- the culprit report ---------------------------------------------------- */
+
+static const char *jstr(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "";
+}
+
+int robot_group_report(struct db *db, int64_t gid, struct strbuf *out, struct strbuf *err)
+{
+	struct db_alert_group g;
+	if (db_alert_group_get(db, gid, &g)) {
+		strbuf_addstr(err, db_errmsg(db));
+		return -1;
+	}
+	struct db_alert *al = NULL;
+	size_t n = 0;
+	struct db_alert_filter f = { .status = -1, .group_id = gid };
+	if (db_alerts_list(db, &f, &al, &n)) {
+		strbuf_addstr(err, db_errmsg(db));
+		db_alert_group_free(&g);
+		return -1;
+	}
+	struct db_session_brief bad = { 0 };
+	db_session_brief(db, g.bad_session, &bad);
+	json_t *c = g.culprit ? json_loads(g.culprit, 0, NULL) : NULL;
+	const char *status = n ? alert_state_name(al[0].status) : "?";
+	if (c)
+		strbuf_addf(out, "schedlab: %s is the first bad commit of alert group %lld\n\n",
+			    jstr(c, "commit"), (long long)gid);
+	else
+		strbuf_addf(out, "schedlab: alert group %lld, %s\n\n", (long long)gid, status);
+	if (c) {
+		strbuf_addf(out, "commit:   %s\nsubject:  %s\nauthor:   %s\n", jstr(c, "commit"),
+			    jstr(c, "subject"), jstr(c, "author"));
+		json_t *e = json_object_get(c, "effect");
+		if (json_is_object(e)) {
+			strbuf_addstr(out, "effect:   ");
+			json_t *ch = json_object_get(e, "change_pct"), *ci = json_object_get(e, "ci_pct");
+			if (json_is_number(ch))
+				strbuf_addf(out, "%+.1f%%", json_number_value(ch));
+			if (json_is_array(ci) && json_array_size(ci) == 2)
+				strbuf_addf(out, " [%+.1f, %+.1f]",
+					    json_number_value(json_array_get(ci, 0)),
+					    json_number_value(json_array_get(ci, 1)));
+			if (json_is_number(json_object_get(e, "p")))
+				strbuf_addf(out, ", p=%.2g", json_number_value(json_object_get(e, "p")));
+			strbuf_addstr(out, " against the good end\n");
+		}
+		json_t *eb = json_object_get(c, "error_bound");
+		if (json_is_number(eb))
+			strbuf_addf(out, "how sure: the whole bisection's error rate is at most %.3g "
+				    "(each call a test at its share of it)\n", json_number_value(eb));
+	} else if (g.why) {
+		strbuf_addf(out, "unresolved: %s\n", g.why);
+	}
+	strbuf_addf(out, "machine:  %s\nplan:     %s\n", bad.machine ? bad.machine : "?", g.plan);
+	if (g.good_commit) {
+		strbuf_addf(out, "range:    good %s .. bad %s", g.good_commit, g.bad_commit);
+		if (g.ncommits >= 0)
+			strbuf_addf(out, " (%d commit%s)", g.ncommits, g.ncommits == 1 ? "" : "s");
+		strbuf_addf(out, "\nrepo:     %s\n", g.git_dir ? g.git_dir : "?");
+	}
+	strbuf_addf(out, "sessions: good %lld .. bad %lld\n\n", (long long)g.good_session,
+		    (long long)g.bad_session);
+	strbuf_addf(out, "what moved (%zu metric%s):\n", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
+		struct verdict v = { 0 };
+		v.change_pct = al[i].change_pct;
+		v.ci_lo_pct = al[i].ci_lo;
+		v.ci_hi_pct = al[i].ci_hi;
+		v.p_mwu = al[i].p;
+		struct strbuf ch = STRBUF_INIT;
+		change_text(&ch, &v);
+		strbuf_addf(out, "  alert %lld %s %s: %s.%s %s: %.4g -> %.4g %s, %s\n",
+			    (long long)al[i].id, al[i].kind, alert_state_name(al[i].status),
+			    al[i].workload, al[i].metric, al[i].series_label, al[i].base_value,
+			    al[i].value, al[i].unit ? al[i].unit : "", ch.buf);
+		strbuf_release(&ch);
+	}
+	json_t *steps = c ? json_object_get(c, "steps") : NULL;
+	if (json_is_array(steps) && json_array_size(steps)) {
+		strbuf_addstr(out, "\ncommits tested:\n");
+		for (size_t i = 0; i < json_array_size(steps); i++) {
+			json_t *s = json_array_get(steps, i);
+			strbuf_addf(out, "  %.12s %-7s %s\n", jstr(s, "commit"), jstr(s, "verdict"),
+				    jstr(s, "why"));
+		}
+	}
+	if (c && json_is_integer(json_object_get(c, "builds")))
+		strbuf_addf(out, "cost: %lld builds, %lld boots\n",
+			    (long long)json_integer_value(json_object_get(c, "builds")),
+			    (long long)json_integer_value(json_object_get(c, "boots")));
+	strbuf_addstr(out, "\nto reproduce:\n");
+	if (g.bisect_id)
+		strbuf_addf(out, "  schedlab bisect --resume %lld          # the bisection's log\n",
+			    (long long)g.bisect_id);
+	if (n)
+		strbuf_addf(out, "  schedlab compare --metric %s.%s session=%lld session=%lld\n",
+			    al[0].workload, al[0].metric, (long long)g.good_session,
+			    (long long)g.bad_session);
+	strbuf_addf(out, "  schedlab alerts show %lld\n", n ? (long long)al[0].id : 0LL);
+	json_decref(c);
+	db_session_brief_free(&bad);
+	db_alerts_free(al, n);
+	db_alert_group_free(&g);
+	return 0;
+}

@@ -1,0 +1,73 @@
+/*
+ * The regression robot's judgement of one nightly session (docs/alerts.md):
+ * the rolling baseline (the previous N nightly sessions of the plan on the
+ * machine, starting after the newest expected change), the comparison of
+ * `schedlab check` against it, and what becomes of every series that moved:
+ *
+ *  - no open alert on the series and metric: a new alert, in the group of
+ *    its range (the commit range good..bad of a kernel from git, else the
+ *    two sessions), one group per change so that it is bisected once;
+ *  - an open alert (new, bisecting, culprit found, unresolved,
+ *    acknowledged): measured against the level before its change (its own
+ *    baseline, which the rolling one never absorbs): still moved, "known:
+ *    alert N"; moved again beyond the level after the change, a new alert;
+ *    back at the level before and away from the level after (the same
+ *    rules, the opposite direction), fixed.
+ *
+ * Everything is read from and written to the database; nothing here runs
+ * a program or prints: the lines of the summary come back in the result.
+ */
+#ifndef SL_RESULTS_ROBOT_H
+#define SL_RESULTS_ROBOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/alert_store.h"
+#include "db/db.h"
+#include "harness/results/compare.h"
+#include "harness/util/strbuf.h"
+
+struct robot_options {
+	size_t baseline_n;          /* nightly sessions in the rolling baseline (7) */
+	struct cmp_options cmp;     /* threshold and the rest, as `check` */
+	/* the commits in good..bad of a repository (-1: unknown); NULL: not
+	   counted (results/ runs no program: the command layer asks git) */
+	int (*count_commits)(void *ctx, const char *git_dir, const char *good, const char *bad);
+	void *ctx;
+};
+void robot_options_default(struct robot_options *o);
+
+struct robot_result {
+	struct db_session_brief s;  /* tonight's session */
+	int64_t *baseline;          /* the rolling baseline's sessions, newest first */
+	size_t nbaseline;
+	int64_t expected_since;     /* the baseline starts here (0: no expected change) */
+	/* the plan-wide check against the rolling baseline */
+	size_t nmetrics, nworse, nbetter, nsame, ninconclusive;
+	size_t nknown_metrics;      /* of nmetrics: owned by an open alert */
+	struct strvec lines;        /* the summary, in order (no newline) */
+	int64_t *groups;            /* groups that got an alert tonight */
+	size_t ngroups;
+	size_t new_regressions, new_improvements, known, fixed;
+	int too_few;                /* 1: a side had fewer than 3 repetitions */
+};
+void robot_result_free(struct robot_result *r);
+
+/*
+ * Judge session `sid` (see above). 0 with the result; -1 with the message
+ * in err (a bad session, the database). A session without a baseline is
+ * a result with nbaseline 0 and no alert.
+ */
+int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
+		struct robot_result *r, struct strbuf *err);
+
+/* the plain-text report of an alert group, ready to mail (docs/alerts.md,
+ * "The culprit report"): 0, or -1 with the message */
+int robot_group_report(struct db *db, int64_t group_id, struct strbuf *out,
+		       struct strbuf *err);
+
+/* "regression" alert kinds etc. as verdict directions: 1 worse, -1 better */
+int robot_kind_sign(const char *kind);
+
+#endif
