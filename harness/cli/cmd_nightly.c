@@ -208,6 +208,7 @@ static void bisect_queue(struct db *db, const struct nopts *o, const struct robo
 	}
 }
 
+/* 0 to go on, else 1 + the exit code (--help: 1) */
 static int opt_nightly(int argc, char **argv, struct nopts *o)
 {
 	const struct cli_opt opts[] = {
@@ -224,9 +225,9 @@ static int opt_nightly(int argc, char **argv, struct nopts *o)
 	};
 	int first, rc = cli_parse("nightly", usage_text, opts, argc, argv, &first);
 	if (rc != CLI_OK)
-		return cli_parse_exit(rc);
+		return 1 + cli_parse_exit(rc);
 	if (cli_no_args("nightly", argc, argv, first))
-		return 2;
+		return 1 + 2;
 	return 0;
 }
 
@@ -236,7 +237,7 @@ int cmd_nightly(int argc, char **argv)
 			   .bisect_minutes = 240, .threshold = 2 };
 	int prc = opt_nightly(argc, argv, &o);
 	if (prc)
-		return prc;
+		return prc - 1;
 	char deftag[64];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -396,27 +397,42 @@ int cmd_nightly(int argc, char **argv)
 		printf("report: %s\n", html);
 	else
 		printf("report: not written (schedlab report exited %d)\n", hrc);
-	/* the hook: each group raised, fixed or bisected tonight, once */
+	/* the hook: each group raised, fixed or bisected tonight, once, with
+	   what happened last */
 	if (o.on_alert) {
-		for (size_t pass = 0; pass < 2; pass++) {
-			const int64_t *ids = pass ? touched : r.groups;
-			size_t n = pass ? ntouched : r.ngroups;
-			for (size_t i = 0; i < n; i++) {
-				int dup = 0;
-				for (size_t k = 0; pass && k < r.ngroups; k++)
-					dup |= r.groups[k] == ids[i];
-				if (dup)
-					continue;
-				struct strbuf text = STRBUF_INIT, e2 = STRBUF_INIT;
-				if (!robot_group_report(db, ids[i], &text, &e2) &&
-				    robot_hook(o.on_alert, ids[i], pass ? "bisected" : "raised", text.buf,
-					       &e2))
-					cmd_error("nightly", "alert group %lld: %s", (long long)ids[i],
-						  e2.buf);
-				strbuf_release(&text);
-				strbuf_release(&e2);
-			}
+		size_t n = r.ngroups + ntouched;
+		int64_t *ids = xcalloc(n + 1, sizeof(*ids));
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			int64_t g = i < r.ngroups ? r.groups[i] : touched[i - r.ngroups];
+			int dup = 0;
+			for (size_t m = 0; m < k; m++)
+				dup |= ids[m] == g;
+			if (!dup)
+				ids[k++] = g;
 		}
+		for (size_t i = 0; i < k; i++) {
+			const char *event = "raised";
+			for (size_t m = 0; m < ntouched; m++)
+				if (touched[m] == ids[i])
+					event = "bisected";
+			struct db_alert *al;
+			size_t na;
+			struct db_alert_filter f = { .status = ALERT_FIXED, .group_id = ids[i] };
+			if (strcmp(event, "bisected") && !db_alerts_list(db, &f, &al, &na)) {
+				for (size_t m = 0; m < na; m++)
+					if (al[m].fixed_session == sid)
+						event = "fixed";
+				db_alerts_free(al, na);
+			}
+			struct strbuf text = STRBUF_INIT, e2 = STRBUF_INIT;
+			if (!robot_group_report(db, ids[i], &text, &e2) &&
+			    robot_hook(o.on_alert, ids[i], event, text.buf, &e2))
+				cmd_error("nightly", "alert group %lld: %s", (long long)ids[i], e2.buf);
+			strbuf_release(&text);
+			strbuf_release(&e2);
+		}
+		free(ids);
 	}
 	if (stop_flag) {
 		printf("exit status 130: interrupted (the bisection goes on the next night)\n");

@@ -285,9 +285,13 @@ static int one_commit(struct db *db, const struct db_alert_group *g, const struc
 	int rc = db_alert_group_set_result(db, g->id, t, NULL) ? -1 : 0;
 	if (rc)
 		strbuf_addstr(err, db_errmsg(db));
+	/* new -> bisecting -> culprit found: a bisection of one commit */
 	if (!rc)
-		rc = move_group(db, g->id, ALERT_NSTATES, ALERT_CULPRIT, "one commit in the range",
+		rc = move_group(db, g->id, ALERT_NEW, ALERT_BISECTING, "one commit in the range",
 				err);
+	if (!rc)
+		rc = move_group(db, g->id, ALERT_BISECTING, ALERT_CULPRIT,
+				"the range's one commit", err);
 	if (!rc)
 		strbuf_addf(said, "alert group %lld: one commit in the range: %.12s (%s) is the "
 			    "culprit\n", (long long)g->id, g->bad_commit, subject);

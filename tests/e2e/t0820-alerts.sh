@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# timeout: 300 (tests/run.sh ends it past this many seconds)
+# End-to-end: the regression robot's judgement night by night (docs/alerts.md)
+# on a synthetic nightly history, without qemu: `schedlab nightly --session N`
+# judges each stored night in turn, as the nightly does after its run, and
+# every alert state change is checked in the database. The history (plan
+# "robot", machine "syn", a kernel from a real git repository whose head
+# moves each night; hackbench time_s, lower is better, and a rate, higher is
+# better; 3 repetitions a night, +-0.4% deterministic noise):
+#   nights 1-4   time 1.00            noise only: no alert
+#   night 5      time 1.20, 3 commits a regression: alert 1, its group names
+#                                     the commit range and its 3 commits
+#   night 6      time 1.20            "known: alert 1", not raised again
+#   (alerts expect 1: the baseline starts at night 5)
+#   night 7      time 1.20            no alert: the accepted level
+#   night 8      time 1.32, 1 commit  alert 2 at +10% (against the new level,
+#                                     not +32%); its range holds one commit:
+#                                     culprit found without a bisection; the
+#                                     --on-alert hook gets the culprit report
+#   night 9      time 1.32            known: alert 2
+#   night 10     time 1.20 (revert)   alert 2 fixed
+#   night 11     rate 100 -> 130      an improvement: alert 3, marked as one
+#   night 12     rate 130             known: alert 3
+#   night 13     rate 170             moved again: alert 4 beside alert 3
+# Also: a person's moves through `schedlab alerts` (refused ones exit 2 with
+# the reason and write nothing), list/show/report in every format, and the
+# plain-text culprit report.
+. "$(dirname "$0")/lib.sh"
+require sqlite3:sqlite3 git:git python3:python3
+SL=schedlab
+DB=$TMP/a.db
+export GIT_AUTHOR_NAME="Ann Author" GIT_AUTHOR_EMAIL=ann@example.org GIT_COMMITTER_NAME=t \
+	GIT_COMMITTER_EMAIL=t@example.org GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+
+# the repository: one commit a night, three on night 5
+R=$TMP/linux
+git init -q -b main "$R"
+COMMITS=()
+for i in $(seq 1 13); do
+	k=1
+	[ "$i" = 5 ] && k=3
+	for j in $(seq 1 $k); do
+		echo "$i.$j" >"$R/core.c"
+		git -C "$R" add core.c && git -C "$R" commit -qm "sched: night $i change $j"
+	done
+	COMMITS[$i]=$(git -C "$R" rev-parse HEAD)
+done
+
+# the nights as SQL: level of time_s and of the rate per night
+python3 - "$TMP/gen.sql" "$R" "${COMMITS[@]:1}" <<'EOF'
+import json, sys
+out, repo, commits = sys.argv[1], sys.argv[2], sys.argv[3:]
+time = {5: 1.2, 6: 1.2, 7: 1.2, 8: 1.32, 9: 1.32, 10: 1.2, 11: 1.2, 12: 1.2, 13: 1.2}
+rate = {11: 130, 12: 130, 13: 170}
+plan = json.dumps({"name": "robot", "matrix": {"kernel": {"git": repo, "ref": "main"}}})
+P = '{"groups":2,"loops":200,"type":"hackbench"}'
+s = ["BEGIN;",
+     "INSERT INTO machine (id, name, fingerprint) VALUES (1, 'syn', 'fp-syn');",
+     "INSERT INTO kernel (id, release, config_hash, hz, sched_mc) VALUES (1, '6.1.0-robot', 'feedbeef', 250, 1);"]
+run = 0
+for i in range(1, 14):
+    day = "2026-02-%02dT03:00:00.000Z" % i
+    s.append("INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at)"
+             " VALUES (%d, 'robot', '%s', 'nightly-%02d', 'local', 'test', 'done', '%s');" % (i, plan, i, day))
+    s.append("INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline,"
+             " kernel_commit, kernel_describe) VALUES (%d, %d, 0, 0, 'ok', 1, 1, 'full', 'root=/dev/vda', '%s', 'v-%d');"
+             % (i, i, commits[i - 1], i))
+    for rep in range(3):
+        run += 1
+        noise = 1 + 0.004 * (rep - 1) + 0.001 * ((i * 7) % 3 - 1)
+        s.append("INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, knobs, rep, status,"
+                 " started_at) VALUES (%d, %d, %d, %d, 0, 'hackbench', '%s', '{}', %d, 'ok', '%s%d');"
+                 % (run, i, i, rep, P, rep, day[:-1], rep))
+        s.append("INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES"
+                 " (%d, 'hackbench', 'time_s', %.5f, 's', 'lower');" % (run, time.get(i, 1.0) * noise))
+        s.append("INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES"
+                 " (%d, 'hackbench', 'rate_per_s', %.5f, '1/s', 'higher');" % (run, rate.get(i, 100) * noise))
+s.append("COMMIT;")
+open(out, "w").write("\n".join(s) + "\n")
+EOF
+expect_exit 2 "a new database: nothing to resume (and migrated)" $SL run --resume last --db "$DB"
+check "synthetic history loaded" sqlite3 -batch "$DB" ".read $TMP/gen.sql"
+
+HOOK="cat >$TMP/hook-\$SCHEDLAB_ALERT_GROUP-\$SCHEDLAB_ALERT_EVENT.txt"
+night() { # N [more options]: judge night N; output in $TMP/nN.out
+	# (no bisection but night 8's: a synthetic history has no kernels to
+	# build; a range of one commit needs none)
+	local n=$1; shift
+	[ "$n" = 8 ] || set -- --no-bisect "$@"
+	$SL nightly --db "$DB" --session "$n" --out-dir "$TMP/rep" --on-alert "$HOOK" "$@" \
+		>"$TMP/n$n.out" 2>"$TMP/n$n.err"
+	echo $? >"$TMP/n$n.rc"
+}
+alerts() { sql "SELECT count(*) FROM alert"; }
+status_of() { sql "SELECT status FROM alert WHERE id = $1"; }
+
+# ---- noise nights -------------------------------------------------------------------
+night 1
+contains "night 1: no baseline yet" "$TMP/n1.out" "no baseline yet: this is the first nightly session of robot on syn"
+equals "night 1: exit 0" "$(cat "$TMP/n1.rc")" 0
+for n in 2 3 4; do night $n; done
+equals "nights 2-4 (noise): exit 0 each" "$(cat "$TMP/n2.rc" "$TMP/n3.rc" "$TMP/n4.rc" | tr -d '\n')" 000
+equals "nights 1-4 (noise): no alert" "$(alerts)" 0
+contains "night 4: its baseline is nights 3 2 1" "$TMP/n4.out" "baseline: sessions 3 2 1 (3 previous nightly runs"
+
+# ---- the regression ---------------------------------------------------------------------
+night 5
+equals "night 5: exit 1 (a new regression)" "$(cat "$TMP/n5.rc")" 1
+equals "night 5: one alert, a regression of time_s" \
+	"$(sql "SELECT id || ' ' || kind || ' ' || status || ' ' || workload || '.' || metric || ' ' || good_session || '..' || bad_session FROM alert")" \
+	"1 regression new hackbench.time_s 4..5"
+equals "night 5: the change with its CI and p stored" \
+	"$(sql "SELECT round(change_pct) || ' ' || (ci_lo > 15 AND ci_hi < 25) || ' ' || (p < 0.05) FROM alert WHERE id = 1")" "20.0 1 1"
+equals "night 5: its group names the commit range and counts its commits" \
+	"$(sql "SELECT good_commit || '..' || bad_commit || ' ' || ncommits FROM alert_group WHERE id = 1")" \
+	"${COMMITS[4]}..${COMMITS[5]} 3"
+contains "night 5: the summary says so" "$TMP/n5.out" \
+	"NEW regression: alert 1 (group 1): hackbench.time_s preempt=full"
+contains "night 5: ... with the range" "$TMP/n5.out" "commit range: good ${COMMITS[4]:0:12} .. bad ${COMMITS[5]:0:12}, 3 commits"
+contains "night 5: open alerts come first in the summary" "$TMP/n5.out" "open alerts: 1"
+check "night 5: the hook got the group's report" test -s "$TMP/hook-1-raised.txt"
+contains "... which names the metric and range" "$TMP/hook-1-raised.txt" "range:    good ${COMMITS[4]} .. bad ${COMMITS[5]} (3 commits)"
+check "night 5: the HTML report written" test -s "$TMP/rep/nightly-05.html"
+
+night 6
+equals "night 6: exit 0 (nothing new)" "$(cat "$TMP/n6.rc")" 0
+contains "night 6: known: alert 1" "$TMP/n6.out" "known: alert 1 (new): hackbench.time_s"
+contains "... measured against its level before the change" "$TMP/n6.out" "against its level before session 5"
+equals "night 6: not raised again" "$(alerts)" 1
+equals "night 6: the alert was seen again" "$(sql "SELECT last_seen_session FROM alert WHERE id = 1")" 6
+
+# ---- a person decides -----------------------------------------------------------------
+expect_exit 2 "alerts expect without a note is refused" $SL alerts expect 1 --db "$DB"
+contains "... asking for the note" "$TMP/err" "--note TEXT is required"
+expect_exit 2 "a person cannot declare an alert fixed (no such verb)" $SL alerts fixed 1 --db "$DB"
+expect_exit 0 "alerts expect 1 --note" $SL alerts expect 1 --note "EEVDF trade-off, accepted" --db "$DB"
+contains "... says the baseline moves" "$TMP/out" "now starts at session 5"
+equals "alert 1 is expected" "$(status_of 1)" expected
+expect_exit 2 "expected -> bisect is refused" $SL alerts bisect 1 --db "$DB"
+contains "... with the reason and what is possible" "$TMP/err" \
+	"alert 1: it is expected and cannot become bisecting (a person may: reopen, invalid)"
+equals "... and writes nothing" "$(sql "SELECT count(*) FROM alert_event WHERE alert_id = 1")" 2
+expect_exit 2 "alerts ack of an alert that does not exist" $SL alerts ack 99 --note x --db "$DB"
+contains "... names it" "$TMP/err" "no alert 99"
+
+night 7
+equals "night 7: exit 0" "$(cat "$TMP/n7.rc")" 0
+contains "night 7: the baseline starts at the expected change" "$TMP/n7.out" \
+	"baseline: sessions 6 5 (2 previous nightly runs of this plan and machine, from session 5 on: the expected change)"
+equals "night 7: no alert at the accepted level" "$(alerts)" 1
+
+# ---- a small regression on top, one commit ----------------------------------------------
+night 8
+equals "night 8: exit 1" "$(cat "$TMP/n8.rc")" 1
+equals "night 8: alert 2, measured against the new level (+10%, not +32%)" \
+	"$(sql "SELECT kind || ' ' || round(change_pct) || ' ' || good_session || '..' || bad_session FROM alert WHERE id = 2")" \
+	"regression 10.0 7..8"
+equals "night 8: its range holds one commit: culprit found without a bisection" \
+	"$(sql "SELECT a.status || ' ' || json_extract(g.culprit, '\$.commit') || ' ' || g.ncommits FROM alert a JOIN alert_group g ON g.id = a.group_id WHERE a.id = 2")" \
+	"culprit ${COMMITS[8]} 1"
+contains "night 8: the summary names the culprit" "$TMP/n8.out" \
+	"one commit in the range: ${COMMITS[8]:0:12} (sched: night 8 change 1) is the culprit"
+equals "night 8: no bisection ran for it" "$(sql "SELECT count(*) FROM bisect")" 0
+check "night 8: the hook got the culprit report" test -s "$TMP/hook-2-bisected.txt"
+contains "... naming the commit first" "$TMP/hook-2-bisected.txt" \
+	"schedlab: ${COMMITS[8]} is the first bad commit of alert group 2"
+contains "... its subject and author" "$TMP/hook-2-bisected.txt" "author:   Ann Author <ann@example.org>"
+contains "... the commands that reproduce it" "$TMP/hook-2-bisected.txt" \
+	"schedlab compare --metric hackbench.time_s session=7 session=8"
+expect_exit 0 "alerts report 2" $SL alerts report 2 --db "$DB"
+contains "... the culprit report" "$TMP/out" "subject:  sched: night 8 change 1"
+contains "... the change with its CI and p" "$TMP/out" "alert 2 regression culprit found: hackbench.time_s"
+
+night 9
+contains "night 9: known: alert 2 (culprit found)" "$TMP/n9.out" "known: alert 2 (culprit found)"
+equals "night 9: exit 0" "$(cat "$TMP/n9.rc")" 0
+
+# ---- the revert -------------------------------------------------------------------------
+night 10
+equals "night 10: alert 2 fixed" "$(status_of 2)" fixed
+equals "... by session 10" "$(sql "SELECT fixed_session FROM alert WHERE id = 2")" 10
+contains "night 10: the summary says fixed" "$TMP/n10.out" "fixed: alert 2: hackbench.time_s"
+equals "night 10: exit 0" "$(cat "$TMP/n10.rc")" 0
+equals "night 10: no new alert" "$(alerts)" 2
+
+# ---- an improvement, and a series that moves again ---------------------------------------
+night 11
+equals "night 11: an improvement is an alert of its own kind" \
+	"$(sql "SELECT kind || ' ' || metric || ' ' || round(change_pct) FROM alert WHERE id = 3")" "improvement rate_per_s 30.0"
+equals "night 11: an improvement alone exits 0" "$(cat "$TMP/n11.rc")" 0
+night 12
+contains "night 12: known: alert 3" "$TMP/n12.out" "known: alert 3 (new): hackbench.rate_per_s"
+equals "night 12: nothing new" "$(alerts)" 3
+night 13
+contains "night 13: the series moved again" "$TMP/n13.out" "known: alert 3 (new), and the series moved again:"
+equals "night 13: alert 4 against the level after alert 3's change" \
+	"$(sql "SELECT kind || ' ' || metric || ' ' || good_session || '..' || bad_session || ' ' || (change_pct BETWEEN 25 AND 35) FROM alert WHERE id = 4")" \
+	"improvement rate_per_s 12..13 1"
+
+# ---- the life cycle through the command ---------------------------------------------------
+expect_exit 0 "alerts ack 3" $SL alerts ack 3 --note "looking" --db "$DB"
+expect_exit 0 "alerts invalid 3" $SL alerts invalid 3 --note "a broken machine" --db "$DB"
+expect_exit 2 "invalid -> ack is refused" $SL alerts ack 3 --note x --db "$DB"
+contains "... naming the state" "$TMP/err" "it is invalid and cannot become acknowledged (a person may: reopen)"
+expect_exit 0 "alerts reopen 3" $SL alerts reopen 3 --db "$DB"
+equals "reopened: new again (its group has no culprit)" "$(status_of 3)" new
+expect_exit 0 "alerts reopen of a fixed alert" $SL alerts reopen 2 --note "came back" --db "$DB"
+equals "reopened: culprit found again (its group has one)" "$(status_of 2)" culprit
+equals "every state change is an event, with the actor" \
+	"$(sql "SELECT group_concat(coalesce(from_status,'-') || '>' || to_status || '/' || actor, ' ') FROM (SELECT * FROM alert_event WHERE alert_id = 3 ORDER BY id)")" \
+	"->new/nightly new>acknowledged/person acknowledged>invalid/person invalid>new/person"
+equals "alert 2's history: raised, bisecting, culprit, fixed, reopened" \
+	"$(sql "SELECT group_concat(to_status, ' ') FROM (SELECT * FROM alert_event WHERE alert_id = 2 ORDER BY id)")" \
+	"new bisecting culprit fixed culprit"
+
+# ---- reading them ---------------------------------------------------------------------------
+expect_exit 0 "alerts (open ones)" $SL alerts --db "$DB"
+contains "... lists alert 2 with its culprit" "$TMP/out" "${COMMITS[8]:0:12}"
+if grep -q "EEVDF\|^ *1 " "$TMP/out"; then not_ok "... and not the expected alert 1" "$(cat "$TMP/out")"; else ok "... and not the expected alert 1"; fi
+expect_exit 0 "alerts --status all --format json" $SL alerts --status all --format json --db "$DB"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["rows"]) == 4, d' "$TMP/out" 2>"$TMP/py.err" &&
+	ok "... four alerts as JSON" || not_ok "... four alerts as JSON" "$(cat "$TMP/py.err")"
+expect_exit 0 "alerts --status expected --format csv" $SL alerts --status expected --format csv --db "$DB"
+equals "... one row" "$(($(wc -l <"$TMP/out") - 1))" 1
+expect_exit 0 "alerts --metric hackbench.rate_per_s --status all" $SL alerts --metric hackbench.rate_per_s --status all --format csv --db "$DB"
+equals "... two rows" "$(($(wc -l <"$TMP/out") - 1))" 2
+expect_exit 2 "alerts --status nosuch" $SL alerts --status nosuch --db "$DB"
+contains "... names the valid ones" "$TMP/err" "one of new, bisecting, culprit"
+expect_exit 0 "alerts show 1" $SL alerts show 1 --db "$DB"
+contains "... the history with the person's note" "$TMP/out" "person   new -> expected: EEVDF trade-off, accepted"
+contains "... the selector of the series" "$TMP/out" "selector: preempt=full,hz=250,sched_mc=1,knobs={},run_workload=hackbench,params="
+expect_exit 0 "alerts --help" $SL alerts --help
+expect_exit 0 "nightly --help" $SL nightly --help
+expect_exit 2 "nightly without a plan or session" $SL nightly --db "$DB"
+expect_exit 2 "nightly --session of a session that does not exist" $SL nightly --db "$DB" --session 999 --out-dir "$TMP/rep"
+contains "... names it" "$TMP/err" "no session 999"
+done_testing
