@@ -31,7 +31,7 @@ static const char usage_text[] =
 	"                        [--out-dir DIR] [--threshold PCT] [--session ID]\n"
 	"                        [--no-bisect] [--bisect-minutes M] [--bisect-max-steps K]\n"
 	"                        [--bisect-threshold PCT] [--bisect-session-runs R]\n"
-	"                        [--bisect-repetitions N] [--on-alert CMD]\n"
+	"                        [--bisect-repetitions N] [--metric M[,M...]] [--on-alert CMD]\n"
 	"\n"
 	"One night of the regression robot (docs/alerts.md): runs PLAN tagged TAG\n"
 	"(default nightly-YYYY-MM-DD), compares the session with the previous N\n"
@@ -49,6 +49,7 @@ static const char usage_text[] =
 	"  --out-dir DIR          report, bisection plans and logs (default reports)\n"
 	"  --threshold PCT        noise threshold of the verdicts in % (default 2)\n"
 	"  --session ID           judge this stored session instead of running the plan\n"
+	"  --metric M[,M...]      judge only these metrics (NAME or WORKLOAD.NAME)\n"
 	"  --no-bisect            raise alerts, bisect nothing\n"
 	"  --bisect-minutes M     the night's wall-time budget for bisections (default 240)\n"
 	"  --bisect-max-steps K   commits a bisection may measure between its ends\n"
@@ -83,7 +84,7 @@ static int tag_ok(const char *t)
 }
 
 struct nopts {
-	const char *plan, *dbpath, *tag, *dir, *session, *on_alert;
+	const char *plan, *dbpath, *tag, *dir, *session, *on_alert, *metrics;
 	size_t baseline, bisect_minutes, max_steps, session_runs, repetitions;
 	double threshold, bisect_threshold;
 	int no_bisect;
@@ -221,7 +222,7 @@ static int opt_nightly(int argc, char **argv, struct nopts *o)
 		{ "bisect-threshold", CLI_PERCENT, &o->bisect_threshold, 0, 0, NULL, NULL, NULL, 1 },
 		CLI_RANGE("bisect-session-runs", &o->session_runs, 1, 1000),
 		CLI_RANGE("bisect-repetitions", &o->repetitions, 2, 1000),
-		CLI_STR("on-alert", &o->on_alert), CLI_END,
+		CLI_STR("on-alert", &o->on_alert), CLI_STR("metric", &o->metrics), CLI_END,
 	};
 	int first, rc = cli_parse("nightly", usage_text, opts, argc, argv, &first);
 	if (rc != CLI_OK)
@@ -311,6 +312,15 @@ int cmd_nightly(int argc, char **argv)
 	ro.cmp.threshold_pct = o.threshold;
 	ro.cmp.range_param = workload_range_param;
 	ro.count_commits = robot_count_commits;
+	struct strvec mlist = STRVEC_INIT;
+	if (o.metrics) {
+		char *copy = xstrdup(o.metrics), *save = NULL;
+		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+			if (*t)
+				strvec_push(&mlist, t);
+		free(copy);
+		ro.metrics = mlist.v;
+	}
 	struct robot_result r;
 	struct strbuf err = STRBUF_INIT;
 	int judged = 0;
@@ -448,6 +458,7 @@ int cmd_nightly(int argc, char **argv)
 		printf("exit status 0: ok\n");
 	}
 	free(touched);
+	strvec_clear(&mlist);
 	strbuf_release(&said);
 	strbuf_release(&bsel);
 	free(html);

@@ -17,6 +17,7 @@
 #include "analysis/verdict.h"
 
 #define ROBOT_MIN_REPS 3
+#define ROBOT_ALPHA 0.05
 
 void robot_options_default(struct robot_options *o)
 {
@@ -94,6 +95,18 @@ static char *series_label(const struct sel_series *s)
 	if (s->machine && *s->machine)
 		strbuf_addf(&sb, "%son %s", sb.len ? " " : "", s->machine);
 	return strbuf_detach(&sb, NULL);
+}
+
+static int metric_wanted(const struct robot_options *o, const char *wl, const char *m)
+{
+	if (!o->metrics || !o->metrics[0])
+		return 1;
+	size_t lw = strlen(wl);
+	for (const char *const *p = o->metrics; *p; p++)
+		if (!strcmp(*p, m) || (!strncmp(*p, wl, lw) && (*p)[lw] == '.' &&
+				       !strcmp(*p + lw + 1, m)))
+			return 1;
+	return 0;
 }
 
 static int series_traced(const struct sel_series *s)
@@ -199,6 +212,14 @@ static int judge(const struct pool *a, const struct pool *b, const char *key, co
 		if (o->cmp.seed)
 			vo.seed = o->cmp.seed;
 		rc = verdict_compare_censored(va.v, va.c, va.n, vb.v, vb.c, vb.n, &vo, v) ? -1 : 0;
+		/* an alert is a decision: the bootstrap CI of a few values is not
+		   enough alone, the rank test must agree (3 against 3 never can:
+		   p >= 0.1), else it is inconclusive and says so */
+		if (!rc && (v->kind == VERDICT_WORSE || v->kind == VERDICT_BETTER) &&
+		    !(v->p_mwu < ROBOT_ALPHA)) {
+			v->kind = VERDICT_INCONCLUSIVE;
+			v->reason = "beyond the threshold, but the rank test is not significant";
+		}
 	}
 	vals_free(&va);
 	vals_free(&vb);
@@ -507,7 +528,8 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 	for (size_t g = 0; g < tonight.set.ngroups; g++) {
 		const struct sel_group *gr = &tonight.set.groups[g];
 		const struct sel_series *ser = &tonight.set.series[gr->series];
-		if (gr->better == SEL_BETTER_NONE || series_traced(ser))
+		if (gr->better == SEL_BETTER_NONE || series_traced(ser) ||
+		    !metric_wanted(o, gr->workload, gr->metric))
 			continue;
 		const char *key = tonight.key[gr->series];
 		int owned = 0;
@@ -536,6 +558,22 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 		case VERDICT_BETTER: r->nbetter++; break;
 		case VERDICT_NO_CHANGE: r->nsame++; break;
 		default: r->ninconclusive++; break;
+		}
+		if (v.kind == VERDICT_INCONCLUSIVE && isfinite(v.change_pct) &&
+		    fabs(v.change_pct) > o->cmp.threshold_pct) {
+			struct strbuf line = STRBUF_INIT;
+			char *lab = series_label(ser);
+			strbuf_addf(&line, "inconclusive, no alert: %s.%s %s: ", gr->workload,
+				    gr->metric, lab);
+			free(lab);
+			change_text(&line, &v);
+			strbuf_addf(&line, " with %zu and %zu values", v.n_a, v.n_b);
+			if (v.reps_needed)
+				strbuf_addf(&line, "; about %zu a side would decide it", v.reps_needed);
+			else
+				strbuf_addstr(&line, "; more repetitions a night would decide it");
+			strvec_push(&r->lines, line.buf);
+			strbuf_release(&line);
 		}
 		if (v.kind != VERDICT_WORSE && v.kind != VERDICT_BETTER)
 			continue;

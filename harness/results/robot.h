@@ -31,6 +31,9 @@
 struct robot_options {
 	size_t baseline_n;          /* nightly sessions in the rolling baseline (7) */
 	struct cmp_options cmp;     /* threshold and the rest, as `check` */
+	/* judge only these metrics ("workload.metric" or "metric"); NULL or
+	   empty: every metric with a direction */
+	const char *const *metrics;
 	/* the commits in good..bad of a repository (-1: unknown); NULL: not
 	   counted (results/ runs no program: the command layer asks git) */
 	int (*count_commits)(void *ctx, const char *git_dir, const char *good, const char *bad);

@@ -9,8 +9,8 @@
 #  - `schedlab report --compare ... --summary` (what the nightly script
 #    prints) says where the regression starts: the change point's kernel by
 #    its description and commit, and "commit range: good C10 .. bad C11";
-#  - contrib/schedlab-nightly's commit_ranges adds the number of commits in
-#    the range from the plan's repository ("good .. bad ..., 3 commits");
+#  - `schedlab nightly` judging night 11 raises an alert whose group names
+#    the range with the number of commits in it ("good .. bad ..., 3 commits");
 #  - a bare repository is a git kernel's repository too (no working tree to
 #    be dirty): resolved, cloned, its patch refused by name;
 #  - compare names the commits each side ran when they share one release
@@ -58,15 +58,16 @@ contains "summary: the change point's kernel by description and commit" "$TMP/ou
 contains "summary: the first commit range with the change" "$TMP/out" \
 	"commit range: good ${C[10]:0:12} .. bad ${C[11]:0:12}"
 
-# the nightly script's part: the number of commits in the range
-ranges() ( SCHEDLAB_NIGHTLY_FUNCTIONS=1 . contrib/schedlab-nightly; GITDIR=$1; commit_ranges )
-ranges "$R" <"$TMP/out" >"$TMP/ranges"
-contains "nightly: the range with its commit count" "$TMP/ranges" \
+# the nightly's part (schedlab nightly, docs/alerts.md): the alert's group
+# names the range with the number of commits in it, counted in the plan's
+# repository
+sql "UPDATE session SET plan_json = json_object('name', 'syn', 'matrix', json_object('kernel', json_object('git', '$R', 'ref', 'main')))"
+expect_exit 1 "nightly judges night 11: a new regression" \
+	$SL nightly --db "$DB" --session 111 --no-bisect --out-dir "$TMP/rep"
+contains "nightly: the range with its commit count" "$TMP/out" \
 	"commit range: good ${C[10]:0:12} .. bad ${C[11]:0:12}, 3 commits"
-ranges "" <"$TMP/out" >"$TMP/ranges2"
-equals "nightly: without a repository the range alone" \
-	"$(grep 'commit range' "$TMP/ranges2" | sed 's/^ *//')" \
-	"commit range: good ${C[10]:0:12} .. bad ${C[11]:0:12}"
+equals "nightly: the group stores the range" \
+	"$(sql "SELECT good_commit || '..' || bad_commit || ' ' || ncommits FROM alert_group")" "${C[10]}..${C[11]} 3"
 
 # compare: kernels told apart by commit even with one release and config
 expect_exit 0 "compare two nights of one release" $SL compare --db "$DB" session=101 session=102
