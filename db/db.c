@@ -6,8 +6,10 @@
 #include "db/db.h"
 #include "db/db_internal.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -500,7 +502,8 @@ static int open_checked(const char *path, enum db_mode mode, struct db **out, ch
 		}
 		return 0;
 	}
-	if (db_open_raw(path, out, errmsg))
+	int flags = SQLITE_OPEN_READWRITE | (mode == DB_READWRITE ? SQLITE_OPEN_CREATE : 0);
+	if (open_common(path, flags, out, errmsg))
 		return -1;
 	if (db_migrate_to(*out, db_latest_version())) {
 		if (errmsg)
@@ -512,10 +515,35 @@ static int open_checked(const char *path, enum db_mode mode, struct db **out, ch
 	return 0;
 }
 
+/* what the path is before SQLite touches it: a regular file or nothing
+ * (then only DB_READWRITE may create it); 0, or -1 with the message. SQLite
+ * would open /dev/null and write /dev/null-journal beside it */
+static int check_path(const char *path, enum db_mode mode, char **errmsg)
+{
+	struct stat st;
+	const char *why = NULL;
+	if (!strcmp(path, ":memory:") || !strncmp(path, "file:", 5))
+		return 0;
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			why = "not a regular file (a database is a file of its own)";
+	} else if (errno == ENOENT && mode == DB_READWRITE_EXISTING) {
+		why = "no such file (nothing stored to continue)";
+	}
+	if (!why)
+		return 0;
+	if (errmsg && asprintf(errmsg, "%s: %s", path, why) < 0)
+		*errmsg = NULL;
+	return -1;
+}
+
 int db_open(const char *path, enum db_mode mode, struct db **out, char **errmsg)
 {
 	if (errmsg)
 		*errmsg = NULL;
+	*out = NULL;
+	if (check_path(path, mode, errmsg))
+		return -1;
 	if (!open_checked(path, mode, out, errmsg))
 		return 0;
 	name_file(path, errmsg);

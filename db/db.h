@@ -16,13 +16,16 @@
 
 struct db;
 
-enum db_mode { DB_READWRITE = 0, DB_READONLY = 1 };
+/* DB_READWRITE creates the file when absent; DB_READWRITE_EXISTING (what
+ * continues stored work) and DB_READONLY never create anything */
+enum db_mode { DB_READWRITE = 0, DB_READONLY = 1, DB_READWRITE_EXISTING = 2 };
 
-/* open (creating when writable) and migrate to the newest schema;
+/* open (creating when the mode says so) and migrate to the newest schema;
  * on failure *db is NULL and *errmsg a malloc'd message that starts with
- * the path. A file that is not a database, a database of another program
+ * the path. A path that exists but is not a regular file (/dev/null, a
+ * folder), a file that is not a database, a database of another program
  * (tables but no schedlab schema version) or of a newer schedlab is
- * refused before anything is written to it */
+ * refused before anything is written to it or beside it */
 int db_open(const char *path, enum db_mode mode, struct db **db, char **errmsg);
 /* open without migrating (tests of migrations) */
 int db_open_raw(const char *path, struct db **db, char **errmsg);

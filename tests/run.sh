@@ -2,9 +2,10 @@
 # Runs every test: the unit-test binaries in build/tests/ (built by `make unit`
 # with ASan/UBSan) and the end-to-end scripts tests/e2e/t*.sh in name order.
 # Each prints TAP; this script adds the lines up and ends with the closing
-# line `N passed, N failed, N skipped`. A test that crashes, exits non-zero
-# without reporting a failure, or runs past its time limit counts as one
-# failure named after it.
+# line `N passed, N failed, N skipped`; before it, the ten slowest tests
+# (seconds, name), so a test nearing its limit shows. A test that crashes,
+# exits non-zero without reporting a failure, or runs past its time limit
+# counts as one failure named after it.
 #
 # Time limits: a script may say `# timeout: SECONDS` in its opening comment;
 # otherwise 600 s for a script and 300 s for a unit-test binary. A test past
@@ -26,6 +27,7 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
 pass=0 fail=0 skip=0
 failed_names=()
+durations=()   # "MILLISECONDS NAME" of every test that ran
 tests=(build/tests/test_* tests/e2e/t*.sh)
 if [ $# -gt 0 ]; then
 	sel=()
@@ -62,7 +64,7 @@ for t in "${tests[@]}"; do
 	fi
 	echo "# --- $name"
 	out=$(mktemp)
-	start=$(date +%s)
+	start_ms=$(($(date +%s%N) / 1000000))
 	limit=$(limit_of "$t")
 	if [[ "$t" == *.sh ]]; then
 		timeout --kill-after=30 "$limit" bash "$t" >"$out" 2>&1
@@ -94,9 +96,16 @@ for t in "${tests[@]}"; do
 		failed_names+=("$name")
 	fi
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-	echo "# $name: $p passed, $f failed, $s skipped ($(( $(date +%s) - start )) s)"
+	took=$(($(date +%s%N) / 1000000 - start_ms))
+	durations+=("$took $name")
+	echo "# $name: $p passed, $f failed, $s skipped ($((took / 1000)) s)"
 	rm -f "$out"
 done
+if [ ${#durations[@]} -gt 0 ]; then
+	echo "# slowest:"
+	printf '%s\n' "${durations[@]}" | sort -k1,1nr -k2 | head -n 10 |
+		while read -r ms name; do printf '#   %4d.%d s  %s\n' $((ms / 1000)) $((ms % 1000 / 100)) "$name"; done
+fi
 if [ ${#failed_names[@]} -gt 0 ]; then
 	echo "# failing: ${failed_names[*]}"
 fi

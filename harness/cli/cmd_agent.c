@@ -66,7 +66,7 @@ static int unframe(const char *path)
 	return cmd_finish(rc);
 }
 
-int cmd_agent(int argc, char **argv)
+int cmd_agent(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: schedlab agent\n"

@@ -284,12 +284,11 @@ static int do_report(struct db *db, int64_t id)
 	return rc;
 }
 
-int cmd_alerts(int argc, char **argv)
+int cmd_alerts(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	struct aopts o = { .dbpath = DEFAULT_DB, .fmt = FMT_TABLE, .dir = "reports",
-			   .bisect_minutes = 240 };
+	struct aopts o = { .fmt = FMT_TABLE, .dir = "reports", .bisect_minutes = 240 };
 	const struct cli_opt opts[] = {
-		CLI_DB(&o.dbpath), CLI_STR("status", &o.status), CLI_STR("machine", &o.machine),
+		CLI_DB(&ctx->dbpath), CLI_STR("status", &o.status), CLI_STR("machine", &o.machine),
 		CLI_STR("metric", &o.metric), CLI_SINCE(&o.since), CLI_STR("note", &o.note),
 		CLI_FORMAT(&o.fmt, 1), CLI_STR("out-dir", &o.dir),
 		CLI_RANGE("bisect-minutes", &o.bisect_minutes, 1, 100000),
@@ -321,23 +320,14 @@ int cmd_alerts(int argc, char **argv)
 	int64_t id = 0;
 	if (vi > 0 && parse_id(argv[first + 1], &id))
 		return 2;
+	/* the moves and bisect write to an existing database, the rest read */
+	o.dbpath = ctx->dbpath;
 	int write = vi >= 2 && vi <= 6;
-	struct db *db;
-	if (write) {
-		char *msg = NULL;
-		struct stat st;
-		if (stat(o.dbpath, &st)) {
-			cmd_error("alerts", "%s: %m", o.dbpath);
-			return 2;
-		}
-		if (db_open(o.dbpath, DB_READWRITE, &db, &msg)) {
-			cmd_error("alerts", "%s", msg ? msg : o.dbpath);
-			free(msg);
-			return 2;
-		}
-	} else if (!(db = cmd_open_db_readonly("alerts", o.dbpath))) {
+	if (!write)
+		ctx->flags = CMD_DB_RO;
+	struct db *db = cmd_db(ctx, 1);
+	if (!db)
 		return 2;
-	}
 	switch (vi) {
 	case 0: rc = do_list(db, &o); break;
 	case 1: rc = do_show(db, id); break;
@@ -348,6 +338,5 @@ int cmd_alerts(int argc, char **argv)
 	case 6: rc = do_bisect(db, id, &o); break;
 	default: rc = do_report(db, id); break;
 	}
-	db_close(db);
 	return cmd_finish(rc);
 }

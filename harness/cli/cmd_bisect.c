@@ -97,16 +97,15 @@ static const char usage_text[] =
 	"differ, or skipped/unclear commits or --max-steps leave several), 2 bad input\n"
 	"or a setup error, 130 interrupted (resumable).\n";
 
-int cmd_bisect(int argc, char **argv)
+int cmd_bisect(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct bisect_args a;
 	memset(&a, 0, sizeof(a));
-	a.dbpath = DEFAULT_DB;
 	size_t reps = 0, maxreps = 0, steps = 0, sruns = 0;
 	static const char *const units[] = { "session", "run", NULL };
 	int unit = -1;
 	const struct cli_opt opts[] = {
-		CLI_DB(&a.dbpath), CLI_STR("plan", &a.plan_path), CLI_STR("good", &a.good),
+		CLI_DB(&ctx->dbpath), CLI_STR("plan", &a.plan_path), CLI_STR("good", &a.good),
 		CLI_STR("bad", &a.bad), CLI_STR("metric", &a.metric), CLI_STR("where", &a.where),
 		CLI_RANGE("repetitions", &reps, 2, 1000),
 		CLI_RANGE("max-repetitions", &maxreps, 2, 10000),
@@ -159,6 +158,11 @@ int cmd_bisect(int argc, char **argv)
 	a.max_steps = (int)steps;
 	a.abort_flag = &session_abort;
 	a.values = (struct bisect_loader){ where_check, values_load, NULL };
+	/* --resume continues a stored bisection: never a new file */
+	a.db = cmd_db(ctx, !!a.resume);
+	if (!a.db)
+		return 2;
+	a.dbpath = ctx->dbpath;
 	session_install_signals();
 	struct strbuf err = STRBUF_INIT;
 	rc = bisect_main(&a, &err);

@@ -79,14 +79,14 @@ static void say_undecided(const struct compare_job *job, double threshold_pct)
 	free(u);
 }
 
-int cmd_check(int argc, char **argv)
+int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	const char *dbpath = DEFAULT_DB, *base = NULL, *cand = NULL;
+	const char *base = NULL, *cand = NULL;
 	struct cmp_options o;
 	cmp_options_default(&o);
 	o.range_param = workload_range_param;
 	const struct cli_opt opts[] = {
-		CLI_DB(&dbpath), CLI_STR("baseline", &base), CLI_STR("candidate", &cand),
+		CLI_DB(&ctx->dbpath), CLI_STR("baseline", &base), CLI_STR("candidate", &cand),
 		CLI_THRESHOLD(&o.threshold_pct), CLI_STR("metric", &o.metric), CLI_END,
 	};
 	int first, prc = cli_parse("check", usage_text, opts, argc, argv, &first);
@@ -100,7 +100,7 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	}
 	struct compare_job job;
-	if (cmd_compare_job("check", dbpath, base, cand, &o, 0, &job))
+	if (cmd_compare_job(ctx, base, cand, &o, 0, &job))
 		return 2;
 
 	int rc = 0;

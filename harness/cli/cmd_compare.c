@@ -416,18 +416,17 @@ static void print_table(const struct compare_job *job, const char *sa, const cha
 	}
 }
 
-int cmd_compare(int argc, char **argv)
+int cmd_compare(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	/* in the order of enum cmp_centre_mode */
 	static const char *const centres[] = { "auto", "median", "mean", "hmean", NULL };
-	const char *dbpath = DEFAULT_DB;
 	enum out_format fmt = FMT_TABLE;
 	struct cmp_options o;
 	cmp_options_default(&o);
 	o.range_param = workload_range_param;
 	int centre = CMP_CENTRE_AUTO;
 	const struct cli_opt opts[] = {
-		CLI_DB(&dbpath), CLI_STR("metric", &o.metric), CLI_THRESHOLD(&o.threshold_pct),
+		CLI_DB(&ctx->dbpath), CLI_STR("metric", &o.metric), CLI_THRESHOLD(&o.threshold_pct),
 		CLI_ONE_OF("centre", &centre, centres), CLI_FORMAT(&fmt, 1), CLI_END,
 	};
 	int first, prc = cli_parse("compare", usage_text, opts, argc, argv, &first);
@@ -441,7 +440,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	const char *sa = argv[first], *sb = argv[first + 1];
 	struct compare_job job;
-	if (cmd_compare_job("compare", dbpath, sa, sb, &o, 1, &job))
+	if (cmd_compare_job(ctx, sa, sb, &o, 1, &job))
 		return 2;
 	int rc = 0;
 	if (!job.a.nrows || !job.b.nrows) {

@@ -49,12 +49,12 @@ static int load_rows(struct db *db, const struct selector *sel, const char *sinc
 	return rc ? -1 : 0;
 }
 
-int cmd_export(int argc, char **argv)
+int cmd_export(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	const char *dbpath = DEFAULT_DB, *where = NULL, *since = NULL, *outpath = NULL;
+	const char *where = NULL, *since = NULL, *outpath = NULL;
 	enum out_format fmt = FMT_CSV;
 	const struct cli_opt opts[] = {
-		CLI_DB(&dbpath), CLI_STR("where", &where), CLI_SINCE(&since),
+		CLI_DB(&ctx->dbpath), CLI_STR("where", &where), CLI_SINCE(&since),
 		CLI_FORMAT_OF(&fmt, FMT_ALLOW(FMT_CSV) | FMT_ALLOW(FMT_JSON)),
 		CLI_STR("out", &outpath), CLI_END,
 	};
@@ -69,7 +69,7 @@ int cmd_export(int argc, char **argv)
 		strbuf_release(&err);
 		return 2;
 	}
-	struct db *db = cmd_open_db_readonly("export", dbpath);
+	struct db *db = cmd_db(ctx, 0);
 	if (!db) {
 		strbuf_release(&err);
 		return 2;
@@ -113,6 +113,5 @@ int cmd_export(int argc, char **argv)
 out:
 	rowset_release(&rs);
 	strbuf_release(&err);
-	db_close(db);
 	return cmd_finish(rc);
 }

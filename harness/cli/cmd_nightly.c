@@ -210,10 +210,10 @@ static void bisect_queue(struct db *db, const struct nopts *o, const struct robo
 }
 
 /* 0 to go on, else 1 + the exit code (--help: 1) */
-static int opt_nightly(int argc, char **argv, struct nopts *o)
+static int opt_nightly(int argc, char **argv, struct nopts *o, struct cmd_ctx *ctx)
 {
 	const struct cli_opt opts[] = {
-		CLI_STR("plan", &o->plan), CLI_DB(&o->dbpath), CLI_STR("tag", &o->tag),
+		CLI_STR("plan", &o->plan), CLI_DB(&ctx->dbpath), CLI_STR("tag", &o->tag),
 		CLI_RANGE("baseline", &o->baseline, 1, 1000), CLI_STR("out-dir", &o->dir),
 		CLI_THRESHOLD(&o->threshold), CLI_STR("session", &o->session),
 		CLI_BOOL("no-bisect", &o->no_bisect),
@@ -232,13 +232,14 @@ static int opt_nightly(int argc, char **argv, struct nopts *o)
 	return 0;
 }
 
-int cmd_nightly(int argc, char **argv)
+int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	struct nopts o = { .dbpath = DEFAULT_DB, .dir = "reports", .baseline = 7,
-			   .bisect_minutes = 240, .threshold = 2 };
-	int prc = opt_nightly(argc, argv, &o);
+	struct nopts o = { .dir = "reports", .baseline = 7, .bisect_minutes = 240,
+			   .threshold = 2 };
+	int prc = opt_nightly(argc, argv, &o, ctx);
 	if (prc)
 		return prc - 1;
+	o.dbpath = ctx->dbpath;
 	char deftag[64];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -294,16 +295,12 @@ int cmd_nightly(int argc, char **argv)
 			return 2;
 		}
 	}
-	struct db *db = NULL;
-	char *msg = NULL;
-	if (db_open(o.dbpath, DB_READWRITE, &db, &msg)) {
-		cmd_error("nightly", "%s", msg ? msg : o.dbpath);
-		free(msg);
+	/* the run child made the database; --session reads an existing one */
+	struct db *db = cmd_db(ctx, 1);
+	if (!db)
 		return 2;
-	}
 	if (!sid && (sid = db_session_by_tag(db, o.tag)) <= 0) {
 		cmd_error("nightly", "no session tagged %s in %s", o.tag, o.dbpath);
-		db_close(db);
 		return 2;
 	}
 	struct robot_options ro;
@@ -328,7 +325,6 @@ int cmd_nightly(int argc, char **argv)
 	int rc = 0;
 	if (db_session_brief(db, sid, &sb)) {
 		cmd_error("nightly", "%s", db_errmsg(db));
-		db_close(db);
 		return 2;
 	}
 	char *runs = db_session_runs_text(db, sid);
@@ -338,14 +334,12 @@ int cmd_nightly(int argc, char **argv)
 		       sb.tag ? sb.tag : o.tag, (long long)sid, sb.plan, runs ? runs : "?");
 		free(runs);
 		db_session_brief_free(&sb);
-		db_close(db);
 		return 3;
 	}
 	if (robot_judge(db, sid, &ro, &r, &err)) {
 		cmd_error("nightly", "%s", err.buf);
 		free(runs);
 		db_session_brief_free(&sb);
-		db_close(db);
 		strbuf_release(&err);
 		printf("exit status 2: setup failure\n");
 		return 2;
@@ -468,6 +462,5 @@ int cmd_nightly(int argc, char **argv)
 		robot_result_free(&r);
 	db_session_brief_free(&sb);
 	strbuf_release(&err);
-	db_close(db);
 	return cmd_finish(rc);
 }

@@ -139,7 +139,7 @@ static void print_json(const struct plan *p)
 	json_decref(doc);
 }
 
-int cmd_plan(int argc, char **argv)
+int cmd_plan(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	const char *target = NULL;
 	int check = 0, lava_job = 0;

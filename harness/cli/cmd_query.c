@@ -60,11 +60,10 @@ static void print_sets(const struct result_sets *rs, enum out_format fmt)
 	}
 }
 
-int cmd_query(int argc, char **argv)
+int cmd_query(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	const char *dbpath = DEFAULT_DB;
 	enum out_format fmt = FMT_TABLE;
-	const struct cli_opt opts[] = { CLI_DB(&dbpath), CLI_FORMAT(&fmt, 1), CLI_END };
+	const struct cli_opt opts[] = { CLI_DB(&ctx->dbpath), CLI_FORMAT(&fmt, 1), CLI_END };
 	int first, rc = cli_parse("query", usage_text, opts, argc, argv, &first);
 	if (rc != CLI_OK)
 		return cli_parse_exit(rc);
@@ -73,7 +72,7 @@ int cmd_query(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	struct db *db = cmd_open_db_readonly("query", dbpath);
+	struct db *db = cmd_db(ctx, 0);
 	if (!db) {
 		return 2;
 	}
@@ -101,6 +100,5 @@ int cmd_query(int argc, char **argv)
 	for (size_t i = 0; i < rs.n; i++)
 		rowset_release(&rs.set[i]);
 	free(rs.set);
-	db_close(db);
 	return cmd_finish(rc);
 }

@@ -124,16 +124,16 @@ static int write_page(const struct strbuf *page, const char *outpath)
 	return rc;
 }
 
-int cmd_report(int argc, char **argv)
+int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct report_options ro;
 	report_options_default(&ro);
 	ro.cmp.range_param = workload_range_param;
-	const char *dbpath = DEFAULT_DB, *outpath = "report.html";
+	const char *outpath = "report.html";
 	int summary = 0;
 	struct scope sc = { &ro, 0, NULL };
 	const struct cli_opt opts[] = {
-		CLI_DB(&dbpath),
+		CLI_DB(&ctx->dbpath),
 		CLI_FN("session", opt_session, &sc, 1),
 		CLI_FN("compare", opt_compare, &sc, 1),
 		CLI_FN("since", opt_since, &sc, 1),
@@ -160,7 +160,7 @@ int cmd_report(int argc, char **argv)
 		cmd_error("report", "--summary prints to stdout: give --out a file");
 		return 2;
 	}
-	ro.dbpath = dbpath;
+	ro.dbpath = ctx->dbpath;
 	/* the output path is checked first: a directory, FIFO or block device
 	   is refused before any work (and checked again when written) */
 	struct strbuf err = STRBUF_INIT, page = STRBUF_INIT;
@@ -169,7 +169,7 @@ int cmd_report(int argc, char **argv)
 		strbuf_release(&err);
 		return 2;
 	}
-	struct db *db = cmd_open_db_readonly("report", dbpath);
+	struct db *db = cmd_db(ctx, 0);
 	if (!db) {
 		strbuf_release(&err);
 		return 2;
@@ -184,7 +184,6 @@ int cmd_report(int argc, char **argv)
 		else if (!(rc = write_page(&page, outpath)) && strcmp(outpath, "-"))
 			fprintf(stderr, "schedlab report: wrote %s (bisection %s)\n", outpath,
 				sc.bisect);
-		db_close(db);
 		strbuf_release(&err);
 		strbuf_release(&page);
 		return cmd_finish(rc);
@@ -193,10 +192,8 @@ int cmd_report(int argc, char **argv)
 	if (report_build(db, &ro, &r, &err)) {
 		cmd_error("report", "%s", err.buf);
 		strbuf_release(&err);
-		db_close(db);
 		return 2;
 	}
-	db_close(db);
 	for (size_t i = 0; i < r.notes.nr; i++)
 		cmd_error("report", "note: %s", r.notes.v[i]);
 	report_render_html(&r, &page);

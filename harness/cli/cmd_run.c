@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db/db.h"
 #include "harness/cli/cmd.h"
@@ -52,18 +53,19 @@ static const char usage_text[] =
 	"worst of its members in the order 2, 130, 1, 0.\n";
 
 struct run_args {
-	const char *dbpath, *tag, *target, *resume;
+	struct cmd_ctx *ctx; /* the database: --db, opened by cmd_db */
+	const char *tag, *target, *resume;
 	const char *plan;       /* the plan file; NULL with --resume */
 	int quiet, take_over, until_decided;
 };
 
 /* -1 to go on, else the exit code (--help, bad usage) */
-static int parse_args(int argc, char **argv, struct run_args *a)
+static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct run_args *a)
 {
 	memset(a, 0, sizeof(*a));
-	a->dbpath = DEFAULT_DB;
+	a->ctx = ctx;
 	const struct cli_opt opts[] = {
-		CLI_DB(&a->dbpath), CLI_STR("tag", &a->tag), CLI_STR("target", &a->target),
+		CLI_DB(&ctx->dbpath), CLI_STR("tag", &a->tag), CLI_STR("target", &a->target),
 		CLI_STR("resume", &a->resume), CLI_BOOL("quiet", &a->quiet),
 		CLI_BOOL("take-over", &a->take_over), CLI_BOOL("until-decided", &a->until_decided),
 		CLI_END,
@@ -89,16 +91,13 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	return -1;
 }
 
-/* open the database for writing and catch Ctrl-C from here on; -1 after
- * printing why */
-static int open_db(const char *dbpath, struct db **db)
+/* the database for writing (`existing`: --resume, which never makes a new
+ * file), and Ctrl-C caught from here on; -1 after printing why */
+static int open_db(const struct run_args *a, int existing, struct db **db)
 {
-	char *msg = NULL;
-	if (db_open(dbpath, DB_READWRITE, db, &msg)) {
-		cmd_error("run", "%s", msg ? msg : dbpath); /* it names the file */
-		free(msg);
+	*db = cmd_db(a->ctx, existing);
+	if (!*db)
 		return -1;
-	}
 	session_install_signals();
 	return 0;
 }
@@ -167,18 +166,24 @@ static int execute(struct db *db, int64_t sid, struct plan *p, const char *dbpat
 	return rc;
 }
 
-/* schedlab run PLAN.json: a new session, or a new lab */
+/* schedlab run PLAN.json: a new session, or a new lab. A database that
+ * exists is opened before the kernels are built and the preflight (a bad
+ * one is refused at once); a new one is made only once they pass, so a run
+ * refused before anything is stored leaves no file */
 static int run_plan(const struct run_args *a, const struct session_opts *so)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct plan p;
 	struct db *db = NULL;
 	int rc = 2;
-	if (load_plan(a, &p, &err) || open_db(a->dbpath, &db) || build_and_check(&p, so, &err) ||
-	    session_aborted(so))
+	if (load_plan(a, &p, &err))
+		goto out;
+	session_install_signals();
+	if ((access(a->ctx->dbpath, F_OK) == 0 && open_db(a, 0, &db)) ||
+	    build_and_check(&p, so, &err) || session_aborted(so) || open_db(a, 0, &db))
 		goto out;
 	if (p.targets) {
-		rc = lab_run(&db, a->dbpath, &p, so, &err);
+		rc = lab_run(&a->ctx->db, a->ctx->dbpath, &p, so, &err);
 		if (err.len)
 			cmd_error("run", "%s", err.buf);
 		goto out;
@@ -188,9 +193,8 @@ static int run_plan(const struct run_args *a, const struct session_opts *so)
 		cmd_error("run", "%s", err.buf);
 		goto out;
 	}
-	rc = execute(db, sid, &p, a->dbpath, so);
+	rc = execute(db, sid, &p, a->ctx->dbpath, so);
 out:
-	db_close(db);
 	plan_release(&p);
 	strbuf_release(&err);
 	return rc;
@@ -226,7 +230,7 @@ static int resume_session(const struct run_args *a, const struct session_opts *s
 	char *status = NULL;
 	int rc = 2;
 	memset(&p, 0, sizeof(p));
-	if (open_db(a->dbpath, &db))
+	if (open_db(a, 1, &db))
 		goto out;
 	int64_t sid = db_session_resolve(db, a->resume);
 	if (sid < 0) {
@@ -245,10 +249,9 @@ static int resume_session(const struct run_args *a, const struct session_opts *s
 	if (!a->quiet)
 		fprintf(stderr, "resuming session %lld: %d runs done, %d to do\n",
 			(long long)sid, ok + failed + skipped, planned);
-	rc = execute(db, sid, &p, a->dbpath, so);
+	rc = execute(db, sid, &p, a->ctx->dbpath, so);
 out:
 	free(status);
-	db_close(db);
 	plan_release(&p);
 	return rc;
 }
@@ -260,26 +263,25 @@ static int resume_lab(const struct run_args *a, const struct session_opts *so)
 	struct db *db = NULL;
 	struct lab lab;
 	int rc = 2;
-	if (open_db(a->dbpath, &db))
+	if (open_db(a, 1, &db))
 		goto out;
 	if (lab_find(db, a->resume + 4, &lab, &err)) {
 		cmd_error("run", "--resume %s: %s", a->resume, err.buf);
 		goto out;
 	}
-	rc = lab_resume(&lab, &db, a->dbpath, so, &err);
+	rc = lab_resume(&lab, &a->ctx->db, a->ctx->dbpath, so, &err);
 	if (err.len)
 		cmd_error("run", "%s", err.buf);
 	lab_release(&lab);
 out:
-	db_close(db);
 	strbuf_release(&err);
 	return rc;
 }
 
-int cmd_run(int argc, char **argv)
+int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct run_args a;
-	int rc = parse_args(argc, argv, &a);
+	int rc = parse_args(argc, argv, ctx, &a);
 	if (rc >= 0)
 		return rc;
 	struct session_opts so = { .tag = a.tag, .quiet = a.quiet, .abort_flag = &session_abort,

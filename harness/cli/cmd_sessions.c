@@ -17,17 +17,16 @@ static const char usage_text[] =
 	"Lists the sessions in the database: id, plan, tag, target, status, start\n"
 	"time and how many runs are ok, failed, skipped or still to do.\n";
 
-int cmd_sessions(int argc, char **argv)
+int cmd_sessions(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	const char *dbpath = DEFAULT_DB;
 	enum out_format fmt = FMT_TABLE;
-	const struct cli_opt opts[] = { CLI_DB(&dbpath), CLI_FORMAT(&fmt, 1), CLI_END };
+	const struct cli_opt opts[] = { CLI_DB(&ctx->dbpath), CLI_FORMAT(&fmt, 1), CLI_END };
 	int first, rc = cli_parse("sessions", usage_text, opts, argc, argv, &first);
 	if (rc != CLI_OK)
 		return cli_parse_exit(rc);
 	if (cli_no_args("sessions", argc, argv, first))
 		return 2;
-	struct db *db = cmd_open_db_readonly("sessions", dbpath);
+	struct db *db = cmd_db(ctx, 0);
 	if (!db) {
 		return 2;
 	}
@@ -36,11 +35,10 @@ int cmd_sessions(int argc, char **argv)
 		cmd_error("sessions", "%s", db_errmsg(db));
 		rc = 2;
 	} else if (!rs.nrows && fmt == FMT_TABLE) {
-		printf("no sessions in %s\n", dbpath);
+		printf("no sessions in %s\n", ctx->dbpath);
 	} else {
 		rowset_print(&rs, fmt, stdout);
 	}
 	rowset_release(&rs);
-	db_close(db);
 	return cmd_finish(rc);
 }

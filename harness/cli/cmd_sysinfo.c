@@ -23,7 +23,7 @@ static const char usage_text[] =
 	"  --target SPEC   local (default), qemu:KERNEL, ssh://[user@]host[:port]\n"
 	"  --format F      table (default) or json\n";
 
-int cmd_sysinfo(int argc, char **argv)
+int cmd_sysinfo(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	const char *spec = "local";
 	enum out_format fmt = FMT_TABLE;

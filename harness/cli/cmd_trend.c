@@ -312,14 +312,14 @@ static int load_series(struct db *db, const char *metric, const char *where, con
 	return rc;
 }
 
-int cmd_trend(int argc, char **argv)
+int cmd_trend(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	const char *dbpath = DEFAULT_DB, *metric = NULL, *where = NULL, *since = NULL;
+	const char *metric = NULL, *where = NULL, *since = NULL;
 	enum out_format fmt = FMT_TABLE;
 	struct cp_options cpo;
 	cp_options_default(&cpo);
 	const struct cli_opt opts[] = {
-		CLI_DB(&dbpath), CLI_STR("metric", &metric), CLI_STR("where", &where),
+		CLI_DB(&ctx->dbpath), CLI_STR("metric", &metric), CLI_STR("where", &where),
 		CLI_SINCE(&since), CLI_PVALUE(&cpo.max_pvalue),
 		CLI_RANGE("window", &cpo.window, 2, 100000), CLI_FORMAT(&fmt, 1), CLI_END,
 	};
@@ -334,7 +334,7 @@ int cmd_trend(int argc, char **argv)
 				   "cyclictest.lat_p99_us)");
 		return 2;
 	}
-	struct db *db = cmd_open_db_readonly("trend", dbpath);
+	struct db *db = cmd_db(ctx, 0);
 	if (!db)
 		return 2;
 	struct sample_set set;
@@ -370,6 +370,5 @@ int cmd_trend(int argc, char **argv)
 	trend_free(&tr);
 out:
 	sample_set_free(&set);
-	db_close(db);
 	return cmd_finish(rc);
 }

@@ -1,12 +1,15 @@
 /*
  * schedlab: the controller's entry point and its one table of subcommands
- * (git.c / perf.c style). Each command parses its own options; flags in the
- * table are for shared preconditions.
+ * (git.c / perf.c style). Each command parses its own options; the flags in
+ * the table are the shared preconditions main sets up (cmd.h: CMD_DB_RO,
+ * CMD_DB_RW: the database of --db, opened once through cmd_db when the
+ * command has checked its options, closed here).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/db.h"
 #include "harness/cli/cmd.h"
 #include "harness/util/strbuf.h"
 #include "harness/targets/target.h"
@@ -14,27 +17,42 @@
 
 struct command {
 	const char *name;
-	int (*fn)(int argc, char **argv);
+	int (*fn)(int argc, char **argv, struct cmd_ctx *c);
+	unsigned flags; /* CMD_* of cmd.h */
 	const char *summary;
 };
 
 static const struct command commands[] = {
-	{ "run", cmd_run, "run a plan (or resume a session) and store the results" },
-	{ "plan", cmd_plan, "validate a plan and show the expanded boots and runs" },
-	{ "sysinfo", cmd_sysinfo, "what a machine is and what it can switch" },
-	{ "sessions", cmd_sessions, "list the sessions in a database" },
-	{ "query", cmd_query, "run read-only SQL against a database" },
-	{ "compare", cmd_compare, "A/B table of two selections with verdicts per metric" },
-	{ "trend", cmd_trend, "history of one metric with change points" },
-	{ "check", cmd_check, "exit 1 when the candidate regressed against the baseline" },
-	{ "report", cmd_report, "self-contained HTML report: A/B, latency curves, trends, sysinfo" },
-	{ "bisect", cmd_bisect, "find the commit behind a change of one metric (kernels from git)" },
-	{ "nightly", cmd_nightly, "one night of the regression robot: run, judge, alert, bisect" },
-	{ "alerts", cmd_alerts, "the robot's alerts: list, show, ack/expect/invalid, bisect, report" },
-	{ "export", cmd_export, "rows of the results view as CSV or JSON" },
-	{ "agent", cmd_agent, "serve the agent protocol on stdin/stdout (targets use this)" },
-	{ NULL, NULL, NULL },
+	{ "run", cmd_run, CMD_DB_RW, "run a plan (or resume a session) and store the results" },
+	{ "plan", cmd_plan, 0, "validate a plan and show the expanded boots and runs" },
+	{ "sysinfo", cmd_sysinfo, 0, "what a machine is and what it can switch" },
+	{ "sessions", cmd_sessions, CMD_DB_RO, "list the sessions in a database" },
+	{ "query", cmd_query, CMD_DB_RO, "run read-only SQL against a database" },
+	{ "compare", cmd_compare, CMD_DB_RO,
+	  "A/B table of two selections with verdicts per metric" },
+	{ "trend", cmd_trend, CMD_DB_RO, "history of one metric with change points" },
+	{ "check", cmd_check, CMD_DB_RO, "exit 1 when the candidate regressed against the baseline" },
+	{ "report", cmd_report, CMD_DB_RO,
+	  "self-contained HTML report: A/B, latency curves, trends, sysinfo" },
+	{ "bisect", cmd_bisect, CMD_DB_RW,
+	  "find the commit behind a change of one metric (kernels from git)" },
+	{ "nightly", cmd_nightly, CMD_DB_RW,
+	  "one night of the regression robot: run, judge, alert, bisect" },
+	{ "alerts", cmd_alerts, CMD_DB_RW,
+	  "the robot's alerts: list, show, ack/expect/invalid, bisect, report" },
+	{ "export", cmd_export, CMD_DB_RO, "rows of the results view as CSV or JSON" },
+	{ "agent", cmd_agent, 0, "serve the agent protocol on stdin/stdout (targets use this)" },
+	{ NULL, NULL, 0, NULL },
 };
+
+/* run command c with what its flags ask for; its exit code */
+static int run_command(const struct command *c, int argc, char **argv)
+{
+	struct cmd_ctx ctx = { .name = c->name, .flags = c->flags, .dbpath = DEFAULT_DB };
+	int rc = c->fn(argc, argv, &ctx);
+	db_close(ctx.db);
+	return rc;
+}
 
 static void usage(FILE *f)
 {
@@ -95,14 +113,14 @@ int main(int argc, char **argv)
 		for (const struct command *c = commands; c->name; c++)
 			if (!strcmp(c->name, argv[2])) {
 				char *av[] = { argv[2], "--help", NULL };
-				return c->fn(2, av);
+				return run_command(c, 2, av);
 			}
 		fprintf(stderr, "schedlab: no help for '%s'\n", argv[2]);
 		return 2;
 	}
 	for (const struct command *c = commands; c->name; c++)
 		if (!strcmp(c->name, name))
-			return c->fn(argc - 1, argv + 1);
+			return run_command(c, argc - 1, argv + 1);
 	fprintf(stderr, "schedlab: '%s' is not a command (valid:", name);
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(stderr, " %s", c->name);

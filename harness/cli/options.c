@@ -1,8 +1,8 @@
 /*
  * The commands' shared layer (see options.h and cmd.h): option tables run
  * through getopt_long, value checks with one message per kind, and the
- * helpers every command uses (errors, --format, opening the database
- * read-only, the compare job that `compare`, `check` and `report` share,
+ * helpers every command uses (errors, --format, the command's database
+ * by its setup flag, the compare job that `compare`, `check` and `report` share,
  * the final check of stdout).
  */
 #include "harness/cli/options.h"
@@ -51,34 +51,36 @@ int parse_format(const char *cmd, const char *s, enum out_format *out, unsigned 
 	return -1;
 }
 
-struct db *cmd_open_db_readonly(const char *cmd, const char *path)
+struct db *cmd_db(struct cmd_ctx *c, int existing)
 {
-	struct db *db = NULL;
+	if (c->db)
+		return c->db;
+	enum db_mode mode = c->flags & CMD_DB_RW ? (existing ? DB_READWRITE_EXISTING : DB_READWRITE)
+						 : DB_READONLY;
 	char *msg = NULL;
-	if (db_open(path, DB_READONLY, &db, &msg)) {
-		cmd_error(cmd, "%s", msg ? msg : path); /* it names the file */
+	if (db_open(c->dbpath, mode, &c->db, &msg)) {
+		cmd_error(c->name, "%s", msg ? msg : c->dbpath); /* it names the file */
 		free(msg);
-		return NULL;
+		c->db = NULL;
 	}
-	return db;
+	return c->db;
 }
 
-int cmd_compare_job(const char *cmd, const char *dbpath, const char *a, const char *b,
+int cmd_compare_job(struct cmd_ctx *c, const char *a, const char *b,
 		    const struct cmp_options *o, int hists, struct compare_job *job)
 {
-	struct db *db = cmd_open_db_readonly(cmd, dbpath);
+	struct db *db = cmd_db(c, 0);
 	if (!db)
 		return 2;
 	struct strbuf err = STRBUF_INIT;
 	int bad = compare_job_run(db, a, b, o, hists, job, &err);
 	if (bad)
-		cmd_error(cmd, "%s", err.buf);
+		cmd_error(c->name, "%s", err.buf);
 	strbuf_release(&err);
-	db_close(db);
 	if (bad)
 		return 2;
 	for (size_t i = 0; i < job->r.warnings.nr; i++)
-		cmd_error(cmd, "warning: %s", job->r.warnings.v[i]);
+		cmd_error(c->name, "warning: %s", job->r.warnings.v[i]);
 	return 0;
 }
 

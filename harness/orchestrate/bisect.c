@@ -1018,13 +1018,8 @@ int bisect_main(const struct bisect_args *a, struct strbuf *err)
 	memset(&b, 0, sizeof(b));
 	b.a = a;
 	b.lock_fd = -1;
-	char *msg = NULL;
 	int rc = 2;
-	if (db_open(a->dbpath, DB_READWRITE, &b.db, &msg)) {
-		strbuf_addstr(err, msg ? msg : a->dbpath);
-		free(msg);
-		return 2;
-	}
+	b.db = a->db;
 	if (a->resume) {
 		if (db_bisect_load(b.db, a->resume, &b.row)) {
 			strbuf_addf(err, "--resume %s: %s", a->resume, db_errmsg(b.db));
@@ -1117,6 +1112,5 @@ out:
 	db_bisect_free(&b.row);
 	if (b.lock_fd >= 0)
 		close(b.lock_fd);
-	db_close(b.db);
 	return rc;
 }

@@ -43,7 +43,8 @@ struct bisect_loader {
 };
 
 struct bisect_args {
-	const char *dbpath;
+	struct db *db;                /* the database, opened by the caller */
+	const char *dbpath;           /* its path (the lock file beside it) */
 	const char *plan_path;        /* a new bisection: the plan file */
 	const char *good, *bad;       /* commit-ish */
 	const char *metric;           /* WORKLOAD.METRIC */

@@ -2,7 +2,9 @@
  * Labs: one forked session per member of a plan with "targets", signal
  * forwarding, the worst exit code, and `run --resume lab:...`; see lab.h.
  * The parent creates the sessions and closes the database before it forks;
- * each child opens its own connection and runs session_execute.
+ * each child opens its own connection and runs session_execute. The child
+ * is a copy of the controller, no exec, so it is forked here rather than
+ * through harness/util/proc.h (which starts programs).
  */
 #include "harness/orchestrate/lab.h"
 

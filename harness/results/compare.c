@@ -363,34 +363,13 @@ static int all_positive(const double *x, size_t n)
 	return 1;
 }
 
-int compare_sets(const struct sample_set *a, const struct sample_set *b,
-		 const struct cmp_options *o, struct cmp_result *r, struct strbuf *err)
+/* the pairs of series to compare (a traced series, "evidence" in its
+ * params, only with another traced one: tracing perturbs the run it
+ * watches); a_used and b_used count each series' pairs */
+static void pair_series(struct cmp_result *r, const struct sample_set *a,
+			const struct sample_set *b, unsigned same, char *a_used, char *b_used)
 {
-	struct cmp_options def;
-	if (!o) {
-		cmp_options_default(&def);
-		o = &def;
-	}
-	memset(r, 0, sizeof(*r));
-	r->warnings = (struct strvec)STRVEC_INIT;
-	r->names = (struct strvec)STRVEC_INIT;
-	if (!(o->threshold_pct > 0) || !isfinite(o->threshold_pct)) {
-		strbuf_addf(err, "threshold must be a positive percentage");
-		return -1;
-	}
-	r->threshold_pct = o->threshold_pct;
-	r->diff_mask = diff_dims(a, b);
-	const struct sample_set *ab[2] = { a, b };
-	r->label_mask = sel_label_mask(r->diff_mask, ab, 2);
-	unsigned same = ((1u << SEL_NDIMS) - 1) & ~r->diff_mask;
-
-	warn_mixed(r, "A", a);
-	warn_mixed(r, "B", b);
-
-	/* pairs (a traced series, "evidence" in its params, only with another
-	   traced one: tracing perturbs the run it watches) */
 	size_t palloc = 0;
-	char *a_used = xcalloc(a->nseries + 1, 1), *b_used = xcalloc(b->nseries + 1, 1);
 	for (size_t i = 0; i < a->nseries; i++)
 		for (size_t j = 0; j < b->nseries; j++) {
 			if (!sel_series_match(&a->series[i], &b->series[j], same))
@@ -417,8 +396,12 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 		}
 	for (size_t p = 0; p < r->npairs; p++)
 		r->pairs[p].label = pair_label(r, p, a, b);
+}
 
-	/* several series of one side against one identity: say so */
+/* several series of one side against one identity: say so */
+static void warn_several(struct cmp_result *r, const struct sample_set *a,
+			 const struct sample_set *b)
+{
 	for (int d = 0; d < SEL_NDIMS; d++) {
 		if (!(r->diff_mask & (1u << d)))
 			continue;
@@ -434,55 +417,91 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 			free(t);
 		}
 	}
-	/* series of one side with no partner on the other; not listed when the
-	   other side is empty (the caller says that selector matches nothing) */
-	for (int side = 0; side < 2; side++) {
-		const struct sample_set *s = side ? b : a;
-		const char *used = side ? b_used : a_used;
-		if (!(side ? a : b)->nseries)
-			continue;
-		/* the dimensions with several values on this side (counted once) */
-		unsigned several = 0;
-		for (size_t i = 0; i < s->nseries && !several; i++)
-			several = !used[i] && !series_traced(&s->series[i]);
-		for (int d = 0; several && d < SEL_NDIMS; d++) {
-			size_t n;
-			if (d == DIM_WORKLOAD || d == DIM_PARAMS)
-				continue;
-			free(distinct_text(s, (enum sel_dim)d, &n));
-			if (n > 1)
-				several |= 2u << d;
-		}
-		for (size_t i = 0; i < s->nseries; i++) {
-			if (used[i])
-				continue;
-			if (series_traced(&s->series[i])) {
-				trace_note(r, side ? "B" : "A", s, i);
-				continue;
-			}
-			char *pl = sel_json_label(s->series[i].dim[DIM_PARAMS], NULL, 0);
-			struct strbuf which = STRBUF_INIT;
-			/* what tells this series from the side's others */
-			for (int d = 0; d < SEL_NDIMS; d++) {
-				if (several & (2u << d)) {
-					char *t = sel_series_dim_text(&s->series[i], (enum sel_dim)d);
-					strbuf_addf(&which, " %s=%s", sel_dim_key((enum sel_dim)d), t);
-					free(t);
-				}
-			}
-			strvec_pushf(&r->warnings, "only in %s, not compared: %s %s%s",
-				     side ? "B" : "A", s->series[i].dim[DIM_WORKLOAD], pl,
-				     which.len ? which.buf : "");
-			strbuf_release(&which);
-			free(pl);
-		}
-	}
-	free(a_used);
-	free(b_used);
+}
 
-	/* rows: collect the metric pairs, compute their verdicts (independent,
-	 * each with its own seeded random stream, so in parallel and still
-	 * deterministic), then keep them in order */
+/* the series of side s (other: the other side) with no partner; not listed
+ * when the other side is empty (the caller says that selector matches
+ * nothing) */
+static void warn_unpaired(struct cmp_result *r, int side, const struct sample_set *s,
+			  const struct sample_set *other, const char *used)
+{
+	if (!other->nseries)
+		return;
+	/* the dimensions with several values on this side (counted once) */
+	unsigned several = 0;
+	for (size_t i = 0; i < s->nseries && !several; i++)
+		several = !used[i] && !series_traced(&s->series[i]);
+	for (int d = 0; several && d < SEL_NDIMS; d++) {
+		size_t n;
+		if (d == DIM_WORKLOAD || d == DIM_PARAMS)
+			continue;
+		free(distinct_text(s, (enum sel_dim)d, &n));
+		if (n > 1)
+			several |= 2u << d;
+	}
+	for (size_t i = 0; i < s->nseries; i++) {
+		if (used[i])
+			continue;
+		if (series_traced(&s->series[i])) {
+			trace_note(r, side ? "B" : "A", s, i);
+			continue;
+		}
+		char *pl = sel_json_label(s->series[i].dim[DIM_PARAMS], NULL, 0);
+		struct strbuf which = STRBUF_INIT;
+		/* what tells this series from the side's others */
+		for (int d = 0; d < SEL_NDIMS; d++) {
+			if (several & (2u << d)) {
+				char *t = sel_series_dim_text(&s->series[i], (enum sel_dim)d);
+				strbuf_addf(&which, " %s=%s", sel_dim_key((enum sel_dim)d), t);
+				free(t);
+			}
+		}
+		strvec_pushf(&r->warnings, "only in %s, not compared: %s %s%s",
+			     side ? "B" : "A", s->series[i].dim[DIM_WORKLOAD], pl,
+			     which.len ? which.buf : "");
+		strbuf_release(&which);
+		free(pl);
+	}
+}
+
+/* the row of metric group ga (pair p) against gb, its verdict still to do */
+static void row_job_init(struct row_job *j, size_t p, const struct sel_group *ga,
+			 const struct sel_group *gb, const struct cmp_options *o)
+{
+	memset(j, 0, sizeof(*j));
+	j->ga = ga;
+	j->gb = gb;
+	struct cmp_row *row = &j->row;
+	row->kind = CMP_METRIC;
+	row->pair = p;
+	row->workload = ga->workload;
+	row->metric = ga->metric;
+	row->unit = ga->unit;
+	row->better = ga->better;
+	row->has_verdict = ga->better != SEL_BETTER_NONE;
+	row->range_param = o->range_param ? o->range_param(ga->workload) : NULL;
+	row->centre = compare_centre_for(ga->metric, ga->unit, o->centre);
+	if (row->centre == STATS_HMEAN &&
+	    (!all_positive(ga->value, ga->n) || !all_positive(gb->value, gb->n)))
+		row->centre = STATS_MEDIAN;
+	row->pct = NAN;
+	row->ha = row->hb = row->change_pct = NAN;
+	verdict_options_default(&j->vo, ga->better == SEL_BETTER_HIGHER
+						? VERDICT_HIGHER_IS_BETTER
+						: VERDICT_LOWER_IS_BETTER);
+	j->vo.threshold_pct = o->threshold_pct;
+	j->vo.centre = row->centre;
+	if (o->resamples)
+		j->vo.resamples = o->resamples;
+	if (o->seed)
+		j->vo.seed = o->seed;
+}
+
+/* the metric pairs of every series pair, one job each; their number */
+static size_t collect_row_jobs(const struct cmp_result *r, const struct sample_set *a,
+			       const struct sample_set *b, const struct cmp_options *o,
+			       struct row_job **jobs_out)
+{
 	struct row_job *jobs = NULL;
 	size_t njobs = 0, jalloc = 0;
 	for (size_t p = 0; p < r->npairs; p++) {
@@ -503,44 +522,22 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 				jalloc = jalloc ? 2 * jalloc : 64;
 				jobs = xrealloc(jobs, jalloc * sizeof(*jobs));
 			}
-			struct row_job *j = &jobs[njobs++];
-			memset(j, 0, sizeof(*j));
-			j->ga = ga;
-			j->gb = gb;
-			struct cmp_row *row = &j->row;
-			row->kind = CMP_METRIC;
-			row->pair = p;
-			row->workload = ga->workload;
-			row->metric = ga->metric;
-			row->unit = ga->unit;
-			row->better = ga->better;
-			row->has_verdict = ga->better != SEL_BETTER_NONE;
-			row->range_param = o->range_param ? o->range_param(ga->workload) : NULL;
-			row->centre = compare_centre_for(ga->metric, ga->unit, o->centre);
-			if (row->centre == STATS_HMEAN &&
-			    (!all_positive(ga->value, ga->n) || !all_positive(gb->value, gb->n)))
-				row->centre = STATS_MEDIAN;
-			row->pct = NAN;
-			row->ha = row->hb = row->change_pct = NAN;
-			verdict_options_default(&j->vo, ga->better == SEL_BETTER_HIGHER
-								? VERDICT_HIGHER_IS_BETTER
-								: VERDICT_LOWER_IS_BETTER);
-			j->vo.threshold_pct = o->threshold_pct;
-			j->vo.centre = row->centre;
-			if (o->resamples)
-				j->vo.resamples = o->resamples;
-			if (o->seed)
-				j->vo.seed = o->seed;
+			row_job_init(&jobs[njobs++], p, ga, gb, o);
 		}
 	}
-	run_jobs(jobs, njobs);
+	*jobs_out = jobs;
+	return njobs;
+}
+
+/* the finished jobs' rows into r, in order; -1 when one failed */
+static int keep_rows(struct cmp_result *r, struct row_job *jobs, size_t njobs,
+		     struct strbuf *err)
+{
 	size_t ralloc = 0;
 	for (size_t k = 0; k < njobs; k++) {
 		struct row_job *j = &jobs[k];
 		if (j->failed) {
 			strbuf_addf(err, "%s.%s: the comparison failed", j->ga->workload, j->ga->metric);
-			free(jobs);
-			cmp_result_free(r);
 			return -1;
 		}
 		j->row.change_pct = j->row.v.change_pct;
@@ -551,7 +548,52 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 			j->row.has_noise = 1;
 		push_row(r, &ralloc, &j->row);
 	}
+	return 0;
+}
+
+int compare_sets(const struct sample_set *a, const struct sample_set *b,
+		 const struct cmp_options *o, struct cmp_result *r, struct strbuf *err)
+{
+	struct cmp_options def;
+	if (!o) {
+		cmp_options_default(&def);
+		o = &def;
+	}
+	memset(r, 0, sizeof(*r));
+	r->warnings = (struct strvec)STRVEC_INIT;
+	r->names = (struct strvec)STRVEC_INIT;
+	if (!(o->threshold_pct > 0) || !isfinite(o->threshold_pct)) {
+		strbuf_addf(err, "threshold must be a positive percentage");
+		return -1;
+	}
+	r->threshold_pct = o->threshold_pct;
+	r->diff_mask = diff_dims(a, b);
+	const struct sample_set *ab[2] = { a, b };
+	r->label_mask = sel_label_mask(r->diff_mask, ab, 2);
+	unsigned same = ((1u << SEL_NDIMS) - 1) & ~r->diff_mask;
+
+	warn_mixed(r, "A", a);
+	warn_mixed(r, "B", b);
+	char *a_used = xcalloc(a->nseries + 1, 1), *b_used = xcalloc(b->nseries + 1, 1);
+	pair_series(r, a, b, same, a_used, b_used);
+	warn_several(r, a, b);
+	warn_unpaired(r, 0, a, b, a_used);
+	warn_unpaired(r, 1, b, a, b_used);
+	free(a_used);
+	free(b_used);
+
+	/* rows: collect the metric pairs, compute their verdicts (independent,
+	 * each with its own seeded random stream, so in parallel and still
+	 * deterministic), then keep them in order */
+	struct row_job *jobs;
+	size_t njobs = collect_row_jobs(r, a, b, o, &jobs);
+	run_jobs(jobs, njobs);
+	int bad = keep_rows(r, jobs, njobs, err);
 	free(jobs);
+	if (bad) {
+		cmp_result_free(r);
+		return -1;
+	}
 	apply_fdr(r, 0.05);
 	return 0;
 }

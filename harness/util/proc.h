@@ -1,9 +1,12 @@
 /*
  * The one child-process module (after git's run-command.h, plus the timeout
- * and process-group kill git lacks). Every fork in schedlab goes through it:
- * argv arrays only, never a shell string; optional pipes for stdin, stdout and
- * stderr; a working directory; extra environment; a new process group so that
- * a whole tree (cyclictest's threads, hackbench's forks, qemu) can be killed.
+ * and process-group kill git lacks). Every program schedlab starts goes
+ * through it. The one fork without an exec, a lab member's copy of the
+ * controller (harness/orchestrate/lab.c), is made by hand; the native
+ * workloads' own processes are the measurement, not schedlab's. Argv arrays
+ * only, never a shell string; optional pipes for stdin, stdout and stderr;
+ * a working directory; extra environment; a new process group so that a
+ * whole tree (cyclictest's threads, hackbench's forks, qemu) can be killed.
  */
 #ifndef SL_PROC_H
 #define SL_PROC_H

@@ -30,27 +30,51 @@ contains() { if grep -qF -- "$3" "$2"; then ok "$1"; else not_ok "$1" "$2 lacks:
 # equals NAME GOT WANT
 equals() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "got '$2', want '$3'"; fi; }
 sql() { sqlite3 -batch -noheader "$DB" "$1"; }
-# no process of ours left: none of the named tools is a child of init started after $1
-any_left() {
-	local n
-	for n in cyclictest hackbench stress-ng rt-app schedlab-agent sl-pingpong sl-jbb; do
-		pgrep -x "$n" >/dev/null && return 0
+# This script's own processes: every process it starts (and theirs, and
+# what a tool leaves behind after setsid) inherits SCHEDLAB_TEST_MARK, so a
+# scan of /proc/*/environ for it finds ours and never another test's or
+# another user's cyclictest. Never look for processes by name across the
+# machine (pgrep -x, pidof, killall): scripts/check-test-procs.sh refuses it.
+SCHEDLAB_TEST_MARK="$$-$RANDOM$RANDOM-$(date +%s%N)"
+export SCHEDLAB_TEST_MARK
+# ours [ERE]: "PID COMMAND LINE" of each live process of this script (this
+# shell aside) whose command line matches ERE (default: any)
+ours() {
+	local f pid cmd a
+	for f in $(grep -lszxF "SCHEDLAB_TEST_MARK=$SCHEDLAB_TEST_MARK" /proc/[0-9]*/environ); do
+		pid=${f#/proc/} pid=${pid%/environ}
+		[ "$pid" = $$ ] || [ "$pid" = "$BASHPID" ] && continue
+		mapfile -d "" -t a 2>/dev/null <"/proc/$pid/cmdline" || continue
+		cmd="${a[*]}"
+		[ -n "$cmd" ] || continue # a zombie: gone but for its parent's wait
+		[[ "$cmd" =~ ${1:-.} ]] && echo "$pid $cmd"
 	done
-	return 1
+	return 0
 }
-no_leftovers() {
-	local left="" n i
-	# a killed process group's members are reaped by init a moment later
-	# (pgrep sees them as zombies until then): give them 5 s to go
-	for i in $(seq 50); do
-		left=""
-		for n in cyclictest hackbench stress-ng rt-app schedlab-agent sl-pingpong sl-jbb; do
-			left="$left$(pgrep -x "$n" | tr '\n' ' ')"
+# ours_named NAME...: the PIDs of this script's processes with one of these
+# names (the kernel's comm, or argv[0]'s last part), one a line
+ours_named() {
+	local pid cmd comm n argv0
+	while read -r pid cmd; do
+		comm=$(cat "/proc/$pid/comm" 2>/dev/null) argv0=${cmd%% *} argv0=${argv0##*/}
+		for n in "$@"; do
+			if [ "$comm" = "$n" ] || [ "$argv0" = "$n" ]; then echo "$pid"; break; fi
 		done
+	done < <(ours)
+}
+LEFTOVER_NAMES=(cyclictest hackbench stress-ng rt-app schedlab-agent sl-pingpong sl-jbb)
+# any_left: some workload, load or agent of this script still runs
+any_left() { [ -n "$(ours_named "${LEFTOVER_NAMES[@]}")" ]; }
+no_leftovers() {
+	local left="" i
+	# a killed process group's members are reaped a moment later: give
+	# them 5 s to go
+	for i in $(seq 50); do
+		left=$(ours_named "${LEFTOVER_NAMES[@]}" | tr '\n' ' ')
 		[ -z "$left" ] && break
 		sleep 0.1
 	done
-	if [ -z "$left" ]; then ok "$1"; else not_ok "$1" "processes left: $left" "$(ps -o pid,ppid,cmd -p ${left// /,} 2>/dev/null)"; fi
+	if [ -z "$left" ]; then ok "$1"; else not_ok "$1" "processes left: $left" "$(left=${left% }; ps -o pid,ppid,cmd -p "${left// /,}" 2>/dev/null)"; fi
 }
 # require PACKAGE:WHAT ...  the script's prerequisites: each the Debian package
 # that provides it and a command name, or a file path (containing a slash).

@@ -58,4 +58,16 @@ exit 3
 S
 expect_exit 1 "a non-zero exit without not ok is a failure" tests/run.sh "$TMP/t-silent.sh"
 contains "... named" "$TMP/out" "t-silent.sh exited with status 3"
+
+# the slowest tests, listed before the closing line (which stays last)
+for n in 1 2 3 4 5 6 7 8 9 10 11; do
+	printf '#!/usr/bin/env bash\necho "ok 1 - t%s"\n' "$n" >"$TMP/t-fast$n.sh"
+done
+printf '#!/usr/bin/env bash\nsleep 3\necho "ok 1 - slow"\n' >"$TMP/t-slow.sh"
+args=("$TMP"/t-fast*.sh "$TMP/t-slow.sh")
+expect_exit 0 "twelve scripts pass" tests/run.sh "${args[@]}"
+contains "the slowest tests are listed" "$TMP/out" "# slowest:"
+equals "... the slowest first" "$(grep -A1 '^# slowest:' "$TMP/out" | tail -n 1 | awk '{ print $4 }')" t-slow.sh
+equals "... ten of them" "$(sed -n '/^# slowest:/,$p' "$TMP/out" | grep -c '^#   ')" 10
+equals "the closing line stays last" "$(tail -n 1 "$TMP/out")" "12 passed, 0 failed, 0 skipped"
 done_testing

@@ -3,7 +3,9 @@
 # The layering rules (scripts/check-layers.sh, docs/architecture.md) hold
 # on this tree, and the checker does catch each kind of violation: an
 # include across layers, SQLite outside db/, and two C files with one
-# basename (which the library archive would silently merge).
+# basename (which the library archive would silently merge). And the
+# end-to-end scripts look only at their own processes
+# (scripts/check-test-procs.sh), which catches each machine-wide lookup.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
@@ -53,5 +55,32 @@ mkdir -p "$TMP/tree/harness/newpart"
 printf 'int x;\n' >"$TMP/tree/harness/newpart/x.c"
 expect_exit 1 "a new folder without a rule is refused" scripts/check-layers.sh "$TMP/tree"
 contains "... asking for its rule" "$TMP/out" "folder harness/newpart has no layering rule"
+
+# --- the end-to-end scripts look only at their own processes
+if scripts/check-test-procs.sh >"$TMP/out" 2>&1; then
+	ok "no e2e script looks for processes by name across the machine"
+else
+	not_ok "no e2e script looks for processes by name across the machine" "$(cat "$TMP/out")"
+fi
+mkdir -p "$TMP/e2e"
+# Each line below that starts with "#>" is, alone in a script, refused
+# (kept in comments, which the checker passes over):
+#>pgrep -x cyclictest >/dev/null && echo left
+#>pkill -9 -x schedlab-agent
+#>left=$(pgrep -f "sleep 30")
+#>left=$(pidof rt-app)
+#>killall -9 hackbench
+#>ps -eo pid,comm | grep -w cyclictest
+#>n=$(ps aux | grep -c stress-ng)
+while IFS= read -r l; do
+	printf '#!/bin/bash\n# %s (in a comment: fine)\n%s\n' "$l" "$l" >"$TMP/e2e/t9999-x.sh"
+	expect_exit 1 "refused: $l" scripts/check-test-procs.sh "$TMP/e2e/t9999-x.sh"
+	contains "... naming the file and line" "$TMP/out" "t9999-x.sh:3: "
+done < <(sed -n 's/^#>//p' "$0")
+printf '%s\n' '#!/bin/bash' 'pgrep -P $$ -x schedlab-agent' 'pgrep -f "$TMP/schedlab-qemu"' \
+	'pkill -s "$SID" stress-ng' 'ps -eo pid=,sid=,comm= | awk -v s=$SID "\$2 == s"' \
+	'kill $(ours_named sl-jbb)' >"$TMP/e2e/t9998-ok.sh"
+expect_exit 0 "lookups scoped by parent, session, \$TMP or the marker pass" \
+	scripts/check-test-procs.sh "$TMP/e2e/t9998-ok.sh"
 
 done_testing

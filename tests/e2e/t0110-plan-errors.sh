@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end: bad plans are rejected before anything runs, with exit 2 and a
-# message naming the file and line:column (syntax) or the JSON path.
+# message naming the file and line:column (syntax) or the JSON path. And a
+# refused command creates no file: not a database for a read-only command
+# or a --resume on a path that does not exist, nor for a run refused before
+# anything is stored, nor a journal beside a --db that is not a file.
 . "$(dirname "$0")/lib.sh"
 
 bad() { # NAME EXPECTED-TEXT PLAN-TEXT
@@ -83,4 +86,43 @@ for v in d["execution"]:
     assert all(r["rep"] == v["round"] for r in v["runs"])
 assert [v["round"] for v in d["execution"]] == [0, 1, 2]
 ' "$TMP/a.json"
+
+# ---- a refused command creates no file ----
+mkdir -p "$TMP/nofile"
+cd "$TMP/nofile" || exit 1
+for c in sessions "query SELECT" "trend --metric hackbench.time_s" "export"; do
+	# shellcheck disable=SC2086
+	expect_exit 2 "$c on a database that does not exist: exit 2" schedlab $c --db new.db
+	contains "... naming the file" "$TMP/err" "new.db"
+	if [ -e new.db ]; then not_ok "... and creates none"; rm -f new.db; else ok "... and creates none"; fi
+done
+expect_exit 2 "sessions with a bad option: exit 2" schedlab sessions --db new.db --bogus
+if [ -e new.db ]; then not_ok "... and no database is made"; rm -f new.db; else ok "... and no database is made"; fi
+expect_exit 2 "run --resume last on a database that does not exist: exit 2" schedlab run --resume last --db new.db
+contains "... saying there is nothing to continue" "$TMP/err" "schedlab run: new.db: no such file"
+expect_exit 2 "run --resume lab:last on a database that does not exist: exit 2" \
+	schedlab run --resume lab:last --db new.db
+expect_exit 2 "bisect --resume last on a database that does not exist: exit 2" \
+	schedlab bisect --resume last --db new.db
+contains "... saying there is nothing to continue" "$TMP/err" "schedlab bisect: new.db: no such file"
+cat >"$TMP/preflight.json" <<'P'
+{ "name": "refused", "matrix": {"knobs": [{"sysctl": {"no_such_sysctl_schedlab": 1}}]},
+  "workloads": [{"type": "hackbench", "groups": 1, "loops": 10}] }
+P
+expect_exit 2 "a run the preflight refuses: exit 2" schedlab run "$TMP/preflight.json" --db new.db
+contains "... saying why" "$TMP/err" "no_such_sysctl_schedlab"
+equals "no file made by any of them" "$(ls -A)" ""
+cd - >/dev/null || exit 1
+for c in "run $TMP/preflight.json" "run --resume last" sessions "bisect --resume last"; do
+	# shellcheck disable=SC2086
+	expect_exit 2 "$c --db /dev/null: exit 2" schedlab $c --db /dev/null
+	contains "... not a regular file" "$TMP/err" "/dev/null: not a regular file"
+done
+expect_exit 2 "run --db FOLDER: exit 2" schedlab run "$TMP/preflight.json" --db "$TMP"
+contains "... not a regular file" "$TMP/err" "$TMP: not a regular file"
+if [ -e /dev/null-journal ] || [ -e /dev/null-wal ]; then
+	not_ok "nothing made beside /dev/null" "$(ls -l /dev/null-*)"
+else
+	ok "nothing made beside /dev/null"
+fi
 done_testing

@@ -10,7 +10,7 @@
 # run with the reason, the session goes on, and its knob is restored by
 # the next agent from the journal.
 . "$(dirname "$0")/lib.sh"
-require sqlite3:sqlite3 procps:pgrep util-linux:mount coreutils:dd
+require sqlite3:sqlite3 procps:ps util-linux:mount coreutils:dd
 require_built bin/schedlab bin/schedlab-agent
 [ "$(id -u)" = 0 ] || { not_ok "root" "the faults test mounts a tmpfs and writes knobs: run as root"; done_testing; exit; }
 
@@ -162,7 +162,7 @@ until [ "$(sql "SELECT count(*) FROM run WHERE status = 'running' AND workload =
 	[ $SECONDS -gt $end ]; do sleep 0.05; done
 sleep 0.3
 changed=$(cat $knob)
-pkill -9 -x schedlab-agent
+kill -9 $(ours_named schedlab-agent)
 wait $pid
 equals "the agent killed: the session ends with exit 1 (a run not done)" "$?" 1
 equals "the knob was changed when the agent died" "$changed" "$new"

@@ -65,7 +65,7 @@ PATH="$TMP/path" SCHEDLAB_AGENT="$PWD/bin/schedlab-agent" expect_exit 0 \
 took=$((SECONDS - start))
 [ $took -lt 10 ] && ok "... and the agent did not wait for the daemon ($took s)" ||
 	not_ok "the agent did not wait for the daemon" "took $took s"
-equals "... the daemon was killed" "$(pgrep -fx 'sleep 30.4141' | wc -l)" 0
+equals "... the daemon was killed" "$(ours '^sleep 30.4141$' | wc -l)" 0
 equals "... and the run says so" \
 	"$(sql "SELECT error LIKE 'note: the tool left processes running%sleep%' FROM run WHERE session_id = (SELECT max(id) FROM session)")" 1
 done_testing

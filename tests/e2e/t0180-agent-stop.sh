@@ -58,7 +58,7 @@ contains "... and it exits by itself" "$TMP/r6" '"exit_code":0,"signal":0,'
 # the controller goes away while an INT workload runs
 rm -f "$SAYS"
 exec_req 4 60 INT >&"$ag_in"
-for _ in $(seq 100); do pgrep -f "echo up; while" >/dev/null && break; sleep 0.05; done
+for _ in $(seq 100); do [ -n "$(ours 'echo up; while')" ] && break; sleep 0.05; done
 sleep 0.3
 exec {ag_in}>&-
 wait "$ag_pid"

@@ -16,7 +16,7 @@
 #  - compare names the commits each side ran when they share one release
 #    (one kernel to the pairing, which goes by release and config).
 . "$(dirname "$0")/lib.sh"
-require sqlite3:sqlite3 git:git
+require sqlite3:sqlite3 git:git rt-tests:hackbench
 SL=schedlab
 DB=$TMP/n.db
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t \
@@ -38,8 +38,18 @@ for i in $(seq 1 20); do
 	C[$i]=$(git -C "$R" rev-parse HEAD)
 done
 
-# the database, migrated (`run --resume` opens it for writing first)
+# the database, migrated and empty: `run --resume` on a new path makes no
+# file, so the schema (and its version) of one a tiny run made elsewhere
 expect_exit 2 "a new database: nothing to resume" $SL run --resume last --db "$DB"
+if [ -e "$DB" ]; then not_ok "... and makes no file"; else ok "... and makes no file"; fi
+cat >"$TMP/tiny.json" <<'EOF'
+{"name": "tiny", "target": "local", "repetitions": 1,
+ "workloads": [{"type": "hackbench", "groups": 1, "loops": 10}]}
+EOF
+timeout 120 $SL run "$TMP/tiny.json" --db "$TMP/made.db" --quiet >"$TMP/made.out" 2>&1
+{ sqlite3 -batch "$TMP/made.db" ".schema --nosys"
+  echo "PRAGMA user_version = $(sqlite3 -batch "$TMP/made.db" "PRAGMA user_version");"; } >"$TMP/schema.sql"
+check "an empty database with the schema" sqlite3 -batch "$DB" ".read $TMP/schema.sql"
 . tests/e2e/synth.sh
 gen >"$TMP/gen.sql"
 check "synthetic history loaded" sqlite3 -batch "$DB" ".read $TMP/gen.sql"

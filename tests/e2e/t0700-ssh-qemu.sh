@@ -320,7 +320,7 @@ for i in $(seq 20); do
 done
 [ -n "$gone" ] && ok "controller killed: workload and agent gone from the guest (<= $((gone * 250)) ms)" ||
 	not_ok "controller killed: workload and agent gone from the guest" "$(guest_workload)"
-left=$(pgrep -f "ssh .*-p $PORT" | tr '\n' ' ')
+left=$(ours "ssh .*-p $PORT" | cut -d" " -f1 | tr "\n" " ")
 [ -z "$left" ] && ok "no ssh client left on the controller side" || not_ok "no ssh client left" "$left"
 
 # --- the guest killed mid-run: stored as failed (target lost) with the reason; resumable
@@ -400,6 +400,6 @@ wait $VM_PID 2>/dev/null
 sleep 0.5
 left=$(qemu_pids)
 [ -z "$left" ] && ok "no qemu process left" || not_ok "no qemu process left" "$left"
-left=$(pgrep -f "ssh .*-p $PORT" | tr '\n' ' ')
+left=$(ours "ssh .*-p $PORT" | cut -d" " -f1 | tr "\n" " ")
 [ -z "$left" ] && ok "no ssh process left" || not_ok "no ssh process left" "$left"
 done_testing

@@ -218,6 +218,6 @@ wait $VM_PID 2>/dev/null
 sleep 0.5
 left=$(pgrep -f "$TMP/schedlab-qemu" | tr '\n' ' ')
 [ -z "$left" ] && ok "no qemu process left" || not_ok "no qemu process left" "$left"
-left=$(pgrep -f "ssh .*-p $PORT" | tr '\n' ' ')
+left=$(ours "ssh .*-p $PORT" | cut -d" " -f1 | tr "\n" " ")
 [ -z "$left" ] && ok "no ssh process left" || not_ok "no ssh process left" "$left"
 done_testing

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <math.h>
@@ -269,6 +270,98 @@ int nat_parse_long_list(const char *opt, const char *val, long min, long max, lo
 			return n;
 		p = end + 1;
 	}
+}
+
+#define NAT_OPTS_MAX 64
+
+/* one value of option o; 0 or -1 after nat_err */
+static int opt_value(const struct nat_opt *o, const char *val)
+{
+	char opt[80];
+	long v;
+	int n;
+	snprintf(opt, sizeof(opt), "--%s", o->name);
+	switch (o->kind) {
+	case NAT_OPT_LONG:
+		return nat_parse_long(opt, val, (long)o->min, (long)o->max, o->out);
+	case NAT_OPT_INT:
+		if (nat_parse_long(opt, val, (long)o->min, (long)o->max, &v))
+			return -1;
+		*(int *)o->out = (int)v;
+		return 0;
+	case NAT_OPT_ULLONG:
+		if (nat_parse_long(opt, val, (long)o->min, (long)o->max, &v))
+			return -1;
+		*(unsigned long long *)o->out = (unsigned long long)v;
+		return 0;
+	case NAT_OPT_DOUBLE:
+		return nat_parse_double(opt, val, o->min, o->max, o->out);
+	case NAT_OPT_ENUM:
+		return nat_parse_enum(opt, val, o->choices, o->out);
+	case NAT_OPT_LIST:
+		n = nat_parse_long_list(opt, val, (long)o->min, (long)o->max, o->out, o->maxn);
+		if (n < 0)
+			return -1;
+		*o->count = n;
+		return 0;
+	case NAT_OPT_STRING:
+		*(const char **)o->out = val;
+		return 0;
+	case NAT_OPT_FLAG:
+		*(int *)o->out = 1;
+		return 0;
+	}
+	return -1;
+}
+
+int nat_parse_opts(int argc, char **argv, const struct nat_opt *opts, void (*usage)(FILE *))
+{
+	struct option lo[NAT_OPTS_MAX + 2];
+	char so[2 * NAT_OPTS_MAX + 4] = ":";
+	size_t n = 0, sn = 1;
+	for (; opts[n].name && n < NAT_OPTS_MAX; n++) {
+		int arg = opts[n].kind != NAT_OPT_FLAG;
+		/* getopt_long returns the short letter, or 256 + the entry */
+		lo[n] = (struct option){ opts[n].name, arg, NULL,
+					 opts[n].short_name ? opts[n].short_name : 256 + (int)n };
+		if (opts[n].short_name) {
+			so[sn++] = opts[n].short_name;
+			if (arg)
+				so[sn++] = ':';
+		}
+	}
+	lo[n] = (struct option){ "help", 0, NULL, 'h' };
+	lo[n + 1] = (struct option){ NULL, 0, NULL, 0 };
+	so[sn++] = 'h';
+	so[sn] = 0;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		const struct nat_opt *o = NULL;
+		if (c >= 256)
+			o = &opts[c - 256];
+		for (size_t i = 0; !o && c != 'h' && c != ':' && c != '?' && i < n; i++)
+			if (opts[i].short_name == c)
+				o = &opts[i];
+		if (o) {
+			if (opt_value(o, optarg) || (o->check && o->check(optarg)))
+				return -1;
+		} else if (c == 'h') {
+			usage(stdout);
+			return 1;
+		} else if (c == ':') {
+			nat_err("%s: needs a value (see --help)", argv[optind - 1]);
+			return -1;
+		} else {
+			nat_err("unknown option '%s' (see --help)", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		nat_err("unexpected argument '%s' (see --help)", argv[optind]);
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- scheduling --------------------------------------------------------------- */

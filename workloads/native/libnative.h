@@ -17,6 +17,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "analysis/hist.h"
@@ -94,6 +95,39 @@ int nat_parse_enum(const char *opt, const char *val, const char *const *choices,
 /* comma-separated list of integers in [min, max]; returns the count (<= maxn) */
 int nat_parse_long_list(const char *opt, const char *val, long min, long max, long *out,
 			int maxn);
+
+/* ---- the command line: one table of options for getopt_long ------------------
+ * (as perf's parse-options): each entry names the option, its short letter,
+ * the kind and range of its value and where it goes; nat_parse_opts builds
+ * getopt_long's tables from it and prints the messages of the nat_parse_*
+ * above, "needs a value", "unknown option" and "unexpected argument". */
+enum nat_opt_kind {
+	NAT_OPT_LONG,     /* long *, in [min, max] */
+	NAT_OPT_INT,      /* int *, in [min, max] */
+	NAT_OPT_ULLONG,   /* unsigned long long *, in [min, max] (a seed) */
+	NAT_OPT_DOUBLE,   /* double *, in [min, max] */
+	NAT_OPT_ENUM,     /* int *, the index of the value in choices */
+	NAT_OPT_LIST,     /* long * of up to maxn values in [min, max]; their count to *count */
+	NAT_OPT_STRING,   /* const char *: the argument itself */
+	NAT_OPT_FLAG,     /* int *, set to 1; takes no value */
+};
+struct nat_opt {
+	const char *name;               /* without the leading "--" */
+	char short_name;                /* 0: none */
+	enum nat_opt_kind kind;
+	void *out;
+	double min, max;
+	const char *const *choices;     /* NAT_OPT_ENUM */
+	int maxn, *count;               /* NAT_OPT_LIST */
+	/* optional: a further check of the value just stored; -1 after nat_err */
+	int (*check)(const char *val);
+};
+/* an option with a number in [lo, hi] (NAT_OPT_LONG, _INT, _ULLONG, _DOUBLE) */
+#define NAT_OPT_NUM(n, s, k, o, lo, hi) \
+	{ .name = (n), .short_name = (s), .kind = (k), .out = (o), .min = (lo), .max = (hi) }
+/* parse argv by opts (ended by an entry with a NULL name): 0 to go on, 1
+ * when --help was asked for (usage(stdout) printed), -1 after nat_err */
+int nat_parse_opts(int argc, char **argv, const struct nat_opt *opts, void (*usage)(FILE *));
 
 /* ---- scheduling ------------------------------------------------------------ */
 enum nat_policy { NP_OTHER, NP_BATCH, NP_IDLE, NP_FIFO, NP_RR };

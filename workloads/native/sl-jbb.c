@@ -22,7 +22,6 @@
  * The metric arithmetic is in workloads/native/jbb_metrics.c; output is JSON on stdout.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -358,125 +357,51 @@ static void usage(FILE *f)
 "Output: one JSON object on stdout (metrics in docs/workloads-native.md).\n");
 }
 
+/* --mix: three percentages adding up to 100 */
+static int mix_count;
+static int check_mix(const char *val)
+{
+	if (mix_count != TX_N || O.mix[0] + O.mix[1] + O.mix[2] != 100) {
+		nat_err("--mix: '%s' must be three percentages (lookups,updates,scans) "
+			"adding up to 100", val);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "duration", 1, 0, 'd' }, { "groups", 1, 0, 'g' }, { "workers", 1, 0, 'w' },
-		{ "injectors", 1, 0, 'i' }, { "tiers", 1, 0, 't' }, { "data-mb", 1, 0, 'D' },
-		{ "mix", 1, 0, 'x' }, { "scale", 1, 0, 'S' }, { "start-pct", 1, 0, 1 },
-		{ "step-pct", 1, 0, 2 }, { "tolerance-pct", 1, 0, 3 }, { "hbir-ms", 1, 0, 4 },
-		{ "settle-ms", 1, 0, 5 }, { "measure-ms", 1, 0, 6 }, { "nice", 1, 0, 7 },
-		{ "rr-group", 1, 0, 8 }, { "rr-priority", 1, 0, 9 }, { "seed", 1, 0, 10 },
-		{ "sched-out", 1, 0, 11 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
+	const struct nat_opt opts[] = {
+		NAT_OPT_NUM("duration", 'd', NAT_OPT_DOUBLE, &O.duration_s, 2, 86400),
+		NAT_OPT_NUM("groups", 'g', NAT_OPT_LONG, &O.groups, 1, MAX_GROUPS),
+		NAT_OPT_NUM("workers", 'w', NAT_OPT_LONG, &O.workers, 1, 1024),
+		NAT_OPT_NUM("injectors", 'i', NAT_OPT_LONG, &O.injectors, 1, 64),
+		NAT_OPT_NUM("tiers", 't', NAT_OPT_LONG, &O.tiers, 1, MAX_TIERS),
+		NAT_OPT_NUM("data-mb", 'D', NAT_OPT_LONG, &O.data_mb, 1, 65536),
+		{ .name = "mix", .short_name = 'x', .kind = NAT_OPT_LIST, .out = O.mix, .min = 0,
+		  .max = 100, .maxn = TX_N, .count = &mix_count, .check = check_mix },
+		NAT_OPT_NUM("scale", 'S', NAT_OPT_DOUBLE, &O.scale, 0.1, 64),
+		NAT_OPT_NUM("start-pct", 0, NAT_OPT_DOUBLE, &O.start_pct, 1, 100),
+		NAT_OPT_NUM("step-pct", 0, NAT_OPT_DOUBLE, &O.step_pct, 0.1, 10),
+		NAT_OPT_NUM("tolerance-pct", 0, NAT_OPT_DOUBLE, &O.tolerance_pct, 0, 50),
+		NAT_OPT_NUM("hbir-ms", 0, NAT_OPT_LONG, &O.hbir_ms, 50, 600000),
+		NAT_OPT_NUM("settle-ms", 0, NAT_OPT_LONG, &O.settle_ms, 0, 600000),
+		NAT_OPT_NUM("measure-ms", 0, NAT_OPT_LONG, &O.measure_ms, 20, 600000),
+		{ .name = "nice", .kind = NAT_OPT_LIST, .out = O.nice, .min = -20, .max = 19,
+		  .maxn = MAX_GROUPS, .count = &O.nnice },
+		NAT_OPT_NUM("rr-group", 0, NAT_OPT_LONG, &O.rr_group, 0, MAX_GROUPS - 1),
+		NAT_OPT_NUM("rr-priority", 0, NAT_OPT_LONG, &O.rr_priority, 1, 99),
+		NAT_OPT_NUM("seed", 0, NAT_OPT_ULLONG, &O.seed, 0, 0x7fffffffL),
+		{ .name = "sched-out", .kind = NAT_OPT_STRING, .out = &O.sched_out },
+		{ .name = NULL },
 	};
-	long v;
 	O = (struct opts){ .duration_s = 60, .scale = 1, .start_pct = 50, .step_pct = 1,
 			   .tolerance_pct = 5, .groups = 2, .injectors = 1, .tiers = 1,
 			   .mix = { 60, 30, 10 }, .nnice = 1, .rr_group = -1, .rr_priority = 10,
 			   .seed = 1, .settle_ms = -1, .measure_ms = -1, .hbir_ms = -1 };
-	opterr = 0;
-	int c, n;
-	while ((c = getopt_long(argc, argv, ":d:g:w:i:t:D:x:S:h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (nat_parse_double("--duration", optarg, 2, 86400, &O.duration_s))
-				return -1;
-			break;
-		case 'g':
-			if (nat_parse_long("--groups", optarg, 1, MAX_GROUPS, &O.groups))
-				return -1;
-			break;
-		case 'w':
-			if (nat_parse_long("--workers", optarg, 1, 1024, &O.workers))
-				return -1;
-			break;
-		case 'i':
-			if (nat_parse_long("--injectors", optarg, 1, 64, &O.injectors))
-				return -1;
-			break;
-		case 't':
-			if (nat_parse_long("--tiers", optarg, 1, MAX_TIERS, &O.tiers))
-				return -1;
-			break;
-		case 'D':
-			if (nat_parse_long("--data-mb", optarg, 1, 65536, &O.data_mb))
-				return -1;
-			break;
-		case 'x':
-			n = nat_parse_long_list("--mix", optarg, 0, 100, O.mix, TX_N);
-			if (n < 0)
-				return -1;
-			if (n != TX_N || O.mix[0] + O.mix[1] + O.mix[2] != 100) {
-				nat_err("--mix: '%s' must be three percentages (lookups,updates,scans) "
-					"adding up to 100", optarg);
-				return -1;
-			}
-			break;
-		case 'S':
-			if (nat_parse_double("--scale", optarg, 0.1, 64, &O.scale))
-				return -1;
-			break;
-		case 1:
-			if (nat_parse_double("--start-pct", optarg, 1, 100, &O.start_pct))
-				return -1;
-			break;
-		case 2:
-			if (nat_parse_double("--step-pct", optarg, 0.1, 10, &O.step_pct))
-				return -1;
-			break;
-		case 3:
-			if (nat_parse_double("--tolerance-pct", optarg, 0, 50, &O.tolerance_pct))
-				return -1;
-			break;
-		case 4:
-			if (nat_parse_long("--hbir-ms", optarg, 50, 600000, &O.hbir_ms))
-				return -1;
-			break;
-		case 5:
-			if (nat_parse_long("--settle-ms", optarg, 0, 600000, &O.settle_ms))
-				return -1;
-			break;
-		case 6:
-			if (nat_parse_long("--measure-ms", optarg, 20, 600000, &O.measure_ms))
-				return -1;
-			break;
-		case 7:
-			n = nat_parse_long_list("--nice", optarg, -20, 19, O.nice, MAX_GROUPS);
-			if (n < 0)
-				return -1;
-			O.nnice = n;
-			break;
-		case 8:
-			if (nat_parse_long("--rr-group", optarg, 0, MAX_GROUPS - 1, &O.rr_group))
-				return -1;
-			break;
-		case 9:
-			if (nat_parse_long("--rr-priority", optarg, 1, 99, &O.rr_priority))
-				return -1;
-			break;
-		case 10:
-			if (nat_parse_long("--seed", optarg, 0, 0x7fffffffL, &v))
-				return -1;
-			O.seed = (unsigned long long)v;
-			break;
-		case 11:
-			O.sched_out = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case ':':
-			nat_err("%s: needs a value (see --help)", argv[optind - 1]);
-			return -1;
-		default:
-			nat_err("unknown option '%s' (see --help)", argv[optind - 1]);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		nat_err("unexpected argument '%s' (see --help)", argv[optind]);
-		return -1;
-	}
+	int rc = nat_parse_opts(argc, argv, opts, usage);
+	if (rc)
+		return rc;
 	if (O.nnice > 1 && O.nnice != O.groups) {
 		nat_err("--nice: %d values given for %ld groups (give one, or one per group)",
 			O.nnice, O.groups);

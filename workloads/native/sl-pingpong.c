@@ -35,7 +35,6 @@
  * details and figures.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <linux/futex.h>
 #include <math.h>
 #include <pthread.h>
@@ -573,106 +572,34 @@ static void usage(FILE *f)
 
 static int parse_opts(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "stages", 1, 0, 's' }, { "fanout", 1, 0, 'k' }, { "concurrency", 1, 0, 'c' },
-		{ "mechanism", 1, 0, 'm' }, { "procs", 0, 0, 'P' }, { "rate", 1, 0, 'r' },
-		{ "duration", 1, 0, 'd' }, { "warmup", 1, 0, 'w' }, { "work-us", 1, 0, 'u' },
-		{ "wss-kb", 1, 0, 'W' }, { "policy", 1, 0, 1 }, { "priority", 1, 0, 2 },
-		{ "nice", 1, 0, 3 }, { "seed", 1, 0, 4 }, { "sched-out", 1, 0, 5 },
-		{ "clock", 1, 0, 6 },
-		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
+	const struct nat_opt opts[] = {
+		NAT_OPT_NUM("stages", 's', NAT_OPT_INT, &O.stages, 1, 32),
+		NAT_OPT_NUM("fanout", 'k', NAT_OPT_INT, &O.fanout, 1, 16),
+		NAT_OPT_NUM("concurrency", 'c', NAT_OPT_INT, &O.concurrency, 1, 256),
+		{ .name = "mechanism", .short_name = 'm', .kind = NAT_OPT_ENUM, .out = &O.mech,
+		  .choices = mech_names },
+		{ .name = "procs", .short_name = 'P', .kind = NAT_OPT_FLAG, .out = &O.procs },
+		NAT_OPT_NUM("rate", 'r', NAT_OPT_DOUBLE, &O.rate, 0, 1e7),
+		NAT_OPT_NUM("duration", 'd', NAT_OPT_DOUBLE, &O.duration_s, 0.05, 86400),
+		NAT_OPT_NUM("warmup", 'w', NAT_OPT_DOUBLE, &O.warmup_s, 0, 3600),
+		NAT_OPT_NUM("work-us", 'u', NAT_OPT_LONG, &O.work_us, 0, 1000000),
+		NAT_OPT_NUM("wss-kb", 'W', NAT_OPT_LONG, &O.wss_kb, 0, 1048576),
+		{ .name = "policy", .kind = NAT_OPT_ENUM, .out = &O.policy,
+		  .choices = nat_policy_names },
+		NAT_OPT_NUM("priority", 0, NAT_OPT_INT, &O.priority, 1, 99),
+		NAT_OPT_NUM("nice", 0, NAT_OPT_INT, &O.nice, -20, 19),
+		NAT_OPT_NUM("seed", 0, NAT_OPT_ULLONG, &O.seed, 0, 0x7fffffffL),
+		{ .name = "sched-out", .kind = NAT_OPT_STRING, .out = &O.sched_out },
+		{ .name = "clock", .kind = NAT_OPT_ENUM, .out = &O.clock,
+		  .choices = nat_clock_names },
+		{ .name = NULL },
 	};
-	long v;
 	O = (struct opts){ .stages = 1, .fanout = 1, .concurrency = 1, .mech = M_PIPE,
 			   .duration_s = 5, .warmup_s = 0.5, .work_us = 10, .wss_kb = 64,
 			   .seed = 1 };
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, ":s:k:c:m:Pr:d:w:u:W:h", lo, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (nat_parse_long("--stages", optarg, 1, 32, &v))
-				return -1;
-			O.stages = (int)v;
-			break;
-		case 'k':
-			if (nat_parse_long("--fanout", optarg, 1, 16, &v))
-				return -1;
-			O.fanout = (int)v;
-			break;
-		case 'c':
-			if (nat_parse_long("--concurrency", optarg, 1, 256, &v))
-				return -1;
-			O.concurrency = (int)v;
-			break;
-		case 'm':
-			if (nat_parse_enum("--mechanism", optarg, mech_names, &O.mech))
-				return -1;
-			break;
-		case 'P':
-			O.procs = 1;
-			break;
-		case 'r':
-			if (nat_parse_double("--rate", optarg, 0, 1e7, &O.rate))
-				return -1;
-			break;
-		case 'd':
-			if (nat_parse_double("--duration", optarg, 0.05, 86400, &O.duration_s))
-				return -1;
-			break;
-		case 'w':
-			if (nat_parse_double("--warmup", optarg, 0, 3600, &O.warmup_s))
-				return -1;
-			break;
-		case 'u':
-			if (nat_parse_long("--work-us", optarg, 0, 1000000, &O.work_us))
-				return -1;
-			break;
-		case 'W':
-			if (nat_parse_long("--wss-kb", optarg, 0, 1048576, &O.wss_kb))
-				return -1;
-			break;
-		case 1:
-			if (nat_parse_enum("--policy", optarg, nat_policy_names, &O.policy))
-				return -1;
-			break;
-		case 2:
-			if (nat_parse_long("--priority", optarg, 1, 99, &v))
-				return -1;
-			O.priority = (int)v;
-			break;
-		case 3:
-			if (nat_parse_long("--nice", optarg, -20, 19, &v))
-				return -1;
-			O.nice = (int)v;
-			break;
-		case 4:
-			if (nat_parse_long("--seed", optarg, 0, 0x7fffffffL, &v))
-				return -1;
-			O.seed = (unsigned long long)v;
-			break;
-		case 5:
-			O.sched_out = optarg;
-			break;
-		case 6:
-			if (nat_parse_enum("--clock", optarg, nat_clock_names, &O.clock))
-				return -1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case ':':
-			nat_err("%s: needs a value (see --help)", argv[optind - 1]);
-			return -1;
-		default:
-			nat_err("unknown option '%s' (see --help)", argv[optind - 1]);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		nat_err("unexpected argument '%s' (see --help)", argv[optind]);
-		return -1;
-	}
+	int rc = nat_parse_opts(argc, argv, opts, usage);
+	if (rc)
+		return rc;
 	if (nat_check_sched(O.policy, O.priority, O.nice))
 		return -1;
 	return 0;
