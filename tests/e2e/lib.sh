@@ -177,3 +177,18 @@ ssh_test_keys() {
 	PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	echo "[127.0.0.1]:$PORT $(dropbearkey -y -f "$TMP/hostkey" | grep '^ssh-ed25519' | cut -d' ' -f1,2)" >"$TMP/known_hosts"
 }
+
+# empty_db PATH: an empty database with the current schema at PATH (for the
+# scripts that load a synthetic history with sqlite3): `run --resume` on a
+# new path makes no file, so the schema of one a tiny local run made
+empty_db() {
+	cat >"$TMP/tiny.json" <<'EOF_TINY'
+{"name": "tiny", "target": "local", "repetitions": 1,
+ "workloads": [{"type": "hackbench", "groups": 1, "loops": 10}]}
+EOF_TINY
+	rm -f "$TMP/made.db"
+	timeout 120 schedlab run "$TMP/tiny.json" --db "$TMP/made.db" --quiet >"$TMP/made.out" 2>&1
+	{ sqlite3 -batch "$TMP/made.db" ".schema --nosys"
+	  echo "PRAGMA user_version = $(sqlite3 -batch "$TMP/made.db" "PRAGMA user_version");"; } >"$TMP/schema.sql"
+	check "an empty database with the schema" sqlite3 -batch "$1" ".read $TMP/schema.sql"
+}

@@ -42,14 +42,7 @@ done
 # file, so the schema (and its version) of one a tiny run made elsewhere
 expect_exit 2 "a new database: nothing to resume" $SL run --resume last --db "$DB"
 if [ -e "$DB" ]; then not_ok "... and makes no file"; else ok "... and makes no file"; fi
-cat >"$TMP/tiny.json" <<'EOF'
-{"name": "tiny", "target": "local", "repetitions": 1,
- "workloads": [{"type": "hackbench", "groups": 1, "loops": 10}]}
-EOF
-timeout 120 $SL run "$TMP/tiny.json" --db "$TMP/made.db" --quiet >"$TMP/made.out" 2>&1
-{ sqlite3 -batch "$TMP/made.db" ".schema --nosys"
-  echo "PRAGMA user_version = $(sqlite3 -batch "$TMP/made.db" "PRAGMA user_version");"; } >"$TMP/schema.sql"
-check "an empty database with the schema" sqlite3 -batch "$DB" ".read $TMP/schema.sql"
+empty_db "$DB"
 . tests/e2e/synth.sh
 gen >"$TMP/gen.sql"
 check "synthetic history loaded" sqlite3 -batch "$DB" ".read $TMP/gen.sql"
