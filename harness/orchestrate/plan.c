@@ -820,7 +820,7 @@ static int validate_knobs(struct plan *p, const json_t *m, struct strbuf *e)
 }
 
 /* the boot configurations: kernel x preempt x cmdline (an empty dimension
- * counts once) */
+ * counts once); the product was checked against PLAN_MAX_BOOTS */
 static void make_boots(struct plan *p, const struct strvec *kernels,
 		       const struct strvec *preempts, const struct strvec *cmdlines)
 {
@@ -865,6 +865,14 @@ static int validate_matrix(struct plan *p, struct strbuf *e)
 	}
 	if (validate_knobs(p, m, e))
 		goto out;
+	double nk = kernels.nr ? (double)kernels.nr : 1, np = preempts.nr ? (double)preempts.nr : 1,
+	       nc = cmdlines.nr ? (double)cmdlines.nr : 1;
+	if (nk * np * nc > PLAN_MAX_BOOTS) {
+		strbuf_addf(e, "matrix: expands to %.0f kernels x %.0f preempt modes x %.0f cmdlines "
+			    "= %.0f boot configurations; the limit is %d boots (docs/plan-format.md)",
+			    nk, np, nc, nk * np * nc, PLAN_MAX_BOOTS);
+		goto out;
+	}
 	make_boots(p, &kernels, &preempts, &cmdlines);
 	ret = 0;
 out:
@@ -1085,6 +1093,37 @@ static int check_evidence_target(const struct plan *p, struct strbuf *e)
 	return 0;
 }
 
+/*
+ * The size of the expansion, before it is allocated: at most PLAN_MAX_BOOTS
+ * boots (visits of a boot configuration) and PLAN_MAX_RUNS runs. Counted in
+ * doubles (exact far beyond the limits; the product of the dimensions of a
+ * 16 MiB plan overflows 64 bits).
+ */
+static int check_size(const struct plan *p, struct strbuf *e)
+{
+	double nb = (double)p->nboots, nk = (double)json_array_size(p->knobs),
+	       nw = (double)p->nwl, nr = (double)p->repetitions;
+	int interleaved = !strcmp(p->order, "interleaved");
+	double visits = interleaved ? nb * nr : nb;
+	double ntr = 0;
+	for (size_t w = 0; w < p->nwl; w++)
+		ntr += p->wl[w].evidence ? 1 : 0;
+	double runs = nb * nk * nw * nr + nb * nk * ntr;
+	if (visits > PLAN_MAX_BOOTS) {
+		strbuf_addf(e, "matrix: expands to %.0f boot configurations x %.0f repetitions = "
+			    "%.0f boots; the limit is %d boots (docs/plan-format.md)", nb, nr, visits,
+			    PLAN_MAX_BOOTS);
+		return -1;
+	}
+	if (runs > PLAN_MAX_RUNS) {
+		strbuf_addf(e, "matrix: expands to %.0f boot configurations x %.0f knob sets x %.0f "
+			    "workloads x %.0f repetitions = %.0f runs; the limit is %d runs "
+			    "(docs/plan-format.md)", nb, nk, nw, nr, runs, PLAN_MAX_RUNS);
+		return -1;
+	}
+	return 0;
+}
+
 /* the whole plan, in the order the errors are reported; then the expansion */
 static int validate(struct plan *p, const char *file, struct strbuf *err)
 {
@@ -1094,7 +1133,8 @@ static int validate(struct plan *p, const char *file, struct strbuf *err)
 		strbuf_addstr(&e, "the plan must be a JSON object");
 	else if (!check_top_keys(p->root, &e) && !validate_settings(p, &e) &&
 		 !validate_targets(p, &e) && !validate_matrix(p, &e) && !validate_workloads(p, &e) &&
-		 !check_until_decided(p, &e) && !check_evidence_target(p, &e))
+		 !check_until_decided(p, &e) && !check_evidence_target(p, &e) &&
+		 !check_size(p, &e))
 		ret = expand(p);
 	if (!ret)
 		plan_tools(p, &p->tools);

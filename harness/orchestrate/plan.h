@@ -26,6 +26,13 @@
 
 struct target_ops;
 
+/* the largest expansion a plan may have (docs/plan-format.md "Limits"):
+ * boots are visits of a boot configuration (interleaved: configurations x
+ * repetitions), runs every run of every boot. Real plans have thousands of
+ * runs; a plan past these is refused before its expansion is allocated. */
+#define PLAN_MAX_BOOTS 100000
+#define PLAN_MAX_RUNS 1000000
+
 /* when a configuration's traced run is made (evidence "when",
  * docs/plan-format.md): always; for every configuration, naming its worst
  * untraced run; only where a check flags a run (harness/orchestrate/evidence.h) */

@@ -54,6 +54,35 @@ bad "load of a non-load type" 'workloads[0].load.type: "cyclictest" cannot be us
 bad "duplicate key" 'duplicate object key' '{"name": "a", "name": "b", "workloads": [{"type": "hackbench"}]}'
 bad "unknown target type" 'target.type: unknown target "vmware"' \
 	'{"target": {"type": "vmware"}, "workloads": [{"type": "hackbench"}]}'
+
+# plan size (issue 33): a small file whose matrix multiplies out to 10^12
+# runs is refused by its product, before the expansion is allocated; the
+# address space is capped at 1 GiB so that allocating it cannot pass
+python3 -c '
+import json
+print(json.dumps({"repetitions": 10000,
+  "matrix": {"cmdline": ["a%d" % i for i in range(1000)],
+             "knobs": [{"tunables": {"k%d" % i: 1}} for i in range(1000)]},
+  "workloads": [{"type": "hackbench"}] * 100}))' >"$TMP/huge.json"
+expect_exit 2 "a huge expansion: exit 2" bash -c 'ulimit -v 1048576; exec schedlab plan "$1"' - "$TMP/huge.json"
+contains "a huge expansion: the product and the limit named" "$TMP/err" \
+	"huge.json: matrix: expands to 1000 boot configurations x 10000 repetitions = 10000000 boots; the limit is 100000 boots (docs/plan-format.md)"
+python3 -c '
+import json
+print(json.dumps({"repetitions": 10,
+  "matrix": {"knobs": [{"tunables": {"k%d" % i: 1}} for i in range(1000)]},
+  "workloads": [{"type": "hackbench"}] * 101}))' >"$TMP/huge.json"
+expect_exit 2 "too many runs: exit 2" bash -c 'ulimit -v 1048576; exec schedlab plan "$1"' - "$TMP/huge.json"
+contains "too many runs: the product and the limit named" "$TMP/err" \
+	"matrix: expands to 1 boot configurations x 1000 knob sets x 101 workloads x 10 repetitions = 1010000 runs; the limit is 1000000 runs"
+python3 -c '
+import json
+print(json.dumps({"matrix": {"kernel": ["/k%d" % i for i in range(1000)],
+  "preempt": ["none", "full"], "cmdline": ["a%d" % i for i in range(51)]},
+  "workloads": [{"type": "hackbench"}]}))' >"$TMP/huge.json"
+expect_exit 2 "too many boot configurations: exit 2" schedlab plan "$TMP/huge.json"
+contains "too many boot configurations: named" "$TMP/err" \
+	"matrix: expands to 1000 kernels x 2 preempt modes x 51 cmdlines = 102000 boot configurations; the limit is 100000 boots"
 expect_exit 2 "missing file" schedlab plan "$TMP/nope.json"
 contains "missing file: named" "$TMP/err" "nope.json: cannot read: No such file or directory"
 expect_exit 2 "run refuses a bad plan too" schedlab run "$TMP/bad.json" --db "$TMP/db"
