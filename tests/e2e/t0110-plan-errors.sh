@@ -83,6 +83,20 @@ print(json.dumps({"matrix": {"kernel": ["/k%d" % i for i in range(1000)],
 expect_exit 2 "too many boot configurations: exit 2" schedlab plan "$TMP/huge.json"
 contains "too many boot configurations: named" "$TMP/err" \
 	"matrix: expands to 1000 kernels x 2 preempt modes x 51 cmdlines = 102000 boot configurations; the limit is 100000 boots"
+# a tool's option through a workload parameter (issue 33): stress-ng takes
+# the stressor as "--NAME", so only stressor names are accepted
+bad "a stress-ng option as stressor" 'workloads[0].stressor: "log-file" is not a stress-ng stressor (valid: a name `stress-ng --stressors` lists' \
+	'{"workloads": [{"type": "stress-ng", "stressor": "log-file"}]}'
+bad "... as a load's stressor" 'workloads[0].load.stressor: "all" is not a stress-ng stressor' \
+	'{"workloads": [{"type": "cyclictest", "load": {"type": "stress-ng", "stressor": "all"}}]}'
+for s in temp-path job seq - --cpu; do
+	bad "stressor $s" "workloads[0].stressor: \"$s\" is not a stress-ng stressor" \
+		"{\"workloads\": [{\"type\": \"stress-ng\", \"stressor\": \"$s\"}]}"
+done
+bad "an rtla option as cpus" 'workloads[0].cpus: "--help" is not a CPU list' \
+	'{"workloads": [{"type": "timerlat", "cpus": "--help"}]}'
+bad "a jbb option as nice" 'workloads[0].nice: "--mix=1" must be integers' \
+	'{"workloads": [{"type": "jbb", "nice": "--mix=1"}]}'
 expect_exit 2 "missing file" schedlab plan "$TMP/nope.json"
 contains "missing file: named" "$TMP/err" "nope.json: cannot read: No such file or directory"
 expect_exit 2 "run refuses a bad plan too" schedlab run "$TMP/bad.json" --db "$TMP/db"
