@@ -1124,14 +1124,46 @@ static int check_size(const struct plan *p, struct strbuf *e)
 	return 0;
 }
 
-/* the whole plan, in the order the errors are reported; then the expansion */
-static int validate(struct plan *p, const char *file, struct strbuf *err)
+/*
+ * Keys of a kernel object that `schedlab run` writes into the plan it stores
+ * (the commit a git ref resolved to, its description, the folder a variant
+ * was built into): a plan file may not set them, or a made-up commit would be
+ * built and stored under another ref's name and "image" would skip the
+ * checks of the repository and the patches. A stored plan (run --resume, a
+ * lab member, a bisection's session) is loaded with plan_load_string and
+ * keeps them.
+ */
+static int check_internal_keys(const json_t *root, struct strbuf *e)
+{
+	static const char *const internal[] = { "commit", "describe", "image", NULL };
+	const json_t *ks = json_object_get(json_object_get(root, "matrix"), "kernel");
+	size_t n = json_is_array(ks) ? json_array_size(ks) : 1;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *k = json_is_array(ks) ? json_array_get(ks, i) : ks;
+		if (!json_is_object(k))
+			continue;
+		for (const char *const *key = internal; *key; key++)
+			if (json_object_get(k, *key)) {
+				strbuf_addf(e, "matrix.kernel[%zu].%s: set by schedlab run in the "
+					    "plan it stores (the resolved commit, its description, "
+					    "the built kernel), not in a plan file; remove it (a git "
+					    "kernel is named by \"ref\", docs/kernels.md)", i, *key);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+/* the whole plan, in the order the errors are reported; then the expansion.
+ * `file`: a plan file the user wrote (not a stored plan) */
+static int validate(struct plan *p, const char *file, int user, struct strbuf *err)
 {
 	struct strbuf e = STRBUF_INIT;
 	int ret = -1;
 	if (!json_is_object(p->root))
 		strbuf_addstr(&e, "the plan must be a JSON object");
-	else if (!check_top_keys(p->root, &e) && !validate_settings(p, &e) &&
+	else if (!check_top_keys(p->root, &e) && !(user && check_internal_keys(p->root, &e)) &&
+		 !validate_settings(p, &e) &&
 		 !validate_targets(p, &e) && !validate_matrix(p, &e) && !validate_workloads(p, &e) &&
 		 !check_until_decided(p, &e) && !check_evidence_target(p, &e) &&
 		 !check_size(p, &e))
@@ -1200,7 +1232,8 @@ int plan_lab_member(const struct plan *lab, size_t index, const char *id, const 
 	return r;
 }
 
-int plan_load_string(const char *text, const char *name, struct plan *p, struct strbuf *err)
+static int load_text(const char *text, const char *name, int user, struct plan *p,
+		     struct strbuf *err)
 {
 	memset(p, 0, sizeof(*p));
 	json_error_t jerr;
@@ -1211,11 +1244,16 @@ int plan_load_string(const char *text, const char *name, struct plan *p, struct 
 		plan_release(p);
 		return -1;
 	}
-	if (validate(p, name, err)) {
+	if (validate(p, name, user, err)) {
 		plan_release(p); /* a failed load owns nothing (releasing again is harmless) */
 		return -1;
 	}
 	return 0;
+}
+
+int plan_load_string(const char *text, const char *name, struct plan *p, struct strbuf *err)
+{
+	return load_text(text, name, 0, p, err);
 }
 
 int plan_load(const char *path, struct plan *p, struct strbuf *err)
@@ -1226,7 +1264,7 @@ int plan_load(const char *path, struct plan *p, struct strbuf *err)
 		strbuf_addf(err, "%s: cannot read: %s", path, strerror(errno));
 		return -1;
 	}
-	int r = plan_load_string(sb.buf, path, p, err);
+	int r = load_text(sb.buf, path, 1, p, err);
 	strbuf_release(&sb);
 	return r;
 }

@@ -110,7 +110,9 @@ struct plan {
 /* load, validate and expand; -1 with a message naming file and place, and
  * then *p holds nothing (plan_release on it is still allowed) */
 int plan_load(const char *path, struct plan *p, struct strbuf *err);
-/* same from a string (tests, resume); `name_for_errors` stands for the file */
+/* same from a string (tests, resume); `name_for_errors` stands for the file.
+ * A stored plan may hold what `schedlab run` wrote into it (a kernel's
+ * "commit", "describe", "image"), which plan_load refuses in a plan file. */
 int plan_load_string(const char *text, const char *name_for_errors, struct plan *p,
 		     struct strbuf *err);
 /* `run --until-decided`: a plan with "repetitions": N becomes

@@ -97,6 +97,15 @@ bad "an rtla option as cpus" 'workloads[0].cpus: "--help" is not a CPU list' \
 	'{"workloads": [{"type": "timerlat", "cpus": "--help"}]}'
 bad "a jbb option as nice" 'workloads[0].nice: "--mix=1" must be integers' \
 	'{"workloads": [{"type": "jbb", "nice": "--mix=1"}]}'
+# what schedlab run writes into the plan it stores is not taken from a plan
+# file (issue 33): "image" skipped the checks of the repository and patches,
+# a made-up "commit" was built under the ref's name
+bad "a git kernel's image set by hand" 'matrix.kernel[0].image: set by schedlab run in the plan it stores' \
+	'{"target": {"type": "qemu"}, "matrix": {"kernel": {"git": "/nonexistent", "ref": "v1", "image": "/etc", "patches": ["/nonexistent.patch"]}}, "workloads": [{"type": "hackbench"}]}'
+bad "a git kernel's commit set by hand" 'matrix.kernel[1].commit: set by schedlab run' \
+	'{"target": {"type": "qemu"}, "matrix": {"kernel": ["/k", {"git": "/tmp", "ref": "v1", "commit": "0123456789abcdef0123456789abcdef01234567", "describe": "v1"}]}, "workloads": [{"type": "hackbench"}]}'
+bad "a variant's image set by hand" 'matrix.kernel[0].image: set by schedlab run' \
+	'{"target": {"type": "qemu"}, "matrix": {"kernel": {"variant": ["hz1000"], "image": "/etc"}}, "workloads": [{"type": "hackbench"}]}'
 expect_exit 2 "missing file" schedlab plan "$TMP/nope.json"
 contains "missing file: named" "$TMP/err" "nope.json: cannot read: No such file or directory"
 expect_exit 2 "run refuses a bad plan too" schedlab run "$TMP/bad.json" --db "$TMP/db"
