@@ -597,7 +597,7 @@ TEST(load_of_non_load_type)
 		  "workloads[0].load.type: missing (valid load types: hackbench stress-ng)");
 	check_err("{\"workloads\": [{\"type\": \"cyclictest\", \"load\": {\"type\": \"stress-ng\","
 		  " \"stressor\": \"CPU\"}}]}",
-		  "workloads[0].load.stressor: \"CPU\" is not a stressor name");
+		  "workloads[0].load.stressor: \"CPU\" is not a stress-ng stressor");
 }
 
 /* ---- knobs ---------------------------------------------------------------- */
