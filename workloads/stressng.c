@@ -187,12 +187,18 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 	return 0;
 }
 
+/* the metrics parse() can store ("*": any text; docs/metrics.md) */
+static const char *const stressng_metric_names[] = {
+	"bogo_ops_per_s", "bogo_ops", NULL,
+};
+
 const struct workload_ops stressng_workload = {
 	.name = "stress-ng",
 	.summary = "stress-ng stressor: bogo operations per second, or background load",
 	.tool = "stress-ng",
 	.package = "stress-ng",
 	.primary = "bogo_ops_per_s",
+	.metrics = stressng_metric_names,
 	.params = stressng_params,
 	.can_be_load = 1,
 	.check = check,

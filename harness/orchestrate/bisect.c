@@ -952,6 +952,15 @@ static int setup_new(struct bctx *b, struct strbuf *err)
 			    a->plan_path, b->wl);
 		goto out;
 	}
+	const struct workload_ops *wops = workload_find(b->wl);
+	if (wops && !workload_metric_known(wops, b->metric)) {
+		strbuf_addf(err, "--metric %s: %s has no metric \"%s\" (valid: ", a->metric, b->wl,
+			    b->metric);
+		workload_metric_names(wops, err);
+		strbuf_addstr(err, "; \"*\" stands for a task name or CPU number, "
+			      "docs/metrics.md)");
+		goto out;
+	}
 	b->tmpl = template_of(p.root);
 	b->row.plan_path = xstrdup(a->plan_path);
 	b->row.good_ref = xstrdup(a->good);

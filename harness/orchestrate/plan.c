@@ -657,6 +657,14 @@ static int check_until_decided(struct plan *p, struct strbuf *e)
 				       "this plan", i, (int)n, s);
 			return -1;
 		}
+		if (!workload_metric_known(p->wl[w].ops, s + n + 1)) {
+			strbuf_addf(e, "repetitions.metrics[%zu]: \"%s\" is not a metric of %s "
+				       "(valid: ", i, s + n + 1, p->wl[w].ops->name);
+			workload_metric_names(p->wl[w].ops, e);
+			strbuf_addstr(e, "; \"*\" stands for a task name or CPU number, "
+					 "docs/metrics.md)");
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -106,6 +106,22 @@ bad "a git kernel's commit set by hand" 'matrix.kernel[1].commit: set by schedla
 	'{"target": {"type": "qemu"}, "matrix": {"kernel": ["/k", {"git": "/tmp", "ref": "v1", "commit": "0123456789abcdef0123456789abcdef01234567", "describe": "v1"}]}, "workloads": [{"type": "hackbench"}]}'
 bad "a variant's image set by hand" 'matrix.kernel[0].image: set by schedlab run' \
 	'{"target": {"type": "qemu"}, "matrix": {"kernel": {"variant": ["hz1000"], "image": "/etc"}}, "workloads": [{"type": "hackbench"}]}'
+# a metric the workload does not have is refused before anything runs
+# (issue 33): sequential repetitions ran every round and decided nothing,
+# bisect checked out and built first
+bad "a sequential metric that does not exist" 'repetitions.metrics[0]: "nosuch" is not a metric of hackbench (valid: time_s, ' \
+	'{"repetitions": {"max": 5, "until": "decided", "metrics": ["hackbench.nosuch"]}, "workloads": [{"type": "hackbench"}]}'
+printf '%s\n' '{"repetitions": {"max": 5, "until": "decided", "metrics": ["timerlat.irq_lat_p99_cpu3_us", "rtapp.ctl_misses"]}, "workloads": [{"type": "timerlat"}, {"type": "rtapp", "tasks": [{"name": "ctl", "run_us": 100, "period_us": 1000}]}]}' >"$TMP/seqm.json"
+expect_exit 0 "... a per-CPU or per-task metric is one" schedlab plan "$TMP/seqm.json"
+git init -q "$TMP/repo" && (cd "$TMP/repo" && echo a >f && git add f &&
+	git -c user.name=t -c user.email=t@t commit -qm a)
+: >"$TMP/vmlinuz"
+printf '{"target": {"type": "qemu", "kernel": "%s"}, "matrix": {"kernel": {"git": "%s", "ref": "HEAD"}}, "workloads": [{"type": "hackbench"}]}\n' \
+	"$TMP/vmlinuz" "$TMP/repo" >"$TMP/bisect.json"
+expect_exit 2 "bisect --metric that does not exist: exit 2" \
+	schedlab bisect --plan "$TMP/bisect.json" --good HEAD --bad HEAD --metric hackbench.nosuch --db "$TMP/b.db"
+contains "... named with the valid ones, before the range is looked at" "$TMP/err" \
+	'--metric hackbench.nosuch: hackbench has no metric "nosuch" (valid: time_s, '
 expect_exit 2 "missing file" schedlab plan "$TMP/nope.json"
 contains "missing file: named" "$TMP/err" "nope.json: cannot read: No such file or directory"
 expect_exit 2 "run refuses a bad plan too" schedlab run "$TMP/bad.json" --db "$TMP/db"
