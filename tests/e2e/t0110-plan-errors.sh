@@ -122,6 +122,35 @@ expect_exit 2 "bisect --metric that does not exist: exit 2" \
 	schedlab bisect --plan "$TMP/bisect.json" --good HEAD --bad HEAD --metric hackbench.nosuch --db "$TMP/b.db"
 contains "... named with the valid ones, before the range is looked at" "$TMP/err" \
 	'--metric hackbench.nosuch: hackbench has no metric "nosuch" (valid: time_s, '
+# a lava target's token file is checked at plan time (issue 33): a FIFO
+# hung the run, and a missing, empty, folder, shared or huge token file
+# became a failed boot with a session stored
+lava() { printf '{"target": {"type": "lava", "url": "http://127.0.0.1:9", "token_file": "%s", "user": "u", "device_type": "qemu"}, "workloads": [{"type": "hackbench"}]}\n' "$1" >"$TMP/lava.json"; }
+tokbad() { # NAME TEXT FILE
+	lava "$3"
+	expect_exit 2 "token file $1: exit 2" timeout 60 schedlab plan "$TMP/lava.json"
+	contains "token file $1: named" "$TMP/err" "lava.json: target.token_file: $3$2"
+}
+printf 'abcDEF123-_\n' >"$TMP/tok" && chmod 600 "$TMP/tok"
+lava "$TMP/tok"
+expect_exit 0 "a good token file" schedlab plan "$TMP/lava.json"
+tokbad missing ": No such file or directory" "$TMP/notok"
+: >"$TMP/tok0" && chmod 600 "$TMP/tok0"
+tokbad empty " is empty (it must hold the API token)" "$TMP/tok0"
+mkdir -p "$TMP/tokdir" && chmod 700 "$TMP/tokdir"
+tokbad folder " is a folder (must be a file holding the API token)" "$TMP/tokdir"
+mkfifo -m 600 "$TMP/tokfifo"
+tokbad FIFO " is a FIFO (must be a file holding the API token)" "$TMP/tokfifo"
+printf 'abc\n' >"$TMP/tok644" && chmod 644 "$TMP/tok644"
+tokbad "readable by others" " is readable by group or others (mode 644; chmod 600 it)" "$TMP/tok644"
+head -c 2000000 /dev/zero | tr '\0' a >"$TMP/tokbig" && chmod 600 "$TMP/tokbig"
+tokbad "of 2 MB" " holds more than a token (2000000 bytes; a token is at most 255 characters)" "$TMP/tokbig"
+printf 'abc def\n' >"$TMP/tokspace" && chmod 600 "$TMP/tokspace"
+tokbad "with a space" " must hold one API token (one line of letters, digits, _ and -)" "$TMP/tokspace"
+lava "$TMP/tokfifo"
+expect_exit 2 "run with a FIFO token: exit 2" timeout 60 schedlab run "$TMP/lava.json" --db "$TMP/lava.db"
+[ ! -e "$TMP/lava.db" ] || [ "$(sqlite3 "$TMP/lava.db" 'SELECT count(*) FROM session' 2>/dev/null || echo 0)" = 0 ] &&
+	ok "... no session stored" || not_ok "... no session stored"
 expect_exit 2 "missing file" schedlab plan "$TMP/nope.json"
 contains "missing file: named" "$TMP/err" "nope.json: cannot read: No such file or directory"
 expect_exit 2 "run refuses a bad plan too" schedlab run "$TMP/bad.json" --db "$TMP/db"
