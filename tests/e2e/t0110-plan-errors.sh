@@ -122,6 +122,15 @@ expect_exit 2 "bisect --metric that does not exist: exit 2" \
 	schedlab bisect --plan "$TMP/bisect.json" --good HEAD --bad HEAD --metric hackbench.nosuch --db "$TMP/b.db"
 contains "... named with the valid ones, before the range is looked at" "$TMP/err" \
 	'--metric hackbench.nosuch: hackbench has no metric "nosuch" (valid: time_s, '
+# a level no comparison can reach is refused up front (issue 33): with 50
+# values a side the smallest Mann-Whitney p is 2/C(100,50) = 2e-29
+(cd "$TMP/repo" && for i in 1 2 3; do echo $i >>f; git -c user.name=t -c user.email=t@t commit -qam c$i; done)
+XDG_CACHE_HOME=$TMP/cache expect_exit 2 "bisect --alpha that nothing can reach: exit 2" \
+	schedlab bisect --plan "$TMP/bisect.json" --good HEAD~3 --bad HEAD --metric hackbench.time_s \
+	--alpha 1e-30 --repetitions 50 --max-repetitions 50 --db "$TMP/b2.db"
+contains "... says why, with the smallest p and the alpha that would do" "$TMP/err" \
+	"--alpha 1e-30: no commit could ever be decided: a difference counts when the Mann-Whitney p is below alpha / (5 steps x 1 looks) = 2e-31, and the smallest p of 50 values against 50 is 1.98e-29; give --alpha above 9.91e-29"
+[ ! -e "$TMP/cache/schedlab/git" ] && ok "... before anything is checked out" || not_ok "... before anything is checked out"
 # a lava target's token file is checked at plan time (issue 33): a FIFO
 # hung the run, and a missing, empty, folder, shared or huge token file
 # became a failed boot with a session stored
