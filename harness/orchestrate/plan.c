@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "analysis/outlier.h"
 #include "harness/orchestrate/kbuild.h"
@@ -187,6 +190,17 @@ static int string_list(const json_t *v, const char *path, struct strvec *out,
 
 int cmdline_check(const char *c, const char *path, struct strbuf *err)
 {
+	if (strlen(c) > PLAN_CMDLINE_MAX) {
+		strbuf_addf(err, "%s: %zu characters; the kernel takes a command line of at most "
+			    "2048 (and its own parameters come first): at most %d here", path,
+			    strlen(c), PLAN_CMDLINE_MAX);
+		return -1;
+	}
+	if (strstr(c, "  ") || *c == ' ' || (*c && c[strlen(c) - 1] == ' ')) {
+		strbuf_addf(err, "%s: parameters are separated by single spaces (no leading, "
+			    "trailing or double spaces: an empty parameter)", path);
+		return -1;
+	}
 	for (const char *p = c; *p; p++) {
 		unsigned char ch = (unsigned char)*p;
 		if (ch == ' ')
@@ -698,6 +712,13 @@ static int validate_settings(struct plan *p, struct strbuf *e)
 		strbuf_addstr(e, "name: must be a non-empty string");
 		return -1;
 	}
+	for (const char *c = v ? json_string_value(v) : ""; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			strbuf_addstr(e, "name: must not contain control characters (a newline, "
+				      "a tab, an escape sequence: the name is printed by plan, "
+				      "sessions and query)");
+			return -1;
+		}
 	p->name = xstrdup(v ? json_string_value(v) : "unnamed");
 
 	v = json_object_get(root, "repetitions");
@@ -1267,9 +1288,37 @@ int plan_load_string(const char *text, const char *name, struct plan *p, struct 
 int plan_load(const char *path, struct plan *p, struct strbuf *err)
 {
 	struct strbuf sb = STRBUF_INIT;
-	if (strbuf_read_file(&sb, path, 16 << 20)) {
-		memset(p, 0, sizeof(*p));
+	struct stat st;
+	memset(p, 0, sizeof(*p));
+	/* a FIFO or a device would be waited on or read forever: only a
+	 * regular file (after symlinks), opened without blocking */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
 		strbuf_addf(err, "%s: cannot read: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	if (!S_ISREG(st.st_mode)) {
+		strbuf_addf(err, "%s: cannot read: %s (a plan is a JSON file)", path,
+			    S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO"
+			    : "not a regular file");
+		return -1;
+	}
+	if (st.st_size > PLAN_MAX_BYTES) {
+		strbuf_addf(err, "%s: the plan is too large (%lld bytes; the limit is %d bytes, "
+			    "16 MiB)", path, (long long)st.st_size, PLAN_MAX_BYTES);
+		return -1;
+	}
+	if (strbuf_read_file(&sb, path, PLAN_MAX_BYTES + 1)) {
+		strbuf_addf(err, "%s: cannot read: %s", path, strerror(errno));
+		return -1;
+	}
+	if (sb.len > PLAN_MAX_BYTES) {
+		strbuf_addf(err, "%s: the plan is too large (more than %d bytes, 16 MiB)", path,
+			    PLAN_MAX_BYTES);
+		strbuf_release(&sb);
 		return -1;
 	}
 	int r = load_text(sb.buf, path, 1, p, err);

@@ -32,6 +32,11 @@ struct target_ops;
  * runs; a plan past these is refused before its expansion is allocated. */
 #define PLAN_MAX_BOOTS 100000
 #define PLAN_MAX_RUNS 1000000
+/* the largest plan file read */
+#define PLAN_MAX_BYTES (16 << 20)
+/* matrix.cmdline: the kernel's command line is at most 2048 bytes on x86
+ * (COMMAND_LINE_SIZE), and the target's own parameters come first */
+#define PLAN_CMDLINE_MAX 1024
 
 /* when a configuration's traced run is made (evidence "when",
  * docs/plan-format.md): always; for every configuration, naming its worst

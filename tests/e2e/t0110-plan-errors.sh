@@ -160,6 +160,19 @@ lava "$TMP/tokfifo"
 expect_exit 2 "run with a FIFO token: exit 2" timeout 60 schedlab run "$TMP/lava.json" --db "$TMP/lava.db"
 [ ! -e "$TMP/lava.db" ] || [ "$(sqlite3 "$TMP/lava.db" 'SELECT count(*) FROM session' 2>/dev/null || echo 0)" = 0 ] &&
 	ok "... no session stored" || not_ok "... no session stored"
+# low-severity ones of issue 33
+bad "cmdline double space" 'matrix.cmdline[0]: parameters are separated by single spaces' \
+	'{"matrix": {"cmdline": ["quiet  nosmt"]}, "workloads": [{"type": "hackbench"}]}'
+bad "cmdline over the limit" 'matrix.cmdline[0]: 100000 characters; the kernel takes a command line of at most 2048' \
+	"{\"matrix\": {\"cmdline\": [\"$(head -c 100000 /dev/zero | tr '\0' a)\"]}, \"workloads\": [{\"type\": \"hackbench\"}]}"
+bad "control characters in the name" 'name: must not contain control characters' \
+	'{"name": "a\u001b[2Jb", "workloads": [{"type": "hackbench"}]}'
+mkfifo "$TMP/plan.fifo"
+expect_exit 2 "a FIFO as plan: exit 2" timeout 60 schedlab plan "$TMP/plan.fifo"
+contains "... refused, not waited on" "$TMP/err" "plan.fifo: cannot read: a FIFO (a plan is a JSON file)"
+truncate -s 17M "$TMP/big.json"
+expect_exit 2 "a plan over 16 MiB: exit 2" schedlab plan "$TMP/big.json"
+contains "... said so, with the limit" "$TMP/err" "big.json: the plan is too large (17825792 bytes; the limit is 16777216 bytes, 16 MiB)"
 expect_exit 2 "missing file" schedlab plan "$TMP/nope.json"
 contains "missing file: named" "$TMP/err" "nope.json: cannot read: No such file or directory"
 expect_exit 2 "run refuses a bad plan too" schedlab run "$TMP/bad.json" --db "$TMP/db"
