@@ -173,10 +173,23 @@ contains "... refused, not waited on" "$TMP/err" "plan.fifo: cannot read: a FIFO
 truncate -s 17M "$TMP/big.json"
 expect_exit 2 "a plan over 16 MiB: exit 2" schedlab plan "$TMP/big.json"
 contains "... said so, with the limit" "$TMP/err" "big.json: the plan is too large (17825792 bytes; the limit is 16777216 bytes, 16 MiB)"
+bad "ssh user with shell syntax" 'target.user: must be a user name (not starting with' \
+	'{"target": {"type": "ssh", "host": "h", "user": "a;$(touch x)"}, "workloads": [{"type": "hackbench"}]}'
+bad "ssh user with a quote" 'target.user: must be a user name' \
+	'{"target": {"type": "ssh", "host": "h", "user": "a'"'"'b"}, "workloads": [{"type": "hackbench"}]}'
 expect_exit 2 "missing file" schedlab plan "$TMP/nope.json"
 contains "missing file: named" "$TMP/err" "nope.json: cannot read: No such file or directory"
 expect_exit 2 "run refuses a bad plan too" schedlab run "$TMP/bad.json" --db "$TMP/db"
 [ ! -e "$TMP/db" ] && ok "no database created for a bad plan" || not_ok "no database created for a bad plan"
+
+# --resume with a number past 64 bits is refused, not read as the largest
+printf '%s\n' '{"name": "one", "workloads": [{"type": "hackbench", "groups": 1, "loops": 10}]}' >"$TMP/one.json"
+if schedlab run "$TMP/one.json" --db "$TMP/one.db" --quiet >/dev/null 2>&1; then
+	expect_exit 2 "--resume out of range: exit 2" schedlab run --resume 99999999999999999999 --db "$TMP/one.db"
+	contains "... named" "$TMP/err" 'session "99999999999999999999": not a session number (out of range)'
+else
+	skip "--resume out of range" "a local run is not possible here"
+fi
 
 # a valid plan: the expansion is shown, interleaved and deterministic
 cat >"$TMP/good.json" <<'P'
