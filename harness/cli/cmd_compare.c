@@ -440,6 +440,15 @@ int cmd_compare(int argc, char **argv)
 		return 2;
 	}
 	const char *sa = argv[first], *sb = argv[first + 1];
+	/* an empty selector would select every result */
+	for (int i = 0; i < 2; i++) {
+		const char *s = i ? sb : sa;
+		if (!s[strspn(s, " \t")]) {
+			cmd_error("compare", "selector %s is empty: it would select every result "
+				  "(give key=value terms, e.g. tag=a)", i ? "B" : "A");
+			return 2;
+		}
+	}
 	struct compare_job job;
 	if (cmd_compare_job("compare", dbpath, sa, sb, &o, 1, &job))
 		return 2;

@@ -187,8 +187,11 @@ printf '%s\n' '{"name": "one", "workloads": [{"type": "hackbench", "groups": 1, 
 if schedlab run "$TMP/one.json" --db "$TMP/one.db" --quiet >/dev/null 2>&1; then
 	expect_exit 2 "--resume out of range: exit 2" schedlab run --resume 99999999999999999999 --db "$TMP/one.db"
 	contains "... named" "$TMP/err" 'session "99999999999999999999": not a session number (out of range)'
+	# an empty selector selected every result
+	expect_exit 2 "compare with an empty selector: exit 2" schedlab compare name=one '' --db "$TMP/one.db"
+	contains "... refused, not read as everything" "$TMP/err" "selector B is empty: it would select every result"
 else
-	skip "--resume out of range" "a local run is not possible here"
+	skip "--resume out of range, compare with an empty selector" "a local run is not possible here"
 fi
 
 # a valid plan: the expansion is shown, interleaved and deterministic
