@@ -126,6 +126,12 @@ int kgit_spec_check(const json_t *spec, const char *path, struct strbuf *err)
 			strbuf_addf(err, "%s.patches[%zu]: %s is not a file", path, i, pf);
 			return -1;
 		}
+		if (st.st_size > KGIT_PATCH_MAX) {
+			strbuf_addf(err, "%s.patches[%zu]: %s is %lld bytes; a patch may be at most "
+				    "%d bytes (64 MiB)", path, i, pf, (long long)st.st_size,
+				    KGIT_PATCH_MAX);
+			return -1;
+		}
 	}
 	v = json_object_get(spec, "fetch");
 	if (v && !json_is_boolean(v)) {
@@ -551,9 +557,17 @@ int kgit_prepare(const json_t *spec, const char *path, int quiet, volatile int *
 	json_t *f;
 	json_array_foreach(patches, i, f) {
 		strbuf_init(&texts[i], 0);
-		if (strbuf_read_file(&texts[i], json_string_value(f), 64u << 20) < 0) {
+		if (strbuf_read_file(&texts[i], json_string_value(f), KGIT_PATCH_MAX + 1u) < 0) {
 			strbuf_addf(err, "%s.patches[%zu]: %s: %s", path, i, json_string_value(f),
 				    strerror(errno));
+			goto out;
+		}
+		/* the whole patch is hashed into the kernel's identity: one that
+		 * grew past the limit since the plan was checked is refused, not
+		 * hashed in part */
+		if (texts[i].len > KGIT_PATCH_MAX) {
+			strbuf_addf(err, "%s.patches[%zu]: %s is over %d bytes (64 MiB), the most a "
+				    "patch may have", path, i, json_string_value(f), KGIT_PATCH_MAX);
 			goto out;
 		}
 	}

@@ -35,6 +35,10 @@
 
 #include "harness/util/strbuf.h"
 
+/* the largest patch file accepted (all of it is hashed into the kernel's
+ * identity, kgit_source_id) */
+#define KGIT_PATCH_MAX (64 << 20)
+
 /* does a kernel spec name a git kernel (has "git")? */
 int kgit_is_git(const json_t *spec);
 

@@ -11,6 +11,7 @@
  * key named and the program never run (real git, a marker file). Checkout
  * and patches with real git are tested by tests/e2e/t0610-kernel-git-qemu.sh.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,21 @@ TEST(spec_validation)
 	SPEC_ERR("ref: must be a commit-ish", "{\"git\": \"%s\", \"ref\": \"\"}", d);
 	SPEC_ERR("contains whitespace", "{\"git\": \"%s\", \"ref\": \"a b\"}", d);
 	SPEC_ERR("ref: must be a commit-ish", "{\"git\": \"%s\", \"ref\": 7}", d);
+	/* a patch over 64 MiB was hashed only in part: refused, the limit named */
+	char *big = xstrfmt("%s/big.patch", d);
+	if (truncate(big, 0) && errno != ENOENT)
+		CHECK(0);
+	FILE *bf = fopen(big, "w");
+	if (bf) {
+		fclose(bf);
+		CHECK(truncate(big, (64 << 20) + 1) == 0);
+	}
+	SPEC_ERR("matrix.kernel[0].patches[0]: ", "{\"git\": \"%s\", \"ref\": \"main\", "
+		 "\"patches\": [\"%s\"]}", d, big);
+	SPEC_ERR("is 67108865 bytes; a patch may be at most 67108864 bytes (64 MiB)",
+		 "{\"git\": \"%s\", \"ref\": \"main\", \"patches\": [\"%s\"]}", d, big);
+	unlink(big);
+	free(big);
 	SPEC_ERR("matrix.kernel[0].git: /nonexistent/x is not a folder",
 		 "{\"git\": \"/nonexistent/x\", \"ref\": \"main\"}");
 	SPEC_ERR("matrix.kernel[0].git: must be the folder", "{\"git\": 1, \"ref\": \"main\"}");
