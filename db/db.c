@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -819,8 +820,13 @@ static int64_t db_session_resolve_rows(struct db *db, const char *spec)
 		return -1;
 	}
 	char *end;
+	errno = 0;
 	long long id = strtoll(spec, &end, 10);
-	if (*end || id <= 0) {
+	if (errno == ERANGE) {
+		db_seterr(db, "session \"%s\": not a session number (out of range)", spec);
+		return -1;
+	}
+	if (*end || end == spec || id <= 0) {
 		db_seterr(db, "session \"%s\": expected a session number or \"last\"", spec);
 		return -1;
 	}

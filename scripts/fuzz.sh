@@ -55,7 +55,7 @@ for t in "${targets[@]}"; do
 	if [ -d "$savedroot/$t" ]; then
 		for f in "$savedroot/$t"/*; do
 			[ -f "$f" ] || continue
-			if ! "$bin" "$f" >"$log.replay" 2>&1; then
+			if ! "$bin" -rss_limit_mb=2048 -timeout=60 "$f" >"$log.replay" 2>&1; then
 				echo "fuzz $t: CRASH replaying $f"
 				grep -m 3 -E 'ERROR: |runtime error|SUMMARY' "$log.replay" | sed 's/^/    /'
 				failed=1

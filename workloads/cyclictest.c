@@ -239,12 +239,19 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 	return cyclictest_parse_result(js, out->out, param_int(p, "histogram_us"), ms, err);
 }
 
+/* the metrics parse() can store ("*": any text; docs/metrics.md) */
+static const char *const cyclictest_metric_names[] = {
+	"lat_min_us", "lat_avg_us", "lat_p50_us", "lat_p99_us", "lat_p999_us", "lat_max_us",
+	"overflows", "samples", NULL,
+};
+
 const struct workload_ops cyclictest_workload = {
 	.name = "cyclictest",
 	.summary = "rt-tests cyclictest: timer wakeup latency of real-time threads",
 	.tool = "cyclictest",
 	.package = "rt-tests",
 	.primary = "lat_p99_us",
+	.metrics = cyclictest_metric_names,
 	.params = cyclictest_params,
 	.range_param = "histogram_us",
 	.estimate_s = estimate,

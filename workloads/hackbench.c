@@ -87,12 +87,18 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 	return 0;
 }
 
+/* the metrics parse() can store ("*": any text; docs/metrics.md) */
+static const char *const hackbench_metric_names[] = {
+	"time_s", NULL,
+};
+
 const struct workload_ops hackbench_workload = {
 	.name = "hackbench",
 	.summary = "rt-tests hackbench: message passing between task groups (time to finish)",
 	.tool = "hackbench",
 	.package = "rt-tests",
 	.primary = "time_s",
+	.metrics = hackbench_metric_names,
 	.params = hackbench_params,
 	.can_be_load = 1,
 	.estimate_s = estimate,

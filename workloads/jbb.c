@@ -203,6 +203,13 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 	return 0;
 }
 
+/* the metrics parse() can store ("*": any text; docs/metrics.md) */
+static const char *const jbb_metric_names[] = {
+	"hbir_jops", "max_jops", "critical_jops", "sla_*_jops", "steps_passed", "ramp_complete",
+	"requests_injected", "requests_completed", "requests_in_flight", "requests_dropped",
+	"task_*", NULL,
+};
+
 const struct workload_ops jbb_workload = {
 	.name = "jbb",
 	.summary = "native SPECjbb2015-like run (sl-jbb): max-jOPS and critical-jOPS from an "
@@ -210,6 +217,7 @@ const struct workload_ops jbb_workload = {
 	.tool = "sl-jbb",
 	.package = "schedlab",
 	.primary = "max_jops",
+	.metrics = jbb_metric_names,
 	.params = jbb_params,
 	.check = check,
 	.estimate_s = estimate,

@@ -213,6 +213,13 @@ static int explain(const json_t *p, const struct wl_output *out, struct strbuf *
 	return rtla_explain("osnoise", out->out, out->err, msg);
 }
 
+/* the metrics parse() can store ("*": any text; docs/metrics.md) */
+static const char *const osnoise_metric_names[] = {
+	"noise_max_single_us", "noise_max_us", "noise_us", "runtime_us", "cpu_avail_pct",
+	"cpu_avail_min_pct", "*_count", "noise_max_single_cpu*_us", "cpu_avail_cpu*_pct",
+	"*_count_cpu*", "cpus", "measured_s", NULL,
+};
+
 const struct workload_ops osnoise_workload = {
 	.name = "osnoise",
 	.summary = "rtla osnoise: per-CPU operating-system noise (max single noise, CPU "
@@ -221,6 +228,7 @@ const struct workload_ops osnoise_workload = {
 	.package = "rtla",
 	.tracer = "osnoise",
 	.primary = "noise_max_single_us",
+	.metrics = osnoise_metric_names,
 	.params = osnoise_params,
 	.check = check,
 	.estimate_s = estimate,

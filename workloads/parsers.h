@@ -14,6 +14,8 @@ int cyclictest_parse_result(const char *json_text, const char *text, long long h
 			    struct metric_set *ms, struct strbuf *err);
 int hackbench_parse_text(const char *text, double *time_s);
 int stressng_parse_yaml(const char *yaml, double *ops, double *ops_per_s);
+/* 1 when s is a stress-ng stressor name (workloads/stressng.c's list) */
+int stressng_known_stressor(const char *s);
 int stressng_parse_text(const char *text, const char *stressor, double *ops, double *ops_per_s);
 
 /* rt-app's JSON task description for resolved params (malloc'd), or NULL */

@@ -199,6 +199,15 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 	return 0;
 }
 
+/* the metrics parse() can store ("*": any text; docs/metrics.md) */
+static const char *const pingpong_metric_names[] = {
+	"requests_sent", "requests_completed", "requests", "requests_in_flight",
+	"requests_scheduled", "requests_backlog", "rps", "req_p50_us", "req_p99_us",
+	"req_p999_us", "req_max_us", "wakeups", "wakeups_nowait", "wakeup_p50_us",
+	"wakeup_p99_us", "same_cpu_wakeup_pct", "cross_llc_wakeup_pct", "migrations_per_kreq",
+	"migrations_source", "csw_per_req", "vcsw_per_req", "ivcsw_per_req", "task_*", NULL,
+};
+
 const struct workload_ops pingpong_workload = {
 	.name = "pingpong",
 	.summary = "native microservice wakeup chain (sl-pingpong): rps, request and wakeup "
@@ -206,6 +215,7 @@ const struct workload_ops pingpong_workload = {
 	.tool = "sl-pingpong",
 	.package = "schedlab",
 	.primary = "rps",
+	.metrics = pingpong_metric_names,
 	.params = pingpong_params,
 	.check = check,
 	.estimate_s = estimate,

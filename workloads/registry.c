@@ -72,3 +72,48 @@ const char *workload_range_param(const char *name)
 	const struct workload_ops *w = workload_find(name);
 	return w ? w->range_param : NULL;
 }
+
+/* the metrics any workload's runs may have: schedstat deltas (session.c)
+ * and the summary of a traced run (evidence) */
+static const char *const common_metrics[] = { "ttwu_count", "ttwu_local_pct", "run_delay_ms",
+					      "sched_count", "trace_*", NULL };
+
+/* glob with '*' only (any text, also none) */
+static int glob_match(const char *pat, const char *s)
+{
+	if (!*pat)
+		return !*s;
+	if (*pat == '*') {
+		for (const char *t = s;; t++) {
+			if (glob_match(pat + 1, t))
+				return 1;
+			if (!*t)
+				return 0;
+		}
+	}
+	return *s == *pat && glob_match(pat + 1, s + 1);
+}
+
+int workload_metric_known(const struct workload_ops *ops, const char *name)
+{
+	if (!name || !*name)
+		return 0;
+	for (const char *const *m = common_metrics; *m; m++)
+		if (glob_match(*m, name))
+			return 1;
+	if (!ops->metrics)
+		return 1; /* a driver that does not list them: not checked */
+	for (const char *const *m = ops->metrics; *m; m++)
+		if (glob_match(*m, name))
+			return 1;
+	return 0;
+}
+
+void workload_metric_names(const struct workload_ops *ops, struct strbuf *sb)
+{
+	size_t start = sb->len;
+	for (const char *const *m = ops->metrics; m && *m; m++)
+		strbuf_addf(sb, "%s%s", sb->len > start ? ", " : "", *m);
+	for (const char *const *m = common_metrics; *m; m++)
+		strbuf_addf(sb, "%s%s", sb->len > start ? ", " : "", *m);
+}

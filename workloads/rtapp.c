@@ -725,6 +725,13 @@ static int explain(const json_t *p, const struct wl_output *out, struct strbuf *
 	return rtapp_explain(p, out->err, msg);
 }
 
+/* the metrics parse() can store ("*": any text; docs/metrics.md) */
+static const char *const rtapp_metric_names[] = {
+	"*periods", "*misses", "*miss_pct", "*response_p50_us", "*response_p99_us",
+	"*response_max_us", "slack_min_us", "slack_p1_us", "slack_p50_us", "wu_lat_p50_us",
+	"wu_lat_p99_us", "wu_lat_max_us", "miss_onset_pct", NULL,
+};
+
 const struct workload_ops rtapp_workload = {
 	.name = "rtapp",
 	.summary = "rt-app: periodic task sets (OTHER/FIFO/RR/DEADLINE) and utilisation sweeps: "
@@ -732,6 +739,7 @@ const struct workload_ops rtapp_workload = {
 	.tool = "rt-app",
 	.package = "rt-app",
 	.primary = "response_p99_us",
+	.metrics = rtapp_metric_names,
 	.params = rtapp_params,
 	.check = check,
 	.estimate_s = estimate,

@@ -394,6 +394,13 @@ static int explain(const json_t *p, const struct wl_output *out, struct strbuf *
 	return rtla_explain("timerlat", out->out, out->err, msg);
 }
 
+/* the metrics parse() can store ("*": any text; docs/metrics.md) */
+static const char *const timerlat_metric_names[] = {
+	"*_lat_min_us", "*_lat_avg_us", "*_lat_p50_us", "*_lat_p99_us", "*_lat_p999_us",
+	"*_lat_max_us", "*_lat_p99_cpu*_us", "*_lat_max_cpu*_us", "*_overflows", "*_samples",
+	"measured_s", "auto_stopped", NULL,
+};
+
 const struct workload_ops timerlat_workload = {
 	.name = "timerlat",
 	.summary = "rtla timerlat: timer IRQ and thread wakeup latency per CPU from the kernel's "
@@ -402,6 +409,7 @@ const struct workload_ops timerlat_workload = {
 	.package = "rtla",
 	.tracer = "timerlat",
 	.primary = "thread_lat_p99_us",
+	.metrics = timerlat_metric_names,
 	.params = timerlat_params,
 	.range_param = "histogram_us",
 	.check = check,

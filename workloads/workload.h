@@ -163,6 +163,10 @@ struct workload_ops {
 	/* the metric a comparison of this workload is about first (sequential
 	 * repetitions look at it when the plan names none) */
 	const char *primary;
+	/* the names of the metrics parse() can store, NULL-terminated; "*"
+	 * stands for any text (a task's name, a CPU number): what a plan's or
+	 * bisect's metric names are checked against (workload_metric_known) */
+	const char *const *metrics;
 	/* the kernel tracer the tool needs (tracefs available_tracers), or
 	 * NULL: a booted kernel without it skips the run with the reason */
 	const char *tracer;
@@ -196,6 +200,11 @@ const struct workload_ops *const *workload_all(void);
 const char *workload_range_param(const char *name);
 /* the comma-separated list of names, for error messages */
 const char *workload_names(void);
+/* can `name` be a metric of the workload: one of ops->metrics, or one that
+ * every workload may have (schedstat's, a traced run's trace_*) */
+int workload_metric_known(const struct workload_ops *ops, const char *name);
+/* the metric names of ops, comma-separated, for error messages (into sb) */
+void workload_metric_names(const struct workload_ops *ops, struct strbuf *sb);
 /* every registered driver has its required hooks; -1 and a message if not */
 int workload_check_registry(struct strbuf *err);
 

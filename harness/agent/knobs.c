@@ -110,8 +110,9 @@ const char *knob_denied(const char *path)
 }
 
 /* the path as the kernel resolves it (sysfs is full of symlinks) must still
- * be below an allowed prefix: cpu0/node0/meminfo leads out of them */
-static int resolved_allowed(const char *root, const char *path, struct strbuf *err)
+ * be below an allowed prefix: cpu0/node0/meminfo leads out of them; for a
+ * write, not to a denied knob either */
+static int resolved_allowed(const char *root, const char *path, int writing, struct strbuf *err)
 {
 	char *full = xstrfmt("%s%s", root, path);
 	char *real = realpath(full, NULL);
@@ -125,7 +126,7 @@ static int resolved_allowed(const char *root, const char *path, struct strbuf *e
 	} else {
 		size_t rl = strlen(rroot);
 		ok = !strncmp(real, rroot, rl) && knob_path_allowed(real + rl) &&
-		     !knob_denied(real + rl);
+		     (!writing || !knob_denied(real + rl));
 		if (!ok)
 			strbuf_addf(err, "%s: resolves to %s, outside the allowed knob paths (%s)",
 				    path, real + rl, knob_allowed_prefixes());
@@ -217,6 +218,9 @@ int knob_get(const struct knobs *k, const char *path, struct strbuf *out, struct
 			    knob_allowed_prefixes());
 		return -1;
 	}
+	/* as for a write: a symlink below a prefix may lead out of them */
+	if (!resolved_allowed(k->root, path, 0, err))
+		return -1;
 	return read_path(k->root, path, out, err);
 }
 
@@ -505,7 +509,7 @@ int knob_set(struct knobs *k, const char *path, const char *value, json_t **info
 		strbuf_addf(err, "%s: never written by schedlab: %s", path, why);
 		return -1;
 	}
-	if (!resolved_allowed(root, path, err))
+	if (!resolved_allowed(root, path, 1, err))
 		return -1;
 	if (!value || strchr(value, '\n') || (kind == KNOB_FEATURES && strchr(value, ' '))) {
 		strbuf_addf(err, "%s: invalid value \"%s\"%s", path, value ? value : "",

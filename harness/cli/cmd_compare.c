@@ -439,6 +439,15 @@ int cmd_compare(int argc, char **argv, struct cmd_ctx *ctx)
 		return 2;
 	}
 	const char *sa = argv[first], *sb = argv[first + 1];
+	/* an empty selector would select every result */
+	for (int i = 0; i < 2; i++) {
+		const char *s = i ? sb : sa;
+		if (!s[strspn(s, " \t")]) {
+			cmd_error("compare", "selector %s is empty: it would select every result "
+				  "(give key=value terms, e.g. tag=a)", i ? "B" : "A");
+			return 2;
+		}
+	}
 	struct compare_job job;
 	if (cmd_compare_job(ctx, sa, sb, &o, 1, &job))
 		return 2;

@@ -952,6 +952,15 @@ static int setup_new(struct bctx *b, struct strbuf *err)
 			    a->plan_path, b->wl);
 		goto out;
 	}
+	const struct workload_ops *wops = workload_find(b->wl);
+	if (wops && !workload_metric_known(wops, b->metric)) {
+		strbuf_addf(err, "--metric %s: %s has no metric \"%s\" (valid: ", a->metric, b->wl,
+			    b->metric);
+		workload_metric_names(wops, err);
+		strbuf_addstr(err, "; \"*\" stands for a task name or CPU number, "
+			      "docs/metrics.md)");
+		goto out;
+	}
 	b->tmpl = template_of(p.root);
 	b->row.plan_path = xstrdup(a->plan_path);
 	b->row.good_ref = xstrdup(a->good);
@@ -994,6 +1003,27 @@ static int setup_new(struct bctx *b, struct strbuf *err)
 			break;
 		}
 		reps++;
+	}
+	/* a decision needs p < alpha_look; the smallest p two sides of
+	 * max_repetitions values can give is that of a complete separation
+	 * (2 / C(2n, n), exact Mann-Whitney): a level below it can never be
+	 * reached, and every commit would end unclear after all its rounds */
+	{
+		int n = b->row.max_repetitions;
+		double al = bisect_alpha_look(b->row.alpha, b->row.max_steps ? b->row.max_steps : 1,
+					      b->row.repetitions, n);
+		double pmin = verdict_separation_p((size_t)n, (size_t)n);
+		if (!(pmin < al)) {
+			strbuf_addf(err, "--alpha %g: no commit could ever be decided: a difference "
+				    "counts when the Mann-Whitney p is below alpha / (%d steps x %d "
+				    "looks) = %.3g, and the smallest p of %d values against %d is "
+				    "%.3g; give --alpha above %.3g or more --max-repetitions "
+				    "(docs/bisect.md)", b->row.alpha,
+				    b->row.max_steps ? b->row.max_steps : 1,
+				    (n + b->row.repetitions - 1) / b->row.repetitions, al, n, n, pmin,
+				    b->row.alpha * pmin / al);
+			goto out;
+		}
 	}
 	b->row.inputs = NULL;
 	ret = 0;

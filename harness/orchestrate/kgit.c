@@ -126,6 +126,12 @@ int kgit_spec_check(const json_t *spec, const char *path, struct strbuf *err)
 			strbuf_addf(err, "%s.patches[%zu]: %s is not a file", path, i, pf);
 			return -1;
 		}
+		if (st.st_size > KGIT_PATCH_MAX) {
+			strbuf_addf(err, "%s.patches[%zu]: %s is %lld bytes; a patch may be at most "
+				    "%d bytes (64 MiB)", path, i, pf, (long long)st.st_size,
+				    KGIT_PATCH_MAX);
+			return -1;
+		}
 	}
 	v = json_object_get(spec, "fetch");
 	if (v && !json_is_boolean(v)) {
@@ -200,13 +206,67 @@ char *kgit_release_tag(const char *commit, const char *source_id)
 
 /* ----------------------------------------------------------------- git */
 
-/* run git with `args` (after "git"), stdout in *out (trimmed); -1 with
+/*
+ * What every git command of schedlab runs with, before its arguments: no
+ * fsmonitor program (git status would start it), no hooks, no credential
+ * helper, no ext:: transport (a command line of its own). Command-line
+ * settings win over the repository's.
+ */
+static const char *const git_safe_config[] = {
+	"core.fsmonitor=false", "core.hooksPath=/dev/null", "credential.helper=",
+	"protocol.ext.allow=never", NULL,
+};
+
+/*
+ * Settings of a repository's own configuration (.git/config, its includes,
+ * a worktree's config) under which git runs a program: "*" stands for any
+ * subsection. A repository that sets one is refused (kgit_repo_check):
+ * schedlab only reads the repository (docs/kernels.md) and runs no program
+ * it names.
+ */
+static const char *const git_program_keys[] = {
+	"core.fsmonitor", "core.hookspath", "core.sshcommand", "core.gitproxy", "core.askpass",
+	"core.pager", "core.editor", "core.alternaterefscommand", "credential.helper",
+	"credential.*.helper", "diff.external", "diff.*.command", "diff.*.textconv",
+	"filter.*.clean", "filter.*.smudge", "filter.*.process", "merge.*.driver",
+	"remote.*.uploadpack", "remote.*.receivepack", "uploadpack.packobjectshook",
+	"gpg.program", "gpg.*.program", "sequence.editor", "pager.*", "alias.*",
+	"submodule.*.update", NULL,
+};
+
+/* does config key `key` ("section[.sub].name", section and name lowercase)
+ * match `pat` ("section.name" or "section.*.name"; "section.*": any key of
+ * the section) */
+static int key_matches(const char *key, const char *pat)
+{
+	const char *pdot = strchr(pat, '.'), *kdot = strchr(key, '.');
+	if (!pdot || !kdot || pdot - pat != kdot - key || strncasecmp(key, pat, (size_t)(pdot - pat)))
+		return 0;
+	const char *prest = pdot + 1, *krest = kdot + 1;
+	if (!strcmp(prest, "*"))
+		return 1;
+	const char *klast = strrchr(krest, '.');
+	if (!strncmp(prest, "*.", 2))
+		return klast && !strcasecmp(klast + 1, prest + 2);
+	return !klast && !strcasecmp(krest, prest);
+}
+
+/* run git with `args` (after "git"), stdout in *out (trimmed, or as it is
+ * with raw_out); -1 with
  * "git ARGS...: <stderr>" in err when it cannot start or fails */
 static int git_raw(const char *const *args, double timeout_s, volatile int *abort_flag,
-		   struct strbuf *out, struct strbuf *raw, struct strbuf *err)
+		   struct strbuf *out, int raw_out, struct strbuf *raw, struct strbuf *err)
 {
 	struct strvec av = STRVEC_INIT;
 	strvec_push(&av, "git");
+	/* the repository is only read: settings that would make git run a
+	 * program the repository names are overridden for every command
+	 * (kgit_repo_check refuses a repository that sets the others) */
+	for (const char *const *o = git_safe_config; *o; o++) {
+		strvec_push(&av, "-c");
+		strvec_push(&av, *o);
+	}
+	size_t first_arg = av.nr;
 	strvec_pushv(&av, args);
 	struct child c = CHILD_INIT;
 	c.argv = strvec_argv(&av);
@@ -225,7 +285,7 @@ static int git_raw(const char *const *args, double timeout_s, volatile int *abor
 		goto out;
 	if (res.exit_code != 0) {
 		strbuf_addstr(err, "git");
-		for (size_t i = 1; i < av.nr; i++)
+		for (size_t i = first_arg; i < av.nr; i++)
 			strbuf_addf(err, " %s", av.v[i]);
 		strbuf_trim(&e);
 		if (raw)
@@ -235,7 +295,9 @@ static int git_raw(const char *const *args, double timeout_s, volatile int *abor
 		goto out;
 	}
 	ret = 0;
-	if (out) {
+	if (out && raw_out) {
+		strbuf_add(out, o.buf, o.len);
+	} else if (out) {
 		strbuf_trim(&o);
 		strbuf_addstr(out, o.buf);
 	}
@@ -249,13 +311,64 @@ out:
 static int git(const char *const *args, double timeout_s, volatile int *abort_flag,
 	       struct strbuf *out, struct strbuf *err)
 {
-	return git_raw(args, timeout_s, abort_flag, out, NULL, err);
+	return git_raw(args, timeout_s, abort_flag, out, 0, NULL, err);
 }
 
 int kgit_git(const char *const *args, double timeout_s, volatile int *abort_flag,
 	     struct strbuf *out, struct strbuf *err)
 {
 	return git(args, timeout_s, abort_flag, out, err);
+}
+
+int kgit_program_key(const char *key)
+{
+	for (const char *const *p = git_program_keys; *p; p++)
+		if (key_matches(key, *p))
+			return 1;
+	return 0;
+}
+
+int kgit_repo_check(const char *dir, const char *path, volatile int *abort_flag,
+		    struct strbuf *err)
+{
+	const char *a[] = { "-C", dir, "config", "--list", "--show-scope", "--includes", "-z",
+			    NULL };
+	struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
+	if (git_raw(a, 60, abort_flag, &out, 1, NULL, &e)) {
+		strbuf_addf(err, "%s.git: cannot read the configuration of %s (%s)", path, dir,
+			    e.buf);
+		strbuf_release(&out);
+		strbuf_release(&e);
+		return -1;
+	}
+	int ret = 0;
+	/* records: SCOPE NUL KEY [NL VALUE] NUL */
+	const char *p = out.buf, *end = out.buf + out.len;
+	while (p < end) {
+		const char *scope = p;
+		p += strlen(p) + 1;
+		if (p >= end)
+			break;
+		const char *kv = p;
+		p += strlen(p) + 1;
+		if (strcmp(scope, "local") && strcmp(scope, "worktree"))
+			continue;
+		const char *nl = strchr(kv, '\n');
+		char *key = xstrfmt("%.*s", nl ? (int)(nl - kv) : (int)strlen(kv), kv);
+		if (kgit_program_key(key)) {
+			strbuf_addf(err, "%s.git: the configuration of %s sets %s, which makes git "
+				    "run a program; schedlab only reads a repository and runs no "
+				    "program it names (remove the setting, or use a clone without "
+				    "it; docs/kernels.md)", path, dir, key);
+			ret = -1;
+		}
+		free(key);
+		if (ret)
+			break;
+	}
+	strbuf_release(&out);
+	strbuf_release(&e);
+	return ret;
 }
 
 /* a path made absolute (realpath), or a copy when it does not resolve */
@@ -288,6 +401,8 @@ int kgit_resolve(json_t *spec, const char *path, int quiet, volatile int *abort_
 			goto out;
 		}
 	}
+	if (kgit_repo_check(dir, path, abort_flag, err))
+		goto out;
 	if (json_is_true(json_object_get(spec, "fetch"))) {
 		if (!quiet)
 			fprintf(stderr, "%s: git fetch in %s\n", path, dir);
@@ -437,12 +552,22 @@ int kgit_prepare(const json_t *spec, const char *path, int quiet, volatile int *
 		strbuf_addf(err, "%s: the git kernel was not resolved to a commit", path);
 		goto out;
 	}
+	if (kgit_repo_check(dir, path, abort_flag, err))
+		goto out;
 	json_t *f;
 	json_array_foreach(patches, i, f) {
 		strbuf_init(&texts[i], 0);
-		if (strbuf_read_file(&texts[i], json_string_value(f), 64u << 20) < 0) {
+		if (strbuf_read_file(&texts[i], json_string_value(f), KGIT_PATCH_MAX + 1u) < 0) {
 			strbuf_addf(err, "%s.patches[%zu]: %s: %s", path, i, json_string_value(f),
 				    strerror(errno));
+			goto out;
+		}
+		/* the whole patch is hashed into the kernel's identity: one that
+		 * grew past the limit since the plan was checked is refused, not
+		 * hashed in part */
+		if (texts[i].len > KGIT_PATCH_MAX) {
+			strbuf_addf(err, "%s.patches[%zu]: %s is over %d bytes (64 MiB), the most a "
+				    "patch may have", path, i, json_string_value(f), KGIT_PATCH_MAX);
 			goto out;
 		}
 	}
@@ -503,7 +628,7 @@ int kgit_prepare(const json_t *spec, const char *path, int quiet, volatile int *
 				    pf, NULL };
 		struct strbuf raw = STRBUF_INIT;
 		strbuf_reset(&e);
-		if (git_raw(a, 600, abort_flag, NULL, &raw, &e)) {
+		if (git_raw(a, 600, abort_flag, NULL, 0, &raw, &e)) {
 			strbuf_addf(err, "%s.patches[%zu]: %s does not apply on %.12s (%s)%s; "
 				    "git apply says:\n%s", path, i, pf, commit, desc ? desc : "",
 				    i ? " after the patches before it" : "", raw.len ? raw.buf : e.buf);

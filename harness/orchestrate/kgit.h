@@ -35,6 +35,10 @@
 
 #include "harness/util/strbuf.h"
 
+/* the largest patch file accepted (all of it is hashed into the kernel's
+ * identity, kgit_source_id) */
+#define KGIT_PATCH_MAX (64 << 20)
+
 /* does a kernel spec name a git kernel (has "git")? */
 int kgit_is_git(const json_t *spec);
 
@@ -46,6 +50,19 @@ int kgit_is_git(const json_t *spec);
  * hex digits. -1 with a message naming the key and what is valid.
  */
 int kgit_spec_check(const json_t *spec, const char *path, struct strbuf *err);
+
+/*
+ * A repository's own configuration (local and worktree scope, includes
+ * followed) must not name a program git would run (core.fsmonitor, hooks,
+ * filters, diff drivers, credential helpers, upload-pack, ssh commands...;
+ * the list is in kgit.c): -1 with a message naming `path`.git and the key.
+ * Every git command schedlab runs also overrides the ones it can
+ * (core.fsmonitor, core.hooksPath, credential.helper, protocol.ext.allow).
+ */
+int kgit_repo_check(const char *dir, const char *path, volatile int *abort_flag,
+		    struct strbuf *err);
+/* is a config key ("filter.lfs.smudge") one under which git runs a program? */
+int kgit_program_key(const char *key);
 
 /* is `ref` acceptable as a commit-ish given to git? 0, or -1 with the reason */
 int kgit_ref_ok(const char *ref, struct strbuf *why);

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "analysis/outlier.h"
 #include "harness/orchestrate/kbuild.h"
@@ -187,6 +190,17 @@ static int string_list(const json_t *v, const char *path, struct strvec *out,
 
 int cmdline_check(const char *c, const char *path, struct strbuf *err)
 {
+	if (strlen(c) > PLAN_CMDLINE_MAX) {
+		strbuf_addf(err, "%s: %zu characters; the kernel takes a command line of at most "
+			    "2048 (and its own parameters come first): at most %d here", path,
+			    strlen(c), PLAN_CMDLINE_MAX);
+		return -1;
+	}
+	if (strstr(c, "  ") || *c == ' ' || (*c && c[strlen(c) - 1] == ' ')) {
+		strbuf_addf(err, "%s: parameters are separated by single spaces (no leading, "
+			    "trailing or double spaces: an empty parameter)", path);
+		return -1;
+	}
 	for (const char *p = c; *p; p++) {
 		unsigned char ch = (unsigned char)*p;
 		if (ch == ' ')
@@ -657,6 +671,14 @@ static int check_until_decided(struct plan *p, struct strbuf *e)
 				       "this plan", i, (int)n, s);
 			return -1;
 		}
+		if (!workload_metric_known(p->wl[w].ops, s + n + 1)) {
+			strbuf_addf(e, "repetitions.metrics[%zu]: \"%s\" is not a metric of %s "
+				       "(valid: ", i, s + n + 1, p->wl[w].ops->name);
+			workload_metric_names(p->wl[w].ops, e);
+			strbuf_addstr(e, "; \"*\" stands for a task name or CPU number, "
+					 "docs/metrics.md)");
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -690,6 +712,13 @@ static int validate_settings(struct plan *p, struct strbuf *e)
 		strbuf_addstr(e, "name: must be a non-empty string");
 		return -1;
 	}
+	for (const char *c = v ? json_string_value(v) : ""; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			strbuf_addstr(e, "name: must not contain control characters (a newline, "
+				      "a tab, an escape sequence: the name is printed by plan, "
+				      "sessions and query)");
+			return -1;
+		}
 	p->name = xstrdup(v ? json_string_value(v) : "unnamed");
 
 	v = json_object_get(root, "repetitions");
@@ -820,7 +849,7 @@ static int validate_knobs(struct plan *p, const json_t *m, struct strbuf *e)
 }
 
 /* the boot configurations: kernel x preempt x cmdline (an empty dimension
- * counts once) */
+ * counts once); the product was checked against PLAN_MAX_BOOTS */
 static void make_boots(struct plan *p, const struct strvec *kernels,
 		       const struct strvec *preempts, const struct strvec *cmdlines)
 {
@@ -865,6 +894,14 @@ static int validate_matrix(struct plan *p, struct strbuf *e)
 	}
 	if (validate_knobs(p, m, e))
 		goto out;
+	double nk = kernels.nr ? (double)kernels.nr : 1, np = preempts.nr ? (double)preempts.nr : 1,
+	       nc = cmdlines.nr ? (double)cmdlines.nr : 1;
+	if (nk * np * nc > PLAN_MAX_BOOTS) {
+		strbuf_addf(e, "matrix: expands to %.0f kernels x %.0f preempt modes x %.0f cmdlines "
+			    "= %.0f boot configurations; the limit is %d boots (docs/plan-format.md)",
+			    nk, np, nc, nk * np * nc, PLAN_MAX_BOOTS);
+		goto out;
+	}
 	make_boots(p, &kernels, &preempts, &cmdlines);
 	ret = 0;
 out:
@@ -1085,16 +1122,80 @@ static int check_evidence_target(const struct plan *p, struct strbuf *e)
 	return 0;
 }
 
-/* the whole plan, in the order the errors are reported; then the expansion */
-static int validate(struct plan *p, const char *file, struct strbuf *err)
+/*
+ * The size of the expansion, before it is allocated: at most PLAN_MAX_BOOTS
+ * boots (visits of a boot configuration) and PLAN_MAX_RUNS runs. Counted in
+ * doubles (exact far beyond the limits; the product of the dimensions of a
+ * 16 MiB plan overflows 64 bits).
+ */
+static int check_size(const struct plan *p, struct strbuf *e)
+{
+	double nb = (double)p->nboots, nk = (double)json_array_size(p->knobs),
+	       nw = (double)p->nwl, nr = (double)p->repetitions;
+	int interleaved = !strcmp(p->order, "interleaved");
+	double visits = interleaved ? nb * nr : nb;
+	double ntr = 0;
+	for (size_t w = 0; w < p->nwl; w++)
+		ntr += p->wl[w].evidence ? 1 : 0;
+	double runs = nb * nk * nw * nr + nb * nk * ntr;
+	if (visits > PLAN_MAX_BOOTS) {
+		strbuf_addf(e, "matrix: expands to %.0f boot configurations x %.0f repetitions = "
+			    "%.0f boots; the limit is %d boots (docs/plan-format.md)", nb, nr, visits,
+			    PLAN_MAX_BOOTS);
+		return -1;
+	}
+	if (runs > PLAN_MAX_RUNS) {
+		strbuf_addf(e, "matrix: expands to %.0f boot configurations x %.0f knob sets x %.0f "
+			    "workloads x %.0f repetitions = %.0f runs; the limit is %d runs "
+			    "(docs/plan-format.md)", nb, nk, nw, nr, runs, PLAN_MAX_RUNS);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Keys of a kernel object that `schedlab run` writes into the plan it stores
+ * (the commit a git ref resolved to, its description, the folder a variant
+ * was built into): a plan file may not set them, or a made-up commit would be
+ * built and stored under another ref's name and "image" would skip the
+ * checks of the repository and the patches. A stored plan (run --resume, a
+ * lab member, a bisection's session) is loaded with plan_load_string and
+ * keeps them.
+ */
+static int check_internal_keys(const json_t *root, struct strbuf *e)
+{
+	static const char *const internal[] = { "commit", "describe", "image", NULL };
+	const json_t *ks = json_object_get(json_object_get(root, "matrix"), "kernel");
+	size_t n = json_is_array(ks) ? json_array_size(ks) : 1;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *k = json_is_array(ks) ? json_array_get(ks, i) : ks;
+		if (!json_is_object(k))
+			continue;
+		for (const char *const *key = internal; *key; key++)
+			if (json_object_get(k, *key)) {
+				strbuf_addf(e, "matrix.kernel[%zu].%s: set by schedlab run in the "
+					    "plan it stores (the resolved commit, its description, "
+					    "the built kernel), not in a plan file; remove it (a git "
+					    "kernel is named by \"ref\", docs/kernels.md)", i, *key);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+/* the whole plan, in the order the errors are reported; then the expansion.
+ * `file`: a plan file the user wrote (not a stored plan) */
+static int validate(struct plan *p, const char *file, int user, struct strbuf *err)
 {
 	struct strbuf e = STRBUF_INIT;
 	int ret = -1;
 	if (!json_is_object(p->root))
 		strbuf_addstr(&e, "the plan must be a JSON object");
-	else if (!check_top_keys(p->root, &e) && !validate_settings(p, &e) &&
+	else if (!check_top_keys(p->root, &e) && !(user && check_internal_keys(p->root, &e)) &&
+		 !validate_settings(p, &e) &&
 		 !validate_targets(p, &e) && !validate_matrix(p, &e) && !validate_workloads(p, &e) &&
-		 !check_until_decided(p, &e) && !check_evidence_target(p, &e))
+		 !check_until_decided(p, &e) && !check_evidence_target(p, &e) &&
+		 !check_size(p, &e))
 		ret = expand(p);
 	if (!ret)
 		plan_tools(p, &p->tools);
@@ -1160,7 +1261,8 @@ int plan_lab_member(const struct plan *lab, size_t index, const char *id, const 
 	return r;
 }
 
-int plan_load_string(const char *text, const char *name, struct plan *p, struct strbuf *err)
+static int load_text(const char *text, const char *name, int user, struct plan *p,
+		     struct strbuf *err)
 {
 	memset(p, 0, sizeof(*p));
 	json_error_t jerr;
@@ -1171,22 +1273,55 @@ int plan_load_string(const char *text, const char *name, struct plan *p, struct 
 		plan_release(p);
 		return -1;
 	}
-	if (validate(p, name, err)) {
+	if (validate(p, name, user, err)) {
 		plan_release(p); /* a failed load owns nothing (releasing again is harmless) */
 		return -1;
 	}
 	return 0;
 }
 
+int plan_load_string(const char *text, const char *name, struct plan *p, struct strbuf *err)
+{
+	return load_text(text, name, 0, p, err);
+}
+
 int plan_load(const char *path, struct plan *p, struct strbuf *err)
 {
 	struct strbuf sb = STRBUF_INIT;
-	if (strbuf_read_file(&sb, path, 16 << 20)) {
-		memset(p, 0, sizeof(*p));
+	struct stat st;
+	memset(p, 0, sizeof(*p));
+	/* a FIFO or a device would be waited on or read forever: only a
+	 * regular file (after symlinks), opened without blocking */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		strbuf_addf(err, "%s: cannot read: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	if (!S_ISREG(st.st_mode)) {
+		strbuf_addf(err, "%s: cannot read: %s (a plan is a JSON file)", path,
+			    S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO"
+			    : "not a regular file");
+		return -1;
+	}
+	if (st.st_size > PLAN_MAX_BYTES) {
+		strbuf_addf(err, "%s: the plan is too large (%lld bytes; the limit is %d bytes, "
+			    "16 MiB)", path, (long long)st.st_size, PLAN_MAX_BYTES);
+		return -1;
+	}
+	if (strbuf_read_file(&sb, path, PLAN_MAX_BYTES + 1)) {
 		strbuf_addf(err, "%s: cannot read: %s", path, strerror(errno));
 		return -1;
 	}
-	int r = plan_load_string(sb.buf, path, p, err);
+	if (sb.len > PLAN_MAX_BYTES) {
+		strbuf_addf(err, "%s: the plan is too large (more than %d bytes, 16 MiB)", path,
+			    PLAN_MAX_BYTES);
+		strbuf_release(&sb);
+		return -1;
+	}
+	int r = load_text(sb.buf, path, 1, p, err);
 	strbuf_release(&sb);
 	return r;
 }

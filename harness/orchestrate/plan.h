@@ -26,6 +26,18 @@
 
 struct target_ops;
 
+/* the largest expansion a plan may have (docs/plan-format.md "Limits"):
+ * boots are visits of a boot configuration (interleaved: configurations x
+ * repetitions), runs every run of every boot. Real plans have thousands of
+ * runs; a plan past these is refused before its expansion is allocated. */
+#define PLAN_MAX_BOOTS 100000
+#define PLAN_MAX_RUNS 1000000
+/* the largest plan file read */
+#define PLAN_MAX_BYTES (16 << 20)
+/* matrix.cmdline: the kernel's command line is at most 2048 bytes on x86
+ * (COMMAND_LINE_SIZE), and the target's own parameters come first */
+#define PLAN_CMDLINE_MAX 1024
+
 /* when a configuration's traced run is made (evidence "when",
  * docs/plan-format.md): always; for every configuration, naming its worst
  * untraced run; only where a check flags a run (harness/orchestrate/evidence.h) */
@@ -103,7 +115,9 @@ struct plan {
 /* load, validate and expand; -1 with a message naming file and place, and
  * then *p holds nothing (plan_release on it is still allowed) */
 int plan_load(const char *path, struct plan *p, struct strbuf *err);
-/* same from a string (tests, resume); `name_for_errors` stands for the file */
+/* same from a string (tests, resume); `name_for_errors` stands for the file.
+ * A stored plan may hold what `schedlab run` wrote into it (a kernel's
+ * "commit", "describe", "image"), which plan_load refuses in a plan file. */
 int plan_load_string(const char *text, const char *name_for_errors, struct plan *p,
 		     struct strbuf *err);
 /* `run --until-decided`: a plan with "repetitions": N becomes

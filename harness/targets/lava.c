@@ -52,6 +52,9 @@ struct lava_priv {
 	struct artserve *http;       /* the artifact server, started with the first job */
 };
 
+static int read_token(const char *file, const char *where, struct strbuf *tok,
+		      struct strbuf *err);
+
 static json_t *lava_check(const json_t *conf, const char *path, struct strbuf *err)
 {
 	const char *where = path ? path : "plan";
@@ -63,6 +66,16 @@ static json_t *lava_check(const json_t *conf, const char *path, struct strbuf *e
 	char *prefix = xstrfmt("%s.", where);
 	int bad = lava_conf_check(out, prefix, err);
 	free(prefix);
+	/* the token file now, so that a bad one is a plan error (exit 2,
+	 * nothing stored) rather than a failed boot */
+	if (!bad) {
+		struct strbuf tok = STRBUF_INIT;
+		char *w = xstrfmt("%s.token_file", where);
+		bad = read_token(json_string_value(json_object_get(out, "token_file")), w, &tok,
+				 err);
+		free(w);
+		strbuf_release(&tok);
+	}
 	if (bad) {
 		json_decref(out);
 		return NULL;
@@ -89,39 +102,78 @@ static void rm_dir(struct lava_priv *p)
 	p->dir[0] = '\0';
 }
 
-/* the API token from token_file: one line of letters and digits, the file
- * not readable by group or others */
-static int read_token(const char *file, struct strbuf *tok, struct strbuf *err)
+/* the longest API token accepted (LAVA's are 32 to 64 characters) */
+#define LAVA_TOKEN_MAX 255
+
+/*
+ * The API token from token_file: one line of letters, digits, _ and -, at
+ * most LAVA_TOKEN_MAX characters, in a regular file not readable by group
+ * or others (as ssh wants of a key). Opened without blocking (a FIFO would
+ * wait for a writer forever) and checked with fstat before a byte is read.
+ * Errors start with `where` ("target.token_file"). Called at plan time
+ * (lava_check) and again when the session opens the target.
+ */
+static int read_token(const char *file, const char *where, struct strbuf *tok,
+		      struct strbuf *err)
 {
 	struct stat st;
-	FILE *f = fopen(file, "r");
-	if (!f || fstat(fileno(f), &st) < 0) {
-		strbuf_addf(err, "lava: target.token_file %s: %s", file, strerror(errno));
-		if (f)
-			fclose(f);
+	int fd = open(file, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		strbuf_addf(err, "%s: %s: %s", where, file, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	const char *why = !S_ISREG(st.st_mode) ? (S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(
+			  st.st_mode) ? "a FIFO" : "not a regular file") : NULL;
+	if (why) {
+		strbuf_addf(err, "%s: %s is %s (must be a file holding the API token)", where, file,
+			    why);
+		close(fd);
 		return -1;
 	}
 	if (st.st_mode & 077) {
-		strbuf_addf(err, "lava: target.token_file %s: readable by group or others (chmod 600 "
-				 "it)", file);
-		fclose(f);
+		strbuf_addf(err, "%s: %s is readable by group or others (mode %03o; chmod 600 it)",
+			    where, file, (unsigned)(st.st_mode & 0777));
+		close(fd);
 		return -1;
 	}
-	char buf[512];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
+	char buf[LAVA_TOKEN_MAX + 64];
+	size_t n = 0;
+	while (n < sizeof(buf) - 1) {
+		ssize_t r = read(fd, buf + n, sizeof(buf) - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			strbuf_addf(err, "%s: %s: %s", where, file, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
 	buf[n] = '\0';
+	int longer = n == sizeof(buf) - 1 || st.st_size > (off_t)(sizeof(buf) - 1);
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
-	for (size_t i = 0; i < n; i++)
-		if (!(('a' <= buf[i] && buf[i] <= 'z') || ('A' <= buf[i] && buf[i] <= 'Z') ||
-		      ('0' <= buf[i] && buf[i] <= '9') || buf[i] == '_' || buf[i] == '-'))
-			n = 0;
-	if (!n) {
-		strbuf_addf(err, "lava: target.token_file %s: must hold one API token (letters and "
-				 "digits)", file);
+	if (!n && !longer) {
+		strbuf_addf(err, "%s: %s is empty (it must hold the API token)", where, file);
 		return -1;
 	}
+	if (longer || n > LAVA_TOKEN_MAX) {
+		strbuf_addf(err, "%s: %s holds more than a token (%lld bytes; a token is at most "
+			    "%d characters)", where, file, (long long)st.st_size, LAVA_TOKEN_MAX);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!(('a' <= buf[i] && buf[i] <= 'z') || ('A' <= buf[i] && buf[i] <= 'Z') ||
+		      ('0' <= buf[i] && buf[i] <= '9') || buf[i] == '_' || buf[i] == '-')) {
+			strbuf_addf(err, "%s: %s must hold one API token (one line of letters, "
+				    "digits, _ and -)", where, file);
+			return -1;
+		}
 	strbuf_addstr(tok, buf);
 	return 0;
 }
@@ -143,7 +195,8 @@ static int lava_open(struct target *t, struct strbuf *err)
 	size_t ul = strlen(p->url);
 	while (ul && p->url[ul - 1] == '/')
 		p->url[--ul] = '\0';
-	if (read_token(json_string_value(json_object_get(t->conf, "token_file")), &tok, err))
+	if (read_token(json_string_value(json_object_get(t->conf, "token_file")),
+		       "lava: target.token_file", &tok, err))
 		goto fail;
 	snprintf(p->hdr, sizeof(p->hdr), "%s/auth", p->dir);
 	int fd = open(p->hdr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

@@ -211,9 +211,16 @@ static int check_login(json_t *out, const char *where, struct strbuf *err)
 		return -1;
 	}
 	v = json_object_get(out, "user");
+	/* the same characters as the host are refused (and '@', ':'), and
+	 * control characters in either: user@host reaches ssh's own parsing
+	 * and %r in its configuration */
+	int ctl = 0;
+	for (const char *c = v && json_is_string(v) ? json_string_value(v) : ""; *c; c++)
+		ctl |= (unsigned char)*c < 0x20 || *c == 0x7f;
 	if (v && (!json_is_string(v) || !*json_string_value(v) || *json_string_value(v) == '-' ||
-		  strpbrk(json_string_value(v), " \t\n@:"))) {
-		strbuf_addf(err, "%s.user: must be a user name", where);
+		  strpbrk(json_string_value(v), " \t\n'\"\\;$`@:") || ctl)) {
+		strbuf_addf(err, "%s.user: must be a user name (not starting with '-'; no spaces, "
+				 "quotes, control characters or any of \\ ; $ ` @ :)", where);
 		return -1;
 	}
 	v = json_object_get(out, "port");

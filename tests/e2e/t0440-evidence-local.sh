@@ -119,7 +119,7 @@ cat >"$TMP/trig.json" <<'P'
  "workloads": [
   {"type": "hackbench", "groups": 1, "loops": 50,
    "evidence": {"trace_s": 2, "max_kb": 512, "when": "flagged"}},
-  {"type": "stress-ng", "stressor": "nosuchstressor", "threads": 1, "duration_s": 1,
+  {"type": "stress-ng", "stressor": "nop", "threads": 1, "duration_s": 1,
    "evidence": {"trace_s": 1, "max_kb": 256, "when": "flagged"}},
   {"type": "hackbench", "groups": 1, "loops": 60,
    "evidence": {"trace_s": 2, "max_kb": 512, "when": "worst"}}]}
@@ -127,7 +127,11 @@ P
 expect_exit 0 "plan shows the traced runs with their trigger" $SL plan "$TMP/trig.json"
 contains "... flagged" "$TMP/out" "W2 stress-ng  K1 traced (evidence, when flagged)"
 contains "... worst" "$TMP/out" "W3 hackbench  K1 traced (evidence, when worst)"
-expect_exit 1 "run the triggers' plan (its stress-ng fails: exit 1)" timeout 120 \
+# a stand-in stress-ng that fails (a plan's stressor must be a real one)
+mkdir -p "$TMP/failing"
+printf '#!/bin/sh\necho "stress-ng: failing on purpose" >&2\nexit 1\n' >"$TMP/failing/stress-ng"
+chmod +x "$TMP/failing/stress-ng"
+PATH="$TMP/failing:$PATH" expect_exit 1 "run the triggers' plan (its stress-ng fails: exit 1)" timeout 120 \
 	$SL run "$TMP/trig.json" --db "$DB" --tag trig
 cp "$TMP/err" "$TMP/trig.err"
 S=$(sql "SELECT max(id) FROM session")
@@ -140,11 +144,11 @@ contains_sql "... with the reason (the outlier rule needs 3 runs)" \
 contains "... and the session says so" "$TMP/trig.err" "evidence for hackbench knobs={}: no traced run: flagged: nothing flagged"
 contains "... in its summary too" "$TMP/trig.err" "evidence triggers: 2 traced runs made, 1 configuration with nothing flagged got none"
 FAILED1=$(sql "SELECT min(id) FROM run WHERE session_id = $S AND workload = 'stress-ng' AND status = 'failed' AND params NOT LIKE '%evidence%'")
-equals "flagged by failed runs: the traced run was made (and failed like them)" "$(trun status nosuchstressor)" failed
-equals "... linked to the first failed run" "$(trun evidence_of nosuchstressor)" "$FAILED1"
-equals "... the decision stored with it" "$(trun evidence_why nosuchstressor)" \
+equals "flagged by failed runs: the traced run was made (and failed like them)" "$(trun status '"nop"')" failed
+equals "... linked to the first failed run" "$(trun evidence_of '"nop"')" "$FAILED1"
+equals "... the decision stored with it" "$(trun evidence_why '"nop"')" \
 	"flagged: runs $FAILED1, $((FAILED1 + 3)) failed"
-TRF=$(trun id nosuchstressor)
+TRF=$(trun id '"nop"')
 sql "SELECT json_extract(files, '\$.\"schedlab-trace.json\"') FROM run WHERE id = $TRF" >"$TMP/ftrace.json"
 if jq -e '.switches > 0 and .trigger.when == "flagged" and .trigger.of_run == '"$FAILED1" "$TMP/ftrace.json" >/dev/null; then
 	ok "... its trace is summarised although it failed, with the trigger"

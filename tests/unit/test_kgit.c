@@ -5,10 +5,13 @@
  * kernels refused on a variant), refs that git could read as options, the
  * source identity in the cache key (commit + the patches' content in order,
  * not their names), the describe strings stored with results, the release
- * tag, labels and the build script's argv for a git kernel. Resolution,
- * checkout and patches with real git are tested by
- * tests/e2e/t0610-kernel-git-qemu.sh.
+ * tag, labels and the build script's argv for a git kernel; a repository
+ * whose configuration names a program (core.fsmonitor, filters, hooks,
+ * credential helpers, upload-pack...) is refused by kgit_resolve with the
+ * key named and the program never run (real git, a marker file). Checkout
+ * and patches with real git are tested by tests/e2e/t0610-kernel-git-qemu.sh.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +67,21 @@ TEST(spec_validation)
 	SPEC_ERR("ref: must be a commit-ish", "{\"git\": \"%s\", \"ref\": \"\"}", d);
 	SPEC_ERR("contains whitespace", "{\"git\": \"%s\", \"ref\": \"a b\"}", d);
 	SPEC_ERR("ref: must be a commit-ish", "{\"git\": \"%s\", \"ref\": 7}", d);
+	/* a patch over 64 MiB was hashed only in part: refused, the limit named */
+	char *big = xstrfmt("%s/big.patch", d);
+	if (truncate(big, 0) && errno != ENOENT)
+		CHECK(0);
+	FILE *bf = fopen(big, "w");
+	if (bf) {
+		fclose(bf);
+		CHECK(truncate(big, (64 << 20) + 1) == 0);
+	}
+	SPEC_ERR("matrix.kernel[0].patches[0]: ", "{\"git\": \"%s\", \"ref\": \"main\", "
+		 "\"patches\": [\"%s\"]}", d, big);
+	SPEC_ERR("is 67108865 bytes; a patch may be at most 67108864 bytes (64 MiB)",
+		 "{\"git\": \"%s\", \"ref\": \"main\", \"patches\": [\"%s\"]}", d, big);
+	unlink(big);
+	free(big);
 	SPEC_ERR("matrix.kernel[0].git: /nonexistent/x is not a folder",
 		 "{\"git\": \"/nonexistent/x\", \"ref\": \"main\"}");
 	SPEC_ERR("matrix.kernel[0].git: must be the folder", "{\"git\": 1, \"ref\": \"main\"}");
@@ -211,6 +229,111 @@ TEST(label_and_argv)
 	json_decref(s);
 }
 
+/* a repository with one commit in tmpdir/NAME; then `config` run in it
+ * (a shell line of the test's own) */
+static char *make_repo(const char *name, const char *config)
+{
+	char *dir = xstrfmt("%s/%s", tmpdir, name);
+	char *cmd = xstrfmt("set -e; git init -q '%s'; cd '%s'; echo a > f; git add f; "
+			    "git -c user.name=t -c user.email=t@t commit -qm one; %s",
+			    dir, dir, config);
+	if (system(cmd))
+		printf("#   setup failed: %s\n", cmd);
+	free(cmd);
+	return dir;
+}
+
+static int marker_exists(void)
+{
+	char *m = xstrfmt("%s/marker", tmpdir);
+	int r = access(m, F_OK) == 0;
+	unlink(m);
+	free(m);
+	return r;
+}
+
+/* kgit_resolve of a repository configured with `config`: the message */
+static char *resolve_err(const char *name, const char *config, int fetch)
+{
+	char *dir = make_repo(name, config);
+	json_t *spec = json_pack("{s:s,s:s,s:b}", "git", dir, "ref", "HEAD", "fetch", fetch);
+	struct strbuf err = STRBUF_INIT;
+	if (!kgit_resolve(spec, "matrix.kernel[0]", 1, NULL, &err))
+		strbuf_addf(&err, "(accepted: %s)",
+			    json_string_value(json_object_get(spec, "commit")));
+	json_decref(spec);
+	free(dir);
+	return strbuf_detach(&err, NULL);
+}
+
+TEST(repository_config_runs_nothing)
+{
+	/* a plain repository resolves (the control) */
+	char *m = resolve_err("plain", "true", 0);
+	CHECK_CONTAINS(m, "(accepted: ");
+	free(m);
+	static const struct { const char *name, *config, *key; int fetch; } cases[] = {
+		{ "fsmonitor", "git config core.fsmonitor \"$PWD/../hook\"", "core.fsmonitor", 0 },
+		{ "filter", "echo 'f filter=x' > .gitattributes; "
+			    "git config filter.x.clean \"$PWD/../hook\"; "
+			    "git config filter.x.smudge \"$PWD/../hook\"", "filter.x.clean", 0 },
+		{ "hooks", "git config core.hooksPath \"$PWD/..\"", "core.hookspath", 0 },
+		{ "credential", "git config credential.helper \"!$PWD/../hook\"",
+		  "credential.helper", 0 },
+		{ "textconv", "git config diff.x.textconv \"$PWD/../hook\"", "diff.x.textconv", 0 },
+		{ "included", "printf '[core]\\n\\tfsmonitor = %s/../hook\\n' \"$PWD\" > "
+			      "../inc.cfg; git config include.path \"$PWD/../inc.cfg\"",
+		  "core.fsmonitor", 0 },
+		{ "uploadpack", "git remote add origin \"$PWD\"; "
+				"git config remote.origin.uploadpack \"$PWD/../hook; git-upload-pack\"",
+		  "remote.origin.uploadpack", 1 },
+		{ "sshcommand", "git config core.sshCommand \"$PWD/../hook\"", "core.sshcommand",
+		  0 },
+	};
+	char *hook = xstrfmt("%s/hook", tmpdir);
+	FILE *h = fopen(hook, "w");
+	if (h) {
+		fprintf(h, "#!/bin/sh\ntouch '%s/marker'\n", tmpdir);
+		fclose(h);
+	}
+	chmod(hook, 0755);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		m = resolve_err(cases[i].name, cases[i].config, cases[i].fetch);
+		char *want = xstrfmt("sets %s, which makes git run a program", cases[i].key);
+		CHECK_CONTAINS(m, want);
+		CHECK_CONTAINS(m, "matrix.kernel[0].git: the configuration of ");
+		if (marker_exists()) {
+			printf("#   %s: the repository's program ran\n", cases[i].name);
+			CHECK(0);
+		}
+		free(want);
+		free(m);
+	}
+	/* every git command overrides what it can, also past the check: a
+	 * status in a repository with an fsmonitor runs no program */
+	char *dir = make_repo("fsmonitor2", "git config core.fsmonitor \"$PWD/../hook\"; "
+				"echo b > f");
+	const char *st[] = { "-C", dir, "status", "--porcelain", NULL };
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	CHECK(kgit_git(st, 60, NULL, &out, &err) == 0);
+	CHECK_CONTAINS(out.buf, "M f");
+	CHECK(!marker_exists());
+	strbuf_release(&out);
+	strbuf_release(&err);
+	free(dir);
+	free(hook);
+	m = xstrfmt("rm -rf '%s'/*", tmpdir);
+	if (system(m))
+		printf("#   cleanup failed\n");
+	free(m);
+	CHECK(kgit_program_key("filter.lfs.process"));
+	CHECK(kgit_program_key("FILTER.Lfs.SMUDGE"));
+	CHECK(kgit_program_key("remote.a.b.uploadpack"));
+	CHECK(!kgit_program_key("core.filemode"));
+	CHECK(!kgit_program_key("remote.origin.url"));
+	CHECK(!kgit_program_key("filter.smudge"));
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -222,6 +345,7 @@ int main(void)
 	RUN(source_id);
 	RUN(describe_and_tag);
 	RUN(label_and_argv);
+	RUN(repository_config_runs_nothing);
 	rmdir(tmpdir);
 	return tap_done();
 }

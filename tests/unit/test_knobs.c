@@ -519,6 +519,13 @@ TEST(escapes_and_denied_knobs)
 	CHECK_CONTAINS(err.buf, "resolves to /sys/devices/system/node/node0/meminfo, outside");
 	check_file("/sys/devices/system/node/node0/meminfo", "secret\n");
 	CHECK(knob_pending(&knobs) == 0);
+	/* nor read through it (knob_get) */
+	strbuf_reset(&err);
+	struct strbuf got = STRBUF_INIT;
+	CHECK(knob_get(&knobs, "/sys/devices/system/cpu/cpu0/node0/meminfo", &got, &err) == -1);
+	CHECK_CONTAINS(err.buf, "resolves to /sys/devices/system/node/node0/meminfo, outside");
+	CHECK(!strstr(got.buf, "secret"));
+	strbuf_release(&got);
 	strbuf_reset(&err);
 	put("/proc/sys/kernel/core_pattern", "core\n");
 	CHECK(knob_set(&knobs, "/proc/sys/kernel/core_pattern", "|/tmp/evil", NULL, &err) == -1);

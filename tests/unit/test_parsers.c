@@ -29,6 +29,20 @@
 #include "workloads/parsers.h"
 #include "workloads/workload.h"
 
+
+/* every metric a parser stored is one its workload lists (ops->metrics:
+ * what plans and bisect check metric names against) */
+static void all_known(const struct workload_ops *ops, const struct metric_set *ms)
+{
+	for (size_t i = 0; i < ms->nr; i++)
+		if (!workload_metric_known(ops, ms->m[i].name)) {
+			printf("#   %s: metric %s is not in its list\n", ops->name, ms->m[i].name);
+			CHECK(0);
+		}
+	CHECK(workload_metric_known(ops, ops->primary));
+	CHECK(!workload_metric_known(ops, "nosuch"));
+}
+
 static char *slurp(const char *name)
 {
 	return testdata_slurp(name);
@@ -379,6 +393,7 @@ TEST(cyclictest_driver_parse)
 	metric_set_init(&ms);
 	CHECK(ops->parse(p, &out, &ms, &err) == 0);
 	check_hist_result(&ms);
+	all_known(ops, &ms);
 	metric_set_release(&ms);
 	/* no JSON file returned */
 	struct wl_output none = { .out = txt, .err = "", .files = NULL };
@@ -427,6 +442,7 @@ TEST(hackbench_driver_parse)
 	CHECK(ops->parse(p, &out, &ms, &err) == 0);
 	CHECK(ms.nr == 1);
 	check_metric(&ms, "time_s", 0.769, "s", BETTER_LOWER, 1e-12);
+	all_known(ops, &ms);
 	metric_set_release(&ms);
 	struct wl_output bad = { .out = "hackbench: fork failed\n", .err = "" };
 	metric_set_init(&ms);
@@ -483,6 +499,7 @@ TEST(stressng_driver_parse)
 	CHECK(ops->parse(p, &o1, &ms, &err) == 0);
 	check_metric(&ms, "bogo_ops_per_s", 2816.926315, "ops/s", BETTER_HIGHER, 1e-9);
 	check_metric(&ms, "bogo_ops", 8455, "count", BETTER_HIGHER, 0);
+	all_known(ops, &ms);
 	metric_set_release(&ms);
 	/* no file: the metrc: line on stderr (rounded to 2 decimals) */
 	struct wl_output o2 = { .out = "", .err = t, .files = NULL };
@@ -712,7 +729,7 @@ TEST(stressng_build_argv)
 	p = resolve(ops, "{\"type\":\"stress-ng\",\"stressor\":\"CPU; rm\"}", &err);
 	CHECK(p != NULL);
 	CHECK(ops->check(p, "workloads[2]", &err) == -1);
-	CHECK_CONTAINS(err.buf, "workloads[2].stressor: \"CPU; rm\" is not a stressor name");
+	CHECK_CONTAINS(err.buf, "workloads[2].stressor: \"CPU; rm\" is not a stress-ng stressor");
 	json_decref(p);
 	strbuf_release(&err);
 }

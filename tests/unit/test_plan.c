@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness/orchestrate/plan.h"
 #include "tests/unit/tap.h"
@@ -360,8 +361,15 @@ TEST(evidence_when)
 	CHECK_STR(evidence_when_name(EVIDENCE_FLAGGED), "flagged");
 	CHECK_STR(evidence_when_name(EVIDENCE_ALWAYS), "always");
 	/* a batch target cannot decide before it sends the traced run */
-	const char *lava = "{\"type\": \"lava\", \"url\": \"http://127.0.0.1:8100\", "
-			   "\"token_file\": \"/x/token\", \"user\": \"u\", \"device_type\": \"qemu\"}";
+	char tokf[] = "/tmp/test_plan.token.XXXXXX";
+	int tfd = mkstemp(tokf); /* mode 600, as a token file must be */
+	if (tfd < 0 || write(tfd, "abc123\n", 7) != 7)
+		CHECK(0);
+	if (tfd >= 0)
+		close(tfd);
+	char *lava = xstrfmt("{\"type\": \"lava\", \"url\": \"http://127.0.0.1:8100\", "
+			     "\"token_file\": \"%s\", \"user\": \"u\", \"device_type\": "
+			     "\"qemu\"}", tokf);
 	char *t = xstrfmt("{\"name\": \"w\", \"target\": %s, \"workloads\": [{\"type\": "
 			  "\"hackbench\", \"evidence\": {\"when\": \"flagged\"}}]}", lava);
 	check_err(t, "workloads[0].evidence.when: \"flagged\" is not possible on the lava target");
@@ -383,6 +391,8 @@ TEST(evidence_when)
 	CHECK_STR(json_string_value(json_object_get(p.target, "type")), "local");
 	strbuf_release(&e);
 	plan_release(&p);
+	free(lava);
+	unlink(tokf);
 }
 
 TEST(estimate_positive_and_exact)
@@ -549,8 +559,11 @@ TEST(cmdline_rejections)
 	CHECK(cmdline_check("quiet =1", "c", &err) == -1);
 	CHECK_CONTAINS(err.buf, "c: a parameter must not start with '='");
 	strbuf_reset(&err);
-	CHECK(cmdline_check("  preempt=none", "c", &err) == -1);
+	CHECK(cmdline_check("quiet preempt=none", "c", &err) == -1);
 	CHECK_CONTAINS(err.buf, "set preempt= with matrix.preempt");
+	strbuf_reset(&err);
+	CHECK(cmdline_check("  quiet", "c", &err) == -1);
+	CHECK_CONTAINS(err.buf, "c: parameters are separated by single spaces");
 	strbuf_release(&err);
 }
 
@@ -597,7 +610,7 @@ TEST(load_of_non_load_type)
 		  "workloads[0].load.type: missing (valid load types: hackbench stress-ng)");
 	check_err("{\"workloads\": [{\"type\": \"cyclictest\", \"load\": {\"type\": \"stress-ng\","
 		  " \"stressor\": \"CPU\"}}]}",
-		  "workloads[0].load.stressor: \"CPU\" is not a stressor name");
+		  "workloads[0].load.stressor: \"CPU\" is not a stress-ng stressor");
 }
 
 /* ---- knobs ---------------------------------------------------------------- */

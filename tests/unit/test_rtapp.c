@@ -27,6 +27,19 @@
 #include "workloads/parsers.h"
 #include "workloads/workload.h"
 
+
+/* every metric a parser stored is one its workload lists (ops->metrics) */
+static void all_known(const char *type, const struct metric_set *ms)
+{
+	const struct workload_ops *ops = workload_find(type);
+	for (size_t i = 0; ops && i < ms->nr; i++)
+		if (!workload_metric_known(ops, ms->m[i].name)) {
+			printf("#   %s: metric %s is not in its list\n", type, ms->m[i].name);
+			CHECK(0);
+		}
+	CHECK(ops && ms->nr > 0);
+}
+
 static char *slurp(const char *name)
 {
 	char rel[512];
@@ -314,6 +327,7 @@ TEST(rtapp_parse_taskset)
 		CHECK_STR(ms.hist[0].name, "response_us");
 		CHECK(ms.hist[0].h.total == 498);
 	}
+	all_known("rtapp", &ms);
 	metric_set_release(&ms);
 	strbuf_release(&err);
 	json_decref(f);

@@ -27,6 +27,19 @@
 #include "workloads/parsers.h"
 #include "workloads/workload.h"
 
+
+/* every metric a parser stored is one its workload lists (ops->metrics) */
+static void all_known(const char *type, const struct metric_set *ms)
+{
+	const struct workload_ops *ops = workload_find(type);
+	for (size_t i = 0; ops && i < ms->nr; i++)
+		if (!workload_metric_known(ops, ms->m[i].name)) {
+			printf("#   %s: metric %s is not in its list\n", type, ms->m[i].name);
+			CHECK(0);
+		}
+	CHECK(ops && ms->nr > 0);
+}
+
 static char *slurp(const char *name)
 {
 	char rel[512];
@@ -216,6 +229,7 @@ TEST(timerlat_synthetic)
 	h = hist_named(&ms, "irq_cpu1_us");
 	CHECK(h && h->total == 1000 && h->counts[0] == 950);
 	CHECK(hist_named(&ms, "irq_us") && hist_named(&ms, "thread_cpu0_us"));
+	all_known("timerlat", &ms);
 	metric_set_release(&ms);
 	strbuf_release(&err);
 }
@@ -358,6 +372,7 @@ TEST(osnoise_synthetic)
 	metric(&ms, "thread_count_cpu1", 4, "count");
 	metric(&ms, "cpus", 2, "count");
 	metric(&ms, "measured_s", 3, "s");
+	all_known("osnoise", &ms);
 	metric_set_release(&ms);
 	/* damaged: a short row, a percentage beyond 100, no header, no rows */
 	static const struct { const char *from, *to, *want; } cases[] = {
