@@ -336,6 +336,12 @@ int robot_bisect_group(struct db *db, int64_t gid, const struct robot_bisect_opt
 		if (outfile_write(path, plan, strlen(plan), err))
 			goto out;
 	}
+	/* the group names its narrowed plan before the child starts: a nightly
+	   killed mid-bisection leaves the group pointing at what it ran */
+	if (db_alert_group_set_bisect(db, gid, g.bisect_id, path)) {
+		strbuf_addstr(err, db_errmsg(db));
+		goto out;
+	}
 	if (move_group(db, gid, ALERT_NEW, ALERT_BISECTING, "bisection started", err))
 		goto out;
 	char metric[256];

@@ -41,6 +41,7 @@
 
 #include "analysis/hist.h"
 #include "analysis/stats.h"
+#include "db/alert_store.h"
 #include "db/results.h"
 
 #define CONFIG_DIMS ((1u << DIM_KERNEL) | (1u << DIM_PREEMPT) | (1u << DIM_HZ) | \
@@ -816,6 +817,66 @@ static int load_sessions(struct report *r, struct db *db, const struct sample_se
 	return rc ? -1 : 0;
 }
 
+static int session_in_scope(const struct report *r, int64_t sid)
+{
+	for (size_t i = 0; i < r->nsessions; i++)
+		if (r->sessions[i].id == sid)
+			return 1;
+	return 0;
+}
+
+/* the robot's alerts of the plans in scope (docs/alerts.md) */
+static int load_alerts(struct report *r, struct db *db, struct strbuf *err)
+{
+	for (size_t i = 0; i < r->nsessions; i++) {
+		int seen = 0;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = r->sessions[k].name && r->sessions[i].name &&
+			       !strcmp(r->sessions[k].name, r->sessions[i].name);
+		if (seen || !r->sessions[i].name)
+			continue;
+		struct db_alert *al;
+		size_t n;
+		struct db_alert_filter f = { .status = -1, .plan = r->sessions[i].name };
+		if (db_alerts_list(db, &f, &al, &n)) {
+			/* a database no nightly ever wrote to may not have the tables
+			   when opened read-only: no alerts */
+			if (strstr(db_errmsg(db), "no such table"))
+				return 0;
+			strbuf_addstr(err, db_errmsg(db));
+			return -1;
+		}
+		for (size_t k = 0; k < n; k++) {
+			if (!alert_state_open(al[k].status) && !session_in_scope(r, al[k].bad_session) &&
+			    !session_in_scope(r, al[k].fixed_session))
+				continue;
+			struct db_alert_group g;
+			memset(&g, 0, sizeof(g));
+			db_alert_group_get(db, al[k].group_id, &g);
+			r->alerts = xrealloc(r->alerts, (r->nalerts + 1) * sizeof(*r->alerts));
+			struct report_alert *a = &r->alerts[r->nalerts++];
+			a->id = al[k].id;
+			a->group_id = al[k].group_id;
+			a->bad_session = al[k].bad_session;
+			a->fixed_session = al[k].fixed_session;
+			a->status = xstrdup(alert_state_name(al[k].status));
+			a->kind = xstrdup(al[k].kind);
+			a->metric = xstrfmt("%s.%s", al[k].workload, al[k].metric);
+			a->series = xstrdup(al[k].series_label ? al[k].series_label : "");
+			const char *c = g.culprit ? strstr(g.culprit, "\"commit\":\"") : NULL;
+			a->culprit = c ? xstrfmt("%.12s", c + 10) : xstrdup("");
+			a->range = xstrdup(g.range_key ? g.range_key : "");
+			a->change_pct = al[k].change_pct;
+			a->ci_lo = al[k].ci_lo;
+			a->ci_hi = al[k].ci_hi;
+			a->p = al[k].p;
+			db_alert_group_free(&g);
+		}
+		db_alerts_free(al, n);
+	}
+	return 0;
+}
+
 /* the state of load_boots() while the boot rows come: boots with the same
  * machine and sysinfo (boot_id aside) are grouped */
 struct boots_ctx {
@@ -1164,7 +1225,7 @@ int report_build(struct db *db, const struct report_options *o, struct report *r
 			goto fail;
 	note_overflows(r, &o->cmp);
 	if (load_sessions(r, db, scope, nscope, err) ||
-	    load_boots(r, db, scope, nscope, max_boots, err))
+	    load_boots(r, db, scope, nscope, max_boots, err) || load_alerts(r, db, err))
 		goto fail;
 
 	const struct sample_set *H = NULL;
@@ -1188,6 +1249,16 @@ void report_free(struct report *r)
 		json_decref(r->traces[i].summary);
 	}
 	free(r->traces);
+	for (size_t i = 0; i < r->nalerts; i++) {
+		struct report_alert *a = &r->alerts[i];
+		free(a->status);
+		free(a->kind);
+		free(a->metric);
+		free(a->series);
+		free(a->culprit);
+		free(a->range);
+	}
+	free(r->alerts);
 	strvec_clear(&r->kernel_labels);
 	free(r->title);
 	free(r->scope);

@@ -129,6 +129,13 @@ struct report_session {
 	char *name, *tag, *target, *version, *status, *started_at, *finished_at, *plan_path;
 };
 
+/* an alert of the regression robot (docs/alerts.md) on a plan in scope */
+struct report_alert {
+	int64_t id, group_id, bad_session, fixed_session;
+	char *status, *kind, *metric, *series, *culprit, *range;
+	double change_pct, ci_lo, ci_hi, p;
+};
+
 struct report {
 	enum report_mode mode;
 	char *title, *scope, *generated_at, *dbpath;
@@ -149,6 +156,10 @@ struct report {
 	struct report_trace *traces;  /* traced runs of the comparisons' sides */
 	size_t ntraces;
 	struct strvec kernel_labels; /* owns the trend points' git kernel labels */
+	/* the robot's alerts on the plans in scope: open ones, and those
+	   raised or fixed by a session in scope */
+	struct report_alert *alerts;
+	size_t nalerts;
 	/* internal: the sets the curves and trends were computed from */
 	struct sample_set scope_set, history;
 	int history_loaded;

@@ -855,6 +855,49 @@ static void render_trace(const struct report_trace *t, struct strbuf *o)
 	strbuf_addstr(o, "</tbody></table>\n");
 }
 
+/* the robot's alerts (docs/alerts.md) */
+static void render_alerts(const struct report *r, struct strbuf *o)
+{
+	strbuf_addstr(o, "<h2 id=\"alerts\">Alerts</h2>\n");
+	if (!r->nalerts) {
+		strbuf_addstr(o, "<p>No alert of the regression robot on these plans "
+				 "(schedlab nightly, docs/alerts.md).</p>\n");
+		return;
+	}
+	strbuf_addstr(o, "<p class=\"meta\">The open alerts of the plans in scope, and those "
+			 "a session in scope raised or fixed (<code>schedlab alerts show N</code>; "
+			 "docs/alerts.md).</p>\n<table class=\"sortable alerts\"><thead><tr>"
+			 "<th>alert</th><th>group</th><th>status</th><th>kind</th><th>metric</th>"
+			 "<th>series</th><th>change %</th><th>95% CI</th><th>p</th><th>since session</th>"
+			 "<th>range</th><th>culprit</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < r->nalerts; i++) {
+		const struct report_alert *a = &r->alerts[i];
+		strbuf_addf(o, "<tr class=\"%s\"><td>%lld</td><td>%lld</td><td>",
+			    !strcmp(a->kind, "regression") ? "worse" : "better", (long long)a->id,
+			    (long long)a->group_id);
+		esc(o, a->status);
+		strbuf_addstr(o, "</td><td>");
+		esc(o, a->kind);
+		strbuf_addstr(o, "</td><td>");
+		esc(o, a->metric);
+		strbuf_addstr(o, "</td><td>");
+		esc(o, a->series);
+		strbuf_addstr(o, "</td>");
+		td_pct(o, a->change_pct);
+		if (isfinite(a->ci_lo))
+			strbuf_addf(o, "<td>[%+.1f, %+.1f]</td>", a->ci_lo, a->ci_hi);
+		else
+			strbuf_addstr(o, "<td></td>");
+		td_num(o, a->p, "");
+		strbuf_addf(o, "<td>%lld</td><td>", (long long)a->bad_session);
+		esc(o, a->range);
+		strbuf_addstr(o, "</td><td>");
+		esc(o, a->culprit);
+		strbuf_addstr(o, "</td></tr>\n");
+	}
+	strbuf_addstr(o, "</tbody></table>\n");
+}
+
 void report_render_html(const struct report *r, struct strbuf *o)
 {
 	strbuf_addstr(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -874,7 +917,7 @@ void report_render_html(const struct report *r, struct strbuf *o)
 	strbuf_addstr(o, "</code>; generated ");
 	esc(o, r->generated_at);
 	strbuf_addstr(o, " by schedlab " SCHEDLAB_VERSION "</p>\n");
-	strbuf_addstr(o, "<p class=\"meta\">Contents: <a href=\"#comparison\">comparison</a> &middot; "
+	strbuf_addstr(o, "<p class=\"meta\">Contents: <a href=\"#comparison\">comparison</a> &middot; <a href=\"#alerts\">alerts</a> &middot; "
 			 "<a href=\"#latency\">latency distributions</a> &middot; <a href=\"#trends\">"
 			 "trends</a> &middot; <a href=\"#sessions\">sessions</a> &middot; "
 			 "<a href=\"#sysinfo\">machines and boots</a></p>\n");
@@ -903,6 +946,8 @@ void report_render_html(const struct report *r, struct strbuf *o)
 				 "raw trace is the run's file <code>schedlab-trace.txt</code>).</p>\n");
 	for (size_t i = 0; i < r->ntraces; i++)
 		render_trace(&r->traces[i], o);
+
+	render_alerts(r, o);
 
 	strbuf_addstr(o, "<h2 id=\"latency\">Latency distributions</h2>\n");
 	if (!r->ndists)

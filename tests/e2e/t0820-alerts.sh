@@ -229,6 +229,11 @@ contains "... names the valid ones" "$TMP/err" "one of new, bisecting, culprit"
 expect_exit 0 "alerts show 1" $SL alerts show 1 --db "$DB"
 contains "... the history with the person's note" "$TMP/out" "person   new -> expected: EEVDF trade-off, accepted"
 contains "... the selector of the series" "$TMP/out" "selector: preempt=full,hz=250,sched_mc=1,knobs={},run_workload=hackbench,params="
+# the HTML report of a night has the Alerts section
+expect_exit 0 "report of night 13" $SL report --db "$DB" --compare session=12 session=13 --out "$TMP/r13.html"
+contains "report: an Alerts section" "$TMP/r13.html" '<h2 id="alerts">Alerts</h2>'
+contains "... listing the open alert 4 (raised by night 13)" "$TMP/r13.html" '<tr class="better"><td>4</td>'
+contains "... and alert 2 with its culprit" "$TMP/r13.html" "${COMMITS[8]:0:12}"
 expect_exit 0 "alerts --help" $SL alerts --help
 expect_exit 0 "nightly --help" $SL nightly --help
 expect_exit 2 "nightly without a plan or session" $SL nightly --db "$DB"

@@ -143,7 +143,8 @@ equals "night 3: one alert group on c1..c5 with its 4 commits" \
 equals "night 3: its alerts: req_p50_us and rps, both regressions, bisecting" \
 	"$(sql "SELECT group_concat(metric || ':' || kind || ':' || status, ' ') FROM (SELECT * FROM alert ORDER BY metric)")" \
 	"req_p50_us:regression:bisecting rps:regression:bisecting"
-equals "night 3: the group has its bisection" "$(sql "SELECT bisect_id > 0 FROM alert_group WHERE id = 1")" 1
+equals "night 3: the group names its narrowed plan, which the bisection runs" \
+	"$(sql "SELECT count(*) FROM alert_group g JOIN bisect b ON b.plan_path = g.bisect_plan")" 1
 equals "night 3: the bisection left unfinished" "$(sql "SELECT status FROM bisect")" running
 
 # --- night 4: known; the bisection resumes and names c4 ----------------------------
@@ -155,6 +156,7 @@ contains "night 4: the bisection resumed and named c4" "$TMP/n4.out" "culprit fo
 equals "night 4: alerts 1 and 2 are culprit found, c4 stored with the group" \
 	"$(sql "SELECT group_concat(status, ' ') FROM alert") $(sql "SELECT json_extract(culprit, '\$.commit') FROM alert_group WHERE id = 1")" \
 	"culprit culprit $C4"
+equals "night 4: the group has its bisection" "$(sql "SELECT bisect_id FROM alert_group WHERE id = 1")" 1
 equals "night 4: the build that failed was skipped" \
 	"$(sql "SELECT verdict FROM bisect_step WHERE commit_id = '$C2'")" skip
 equals "stored: each alert's history: new, bisecting, culprit" \
