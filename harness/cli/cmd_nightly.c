@@ -22,6 +22,8 @@
 #include "harness/cli/cmd.h"
 #include "harness/cli/options.h"
 #include "harness/cli/robot_cli.h"
+#include "harness/orchestrate/plan.h"
+#include "harness/orchestrate/tlock.h"
 #include "harness/results/robot.h"
 #include "harness/util/proc.h"
 #include "workloads/workload.h"
@@ -64,7 +66,9 @@ static const char usage_text[] =
 	"alert tonight, 2 setup failure (bad plan or options, the target could not be\n"
 	"used), 3 runs failed and nothing new regressed, 130 interrupted.\n";
 
-static volatile int stop_flag;
+static volatile sig_atomic_t stop_flag;
+/* the target's lock, held for the whole night and handed to the children */
+static char *lock_key;
 
 static void on_signal(int sig)
 {
@@ -102,9 +106,12 @@ static int run_child(const char *const *argv, int quiet_out)
 	c.stop_sig = SIGINT;
 	c.stop_grace_s = 120;
 	c.pdeathsig = SIGTERM;
+	const char *env[] = { tlock_child_env(lock_key), NULL };
+	c.env = env[0] ? env : NULL;
+	c.keep_fd = tlock_child_fd(lock_key);
 	struct proc_result res;
 	struct strbuf err = STRBUF_INIT;
-	int rc = proc_run(&c, 0, NULL, 0, NULL, 0, -1, &stop_flag, &res, &err);
+	int rc = proc_run(&c, 0, NULL, 0, NULL, 0, -1, (volatile int *)&stop_flag, &res, &err);
 	if (rc && errno == EINTR)
 		rc = 130;
 	else if (rc) {
@@ -192,7 +199,8 @@ static void bisect_queue(struct db *db, const struct nopts *o, const struct robo
 									 : o->threshold,
 				.session_runs = (int)o->session_runs,
 				.repetitions = (int)o->repetitions,
-				.abort_flag = &stop_flag,
+				.abort_flag = (volatile int *)&stop_flag,
+				.lock_key = lock_key,
 			};
 			struct strbuf err = STRBUF_INIT;
 			int more;
@@ -276,6 +284,29 @@ int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 	sigaction(SIGHUP, &sa, NULL);
 	double t0 = now_mono();
 	int runs_failed = 0;
+	if (o.plan) {
+		/* the plan is checked before anything runs, and its target held
+		   for the night: no other session measures there meanwhile */
+		struct plan p;
+		struct strbuf perr = STRBUF_INIT;
+		if (plan_load(o.plan, &p, &perr)) {
+			cmd_error("nightly", "%s", perr.buf);
+			strbuf_release(&perr);
+			printf("exit status 2: setup failure\n");
+			return 2;
+		}
+		lock_key = p.targets ? NULL : tlock_key(p.target, NULL);
+		char *what = xstrfmt("schedlab nightly %s (plan %s)", o.tag, o.plan);
+		int lrc = lock_key ? tlock_take(lock_key, what, NULL, &stop_flag, &perr) : 0;
+		free(what);
+		plan_release(&p);
+		if (lrc) {
+			cmd_error("nightly", "%s", perr.buf);
+			strbuf_release(&perr);
+			return stop_flag ? 130 : 2;
+		}
+		strbuf_release(&perr);
+	}
 	if (!sid) {
 		fprintf(stderr, "schedlab nightly: running %s as %s into %s\n", o.plan, o.tag,
 			o.dbpath);

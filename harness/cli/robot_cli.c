@@ -21,6 +21,7 @@
 #include "db/alert_store.h"
 #include "db/bisect_store.h"
 #include "harness/orchestrate/kgit.h"
+#include "harness/orchestrate/tlock.h"
 #include "harness/util/atomicfile.h"
 #include "harness/util/proc.h"
 
@@ -375,6 +376,9 @@ int robot_bisect_group(struct db *db, int64_t gid, const struct robot_bisect_opt
 	c.stop_sig = SIGINT;       /* bisect stores its session interrupted */
 	c.stop_grace_s = 120;
 	c.pdeathsig = SIGINT;
+	const char *env[] = { tlock_child_env(o->lock_key), NULL };
+	c.env = env[0] ? env : NULL;
+	c.keep_fd = tlock_child_fd(o->lock_key);
 	struct strbuf out = STRBUF_INIT;
 	struct proc_result res;
 	double t0 = now_mono();

@@ -24,6 +24,8 @@ struct robot_bisect_opts {
 	int session_runs;           /* bisect --session-runs (0: default) */
 	int repetitions;            /* bisect --repetitions (0: default) */
 	volatile int *abort_flag;   /* set by a signal handler: stop (resumable) */
+	const char *lock_key;       /* the target lock this process holds for the
+				       child (tlock.h), or NULL */
 	int quiet;
 };
 

@@ -17,6 +17,8 @@
  * on a bisection (a flock beside the database).
  */
 #include "harness/orchestrate/bisect.h"
+#include "harness/orchestrate/tlock.h"
+#include "harness/targets/target.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,6 +67,7 @@ struct bctx {
 	struct db *db;
 	struct db_bisect row;
 	json_t *tmpl;           /* the plan, its kernel without a ref */
+	char *lock_key;         /* the target's lock, held for the bisection (tlock.h) */
 	char *tag;              /* "bisect-<id>" */
 	char *wl, *metric;      /* from "WORKLOAD.METRIC" */
 	struct bcommit *c;
@@ -1095,6 +1098,26 @@ int bisect_main(const struct bisect_args *a, struct strbuf *err)
 	}
 	if (lock_bisection(&b, err))
 		goto out;
+	/* the target machine for the whole bisection (tlock.h): no other
+	   session measures there between two of ours */
+	{
+		json_t *t = json_object_get(b.tmpl, "target");
+		json_t *tobj = json_is_string(t) ? target_spec_parse(json_string_value(t), err)
+						 : json_incref(t);
+		if (json_is_string(t) && !tobj)
+			goto out;
+		b.lock_key = tlock_key(tobj, NULL);
+		json_decref(tobj);
+		char *what = xstrfmt("schedlab bisect, bisection %lld", (long long)b.row.id);
+		int lrc = b.lock_key ? tlock_take(b.lock_key, what, NULL, a->abort_flag, err) : 0;
+		free(what);
+		if (lrc) {
+			free(b.lock_key);
+			b.lock_key = NULL;
+			rc = aborted(&b) ? 130 : 2;
+			goto out;
+		}
+	}
 	if (db_bisect_steps(b.db, b.row.id, &b.stored, &b.nstored)) {
 		strbuf_addstr(err, db_errmsg(b.db));
 		goto out;
@@ -1135,6 +1158,8 @@ out:
 	}
 	free(b.c);
 	db_bisect_steps_free(b.stored, b.nstored);
+	tlock_release(b.lock_key);
+	free(b.lock_key);
 	json_decref(b.tmpl);
 	free(b.tag);
 	free(b.wl);

@@ -19,6 +19,7 @@
  * summarize). Interruption comes only through session_opts.abort_flag.
  */
 #include "harness/orchestrate/session.h"
+#include "harness/orchestrate/tlock.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -1003,6 +1004,7 @@ struct exec_ctx {
 	int64_t sid;
 	struct plan *p;
 	const struct session_opts *o;
+	char *lock_key;               /* the target lock (tlock.h), NULL: none */
 	struct db_pending_run *runs;  /* what is left, in execution order */
 	size_t n;
 	double *est;            /* estimated seconds of each run */
@@ -1085,14 +1087,29 @@ static int exec_begin(struct exec_ctx *c)
 	int held = owner_claim(c->db, c->sid, c->o->take_over, c->o->prefix, c->err);
 	if (held)
 		return 2;
+	/* one session a target machine (tlock.h): wait for the one there */
+	if (c->lock_key) {
+		char *what = xstrfmt("schedlab run, session %lld (plan %s)", (long long)c->sid,
+				     c->p->name ? c->p->name : "?");
+		int lrc = tlock_take(c->lock_key, what, c->o->prefix, c->o->abort_flag, c->err);
+		free(what);
+		if (lrc) {
+			struct strbuf e2 = STRBUF_INIT;
+			owner_release(c->db, c->sid, &e2);
+			strbuf_release(&e2);
+			return session_aborted(c->o) ? 130 : 2;
+		}
+	}
 	if (db_session_reset_running(c->db, c->sid) ||
 	    db_pending_runs(c->db, c->sid, &c->runs, &c->n)) {
 		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+		tlock_release(c->lock_key);
 		return 2;
 	}
 	if (db_session_set_status(c->db, c->sid, "running")) {
 		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
 		db_pending_runs_free(c->runs, c->n);
+		tlock_release(c->lock_key);
 		return 2;
 	}
 	return 0;
@@ -1895,9 +1912,13 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		    struct strbuf *err)
 {
 	struct exec_ctx c = { .db = db, .sid = sid, .p = p, .o = o, .err = err };
+	char *lkey = tlock_key(p->target, json_object_get(p->root, "lab"));
+	c.lock_key = lkey;
 	int rc = exec_begin(&c);
-	if (rc)
+	if (rc) {
+		free(lkey);
 		return rc;
+	}
 	target_init(&c.t, p, o);
 	progress_begin(&c);
 	if (p->until_decided) {
@@ -1952,7 +1973,10 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 			     c.ev_traced == 1 ? "" : "s", c.ev_skipped, c.ev_skipped == 1 ? "" : "s",
 			     wait);
 	}
-	return exec_finish(&c);
+	rc = exec_finish(&c);
+	tlock_release(lkey);
+	free(lkey);
+	return rc;
 }
 
 int session_build_kernels(struct plan *p, int quiet, volatile int *abort_flag, struct strbuf *err)

@@ -37,6 +37,10 @@ sql() { sqlite3 -batch -noheader "$DB" "$1"; }
 # machine (pgrep -x, pidof, killall): scripts/check-test-procs.sh refuses it.
 SCHEDLAB_TEST_MARK="$$-$RANDOM$RANDOM-$(date +%s%N)"
 export SCHEDLAB_TEST_MARK
+# the target locks (harness/orchestrate/tlock.h) of this script's own
+# sessions: a schedlab session of somebody else on the machine does not make
+# a test wait for its target, nor a test it (t0840 tests the lock itself)
+export SCHEDLAB_TARGET_LOCK_DIR="$TMP/target-locks"
 # ours [ERE]: "PID COMMAND LINE" of each live process of this script (this
 # shell aside) whose command line matches ERE (default: any)
 ours() {

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# timeout: 300 (tests/run.sh ends it past this many seconds)
+# End-to-end: one session a target machine (harness/orchestrate/tlock.h,
+# docs/reliability.md). On the local target, with the real binaries:
+#  - a second `schedlab run` waits while the first measures, says for whom,
+#    and its runs start after the first session's last run ended;
+#  - `schedlab nightly` holds the target for the whole night: its own
+#    `schedlab run` child goes ahead (the lock is handed down), a person's
+#    run started meanwhile waits for the night to end;
+#  - a holder killed with SIGKILL frees the target at once (the kernel drops
+#    the lock);
+#  - a waiter stopped with SIGINT while waiting exits 130, its session left
+#    to resume;
+#  - two local members of one lab still run side by side (t0710 checks it).
+. "$(dirname "$0")/lib.sh"
+SL=schedlab
+DB=$TMP/l.db
+require sqlite3:sqlite3 stress-ng:stress-ng
+cat >"$TMP/slow.json" <<'EOF'
+{"name": "lock-slow", "target": "local", "repetitions": 3, "seed": 1,
+ "workloads": [{"type": "stress-ng", "stressor": "cpu", "threads": 1, "duration_s": 2}]}
+EOF
+cat >"$TMP/quick.json" <<'EOF'
+{"name": "lock-quick", "target": "local", "repetitions": 1,
+ "workloads": [{"type": "stress-ng", "stressor": "cpu", "threads": 1, "duration_s": 1}]}
+EOF
+# wait until session $1 has a run started (the holder measures), at most 60 s
+started() {
+	for i in $(seq 600); do
+		[ "$(sql "SELECT count(*) FROM run WHERE session_id = $1 AND started_at IS NOT NULL" 2>/dev/null)" -gt 0 ] 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# ---- two runs on one target ---------------------------------------------------------
+$SL run "$TMP/slow.json" --db "$DB" --quiet >"$TMP/a.out" 2>"$TMP/a.err" &
+A=$!
+CLEANUP_CMDS+=("kill -9 $A")
+check "the first run measures" started 1
+$SL run "$TMP/quick.json" --db "$DB" --quiet >"$TMP/b.out" 2>"$TMP/b.err"
+brc=$?
+wait $A
+arc=$?
+equals "both runs end well" "$arc $brc" "0 0"
+contains "the second waited, saying for whom" "$TMP/b.err" "is in use by pid $A: schedlab run, session 1 (plan lock-slow); waiting"
+contains "... and went on when it was free" "$TMP/b.err" "is free: going on"
+equals "the second's runs started after the first's last run ended" \
+	"$(sql "SELECT (SELECT min(started_at) FROM run WHERE session_id = 2) >= (SELECT max(finished_at) FROM run WHERE session_id = 1)")" 1
+
+# ---- the nightly holds the target for the night ----------------------------------------
+schedlab nightly --plan "$TMP/slow.json" --db "$DB" --out-dir "$TMP/rep" --tag nightly-x >"$TMP/n.out" 2>"$TMP/n.err" &
+N=$!
+CLEANUP_CMDS+=("kill -9 $N")
+check "the nightly's own run child measures (the lock handed down, no deadlock)" started 3
+$SL run "$TMP/quick.json" --db "$DB" --quiet >"$TMP/c.out" 2>"$TMP/c.err"
+crc=$?
+wait $N
+nrc=$?
+equals "the nightly ends (exit 0: no baseline yet) and the person's run after it" "$nrc $crc" "0 0"
+contains "the person's run waited for the nightly" "$TMP/c.err" "is in use by pid $N: schedlab nightly nightly-x"
+equals "... and measured after the night's last run" \
+	"$(sql "SELECT (SELECT min(started_at) FROM run WHERE session_id = 4) >= (SELECT max(finished_at) FROM run WHERE session_id = 3)")" 1
+
+# ---- SIGKILL of the holder frees the target ------------------------------------------------
+$SL run "$TMP/slow.json" --db "$DB" --quiet >"$TMP/k.out" 2>"$TMP/k.err" &
+K=$!
+CLEANUP_CMDS+=("kill -9 $K")
+check "a holder measures" started 5
+kill -9 $K
+wait $K 2>/dev/null
+t0=$(date +%s)
+expect_exit 0 "a run after the holder was killed goes ahead" timeout 120 $SL run "$TMP/quick.json" --db "$DB" --quiet
+if grep -q "is in use" "$TMP/err"; then not_ok "... without waiting" "$(cat "$TMP/err")"; else ok "... without waiting"; fi
+
+# ---- SIGINT while waiting ---------------------------------------------------------------
+$SL run "$TMP/slow.json" --db "$DB" --quiet >"$TMP/h.out" 2>"$TMP/h.err" &
+H=$!
+CLEANUP_CMDS+=("kill -9 $H")
+S=$(( $(sql "SELECT max(id) FROM session") + 0 ))
+check "another holder measures" started "$S"
+$SL run "$TMP/quick.json" --db "$DB" --quiet >"$TMP/w.out" 2>"$TMP/w.err" &
+W=$!
+for i in $(seq 300); do grep -q "waiting" "$TMP/w.err" 2>/dev/null && break; sleep 0.1; done
+kill -INT $W
+wait $W
+equals "a waiter stopped with SIGINT exits 130" "$?" 130
+W_S=$(sql "SELECT max(id) FROM session")
+equals "... its session measured nothing and can be resumed" \
+	"$(sql "SELECT count(*) FROM run WHERE session_id = $W_S AND status = 'planned'")" 1
+wait $H
+expect_exit 0 "... run --resume finishes it once the target is free" $SL run --resume "$W_S" --db "$DB" --quiet
+expect_exit 0 "the killed holder's session resumes too" $SL run --resume 5 --db "$DB" --quiet
+equals "every planned run stored once" "$(sql "SELECT count(*) FROM run WHERE status NOT IN ('ok', 'failed', 'skipped', 'interrupted')")" 0
+no_leftovers "no workload processes left"
+done_testing
