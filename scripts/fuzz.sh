@@ -42,11 +42,11 @@ for t in "${targets[@]}"; do
 		rc=$?
 		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 		rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
-		cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1)
+		cov=$(grep -a -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1)
 		if [ $rc -ne 0 ]; then
-			art=$(grep -o "build/fuzz/crashes/$t-[^ ]*" "$log" | tail -n 1)
+			art=$(grep -a -o "build/fuzz/crashes/$t-[^ ]*" "$log" | tail -n 1)
 			echo "fuzz $t: CRASH (input kept in ${art:-build/fuzz/crashes})"
-			grep -m 3 -E 'ERROR: |runtime error|SUMMARY' "$log" | sed 's/^/    /'
+			grep -a -m 3 -E 'ERROR: |runtime error|SUMMARY' "$log" | sed 's/^/    /'
 			failed=1
 			continue
 		fi
@@ -57,7 +57,7 @@ for t in "${targets[@]}"; do
 			[ -f "$f" ] || continue
 			if ! "$bin" -rss_limit_mb=2048 -timeout=60 "$f" >"$log.replay" 2>&1; then
 				echo "fuzz $t: CRASH replaying $f"
-				grep -m 3 -E 'ERROR: |runtime error|SUMMARY' "$log.replay" | sed 's/^/    /'
+				grep -a -m 3 -E 'ERROR: |runtime error|SUMMARY' "$log.replay" | sed 's/^/    /'
 				failed=1
 			fi
 		done

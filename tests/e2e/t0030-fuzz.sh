@@ -11,7 +11,7 @@ secs=${SCHEDLAB_FUZZ_SECONDS:-4}
 check "the fuzz targets build (make fuzz-build)" make -s -j2 fuzz-build
 expect_exit 0 "every target fuzzed for $secs s and every saved input replayed: no crash" scripts/fuzz.sh "$secs"
 cat "$TMP/out" | sed 's/^/# /'
-for t in plan reply parsers hist select tasksched trace; do
+for t in plan reply parsers hist select tasksched trace outfile; do
 	contains "... $t ran" "$TMP/out" "fuzz $t: "
 done
 contains "... the saved inputs were replayed" "$TMP/out" "fuzz parsers: replayed"
