@@ -596,13 +596,14 @@ int64_t db_session_by_tag(struct db *db, const char *tag)
 }
 
 int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int64_t from,
-			int64_t before, size_t max, int64_t **ids, size_t *n)
+			int64_t before, size_t max, const char *but_tag, int64_t **ids,
+			size_t *n)
 {
 	*ids = NULL;
 	*n = 0;
 	sqlite3_stmt *s = prep(db,
 		"SELECT s.id FROM session s WHERE s.name = ?1 AND s.tag LIKE 'nightly-%'"
-		" AND s.id < ?3 AND s.id >= ?2"
+		" AND s.id < ?3 AND s.id >= ?2 AND (?6 IS NULL OR s.tag != ?6)"
 		" AND EXISTS (SELECT 1 FROM boot b WHERE b.session_id = s.id AND b.status = 'ok'"
 		"   AND b.machine_id = ?4)"
 		" AND EXISTS (SELECT 1 FROM run r JOIN metric mv ON mv.run_id = r.id"
@@ -615,6 +616,7 @@ int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int
 	sqlite3_bind_int64(s, 3, before);
 	sqlite3_bind_int64(s, 4, machine_id);
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)max);
+	bind_text(s, 6, but_tag);
 	size_t alloc = 0;
 	int rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -684,4 +686,37 @@ char *db_session_runs_text(struct db *db, int64_t id)
 		t = strdup("no runs");
 	sqlite3_finalize(s);
 	return t;
+}
+
+int db_sessions_by_tag(struct db *db, const char *tag, int64_t **ids, size_t *n)
+{
+	*ids = NULL;
+	*n = 0;
+	sqlite3_stmt *s = prep(db, "SELECT id FROM session WHERE tag = ? ORDER BY id");
+	if (!s)
+		return -1;
+	bind_text(s, 1, tag);
+	size_t alloc = 0;
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == alloc) {
+			alloc = alloc ? 2 * alloc : 4;
+			int64_t *t = realloc(*ids, alloc * sizeof(**ids));
+			if (!t) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			*ids = t;
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		db_seterr(db, "alert store: %s", sqlite3_errmsg(db_sqlite(db)));
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
 }

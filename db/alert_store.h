@@ -117,12 +117,15 @@ void db_session_brief_free(struct db_session_brief *b);
 char *db_session_runs_text(struct db *db, int64_t id);
 /* the newest session tagged `tag` (0: none) */
 int64_t db_session_by_tag(struct db *db, const char *tag);
+/* every session tagged `tag` (a lab's members share it), oldest first */
+int db_sessions_by_tag(struct db *db, const char *tag, int64_t **ids, size_t *n);
 
-/* the sessions with results tagged nightly-* of `plan` on machine
- * `machine_id`, with from <= id < before (from 0: any), newest first, at
- * most max of them */
+/* the sessions with results tagged nightly-* (but not `but_tag`: the other
+ * members of tonight's lab) of `plan` on machine `machine_id`, with
+ * from <= id < before (from 0: any), newest first, at most max of them */
 int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int64_t from,
-			int64_t before, size_t max, int64_t **ids, size_t *n);
+			int64_t before, size_t max, const char *but_tag, int64_t **ids,
+			size_t *n);
 
 /* the newest bad session of an expected alert of `plan` on `machine_id`
  * (0: none): the nightly's baseline starts there */

@@ -240,6 +240,159 @@ static int opt_nightly(int argc, char **argv, struct nopts *o, struct cmd_ctx *c
 	return 0;
 }
 
+/* judge session sid of tonight, bisect, tell the hook, print its summary:
+ * the night's exit code for it */
+static int night_of(struct db *db, int64_t sid, const struct nopts *o,
+		    const struct robot_options *ro, double t0, int runs_failed, int several)
+{
+	struct robot_result r;
+	struct strbuf err = STRBUF_INIT;
+	int judged = 0;
+	struct db_session_brief sb;
+	int rc = 0;
+	if (db_session_brief(db, sid, &sb)) {
+		cmd_error("nightly", "%s", db_errmsg(db));
+		return 2;
+	}
+	char *runs = db_session_runs_text(db, sid);
+	if (!sb.has_results) {
+		printf("\n=== schedlab nightly %s: session %lld, plan %s ===\nruns: %s\n"
+		       "no results stored: every run failed\nexit status 3: runs failed\n",
+		       sb.tag ? sb.tag : o->tag, (long long)sid, sb.plan, runs ? runs : "?");
+		free(runs);
+		db_session_brief_free(&sb);
+		return 3;
+	}
+	if (robot_judge(db, sid, ro, &r, &err)) {
+		cmd_error("nightly", "%s", err.buf);
+		free(runs);
+		db_session_brief_free(&sb);
+		strbuf_release(&err);
+		printf("exit status 2: setup failure\n");
+		return 2;
+	}
+	judged = 1;
+	/* the HTML report of the night */
+	struct strbuf bsel = STRBUF_INIT;
+	for (size_t i = 0; i < r.nbaseline; i++)
+		strbuf_addf(&bsel, "%ssession=%lld", i ? "," : "", (long long)r.baseline[i]);
+	char *html = several ? xstrfmt("%s/%s-session-%lld.html", o->dir, sb.tag ? sb.tag : o->tag,
+				       (long long)sid)
+			     : xstrfmt("%s/%s.html", o->dir, sb.tag ? sb.tag : o->tag);
+	char *sel = xstrfmt("session=%lld", (long long)sid);
+	char thr[32];
+	snprintf(thr, sizeof(thr), "%g", o->threshold);
+	int hrc;
+	if (r.nbaseline) {
+		const char *av[] = { robot_self(), "report", "--db", o->dbpath, "--compare", bsel.buf,
+				     sel, "--threshold", thr, "--title", sb.tag ? sb.tag : o->tag,
+				     "--out", html, NULL };
+		hrc = run_child(av, 1);
+	} else {
+		const char *av[] = { robot_self(), "report", "--db", o->dbpath, "--session", sel + 8,
+				     "--title", sb.tag ? sb.tag : o->tag, "--out", html, NULL };
+		hrc = run_child(av, 1);
+	}
+	/* the bisections */
+	struct strbuf said = STRBUF_INIT;
+	int64_t *touched = NULL;
+	size_t ntouched = 0;
+	if (!o->no_bisect && o->bisect_minutes)
+		bisect_queue(db, o, &r, &said, &touched, &ntouched);
+	/* the summary */
+	double el = now_mono() - t0;
+	printf("\n=== schedlab nightly %s: session %lld, plan %s, machine %s (%.0f min) ===\n",
+	       sb.tag ? sb.tag : o->tag, (long long)sid, sb.plan, sb.machine ? sb.machine : "?",
+	       el / 60);
+	printf("runs: %s\n", runs ? runs : "?");
+	print_open(db, &r);
+	if (!r.nbaseline) {
+		printf("no baseline yet: this is the first nightly session of %s on %s%s\n",
+		       sb.plan, sb.machine ? sb.machine : "this machine",
+		       r.expected_since ? " since the expected change" : "");
+	} else {
+		printf("baseline: sessions");
+		for (size_t i = 0; i < r.nbaseline; i++)
+			printf(" %lld", (long long)r.baseline[i]);
+		printf(" (%zu previous nightly runs of this plan and machine", r.nbaseline);
+		if (r.expected_since)
+			printf(", from session %lld on: the expected change", (long long)r.expected_since);
+		printf(")\n");
+		printf("%zu metrics, %zu worse, %zu better, %zu no change, %zu inconclusive, "
+		       "%zu followed by open alerts\n", r.nmetrics, r.nworse, r.nbetter, r.nsame,
+		       r.ninconclusive, r.nknown_metrics);
+	}
+	for (size_t i = 0; i < r.lines.nr; i++)
+		printf("%s\n", r.lines.v[i]);
+	if (said.len)
+		fputs(said.buf, stdout);
+	if (!hrc)
+		printf("report: %s\n", html);
+	else
+		printf("report: not written (schedlab report exited %d)\n", hrc);
+	/* the hook: each group raised, fixed or bisected tonight, once, with
+	   what happened last */
+	if (o->on_alert) {
+		size_t n = r.ngroups + ntouched;
+		int64_t *ids = xcalloc(n + 1, sizeof(*ids));
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			int64_t g = i < r.ngroups ? r.groups[i] : touched[i - r.ngroups];
+			int dup = 0;
+			for (size_t m = 0; m < k; m++)
+				dup |= ids[m] == g;
+			if (!dup)
+				ids[k++] = g;
+		}
+		for (size_t i = 0; i < k; i++) {
+			const char *event = "raised";
+			for (size_t m = 0; m < ntouched; m++)
+				if (touched[m] == ids[i])
+					event = "bisected";
+			struct db_alert *al;
+			size_t na;
+			struct db_alert_filter f = { .status = ALERT_FIXED, .group_id = ids[i] };
+			if (strcmp(event, "bisected") && !db_alerts_list(db, &f, &al, &na)) {
+				for (size_t m = 0; m < na; m++)
+					if (al[m].fixed_session == sid)
+						event = "fixed";
+				db_alerts_free(al, na);
+			}
+			struct strbuf text = STRBUF_INIT, e2 = STRBUF_INIT;
+			if (!robot_group_report(db, ids[i], &text, &e2) &&
+			    robot_hook(o->on_alert, ids[i], event, text.buf, &e2))
+				cmd_error("nightly", "alert group %lld: %s", (long long)ids[i], e2.buf);
+			strbuf_release(&text);
+			strbuf_release(&e2);
+		}
+		free(ids);
+	}
+	if (stop_flag) {
+		printf("exit status 130: interrupted (the bisection goes on the next night)\n");
+		rc = 130;
+	} else if (r.new_regressions) {
+		printf("exit status 1: regression (%zu new alert%s)\n", r.new_regressions,
+		       r.new_regressions == 1 ? "" : "s");
+		rc = 1;
+	} else if (runs_failed) {
+		printf("exit status 3: runs failed\n");
+		rc = 3;
+	} else {
+		printf("exit status 0: ok\n");
+	}
+	free(touched);
+	strbuf_release(&said);
+	strbuf_release(&bsel);
+	free(html);
+	free(sel);
+	free(runs);
+	if (judged)
+		robot_result_free(&r);
+	db_session_brief_free(&sb);
+	strbuf_release(&err);
+	return rc;
+}
+
 int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct nopts o = { .dir = "reports", .baseline = 7, .bisect_minutes = 240,
@@ -330,10 +483,6 @@ int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 	struct db *db = cmd_db(ctx, 1);
 	if (!db)
 		return 2;
-	if (!sid && (sid = db_session_by_tag(db, o.tag)) <= 0) {
-		cmd_error("nightly", "no session tagged %s in %s", o.tag, o.dbpath);
-		return 2;
-	}
 	struct robot_options ro;
 	robot_options_default(&ro);
 	ro.baseline_n = o.baseline;
@@ -349,149 +498,32 @@ int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 		free(copy);
 		ro.metrics = mlist.v;
 	}
-	struct robot_result r;
-	struct strbuf err = STRBUF_INIT;
-	int judged = 0;
-	struct db_session_brief sb;
+	/* a lab made one session per member, with tonight's tag: each judged */
+	int64_t *sids = NULL;
+	size_t nsids = 0;
+	if (o.session) {
+		sids = xcalloc(1, sizeof(*sids));
+		sids[nsids++] = sid;
+	} else if (db_sessions_by_tag(db, o.tag, &sids, &nsids) || !nsids) {
+		cmd_error("nightly", "no session tagged %s in %s", o.tag, o.dbpath);
+		free(sids);
+		strvec_clear(&mlist);
+		return 2;
+	}
 	int rc = 0;
-	if (db_session_brief(db, sid, &sb)) {
-		cmd_error("nightly", "%s", db_errmsg(db));
-		return 2;
+	for (size_t i = 0; i < nsids && !stop_flag; i++) {
+		int r1 = night_of(db, sids[i], &o, &ro, t0, runs_failed, nsids > 1);
+		/* the worst of them: 2, 130, 1, 3, 0 */
+		if (r1 == 2 || rc == 2)
+			rc = 2;
+		else if (r1 == 130 || rc == 130)
+			rc = 130;
+		else if (r1 == 1 || rc == 1)
+			rc = 1;
+		else if (r1 == 3 || rc == 3)
+			rc = 3;
 	}
-	char *runs = db_session_runs_text(db, sid);
-	if (!sb.has_results) {
-		printf("\n=== schedlab nightly %s: session %lld, plan %s ===\nruns: %s\n"
-		       "no results stored: every run failed\nexit status 3: runs failed\n",
-		       sb.tag ? sb.tag : o.tag, (long long)sid, sb.plan, runs ? runs : "?");
-		free(runs);
-		db_session_brief_free(&sb);
-		return 3;
-	}
-	if (robot_judge(db, sid, &ro, &r, &err)) {
-		cmd_error("nightly", "%s", err.buf);
-		free(runs);
-		db_session_brief_free(&sb);
-		strbuf_release(&err);
-		printf("exit status 2: setup failure\n");
-		return 2;
-	}
-	judged = 1;
-	/* the HTML report of the night */
-	struct strbuf bsel = STRBUF_INIT;
-	for (size_t i = 0; i < r.nbaseline; i++)
-		strbuf_addf(&bsel, "%ssession=%lld", i ? "," : "", (long long)r.baseline[i]);
-	char *html = xstrfmt("%s/%s.html", o.dir, sb.tag ? sb.tag : o.tag);
-	char *sel = xstrfmt("session=%lld", (long long)sid);
-	char thr[32];
-	snprintf(thr, sizeof(thr), "%g", o.threshold);
-	int hrc;
-	if (r.nbaseline) {
-		const char *av[] = { robot_self(), "report", "--db", o.dbpath, "--compare", bsel.buf,
-				     sel, "--threshold", thr, "--title", sb.tag ? sb.tag : o.tag,
-				     "--out", html, NULL };
-		hrc = run_child(av, 1);
-	} else {
-		const char *av[] = { robot_self(), "report", "--db", o.dbpath, "--session", sel + 8,
-				     "--title", sb.tag ? sb.tag : o.tag, "--out", html, NULL };
-		hrc = run_child(av, 1);
-	}
-	/* the bisections */
-	struct strbuf said = STRBUF_INIT;
-	int64_t *touched = NULL;
-	size_t ntouched = 0;
-	if (!o.no_bisect && o.bisect_minutes)
-		bisect_queue(db, &o, &r, &said, &touched, &ntouched);
-	/* the summary */
-	double el = now_mono() - t0;
-	printf("\n=== schedlab nightly %s: session %lld, plan %s, machine %s (%.0f min) ===\n",
-	       sb.tag ? sb.tag : o.tag, (long long)sid, sb.plan, sb.machine ? sb.machine : "?",
-	       el / 60);
-	printf("runs: %s\n", runs ? runs : "?");
-	print_open(db, &r);
-	if (!r.nbaseline) {
-		printf("no baseline yet: this is the first nightly session of %s on %s%s\n",
-		       sb.plan, sb.machine ? sb.machine : "this machine",
-		       r.expected_since ? " since the expected change" : "");
-	} else {
-		printf("baseline: sessions");
-		for (size_t i = 0; i < r.nbaseline; i++)
-			printf(" %lld", (long long)r.baseline[i]);
-		printf(" (%zu previous nightly runs of this plan and machine", r.nbaseline);
-		if (r.expected_since)
-			printf(", from session %lld on: the expected change", (long long)r.expected_since);
-		printf(")\n");
-		printf("%zu metrics, %zu worse, %zu better, %zu no change, %zu inconclusive, "
-		       "%zu followed by open alerts\n", r.nmetrics, r.nworse, r.nbetter, r.nsame,
-		       r.ninconclusive, r.nknown_metrics);
-	}
-	for (size_t i = 0; i < r.lines.nr; i++)
-		printf("%s\n", r.lines.v[i]);
-	if (said.len)
-		fputs(said.buf, stdout);
-	if (!hrc)
-		printf("report: %s\n", html);
-	else
-		printf("report: not written (schedlab report exited %d)\n", hrc);
-	/* the hook: each group raised, fixed or bisected tonight, once, with
-	   what happened last */
-	if (o.on_alert) {
-		size_t n = r.ngroups + ntouched;
-		int64_t *ids = xcalloc(n + 1, sizeof(*ids));
-		size_t k = 0;
-		for (size_t i = 0; i < n; i++) {
-			int64_t g = i < r.ngroups ? r.groups[i] : touched[i - r.ngroups];
-			int dup = 0;
-			for (size_t m = 0; m < k; m++)
-				dup |= ids[m] == g;
-			if (!dup)
-				ids[k++] = g;
-		}
-		for (size_t i = 0; i < k; i++) {
-			const char *event = "raised";
-			for (size_t m = 0; m < ntouched; m++)
-				if (touched[m] == ids[i])
-					event = "bisected";
-			struct db_alert *al;
-			size_t na;
-			struct db_alert_filter f = { .status = ALERT_FIXED, .group_id = ids[i] };
-			if (strcmp(event, "bisected") && !db_alerts_list(db, &f, &al, &na)) {
-				for (size_t m = 0; m < na; m++)
-					if (al[m].fixed_session == sid)
-						event = "fixed";
-				db_alerts_free(al, na);
-			}
-			struct strbuf text = STRBUF_INIT, e2 = STRBUF_INIT;
-			if (!robot_group_report(db, ids[i], &text, &e2) &&
-			    robot_hook(o.on_alert, ids[i], event, text.buf, &e2))
-				cmd_error("nightly", "alert group %lld: %s", (long long)ids[i], e2.buf);
-			strbuf_release(&text);
-			strbuf_release(&e2);
-		}
-		free(ids);
-	}
-	if (stop_flag) {
-		printf("exit status 130: interrupted (the bisection goes on the next night)\n");
-		rc = 130;
-	} else if (r.new_regressions) {
-		printf("exit status 1: regression (%zu new alert%s)\n", r.new_regressions,
-		       r.new_regressions == 1 ? "" : "s");
-		rc = 1;
-	} else if (runs_failed) {
-		printf("exit status 3: runs failed\n");
-		rc = 3;
-	} else {
-		printf("exit status 0: ok\n");
-	}
-	free(touched);
+	free(sids);
 	strvec_clear(&mlist);
-	strbuf_release(&said);
-	strbuf_release(&bsel);
-	free(html);
-	free(sel);
-	free(runs);
-	if (judged)
-		robot_result_free(&r);
-	db_session_brief_free(&sb);
-	strbuf_release(&err);
 	return cmd_finish(rc);
 }

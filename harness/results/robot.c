@@ -401,7 +401,7 @@ static int follow_alert(struct db *db, struct robot_result *r, const struct robo
 	struct pool pb = { 0 }, pa = { 0 };
 	int rc = -1;
 	if (db_nightly_sessions(db, r->s.plan, r->s.machine_id, al->bad_session, r->s.id,
-			       o->baseline_n, &after, &nafter)) {
+			       o->baseline_n, r->s.tag, &after, &nafter)) {
 		strbuf_addstr(err, db_errmsg(db));
 		goto out;
 	}
@@ -498,7 +498,7 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 	r->expected_since = db_alert_expected_since(db, r->s.plan, r->s.machine_id);
 	if (r->expected_since < 0 ||
 	    db_nightly_sessions(db, r->s.plan, r->s.machine_id, r->expected_since, sid,
-				o->baseline_n, &r->baseline, &r->nbaseline)) {
+				o->baseline_n, r->s.tag, &r->baseline, &r->nbaseline)) {
 		strbuf_addstr(err, db_errmsg(db));
 		return -1;
 	}

@@ -11,7 +11,8 @@
 #    the lock);
 #  - a waiter stopped with SIGINT while waiting exits 130, its session left
 #    to resume;
-#  - two local members of one lab still run side by side (t0710 checks it).
+#  - two local members of one lab still run side by side (t0710 checks it),
+#    and a nightly over such a lab judges each member's session.
 . "$(dirname "$0")/lib.sh"
 SL=schedlab
 DB=$TMP/l.db
@@ -92,5 +93,14 @@ wait $H
 expect_exit 0 "... run --resume finishes it once the target is free" $SL run --resume "$W_S" --db "$DB" --quiet
 expect_exit 0 "the killed holder's session resumes too" $SL run --resume 5 --db "$DB" --quiet
 equals "every planned run stored once" "$(sql "SELECT count(*) FROM run WHERE status NOT IN ('ok', 'failed', 'skipped', 'interrupted')")" 0
+# ---- a nightly over a lab: each member's session judged ------------------------------
+cat >"$TMP/lab.json" <<'EOF'
+{"name": "lock-lab", "targets": [{"type": "local"}, {"type": "local"}], "repetitions": 1,
+ "workloads": [{"type": "stress-ng", "stressor": "cpu", "threads": 1, "duration_s": 1}]}
+EOF
+expect_exit 0 "nightly over a lab of two local members" \
+	schedlab nightly --plan "$TMP/lab.json" --db "$DB" --out-dir "$TMP/rep" --tag nightly-lab
+equals "... both members' sessions judged" "$(grep -c 'no baseline yet: this is the first nightly session of lock-lab' "$TMP/out")" 2
+equals "... a report each" "$(ls "$TMP/rep" | grep -c '^nightly-lab-session-')" 2
 no_leftovers "no workload processes left"
 done_testing
