@@ -74,8 +74,10 @@ static char *series_where(const struct sel_series *s)
 	return strbuf_detach(&sb, NULL);
 }
 
-/* what a person reads: preempt=full hz=250 knobs... params */
-static char *series_label(const struct sel_series *s)
+/* what a person reads: preempt=full hz=250 knobs... and the parameters
+ * that tell the series from the other series of its workload in `set`
+ * (all of them when it is NULL) */
+static char *series_label(const struct sel_series *s, const struct sample_set *set)
 {
 	struct strbuf sb = STRBUF_INIT;
 	if (s->dim[DIM_PREEMPT] && *s->dim[DIM_PREEMPT])
@@ -88,7 +90,20 @@ static char *series_label(const struct sel_series *s)
 		strbuf_addf(&sb, "%sknobs: %s", sb.len ? " " : "", l);
 		free(l);
 	}
-	char *p = sel_json_label(s->dim[DIM_PARAMS] ? s->dim[DIM_PARAMS] : "{}", NULL, 0);
+	const char **others = NULL;
+	size_t nothers = 0;
+	for (size_t i = 0; set && i < set->nseries; i++) {
+		const struct sel_series *o = &set->series[i];
+		if (o == s || !o->dim[DIM_WORKLOAD] || !s->dim[DIM_WORKLOAD] ||
+		    strcmp(o->dim[DIM_WORKLOAD], s->dim[DIM_WORKLOAD]))
+			continue;
+		others = xrealloc(others, (nothers + 1) * sizeof(*others));
+		others[nothers++] = o->dim[DIM_PARAMS] ? o->dim[DIM_PARAMS] : "{}";
+	}
+	const char *params = s->dim[DIM_PARAMS] ? s->dim[DIM_PARAMS] : "{}";
+	/* a series alone of its workload: its parameters say nothing */
+	char *p = set && !nothers ? xstrdup("") : sel_json_label(params, others, nothers);
+	free(others);
 	if (*p)
 		strbuf_addf(&sb, "%s%s", sb.len ? " " : "", p);
 	free(p);
@@ -325,7 +340,8 @@ static void range_text(struct strbuf *sb, struct db *db, int64_t gid)
 }
 
 static int raise_alert(struct db *db, struct robot_result *r, const struct robot_options *o,
-		       const struct sel_series *ser, const char *key, const struct sel_group *gr,
+		       const struct sample_set *set, const struct sel_series *ser, const char *key,
+		       const struct sel_group *gr,
 		       const struct verdict *v, const int64_t *base, size_t nbase,
 		       const char *how, struct strbuf *err)
 {
@@ -336,7 +352,7 @@ static int raise_alert(struct db *db, struct robot_result *r, const struct robot
 	a.group_id = gid;
 	a.kind = v->kind == VERDICT_WORSE ? "regression" : "improvement";
 	a.series_key = (char *)key;
-	a.series_label = series_label(ser);
+	a.series_label = series_label(ser, set);
 	a.series_where = series_where(ser);
 	a.workload = gr->workload;
 	a.metric = gr->metric;
@@ -437,7 +453,8 @@ static int follow_alert(struct db *db, struct robot_result *r, const struct robo
 			    !strcmp(tonight->key[tonight->set.groups[g].series], al->series_key))
 				gr = &tonight->set.groups[g];
 		if (ser && gr &&
-		    raise_alert(db, r, o, ser, al->series_key, gr, &va, after, nafter, "NEW", err)) {
+		    raise_alert(db, r, o, &tonight->set, ser, al->series_key, gr, &va, after, nafter, "NEW",
+				err)) {
 			strbuf_release(&line);
 			goto out;
 		}
@@ -562,7 +579,7 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 		if (v.kind == VERDICT_INCONCLUSIVE && isfinite(v.change_pct) &&
 		    fabs(v.change_pct) > o->cmp.threshold_pct) {
 			struct strbuf line = STRBUF_INIT;
-			char *lab = series_label(ser);
+			char *lab = series_label(ser, &tonight.set);
 			strbuf_addf(&line, "inconclusive, no alert: %s.%s %s: ", gr->workload,
 				    gr->metric, lab);
 			free(lab);
@@ -577,7 +594,8 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 		}
 		if (v.kind != VERDICT_WORSE && v.kind != VERDICT_BETTER)
 			continue;
-		if (raise_alert(db, r, o, ser, key, gr, &v, r->baseline, r->nbaseline, "NEW", err))
+		if (raise_alert(db, r, o, &tonight.set, ser, key, gr, &v, r->baseline, r->nbaseline,
+				"NEW", err))
 			goto out;
 	}
 	rc = 0;
