@@ -203,6 +203,10 @@ equals "night 6: the new alerts are fixed" \
 contains "night 6: the summary says fixed" "$TMP/n6.out" "fixed: alert"
 equals "night 6: alerts 1 and 2 stay expected" "$(sql "SELECT group_concat(status, ' ') FROM alert WHERE id <= 2")" "expected expected"
 
+equals "every alert's state changes, in the database" \
+	"$(sql "SELECT group_concat(alert_id || ':' || to_status, ' ') FROM (SELECT * FROM alert_event ORDER BY alert_id, id)")" \
+	"1:new 1:bisecting 1:culprit 1:expected 2:new 2:bisecting 2:culprit 2:expected 3:new 3:bisecting 3:culprit 3:fixed 4:new 4:bisecting 4:culprit 4:fixed"
+
 # --- what was stored ---------------------------------------------------------------------
 equals "every planned run of every session stored exactly once, none left to do" \
 	"$(sql "SELECT count(*) FROM run WHERE status NOT IN ('ok', 'failed', 'skipped')")" 0
