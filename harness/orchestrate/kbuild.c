@@ -116,9 +116,11 @@ int kbuild_fragment_parse(const char *text, const char *name, json_t **out, stru
 			ok = 0;
 		}
 		if (!ok) {
+			/* the line itself is not shown: a fragment path may name any
+			   file the user can read (issue 33: the first line of a file
+			   was printed) */
 			strbuf_addf(err, "fragment %s, line %d: expected CONFIG_X=value, \"# CONFIG_X "
-				    "is not set\", a comment or a blank line, not \"%s\"", name, lineno,
-				    line);
+				    "is not set\", a comment or a blank line", name, lineno);
 			free(line);
 			json_decref(o);
 			return -1;
@@ -294,6 +296,14 @@ int kbuild_spec_check(const json_t *spec, const char *path, const char *kdir,
 		names[i] = name;
 		char *file = fragment_file(kdir, name);
 		struct strbuf text = STRBUF_INIT, e = STRBUF_INIT;
+		struct stat fst;
+		if (strchr(name, '/') && !stat(file, &fst) && !S_ISREG(fst.st_mode)) {
+			/* a FIFO would block the read, a device never end */
+			strbuf_addf(err, "%s.variant[%zu]: fragment %s: not a regular file", path, i,
+				    file);
+			free(file);
+			goto out;
+		}
 		if (strbuf_read_file(&text, file, 1 << 20) < 0) {
 			if (strchr(name, '/'))
 				strbuf_addf(err, "%s.variant[%zu]: fragment %s: %s", path, i, file,

@@ -89,7 +89,8 @@ static void csv_cell(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* table cells: one line, at most 60 characters */
+/* table cells: one line, at most 60 characters; a control character
+ * (a terminal escape in a plan name or a tool's output) as \xNN, never raw */
 static void cell_text(const char *s, struct strbuf *sb)
 {
 	strbuf_reset(sb);
@@ -97,8 +98,15 @@ static void cell_text(const char *s, struct strbuf *sb)
 		strbuf_addstr(sb, "NULL");
 		return;
 	}
-	for (const char *p = s; *p && sb->len < 60; p++)
-		strbuf_addch(sb, *p == '\n' || *p == '\t' ? ' ' : *p);
+	for (const char *p = s; *p && sb->len < 60; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '\n' || c == '\t')
+			strbuf_addch(sb, ' ');
+		else if (c < 0x20 || c == 0x7f)
+			strbuf_addf(sb, "\\x%02x", c);
+		else
+			strbuf_addch(sb, *p);
+	}
 	if (strlen(s) > 60)
 		strbuf_addstr(sb, "...");
 }

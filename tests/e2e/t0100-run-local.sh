@@ -6,7 +6,7 @@
 DB=$TMP/t.db
 
 check "schedlab --help" schedlab --help
-for c in run plan sysinfo sessions query agent compare trend report export check bisect; do
+for c in run plan sysinfo sessions query agent compare trend report export check bisect nightly alerts; do
 	check "schedlab $c --help" schedlab $c --help
 done
 contains "bisect --help names the unit of a value" <(schedlab bisect --help) "--unit U"
@@ -56,6 +56,9 @@ contains "sessions shows the plan name" "$TMP/out" "e2e-local"
 expect_exit 0 "query --format csv" schedlab query --db "$DB" --format csv "SELECT workload, count(*) AS n FROM results GROUP BY 1 ORDER BY 1"
 contains "csv header" "$TMP/out" "workload,n"
 expect_exit 2 "query is read-only" schedlab query --db "$DB" "DELETE FROM metric"
+expect_exit 0 "query of a value with a terminal escape" schedlab query --db "$DB" "SELECT 'a' || char(27) || '[2J' AS t"
+if grep -q $'\x1b' "$TMP/out"; then not_ok "... prints no raw control character" "$(od -c "$TMP/out" | head -3)"; else ok "... prints no raw control character"; fi
+contains "... but \\xNN" "$TMP/out" 'a\x1b[2J'
 # several statements of different widths: one block each (it crashed when
 # the second was wider or narrower than the first)
 expect_exit 0 "query with two statements of different widths" schedlab query --db "$DB" \
