@@ -213,6 +213,15 @@ equals "alert 2's history: raised, bisecting, culprit, fixed, reopened" \
 	"$(sql "SELECT group_concat(to_status, ' ') FROM (SELECT * FROM alert_event WHERE alert_id = 2 ORDER BY id)")" \
 	"new bisecting culprit fixed culprit"
 
+# ---- bisect by hand ------------------------------------------------------------------------
+expect_exit 0 "alerts bisect 4 (by hand; its range holds one commit)" $SL alerts bisect 4 --db "$DB" --out-dir "$TMP/rep"
+contains "... names the culprit" "$TMP/out" "one commit in the range: ${COMMITS[13]:0:12}"
+equals "... alert 4: culprit found, moved by a person then the robot" \
+	"$(sql "SELECT group_concat(to_status || '/' || actor, ' ') FROM (SELECT * FROM alert_event WHERE alert_id = 4 ORDER BY id)")" \
+	"new/nightly bisecting/person culprit/nightly"
+expect_exit 2 "alerts bisect of a culprit found is refused" $SL alerts bisect 4 --db "$DB"
+contains "... with the reason" "$TMP/err" "alert 4: it is culprit found and cannot become bisecting"
+
 # ---- reading them ---------------------------------------------------------------------------
 expect_exit 0 "alerts (open ones)" $SL alerts --db "$DB"
 contains "... lists alert 2 with its culprit" "$TMP/out" "${COMMITS[8]:0:12}"
