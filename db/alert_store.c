@@ -68,6 +68,35 @@ static int run(struct db *db, sqlite3_stmt *s)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* step s to its end collecting column 0 as ids, finalize it: 0, or -1 with
+ * the message (and nothing in *ids) */
+static int collect_ids(struct db *db, sqlite3_stmt *s, int64_t **ids, size_t *n)
+{
+	size_t alloc = 0;
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == alloc) {
+			alloc = alloc ? 2 * alloc : 8;
+			int64_t *t = realloc(*ids, alloc * sizeof(**ids));
+			if (!t) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			*ids = t;
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		db_seterr(db, "alert store: %s", sqlite3_errmsg(db_sqlite(db)));
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
+}
+
 void db_alert_group_free(struct db_alert_group *g)
 {
 	if (!g)
@@ -504,29 +533,7 @@ int db_alert_groups_with(struct db *db, enum alert_state st, int64_t **ids, size
 	if (!s)
 		return -1;
 	bind_text(s, 1, alert_state_word(st));
-	size_t alloc = 0;
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (*n == alloc) {
-			alloc = alloc ? 2 * alloc : 8;
-			int64_t *t = realloc(*ids, alloc * sizeof(**ids));
-			if (!t) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
-			*ids = t;
-		}
-		(*ids)[(*n)++] = sqlite3_column_int64(s, 0);
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		db_seterr(db, "alert store: %s", sqlite3_errmsg(db_sqlite(db)));
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-		return -1;
-	}
-	return 0;
+	return collect_ids(db, s, ids, n);
 }
 
 /* ---- the nightly's reads ------------------------------------------------ */
@@ -617,29 +624,7 @@ int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int
 	sqlite3_bind_int64(s, 4, machine_id);
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)max);
 	bind_text(s, 6, but_tag);
-	size_t alloc = 0;
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (*n == alloc) {
-			alloc = alloc ? 2 * alloc : 8;
-			int64_t *t = realloc(*ids, alloc * sizeof(**ids));
-			if (!t) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
-			*ids = t;
-		}
-		(*ids)[(*n)++] = sqlite3_column_int64(s, 0);
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		db_seterr(db, "alert store: %s", sqlite3_errmsg(db_sqlite(db)));
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-		return -1;
-	}
-	return 0;
+	return collect_ids(db, s, ids, n);
 }
 
 int64_t db_alert_expected_since(struct db *db, const char *plan, int64_t machine_id)
@@ -696,27 +681,5 @@ int db_sessions_by_tag(struct db *db, const char *tag, int64_t **ids, size_t *n)
 	if (!s)
 		return -1;
 	bind_text(s, 1, tag);
-	size_t alloc = 0;
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (*n == alloc) {
-			alloc = alloc ? 2 * alloc : 4;
-			int64_t *t = realloc(*ids, alloc * sizeof(**ids));
-			if (!t) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
-			*ids = t;
-		}
-		(*ids)[(*n)++] = sqlite3_column_int64(s, 0);
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		db_seterr(db, "alert store: %s", sqlite3_errmsg(db_sqlite(db)));
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-		return -1;
-	}
-	return 0;
+	return collect_ids(db, s, ids, n);
 }

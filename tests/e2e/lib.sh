@@ -196,3 +196,50 @@ EOF_TINY
 	  echo "PRAGMA user_version = $(sqlite3 -batch "$TMP/made.db" "PRAGMA user_version");"; } >"$TMP/schema.sql"
 	check "an empty database with the schema" sqlite3 -batch "$1" ".read $TMP/schema.sql"
 }
+
+# kernel_history: for the scripts that build kernels from a git history
+# (t0640, t0830): their prerequisites, Debian's kernel imported, the
+# linux-source-6.1 tree the shared variant is built from (SRC), ccache the
+# user's and the rest of schedlab's cache the script's own, and R, a bare
+# repository whose main is that source as shipped. Ends the script with a
+# failure when something is missing.
+kernel_history() {
+	require qemu-system-x86:qemu-system-x86_64 flex:flex bison:bison bc:bc make:make gcc:gcc \
+		libelf-dev:/usr/include/libelf.h libssl-dev:/usr/include/openssl/ssl.h ccache:ccache \
+		xz-utils:xz git:git sqlite3:sqlite3 busybox-static:/bin/busybox cpio:cpio
+	[ -f kernels/out/debian/kernel.json ] || make -s -C kernels debian >/dev/null 2>&1
+	if [ ! -f kernels/out/debian/kernel.json ]; then
+		not_ok "Debian kernel imported (make -C kernels debian)"; done_testing; exit
+	fi
+	# the Debian source, unpacked where the variant builds unpack it
+	kernels/build-variant.sh --key-only hz1000 >/dev/null 2>"$TMP/unpack.err" ||
+		{ not_ok "linux-source-6.1 unpacked" "$(tail -n 3 "$TMP/unpack.err")"; done_testing; exit; }
+	SRC=$(ls -d "${XDG_CACHE_HOME:-$HOME/.cache}"/schedlab/src/linux-source-6.1* | head -n 1)
+	export CCACHE_DIR=${CCACHE_DIR:-$(ccache -k cache_dir)}
+	export XDG_CACHE_HOME=$TMP/cache TMPDIR=$TMP
+	export GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-t} GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-t@example.org} \
+		GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org GIT_CONFIG_NOSYSTEM=1 \
+		GIT_CONFIG_GLOBAL=/dev/null
+	R=$TMP/linux.git
+	git init -q --bare -b main "$R"
+	git -C "$R" config core.looseCompression 1
+	# a bare repository (no working tree of the user's to be dirty), filled
+	# from the unpacked source in place; -f: the source as shipped, whatever
+	# the kernel's .gitignore says
+	local wt=(-c core.bare=false --git-dir="$R" --work-tree="$SRC")
+	git "${wt[@]}" add -A -f -- . ':!.sl-build-*' ':!.schedlab-unpacked' 2>"$TMP/add.err" &&
+		git "${wt[@]}" commit -qm "linux-source-6.1 as shipped" 2>>"$TMP/add.err" &&
+		rm -f "$R/index" ||
+		{ not_ok "the base commit" "$(tail -n 3 "$TMP/add.err")"; done_testing; exit; }
+}
+# commit_on BRANCH FILE MSG: a commit of FILE (content on stdin) on top of
+# BRANCH of $R, which moves to it; prints its id
+commit_on() {
+	local blob tree c
+	blob=$(git -C "$R" hash-object -w --stdin) &&
+		GIT_INDEX_FILE=$TMP/idx git -C "$R" read-tree "$1" &&
+		GIT_INDEX_FILE=$TMP/idx git -C "$R" update-index --add --cacheinfo "100644,$blob,$2" &&
+		tree=$(GIT_INDEX_FILE=$TMP/idx git -C "$R" write-tree) &&
+		c=$(git -C "$R" commit-tree "$tree" -p "$1" -m "$3") &&
+		git -C "$R" update-ref "refs/heads/$1" "$c" && echo "$c"
+}

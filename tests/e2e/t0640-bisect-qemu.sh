@@ -28,49 +28,11 @@
 # base commit is the source t0600 built, so most of its objects are hits.
 # The build time of each step is printed (TAP comments).
 . "$(dirname "$0")/lib.sh"
-require qemu-system-x86:qemu-system-x86_64 flex:flex bison:bison bc:bc make:make gcc:gcc \
-	libelf-dev:/usr/include/libelf.h libssl-dev:/usr/include/openssl/ssl.h ccache:ccache \
-	xz-utils:xz git:git sqlite3:sqlite3 busybox-static:/bin/busybox cpio:cpio
-[ -f kernels/out/debian/kernel.json ] || make -s -C kernels debian >/dev/null 2>&1
-if [ ! -f kernels/out/debian/kernel.json ]; then
-	not_ok "Debian kernel imported (make -C kernels debian)"; done_testing; exit
-fi
-# the Debian source, unpacked where the variant builds unpack it
-kernels/build-variant.sh --key-only hz1000 >/dev/null 2>"$TMP/unpack.err" ||
-	{ not_ok "linux-source-6.1 unpacked" "$(tail -n 3 "$TMP/unpack.err")"; done_testing; exit; }
-SRC=$(ls -d "${XDG_CACHE_HOME:-$HOME/.cache}"/schedlab/src/linux-source-6.1* | head -n 1)
-# ccache stays the user's (the objects of the variant builds); everything
-# else of schedlab's cache is the test's own
-export CCACHE_DIR=${CCACHE_DIR:-$(ccache -k cache_dir)}
-export XDG_CACHE_HOME=$TMP/cache TMPDIR=$TMP
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t \
-	GIT_COMMITTER_EMAIL=t@example.org GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+kernel_history
 DB=$TMP/b.db
-
-# --- the history ------------------------------------------------------------------
-R=$TMP/linux.git
 t0=$(date +%s)
-git init -q --bare -b main "$R"
-git -C "$R" config core.looseCompression 1
-# a bare repository (no working tree of the user's to be dirty), filled from
-# the unpacked source in place; -f: the source as shipped, whatever the
-# kernel's .gitignore says
-wt=(-c core.bare=false --git-dir="$R" --work-tree="$SRC")
-git "${wt[@]}" add -A -f -- . ':!.sl-build-*' ':!.schedlab-unpacked' 2>"$TMP/add.err" &&
-	git "${wt[@]}" commit -qm "linux-source-6.1 as shipped" 2>>"$TMP/add.err" &&
-	rm -f "$R/index" ||
-	{ not_ok "the base commit" "$(tail -n 3 "$TMP/add.err")"; done_testing; exit; }
 git -C "$R" tag base
-# commit FILE (with CONTENT from stdin) on top of main, message MSG
-commit() {
-	local blob tree c
-	blob=$(git -C "$R" hash-object -w --stdin) &&
-		GIT_INDEX_FILE=$TMP/idx git -C "$R" read-tree main &&
-		GIT_INDEX_FILE=$TMP/idx git -C "$R" update-index --add --cacheinfo "100644,$blob,$1" &&
-		tree=$(GIT_INDEX_FILE=$TMP/idx git -C "$R" write-tree) &&
-		c=$(git -C "$R" commit-tree "$tree" -p main -m "$2") &&
-		git -C "$R" update-ref refs/heads/main "$c" && echo "$c"
-}
+commit() { commit_on main "$@"; }
 core=$(git -C "$R" show main:kernel/sched/core.c)
 fair=$(git -C "$R" show main:kernel/sched/fair.c)
 C1=$(printf '/* schedlab bisect test: a comment */\n%s\n' "$core" | commit kernel/sched/core.c "sched: a comment")

@@ -21,42 +21,12 @@
 # every session stored exactly once; no qemu left. The wall time of each
 # night, the builds and boots are printed (TAP comments).
 . "$(dirname "$0")/lib.sh"
-require qemu-system-x86:qemu-system-x86_64 flex:flex bison:bison bc:bc make:make gcc:gcc \
-	libelf-dev:/usr/include/libelf.h libssl-dev:/usr/include/openssl/ssl.h ccache:ccache \
-	xz-utils:xz git:git sqlite3:sqlite3 busybox-static:/bin/busybox cpio:cpio
-[ -f kernels/out/debian/kernel.json ] || make -s -C kernels debian >/dev/null 2>&1
-if [ ! -f kernels/out/debian/kernel.json ]; then
-	not_ok "Debian kernel imported (make -C kernels debian)"; done_testing; exit
-fi
-kernels/build-variant.sh --key-only hz1000 >/dev/null 2>"$TMP/unpack.err" ||
-	{ not_ok "linux-source-6.1 unpacked" "$(tail -n 3 "$TMP/unpack.err")"; done_testing; exit; }
-SRC=$(ls -d "${XDG_CACHE_HOME:-$HOME/.cache}"/schedlab/src/linux-source-6.1* | head -n 1)
-export CCACHE_DIR=${CCACHE_DIR:-$(ccache -k cache_dir)}
-export XDG_CACHE_HOME=$TMP/cache TMPDIR=$TMP
-export GIT_AUTHOR_NAME="Ann Author" GIT_AUTHOR_EMAIL=ann@example.org GIT_COMMITTER_NAME=t \
-	GIT_COMMITTER_EMAIL=t@example.org GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_AUTHOR_NAME="Ann Author" GIT_AUTHOR_EMAIL=ann@example.org
+kernel_history
 DB=$TMP/r.db
 T0=$(date +%s)
-
-# --- the history, one branch moved night by night --------------------------------
-R=$TMP/linux.git
-git init -q --bare -b main "$R"
-git -C "$R" config core.looseCompression 1
-wt=(-c core.bare=false --git-dir="$R" --work-tree="$SRC")
-git "${wt[@]}" add -A -f -- . ':!.sl-build-*' ':!.schedlab-unpacked' 2>"$TMP/add.err" &&
-	git "${wt[@]}" commit -qm "linux-source-6.1 as shipped" 2>>"$TMP/add.err" &&
-	rm -f "$R/index" ||
-	{ not_ok "the base commit" "$(tail -n 3 "$TMP/add.err")"; done_testing; exit; }
-# commit FILE MSG (content on stdin) on top of refs/heads/work; prints the id
-commit() {
-	local blob tree c
-	blob=$(git -C "$R" hash-object -w --stdin) &&
-		GIT_INDEX_FILE=$TMP/idx git -C "$R" read-tree work &&
-		GIT_INDEX_FILE=$TMP/idx git -C "$R" update-index --add --cacheinfo "100644,$blob,$1" &&
-		tree=$(GIT_INDEX_FILE=$TMP/idx git -C "$R" write-tree) &&
-		c=$(git -C "$R" commit-tree "$tree" -p work -m "$2") &&
-		git -C "$R" update-ref refs/heads/work "$c" && echo "$c"
-}
+# the history's commits go onto "work"; main moves to a night's head
+commit() { commit_on work "$@"; }
 git -C "$R" update-ref refs/heads/work main
 BASE=$(git -C "$R" rev-parse main)
 core=$(git -C "$R" show main:kernel/sched/core.c)
