@@ -57,7 +57,8 @@ TEST(fragment_bad_lines)
 	json_t *o = NULL;
 	CHECK(kbuild_fragment_parse("CONFIG_A=y\n\nbogus\n", "x", &o, &err) == -1);
 	CHECK_CONTAINS(err.buf, "line 3");
-	CHECK_CONTAINS(err.buf, "\"bogus\"");
+	/* the line is not echoed: a fragment path may name any file */
+	CHECK(!strstr(err.buf, "bogus"));
 	strbuf_release(&err);
 }
 
