@@ -1018,12 +1018,23 @@ static json_t *op_schedstat(struct agent_state *st, struct request *rq)
 	return result;
 }
 
+/* a string argument of a request, or NULL with "args.KEY: ..." in err */
+static const char *str_arg(struct request *rq, const char *key)
+{
+	const char *v = json_string_value(json_object_get(rq->args, key));
+	if (!v)
+		strbuf_addf(&rq->err, "args.%s: missing or not a string", key);
+	return v;
+}
+
 static json_t *op_knob_set(struct agent_state *st, struct request *rq)
 {
 	json_t *result = NULL;
-	const char *path = json_string_value(json_object_get(rq->args, "path"));
-	const char *value = json_string_value(json_object_get(rq->args, "value"));
-	if (!knob_set(&st->knobs, path ? path : "", value ? value : "", &result, &rq->err)) {
+	const char *path = str_arg(rq, "path");
+	const char *value = path ? str_arg(rq, "value") : NULL;
+	if (!path || !value)
+		return NULL;
+	if (!knob_set(&st->knobs, path, value, &result, &rq->err)) {
 		if (!result)
 			result = json_object();
 		json_object_set_new(result, "depth", json_integer(knob_pending(&st->knobs)));
@@ -1034,9 +1045,11 @@ static json_t *op_knob_set(struct agent_state *st, struct request *rq)
 static json_t *op_knob_get(struct agent_state *st, struct request *rq)
 {
 	json_t *result = NULL;
-	const char *path = json_string_value(json_object_get(rq->args, "path"));
+	const char *path = str_arg(rq, "path");
+	if (!path)
+		return NULL;
 	struct strbuf v = STRBUF_INIT;
-	if (!knob_get(&st->knobs, path ? path : "", &v, &rq->err))
+	if (!knob_get(&st->knobs, path, &v, &rq->err))
 		result = json_pack("{s:s}", "value", v.buf);
 	strbuf_release(&v);
 	return result;
@@ -1135,8 +1148,23 @@ static int serve_line(struct agent_state *st, const char *line)
 {
 	json_error_t jerr;
 	json_t *req = json_loads(line, 0, &jerr);
-	if (!req)
-		return 0;
+	if (!req) {
+		/* a line that is not JSON at all is noise of the line (a serial
+		   console) and gets no answer; one that meant to be a request
+		   (it opens an object) is answered with why it is not one */
+		const char *p = line;
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (*p != '{')
+			return 0;
+		char msg[200];
+		snprintf(msg, sizeof(msg), "malformed request: %s at character %d", jerr.text,
+			 jerr.position);
+		json_t *resp = json_pack("{s:n,s:b,s:s}", "id", "ok", 0, "error", msg);
+		int quit = resp && send_msg(st, resp);
+		json_decref(resp);
+		return quit;
+	}
 	json_t *id = json_object_get(req, "id");
 	const char *op = json_string_value(json_object_get(req, "op"));
 	struct request rq = { .args = json_object_get(req, "args"), .err = STRBUF_INIT };

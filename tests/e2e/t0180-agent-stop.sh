@@ -9,6 +9,7 @@
 # timeout, for the controller going away (the agent's input ends; a ^C of
 # the session on the ssh target) and for a value the agent must refuse.
 # The harness's side (timerlat and osnoise ask for INT) is test_rtla's.
+# Also: malformed requests are answered with the reason, line noise is not.
 . "$(dirname "$0")/lib.sh"
 require jq:jq
 require_built bin/schedlab-agent
@@ -64,4 +65,15 @@ exec {ag_in}>&-
 wait "$ag_pid"
 equals "controller gone, stop_signal INT: the workload got SIGINT" "$(cat "$SAYS" 2>/dev/null)" INT
 no_leftovers "no workload process left"
+
+# requests the agent must answer with why they are not (issue 33): knob ops
+# without their arguments, a line that opens an object but is no JSON; a
+# line that is no JSON at all is a serial line's noise and gets no answer
+printf '%s\n' '{"id":5,"op":"knob_get"}' '{"id":6,"op":"knob_set","args":{"path":"/proc/sys/kernel/x"}}' \
+	'line noise' '{"id":9' '{"id":10,"op":"hello"}' | timeout 20 bin/schedlab-agent >"$TMP/mal.out" 2>/dev/null
+contains "knob_get without a path: answered, naming the argument" "$TMP/mal.out" '{"id":5,"ok":false,"error":"args.path: missing or not a string"}'
+contains "knob_set without a value: answered" "$TMP/mal.out" '{"id":6,"ok":false,"error":"args.value: missing or not a string"}'
+contains "a malformed request: answered with where it breaks" "$TMP/mal.out" '{"id":null,"ok":false,"error":"malformed request: '
+equals "line noise: no answer, and the next request is served" \
+	"$(grep -c '"ok"' "$TMP/mal.out") $(grep -c '"id":10,"ok":true' "$TMP/mal.out")" "4 1"
 done_testing
