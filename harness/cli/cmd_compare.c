@@ -280,8 +280,15 @@ static void print_block(FILE *out, struct trow *tr, size_t n)
 		}
 }
 
-static void print_table(const struct compare_job *job, const char *sa, const char *sb,
-			FILE *out)
+/* what the notes below the blocks need: which kinds of row were printed */
+struct table_notes {
+	int any_inc, any_noise, any_censored;
+};
+
+/* the lines above the blocks: the selectors, what differs, the kernels from
+ * git, how centre and change are read */
+static void print_table_head(const struct compare_job *job, const char *sa, const char *sb,
+			     FILE *out)
 {
 	const struct cmp_result *r = &job->r;
 	fprintf(out, "A: %s\nB: %s\n", sa, sb);
@@ -307,59 +314,69 @@ static void print_table(const struct compare_job *job, const char *sa, const cha
 	fprintf(out, "centre: median, harmonic mean (*) for rates; change = B/A - 1; "
 		     "noise threshold %g%%\n",
 		r->threshold_pct);
-	int any_inc = 0, any_noise = 0, any_censored = 0;
+}
+
+/* a metric row's verdict cell (a bound's reason and advice go below the
+ * block, the repetitions' meaning too: noted in *tn) */
+static char *verdict_cell(const struct cmp_row *row, struct table_notes *tn)
+{
+	if (row->has_verdict && (row->v.censored_a || row->v.censored_b)) {
+		tn->any_censored = 1;
+		return row->v.kind == VERDICT_INCONCLUSIVE
+			       ? xstrdup("inconclusive (bound) [c]")
+			       : xstrfmt("%s (bound)", verdict_kind_name(row->v.kind));
+	}
+	if (row->has_verdict && row->v.kind == VERDICT_INCONCLUSIVE && row->v.reps_needed) {
+		tn->any_inc = 1;
+		return row->v.reps_needed > 1000
+			       ? xstrdup("inconclusive (>1000 reps)")
+			       : xstrfmt("inconclusive (~%zu reps)", row->v.reps_needed);
+	}
+	return compare_verdict_text(row);
+}
+
+/* the cells of one row of a block */
+static void fill_trow(struct trow *t, const struct cmp_row *row, struct table_notes *tn)
+{
+	char buf[64];
+	int hist = row->kind == CMP_HIST;
+	char *name = row_metric_name(row);
+	t->c[0] = hist || row->centre != STATS_HMEAN ? name : xstrfmt("%s*", name);
+	if (t->c[0] != name)
+		free(name);
+	t->c[1] = hist ? xstrfmt("%zur/%zur", row->a_runs, row->b_runs)
+		       : xstrfmt("%zu/%zu", row->v.n_a, row->v.n_b);
+	int bound_a = hist ? row->ha_overflow : row->v.censored_a > 0;
+	int bound_b = hist ? row->hb_overflow : row->v.censored_b > 0;
+	fmt_num(buf, sizeof(buf), hist ? row->ha : row->v.centre_a);
+	t->c[2] = xstrfmt("%s%s", bound_a ? ">=" : "", buf);
+	fmt_num(buf, sizeof(buf), hist ? row->hb : row->v.centre_b);
+	t->c[3] = xstrfmt("%s%s", bound_b ? ">=" : "", buf);
+	fmt_pct(buf, sizeof(buf), row->change_pct);
+	t->c[4] = xstrfmt("%s%s", hist || !row->v.change_bound ? ""
+				  : row->v.change_bound > 0 ? ">=" : "<=", buf);
+	if (hist) {
+		t->c[5] = xstrdup("(merged histograms)");
+		t->c[6] = xstrdup("-");
+		t->c[7] = xstrdup("");
+	} else {
+		fmt_ci(buf, sizeof(buf), row->v.ci_lo_pct, row->v.ci_hi_pct);
+		t->c[5] = xstrdup(buf);
+		fmt_p(buf, sizeof(buf), row->v.p_mwu);
+		t->c[6] = xstrdup(buf);
+		t->c[7] = verdict_cell(row, tn);
+	}
+	tn->any_noise |= row->has_noise;
+}
+
+/* one block per pair of series: its title line and its rows */
+static void print_table_blocks(const struct cmp_result *r, FILE *out, struct table_notes *tn)
+{
 	struct trow *tr = xcalloc(r->nrows + 1, sizeof(*tr));
 	for (size_t i = 0; i < r->nrows;) {
 		size_t p = r->rows[i].pair, n = 0, j = i;
-		for (; j < r->nrows && r->rows[j].pair == p; j++, n++) {
-			const struct cmp_row *row = &r->rows[j];
-			struct trow *t = &tr[n];
-			char buf[64];
-			int hist = row->kind == CMP_HIST;
-			char *name = row_metric_name(row);
-			t->c[0] = hist || row->centre != STATS_HMEAN ? name : xstrfmt("%s*", name);
-			if (t->c[0] != name)
-				free(name);
-			t->c[1] = hist ? xstrfmt("%zur/%zur", row->a_runs, row->b_runs)
-				       : xstrfmt("%zu/%zu", row->v.n_a, row->v.n_b);
-			int bound_a = hist ? row->ha_overflow : row->v.censored_a > 0;
-			int bound_b = hist ? row->hb_overflow : row->v.censored_b > 0;
-			fmt_num(buf, sizeof(buf), hist ? row->ha : row->v.centre_a);
-			t->c[2] = xstrfmt("%s%s", bound_a ? ">=" : "", buf);
-			fmt_num(buf, sizeof(buf), hist ? row->hb : row->v.centre_b);
-			t->c[3] = xstrfmt("%s%s", bound_b ? ">=" : "", buf);
-			fmt_pct(buf, sizeof(buf), row->change_pct);
-			t->c[4] = xstrfmt("%s%s", hist || !row->v.change_bound ? ""
-						  : row->v.change_bound > 0 ? ">=" : "<=", buf);
-			if (hist) {
-				t->c[5] = xstrdup("(merged histograms)");
-				t->c[6] = xstrdup("-");
-				t->c[7] = xstrdup("");
-			} else {
-				fmt_ci(buf, sizeof(buf), row->v.ci_lo_pct, row->v.ci_hi_pct);
-				t->c[5] = xstrdup(buf);
-				fmt_p(buf, sizeof(buf), row->v.p_mwu);
-				t->c[6] = xstrdup(buf);
-				if (row->has_verdict && (row->v.censored_a || row->v.censored_b)) {
-					/* the reason and the advice go below the block */
-					t->c[7] = row->v.kind == VERDICT_INCONCLUSIVE
-							  ? xstrdup("inconclusive (bound) [c]")
-							  : xstrfmt("%s (bound)",
-								    verdict_kind_name(row->v.kind));
-					any_censored = 1;
-				} else if (row->has_verdict && row->v.kind == VERDICT_INCONCLUSIVE &&
-				    row->v.reps_needed) {
-					t->c[7] = row->v.reps_needed > 1000
-						? xstrdup("inconclusive (>1000 reps)")
-						: xstrfmt("inconclusive (~%zu reps)",
-							  row->v.reps_needed);
-					any_inc = 1;
-				} else {
-					t->c[7] = compare_verdict_text(row);
-				}
-			}
-			any_noise |= row->has_noise;
-		}
+		for (; j < r->nrows && r->rows[j].pair == p; j++, n++)
+			fill_trow(&tr[n], &r->rows[j], tn);
 		const struct cmp_pair *pp = &r->pairs[p];
 		fprintf(out, "\n%s%s%.90s\n", pp->workload, *pp->label ? ": " : "", pp->label);
 		print_block(out, tr, n);
@@ -369,51 +386,70 @@ static void print_table(const struct compare_job *job, const char *sa, const cha
 		i = j;
 	}
 	free(tr);
-	if (any_inc)
+}
+
+/* below the blocks: every value that is only a bound, with its verdict's text */
+static void print_bound_notes(const struct cmp_result *r, FILE *out)
+{
+	fprintf(out, "\nvalues that are only bounds (>=: beyond the range a workload "
+		     "measures, docs/statistics.md):\n");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct cmp_row *row = &r->rows[i];
+		if (row->kind != CMP_METRIC || !row->has_verdict ||
+		    !(row->v.censored_a || row->v.censored_b))
+			continue;
+		char *t = compare_verdict_text(row);
+		fprintf(out, "  %s.%s: %s\n", row->workload, row->metric, t);
+		free(t);
+	}
+}
+
+/* below the blocks: the A/A noise floor of every row that has one */
+static void print_noise_floor(const struct cmp_result *r, FILE *out)
+{
+	int w = 6;
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].has_noise) {
+			int l = (int)(strlen(r->rows[i].workload) + strlen(r->rows[i].metric) + 1);
+			if (l > w)
+				w = l < 50 ? l : 50;
+		}
+	fprintf(out, "\nnoise floor (A/A): a threshold below the CI half-width cannot be "
+		     "resolved\n  %-*s %7s %7s %7s %10s\n",
+		w, "metric", "cv A", "cv B", "cv all", "half-width");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct cmp_row *row = &r->rows[i];
+		if (!row->has_noise)
+			continue;
+		char *name = xstrfmt("%s.%s", row->workload, row->metric);
+		char c[4][32];
+		double v[4] = { 100 * row->nf.cv_a, 100 * row->nf.cv_b, 100 * row->nf.cv_all,
+				row->nf.half_width_pct };
+		for (int k = 0; k < 4; k++)
+			if (isfinite(v[k]))
+				snprintf(c[k], sizeof(c[k]), "%.1f%%", v[k]);
+			else
+				snprintf(c[k], sizeof(c[k]), "-");
+		fprintf(out, "  %-*.50s %7s %7s %7s %10s\n", w, name, c[0], c[1], c[2], c[3]);
+		free(name);
+	}
+}
+
+static void print_table(const struct compare_job *job, const char *sa, const char *sb,
+			FILE *out)
+{
+	const struct cmp_result *r = &job->r;
+	struct table_notes tn = { 0, 0, 0 };
+	print_table_head(job, sa, sb, out);
+	print_table_blocks(r, out, &tn);
+	if (tn.any_inc)
 		fprintf(out, "\ninconclusive (~N reps): need about N repetitions per side to "
 			     "resolve a %g%% change\n",
 			r->threshold_pct);
-	if (any_censored) {
-		fprintf(out, "\nvalues that are only bounds (>=: beyond the range a workload "
-			     "measures, docs/statistics.md):\n");
-		for (size_t i = 0; i < r->nrows; i++) {
-			const struct cmp_row *row = &r->rows[i];
-			if (row->kind != CMP_METRIC || !row->has_verdict ||
-			    !(row->v.censored_a || row->v.censored_b))
-				continue;
-			char *t = compare_verdict_text(row);
-			fprintf(out, "  %s.%s: %s\n", row->workload, row->metric, t);
-			free(t);
-		}
-	}
-	if (any_noise) {
-		int w = 6;
-		for (size_t i = 0; i < r->nrows; i++)
-			if (r->rows[i].has_noise) {
-				int l = (int)(strlen(r->rows[i].workload) + strlen(r->rows[i].metric) + 1);
-				if (l > w)
-					w = l < 50 ? l : 50;
-			}
-		fprintf(out, "\nnoise floor (A/A): a threshold below the CI half-width cannot be "
-			     "resolved\n  %-*s %7s %7s %7s %10s\n",
-			w, "metric", "cv A", "cv B", "cv all", "half-width");
-		for (size_t i = 0; i < r->nrows; i++) {
-			const struct cmp_row *row = &r->rows[i];
-			if (!row->has_noise)
-				continue;
-			char *name = xstrfmt("%s.%s", row->workload, row->metric);
-			char c[4][32];
-			double v[4] = { 100 * row->nf.cv_a, 100 * row->nf.cv_b, 100 * row->nf.cv_all,
-					row->nf.half_width_pct };
-			for (int k = 0; k < 4; k++)
-				if (isfinite(v[k]))
-					snprintf(c[k], sizeof(c[k]), "%.1f%%", v[k]);
-				else
-					snprintf(c[k], sizeof(c[k]), "-");
-			fprintf(out, "  %-*.50s %7s %7s %7s %10s\n", w, name, c[0], c[1], c[2], c[3]);
-			free(name);
-		}
-	}
+	if (tn.any_censored)
+		print_bound_notes(r, out);
+	if (tn.any_noise)
+		print_noise_floor(r, out);
 }
 
 int cmd_compare(int argc, char **argv, struct cmd_ctx *ctx)

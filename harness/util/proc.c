@@ -280,6 +280,22 @@ static int pipe_pollfds(const struct child *c, struct pollfd *pfd, int *io, int 
 	return n;
 }
 
+/* read once from a pipe into sb (then its last `max` bytes when it grew
+ * past twice that; 0: no bound); *fd is closed and set to -1 at EOF or error */
+static void read_pipe(int *fd, struct strbuf *sb, size_t max)
+{
+	char buf[16384];
+	ssize_t k = read(*fd, buf, sizeof(buf));
+	if (k > 0) {
+		strbuf_add(sb, buf, (size_t)k);
+		if (max && sb->len > 2 * max)
+			strbuf_tail(sb, max);
+	} else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
 /* read what is left in the pipes until EOF on both or `until` (poll, never
  * a blocking read: a process that left the group may hold them open) */
 static void drain_pipes(struct child *c, struct strbuf *out, struct strbuf *errout,
@@ -294,21 +310,10 @@ static void drain_pipes(struct child *c, struct strbuf *out, struct strbuf *erro
 		int r = poll(pfd, (nfds_t)n, (int)(left * 1000) + 1);
 		if (r < 0 && errno != EINTR)
 			return;
-		char buf[16384];
-		int *fds[2] = { io >= 0 && pfd[io].revents ? &c->out_fd : NULL,
-				ie >= 0 && pfd[ie].revents ? &c->err_fd : NULL };
-		struct strbuf *sinks[2] = { out, errout };
-		for (int i = 0; i < 2; i++) {
-			if (!fds[i])
-				continue;
-			ssize_t k = read(*fds[i], buf, sizeof(buf));
-			if (k > 0)
-				strbuf_add(sinks[i], buf, (size_t)k);
-			else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
-				close(*fds[i]);
-				*fds[i] = -1;
-			}
-		}
+		if (io >= 0 && pfd[io].revents)
+			read_pipe(&c->out_fd, out, 0);
+		if (ie >= 0 && pfd[ie].revents)
+			read_pipe(&c->err_fd, errout, 0);
 	}
 }
 
@@ -373,22 +378,161 @@ static void kill_pipe_holders(struct child *c, struct proc_result *res)
 		closedir(proc);
 }
 
+/* what proc_run keeps from one poll round to the next */
+struct run_state {
+	double start, deadline;      /* deadline 0: none */
+	double kill_at;              /* when a stopped child gets SIGKILL (0: not yet) */
+	int killed_for;              /* 0, ETIMEDOUT, ECONNRESET, EINTR */
+	int pidfd;                   /* the child's exit as an event, or -1 */
+	int backoff;                 /* ms, the waitpid interval without a pidfd */
+	int abort_fd;                /* the controller side, or -1 */
+	int st;                      /* the child's wait status */
+};
+
+/* stop the child for `why`: its stop signal now, SIGKILL after the grace */
+static void run_stop(struct child *c, struct run_state *rs, int why, double now)
+{
+	rs->killed_for = why;
+	proc_kill(c, stop_signal(c));
+	rs->kill_at = now + stop_grace(c);
+}
+
+/* the round's pollfds (pipes, abort fd, pidfd): how many, the abort fd's
+ * slot in *ia (-1: none) */
+static int run_pollfds(const struct child *c, const struct run_state *rs, struct pollfd *pfd,
+		       int *io, int *ie, int *ia)
+{
+	int n = pipe_pollfds(c, pfd, io, ie);
+	*ia = -1;
+	if (rs->abort_fd >= 0 && !rs->killed_for) {
+		pfd[n] = (struct pollfd){ rs->abort_fd, POLLIN, 0 };
+		*ia = n++;
+	}
+	if (rs->pidfd >= 0 && c->out_fd < 0 && c->err_fd < 0)
+		pfd[n++] = (struct pollfd){ rs->pidfd, POLLIN, 0 };
+	return n;
+}
+
+/* the round's poll timeout, ms: wake as rarely as the timers allow (the
+ * agent shares the CPUs with the measurement). The child's exit shows as
+ * EOF on its pipes, then on the pidfd, and a signal (the abort flag)
+ * interrupts poll, so 1 s is only the bound for the deadline checks */
+static int run_poll_ms(const struct child *c, struct run_state *rs)
+{
+	int ms = 1000;
+	if (rs->pidfd < 0 && c->out_fd < 0 && c->err_fd < 0) {
+		ms = rs->backoff;
+		rs->backoff = rs->backoff >= 64 ? 100 : 2 * rs->backoff;
+	}
+	double next = rs->kill_at ? rs->kill_at
+		    : (!rs->killed_for && rs->deadline) ? rs->deadline : 0;
+	if (next) {
+		double left = next - now_mono();
+		int lm = left <= 0 ? 0 : (int)(left * 1000) + 1;
+		if (lm < ms)
+			ms = lm;
+	}
+	return ms;
+}
+
+/* the controller side polled ready (revents): any input or EOF while a
+ * workload runs means abort only at EOF/error; peek for EOF */
+static void run_abort_fd(struct child *c, struct run_state *rs, short revents)
+{
+	int avail = 0;
+	int k = 1;
+	if (ioctl(rs->abort_fd, FIONREAD, &avail) == 0 && avail == 0)
+		k = 0;
+	else if (!(revents & POLLIN))
+		k = 0;
+	if (k == 0) {
+		rs->killed_for = ECONNRESET;
+		proc_kill(c, stop_signal(c));
+		rs->kill_at = now_mono() + stop_grace(c);
+	} else {
+		rs->abort_fd = -1; /* data pending: stop polling it */
+	}
+}
+
+/* 1 when the child has exited (reaped, its group killed, its pipes
+ * drained), else 0 */
+static int run_reap(struct child *c, struct run_state *rs, struct strbuf *out,
+		    struct strbuf *errout, struct proc_result *res)
+{
+	pid_t w = waitpid(c->pid, &rs->st, WNOHANG);
+	if (w != c->pid)
+		return 0;
+	c->pid = -1;
+	if (c->new_pgrp)
+		kill(-w, SIGKILL);
+	/* drain what is left in the pipes, for at most a second and
+	   never past the deadline; what still holds them then was
+	   left behind (setsid) and is killed, and said so */
+	double until = now_mono() + 1.0;
+	if (rs->deadline && !rs->killed_for && rs->deadline < until)
+		until = rs->deadline > now_mono() ? rs->deadline : now_mono();
+	drain_pipes(c, out, errout, until);
+	if (c->out_fd >= 0 || c->err_fd >= 0) {
+		kill_pipe_holders(c, res);
+		drain_pipes(c, out, errout, now_mono() + 0.2);
+	}
+	return 1;
+}
+
+/* the timers: the abort flag and the deadline stop the child, the grace
+ * after a stop ends in SIGKILL */
+static void run_timers(struct child *c, struct run_state *rs, volatile int *abort_flag)
+{
+	double now = now_mono();
+	if (!rs->killed_for && abort_flag && *abort_flag)
+		run_stop(c, rs, EINTR, now);
+	if (!rs->killed_for && rs->deadline && now >= rs->deadline)
+		run_stop(c, rs, ETIMEDOUT, now);
+	if (rs->kill_at && now >= rs->kill_at) {
+		proc_kill(c, SIGKILL);
+		rs->kill_at = 0;
+	}
+}
+
+/* after the loop: bound the output, close the fds, fill *res; -1 when the
+ * child was stopped for the controller or the abort flag */
+static int run_finish(struct child *c, struct run_state *rs, struct strbuf *out,
+		      size_t out_max, struct strbuf *errout, size_t err_max,
+		      struct proc_result *res, struct strbuf *err)
+{
+	if (rs->pidfd >= 0)
+		close(rs->pidfd);
+	if (out_max)
+		strbuf_tail(out, out_max);
+	if (err_max)
+		strbuf_tail(errout, err_max);
+	proc_close_fds(c);
+	res->wall_s = now_mono() - rs->start;
+	fill_result(res, rs->st);
+	if (rs->killed_for == ETIMEDOUT)
+		res->timed_out = 1;
+	if (rs->killed_for == ECONNRESET || rs->killed_for == EINTR) {
+		errno = rs->killed_for;
+		strbuf_addf(err, "%s stopped: %s", c->argv[0],
+			    rs->killed_for == EINTR ? "interrupted" : "controller went away");
+		return -1;
+	}
+	return 0;
+}
+
 int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_max,
 	     struct strbuf *errout, size_t err_max, int abort_fd,
 	     volatile int *abort_flag, struct proc_result *res, struct strbuf *err)
 {
 	memset(res, 0, sizeof(*res));
-	double start = now_mono();
-	double deadline = timeout_s > 0 ? start + timeout_s : 0;
-	double kill_at = 0;
-	int killed_for = 0; /* 0, ETIMEDOUT, ECONNRESET, EINTR */
+	struct run_state rs = { .start = now_mono(), .abort_fd = abort_fd, .backoff = 1 };
+	rs.deadline = timeout_s > 0 ? rs.start + timeout_s : 0;
 	if (c->pid <= 0 && proc_start(c, err))
 		return -1;
 	if (c->in_fd >= 0) {
 		close(c->in_fd);
 		c->in_fd = -1;
 	}
-	int st = 0;
 	/* the child's exit as an event (Linux >= 5.3) once its pipes are at
 	 * EOF (ldd, kexec -l: they close their output and exit, and were found
 	 * up to 100 ms late); without a pidfd it is looked for every 1, 2, 4 ...
@@ -396,132 +540,28 @@ int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_m
 	 * before: a tool that leaves a daemon on its stdout is found as late as
 	 * ever, by which time the daemon has usually left the process group and
 	 * is killed and named as a pipe holder, not killed with the group */
-	int pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
-	int backoff = 1;
+	rs.pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
 	for (;;) {
 		struct pollfd pfd[4];
-		int io, ie, ia = -1, n = pipe_pollfds(c, pfd, &io, &ie);
-		if (abort_fd >= 0 && !killed_for) {
-			pfd[n] = (struct pollfd){ abort_fd, POLLIN, 0 };
-			ia = n++;
-		}
-		if (pidfd >= 0 && c->out_fd < 0 && c->err_fd < 0)
-			pfd[n++] = (struct pollfd){ pidfd, POLLIN, 0 };
-		/* wake as rarely as the timers allow: the agent shares the CPUs
-		 * with the measurement. The child's exit shows as EOF on its pipes,
-		 * then on the pidfd, and a signal (the abort flag) interrupts poll,
-		 * so 1 s is only the bound for the deadline checks */
-		int ms = 1000;
-		if (pidfd < 0 && c->out_fd < 0 && c->err_fd < 0) {
-			ms = backoff;
-			backoff = backoff >= 64 ? 100 : 2 * backoff;
-		}
-		double next = kill_at ? kill_at : (!killed_for && deadline) ? deadline : 0;
-		if (next) {
-			double left = next - now_mono();
-			int lm = left <= 0 ? 0 : (int)(left * 1000) + 1;
-			if (lm < ms)
-				ms = lm;
-		}
-		int r = poll(pfd, (nfds_t)n, ms);
+		int io, ie, ia, n = run_pollfds(c, &rs, pfd, &io, &ie, &ia);
+		int r = poll(pfd, (nfds_t)n, run_poll_ms(c, &rs));
 		if (r < 0 && errno != EINTR) {
 			strbuf_addf(err, "poll: %s", strerror(errno));
 			break;
 		}
 		if (r > 0) {
-			char buf[16384];
-			if (io >= 0 && pfd[io].revents) {
-				ssize_t k = read(c->out_fd, buf, sizeof(buf));
-				if (k > 0) {
-					strbuf_add(out, buf, (size_t)k);
-					if (out_max && out->len > 2 * out_max)
-						strbuf_tail(out, out_max);
-				} else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
-					close(c->out_fd);
-					c->out_fd = -1;
-				}
-			}
-			if (ie >= 0 && pfd[ie].revents) {
-				ssize_t k = read(c->err_fd, buf, sizeof(buf));
-				if (k > 0) {
-					strbuf_add(errout, buf, (size_t)k);
-					if (err_max && errout->len > 2 * err_max)
-						strbuf_tail(errout, err_max);
-				} else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
-					close(c->err_fd);
-					c->err_fd = -1;
-				}
-			}
-			if (ia >= 0 && pfd[ia].revents) {
-				/* the controller side: any input or EOF while a workload
-				 * runs means abort only at EOF/error; peek for EOF */
-				int avail = 0;
-				int k = 1;
-				if (ioctl(abort_fd, FIONREAD, &avail) == 0 && avail == 0)
-					k = 0;
-				else if (!(pfd[ia].revents & POLLIN))
-					k = 0;
-				if (k == 0) {
-					killed_for = ECONNRESET;
-					proc_kill(c, stop_signal(c));
-					kill_at = now_mono() + stop_grace(c);
-				} else {
-					abort_fd = -1; /* data pending: stop polling it */
-				}
-			}
+			if (io >= 0 && pfd[io].revents)
+				read_pipe(&c->out_fd, out, out_max);
+			if (ie >= 0 && pfd[ie].revents)
+				read_pipe(&c->err_fd, errout, err_max);
+			if (ia >= 0 && pfd[ia].revents)
+				run_abort_fd(c, &rs, pfd[ia].revents);
 		}
-		pid_t w = waitpid(c->pid, &st, WNOHANG);
-		if (w == c->pid) {
-			c->pid = -1;
-			if (c->new_pgrp)
-				kill(-w, SIGKILL);
-			/* drain what is left in the pipes, for at most a second and
-			   never past the deadline; what still holds them then was
-			   left behind (setsid) and is killed, and said so */
-			double until = now_mono() + 1.0;
-			if (deadline && !killed_for && deadline < until)
-				until = deadline > now_mono() ? deadline : now_mono();
-			drain_pipes(c, out, errout, until);
-			if (c->out_fd >= 0 || c->err_fd >= 0) {
-				kill_pipe_holders(c, res);
-				drain_pipes(c, out, errout, now_mono() + 0.2);
-			}
+		if (run_reap(c, &rs, out, errout, res))
 			break;
-		}
-		double now = now_mono();
-		if (!killed_for && abort_flag && *abort_flag) {
-			killed_for = EINTR;
-			proc_kill(c, stop_signal(c));
-			kill_at = now + stop_grace(c);
-		}
-		if (!killed_for && deadline && now >= deadline) {
-			killed_for = ETIMEDOUT;
-			proc_kill(c, stop_signal(c));
-			kill_at = now + stop_grace(c);
-		}
-		if (kill_at && now >= kill_at) {
-			proc_kill(c, SIGKILL);
-			kill_at = 0;
-		}
+		run_timers(c, &rs, abort_flag);
 	}
-	if (pidfd >= 0)
-		close(pidfd);
-	if (out_max)
-		strbuf_tail(out, out_max);
-	if (err_max)
-		strbuf_tail(errout, err_max);
-	proc_close_fds(c);
-	res->wall_s = now_mono() - start;
-	fill_result(res, st);
-	if (killed_for == ETIMEDOUT)
-		res->timed_out = 1;
-	if (killed_for == ECONNRESET || killed_for == EINTR) {
-		errno = killed_for;
-		strbuf_addf(err, "%s stopped: %s", c->argv[0],
-			    killed_for == EINTR ? "interrupted" : "controller went away");
-		return -1;
-	}
-	return 0;
+	return run_finish(c, &rs, out, out_max, errout, err_max, res, err);
 }
 
 int proc_capture(const char *const *argv, double timeout_s, struct strbuf *out,

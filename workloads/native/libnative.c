@@ -832,3 +832,30 @@ int nat_json_print(json_t *obj)
 	}
 	return 0;
 }
+
+/* ---- the phases every program has ------------------------------------------------------- */
+
+int nat_main_start(const char *prog, int (*parse)(int, char **), int argc, char **argv)
+{
+	nat_prog = prog;
+	int r = parse(argc, argv);
+	if (r)
+		return r > 0 ? 0 : 2;
+	return -1;
+}
+
+json_t *nat_report_new(const char *tool, json_t *config)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "tool", json_string(tool));
+	json_object_set_new(o, "format", json_integer(1));
+	json_object_set_new(o, "config", config);
+	return o;
+}
+
+int nat_report_print(json_t *report)
+{
+	int rc = nat_json_print(report) ? 1 : 0;
+	json_decref(report);
+	return rc;
+}

@@ -252,4 +252,19 @@ double nat_json_pct_us(json_t *obj, const char *key, const struct hist *h, doubl
 /* print obj (indented) and a newline on stdout; -1 on a write error */
 int nat_json_print(json_t *obj);
 
+/* ---- the phases every native program has ------------------------------------
+ * (as perf bench's programs share theirs): the start, which names the
+ * program and reads its options, and the report, one JSON object that opens
+ * with the program, the output's format and its configuration and is
+ * printed once whole. */
+
+/* nat_prog = prog, then parse(argc, argv) (0 go on, 1 --help done, -1 after
+ * nat_err): -1 to go on, else the exit status (0 after --help, 2 for a bad
+ * option) */
+int nat_main_start(const char *prog, int (*parse)(int, char **), int argc, char **argv);
+/* a report: {"tool": tool, "format": 1, "config": config (taken)} */
+json_t *nat_report_new(const char *tool, json_t *config);
+/* print the report (nat_json_print) and release it: 0, or 1 on a write error */
+int nat_report_print(json_t *report);
+
 #endif

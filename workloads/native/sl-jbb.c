@@ -580,106 +580,110 @@ static void sched_dump(const char *phase)
 	free(t);
 }
 
-int main(int argc, char **argv)
-{
-	nat_prog = "sl-jbb";
-	int r = parse_opts(argc, argv);
-	if (r)
-		return r > 0 ? 0 : 2;
-	uint64_t t_start = nat_now_ns();
-	uint64_t deadline = t_start + (uint64_t)(O.duration_s * 1e9) - 200000000ull;
+/* what a run finds, phase by phase, for the report */
+struct run {
+	uint64_t t_start, deadline;          /* monotonic ns */
 	uint64_t data_bytes, llc_bytes;
 	int llc_share;
-	if (setup(&data_bytes, &llc_share, &llc_bytes)) {
-		nat_err("cannot allocate the data set or queues (lower --data-mb or --groups)");
-		return 1;
-	}
+	double hbir, hbir_s, settle_s, measure_s;
+	double start;                        /* the curve's first step, % of HBIR */
+	int k;                               /* the last step's number */
+	struct hist h;                       /* a step's response times */
+	json_t *curve;                       /* every step run, as run */
+	size_t nsteps;                       /* steps[]: the RT curve, ascending */
+	int ramp_complete;
+};
+
+static struct jbb_step steps[MAX_STEPS];
+
+/* start the workers and the injectors; -1 after nat_err */
+static int start_threads(void)
+{
 	for (int i = 0; i < nworkers; i++)
 		if (pthread_create(&workers[i].th, NULL, worker_thread, &workers[i])) {
 			nat_err("cannot create worker threads");
-			return 1;
+			return -1;
 		}
 	for (int i = 0; i < ninjectors; i++)
 		if (pthread_create(&injectors[i].th, NULL, injector_thread, &injectors[i])) {
 			nat_err("cannot create injector threads");
-			return 1;
+			return -1;
 		}
-	int rc = 0;
-	struct hist h;
-	hist_init_loglin(&h, NAT_HIST_SUB, NAT_HIST_POW);
-	static struct jbb_step steps[MAX_STEPS];
-	json_t *curve = json_array();
-	size_t nsteps = 0;
-	double hbir = 0, hbir_s = 0, settle_s = 0, measure_s = 0;
-	int ramp_complete = 0;
+	return 0;
+}
 
-	nat_sleep_ns(20000000);              /* let the threads apply their settings */
-	if (atomic_load(&start_failed)) {
-		rc = 1;
-		goto stop;
-	}
-
-	sched_dump("start");
-
-	/* (1) HBIR: the backend kept saturated; a quarter of the time to warm up */
-	hbir_s = O.hbir_ms > 0 ? O.hbir_ms / 1000.0 : fmin(5, fmax(0.3, 0.08 * O.duration_s));
+/* (1) HBIR: the backend kept saturated; a quarter of the time to warm up;
+ * -1 after nat_err when nothing completed */
+static int measure_hbir(struct run *R)
+{
+	R->hbir_s = O.hbir_ms > 0 ? O.hbir_ms / 1000.0 : fmin(5, fmax(0.3, 0.08 * O.duration_s));
 	atomic_store(&mode, 1);
-	nat_sleep_ns((uint64_t)(hbir_s * 0.25e9));
+	nat_sleep_ns((uint64_t)(R->hbir_s * 0.25e9));
 	uint64_t c0 = atomic_load(&sat_completed), t0 = nat_now_ns();
-	nat_sleep_ns((uint64_t)(hbir_s * 0.75e9));
+	nat_sleep_ns((uint64_t)(R->hbir_s * 0.75e9));
 	uint64_t c1 = atomic_load(&sat_completed), t1 = nat_now_ns();
-	hbir = (double)(c1 - c0) / ((double)(t1 - t0) / 1e9);
+	R->hbir = (double)(c1 - c0) / ((double)(t1 - t0) / 1e9);
 	atomic_store(&mode, 0);
 	drain(1000);   /* the saturation backlog, before pacing starts */
-	if (!(hbir > 0)) {
+	if (!(R->hbir > 0)) {
 		nat_err("no transaction completed while measuring HBIR");
-		rc = 1;
-		goto stop;
+		return -1;
 	}
+	return 0;
+}
 
-	/* (2) the RT curve */
+/* (2) the RT curve: the windows sized from the time left, then steps from
+ * --start-pct up to the first that fails (or the deadline) */
+static void rt_curve(struct run *R)
+{
 	uint64_t now0 = nat_now_ns();
-	double budget = now0 < deadline ? (double)(deadline - now0) / 1e9 : 0;
+	double budget = now0 < R->deadline ? (double)(R->deadline - now0) / 1e9 : 0;
 	double expect = (100.0 - O.start_pct) / O.step_pct + 10;
 	double per_step = budget / expect;
-	measure_s = O.measure_ms >= 0 ? O.measure_ms / 1000.0 : fmax(0.05, 0.75 * per_step);
-	settle_s = O.settle_ms >= 0 ? O.settle_ms / 1000.0 : fmax(0.02, 0.25 * per_step);
-	atomic_store(&rate_per_injector, O.start_pct / 100.0 * hbir / (double)ninjectors);
+	R->measure_s = O.measure_ms >= 0 ? O.measure_ms / 1000.0 : fmax(0.05, 0.75 * per_step);
+	R->settle_s = O.settle_ms >= 0 ? O.settle_ms / 1000.0 : fmax(0.02, 0.25 * per_step);
+	atomic_store(&rate_per_injector, O.start_pct / 100.0 * R->hbir / (double)ninjectors);
 	atomic_store(&mode, 2);
-	double start = O.start_pct, pct = start;
-	int k = 0;
-	for (; k < MAX_STEPS; k++, pct += O.step_pct) {
+	double pct;
+	R->start = pct = O.start_pct;
+	R->k = 0;
+	for (; R->k < MAX_STEPS; R->k++, pct += O.step_pct) {
 		struct jbb_step st;
-		if (run_step(k, pct, hbir, settle_s, measure_s, deadline, &h, &st))
+		if (run_step(R->k, pct, R->hbir, R->settle_s, R->measure_s, R->deadline, &R->h, &st))
 			break;                   /* out of time before the first failure */
 		/* the very first step failed: HBIR was too optimistic; probe at
 		 * half the rate (coarse search down), outside the RT curve */
-		int probe = !st.ok && nsteps == 0 && start / 2 >= O.step_pct;
-		json_array_append_new(curve, step_json(&st, &h, probe ? "probe" : "rt-curve"));
+		int probe = !st.ok && R->nsteps == 0 && R->start / 2 >= O.step_pct;
+		json_array_append_new(R->curve, step_json(&st, &R->h, probe ? "probe" : "rt-curve"));
 		if (probe) {
-			start /= 2;
-			pct = start - O.step_pct;
-			atomic_store(&rate_per_injector, start / 100.0 * hbir / (double)ninjectors);
+			R->start /= 2;
+			pct = R->start - O.step_pct;
+			atomic_store(&rate_per_injector, R->start / 100.0 * R->hbir / (double)ninjectors);
 			drain(2000);
 			continue;
 		}
-		steps[nsteps++] = st;
+		steps[R->nsteps++] = st;
 		if (!st.ok) {
-			ramp_complete = 1;
+			R->ramp_complete = 1;
 			break;
 		}
 	}
-	/* (3) the curve starts at start_pct, not at 1% as SPECjbb's does: an SLA
-	 * that no step met may well be met at a lower rate. With time left,
-	 * probe at halving rates below the start until every SLA is met; passing
-	 * probes join the curve in front (lower rates, ascending), so max_jops
-	 * is unchanged and critical_jops stays <= max_jops. */
+}
+
+/* (3) the curve starts at start_pct, not at 1% as SPECjbb's does: an SLA
+ * that no step met may well be met at a lower rate. With time left,
+ * probe at halving rates below the start until every SLA is met; passing
+ * probes join the curve in front (lower rates, ascending), so max_jops
+ * is unchanged and critical_jops stays <= max_jops. */
+static void sla_probes(struct run *R)
+{
 	struct jbb_step low[16];
 	size_t nlow = 0;
 	int passed = 0;
-	for (size_t i = 0; i < nsteps && steps[i].ok; i++)
+	for (size_t i = 0; i < R->nsteps && steps[i].ok; i++)
 		passed++;
-	for (double lp = start / 2; passed && lp >= 1 && nlow < 16 && k + 1 < MAX_STEPS; lp /= 2) {
+	for (double lp = R->start / 2; passed && lp >= 1 && nlow < 16 && R->k + 1 < MAX_STEPS;
+	     lp /= 2) {
 		int unmet = 0;
 		for (int s2 = 0; s2 < JBB_NSLA; s2++) {
 			int met = 0;
@@ -693,21 +697,25 @@ int main(int argc, char **argv)
 			break;
 		drain(2000);
 		struct jbb_step st;
-		if (run_step(++k, lp, hbir, settle_s, measure_s, deadline, &h, &st))
+		if (run_step(++R->k, lp, R->hbir, R->settle_s, R->measure_s, R->deadline, &R->h, &st))
 			break;
-		json_array_append_new(curve, step_json(&st, &h, "sla-probe"));
+		json_array_append_new(R->curve, step_json(&st, &R->h, "sla-probe"));
 		if (st.ok)
 			low[nlow++] = st;
 	}
 	if (nlow) {
 		/* ascending rates: the lowest probe first */
-		memmove(steps + nlow, steps, nsteps * sizeof(*steps));
+		memmove(steps + nlow, steps, R->nsteps * sizeof(*steps));
 		for (size_t i = 0; i < nlow; i++)
 			steps[i] = low[nlow - 1 - i];
-		nsteps += nlow;
+		R->nsteps += nlow;
 	}
-	sched_dump("end");
-stop:
+}
+
+/* stop the injectors, then wake and stop the workers; -1 when a worker
+ * failed */
+static int stop_threads(void)
+{
 	atomic_store(&mode, 0);
 	atomic_store(&stop_inj, 1);
 	for (int i = 0; i < ninjectors; i++)
@@ -721,17 +729,40 @@ stop:
 		}
 	for (int i = 0; i < nworkers; i++)
 		pthread_join(workers[i].th, NULL);
+	int rc = 0;
 	for (int i = 0; i < nworkers; i++)
 		if (workers[i].failed)
-			rc = 1;
-	if (rc) {
-		json_decref(curve);
-		return 1;
-	}
+			rc = -1;
+	return rc;
+}
 
-	/* ---- report ---- */
+/* the report's "config": the options as used, the sizes chosen */
+static json_t *config_json(const struct run *R)
+{
+	json_t *nice = json_array();
+	for (int i = 0; i < O.nnice; i++)
+		json_array_append_new(nice, json_integer(O.nice[i]));
+	return json_pack("{s:f,s:I,s:I,s:I,s:I,s:I,s:[I,I,I],s:f,s:f,s:f,s:f,s:f,s:f,s:f,"
+			 "s:o,s:I,s:I,s:I,s:I,s:i}",
+			 "duration_s", O.duration_s, "groups", (json_int_t)O.groups,
+			 "workers", (json_int_t)O.workers, "injectors", (json_int_t)O.injectors,
+			 "tiers", (json_int_t)O.tiers,
+			 "data_mb", (json_int_t)(R->data_bytes >> 20),
+			 "mix", (json_int_t)O.mix[0], (json_int_t)O.mix[1], (json_int_t)O.mix[2],
+			 "scale", O.scale, "start_pct", O.start_pct, "step_pct", O.step_pct,
+			 "tolerance_pct", O.tolerance_pct, "hbir_s", R->hbir_s,
+			 "settle_s", R->settle_s, "measure_s", R->measure_s, "nice", nice,
+			 "rr_group", (json_int_t)O.rr_group, "rr_priority", (json_int_t)O.rr_priority,
+			 "seed", (json_int_t)O.seed, "llc_kb", (json_int_t)(R->llc_bytes >> 10),
+			 "llc_share", R->llc_share);
+}
+
+/* the report on stdout (the metrics of the curve, the request counts, every
+ * step): the exit status */
+static int report(struct run *R)
+{
 	struct jbb_result res;
-	jbb_summarise(steps, nsteps, &res);
+	jbb_summarise(steps, R->nsteps, &res);
 	uint64_t injected = 0, dropped = 0, completed = 0, in_flight = 0;
 	for (int g = 0; g < O.groups; g++) {
 		injected += atomic_load(&groups[g].injected);
@@ -742,27 +773,8 @@ stop:
 	for (int i = 0; i < nworkers; i++)
 		completed += workers[i].st.total;
 
-	json_t *nice = json_array();
-	for (int i = 0; i < O.nnice; i++)
-		json_array_append_new(nice, json_integer(O.nice[i]));
-	json_t *cfg = json_pack("{s:f,s:I,s:I,s:I,s:I,s:I,s:[I,I,I],s:f,s:f,s:f,s:f,s:f,s:f,s:f,"
-				"s:o,s:I,s:I,s:I,s:I,s:i}",
-				"duration_s", O.duration_s, "groups", (json_int_t)O.groups,
-				"workers", (json_int_t)O.workers, "injectors", (json_int_t)O.injectors,
-				"tiers", (json_int_t)O.tiers,
-				"data_mb", (json_int_t)(data_bytes >> 20),
-				"mix", (json_int_t)O.mix[0], (json_int_t)O.mix[1], (json_int_t)O.mix[2],
-				"scale", O.scale, "start_pct", O.start_pct, "step_pct", O.step_pct,
-				"tolerance_pct", O.tolerance_pct, "hbir_s", hbir_s,
-				"settle_s", settle_s, "measure_s", measure_s, "nice", nice,
-				"rr_group", (json_int_t)O.rr_group, "rr_priority", (json_int_t)O.rr_priority,
-				"seed", (json_int_t)O.seed, "llc_kb", (json_int_t)(llc_bytes >> 10),
-				"llc_share", llc_share);
-	json_t *o = json_object();
-	json_object_set_new(o, "tool", json_string("sl-jbb"));
-	json_object_set_new(o, "format", json_integer(1));
-	json_object_set_new(o, "config", cfg);
-	json_object_set_new(o, "hbir_jops", json_real(hbir));
+	json_t *o = nat_report_new("sl-jbb", config_json(R));
+	json_object_set_new(o, "hbir_jops", json_real(R->hbir));
 	json_object_set_new(o, "max_jops", json_real(res.max_jops));
 	json_object_set_new(o, "critical_jops", json_real(res.critical_jops));
 	for (int k = 0; k < JBB_NSLA; k++) {
@@ -771,16 +783,50 @@ stop:
 		json_object_set_new(o, key, json_real(res.sla_jops[k]));
 	}
 	json_object_set_new(o, "steps_passed", json_integer((json_int_t)res.passed));
-	json_object_set_new(o, "ramp_complete", json_boolean(ramp_complete));
+	json_object_set_new(o, "ramp_complete", json_boolean(R->ramp_complete));
 	json_object_set_new(o, "requests_injected", json_integer((json_int_t)injected));
 	json_object_set_new(o, "requests_completed", json_integer((json_int_t)completed));
 	json_object_set_new(o, "requests_in_flight", json_integer((json_int_t)in_flight));
 	json_object_set_new(o, "requests_dropped", json_integer((json_int_t)dropped));
-	json_object_set_new(o, "run_s", json_real((double)(nat_now_ns() - t_start) / 1e9));
+	json_object_set_new(o, "run_s", json_real((double)(nat_now_ns() - R->t_start) / 1e9));
 	json_object_set_new(o, "transactions", json_pack("[s,s,s]", tx_names[0], tx_names[1],
 							 tx_names[2]));
-	json_object_set_new(o, "steps", curve);
-	rc = nat_json_print(o) ? 1 : 0;
-	json_decref(o);
-	return rc;
+	json_object_set_new(o, "steps", R->curve);
+	return nat_report_print(o);
+}
+
+int main(int argc, char **argv)
+{
+	int r = nat_main_start("sl-jbb", parse_opts, argc, argv);
+	if (r >= 0)
+		return r;
+	struct run R = { .t_start = nat_now_ns() };
+	R.deadline = R.t_start + (uint64_t)(O.duration_s * 1e9) - 200000000ull;
+	if (setup(&R.data_bytes, &R.llc_share, &R.llc_bytes)) {
+		nat_err("cannot allocate the data set or queues (lower --data-mb or --groups)");
+		return 1;
+	}
+	if (start_threads())
+		return 1;
+	int rc = 0;
+	hist_init_loglin(&R.h, NAT_HIST_SUB, NAT_HIST_POW);
+	R.curve = json_array();
+	nat_sleep_ns(20000000);              /* let the threads apply their settings */
+	if (atomic_load(&start_failed)) {
+		rc = 1;
+	} else {
+		sched_dump("start");
+		if (measure_hbir(&R)) {
+			rc = 1;
+		} else {
+			rt_curve(&R);
+			sla_probes(&R);
+			sched_dump("end");
+		}
+	}
+	if (stop_threads() || rc) {
+		json_decref(R.curve);
+		return 1;
+	}
+	return report(&R);
 }

@@ -659,15 +659,11 @@ static json_t *config_json(int llc_groups)
 	return c;
 }
 
-int main(int argc, char **argv)
+/* shared memory (the window, the edges, the tasks' and lanes' counters and
+ * histograms), the LLC groups, the channels, the clock and the spin
+ * calibration; -1 after nat_err */
+static int setup(int L, int ntasks, int *llc_groups)
 {
-	nat_prog = "sl-pingpong";
-	int r = parse_opts(argc, argv);
-	if (r)
-		return r > 0 ? 0 : 2;
-
-	actors = O.stages - 1 + O.fanout;
-	int L = O.concurrency, per = actors + 1, ntasks = L * per;
 	size_t hb = nat_hist_shared_bytes();
 	S = nat_shm_alloc(sizeof(*S));
 	hops = nat_shm_alloc(sizeof(struct hop) * (size_t)L * (size_t)actors);
@@ -676,7 +672,7 @@ int main(int argc, char **argv)
 	char *hmem = nat_shm_alloc(hb * (size_t)(ntasks + L));
 	if (!S || !hops || !eps || !lanes || !hmem) {
 		nat_err("cannot allocate shared memory: %s", strerror(errno));
-		return 1;
+		return -1;
 	}
 	for (int i = 0; i < ntasks; i++) {
 		nat_hist_init_in(&eps[i].wake, hmem + hb * (size_t)i);
@@ -686,25 +682,31 @@ int main(int argc, char **argv)
 		nat_hist_init_in(&lanes[i].req, hmem + hb * (size_t)(ntasks + i));
 		nat_lat_init(&lanes[i].req_rec, &lanes[i].req);
 	}
-	int llc_groups = nat_llc_groups(S->llc, MAX_CPUS, NULL, NULL);
+	*llc_groups = nat_llc_groups(S->llc, MAX_CPUS, NULL, NULL);
 	for (int i = 0; i < L * actors; i++)
 		if (chan_init(&hops[i])) {
 			nat_err("cannot create %s channels: %s (lower --concurrency or raise "
 				"the open-file limit)", mech_names[O.mech], strerror(errno));
-			return 1;
+			return -1;
 		}
 	clock_src = nat_fastclock_init(O.clock);
 	S->spin_per_us = O.work_us ? nat_calibrate_spin() : 0;
+	return 0;
+}
 
-	pthread_t *th = calloc((size_t)ntasks, sizeof(pthread_t));
-	pid_t *kids = calloc((size_t)ntasks, sizeof(pid_t));
-	struct actor_arg *aa = calloc((size_t)ntasks, sizeof(*aa));
-	struct task_counters *tc = calloc((size_t)ntasks, sizeof(*tc));
-	if (!th || !kids || !aa || !tc) {
-		nat_err("out of memory");
-		return 1;
-	}
-	int nth = 0, nkids = 0, rc = 0;
+/* the tasks main starts: threads (the stages without --procs, the clients)
+ * and processes (the stages with --procs) */
+struct tasks {
+	pthread_t *th;
+	pid_t *kids;
+	struct actor_arg *aa;
+	int nth, nkids;
+};
+
+/* start every stage instance and every client; -1 after nat_err (the ones
+ * started are in *t) */
+static int start_tasks(struct tasks *t, int L)
+{
 	for (int l = 0; l < L; l++)
 		for (int a = 0; a < actors; a++) {
 			if (O.procs) {
@@ -714,37 +716,47 @@ int main(int argc, char **argv)
 				if (p < 0) {
 					nat_err("fork: %s", strerror(errno));
 					atomic_store(&S->abort, 1);
-					rc = 1;
-					goto stop;
+					return -1;
 				}
-				kids[nkids++] = p;
+				t->kids[t->nkids++] = p;
 			} else {
-				aa[nth] = (struct actor_arg){ l, a };
-				if (pthread_create(&th[nth], NULL, actor_thread, &aa[nth])) {
+				t->aa[t->nth] = (struct actor_arg){ l, a };
+				if (pthread_create(&t->th[t->nth], NULL, actor_thread, &t->aa[t->nth])) {
 					nat_err("cannot create a thread");
-					rc = 1;
-					goto stop;
+					return -1;
 				}
-				nth++;
+				t->nth++;
 			}
 		}
 	for (int l = 0; l < L; l++) {
-		if (pthread_create(&th[nth], NULL, client_thread, (void *)(intptr_t)l)) {
+		if (pthread_create(&t->th[t->nth], NULL, client_thread, (void *)(intptr_t)l)) {
 			nat_err("cannot create a thread");
-			rc = 1;
-			goto stop;
+			return -1;
 		}
-		nth++;
+		t->nth++;
 	}
+	return 0;
+}
+
+/* wait (30 s at most) until every task is ready; -1 when one failed or
+ * they were late */
+static int wait_ready(int ntasks)
+{
 	uint64_t deadline = nat_now_ns() + 30000000000ull;
 	while (atomic_load(&S->ready) < ntasks && nat_now_ns() < deadline)
 		nat_sleep_ns(200000);
 	if (atomic_load(&S->ready) < ntasks || atomic_load(&S->abort)) {
 		if (!atomic_load(&S->abort))
 			nat_err("the stages did not start within 30 s");
-		rc = 1;
-		goto stop;
+		return -1;
 	}
+	return 0;
+}
+
+/* the measurement: the window after the warmup, the tasks' counters (and
+ * --sched-out) at its start and end */
+static void measure(struct task_counters *tc, int ntasks)
+{
 	S->t0 = nat_fast_ns() + (uint64_t)(O.warmup_s * 1e9) + 1000000;
 	S->t1 = S->t0 + (uint64_t)(O.duration_s * 1e9);
 	atomic_store(&S->go, 1);
@@ -754,16 +766,21 @@ int main(int argc, char **argv)
 	nat_fast_sleep_until(S->t1);
 	snapshot(tc, ntasks, eps, 1);
 	sched_dump("end", ntasks, eps);
-stop:
+}
+
+/* end every task (killed when rc says the run failed) and wait for it: the
+ * run's status, 1 when it or a task failed */
+static int stop_tasks(struct tasks *t, int ntasks, int rc)
+{
 	atomic_store(&S->done, 1);
 	atomic_store(&S->go, 1);
-	for (int i = 0; i < nth; i++)
-		pthread_join(th[i], NULL);
-	for (int i = 0; i < nkids; i++) {
+	for (int i = 0; i < t->nth; i++)
+		pthread_join(t->th[i], NULL);
+	for (int i = 0; i < t->nkids; i++) {
 		int st;
 		if (rc)
-			kill(kids[i], SIGKILL);
-		while (waitpid(kids[i], &st, 0) < 0 && errno == EINTR)
+			kill(t->kids[i], SIGKILL);
+		while (waitpid(t->kids[i], &st, 0) < 0 && errno == EINTR)
 			;
 		if (!rc && (!WIFEXITED(st) || WEXITSTATUS(st)))
 			rc = 1;
@@ -776,82 +793,106 @@ stop:
 			nat_err("a stage failed");
 		return 1;
 	}
+	return 0;
+}
 
-	/* ---- report ---- */
+/* what the report says, summed over the lanes and the tasks */
+struct totals {
 	struct hist req, wake;
-	hist_init_loglin(&req, NAT_HIST_SUB, NAT_HIST_POW);
-	hist_init_loglin(&wake, NAT_HIST_SUB, NAT_HIST_POW);
-	uint64_t sent = 0, completed = 0, in_flight = 0, scheduled = 0, backlog = 0;
-	uint64_t wakeups = 0, same = 0, cross = 0, nowait = 0, observed = 0, migr = 0, vol = 0,
-		 invol = 0;
-	int csw_ok = 1, sched_ok = 1;
+	uint64_t sent, completed, in_flight, scheduled, backlog;
+	uint64_t wakeups, same, cross, nowait, observed, migr, vol, invol;
+	int csw_ok, sched_ok;
+};
+
+/* sum the lanes' and the tasks' counters and merge their histograms */
+static void sum_totals(struct totals *T, const struct task_counters *tc, int L, int ntasks)
+{
+	*T = (struct totals){ .csw_ok = 1, .sched_ok = 1 };
+	hist_init_loglin(&T->req, NAT_HIST_SUB, NAT_HIST_POW);
+	hist_init_loglin(&T->wake, NAT_HIST_SUB, NAT_HIST_POW);
 	for (int l = 0; l < L; l++) {
 		nat_lat_finish(&lanes[l].req_rec, &lanes[l].req);
-		hist_merge(&req, &lanes[l].req);
-		sent += lanes[l].sent, completed += lanes[l].completed;
-		in_flight += lanes[l].in_flight, scheduled += lanes[l].scheduled;
-		backlog += lanes[l].backlog;
+		hist_merge(&T->req, &lanes[l].req);
+		T->sent += lanes[l].sent, T->completed += lanes[l].completed;
+		T->in_flight += lanes[l].in_flight, T->scheduled += lanes[l].scheduled;
+		T->backlog += lanes[l].backlog;
 	}
 	for (int i = 0; i < ntasks; i++) {
 		nat_lat_finish(&eps[i].wake_rec, &eps[i].wake);
-		hist_merge(&wake, &eps[i].wake);
-		wakeups += eps[i].wake_rec.n, same += eps[i].same_cpu, cross += eps[i].cross_llc;
-		nowait += eps[i].nowait, observed += eps[i].observed_migr;
-		migr += tc[i].m1 - tc[i].m0;
-		vol += tc[i].v1 - tc[i].v0, invol += tc[i].i1 - tc[i].i0;
-		csw_ok &= tc[i].csw_ok;
-		sched_ok &= tc[i].sched_ok;
+		hist_merge(&T->wake, &eps[i].wake);
+		T->wakeups += eps[i].wake_rec.n, T->same += eps[i].same_cpu;
+		T->cross += eps[i].cross_llc;
+		T->nowait += eps[i].nowait, T->observed += eps[i].observed_migr;
+		T->migr += tc[i].m1 - tc[i].m0;
+		T->vol += tc[i].v1 - tc[i].v0, T->invol += tc[i].i1 - tc[i].i0;
+		T->csw_ok &= tc[i].csw_ok;
+		T->sched_ok &= tc[i].sched_ok;
 	}
+}
+
+/* the metrics of the report (docs/workloads-native.md) into o */
+static void report_metrics(json_t *o, const struct totals *T)
+{
 	double win = O.duration_s;
-	int64_t drift = nat_fastclock_drift_ns();
-	int clock_valid = nat_fastclock_still_valid();
-	json_t *o = json_object();
-	json_object_set_new(o, "tool", json_string("sl-pingpong"));
-	json_object_set_new(o, "format", json_integer(1));
-	json_object_set_new(o, "config", config_json(llc_groups));
-	json_object_set_new(o, "window_s", json_real(win));
-	/* how far the stamps' clock went from CLOCK_MONOTONIC over the run */
-	json_object_set_new(o, "clock_drift_us", json_real((double)drift / 1000));
-	json_object_set_new(o, "clock_valid", json_boolean(clock_valid));
-	json_object_set_new(o, "requests_sent", json_integer((json_int_t)sent));
+	uint64_t completed = T->completed, wakeups = T->wakeups;
+	uint64_t migr = T->sched_ok ? T->migr : T->observed;
+	json_object_set_new(o, "requests_sent", json_integer((json_int_t)T->sent));
 	json_object_set_new(o, "requests_completed", json_integer((json_int_t)completed));
-	json_object_set_new(o, "requests_in_flight", json_integer((json_int_t)in_flight));
+	json_object_set_new(o, "requests_in_flight", json_integer((json_int_t)T->in_flight));
 	if (O.rate > 0) {
-		json_object_set_new(o, "requests_scheduled", json_integer((json_int_t)scheduled));
-		json_object_set_new(o, "requests_backlog", json_integer((json_int_t)backlog));
+		json_object_set_new(o, "requests_scheduled", json_integer((json_int_t)T->scheduled));
+		json_object_set_new(o, "requests_backlog", json_integer((json_int_t)T->backlog));
 		json_object_set_new(o, "offered_rps", json_real(O.rate));
 	}
 	json_object_set_new(o, "rps", json_real((double)completed / win));
-	nat_json_pct_us(o, "req_p50_us", &req, 50);
-	nat_json_pct_us(o, "req_p99_us", &req, 99);
-	nat_json_pct_us(o, "req_p999_us", &req, 99.9);
-	json_object_set_new(o, "req_max_us", req.total ? json_real(req.max / 1000) : json_null());
+	nat_json_pct_us(o, "req_p50_us", &T->req, 50);
+	nat_json_pct_us(o, "req_p99_us", &T->req, 99);
+	nat_json_pct_us(o, "req_p999_us", &T->req, 99.9);
+	json_object_set_new(o, "req_max_us", T->req.total ? json_real(T->req.max / 1000) : json_null());
 	json_object_set_new(o, "wakeups", json_integer((json_int_t)wakeups));
-	json_object_set_new(o, "wakeups_nowait", json_integer((json_int_t)nowait));
-	nat_json_pct_us(o, "wakeup_p50_us", &wake, 50);
-	nat_json_pct_us(o, "wakeup_p99_us", &wake, 99);
-	json_object_set_new(o, "wakeup_max_us", wake.total ? json_real(wake.max / 1000) : json_null());
+	json_object_set_new(o, "wakeups_nowait", json_integer((json_int_t)T->nowait));
+	nat_json_pct_us(o, "wakeup_p50_us", &T->wake, 50);
+	nat_json_pct_us(o, "wakeup_p99_us", &T->wake, 99);
+	json_object_set_new(o, "wakeup_max_us",
+			    T->wake.total ? json_real(T->wake.max / 1000) : json_null());
 	json_object_set_new(o, "same_cpu_wakeup_pct",
-			    wakeups ? json_real(100.0 * (double)same / (double)wakeups) : json_null());
+			    wakeups ? json_real(100.0 * (double)T->same / (double)wakeups) : json_null());
 	json_object_set_new(o, "cross_llc_wakeup_pct",
-			    wakeups ? json_real(100.0 * (double)cross / (double)wakeups) : json_null());
-	json_object_set_new(o, "migrations", json_integer((json_int_t)(sched_ok ? migr : observed)));
-	json_object_set_new(o, "migrations_source", json_string(sched_ok ? "sched" : "observed"));
+			    wakeups ? json_real(100.0 * (double)T->cross / (double)wakeups) : json_null());
+	json_object_set_new(o, "migrations", json_integer((json_int_t)migr));
+	json_object_set_new(o, "migrations_source", json_string(T->sched_ok ? "sched" : "observed"));
 	json_object_set_new(o, "migrations_per_kreq",
-			    completed ? json_real(1000.0 * (double)(sched_ok ? migr : observed) /
-						  (double)completed) : json_null());
-	if (csw_ok && completed) {
-		json_object_set_new(o, "csw_per_req", json_real((double)(vol + invol) / (double)completed));
-		json_object_set_new(o, "vcsw_per_req", json_real((double)vol / (double)completed));
-		json_object_set_new(o, "ivcsw_per_req", json_real((double)invol / (double)completed));
+			    completed ? json_real(1000.0 * (double)migr / (double)completed)
+				      : json_null());
+	if (T->csw_ok && completed) {
+		json_object_set_new(o, "csw_per_req",
+				    json_real((double)(T->vol + T->invol) / (double)completed));
+		json_object_set_new(o, "vcsw_per_req", json_real((double)T->vol / (double)completed));
+		json_object_set_new(o, "ivcsw_per_req", json_real((double)T->invol / (double)completed));
 	} else {
 		json_object_set_new(o, "csw_per_req", json_null());
 		json_object_set_new(o, "vcsw_per_req", json_null());
 		json_object_set_new(o, "ivcsw_per_req", json_null());
 	}
-	json_object_set_new(o, "hist", json_pack("{s:o,s:o}", "request_ns", hist_to_json(&req),
-						 "wakeup_ns", hist_to_json(&wake)));
-	rc = nat_json_print(o) ? 1 : 0;
+	json_object_set_new(o, "hist", json_pack("{s:o,s:o}", "request_ns", hist_to_json(&T->req),
+						 "wakeup_ns", hist_to_json(&T->wake)));
+}
+
+/* the report on stdout: the exit status (1 when it could not be written or
+ * the TSC stopped being the clocksource) */
+static int report(const struct task_counters *tc, int L, int ntasks, int llc_groups)
+{
+	struct totals T;
+	sum_totals(&T, tc, L, ntasks);
+	int64_t drift = nat_fastclock_drift_ns();
+	int clock_valid = nat_fastclock_still_valid();
+	json_t *o = nat_report_new("sl-pingpong", config_json(llc_groups));
+	json_object_set_new(o, "window_s", json_real(O.duration_s));
+	/* how far the stamps' clock went from CLOCK_MONOTONIC over the run */
+	json_object_set_new(o, "clock_drift_us", json_real((double)drift / 1000));
+	json_object_set_new(o, "clock_valid", json_boolean(clock_valid));
+	report_metrics(o, &T);
+	int rc = nat_report_print(o);
 	if (!clock_valid) {
 		/* the output stays (it is the run's record), the run fails */
 		nat_err("the kernel stopped using the TSC as its clocksource during the run "
@@ -859,8 +900,35 @@ stop:
 			"disagree; run again, or with --clock monotonic");
 		rc = 1;
 	}
-	json_decref(o);
-	hist_free(&req);
-	hist_free(&wake);
+	hist_free(&T.req);
+	hist_free(&T.wake);
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	int r = nat_main_start("sl-pingpong", parse_opts, argc, argv);
+	if (r >= 0)
+		return r;
+	actors = O.stages - 1 + O.fanout;
+	int L = O.concurrency, per = actors + 1, ntasks = L * per;
+	int llc_groups;
+	if (setup(L, ntasks, &llc_groups))
+		return 1;
+	struct tasks t = {
+		.th = calloc((size_t)ntasks, sizeof(pthread_t)),
+		.kids = calloc((size_t)ntasks, sizeof(pid_t)),
+		.aa = calloc((size_t)ntasks, sizeof(struct actor_arg)),
+	};
+	struct task_counters *tc = calloc((size_t)ntasks, sizeof(*tc));
+	if (!t.th || !t.kids || !t.aa || !tc) {
+		nat_err("out of memory");
+		return 1;
+	}
+	int rc = start_tasks(&t, L) || wait_ready(ntasks) ? 1 : 0;
+	if (!rc)
+		measure(tc, ntasks);
+	if (stop_tasks(&t, ntasks, rc))
+		return 1;
+	return report(tc, L, ntasks, llc_groups);
 }
