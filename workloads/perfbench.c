@@ -127,8 +127,8 @@ static int number_then(const char *s, const char *suffix, double *v, const char 
 {
 	char *end;
 	s += strspn(s, " \t");
-	if (*s == '-' || *s == '+')
-		return -1;
+	if (!(*s >= '0' && *s <= '9'))
+		return -1; /* strtod would skip a newline, take a sign, "inf", "nan" */
 	*v = strtod(s, &end);
 	if (end == s || !isfinite(*v))
 		return -1;
