@@ -54,6 +54,10 @@ equals "... threads and processes as perf says" \
 equals "the program run is the real perf binary" \
 	"$(sql "SELECT DISTINCT json_extract(json_extract(files, '\$.\"schedlab-tools.json\"'), '\$.workload.path') FROM run")" \
 	"$(readlink -f "$(command -v perf)")"
+# the qemu target copies a workload's tool with the libraries ldd lists: it
+# must be the program itself, not linux-base's wrapper script
+equals "... an ELF program, not a wrapper script (what an initramfs gets)" \
+	"$(head -c 4 "$(command -v perf)" | od -An -c | tr -d ' ')" '177ELF'
 no_leftovers "no perf or agent process left"
 
 # a target without perf: the run fails naming the package
