@@ -1,8 +1,12 @@
 /*
  * libFuzzer target: the parsers of tool output (cyclictest JSON and text,
- * hackbench, stress-ng YAML and text, rtla timerlat and osnoise text) and every registered workload's
- * parse hook fed the input as stdout and as each result file. The first
- * byte picks the parser.
+ * hackbench, perf bench sched messaging and pipe, stress-ng YAML and text,
+ * rtla timerlat and osnoise text) and every registered workload's parse
+ * hook fed the input as stdout and as each result file. The first byte
+ * picks the parser (modulo 16): 0-7 one of the parsers, 8-15 a registered
+ * workload's parse hook, workload_all()[byte % the number of workloads]
+ * (tests/data/fuzz/parsers/stressng-no-stressor starts with 12: stress-ng
+ * among 10 workloads; a new workload moves it).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,9 +14,6 @@
 
 #include "workloads/parsers.h"
 #include "workloads/workload.h"
-
-static const char *const names[] = { "cyclictest", "hackbench", "stress-ng", "sl-pingpong",
-				     "sl-jbb", "timerlat", "osnoise" };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -26,16 +27,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct metric_set ms;
 	struct strbuf err = STRBUF_INIT;
 	double a, b;
+	struct perfbench_result pr;
 	metric_set_init(&ms);
-	switch (data[0] % 10) {
+	switch (data[0] % 16) {
 	case 0: cyclictest_parse_result(text, text, 200, &ms, &err); break;
 	case 1: hackbench_parse_text(text, &a); break;
 	case 2: stressng_parse_yaml(text, &a, &b); break;
 	case 3: stressng_parse_text(text, "cpu", &a, &b); break;
 	case 4: timerlat_parse_hist(text, 200, &ms, &err); break;
 	case 5: osnoise_parse_top(text, &ms, &err); break;
+	case 6: perfbench_parse("pipe", text, &pr, &err); break;
+	case 7:
+		perfbench_parse("messaging", text, &pr, &err);
+		perfbench_explain(text, text, &err);
+		break;
 	default: {
-		const struct workload_ops *w = workload_find(names[data[0] % 7]);
+		const struct workload_ops *const *all = workload_all();
+		size_t n = 0;
+		while (all[n])
+			n++;
+		const struct workload_ops *w = all[data[0] % n];
 		if (!w || !w->parse)
 			break;
 		json_t *params = json_object();

@@ -1,7 +1,7 @@
 /*
  * The output parsers of the external-tool drivers, exposed for unit tests
- * (cyclictest.c, hackbench.c, stressng.c), and rt-app's task-set builder
- * (rtapp.c).
+ * (cyclictest.c, hackbench.c, perfbench.c, stressng.c), and rt-app's
+ * task-set builder (rtapp.c).
  */
 #ifndef SL_PARSERS_H
 #define SL_PARSERS_H
@@ -13,6 +13,19 @@ int cyclictest_text_overflows(const char *text, long long *out, int max);
 int cyclictest_parse_result(const char *json_text, const char *text, long long hist_us,
 			    struct metric_set *ms, struct strbuf *err);
 int hackbench_parse_text(const char *text, double *time_s);
+
+/* perf bench sched (perfbench.c): what perf's default format printed;
+ * a value perf does not print for the benchmark is NAN */
+struct perfbench_result {
+	double time_s;           /* "Total time: X [sec]" */
+	double usecs_per_op;     /* pipe: "X usecs/op" */
+	double ops_per_s;        /* pipe: "N ops/sec" */
+};
+/* bench: "messaging" or "pipe"; -1 with err naming the line expected */
+int perfbench_parse(const char *bench, const char *text, struct perfbench_result *r,
+		    struct strbuf *err);
+/* 1 and the reason when perf's output tells why it failed, else 0 */
+int perfbench_explain(const char *out_text, const char *err_text, struct strbuf *msg);
 int stressng_parse_yaml(const char *yaml, double *ops, double *ops_per_s);
 /* 1 when s is a stress-ng stressor name (workloads/stressng.c's list) */
 int stressng_known_stressor(const char *s);

@@ -9,6 +9,8 @@
 extern const struct workload_ops cyclictest_workload;
 extern const struct workload_ops hackbench_workload;
 extern const struct workload_ops stressng_workload;
+extern const struct workload_ops perf_messaging_workload;
+extern const struct workload_ops perf_pipe_workload;
 extern const struct workload_ops pingpong_workload;
 extern const struct workload_ops jbb_workload;
 extern const struct workload_ops rtapp_workload;
@@ -19,6 +21,8 @@ static const struct workload_ops *const workloads[] = {
 	&cyclictest_workload,
 	&hackbench_workload,
 	&stressng_workload,
+	&perf_messaging_workload,
+	&perf_pipe_workload,
 	&pingpong_workload,
 	&jbb_workload,
 	&rtapp_workload,

@@ -894,9 +894,9 @@ static void summarize(const struct run_ctx *c, struct strbuf *summary, struct st
 	/* what a run that went well still says (run.error): for the caller
 	   to show once, not on every run's line */
 	strbuf_addstr(notes, c->e.buf);
-	static const char *const show[] = { "lat_p99_us", "lat_max_us", "time_s", "bogo_ops_per_s",
-					    "rps", "wakeup_p99_us", "max_jops", "critical_jops",
-					    NULL };
+	static const char *const show[] = { "lat_p99_us", "lat_max_us", "time_s", "usecs_per_op",
+					    "bogo_ops_per_s", "rps", "wakeup_p99_us", "max_jops",
+					    "critical_jops", NULL };
 	for (const char *const *s = show; *s; s++) {
 		const struct metric *m = metric_find(&c->ms, *s);
 		if (m) {

@@ -5,7 +5,9 @@
  * averages and without histograms; hackbench's "Time:" line; stress-ng's
  * YAML and "metrc:" lines. Also /proc/schedstat parsing and deltas
  * (analysis/schedstat.c) on a guest snapshot, and the argv each driver's
- * build() makes from resolved plan parameters.
+ * build() makes from resolved plan parameters. perf bench sched messaging
+ * and pipe (perfbench.c): the values perf printed, its other benchmark's
+ * output and cut or damaged output refused with the line expected.
  *
  * Expected values come from the data files by hand:
  *  cyclictest-2.4-hist: thread 0: cycles 5999, 5993 in the histogram, min 9,
@@ -42,6 +44,8 @@ static void all_known(const struct workload_ops *ops, const struct metric_set *m
 	CHECK(workload_metric_known(ops, ops->primary));
 	CHECK(!workload_metric_known(ops, "nosuch"));
 }
+
+static json_t *resolve(const struct workload_ops *ops, const char *json, struct strbuf *err);
 
 static char *slurp(const char *name)
 {
@@ -521,6 +525,156 @@ TEST(stressng_driver_parse)
 	free(t);
 }
 
+/* ---- perf bench sched (perfbench.c) -------------------------------------- */
+
+/*
+ * perf 6.1.192 (Debian 12's linux-perf), default format, stdout:
+ *  perf-bench-sched-pipe.txt (shared testdata): -l 100000, processes:
+ *    Total time: 4.580 [sec], 45.807100 usecs/op, 21830 ops/sec
+ *  perf-bench-sched-pipe-threads.txt: -l 20000 -T:
+ *    Total time: 0.037 [sec], 1.873850 usecs/op, 533660 ops/sec
+ *  perf-bench-sched-messaging.txt: -g 2 -l 50: Total time: 0.129 [sec]
+ *  perf-bench-sched-messaging-threads-pipe.txt: -g 1 -l 100 -t -p: 0.013
+ */
+TEST(perfbench_text)
+{
+	char *pp = slurp("perf-bench-sched-pipe.txt");
+	char *pt = slurp("perf-bench-sched-pipe-threads.txt");
+	char *mp = slurp("perf-bench-sched-messaging.txt");
+	char *mt = slurp("perf-bench-sched-messaging-threads-pipe.txt");
+	struct perfbench_result r;
+	struct strbuf err = STRBUF_INIT;
+	CHECK(perfbench_parse("pipe", pp, &r, &err) == 0);
+	CHECK_NEAR(r.time_s, 4.580, 1e-12);
+	CHECK_NEAR(r.usecs_per_op, 45.8071, 1e-12);
+	CHECK_NEAR(r.ops_per_s, 21830, 0);
+	CHECK(perfbench_parse("pipe", pt, &r, &err) == 0);
+	CHECK_NEAR(r.time_s, 0.037, 1e-12);
+	CHECK_NEAR(r.usecs_per_op, 1.87385, 1e-12);
+	CHECK_NEAR(r.ops_per_s, 533660, 0);
+	CHECK(perfbench_parse("messaging", mp, &r, &err) == 0);
+	CHECK_NEAR(r.time_s, 0.129, 1e-12);
+	CHECK(isnan(r.usecs_per_op) && isnan(r.ops_per_s));   /* perf prints neither */
+	CHECK(perfbench_parse("messaging", mt, &r, &err) == 0);
+	CHECK_NEAR(r.time_s, 0.013, 1e-12);
+	CHECK(err.len == 0);
+
+	/* the other benchmark's output: its header is named */
+	CHECK(perfbench_parse("messaging", pp, &r, &err) == -1);
+	CHECK_CONTAINS(err.buf, "no \"# Running 'sched/messaging' benchmark:\" line");
+	strbuf_reset(&err);
+	CHECK(perfbench_parse("pipe", mp, &r, &err) == -1);
+	CHECK_CONTAINS(err.buf, "'sched/pipe'");
+	strbuf_reset(&err);
+	/* perf -f simple prints the number alone */
+	CHECK(perfbench_parse("pipe", "4.580\n", &r, &err) == -1);
+	CHECK_CONTAINS(err.buf, "expected perf's default format");
+	strbuf_reset(&err);
+	CHECK(perfbench_parse("pipe", NULL, &r, &err) == -1);
+	strbuf_reset(&err);
+	/* cut after the header: the Total time line is named */
+	char *cut = xstrfmt("%.*s", (int)(strstr(pp, "Total") - pp), pp);
+	CHECK(perfbench_parse("pipe", cut, &r, &err) == -1);
+	CHECK_CONTAINS(err.buf, "no \"Total time: <seconds> [sec]\" line");
+	free(cut);
+	strbuf_reset(&err);
+	/* cut before ops/sec: both per-op lines are named */
+	cut = xstrfmt("%.*s", (int)(strstr(pp, "  21830") - pp), pp);
+	CHECK(perfbench_parse("pipe", cut, &r, &err) == -1);
+	CHECK_CONTAINS(err.buf, "\"<number> usecs/op\" and \"<number> ops/sec\"");
+	free(cut);
+	strbuf_reset(&err);
+	/* numbers that are not: n/a, negative (perf -l -5), inf, trailing text */
+	char *bad = replace(pp, "4.580", "n/a");
+	CHECK(perfbench_parse("pipe", bad, &r, &err) == -1);
+	free(bad);
+	bad = replace(pp, "45.807100", "-166.600000");
+	CHECK(perfbench_parse("pipe", bad, &r, &err) == -1);
+	free(bad);
+	bad = replace(pp, "21830", "inf");
+	CHECK(perfbench_parse("pipe", bad, &r, &err) == -1);
+	free(bad);
+	bad = replace(pp, "ops/sec", "ops/sec (approx)");
+	CHECK(perfbench_parse("pipe", bad, &r, &err) == -1);
+	free(bad);
+	bad = replace(mp, "[sec]", "[msec]");
+	CHECK(perfbench_parse("messaging", bad, &r, &err) == -1);
+	free(bad);
+	strbuf_release(&err);
+	free(pp);
+	free(pt);
+	free(mp);
+	free(mt);
+}
+
+/* each driver's parse on real output: the metrics, units, directions */
+TEST(perfbench_driver_parse)
+{
+	const struct workload_ops *msg = workload_find("perf-messaging");
+	const struct workload_ops *pip = workload_find("perf-pipe");
+	CHECK(msg != NULL && pip != NULL);
+	if (!msg || !pip)
+		return;
+	char *pp = slurp("perf-bench-sched-pipe.txt");
+	char *mp = slurp("perf-bench-sched-messaging.txt");
+	struct strbuf err = STRBUF_INIT;
+	json_t *p1 = resolve(pip, "{\"type\":\"perf-pipe\"}", &err);
+	json_t *p2 = resolve(msg, "{\"type\":\"perf-messaging\"}", &err);
+	struct metric_set ms;
+	struct wl_output o1 = { .out = pp, .err = "" };
+	metric_set_init(&ms);
+	CHECK(pip->parse(p1, &o1, &ms, &err) == 0);
+	CHECK(ms.nr == 3);
+	check_metric(&ms, "time_s", 4.580, "s", BETTER_LOWER, 1e-12);
+	check_metric(&ms, "usecs_per_op", 45.8071, "us", BETTER_LOWER, 1e-12);
+	check_metric(&ms, "ops_per_s", 21830, "ops/s", BETTER_HIGHER, 0);
+	CHECK_STR(pip->primary, "usecs_per_op");
+	all_known(pip, &ms);
+	metric_set_release(&ms);
+	struct wl_output o2 = { .out = mp, .err = "" };
+	metric_set_init(&ms);
+	CHECK(msg->parse(p2, &o2, &ms, &err) == 0);
+	CHECK(ms.nr == 1);
+	check_metric(&ms, "time_s", 0.129, "s", BETTER_LOWER, 1e-12);
+	all_known(msg, &ms);
+	CHECK(!workload_metric_known(msg, "usecs_per_op"));
+	metric_set_release(&ms);
+	/* the other's output, and nothing */
+	metric_set_init(&ms);
+	CHECK(msg->parse(p2, &o1, &ms, &err) == -1);
+	CHECK_CONTAINS(err.buf, "perf bench sched messaging: no \"# Running 'sched/messaging'");
+	CHECK(ms.nr == 0);
+	strbuf_reset(&err);
+	struct wl_output o3 = { .out = "", .err = "" };
+	CHECK(pip->parse(p1, &o3, &ms, &err) == -1);
+	CHECK_CONTAINS(err.buf, "perf bench sched pipe: no");
+	CHECK(ms.nr == 0);
+	metric_set_release(&ms);
+	json_decref(p1);
+	json_decref(p2);
+	strbuf_release(&err);
+	free(pp);
+	free(mp);
+}
+
+TEST(perfbench_explain_errors)
+{
+	struct strbuf msg = STRBUF_INIT;
+	/* linux-base's wrapper when no perf matches the running kernel */
+	CHECK(perfbench_explain("", "/usr/bin/perf: line 13: exec: perf_5.10: not found\n"
+			       "E: linux-perf-5.10 is not installed.\n", &msg) == 1);
+	CHECK_CONTAINS(msg.buf, "install the Debian package linux-perf");
+	strbuf_reset(&msg);
+	CHECK(perfbench_explain("# Running 'sched/messaging' benchmark:\n",
+				"perf: socketpair: Too many open files\n", &msg) == 1);
+	CHECK_CONTAINS(msg.buf, "fewer groups");
+	strbuf_reset(&msg);
+	CHECK(perfbench_explain("", "", &msg) == 0);
+	CHECK(perfbench_explain(NULL, NULL, &msg) == 0);
+	CHECK(msg.len == 0);
+	strbuf_release(&msg);
+}
+
 /* ---- schedstat ----------------------------------------------------------- */
 
 /* the text between "=== NAME\n" and the next "===" line of the snapshot */
@@ -734,6 +888,78 @@ TEST(stressng_build_argv)
 	strbuf_release(&err);
 }
 
+TEST(perfbench_build_argv)
+{
+	const struct workload_ops *msg = workload_find("perf-messaging");
+	const struct workload_ops *pip = workload_find("perf-pipe");
+	struct strbuf err = STRBUF_INIT;
+	struct wl_exec ex;
+	json_t *p = resolve(msg, "{\"type\":\"perf-messaging\"}", &err);
+	CHECK(p != NULL);
+	wl_exec_init(&ex);
+	CHECK(msg->build(p, &ex, &err) == 0);
+	char *s = argv_str(&ex.argv);
+	CHECK_STR(s, "perf bench sched messaging -g 10 -l 100");   /* perf's defaults */
+	free(s);
+	CHECK(ex.argv.v[ex.argv.nr] == NULL);
+	CHECK_STR(ex.package, "linux-perf");
+	CHECK_STR(msg->tool, "perf");
+	CHECK(ex.timeout_s >= 60 && ex.timeout_s > msg->estimate_s(p));
+	wl_exec_release(&ex);
+	json_decref(p);
+	p = resolve(msg, "{\"type\":\"perf-messaging\",\"groups\":3,\"loops\":7,"
+			 "\"mode\":\"thread\",\"transport\":\"pipe\"}", &err);
+	CHECK(p != NULL);
+	wl_exec_init(&ex);
+	CHECK(msg->build(p, &ex, &err) == 0);
+	s = argv_str(&ex.argv);
+	CHECK_STR(s, "perf bench sched messaging -g 3 -l 7 -t -p");
+	free(s);
+	wl_exec_release(&ex);
+	json_decref(p);
+
+	p = resolve(pip, "{\"type\":\"perf-pipe\"}", &err);
+	CHECK(p != NULL);
+	wl_exec_init(&ex);
+	CHECK(pip->build(p, &ex, &err) == 0);
+	s = argv_str(&ex.argv);
+	CHECK_STR(s, "perf bench sched pipe -l 100000");
+	free(s);
+	wl_exec_release(&ex);
+	json_decref(p);
+	p = resolve(pip, "{\"type\":\"perf-pipe\",\"loops\":5000,\"mode\":\"thread\"}", &err);
+	CHECK(p != NULL);
+	wl_exec_init(&ex);
+	CHECK(pip->build(p, &ex, &err) == 0);
+	s = argv_str(&ex.argv);
+	CHECK_STR(s, "perf bench sched pipe -l 5000 -T");
+	free(s);
+	wl_exec_release(&ex);
+	json_decref(p);
+	CHECK(err.len == 0);
+
+	/* nothing a plan gives can become an option or an extra word */
+	p = resolve(pip, "{\"type\":\"perf-pipe\",\"loops\":\"-T\"}", &err);
+	CHECK(p == NULL);
+	CHECK_CONTAINS(err.buf, "workloads[0].loops: must be a positive integer");
+	strbuf_reset(&err);
+	p = resolve(pip, "{\"type\":\"perf-pipe\",\"loops\":-5}", &err);
+	CHECK(p == NULL);
+	strbuf_reset(&err);
+	p = resolve(msg, "{\"type\":\"perf-messaging\",\"mode\":\"-l 1\"}", &err);
+	CHECK(p == NULL);
+	CHECK_CONTAINS(err.buf, "workloads[0].mode: must be one of \"process\", \"thread\"");
+	strbuf_reset(&err);
+	p = resolve(msg, "{\"type\":\"perf-messaging\",\"groups\":0}", &err);
+	CHECK(p == NULL);
+	strbuf_reset(&err);
+	p = resolve(msg, "{\"type\":\"perf-messaging\",\"fds\":2}", &err);
+	CHECK(p == NULL);
+	CHECK_CONTAINS(err.buf, "workloads[0].fds: unknown key (valid: type, groups, loops, mode, "
+				"transport)");
+	strbuf_release(&err);
+}
+
 TEST(params_resolve_errors)
 {
 	const struct workload_ops *cy = workload_find("cyclictest");
@@ -803,12 +1029,16 @@ int main(void)
 	RUN(stressng_yaml);
 	RUN(stressng_text);
 	RUN(stressng_driver_parse);
+	RUN(perfbench_text);
+	RUN(perfbench_driver_parse);
+	RUN(perfbench_explain_errors);
 	RUN(schedstat_parse_snapshot);
 	RUN(schedstat_delta_snapshot);
 	RUN(schedstat_rejects);
 	RUN(cyclictest_build_argv);
 	RUN(hackbench_build_argv);
 	RUN(stressng_build_argv);
+	RUN(perfbench_build_argv);
 	RUN(params_resolve_errors);
 	return tap_done();
 }
