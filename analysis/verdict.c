@@ -39,6 +39,23 @@ const char *verdict_kind_name(enum verdict_kind k)
 	return "?";
 }
 
+double verdict_threshold_down_pct(double threshold_pct)
+{
+	if (!(threshold_pct > 0.0))
+		return NAN;
+	return -100.0 * threshold_pct / (100.0 + threshold_pct);
+}
+
+int verdict_beyond(double change_pct, double threshold_pct)
+{
+	if (isnan(change_pct) || !(threshold_pct > 0.0))
+		return 0;
+	if (change_pct <= -100.0)
+		return 1;
+	double edge = log1p(threshold_pct / 100.0);
+	return fabs(log1p(change_pct / 100.0)) >= edge * (1.0 - 1e-9);
+}
+
 size_t verdict_reps_estimate(double s, double delta, double level,
 			     double power)
 {
@@ -94,7 +111,8 @@ static void need_more(struct verdict *v, const double *a, size_t na,
 {
 	v->kind = VERDICT_INCONCLUSIVE;
 	double s = pooled_sd(a, na, b, nb);
-	double delta = o->threshold_pct / 100.0 * fabs(v->centre_a);
+	/* the nearer edge of the symmetric threshold: the decrease */
+	double delta = -verdict_threshold_down_pct(o->threshold_pct) / 100.0 * fabs(v->centre_a);
 	size_t est = verdict_reps_estimate(s, delta, o->level, o->power);
 	size_t have = na > nb ? na : nb;
 	if (est == 0) {
@@ -187,7 +205,8 @@ static void censored_verdict(const double *a, size_t na, const double *b, size_t
 			    "measurable range)";
 		return;
 	}
-	if ((up && change > thr) || (down && change < -thr)) {
+	if ((up && change > 0 && verdict_beyond(change, thr)) ||
+	    (down && change < 0 && verdict_beyond(change, thr))) {
 		int lower_better = o->better == VERDICT_LOWER_IS_BETTER;
 		v->kind = (up == lower_better) ? VERDICT_WORSE : VERDICT_BETTER;
 		v->censored = 0;
@@ -281,13 +300,15 @@ int verdict_compare_censored(const double *a, const unsigned char *ca, size_t na
 	v->ci_hi_pct = 100.0 * (ci.hi - 1.0);
 
 	double thr = o->threshold_pct;
-	if (v->ci_lo_pct >= -thr && v->ci_hi_pct <= thr) {
+	/* both ends within the (symmetric) threshold: the whole CI is */
+	if (!verdict_beyond(v->ci_lo_pct, thr) && !verdict_beyond(v->ci_hi_pct, thr)) {
 		v->kind = VERDICT_NO_CHANGE;
 		v->reason = "confidence interval inside the noise threshold";
 		return 0;
 	}
-	int up = v->ci_lo_pct > 0.0 && v->change_pct > thr;
-	int down = v->ci_hi_pct < 0.0 && v->change_pct < -thr;
+	int beyond = verdict_beyond(v->change_pct, thr);
+	int up = v->ci_lo_pct > 0.0 && v->change_pct > 0.0 && beyond;
+	int down = v->ci_hi_pct < 0.0 && v->change_pct < 0.0 && beyond;
 	if (up || down) {
 		int lower_better = o->better == VERDICT_LOWER_IS_BETTER;
 		v->kind = (up == lower_better) ? VERDICT_WORSE : VERDICT_BETTER;

@@ -577,7 +577,7 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 		default: r->ninconclusive++; break;
 		}
 		if (v.kind == VERDICT_INCONCLUSIVE && isfinite(v.change_pct) &&
-		    fabs(v.change_pct) > o->cmp.threshold_pct) {
+		    verdict_beyond(v.change_pct, o->cmp.threshold_pct)) {
 			struct strbuf line = STRBUF_INIT;
 			char *lab = series_label(ser, &tonight.set);
 			strbuf_addf(&line, "inconclusive, no alert: %s.%s %s: ", gr->workload,
