@@ -82,7 +82,13 @@ enum verdict_kind {
 
 struct verdict_options {
 	enum verdict_better better;
-	double threshold_pct;      /* noise threshold in %, > 0 (default 2) */
+	double threshold_pct;      /* noise threshold in %, > 0 (default 2),
+				    * symmetric on the log ratio */
+	int threshold_percent;     /* 1: the rule before thresholds were
+				    * symmetric, kept for bisections stored
+				    * then: no change when the CI lies in
+				    * [-T, +T] %, beyond when |change| > T;
+				    * 0 (default): symmetric */
 	enum stats_centre centre;  /* STATS_MEDIAN (default), STATS_HMEAN for
 				    * rates of equal work, or STATS_MEAN */
 	double level;              /* CI level (default 0.95) */

@@ -707,6 +707,14 @@ TEST(verdict_symmetric_threshold)
 	CHECK(verdict_compare(a, 8, h, 8, &o, &v) == 0);
 	CHECK_NEAR(v.change_pct, -50, 1e-9);
 	CHECK(v.kind == VERDICT_BETTER);
+	/* the old percent rule, kept for bisections stored before schema 12:
+	 * a halving is inside [-100, +100] %, no change */
+	o.threshold_percent = 1;
+	CHECK(verdict_compare(a, 8, h, 8, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_NO_CHANGE);
+	CHECK(verdict_compare(a, 8, d, 8, &o, &v) == 0); /* +120% > 100 */
+	CHECK(v.kind == VERDICT_WORSE);
+	o.threshold_percent = 0;
 
 	/* censored: a provable decrease of a censored baseline by 60% is beyond
 	 * 100% (it was never beyond -100% before) */
