@@ -62,6 +62,9 @@ static const char usage_text[] =
 	"                         raised, fixed, or bisected tonight on its stdin;\n"
 	"                         SCHEDLAB_ALERT_GROUP and SCHEDLAB_ALERT_EVENT in its\n"
 	"                         environment. Nothing is sent by default.\n"
+	"The summary names the metrics the night left inconclusive on a line of its\n"
+	"own (\"undecided: N metrics ...\", with the repetitions a side that would\n"
+	"decide each); they do not change the exit status.\n"
 	"Exit status: 0 ok (no new regression; the first night), 1 a new regression\n"
 	"alert tonight, 2 setup failure (bad plan or options, the target could not be\n"
 	"used), 3 runs failed and nothing new regressed, 130 interrupted.\n";
