@@ -12,6 +12,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "analysis/stats.h"
+#include "analysis/verdict.h"
 
 void seq_design_default(struct seq_design *d)
 {
@@ -36,8 +37,8 @@ int seq_design_check(const struct seq_design *d, const char **why)
 		*why = "alpha must lie in (0, 0.5)";
 		return -1;
 	}
-	if (!(d->threshold_pct > 0 && d->threshold_pct < 100)) {
-		*why = "threshold_pct must lie in (0, 100)";
+	if (!(d->threshold_pct > 0 && isfinite(d->threshold_pct))) {
+		*why = "threshold_pct must be a positive percentage";
 		return -1;
 	}
 	return 0;
@@ -128,12 +129,14 @@ int seq_evaluate(const struct seq_design *d, const double *a, size_t na, const d
 	out->lo_pct = pct(diff - half);
 	out->hi_pct = pct(diff + half);
 	double thr = d->threshold_pct;
-	if (out->lo_pct >= -thr && out->hi_pct <= thr) {
+	/* the threshold is symmetric on the log ratio (verdict.h) */
+	if (!verdict_beyond(out->lo_pct, thr) && !verdict_beyond(out->hi_pct, thr)) {
 		out->decision = SEQ_EQUIVALENT;
 		return 0;
 	}
-	int up = out->lo_pct > 0 && out->change_pct > thr;
-	int down = out->hi_pct < 0 && out->change_pct < -thr;
+	int beyond = verdict_beyond(out->change_pct, thr);
+	int up = out->lo_pct > 0 && out->change_pct > 0 && beyond;
+	int down = out->hi_pct < 0 && out->change_pct < 0 && beyond;
 	if (up || down) {
 		/* compare's verdict also wants the rank test: a separation of
 		 * this few values must be significant on its own (3 a side

@@ -19,11 +19,13 @@
  *
  * A look: the Welch confidence interval at that level of the difference
  * of mean log values (the log ratio of geometric means), in percent:
- *   CI excludes 0, the estimate is beyond the threshold and the
+ *   CI excludes 0, the estimate is at or beyond the threshold and the
  *     Mann-Whitney p of the n values a side is below alpha -> different
  *     (better / worse by the metric's direction), as verdict.h rule 4 with
  *     the rank test compare applies (so never before 4 rounds);
- *   CI inside [-threshold, +threshold] -> equivalent, as rule 3;
+ *   CI within the threshold -> equivalent, as rule 3 (the threshold is
+ *     symmetric on the log ratio, as verdict.h's: T% bounds the ratio by
+ *     1 + T/100 and 1/(1 + T/100), any T > 0);
  *   otherwise continue (until max rounds).
  * Values <= 0 or non-finite, and censored values (bounds), are never
  * decided: such a pair runs to max. Details: docs/statistics.md.

@@ -17,6 +17,7 @@ void verdict_options_default(struct verdict_options *o,
 {
 	o->better = better;
 	o->threshold_pct = VERDICT_DEFAULT_THRESHOLD_PCT;
+	o->threshold_percent = 0;
 	o->centre = STATS_MEDIAN;
 	o->level = VERDICT_DEFAULT_LEVEL;
 	o->power = VERDICT_DEFAULT_POWER;
@@ -37,6 +38,40 @@ const char *verdict_kind_name(enum verdict_kind k)
 		return "inconclusive";
 	}
 	return "?";
+}
+
+double verdict_threshold_down_pct(double threshold_pct)
+{
+	if (!(threshold_pct > 0.0))
+		return NAN;
+	return -100.0 * threshold_pct / (100.0 + threshold_pct);
+}
+
+int verdict_beyond(double change_pct, double threshold_pct)
+{
+	if (isnan(change_pct) || !(threshold_pct > 0.0))
+		return 0;
+	if (change_pct <= -100.0)
+		return 1;
+	double edge = log1p(threshold_pct / 100.0);
+	return fabs(log1p(change_pct / 100.0)) >= edge * (1.0 - 1e-9);
+}
+
+/* the threshold under o's rule: x beyond it (the edge included; the old
+ * percent rule: strictly beyond +-T), and x within it (the percent rule:
+ * inside [-T, +T]) */
+static int o_beyond(const struct verdict_options *o, double x)
+{
+	if (o->threshold_percent)
+		return fabs(x) > o->threshold_pct;
+	return verdict_beyond(x, o->threshold_pct);
+}
+
+static int o_within(const struct verdict_options *o, double x)
+{
+	if (o->threshold_percent)
+		return x >= -o->threshold_pct && x <= o->threshold_pct;
+	return !verdict_beyond(x, o->threshold_pct);
 }
 
 size_t verdict_reps_estimate(double s, double delta, double level,
@@ -94,7 +129,10 @@ static void need_more(struct verdict *v, const double *a, size_t na,
 {
 	v->kind = VERDICT_INCONCLUSIVE;
 	double s = pooled_sd(a, na, b, nb);
-	double delta = o->threshold_pct / 100.0 * fabs(v->centre_a);
+	/* the nearer edge of the symmetric threshold: the decrease */
+	double delta = (o->threshold_percent ? o->threshold_pct
+					     : -verdict_threshold_down_pct(o->threshold_pct)) /
+		       100.0 * fabs(v->centre_a);
 	size_t est = verdict_reps_estimate(s, delta, o->level, o->power);
 	size_t have = na > nb ? na : nb;
 	if (est == 0) {
@@ -174,7 +212,6 @@ static void censored_verdict(const double *a, size_t na, const double *b, size_t
 	v->change_bound = up ? 1 : -1;
 	v->p_mwu = verdict_separation_p(na, nb);
 	v->mwu_exact = 1;
-	double thr = o->threshold_pct;
 	if (v->p_mwu >= 1.0 - o->level) {
 		/* a separation of this few values happens by chance too often:
 		 * the same count per side that would make it significant */
@@ -187,7 +224,7 @@ static void censored_verdict(const double *a, size_t na, const double *b, size_t
 			    "measurable range)";
 		return;
 	}
-	if ((up && change > thr) || (down && change < -thr)) {
+	if ((up && change > 0 && o_beyond(o, change)) || (down && change < 0 && o_beyond(o, change))) {
 		int lower_better = o->better == VERDICT_LOWER_IS_BETTER;
 		v->kind = (up == lower_better) ? VERDICT_WORSE : VERDICT_BETTER;
 		v->censored = 0;
@@ -280,14 +317,15 @@ int verdict_compare_censored(const double *a, const unsigned char *ca, size_t na
 	v->ci_lo_pct = 100.0 * (ci.lo - 1.0);
 	v->ci_hi_pct = 100.0 * (ci.hi - 1.0);
 
-	double thr = o->threshold_pct;
-	if (v->ci_lo_pct >= -thr && v->ci_hi_pct <= thr) {
+	/* both ends within the (symmetric) threshold: the whole CI is */
+	if (o_within(o, v->ci_lo_pct) && o_within(o, v->ci_hi_pct)) {
 		v->kind = VERDICT_NO_CHANGE;
 		v->reason = "confidence interval inside the noise threshold";
 		return 0;
 	}
-	int up = v->ci_lo_pct > 0.0 && v->change_pct > thr;
-	int down = v->ci_hi_pct < 0.0 && v->change_pct < -thr;
+	int beyond = o_beyond(o, v->change_pct);
+	int up = v->ci_lo_pct > 0.0 && v->change_pct > 0.0 && beyond;
+	int down = v->ci_hi_pct < 0.0 && v->change_pct < 0.0 && beyond;
 	if (up || down) {
 		int lower_better = o->better == VERDICT_LOWER_IS_BETTER;
 		v->kind = (up == lower_better) ? VERDICT_WORSE : VERDICT_BETTER;

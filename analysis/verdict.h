@@ -6,10 +6,17 @@
  * side, the change of B against A in percent with a seeded percentile
  * bootstrap confidence interval, the Mann-Whitney p-value, and a verdict:
  *
- *  no change     the whole CI lies inside [-threshold, +threshold];
+ *  no change     the whole CI lies within the threshold;
  *  better/worse  the CI excludes 0 (lies entirely on one side) and the point
- *                estimate is beyond the threshold; better or worse depends
- *                on the metric's direction;
+ *                estimate is at or beyond the threshold; better or worse
+ *                depends on the metric's direction;
+ *
+ * The threshold is symmetric on the log ratio: a threshold of T% bounds the
+ * ratio B/A by 1 + T/100 above and by 1/(1 + T/100) below, so +100% and
+ * -50% (a doubling and a halving) are the same distance from no change; in
+ * percent the edges are +T and -100 T / (100 + T) (2% -> -1.96%, 100% ->
+ * -50%). A change exactly at an edge (to 1 part in 10^9 of the log ratio)
+ * counts as beyond it (verdict_beyond). Changes are still printed in percent.
  *  inconclusive  anything else, and always when either side has fewer than
  *                2 samples (no verdict from a single sample) or the baseline
  *                centre is 0 or undefined.
@@ -21,7 +28,8 @@
  * needed to resolve a change of the threshold's size with a two-sided test at
  * the CI's level and power 0.8, from the observed (pooled) variance:
  *
- *     n = 2 ((z_{1-alpha/2} + z_{power}) s / delta)^2,   delta = threshold * |centre_a|
+ *     n = 2 ((z_{1-alpha/2} + z_{power}) s / delta)^2,
+ *     delta = |centre_a| T / (100 + T)   (the nearer edge, the decrease)
  *
  * (the normal-approximation sample size of a two-sample comparison of means),
  * rounded up and at least one more than the larger side has now. It is an
@@ -74,7 +82,13 @@ enum verdict_kind {
 
 struct verdict_options {
 	enum verdict_better better;
-	double threshold_pct;      /* noise threshold in %, > 0 (default 2) */
+	double threshold_pct;      /* noise threshold in %, > 0 (default 2),
+				    * symmetric on the log ratio */
+	int threshold_percent;     /* 1: the rule before thresholds were
+				    * symmetric, kept for bisections stored
+				    * then: no change when the CI lies in
+				    * [-T, +T] %, beyond when |change| > T;
+				    * 0 (default): symmetric */
 	enum stats_centre centre;  /* STATS_MEDIAN (default), STATS_HMEAN for
 				    * rates of equal work, or STATS_MEAN */
 	double level;              /* CI level (default 0.95) */
@@ -121,6 +135,16 @@ int verdict_compare_censored(const double *a, const unsigned char *ca, size_t na
 /* the exact two-sided p of a complete separation of samples of m and n
  * values: min(1, 2 / C(m + n, m)) */
 double verdict_separation_p(size_t m, size_t n);
+
+/* the lower edge of a symmetric threshold in percent: -100 T / (100 + T)
+ * (the change whose ratio is 1 / (1 + T/100)); NAN unless T > 0 */
+double verdict_threshold_down_pct(double threshold_pct);
+
+/* 1 when a change of change_pct lies at or beyond a symmetric threshold of
+ * threshold_pct (|ln(1 + change/100)| >= ln(1 + T/100), the edge itself
+ * included, to 1 part in 10^9), a change of -100% or less included; 0
+ * when within it or when either is NAN */
+int verdict_beyond(double change_pct, double threshold_pct);
 
 /* "better", "worse", "no change", "inconclusive" */
 const char *verdict_kind_name(enum verdict_kind k);

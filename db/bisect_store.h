@@ -27,6 +27,10 @@ struct db_bisect {
 	 * session of `repetitions` runs a round) */
 	int repetitions, max_repetitions, max_steps, session_runs;
 	double alpha, threshold_pct;
+	/* 1: threshold_pct is +-T% of the change, the rule of bisections
+	 * stored before schema 12 (threshold_rule 'percent'); 0: symmetric
+	 * on the ratio ('ratio'), every new bisection */
+	int threshold_percent;
 	char *status, *result, *created_at, *finished_at;
 };
 void db_bisect_free(struct db_bisect *b);

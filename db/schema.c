@@ -420,5 +420,14 @@ const struct migration db_migrations[] = {
 	  "  actor TEXT NOT NULL CHECK (actor = 'nightly' OR actor = 'person'),"
 	  "  session INTEGER REFERENCES session(id),"
 	  "  note TEXT);" },
+	/* 12: noise thresholds became symmetric on the log ratio (T% bounds
+	   B/A by 1 + T/100 and 1/(1 + T/100); docs/statistics.md "Symmetric
+	   thresholds"). A bisection stored before was started under the old
+	   rule (+-T% of the change) and keeps it, so that walking it again
+	   (--resume, the same command) makes the same calls: 'percent' for
+	   the rows there are, 'ratio' for every new one. */
+	{ 12,
+	  "ALTER TABLE bisect ADD COLUMN threshold_rule TEXT NOT NULL DEFAULT 'percent'"
+	  "  CHECK (threshold_rule IN ('percent', 'ratio'));" },
 	{ 0, NULL },
 };

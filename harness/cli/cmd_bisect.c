@@ -89,7 +89,8 @@ static const char usage_text[] =
 	"                       ceil(log2(commits)) + 3)\n"
 	"  --alpha A            chance of any wrong call in the whole bisection is\n"
 	"                       below A/2 (default 0.05)\n"
-	"  --threshold PCT      compare's noise threshold (default 2, below 100)\n"
+	"  --threshold PCT      compare's noise threshold in % (default 2; symmetric:\n"
+	"                       100 is a doubling or a halving)\n"
 	"  --resume S           continue bisection S (a number or \"last\")\n"
 	"  --db FILE            database (default schedlab.db)\n"
 	"  --quiet              no progress lines (the log still goes to stdout)\n"
@@ -136,14 +137,6 @@ int cmd_bisect(int argc, char **argv, struct cmd_ctx *ctx)
 	if (reps && maxreps && maxreps < reps) {
 		cmd_error("bisect", "--max-repetitions %zu is below --repetitions %zu", maxreps,
 			  reps);
-		return 2;
-	}
-	if (a.threshold_pct >= 100) {
-		/* a commit is called good or bad by a change towards the other
-		 * end, and a change downwards is at most -100% */
-		cmd_error("bisect", "--threshold %g: must be below 100 for bisect (a commit is "
-			  "called by its change towards one end, and a decrease is at most -100%%, "
-			  "so it could never count)", a.threshold_pct);
 		return 2;
 	}
 	if (unit == 1 && sruns) {

@@ -3,8 +3,10 @@
  * gate. Runs the comparison of `schedlab compare` (harness/results/compare.c) and
  * exits 1 when a metric is `worse` (bootstrap CI of the change excludes 0
  * and the change is beyond the noise threshold), printing one line per
- * regression; 0 otherwise. Refuses (exit 2) to judge with fewer than 3
- * repetitions on a side. Docs: docs/analysis.md.
+ * regression; 0 otherwise, or 4 with --require-decided when metrics stay
+ * inconclusive (named with the repetitions that would decide them).
+ * Refuses (exit 2) to judge with fewer than 3 repetitions on a side.
+ * Docs: docs/analysis.md.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +21,10 @@
 #include "workloads/workload.h"
 
 #define CHECK_MIN_REPS 3
+/* --require-decided: nothing regressed, but metrics stayed inconclusive
+ * (0 ok, 1 regression and 2 bad input are taken; 3 is nightly's runs
+ * failed) */
+#define CHECK_EXIT_UNDECIDED 4
 
 static const char usage_text[] =
 	"usage: schedlab check --baseline SEL --candidate SEL [--threshold PCT]\n"
@@ -37,10 +43,14 @@ static const char usage_text[] =
 	"inconclusive are named on one line with the repetitions a side that would\n"
 	"resolve them; the summary line comes last.\n"
 	"\n"
-	"  --threshold PCT   noise threshold in % (default 2)\n"
+	"  --threshold PCT   noise threshold in % (default 2), symmetric on the ratio:\n"
+	"                    T bounds B/A by 1+T/100 and 1/(1+T/100) (100: x2 or /2)\n"
 	"  --metric M        only metric M (NAME or WORKLOAD.NAME)\n"
+	"  --require-decided a metric left inconclusive is not a pass: exit 4 (and\n"
+	"                    name every such metric) when nothing regressed\n"
 	"Exit status: 0 no regression, 1 regression, 2 bad input, nothing to compare\n"
-	"or fewer than 3 repetitions on a side.\n";
+	"or fewer than 3 repetitions on a side, 4 (with --require-decided) no\n"
+	"regression but metrics left inconclusive.\n";
 
 /* the inconclusive metrics whose repetitions could decide them (not bounds),
  * the nearest to a decision first: a gate that passed without judging them
@@ -52,7 +62,8 @@ static int by_need(const void *x, const void *y)
 	return a->v.reps_needed < b->v.reps_needed ? -1 : a->v.reps_needed > b->v.reps_needed;
 }
 
-static void say_undecided(const struct compare_job *job, double threshold_pct)
+/* at most `most` of them named (0: all) */
+static void say_undecided(const struct compare_job *job, double threshold_pct, size_t most)
 {
 	const struct cmp_row **u = xcalloc(job->r.nrows + 1, sizeof(*u));
 	size_t n = 0;
@@ -67,13 +78,14 @@ static void say_undecided(const struct compare_job *job, double threshold_pct)
 		qsort(u, n, sizeof(*u), by_need);
 		printf("inconclusive, about this many repetitions a side would resolve a %g%% "
 		       "change:", threshold_pct);
-		for (size_t i = 0; i < n && i < 4; i++) {
+		size_t shown = most && n > most ? most : n;
+		for (size_t i = 0; i < shown; i++) {
 			const char *label = job->r.pairs[u[i]->pair].label;
 			printf("%s %s.%s%s%s%s ~%zu", i ? "," : "", u[i]->workload, u[i]->metric,
 			       *label ? " (" : "", label, *label ? ")" : "", u[i]->v.reps_needed);
 		}
-		if (n > 4)
-			printf(" and %zu more (schedlab compare lists them)", n - 4);
+		if (n > shown)
+			printf(" and %zu more (schedlab compare lists them)", n - shown);
 		putchar('\n');
 	}
 	free(u);
@@ -82,12 +94,14 @@ static void say_undecided(const struct compare_job *job, double threshold_pct)
 int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	const char *base = NULL, *cand = NULL;
+	int require_decided = 0;
 	struct cmp_options o;
 	cmp_options_default(&o);
 	o.range_param = workload_range_param;
 	const struct cli_opt opts[] = {
 		CLI_DB(&ctx->dbpath), CLI_STR("baseline", &base), CLI_STR("candidate", &cand),
-		CLI_THRESHOLD(&o.threshold_pct), CLI_STR("metric", &o.metric), CLI_END,
+		CLI_THRESHOLD(&o.threshold_pct), CLI_STR("metric", &o.metric),
+		CLI_BOOL("require-decided", &require_decided), CLI_END,
 	};
 	int first, prc = cli_parse("check", usage_text, opts, argc, argv, &first);
 	if (prc != CLI_OK)
@@ -166,10 +180,18 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 		       row->v.ci_hi_pct, row->v.p_mwu);
 		rc = 1;
 	}
-	say_undecided(&job, o.threshold_pct);
+	say_undecided(&job, o.threshold_pct, require_decided ? 0 : 4);
+	/* a regression is the louder finding; undecided only fails a gate
+	 * that asked for every metric to be decided */
+	if (!rc && require_decided && count[VERDICT_INCONCLUSIVE]) {
+		cmd_error("check", "%zu metric%s left inconclusive (--require-decided): exit %d",
+			  count[VERDICT_INCONCLUSIVE], count[VERDICT_INCONCLUSIVE] == 1 ? "" : "s",
+			  CHECK_EXIT_UNDECIDED);
+		rc = CHECK_EXIT_UNDECIDED;
+	}
 	printf("%s: %zu metrics, %zu worse, %zu better, %zu no change, %zu inconclusive "
 	       "(threshold %g%%)\n",
-	       rc ? "REGRESSION" : "ok", nverdict, count[VERDICT_WORSE], count[VERDICT_BETTER],
+	       rc == 1 ? "REGRESSION" : rc ? "UNDECIDED" : "ok", nverdict, count[VERDICT_WORSE], count[VERDICT_BETTER],
 	       count[VERDICT_NO_CHANGE], count[VERDICT_INCONCLUSIVE], o.threshold_pct);
 out:
 	compare_job_free(&job);

@@ -31,7 +31,7 @@ static const char usage_text[] =
 	"For every workload and metric on both sides: n, the centre of A and B\n"
 	"(median; harmonic mean for rates), the change in % with a bootstrap 95%\n"
 	"confidence interval, the Mann-Whitney p and a verdict: better, worse,\n"
-	"no change (CI inside +-threshold) or inconclusive with the repetitions\n"
+	"no change (CI within the threshold) or inconclusive with the repetitions\n"
 	"needed. Latency histograms are merged per side and compared at p50, p99\n"
 	"and p99.9. Series (machine, kernel, preempt, HZ, SCHED_MC, cmdline, knobs,\n"
 	"workload, params) are never pooled: what differs between A and B is\n"
@@ -39,7 +39,8 @@ static const char usage_text[] =
 	"\n"
 	"  --metric M        only metric M (NAME or WORKLOAD.NAME; a histogram name\n"
 	"                    such as latency_us gives its merged percentiles)\n"
-	"  --threshold PCT   noise threshold in % (default 2)\n"
+	"  --threshold PCT   noise threshold in % (default 2), symmetric on the ratio:\n"
+	"                    T bounds B/A by 1+T/100 and 1/(1+T/100) (100: x2 or /2)\n"
 	"  --centre C        auto (default: hmean for rates, median otherwise),\n"
 	"                    median, mean or hmean\n"
 	"Exit status: 0 compared, 2 bad input or nothing in common.\n";

@@ -62,6 +62,9 @@ static const char usage_text[] =
 	"                         raised, fixed, or bisected tonight on its stdin;\n"
 	"                         SCHEDLAB_ALERT_GROUP and SCHEDLAB_ALERT_EVENT in its\n"
 	"                         environment. Nothing is sent by default.\n"
+	"The summary names the metrics the night left inconclusive on a line of its\n"
+	"own (\"undecided: N metrics ...\", with the repetitions a side that would\n"
+	"decide each); they do not change the exit status.\n"
 	"Exit status: 0 ok (no new regression; the first night), 1 a new regression\n"
 	"alert tonight, 2 setup failure (bad plan or options, the target could not be\n"
 	"used), 3 runs failed and nothing new regressed, 130 interrupted.\n";
@@ -240,6 +243,21 @@ static int opt_nightly(int argc, char **argv, struct nopts *o, struct cmd_ctx *c
 	return 0;
 }
 
+/* the night's judgement left metrics inconclusive: one line that says so
+ * (the exit status does not: a night is judged as well as it can be) */
+static void print_undecided(const struct robot_result *r)
+{
+	if (!r->undecided.nr)
+		return;
+	printf("undecided: %zu metric%s left inconclusive tonight:", r->undecided.nr,
+	       r->undecided.nr == 1 ? "" : "s");
+	for (size_t i = 0; i < r->undecided.nr && i < 6; i++)
+		printf("%s %s", i ? "," : "", r->undecided.v[i]);
+	if (r->undecided.nr > 6)
+		printf(" and %zu more", r->undecided.nr - 6);
+	printf(" (~N: about N repetitions a side would decide it)\n");
+}
+
 /* judge session sid of tonight, bisect, tell the hook, print its summary:
  * the night's exit code for it */
 static int night_of(struct db *db, int64_t sid, const struct nopts *o,
@@ -321,6 +339,7 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 		printf("%zu metrics, %zu worse, %zu better, %zu no change, %zu inconclusive, "
 		       "%zu followed by open alerts\n", r.nmetrics, r.nworse, r.nbetter, r.nsame,
 		       r.ninconclusive, r.nknown_metrics);
+		print_undecided(&r);
 	}
 	for (size_t i = 0; i < r.lines.nr; i++)
 		printf("%s\n", r.lines.v[i]);

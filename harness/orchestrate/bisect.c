@@ -229,6 +229,7 @@ static int load_group(struct bctx *b, const struct bcommit *c, const int64_t *si
 		}
 		verdict_options_default(&b->vo, bv->better);
 		b->vo.threshold_pct = b->row.threshold_pct;
+		b->vo.threshold_percent = b->row.threshold_percent;
 		snprintf(b->unit, sizeof(b->unit), "%s", bv->unit);
 		b->have_vo = 1;
 	}
@@ -1081,6 +1082,17 @@ int bisect_main(const struct bisect_args *a, struct strbuf *err)
 		if (b.row.id < 0) {
 			strbuf_addstr(err, db_errmsg(b.db));
 			goto out;
+		}
+		if (existed) {
+			/* a bisection stored before thresholds were symmetric keeps
+			 * its rule (schema 12) */
+			struct db_bisect old;
+			char idb[32];
+			snprintf(idb, sizeof(idb), "%lld", (long long)b.row.id);
+			if (!db_bisect_load(b.db, idb, &old)) {
+				b.row.threshold_percent = old.threshold_percent;
+				db_bisect_free(&old);
+			}
 		}
 		if (existed && !a->quiet)
 			fprintf(stderr, "bisect: the same inputs as bisection %lld: its stored "

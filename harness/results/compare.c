@@ -663,8 +663,11 @@ static int row_cmp(const void *x, const void *y)
 			return c;
 		return a->pct < b->pct ? -1 : a->pct > b->pct;
 	}
-	double ea = fabs(a->change_pct), eb = fabs(b->change_pct);
-	int na = !isfinite(ea), nb = !isfinite(eb);
+	/* by the size of the change on the log ratio, as the threshold
+	 * (a halving as large as a doubling); -100% is the largest */
+	int na = !isfinite(a->change_pct), nb = !isfinite(b->change_pct);
+	double ea = na ? 0 : a->change_pct <= -100 ? INFINITY : fabs(log1p(a->change_pct / 100));
+	double eb = nb ? 0 : b->change_pct <= -100 ? INFINITY : fabs(log1p(b->change_pct / 100));
 	if (na != nb)
 		return na - nb;
 	if (!na && ea != eb)

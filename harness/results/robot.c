@@ -32,6 +32,7 @@ void robot_result_free(struct robot_result *r)
 	free(r->baseline);
 	free(r->groups);
 	strvec_clear(&r->lines);
+	strvec_clear(&r->undecided);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -239,6 +240,27 @@ static int judge(const struct pool *a, const struct pool *b, const char *key, co
 	vals_free(&va);
 	vals_free(&vb);
 	return rc;
+}
+
+/* a metric left inconclusive tonight, for the summary's "undecided" line;
+ * v NULL: too few values */
+static void undecided(struct robot_result *r, const struct sel_series *ser,
+		      const struct sample_set *set, const struct sel_group *gr,
+		      const struct verdict *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *lab = series_label(ser, set);
+	strbuf_addf(&sb, "%s.%s%s%s%s", gr->workload, gr->metric, *lab ? " (" : "", lab,
+		    *lab ? ")" : "");
+	free(lab);
+	if (!v)
+		strbuf_addstr(&sb, " (too few values)");
+	else if (v->censored)
+		strbuf_addstr(&sb, " (values beyond the measurable range)");
+	else if (v->reps_needed)
+		strbuf_addf(&sb, " ~%zu", v->reps_needed);
+	strvec_push(&r->undecided, sb.buf);
+	strbuf_release(&sb);
 }
 
 /* "+20.1% [19.5, 20.7], p=0.0022" */
@@ -504,6 +526,7 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 {
 	memset(r, 0, sizeof(*r));
 	r->lines = (struct strvec)STRVEC_INIT;
+	r->undecided = (struct strvec)STRVEC_INIT;
 	if (db_session_brief(db, sid, &r->s)) {
 		strbuf_addstr(err, db_errmsg(db));
 		return -1;
@@ -568,8 +591,11 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 		if (j == 1) {
 			r->too_few = 1;
 			r->ninconclusive++;
+			undecided(r, ser, &tonight.set, gr, NULL);
 			continue;
 		}
+		if (v.kind == VERDICT_INCONCLUSIVE)
+			undecided(r, ser, &tonight.set, gr, &v);
 		switch (v.kind) {
 		case VERDICT_WORSE: r->nworse++; break;
 		case VERDICT_BETTER: r->nbetter++; break;
@@ -577,7 +603,7 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 		default: r->ninconclusive++; break;
 		}
 		if (v.kind == VERDICT_INCONCLUSIVE && isfinite(v.change_pct) &&
-		    fabs(v.change_pct) > o->cmp.threshold_pct) {
+		    verdict_beyond(v.change_pct, o->cmp.threshold_pct)) {
 			struct strbuf line = STRBUF_INIT;
 			char *lab = series_label(ser, &tonight.set);
 			strbuf_addf(&line, "inconclusive, no alert: %s.%s %s: ", gr->workload,

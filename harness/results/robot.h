@@ -54,6 +54,11 @@ struct robot_result {
 	size_t ngroups;
 	size_t new_regressions, new_improvements, known, fixed;
 	int too_few;                /* 1: a side had fewer than 3 repetitions */
+	/* the metrics left inconclusive (of ninconclusive, not followed by an
+	 * open alert), one entry each: "WORKLOAD.METRIC (SERIES) ~N" with N
+	 * the repetitions a side that would decide it, "... (too few values)"
+	 * or "... (values beyond the measurable range)" */
+	struct strvec undecided;
 };
 void robot_result_free(struct robot_result *r);
 

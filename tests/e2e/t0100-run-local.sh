@@ -15,9 +15,6 @@ contains "... names the valid ones" "$TMP/err" "--unit boot: must be"
 expect_exit 2 "bisect --session-runs with --unit run" schedlab bisect --db "$DB" --plan p.json \
 	--good a --bad b --metric pingpong.rps --unit run --session-runs 2
 contains "... says what it is for" "$TMP/err" "--session-runs is for --unit session"
-expect_exit 2 "bisect --threshold 100" schedlab bisect --db "$DB" --plan p.json \
-	--good a --bad b --metric pingpong.rps --threshold 100
-contains "... says why it must be below 100" "$TMP/err" "a decrease is at most -100%"
 expect_exit 2 "bisect --resume with a setting" schedlab bisect --db "$DB" --resume last --unit run
 contains "... says a bisection continues as started" "$TMP/err" "--resume continues a bisection as it was started"
 expect_exit 2 "unknown command exits 2" schedlab frobnicate

@@ -90,6 +90,18 @@ expect_exit 0 "check: 3 vs 3 across the step passes, undecided" $SL check --db "
 contains "... and says what would decide it" "$TMP/out" \
 	"inconclusive, about this many repetitions a side would resolve a 2% change: hackbench.time_s ~"
 equals "... before the summary, which stays the last line" "$(tail -n 1 "$TMP/out" | cut -c1-27)" "ok: 1 metrics, 0 worse, 0 b"
+# --require-decided: the same undecided pass is exit 4, naming the metric
+expect_exit 4 "check --require-decided: 3 vs 3 undecided exits 4" $SL check --db "$DB" \
+	--require-decided --baseline tag=nightly-10 --candidate tag=nightly-11
+contains "... names the metric with the repetitions needed" "$TMP/out" \
+	"a side would resolve a 2% change: hackbench.time_s ~"
+contains "... says why it exits 4" "$TMP/err" "1 metric left inconclusive (--require-decided): exit 4"
+equals "... and its summary says undecided" "$(tail -n 1 "$TMP/out" | cut -c1-23)" "UNDECIDED: 1 metrics, 0"
+expect_exit 1 "check --require-decided: a regression still exits 1" $SL check --db "$DB" \
+	--require-decided --baseline $BASE --candidate tag=nightly-11
+expect_exit 0 "check --require-decided: decided metrics exit 0" $SL check --db "$DB" \
+	--require-decided --baseline $BASE --candidate tag=nightly-11 --threshold 30
+contains "check --help documents exit 4" <($SL check --help) "4 (with --require-decided)"
 expect_exit 1 "check: regression exits 1" $SL check --db "$DB" --baseline $BASE --candidate tag=nightly-11
 contains "check prints the regression line" "$TMP/out" "hackbench.time_s: baseline"
 contains "check prints change and CI" "$TMP/out" "change +20."

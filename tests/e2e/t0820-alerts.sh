@@ -188,6 +188,11 @@ night 11
 equals "night 11: an improvement is an alert of its own kind" \
 	"$(sql "SELECT kind || ' ' || metric || ' ' || round(change_pct) FROM alert WHERE id = 3")" "improvement rate_per_s 30.0"
 equals "night 11: an improvement alone exits 0" "$(cat "$TMP/n11.rc")" 0
+# time_s against a baseline that holds the 1.32 nights: not decided tonight,
+# said on a line of its own (the exit status stays 0)
+contains "night 11: the metric left inconclusive is named as undecided" "$TMP/n11.out" \
+	"undecided: 1 metric left inconclusive tonight: hackbench.time_s (preempt=full hz=250 on syn) ~"
+equals "night 10: every metric decided, no undecided line" "$(grep -c "^undecided:" "$TMP/n10.out")" 0
 night 12
 contains "night 12: known: alert 3" "$TMP/n12.out" "known: alert 3 (new): hackbench.rate_per_s"
 equals "night 12: nothing new" "$(alerts)" 3

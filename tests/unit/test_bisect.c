@@ -100,6 +100,19 @@ TEST(ends_and_classes)
 	CHECK(bisect_classify(g, 6, b, 6, m, 6, &vo, 0.001, VERDICT_WORSE, &vg, &vb, &cls, &why) == 0);
 	CHECK(cls == BC_MORE);
 	CHECK(bisect_classify(g, 6, b, 6, m, 6, &vo, al, VERDICT_NO_CHANGE, &vg, &vb, &cls, &why) == -1);
+
+	/* a threshold of 100% (symmetric on the ratio): bad at 2.5 x good; a
+	 * commit at good's level is -60% from bad, beyond the -50% edge, so it
+	 * is called good (with the old percent rule it could never be) */
+	vo.threshold_pct = 100;
+	fill(b, 6, 125, 0.02);
+	CHECK(bisect_judge_ends(g, 6, b, 6, &vo, al, &x, &dir) == 0 && dir == VERDICT_WORSE);
+	fill(m, 6, 50.3, 0.02);
+	CHECK(bisect_classify(g, 6, b, 6, m, 6, &vo, al, VERDICT_WORSE, &vg, &vb, &cls, &why) == 0);
+	CHECK(cls == BC_GOOD);
+	vo.threshold_percent = 1;
+	CHECK(bisect_classify(g, 6, b, 6, m, 6, &vo, al, VERDICT_WORSE, &vg, &vb, &cls, &why) == 0);
+	CHECK(cls == BC_MORE);
 }
 
 /* ---- simulation ------------------------------------------------------- */

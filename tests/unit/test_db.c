@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "db/bisect_store.h"
 #include "db/db.h"
 #include "db/results.h"
 #include "harness/util/strbuf.h"
@@ -109,7 +110,7 @@ TEST(fresh_file_is_latest)
 	CHECK(db != NULL);
 	if (!db)
 		return;
-	CHECK(db_latest_version() == 11);
+	CHECK(db_latest_version() == 12);
 	CHECK(db_user_version(db) == db_latest_version());
 	check_q(db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
 		"alert;alert_event;alert_group;bisect;bisect_step;boot;histogram;kernel;machine;metric;"
@@ -246,6 +247,47 @@ TEST(migrate_v3_sets_censored_from_notes)
 	/* the flag is 0 or 1 */
 	CHECK(db_exec(db, "UPDATE metric SET censored = 2") != 0);
 	db_close(db);
+}
+
+TEST(migrate_v11_keeps_bisect_threshold_rule)
+{
+	/* a bisection stored before thresholds were symmetric (schema 12)
+	 * keeps the percent rule; a new one is stored with the ratio rule */
+	char *p = tmp_path("v11.db");
+	struct db *db = NULL;
+	char *err = NULL;
+	CHECK(db_open_raw(p, &db, &err) == 0);
+	free(p);
+	if (!db)
+		return;
+	CHECK(db_migrate_to(db, 11) == 0);
+	CHECK(exec(db,
+		   "INSERT INTO bisect (id, inputs, plan_json, git_dir, good, bad, good_ref, bad_ref,"
+		   "  workload, metric, repetitions, max_repetitions, max_steps, alpha,"
+		   "  threshold_pct) VALUES (1, 'in-old', '{}', '/g', 'a', 'b', 'a1', 'b1',"
+		   "  'pingpong', 'rps', 3, 9, 5, 0.05, 2);") == 0);
+	CHECK(db_migrate_to(db, db_latest_version()) == 0);
+	check_q(db, "SELECT threshold_rule FROM bisect WHERE id = 1", "percent");
+	struct db_bisect b;
+	CHECK(db_bisect_load(db, "1", &b) == 0);
+	CHECK(b.threshold_percent == 1 && b.threshold_pct == 2);
+	db_bisect_free(&b);
+	struct db_bisect nb = { .inputs = "in-new", .plan_json = "{}", .git_dir = "/g",
+				.good = "a", .bad = "b", .good_ref = "a1", .bad_ref = "b1",
+				.workload = "pingpong", .metric = "rps", .repetitions = 3,
+				.max_repetitions = 9, .max_steps = 5, .alpha = 0.05,
+				.threshold_pct = 100 };
+	int existed = 0;
+	int64_t id = db_bisect_create(db, &nb, &existed);
+	CHECK(id == 2 && !existed);
+	check_q(db, "SELECT threshold_rule FROM bisect WHERE id = 2", "ratio");
+	CHECK(db_bisect_load(db, "2", &b) == 0);
+	CHECK(b.threshold_percent == 0);
+	db_bisect_free(&b);
+	/* only the two rules */
+	CHECK(db_exec(db, "UPDATE bisect SET threshold_rule = 'log'") != 0);
+	db_close(db);
+	free(err);
 }
 
 static const char *const si_text =
@@ -1287,6 +1329,7 @@ int main(void)
 	RUN(migrate_from_v1_keeps_data);
 	RUN(migrate_v1_then_open_migrates);
 	RUN(migrate_v3_sets_censored_from_notes);
+	RUN(migrate_v11_keeps_bisect_threshold_rule);
 	RUN(machine_and_kernel_are_deduplicated);
 	RUN(run_finish_and_results_view);
 	RUN(git_commit_in_results);

@@ -617,7 +617,8 @@ TEST(verdict_inconclusive)
 	CHECK(v.mwu_exact && v.p_mwu >= 0.1);
 	/* reps from the pooled sd of the samples */
 	double s2 = (stats_var(a, 3) * 2 + stats_var(b, 3) * 2) / 4;
-	size_t want = verdict_reps_estimate(sqrt(s2), 0.02 * v.centre_a, 0.95,
+	/* delta: the nearer edge of the symmetric 2% threshold, 2/102 */
+	size_t want = verdict_reps_estimate(sqrt(s2), 2.0 / 102.0 * v.centre_a, 0.95,
 					    0.8);
 	CHECK(want > 3);
 	CHECK(v.reps_needed == want);
@@ -652,6 +653,76 @@ TEST(verdict_inconclusive)
 	verdict_options_default(&o, VERDICT_LOWER_IS_BETTER);
 	o.threshold_pct = 0;
 	CHECK(verdict_compare(many, 4, many, 4, &o, &v) == -1);
+}
+
+/* a threshold of T% is symmetric on the log ratio: the ratio B/A beyond
+ * 1 + T/100 or below 1 / (1 + T/100); the edge itself counts as beyond */
+TEST(verdict_symmetric_threshold)
+{
+	/* the edges in percent */
+	CHECK_NEAR(verdict_threshold_down_pct(100), -50, 1e-12);
+	CHECK_NEAR(verdict_threshold_down_pct(2), -100.0 * 2 / 102, 1e-12);
+	CHECK(isnan(verdict_threshold_down_pct(0)));
+	/* against 100%: a halving and a doubling are both at the edge: beyond */
+	CHECK(verdict_beyond(-50, 100));
+	CHECK(verdict_beyond(100, 100));
+	CHECK(!verdict_beyond(-49, 100));
+	CHECK(!verdict_beyond(99, 100));
+	CHECK(verdict_beyond(-51, 100) && verdict_beyond(101, 100));
+	CHECK(verdict_beyond(-100, 100) && verdict_beyond(-150, 100));
+	/* 2%: +2% and -1.96% (1/1.02) are the edges; -2% is beyond, -1.95% not */
+	CHECK(verdict_beyond(2, 2) && !verdict_beyond(1.99, 2));
+	CHECK(verdict_beyond(100.0 * (1 / 1.02 - 1), 2));
+	CHECK(verdict_beyond(-2, 2) && !verdict_beyond(-1.95, 2));
+	CHECK(!verdict_beyond(0, 2) && !verdict_beyond(NAN, 2) && !verdict_beyond(5, NAN));
+
+	/* verdicts: B the half of A, lower is better, threshold 100: better,
+	 * the mirror image (B twice A) worse; the change printed in percent */
+	const double a[] = { 100, 101, 99, 100, 100.5, 99.5, 100, 100.2 };
+	double h[8], d[8], n49[8];
+	for (int i = 0; i < 8; i++) {
+		h[i] = a[i] * 0.45;   /* -55% */
+		d[i] = a[i] * 2.2;    /* +120% */
+		n49[i] = a[i] * 0.51; /* -49% */
+	}
+	struct verdict_options o;
+	struct verdict v;
+	verdict_options_default(&o, VERDICT_LOWER_IS_BETTER);
+	o.threshold_pct = 100;
+	CHECK(verdict_compare(a, 8, h, 8, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_BETTER);
+	CHECK_NEAR(v.change_pct, -55, 1e-9);
+	CHECK(verdict_compare(h, 8, a, 8, &o, &v) == 0); /* the same ratio, upwards */
+	CHECK(v.kind == VERDICT_WORSE);
+	CHECK(verdict_compare(a, 8, d, 8, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_WORSE);
+	/* -49% is within 100% (the ratio 0.51 > 0.5), though its CI excludes 0:
+	 * not a verdict of better */
+	CHECK(verdict_compare(a, 8, n49, 8, &o, &v) == 0);
+	CHECK(v.kind != VERDICT_BETTER && v.kind != VERDICT_WORSE);
+	/* with a constant ratio the bootstrap CI is the point: exactly at the
+	 * edge (B = A / 2) is beyond, so better */
+	for (int i = 0; i < 8; i++)
+		h[i] = a[i] / 2;
+	CHECK(verdict_compare(a, 8, h, 8, &o, &v) == 0);
+	CHECK_NEAR(v.change_pct, -50, 1e-9);
+	CHECK(v.kind == VERDICT_BETTER);
+	/* the old percent rule, kept for bisections stored before schema 12:
+	 * a halving is inside [-100, +100] %, no change */
+	o.threshold_percent = 1;
+	CHECK(verdict_compare(a, 8, h, 8, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_NO_CHANGE);
+	CHECK(verdict_compare(a, 8, d, 8, &o, &v) == 0); /* +120% > 100 */
+	CHECK(v.kind == VERDICT_WORSE);
+	o.threshold_percent = 0;
+
+	/* censored: a provable decrease of a censored baseline by 60% is beyond
+	 * 100% (it was never beyond -100% before) */
+	const double ca[] = { 10000, 10000, 10000, 10000, 10000 };
+	const unsigned char cf[] = { 1, 1, 1, 1, 1 };
+	const double cb[] = { 4000, 3900, 4100, 4000, 3950 };
+	CHECK(verdict_compare_censored(ca, cf, 5, cb, NULL, 5, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_BETTER && v.change_bound == -1);
 }
 
 /* synthetic censored samples: cyclictest percentiles under TCG that fall
@@ -813,6 +884,7 @@ int main(void)
 	RUN(verdict_better_worse);
 	RUN(verdict_no_change);
 	RUN(verdict_inconclusive);
+	RUN(verdict_symmetric_threshold);
 	RUN(verdict_censored_both_sides);
 	RUN(verdict_censored_provable);
 	RUN(noise_floor);
