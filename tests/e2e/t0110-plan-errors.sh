@@ -265,10 +265,10 @@ fi
 # and a FIFO is refused without being read (issue 33)
 printf 'root:SECRET-LINE-OF-A-FILE\n' >"$TMP/secret"
 bad "a fragment path to a file that is not a fragment" "variant[0]: fragment $TMP/secret, line 1: expected CONFIG_X=value" \
-	"{\"target\": {\"type\": \"qemu\"}, \"matrix\": {\"kernel\": {\"variant\": [\"$TMP/secret\"]}}, \"workloads\": [{\"type\": \"hackbench\"}]}"
+	"{\"target\": {\"type\": \"qemu\", \"kernel\": \"$TMP/vmlinuz\"}, \"matrix\": {\"kernel\": {\"variant\": [\"$TMP/secret\"]}}, \"workloads\": [{\"type\": \"hackbench\"}]}"
 if grep -q SECRET-LINE "$TMP/err"; then not_ok "... without printing the file's line" "$(cat "$TMP/err")"; else ok "... without printing the file's line"; fi
 mkfifo "$TMP/frag.fifo"
-printf '%s\n' "{\"target\": {\"type\": \"qemu\"}, \"matrix\": {\"kernel\": {\"variant\": [\"$TMP/frag.fifo\"]}}, \"workloads\": [{\"type\": \"hackbench\"}]}" >"$TMP/fifo.json"
+printf '%s\n' "{\"target\": {\"type\": \"qemu\", \"kernel\": \"$TMP/vmlinuz\"}, \"matrix\": {\"kernel\": {\"variant\": [\"$TMP/frag.fifo\"]}}, \"workloads\": [{\"type\": \"hackbench\"}]}" >"$TMP/fifo.json"
 timeout 60 schedlab plan "$TMP/fifo.json" >"$TMP/out" 2>"$TMP/err"
 equals "a fragment path that is a FIFO is refused at once (exit 2, no hang)" "$?" 2
 contains "... saying so" "$TMP/err" "frag.fifo: not a regular file"
