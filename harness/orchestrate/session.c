@@ -2025,5 +2025,6 @@ int session_build_kernels(struct plan *p, int quiet, volatile int *abort_flag, s
 		if (bad)
 			return -1;
 	}
-	return 0;
+	/* the built kernels' configs are known now: what they offer */
+	return n ? plan_check_offers(p, err) : 0;
 }
