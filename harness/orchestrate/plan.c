@@ -1014,9 +1014,9 @@ static int apply_offers(struct plan *p, struct strbuf *e)
 	if (!bad)
 		goto out;
 	if (!p->drop_impossible || bad == n) {
-		strbuf_addf(e, "matrix: %zu of %zu boot configurations ask a kernel for a preemption "
+		strbuf_addf(e, "matrix: %zu of %zu boot configurations %s a kernel for a preemption "
 			    "mode it does not offer (decided from the kernel's config, docs/kernels.md "
-			    "\"What a kernel offers\"):", bad, n);
+			    "\"What a kernel offers\"):", bad, n, bad == 1 ? "asks" : "ask");
 		for (size_t i = 0; i < lines.nr; i++)
 			strbuf_addf(e, "\n  %s", lines.v[i]);
 		strbuf_addstr(e, bad == n ? "\nnothing would be left to run"
