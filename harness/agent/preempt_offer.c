@@ -83,8 +83,12 @@ int preempt_offer_decide(const char *config, const char *release, struct preempt
 	o->dynamic = is_y(config, "PREEMPT_DYNAMIC");
 	o->rt = is_y(config, "PREEMPT_RT");
 	o->lazy_arch = is_y(config, "ARCH_HAS_PREEMPT_LAZY");
-	/* the choice "Preemption Model"; RT was a member of it until 6.12 */
-	if (is_y(config, "PREEMPT_LAZY"))
+	/* the choice "Preemption Model"; RT was a member of it until 6.12.
+	 * PREEMPT_LAZY is the model only with ARCH_HAS_PREEMPT_LAZY (6.13 on):
+	 * the 6.1 RT patch set (Debian's linux-image-rt-amd64) has an option of
+	 * that name too, "def_bool y if HAVE_PREEMPT_LAZY && PREEMPT_RT", which
+	 * is no member of the choice */
+	if (is_y(config, "PREEMPT_LAZY") && o->lazy_arch)
 		o->built = PM_LAZY;
 	else if (is_y(config, "PREEMPT"))
 		o->built = PM_FULL;

@@ -9,7 +9,10 @@
  *   not PREEMPT_DYNAMIC   only the built model (preempt= is not even a
  *                         parameter); PREEMPT_NONE -> none, PREEMPT_VOLUNTARY
  *                         -> voluntary, PREEMPT -> full, PREEMPT_LAZY -> lazy,
- *                         PREEMPT_RT (6.1: a member of the choice) -> full
+ *                         PREEMPT_RT (6.1: a member of the choice) -> full;
+ *                         PREEMPT_LAZY counts only with ARCH_HAS_PREEMPT_LAZY
+ *                         (the 6.1 RT patch set's PREEMPT_LAZY is another
+ *                         option: Debian's 6.1 RT kernel offers full)
  *   PREEMPT_DYNAMIC       none, voluntary, full (6.1-6.12)
  *     + lazy              with ARCH_HAS_PREEMPT_LAZY (6.13: "sched: Add Lazy
  *                         preemption model")
