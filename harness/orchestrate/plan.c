@@ -882,7 +882,12 @@ static int validate_matrix(struct plan *p, struct strbuf *e)
 		strbuf_addstr(e, "matrix: must be an object");
 		goto out;
 	}
-	if (m && check_keys(m, matrix_keys, "matrix", e))
+	/* "dropped": what schedlab run wrote into the stored plan (below) */
+	json_t *mk = m && json_object_get(m, "dropped") ? json_copy(m) : json_incref(m);
+	json_object_del(mk, "dropped");
+	int badkey = m && check_keys(mk, matrix_keys, "matrix", e);
+	json_decref(mk);
+	if (badkey)
 		goto out;
 	if (kernel_list(json_object_get(m, "kernel"), &kernels, e) ||
 	    string_list(json_object_get(m, "preempt"), "matrix.preempt", &preempts, preempt_modes,
@@ -970,16 +975,54 @@ static void free_boot(struct plan_boot *b)
 
 /* the boot configurations asking a kernel for a mode it does not offer:
  * refused (-1) or left out; the number left out */
+/* a stored plan's matrix.dropped: [{"kernel": INDEX, "preempt": MODE}], the
+ * pairs its session left out (index -1: the target's kernel); -1 when not
+ * in that form */
+static int stored_dropped(const json_t *d, const struct plan_boot *b, struct strbuf *e)
+{
+	size_t i;
+	json_t *x;
+	int hit = 0;
+	json_array_foreach(d, i, x) {
+		json_t *k = json_object_get(x, "kernel");
+		const char *pm = json_string_value(json_object_get(x, "preempt"));
+		if (!json_is_integer(k) || !pm) {
+			strbuf_addf(e, "matrix.dropped[%zu]: must be {\"kernel\": INDEX, \"preempt\": "
+				    "MODE} (written by schedlab run into the plan it stores)", i);
+			return -1;
+		}
+		hit |= json_integer_value(k) == b->kernel_index && b->preempt &&
+		       !strcmp(pm, b->preempt);
+	}
+	return hit;
+}
+
 static int apply_offers(struct plan *p, struct strbuf *e)
 {
 	size_t n = p->nboots, bad = 0;
 	char *why_of = xcalloc(n ? n : 1, 1);
 	struct strvec lines = STRVEC_INIT;
+	json_t *m = json_object_get(p->root, "matrix");
+	/* a stored plan keeps what its session decided: the same boot
+	   configurations whatever its kernels' configs say by now */
+	json_t *stored = p->offers_stored ? json_object_get(m, "dropped") : NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct plan_boot *b = &p->boots[i];
 		const char *path = b->preempt ? boot_kernel_path(p, b) : NULL;
 		struct preempt_offer o;
 		char src[4096];
+		if (stored) {
+			int hit = stored_dropped(stored, b, e);
+			if (hit < 0) {
+				free(why_of);
+				return -1;
+			}
+			if (!hit)
+				continue;
+			why_of[i] = 1;
+			bad++;
+			continue;
+		}
 		if (!path || plan_kernel_offer(path, &o, src, sizeof(src), NULL) != 1 ||
 		    preempt_offer_has(&o, b->preempt))
 			continue;
@@ -998,14 +1041,20 @@ static int apply_offers(struct plan *p, struct strbuf *e)
 			    offers.buf, src);
 		strvec_push(&lines, l.buf);
 		if (p->drop_impossible) {
-			struct strbuf m = STRBUF_INIT;
-			preempt_offer_modes(o.modes, &m);
+			struct strbuf ms = STRBUF_INIT;
+			preempt_offer_modes(o.modes, &ms);
 			if (!p->dropped)
 				p->dropped = json_array();
 			json_array_append_new(p->dropped,
 					      json_pack("{s:s,s:s,s:s}", "kernel", path, "preempt",
-							b->preempt, "offers", m.buf));
-			strbuf_release(&m);
+							b->preempt, "offers", ms.buf));
+			strbuf_release(&ms);
+			/* into the plan the session stores (--resume, lab members) */
+			json_t *d = json_object_get(m, "dropped");
+			if (!d)
+				json_object_set_new(m, "dropped", d = json_array());
+			json_array_append_new(d, json_pack("{s:i,s:s}", "kernel", b->kernel_index,
+							   "preempt", b->preempt));
 		}
 		strbuf_release(&l);
 		strbuf_release(&offers);
@@ -1013,6 +1062,15 @@ static int apply_offers(struct plan *p, struct strbuf *e)
 	int ret = (int)bad;
 	if (!bad)
 		goto out;
+	if (stored && bad < n) {
+		struct strbuf l = STRBUF_INIT;
+		strbuf_addf(&l, "note: %zu boot configuration%s left out as impossible when the "
+			    "session was planned (matrix.dropped), %zu left", bad, bad == 1 ? "" : "s",
+			    n - bad);
+		strvec_push(&p->offer_notes, l.buf);
+		strbuf_release(&l);
+		goto drop;
+	}
 	if (!p->drop_impossible || bad == n) {
 		strbuf_addf(e, "matrix: %zu of %zu boot configurations %s a kernel for a preemption "
 			    "mode it does not offer (decided from the kernel's config, docs/kernels.md "
@@ -1031,6 +1089,12 @@ static int apply_offers(struct plan *p, struct strbuf *e)
 		strvec_push(&p->offer_notes, l.buf);
 		strbuf_release(&l);
 	}
+	struct strbuf l = STRBUF_INIT;
+	strbuf_addf(&l, "note: %zu boot configuration%s left out as impossible, %zu left",
+		    bad, bad == 1 ? "" : "s", n - bad);
+	strvec_push(&p->offer_notes, l.buf);
+	strbuf_release(&l);
+drop:;
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (why_of[i])
@@ -1039,11 +1103,6 @@ static int apply_offers(struct plan *p, struct strbuf *e)
 			p->boots[w++] = p->boots[i];
 	}
 	p->nboots = w;
-	struct strbuf l = STRBUF_INIT;
-	strbuf_addf(&l, "note: %zu boot configuration%s left out as impossible, %zu left",
-		    bad, bad == 1 ? "" : "s", w);
-	strvec_push(&p->offer_notes, l.buf);
-	strbuf_release(&l);
 out:
 	free(why_of);
 	strvec_clear(&lines);
@@ -1304,6 +1363,12 @@ static int check_size(const struct plan *p, struct strbuf *e)
 static int check_internal_keys(const json_t *root, struct strbuf *e)
 {
 	static const char *const internal[] = { "commit", "describe", "image", NULL };
+	if (json_object_get(json_object_get(root, "matrix"), "dropped")) {
+		strbuf_addstr(e, "matrix.dropped: set by schedlab run in the plan it stores (the "
+			      "kernel x preempt pairs left out by \"impossible\": \"drop\"), not in "
+			      "a plan file; remove it");
+		return -1;
+	}
 	const json_t *ks = json_object_get(json_object_get(root, "matrix"), "kernel");
 	size_t n = json_is_array(ks) ? json_array_size(ks) : 1;
 	for (size_t i = 0; i < n; i++) {
@@ -1328,6 +1393,7 @@ static int validate(struct plan *p, const char *file, int user, struct strbuf *e
 {
 	struct strbuf e = STRBUF_INIT;
 	int ret = -1;
+	p->offers_stored = !user && json_object_get(json_object_get(p->root, "matrix"), "dropped");
 	if (!json_is_object(p->root))
 		strbuf_addstr(&e, "the plan must be a JSON object");
 	else if (!check_top_keys(p->root, &e) && !(user && check_internal_keys(p->root, &e)) &&

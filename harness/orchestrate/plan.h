@@ -114,6 +114,8 @@ struct plan {
 	 * preemption mode its config does not offer (preempt_offer.h) refuses
 	 * the plan ("refuse", the default) or is left out ("drop") */
 	int drop_impossible;
+	int offers_stored;     /* a stored plan with matrix.dropped: those pairs are
+				  left out as its session decided, configs unread */
 	struct strvec offer_notes;  /* one line per pair left out, then a summary */
 	json_t *dropped;       /* [{"kernel", "preempt", "offers"}] of the pairs left out */
 };

@@ -775,14 +775,40 @@ TEST(impossible_after_a_variant_is_built)
 	CHECK_STR(p.boots[0].preempt, "full");
 	CHECK_STR(p.boots[1].preempt, "lazy");
 	CHECK_CONTAINS(p.offer_notes.v[0], "preempt=voluntary: it offers full, lazy");
-	/* what the stored plan holds ("image") loads to the same expansion */
+	/* what the stored plan holds ("image", "dropped") loads to the same
+	   expansion, even when the kernel's config changed meanwhile */
+	json_t *d = json_object_get(json_object_get(p.root, "matrix"), "dropped");
+	CHECK(json_array_size(d) == 1);
+	CHECK_STR(json_string_value(json_object_get(json_array_get(d, 0), "preempt")), "voluntary");
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "cp tests/data/kconfig/6.1.config %s/cfg", k70);
+	CHECK(system(cmd) == 0);
 	char *stored = json_dumps(p.root, JSON_COMPACT);
 	struct plan q;
 	CHECK(load_ok(stored, &q) == 0);
 	CHECK(q.nboots == 2 && q.nvisits == 6);
 	for (size_t v = 0; v < q.nvisits && v < p.nvisits; v++)
 		CHECK(q.visits[v].cfg == p.visits[v].cfg);
+	CHECK(q.offer_notes.nr == 1);
+	CHECK_CONTAINS(q.offer_notes.nr ? q.offer_notes.v[0] : NULL,
+		       "1 boot configuration left out as impossible when the session was planned");
 	free(stored);
+	snprintf(cmd, sizeof(cmd), "cp tests/data/kconfig/7.0.config %s/cfg", k70);
+	CHECK(system(cmd) == 0);
+	/* a plan file may not say what was left out */
+	char file[128];
+	snprintf(file, sizeof(file), "%s/dropped.json", kdirs);
+	FILE *f = fopen(file, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("{\"matrix\": {\"dropped\": []}, \"workloads\": [{\"type\": \"hackbench\"}]}", f);
+		fclose(f);
+	}
+	struct plan r;
+	CHECK(plan_load(file, &r, &err) == -1);
+	CHECK_CONTAINS(err.buf, "matrix.dropped: set by schedlab run in the plan it stores");
+	plan_release(&r);
+	strbuf_reset(&err);
 	plan_release(&q);
 	plan_release(&p);
 	/* without drop: refused after the build */
@@ -794,7 +820,6 @@ TEST(impossible_after_a_variant_is_built)
 	CHECK_CONTAINS(err.buf, "nothing would be left to run");
 	plan_release(&p);
 	strbuf_release(&err);
-	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", kdirs);
 	CHECK(system(cmd) == 0);
 }
