@@ -933,15 +933,19 @@ int plan_kernel_offer(const char *spec, struct preempt_offer *o, char *src, size
 	struct stat st;
 	if (!spec || stat(spec, &st) || !S_ISDIR(st.st_mode))
 		return 0; /* an image file, or no such folder: the target says */
+	/* only regular files are read (a FIFO would block the plan for ever) */
 	char *kj = xstrfmt("%s/kernel.json", spec);
-	json_t *j = json_load_file(kj, 0, NULL);
+	struct strbuf text = STRBUF_INIT, e = STRBUF_INIT;
+	const char *no;
+	json_t *j = strbuf_read_regular(&text, kj, 1 << 20, &no) ? NULL
+		    : json_loads(text.buf, 0, NULL);
 	free(kj);
+	strbuf_reset(&text);
 	const char *cf = json_string_value(json_object_get(j, "config"));
 	const char *rel = json_string_value(json_object_get(j, "release"));
 	char *cfg = xstrfmt("%s/%s", spec, cf ? cf : "config");
-	struct strbuf text = STRBUF_INIT, e = STRBUF_INIT;
 	int rc = 0;
-	if (!strchr(cf ? cf : "", '/') && !strbuf_read_file(&text, cfg, 16 << 20) &&
+	if (!strchr(cf ? cf : "", '/') && !strbuf_read_regular(&text, cfg, 16 << 20, &no) &&
 	    !preempt_offer_decide(text.buf, rel, o, &e)) {
 		snprintf(src, srclen, "%s", cfg);
 		rc = 1;

@@ -81,6 +81,15 @@ sed 's/"preempt": \["none", "voluntary", "full", "lazy"\]/"preempt": ["none"]/; 
 expect_exit 2 "drop, but nothing left: refused" schedlab plan "$TMP/none.json"
 contains "it says nothing would be left" "$TMP/err" "nothing would be left to run"
 
+# a kernel folder whose config is a FIFO: not read (no hang), its offer unknown
+mkdir -p "$TMP/k/fifo"
+mkfifo "$TMP/k/fifo/config"
+: >"$TMP/k/fifo/vmlinuz"
+printf '{"target": {"type": "qemu", "kernel": "%s"}, "matrix": {"preempt": ["lazy"]}, "workloads": [{"type": "hackbench"}]}\n' \
+	"$TMP/k/fifo" >"$TMP/fifo.json"
+expect_exit 0 "a config that is a FIFO is not read: the offer is unknown, the plan passes" \
+	timeout 10 schedlab plan "$TMP/fifo.json"
+
 bad_value() {
 	plan ', "impossible": "skip"' >"$TMP/bad.json"
 	expect_exit 2 "matrix.impossible: a bad value is refused" schedlab plan "$TMP/bad.json"
