@@ -81,6 +81,13 @@ sed 's/"preempt": \["none", "voluntary", "full", "lazy"\]/"preempt": ["none"]/; 
 expect_exit 2 "drop, but nothing left: refused" schedlab plan "$TMP/none.json"
 contains "it says nothing would be left" "$TMP/err" "nothing would be left to run"
 
+# a variant not built yet: decided once built (schedlab run), said by plan
+printf '{"target": {"type": "qemu", "kernel": "%s"}, "matrix": {"kernel": [{"variant": ["hz1000"]}], "preempt": ["lazy"]}, "workloads": [{"type": "hackbench"}]}\n' \
+	"$TMP/k/6.1" >"$TMP/variant.json"
+expect_exit 0 "a variant not built yet: its offer is not known at plan time" schedlab plan "$TMP/variant.json"
+contains "plan says when it is checked" "$TMP/out" \
+	"note: variant:minimal:hz1000 is not built yet: the preemption modes asked of it are checked against its config once it is (schedlab run)"
+
 # a kernel folder whose config is a FIFO: not read (no hang), its offer unknown
 mkdir -p "$TMP/k/fifo"
 mkfifo "$TMP/k/fifo/config"
