@@ -13,14 +13,26 @@
 # downloaded. The output folder is written under a temporary name and renamed
 # at the end, so an interrupted import never looks complete.
 #
-# Usage: import-debian.sh [OUTDIR] [CACHEDIR]   (defaults: out, cache; relative
-# to this script's folder). SCHEDLAB_DEBIAN_KPKG overrides the package name.
+# With --rt the same for Debian's PREEMPT_RT kernel (the package behind
+# linux-image-rt-amd64, e.g. linux-image-6.1.0-57-rt-amd64) into
+# kernels/out/debian-<abi>-rt/ (e.g. debian-6.1.0-57-rt), linked from
+# kernels/out/debian-rt: `make -C kernels debian-rt`.
+#
+# Usage: import-debian.sh [--rt] [OUTDIR] [CACHEDIR]   (defaults: out, cache;
+# relative to this script's folder). SCHEDLAB_DEBIAN_KPKG overrides the
+# package name.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
+meta=linux-image-amd64
+link=debian
+if [ "${1:-}" = --rt ]; then
+	meta=linux-image-rt-amd64
+	link=debian-rt
+	shift
+fi
 out=${1:-$here/out}
 cache=${2:-$here/cache}
-meta=linux-image-amd64
 
 die() { echo "import-debian: $*" >&2; exit 1; }
 
@@ -31,8 +43,8 @@ if [ -z "$pkg" ]; then
 		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
 	[ -n "$pkg" ] || {
 		# offline or no package lists: reuse the newest import, if any
-		if [ -f "$out/debian/kernel.json" ]; then
-			echo "import-debian: cannot resolve $meta; keeping $(readlink "$out/debian")" >&2
+		if [ -f "$out/$link/kernel.json" ]; then
+			echo "import-debian: cannot resolve $meta; keeping $(readlink "$out/$link")" >&2
 			exit 0
 		fi
 		die "cannot resolve the versioned package behind $meta (run apt-get update?)"
@@ -43,8 +55,8 @@ linux-image-[0-9]*-*) ;;
 *) die "unexpected package name '$pkg'" ;;
 esac
 
-release=${pkg#linux-image-}          # 6.1.0-57-amd64
-abi=${release%-*}                    # 6.1.0-57
+release=${pkg#linux-image-}          # 6.1.0-57-amd64, 6.1.0-57-rt-amd64
+abi=${release%-*}                    # 6.1.0-57, 6.1.0-57-rt
 dest="$out/debian-$abi"
 
 # vmlinuz -> vmlinux: the ELF kernel inside the bzImage. qemu boots it
@@ -79,7 +91,7 @@ add_vmlinux() { # DIR
 
 if [ -f "$dest/kernel.json" ]; then
 	add_vmlinux "$dest"
-	ln -sfn "debian-$abi" "$out/debian"
+	ln -sfn "debian-$abi" "$out/$link"
 	echo "$dest"
 	exit 0
 fi
@@ -121,6 +133,6 @@ JSON
 add_vmlinux "$stage"
 rm -rf "$dest"
 mv "$stage" "$dest"
-ln -sfn "debian-$abi" "$out/debian"
+ln -sfn "debian-$abi" "$out/$link"
 echo "import-debian: $dest ($pkg $debver)" >&2
 echo "$dest"

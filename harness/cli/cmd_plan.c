@@ -28,6 +28,24 @@ static const char usage_text[] =
 	"Exit status: 0 valid, 2 invalid (the message names file:line:column or the\n"
 	"JSON path of the problem).\n";
 
+/* the pairs left out as impossible ("matrix.impossible": "drop"), and the
+ * kernels whose offer is decided only once they are built */
+static void print_offer_notes(const struct plan *p, FILE *f)
+{
+	for (size_t i = 0; i < p->offer_notes.nr; i++)
+		fprintf(f, "  %s\n", p->offer_notes.v[i]);
+	int said = -1;
+	for (size_t i = 0; i < p->nboots; i++) {
+		const json_t *k = plan_kernel_spec(p, p->boots[i].kernel_index);
+		if (!p->boots[i].preempt || !json_is_object(k) || json_object_get(k, "image") ||
+		    p->boots[i].kernel_index <= said)
+			continue;
+		said = p->boots[i].kernel_index;
+		fprintf(f, "  note: %s is not built yet: the preemption modes asked of it are "
+			"checked against its config once it is (schedlab run)\n", p->boots[i].kernel);
+	}
+}
+
 static void print_table(const struct plan *p)
 {
 	printf("plan: %s (%s)\n", p->name, p->path);
@@ -60,6 +78,7 @@ static void print_table(const struct plan *p)
 		       p->boots[i].kernel ? p->boots[i].kernel : "(default)",
 		       p->boots[i].preempt ? p->boots[i].preempt : "(as booted)",
 		       *p->boots[i].cmdline ? p->boots[i].cmdline : "(none)");
+	print_offer_notes(p, stdout);
 	printf("\nknob sets (%zu):\n", json_array_size(p->knobs));
 	for (size_t i = 0; i < json_array_size(p->knobs); i++) {
 		char *l = knob_label(json_array_get(p->knobs, i));
@@ -124,6 +143,8 @@ static void print_json(const struct plan *p)
 				"knobs", p->knobs, "workloads", wl, "execution", order,
 				"estimated_s", plan_estimate_s(p), "runs",
 				(json_int_t)plan_run_count(p));
+	if (p->dropped)
+		json_object_set(doc, "dropped_impossible", p->dropped);
 	if (p->until_decided) {
 		json_t *ms = json_array();
 		for (size_t i = 0; i < p->seq_metrics.nr; i++)

@@ -145,6 +145,9 @@ static int build_and_check(struct plan *p, const struct session_opts *so, struct
 		fprintf(stderr, "%s\n", err->buf);
 		return -1;
 	}
+	/* the pairs left out by "matrix.impossible": "drop", said before anything runs */
+	for (size_t i = 0; i < p->offer_notes.nr; i++)
+		fprintf(stderr, "%s: %s\n", p->path, p->offer_notes.v[i]);
 	return 0;
 }
 

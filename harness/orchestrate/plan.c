@@ -3,6 +3,7 @@
  * docs/plan-format.md.
  */
 #include "harness/agent/knobs.h"
+#include "harness/agent/preempt_offer.h"
 #include "harness/orchestrate/plan.h"
 
 #include <ctype.h>
@@ -24,7 +25,9 @@ static const char *const top_keys[] = { "name", "target", "targets", "switch", "
  * "lab" (the marker schedlab writes into the stored plan of each lab member) */
 static const char *const top_keys_more[] = { "lab", NULL };
 static const char *const lab_keys[] = { "id", "target", "targets", "label", NULL };
-static const char *const matrix_keys[] = { "kernel", "preempt", "cmdline", "knobs", NULL };
+static const char *const matrix_keys[] = { "kernel", "preempt", "cmdline", "knobs",
+					   "impossible", NULL };
+static const char *const impossible_values[] = { "refuse", "drop", NULL };
 static const char *const knob_keys[] = { "sched_features", "tunables", "sysctl", NULL };
 static const char *const preempt_modes[] = { "none", "voluntary", "full", "lazy", NULL };
 static const char *const switch_methods[] = { "auto", "runtime", "reboot", "kexec", NULL };
@@ -879,7 +882,12 @@ static int validate_matrix(struct plan *p, struct strbuf *e)
 		strbuf_addstr(e, "matrix: must be an object");
 		goto out;
 	}
-	if (m && check_keys(m, matrix_keys, "matrix", e))
+	/* "dropped": what schedlab run wrote into the stored plan (below) */
+	json_t *mk = m && json_object_get(m, "dropped") ? json_copy(m) : json_incref(m);
+	json_object_del(mk, "dropped");
+	int badkey = m && check_keys(mk, matrix_keys, "matrix", e);
+	json_decref(mk);
+	if (badkey)
 		goto out;
 	if (kernel_list(json_object_get(m, "kernel"), &kernels, e) ||
 	    string_list(json_object_get(m, "preempt"), "matrix.preempt", &preempts, preempt_modes,
@@ -894,6 +902,14 @@ static int validate_matrix(struct plan *p, struct strbuf *e)
 	}
 	if (validate_knobs(p, m, e))
 		goto out;
+	json_t *imp = json_object_get(m, "impossible");
+	if (imp && (!json_is_string(imp) || !in_list(impossible_values, json_string_value(imp)))) {
+		strbuf_addstr(e, "matrix.impossible: must be \"refuse\" (the default: a plan that asks "
+			      "a kernel for a preemption mode it does not offer is refused) or "
+			      "\"drop\" (those kernel x preempt pairs are left out, with a note)");
+		goto out;
+	}
+	p->drop_impossible = imp && !strcmp(json_string_value(imp), "drop");
 	double nk = kernels.nr ? (double)kernels.nr : 1, np = preempts.nr ? (double)preempts.nr : 1,
 	       nc = cmdlines.nr ? (double)cmdlines.nr : 1;
 	if (nk * np * nc > PLAN_MAX_BOOTS) {
@@ -908,6 +924,192 @@ out:
 	strvec_clear(&kernels);
 	strvec_clear(&preempts);
 	strvec_clear(&cmdlines);
+	return ret;
+}
+
+int plan_kernel_offer(const char *spec, struct preempt_offer *o, char *src, size_t srclen,
+		      struct strbuf *why)
+{
+	struct stat st;
+	if (!spec || stat(spec, &st) || !S_ISDIR(st.st_mode))
+		return 0; /* an image file, or no such folder: the target says */
+	/* only regular files are read (a FIFO would block the plan for ever) */
+	char *kj = xstrfmt("%s/kernel.json", spec);
+	struct strbuf text = STRBUF_INIT, e = STRBUF_INIT;
+	const char *no;
+	json_t *j = strbuf_read_regular(&text, kj, 1 << 20, &no) ? NULL
+		    : json_loads(text.buf, 0, NULL);
+	free(kj);
+	strbuf_reset(&text);
+	const char *cf = json_string_value(json_object_get(j, "config"));
+	const char *rel = json_string_value(json_object_get(j, "release"));
+	char *cfg = xstrfmt("%s/%s", spec, cf ? cf : "config");
+	int rc = 0;
+	if (!strchr(cf ? cf : "", '/') && !strbuf_read_regular(&text, cfg, 16 << 20, &no) &&
+	    !preempt_offer_decide(text.buf, rel, o, &e)) {
+		snprintf(src, srclen, "%s", cfg);
+		rc = 1;
+	}
+	(void)why;
+	strbuf_release(&text);
+	strbuf_release(&e);
+	free(cfg);
+	json_decref(j);
+	return rc;
+}
+
+/* the kernel folder a boot configuration boots, when it is known before
+ * anything is built: a folder of matrix.kernel, a built variant's "image",
+ * or (one target) the target's "kernel" */
+static const char *boot_kernel_path(const struct plan *p, const struct plan_boot *b)
+{
+	if (b->kernel_index < 0)
+		return p->targets ? NULL : json_string_value(json_object_get(p->target, "kernel"));
+	const json_t *k = plan_kernel_spec(p, b->kernel_index);
+	return json_is_string(k) ? json_string_value(k)
+				 : json_string_value(json_object_get(k, "image"));
+}
+
+static void free_boot(struct plan_boot *b)
+{
+	free((char *)b->kernel);
+	free((char *)b->preempt);
+	free((char *)b->cmdline);
+}
+
+/* the boot configurations asking a kernel for a mode it does not offer:
+ * refused (-1) or left out; the number left out */
+/* a stored plan's matrix.dropped: [{"kernel": INDEX, "preempt": MODE}], the
+ * pairs its session left out (index -1: the target's kernel); -1 when not
+ * in that form */
+static int stored_dropped(const json_t *d, const struct plan_boot *b, struct strbuf *e)
+{
+	size_t i;
+	json_t *x;
+	int hit = 0;
+	json_array_foreach(d, i, x) {
+		json_t *k = json_object_get(x, "kernel");
+		const char *pm = json_string_value(json_object_get(x, "preempt"));
+		if (!json_is_integer(k) || !pm) {
+			strbuf_addf(e, "matrix.dropped[%zu]: must be {\"kernel\": INDEX, \"preempt\": "
+				    "MODE} (written by schedlab run into the plan it stores)", i);
+			return -1;
+		}
+		hit |= json_integer_value(k) == b->kernel_index && b->preempt &&
+		       !strcmp(pm, b->preempt);
+	}
+	return hit;
+}
+
+static int apply_offers(struct plan *p, struct strbuf *e)
+{
+	size_t n = p->nboots, bad = 0;
+	char *why_of = xcalloc(n ? n : 1, 1);
+	struct strvec lines = STRVEC_INIT;
+	json_t *m = json_object_get(p->root, "matrix");
+	/* a stored plan keeps what its session decided: the same boot
+	   configurations whatever its kernels' configs say by now */
+	json_t *stored = p->offers_stored ? json_object_get(m, "dropped") : NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct plan_boot *b = &p->boots[i];
+		const char *path = b->preempt ? boot_kernel_path(p, b) : NULL;
+		struct preempt_offer o;
+		char src[4096];
+		if (stored) {
+			int hit = stored_dropped(stored, b, e);
+			if (hit < 0) {
+				free(why_of);
+				return -1;
+			}
+			if (!hit)
+				continue;
+			why_of[i] = 1;
+			bad++;
+			continue;
+		}
+		if (!path || plan_kernel_offer(path, &o, src, sizeof(src), NULL) != 1 ||
+		    preempt_offer_has(&o, b->preempt))
+			continue;
+		why_of[i] = 1;
+		bad++;
+		/* one line per kernel x preempt pair (cmdlines repeat it) */
+		int seen = 0;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = why_of[k] && p->boots[k].kernel_index == b->kernel_index &&
+			       !strcmp(p->boots[k].preempt, b->preempt);
+		if (seen)
+			continue;
+		struct strbuf l = STRBUF_INIT, offers = STRBUF_INIT;
+		preempt_offer_describe(&o, &offers);
+		strbuf_addf(&l, "kernel %s, preempt=%s: it offers %s, from %s", path, b->preempt,
+			    offers.buf, src);
+		strvec_push(&lines, l.buf);
+		if (p->drop_impossible) {
+			struct strbuf ms = STRBUF_INIT;
+			preempt_offer_modes(o.modes, &ms);
+			if (!p->dropped)
+				p->dropped = json_array();
+			json_array_append_new(p->dropped,
+					      json_pack("{s:s,s:s,s:s}", "kernel", path, "preempt",
+							b->preempt, "offers", ms.buf));
+			strbuf_release(&ms);
+			/* into the plan the session stores (--resume, lab members) */
+			json_t *d = json_object_get(m, "dropped");
+			if (!d)
+				json_object_set_new(m, "dropped", d = json_array());
+			json_array_append_new(d, json_pack("{s:i,s:s}", "kernel", b->kernel_index,
+							   "preempt", b->preempt));
+		}
+		strbuf_release(&l);
+		strbuf_release(&offers);
+	}
+	int ret = (int)bad;
+	if (!bad)
+		goto out;
+	if (stored && bad < n) {
+		struct strbuf l = STRBUF_INIT;
+		strbuf_addf(&l, "note: %zu boot configuration%s left out as impossible when the "
+			    "session was planned (matrix.dropped), %zu left", bad, bad == 1 ? "" : "s",
+			    n - bad);
+		strvec_push(&p->offer_notes, l.buf);
+		strbuf_release(&l);
+		goto drop;
+	}
+	if (!p->drop_impossible || bad == n) {
+		strbuf_addf(e, "matrix: %zu of %zu boot configurations %s a kernel for a preemption "
+			    "mode it does not offer (decided from the kernel's config, docs/kernels.md "
+			    "\"What a kernel offers\"):", bad, n, bad == 1 ? "asks" : "ask");
+		for (size_t i = 0; i < lines.nr; i++)
+			strbuf_addf(e, "\n  %s", lines.v[i]);
+		strbuf_addstr(e, bad == n ? "\nnothing would be left to run"
+				 : "\nleave such pairs out with \"matrix\": {\"impossible\": \"drop\"} "
+				   "(docs/plan-format.md)");
+		ret = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < lines.nr; i++) {
+		struct strbuf l = STRBUF_INIT;
+		strbuf_addf(&l, "note: left out (matrix.impossible \"drop\"): %s", lines.v[i]);
+		strvec_push(&p->offer_notes, l.buf);
+		strbuf_release(&l);
+	}
+	struct strbuf l = STRBUF_INIT;
+	strbuf_addf(&l, "note: %zu boot configuration%s left out as impossible, %zu left",
+		    bad, bad == 1 ? "" : "s", n - bad);
+	strvec_push(&p->offer_notes, l.buf);
+	strbuf_release(&l);
+drop:;
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (why_of[i])
+			free_boot(&p->boots[i]);
+		else
+			p->boots[w++] = p->boots[i];
+	}
+	p->nboots = w;
+out:
+	free(why_of);
+	strvec_clear(&lines);
 	return ret;
 }
 
@@ -1165,6 +1367,12 @@ static int check_size(const struct plan *p, struct strbuf *e)
 static int check_internal_keys(const json_t *root, struct strbuf *e)
 {
 	static const char *const internal[] = { "commit", "describe", "image", NULL };
+	if (json_object_get(json_object_get(root, "matrix"), "dropped")) {
+		strbuf_addstr(e, "matrix.dropped: set by schedlab run in the plan it stores (the "
+			      "kernel x preempt pairs left out by \"impossible\": \"drop\"), not in "
+			      "a plan file; remove it");
+		return -1;
+	}
 	const json_t *ks = json_object_get(json_object_get(root, "matrix"), "kernel");
 	size_t n = json_is_array(ks) ? json_array_size(ks) : 1;
 	for (size_t i = 0; i < n; i++) {
@@ -1189,13 +1397,14 @@ static int validate(struct plan *p, const char *file, int user, struct strbuf *e
 {
 	struct strbuf e = STRBUF_INIT;
 	int ret = -1;
+	p->offers_stored = !user && json_object_get(json_object_get(p->root, "matrix"), "dropped");
 	if (!json_is_object(p->root))
 		strbuf_addstr(&e, "the plan must be a JSON object");
 	else if (!check_top_keys(p->root, &e) && !(user && check_internal_keys(p->root, &e)) &&
 		 !validate_settings(p, &e) &&
 		 !validate_targets(p, &e) && !validate_matrix(p, &e) && !validate_workloads(p, &e) &&
 		 !check_until_decided(p, &e) && !check_evidence_target(p, &e) &&
-		 !check_size(p, &e))
+		 apply_offers(p, &e) >= 0 && !check_size(p, &e))
 		ret = expand(p);
 	if (!ret)
 		plan_tools(p, &p->tools);
@@ -1203,6 +1412,27 @@ static int validate(struct plan *p, const char *file, int user, struct strbuf *e
 		strbuf_addf(err, "%s: %s", file, e.buf);
 	strbuf_release(&e);
 	return ret;
+}
+
+int plan_check_offers(struct plan *p, struct strbuf *err)
+{
+	struct strbuf e = STRBUF_INIT;
+	int n = apply_offers(p, &e);
+	if (n < 0) {
+		strbuf_addf(err, "%s: %s", p->path, e.buf);
+		strbuf_release(&e);
+		return -1;
+	}
+	strbuf_release(&e);
+	if (n > 0) { /* fewer boot configurations: the execution order again */
+		for (size_t i = 0; i < p->nvisits; i++)
+			free(p->visits[i].runs);
+		free(p->visits);
+		p->visits = NULL;
+		p->nvisits = 0;
+		expand(p);
+	}
+	return 0;
 }
 
 int plan_set_target(struct plan *p, json_t *tobj, struct strbuf *err)
@@ -1231,7 +1461,8 @@ int plan_set_target(struct plan *p, json_t *tobj, struct strbuf *err)
 	}
 	strbuf_release(&e);
 	json_decref(old);
-	return 0;
+	/* the target's kernel is the one of boots without matrix.kernel */
+	return plan_check_offers(p, err);
 }
 
 const json_t *plan_lab_target(const struct plan *p, size_t index)
@@ -1336,12 +1567,11 @@ void plan_release(struct plan *p)
 	json_decref(p->target);
 	json_decref(p->targets);
 	json_decref(p->knobs);
-	for (size_t i = 0; i < p->nboots; i++) {
-		free((char *)p->boots[i].kernel);
-		free((char *)p->boots[i].preempt);
-		free((char *)p->boots[i].cmdline);
-	}
+	for (size_t i = 0; i < p->nboots; i++)
+		free_boot(&p->boots[i]);
 	free(p->boots);
+	strvec_clear(&p->offer_notes);
+	json_decref(p->dropped);
 	for (size_t i = 0; i < p->nwl; i++) {
 		json_decref(p->wl[i].params);
 		json_decref(p->wl[i].evidence);

@@ -110,6 +110,14 @@ struct plan {
 	struct plan_visit *visits;
 	size_t nvisits;
 	struct strvec tools;   /* plan_tools(): what the workloads run on a target */
+	/* "matrix.impossible": a boot configuration asking a kernel for a
+	 * preemption mode its config does not offer (preempt_offer.h) refuses
+	 * the plan ("refuse", the default) or is left out ("drop") */
+	int drop_impossible;
+	int offers_stored;     /* a stored plan with matrix.dropped: those pairs are
+				  left out as its session decided, configs unread */
+	struct strvec offer_notes;  /* one line per pair left out, then a summary */
+	json_t *dropped;       /* [{"kernel", "preempt", "offers"}] of the pairs left out */
 };
 
 /* load, validate and expand; -1 with a message naming file and place, and
@@ -149,6 +157,18 @@ const json_t *plan_lab_target(const struct plan *p, size_t index);
 /* a variant spec matrix.kernel[index] was built into folder `image`: record
  * it in the plan's JSON (so the stored plan names it) and in its boots */
 int plan_set_kernel_image(struct plan *p, size_t index, const char *image, struct strbuf *err);
+/* the kernels whose config became known since the plan was loaded (variants
+ * just built) are checked against the preemption modes asked of them: -1
+ * with a message naming each impossible pair and what its kernel offers, or
+ * (with "matrix.impossible": "drop") those boot configurations left out,
+ * noted in p->offer_notes, and the execution order expanded again */
+int plan_check_offers(struct plan *p, struct strbuf *err);
+/* what the kernel folder `spec` offers, from its config (kernel.json
+ * "config", else SPEC/config): 1 decided (`src` names the config), 0 unknown
+ * (no folder or no config: checked when it boots), -1 with a message */
+struct preempt_offer;
+int plan_kernel_offer(const char *spec, struct preempt_offer *o, char *src, size_t srclen,
+		      struct strbuf *why);
 /* matrix.kernel[index] as an object or string (borrowed), NULL when none */
 const json_t *plan_kernel_spec(const struct plan *p, int index);
 /* a spec changed (a git ref resolved to its commit): its boots' label again */

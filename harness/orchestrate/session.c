@@ -964,6 +964,13 @@ static void verify_boot(const struct db_boot_row *b, const json_t *si, struct st
 {
 	const char *eff = sysinfo_str(si, "preempt");
 	json_t *modes = sysinfo_value(si, "preempt_modes");
+	/* a kernel without PREEMPT_DYNAMIC has no runtime mode to read: it runs
+	   its built model (a PREEMPT_RT build: full, docs/kernels.md "What a
+	   kernel offers"), which the plan check let through */
+	const char *built = sysinfo_str(si, "preempt_build");
+	if (!eff && json_is_false(sysinfo_value(si, "preempt_dynamic")) && built &&
+	    strcmp(built, "unknown"))
+		eff = !strcmp(built, "rt") ? "full" : built;
 	int offered = !json_is_array(modes);
 	size_t i;
 	json_t *m;
@@ -2025,5 +2032,6 @@ int session_build_kernels(struct plan *p, int quiet, volatile int *abort_flag, s
 		if (bad)
 			return -1;
 	}
-	return 0;
+	/* the built kernels' configs are known now: what they offer */
+	return n ? plan_check_offers(p, err) : 0;
 }

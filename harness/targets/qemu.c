@@ -56,6 +56,7 @@
 #include "harness/agent/sysinfo.h"
 #include "harness/targets/initramfs.h"
 #include "harness/util/proc.h"
+#include "harness/agent/preempt_offer.h"
 #include "harness/targets/target.h"
 
 #define QEMU_CONSOLE_TAIL (64 * 1024)
@@ -362,16 +363,16 @@ static json_t *qemu_check(const json_t *conf, const char *path, struct strbuf *e
 static int qemu_feasible(struct target *t, const struct boot_spec *b, const json_t *sysinfo,
 			 struct strbuf *why)
 {
-	char image[PATH_MAX], config[PATH_MAX];
-	struct strbuf cfg = STRBUF_INIT;
+	char image[PATH_MAX], config[PATH_MAX], release[256];
+	struct strbuf cfg = STRBUF_INIT, e = STRBUF_INIT;
 	const char *kernel = b->kernel ? b->kernel
 				       : json_string_value(json_object_get(t->conf, "kernel"));
 	int rc = 0;
 
 	if (!kernel)
 		kernel = "kernels/out/debian";
-	if (resolve_kernel(kernel, image, sizeof(image), NULL, config, sizeof(config), NULL, 0,
-			   why))
+	if (resolve_kernel(kernel, image, sizeof(image), NULL, config, sizeof(config), release,
+			   sizeof(release), why))
 		return 0;
 	if (!b->preempt)
 		return 1;
@@ -380,19 +381,21 @@ static int qemu_feasible(struct target *t, const struct boot_spec *b, const json
 		return 0;
 	}
 	rc = 1;
-	/* probe the kernel's config when we have it: preempt= needs PREEMPT_DYNAMIC */
-	if (config[0] && !strbuf_read_file(&cfg, config, 4 << 20)) {
-		if (!strstr(cfg.buf, "\nCONFIG_PREEMPT_DYNAMIC=y")) {
-			strbuf_addf(why, "kernel %s has no PREEMPT_DYNAMIC (%s): preempt=%s "
-					 "would be ignored", kernel, config, b->preempt);
-			rc = 0;
-		} else if (!strcmp(b->preempt, "lazy") &&
-			   !strstr(cfg.buf, "\nCONFIG_ARCH_HAS_PREEMPT_LAZY=y")) {
-			strbuf_addf(why, "kernel %s has no lazy preemption (%s)", kernel, config);
-			rc = 0;
-		}
+	/* what the kernel offers, from its config when we have it (the plan
+	   checked it already: this is the same rule, for --target and resume) */
+	struct preempt_offer o;
+	if (config[0] && !strbuf_read_file(&cfg, config, 16 << 20) &&
+	    !preempt_offer_decide(cfg.buf, release[0] ? release : NULL, &o, &e) &&
+	    !preempt_offer_has(&o, b->preempt)) {
+		struct strbuf d = STRBUF_INIT;
+		preempt_offer_describe(&o, &d);
+		strbuf_addf(why, "kernel %s does not offer preempt=%s: it offers %s (%s)", kernel,
+			    b->preempt, d.buf, config);
+		strbuf_release(&d);
+		rc = 0;
 	}
 	strbuf_release(&cfg);
+	strbuf_release(&e);
 	return rc;
 }
 

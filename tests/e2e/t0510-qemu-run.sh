@@ -51,7 +51,7 @@ equals "kexec: a new boot_id after the kexec" "$(sql "SELECT count(DISTINCT boot
 # a mode this kernel does not offer (6.1 has no lazy): refused before anything runs
 plan "qemu-lazy" reboot '["lazy", "full"]' '[""]' >"$TMP/lazy.json"
 expect_exit 2 "preempt=lazy on a 6.1 kernel: refused at plan time" schedlab run "$TMP/lazy.json" --db "$TMP/lazy.db"
-contains "the refusal says the kernel has no lazy preemption" "$TMP/err" "has no lazy preemption"
+contains "the refusal says what the kernel offers" "$TMP/err" "preempt=lazy: it offers none, voluntary, full"
 
 # a kernel that panics at boot, then a good configuration
 plan "qemu-panic" reboot '["full"]' '["rdinit=/nonexistent", ""]' >"$TMP/panic.json"

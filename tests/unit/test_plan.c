@@ -529,7 +529,7 @@ TEST(bad_preempt_lists_modes)
 	check_err("{\"matrix\": {\"preempt\": [1]}, \"workloads\": [{\"type\": \"hackbench\"}]}",
 		  "p.json: matrix.preempt[0]: must be a string");
 	check_err("{\"matrix\": {\"preemt\": \"full\"}, \"workloads\": [{\"type\": \"hackbench\"}]}",
-		  "p.json: matrix.preemt: unknown key (valid: kernel, preempt, cmdline, knobs)");
+		  "p.json: matrix.preemt: unknown key (valid: kernel, preempt, cmdline, knobs, impossible)");
 }
 
 TEST(cmdline_rejections)
@@ -698,6 +698,132 @@ TEST(tools_of_workloads_and_loads)
 		 " {\"type\": \"jbb\"}]}", "cyclictest sl-jbb stress-ng");
 }
 
+
+/* a kernel folder in a temporary directory with one of the configs of
+ * tests/data/kconfig/ (what `make -C kernels debian` or a variant build
+ * leaves: kernel.json naming its config) */
+static char kdirs[64];
+static const char *kernel_folder(const char *name)
+{
+	static char path[4][160];
+	static int next;
+	if (!kdirs[0]) {
+		snprintf(kdirs, sizeof(kdirs), "/tmp/sl-test-plan-XXXXXX");
+		if (!mkdtemp(kdirs))
+			return "/nonexistent";
+	}
+	char *out = path[next++ % 4];
+	snprintf(out, sizeof(path[0]), "%s/%s", kdirs, name);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp tests/data/kconfig/%s.config %s/cfg && "
+		 "printf '{\"release\": \"%s\", \"config\": \"cfg\"}' >%s/kernel.json",
+		 out, name, out, name, out);
+	CHECK(system(cmd) == 0);
+	return out;
+}
+
+/* matrix.impossible: refuse (default) names each pair and the offer;
+ * drop leaves them out, notes them, and expands what is left */
+TEST(impossible_pairs_refused_or_dropped)
+{
+	const char *k61 = kernel_folder("6.1"), *krt = kernel_folder("6.1-rt");
+	char text[1024];
+	snprintf(text, sizeof(text),
+		 "{\"target\": \"local\", \"matrix\": {\"kernel\": [\"%s\", \"%s\"], "
+		 "\"preempt\": [\"none\", \"full\"], \"cmdline\": [\"\", \"quiet\"]%s}, "
+		 "\"workloads\": [{\"type\": \"hackbench\"}], \"repetitions\": 2}", k61, krt, "");
+	char *e = load_err(text);
+	CHECK_CONTAINS(e, "p.json: matrix: 2 of 8 boot configurations ask a kernel for a "
+			  "preemption mode it does not offer");
+	CHECK_CONTAINS(e, "preempt=none: it offers full (PREEMPT_RT, no PREEMPT_DYNAMIC");
+	CHECK_CONTAINS(e, "\"impossible\": \"drop\"");
+	free(e);
+	snprintf(text, sizeof(text),
+		 "{\"target\": \"local\", \"matrix\": {\"kernel\": [\"%s\", \"%s\"], "
+		 "\"preempt\": [\"none\", \"full\"], \"cmdline\": [\"\", \"quiet\"]%s}, "
+		 "\"workloads\": [{\"type\": \"hackbench\"}], \"repetitions\": 2}", k61, krt,
+		 ", \"impossible\": \"drop\"");
+	struct plan p;
+	CHECK(load_ok(text, &p) == 0);
+	CHECK(p.nboots == 6 && p.nvisits == 12);
+	for (size_t i = 0; i < p.nboots; i++)
+		CHECK(p.boots[i].kernel_index == 0 || !strcmp(p.boots[i].preempt, "full"));
+	for (size_t v = 0; v < p.nvisits; v++)
+		CHECK(p.visits[v].cfg >= 0 && p.visits[v].cfg < 6);
+	CHECK(p.offer_notes.nr == 2);
+	CHECK_CONTAINS(p.offer_notes.v[1], "2 boot configurations left out as impossible, 6 left");
+	CHECK(json_array_size(p.dropped) == 1);
+	plan_release(&p);
+	check_err("{\"matrix\": {\"impossible\": true}, \"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "matrix.impossible: must be \"refuse\"");
+}
+
+/* a variant's config is known once it is built: checked then, and the
+ * execution order expanded again without the pairs left out */
+TEST(impossible_after_a_variant_is_built)
+{
+	const char *k70 = kernel_folder("7.0");
+	struct plan p;
+	CHECK(load_ok("{\"target\": \"local\", \"matrix\": {\"kernel\": [{\"variant\": [\"hz1000\"]}], "
+		      "\"preempt\": [\"voluntary\", \"full\", \"lazy\"], \"impossible\": \"drop\"}, "
+		      "\"workloads\": [{\"type\": \"hackbench\"}], \"repetitions\": 3}", &p) == 0);
+	CHECK(p.nboots == 3 && p.nvisits == 9);
+	struct strbuf err = STRBUF_INIT;
+	CHECK(plan_set_kernel_image(&p, 0, k70, &err) == 0);
+	CHECK(plan_check_offers(&p, &err) == 0);
+	CHECK(p.nboots == 2 && p.nvisits == 6);
+	CHECK_STR(p.boots[0].preempt, "full");
+	CHECK_STR(p.boots[1].preempt, "lazy");
+	CHECK_CONTAINS(p.offer_notes.v[0], "preempt=voluntary: it offers full, lazy");
+	/* what the stored plan holds ("image", "dropped") loads to the same
+	   expansion, even when the kernel's config changed meanwhile */
+	json_t *d = json_object_get(json_object_get(p.root, "matrix"), "dropped");
+	CHECK(json_array_size(d) == 1);
+	CHECK_STR(json_string_value(json_object_get(json_array_get(d, 0), "preempt")), "voluntary");
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "cp tests/data/kconfig/6.1.config %s/cfg", k70);
+	CHECK(system(cmd) == 0);
+	char *stored = json_dumps(p.root, JSON_COMPACT);
+	struct plan q;
+	CHECK(load_ok(stored, &q) == 0);
+	CHECK(q.nboots == 2 && q.nvisits == 6);
+	for (size_t v = 0; v < q.nvisits && v < p.nvisits; v++)
+		CHECK(q.visits[v].cfg == p.visits[v].cfg);
+	CHECK(q.offer_notes.nr == 1);
+	CHECK_CONTAINS(q.offer_notes.nr ? q.offer_notes.v[0] : NULL,
+		       "1 boot configuration left out as impossible when the session was planned");
+	free(stored);
+	snprintf(cmd, sizeof(cmd), "cp tests/data/kconfig/7.0.config %s/cfg", k70);
+	CHECK(system(cmd) == 0);
+	/* a plan file may not say what was left out */
+	char file[128];
+	snprintf(file, sizeof(file), "%s/dropped.json", kdirs);
+	FILE *f = fopen(file, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("{\"matrix\": {\"dropped\": []}, \"workloads\": [{\"type\": \"hackbench\"}]}", f);
+		fclose(f);
+	}
+	struct plan r;
+	CHECK(plan_load(file, &r, &err) == -1);
+	CHECK_CONTAINS(err.buf, "matrix.dropped: set by schedlab run in the plan it stores");
+	plan_release(&r);
+	strbuf_reset(&err);
+	plan_release(&q);
+	plan_release(&p);
+	/* without drop: refused after the build */
+	CHECK(load_ok("{\"target\": \"local\", \"matrix\": {\"kernel\": [{\"variant\": [\"hz1000\"]}], "
+		      "\"preempt\": [\"voluntary\"]}, \"workloads\": [{\"type\": \"hackbench\"}]}",
+		      &p) == 0);
+	CHECK(plan_set_kernel_image(&p, 0, k70, &err) == 0);
+	CHECK(plan_check_offers(&p, &err) == -1);
+	CHECK_CONTAINS(err.buf, "nothing would be left to run");
+	plan_release(&p);
+	strbuf_release(&err);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", kdirs);
+	CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
 	RUN(minimal_plan_defaults);
@@ -728,5 +854,7 @@ int main(void)
 	RUN(knob_labels);
 	RUN(prng_reference_values);
 	RUN(tools_of_workloads_and_loads);
+	RUN(impossible_pairs_refused_or_dropped);
+	RUN(impossible_after_a_variant_is_built);
 	return tap_done();
 }

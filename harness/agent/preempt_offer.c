@@ -1,0 +1,138 @@
+/*
+ * What a kernel offers (preempt_offer.h): the preemption modes of a kernel
+ * from its config, by the rules of Kconfig.preempt in 6.1, 6.13 and 7.0.
+ * Pure; the plan check (harness/orchestrate/plan.c) and the qemu target's
+ * feasibility hook read kernel folders' configs through it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/agent/preempt_offer.h"
+#include "harness/agent/sysinfo.h"
+
+static const char *const mode_names[] = { "none", "voluntary", "full", "lazy" };
+
+unsigned preempt_mode_bit(const char *mode)
+{
+	for (unsigned i = 0; mode && i < 4; i++)
+		if (!strcmp(mode, mode_names[i]))
+			return 1u << i;
+	return 0;
+}
+
+int preempt_offer_has(const struct preempt_offer *o, const char *mode)
+{
+	unsigned b = preempt_mode_bit(mode);
+	return b && (o->modes & b);
+}
+
+void preempt_offer_modes(unsigned modes, struct strbuf *sb)
+{
+	int first = 1;
+	for (unsigned i = 0; i < 4; i++)
+		if (modes & (1u << i)) {
+			strbuf_addf(sb, "%s%s", first ? "" : ", ", mode_names[i]);
+			first = 0;
+		}
+	if (first)
+		strbuf_addstr(sb, "no mode");
+}
+
+static int is_y(const char *config, const char *name)
+{
+	char v[8];
+	const char *x = sysinfo_config_value(config, name, v, sizeof(v));
+	return x && !strcmp(x, "y");
+}
+
+/* "X.Y" from the header "# Linux/ARCH X.Y.Z Kernel Configuration", else
+ * from a release "X.Y.Z-..." */
+static void version_of(const char *config, const char *release, int *major, int *minor)
+{
+	*major = *minor = 0;
+	const char *p = config;
+	for (int line = 0; p && *p && line < 8; line++) {
+		int a, b;
+		if (!strncmp(p, "# Linux/", 8)) {
+			const char *sp = strchr(p + 8, ' ');
+			const char *nl = strchr(p, '\n');
+			if (sp && (!nl || sp < nl) && sscanf(sp + 1, "%d.%d", &a, &b) == 2 &&
+			    a > 0) {
+				*major = a;
+				*minor = b;
+				return;
+			}
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	int a, b;
+	if (release && sscanf(release, "%d.%d", &a, &b) == 2 && a > 0) {
+		*major = a;
+		*minor = b;
+	}
+}
+
+int preempt_offer_decide(const char *config, const char *release, struct preempt_offer *o,
+			 struct strbuf *why)
+{
+	memset(o, 0, sizeof(*o));
+	version_of(config, release, &o->major, &o->minor);
+	o->dynamic = is_y(config, "PREEMPT_DYNAMIC");
+	o->rt = is_y(config, "PREEMPT_RT");
+	o->lazy_arch = is_y(config, "ARCH_HAS_PREEMPT_LAZY");
+	/* the choice "Preemption Model"; RT was a member of it until 6.12.
+	 * PREEMPT_LAZY is the model only with ARCH_HAS_PREEMPT_LAZY (6.13 on):
+	 * the 6.1 RT patch set (Debian's linux-image-rt-amd64) has an option of
+	 * that name too, "def_bool y if HAVE_PREEMPT_LAZY && PREEMPT_RT", which
+	 * is no member of the choice */
+	if (is_y(config, "PREEMPT_LAZY") && o->lazy_arch)
+		o->built = PM_LAZY;
+	else if (is_y(config, "PREEMPT"))
+		o->built = PM_FULL;
+	else if (is_y(config, "PREEMPT_VOLUNTARY"))
+		o->built = PM_VOLUNTARY;
+	else if (is_y(config, "PREEMPT_NONE"))
+		o->built = PM_NONE;
+	else if (o->rt)
+		o->built = PM_FULL;
+	if (!o->built) {
+		strbuf_addstr(why, "the config names no preemption model (none of CONFIG_PREEMPT_NONE, "
+				   "_VOLUNTARY, CONFIG_PREEMPT, _LAZY, _RT is y)");
+		return -1;
+	}
+	if (!o->dynamic) {
+		o->modes = o->built;
+		return 0;
+	}
+	o->modes = PM_NONE | PM_VOLUNTARY | PM_FULL;
+	if (o->lazy_arch)
+		o->modes |= PM_LAZY;
+	if (o->rt)
+		o->modes &= ~(unsigned)(PM_NONE | PM_VOLUNTARY);
+	if (o->major >= 7) {
+		o->modes &= ~(unsigned)PM_NONE;
+		if (o->lazy_arch)
+			o->modes &= ~(unsigned)PM_VOLUNTARY;
+	}
+	return 0;
+}
+
+void preempt_offer_describe(const struct preempt_offer *o, struct strbuf *sb)
+{
+	preempt_offer_modes(o->modes, sb);
+	strbuf_addstr(sb, " (");
+	if (o->rt)
+		strbuf_addstr(sb, "PREEMPT_RT, ");
+	if (o->dynamic)
+		strbuf_addstr(sb, "PREEMPT_DYNAMIC, built ");
+	else
+		strbuf_addstr(sb, "no PREEMPT_DYNAMIC: only its built model, ");
+	preempt_offer_modes(o->built, sb);
+	if (o->major)
+		strbuf_addf(sb, "; Linux %d.%d)", o->major, o->minor);
+	else
+		strbuf_addstr(sb, "; version unknown: the 7.0 rules not applied)");
+}

@@ -1,0 +1,66 @@
+/*
+ * What a kernel offers: the preemption modes a boot with preempt=MODE gets on
+ * a kernel, decided from its config alone (pure: a config text in, a set of
+ * modes out), so that a plan is checked before anything boots
+ * (harness/orchestrate/plan.c, docs/kernels.md "What a kernel offers").
+ *
+ * The rules follow kernel/Kconfig.preempt and sched_dynamic_mode():
+ *
+ *   not PREEMPT_DYNAMIC   only the built model (preempt= is not even a
+ *                         parameter); PREEMPT_NONE -> none, PREEMPT_VOLUNTARY
+ *                         -> voluntary, PREEMPT -> full, PREEMPT_LAZY -> lazy,
+ *                         PREEMPT_RT (6.1: a member of the choice) -> full;
+ *                         PREEMPT_LAZY counts only with ARCH_HAS_PREEMPT_LAZY
+ *                         (the 6.1 RT patch set's PREEMPT_LAZY is another
+ *                         option: Debian's 6.1 RT kernel offers full)
+ *   PREEMPT_DYNAMIC       none, voluntary, full (6.1-6.12)
+ *     + lazy              with ARCH_HAS_PREEMPT_LAZY (6.13: "sched: Add Lazy
+ *                         preemption model")
+ *     - none, voluntary   with PREEMPT_RT (6.13 took RT out of the choice and
+ *                         allowed it with PREEMPT_DYNAMIC: full and lazy)
+ *     - none              from 7.0 (PREEMPT_NONE needs ARCH_NO_PREEMPT, which
+ *                         rules out PREEMPT_DYNAMIC)
+ *     - voluntary         from 7.0 with ARCH_HAS_PREEMPT_LAZY ("sched: Further
+ *                         restrict the preemption modes": x86, arm64, s390,
+ *                         powerpc, riscv, loongarch offer only full and lazy)
+ *
+ * The version comes from the config's header ("# Linux/x86 7.0.0 Kernel
+ * Configuration"), else from the release given; unknown, the 7.0 rules are
+ * not applied and the offer says so.
+ */
+#ifndef SL_PREEMPT_OFFER_H
+#define SL_PREEMPT_OFFER_H
+
+#include "harness/util/strbuf.h"
+
+enum {
+	PM_NONE = 1,
+	PM_VOLUNTARY = 2,
+	PM_FULL = 4,
+	PM_LAZY = 8,
+};
+
+struct preempt_offer {
+	unsigned modes;        /* PM_* a boot with preempt=MODE gets */
+	unsigned built;        /* the PM_* of the build's model (the default mode) */
+	int dynamic;           /* CONFIG_PREEMPT_DYNAMIC=y */
+	int rt;                /* CONFIG_PREEMPT_RT=y */
+	int lazy_arch;         /* CONFIG_ARCH_HAS_PREEMPT_LAZY=y */
+	int major, minor;      /* the kernel version; 0.0 unknown */
+};
+
+/* decide from a .config text (`release`, may be NULL: "6.1.0-57-amd64", for
+ * the version when the header lacks it); -1 naming why when the config names
+ * no preemption model */
+int preempt_offer_decide(const char *config, const char *release, struct preempt_offer *o,
+			 struct strbuf *why);
+/* PM_* of "none", "voluntary", "full", "lazy"; 0 for anything else */
+unsigned preempt_mode_bit(const char *mode);
+/* does the kernel offer `mode`? */
+int preempt_offer_has(const struct preempt_offer *o, const char *mode);
+/* "full, lazy" */
+void preempt_offer_modes(unsigned modes, struct strbuf *sb);
+/* "full, lazy (PREEMPT_RT, PREEMPT_DYNAMIC, built full; Linux 6.13)" */
+void preempt_offer_describe(const struct preempt_offer *o, struct strbuf *sb);
+
+#endif
