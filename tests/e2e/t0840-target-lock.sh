@@ -75,10 +75,11 @@ expect_exit 0 "a run after the holder was killed goes ahead" timeout 120 $SL run
 if grep -q "is in use" "$TMP/err"; then not_ok "... without waiting" "$(cat "$TMP/err")"; else ok "... without waiting"; fi
 
 # ---- SIGINT while waiting ---------------------------------------------------------------
+# the holder's session is the next one (this script alone writes here)
+S=$(( $(sql "SELECT max(id) FROM session") + 1 ))
 $SL run "$TMP/slow.json" --db "$DB" --quiet >"$TMP/h.out" 2>"$TMP/h.err" &
 H=$!
 CLEANUP_CMDS+=("kill -9 $H")
-S=$(( $(sql "SELECT max(id) FROM session") + 0 ))
 check "another holder measures" started "$S"
 $SL run "$TMP/quick.json" --db "$DB" --quiet >"$TMP/w.out" 2>"$TMP/w.err" &
 W=$!
