@@ -72,6 +72,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const char *nm = names[data[i] & 7];
 		snprintf(p, sizeof(p), "%s/%s", root, nm);
 		const char *other = names[(data[i + 1] >> 3) & 7];
+		struct stat seen;
+		if (!lstat(p, &seen))
+			continue;   /* made already: an fopen of a FIFO made before would block */
 		switch (data[i + 1] & 7) {
 		case 0: {
 			FILE *f = fopen(p, "w");
