@@ -136,6 +136,16 @@ static void say_holder(int fd, char *buf, size_t n)
 			*c = '?';
 }
 
+/* the registry's record of a lock now held (inherited: the parent's) */
+static void hold(struct held *slot, const char *key, int fd, int inherited)
+{
+	slot->key = xstrdup(key);
+	slot->fd = fd;
+	slot->count = 1;
+	slot->inherited = inherited;
+	snprintf(slot->env, sizeof(slot->env), "SCHEDLAB_TARGET_LOCK_FD=%d", fd);
+}
+
 int tlock_take(const char *key, const char *what, const char *prefix,
 	       volatile sig_atomic_t *abort_flag, struct strbuf *err)
 {
@@ -155,11 +165,7 @@ int tlock_take(const char *key, const char *what, const char *prefix,
 	char *path = tlock_path(key);
 	int fd = inherited_fd(path);
 	if (fd >= 0) {
-		slot->key = xstrdup(key);
-		slot->fd = fd;
-		slot->count = 1;
-		slot->inherited = 1;
-		snprintf(slot->env, sizeof(slot->env), "SCHEDLAB_TARGET_LOCK_FD=%d", fd);
+		hold(slot, key, fd, 1);
 		free(path);
 		return 0;
 	}
@@ -207,11 +213,7 @@ int tlock_take(const char *key, const char *what, const char *prefix,
 	if (ftruncate(fd, 0) || pwrite(fd, line, (size_t)n, 0) < 0) {
 		/* only the waiters' message suffers */
 	}
-	slot->key = xstrdup(key);
-	slot->fd = fd;
-	slot->count = 1;
-	slot->inherited = 0;
-	snprintf(slot->env, sizeof(slot->env), "SCHEDLAB_TARGET_LOCK_FD=%d", fd);
+	hold(slot, key, fd, 0);
 	free(path);
 	return 0;
 }
