@@ -11,6 +11,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,12 +78,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;   /* made already: an fopen of a FIFO made before would block */
 		switch (data[i + 1] & 7) {
 		case 0: {
-			FILE *f = fopen(p, "w");
-			if (f) {
-				fputs("old", f);
-				fclose(f);
+			/* made here, never followed: a chmod by name once went
+			   through a symlink to /dev/null and left it 0600 */
+			int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+			if (fd >= 0) {
+				if (write(fd, "old", 3) != 3)
+					abort();
+				fchmod(fd, 0600 | ((data[i] >> 3) & 0066));
+				close(fd);
 			}
-			chmod(p, 0600 | ((data[i] >> 3) & 0066));
 			break;
 		}
 		case 1: mkdir(p, 0755); break;

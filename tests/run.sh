@@ -25,6 +25,15 @@ export PATH="$PWD/bin:$PATH"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
+# the machine's shared device nodes, as a test must leave them: a test (or
+# a fuzz harness) that changes one breaks everything after it, other
+# users' programs and the next CI run on the machine included (a chmod
+# through a symlink once left /dev/null 0600, and apt and PostgreSQL failed)
+# (SCHEDLAB_DEVNODES replaces the list in the runner's own test)
+read -r -a devnodes <<<"${SCHEDLAB_DEVNODES:-/dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty}"
+devsnap() { stat -c '%n %F %a %u:%g %t:%T' "${devnodes[@]}" 2>&1; }
+devs_before=$(devsnap)
+
 pass=0 fail=0 skip=0
 failed_names=()
 durations=()   # "MILLISECONDS NAME" of every test that ran
@@ -83,6 +92,13 @@ for t in "${tests[@]}"; do
 	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "not ok - $name exited with status $rc without reporting a failure"
 		f=1
+	fi
+	devs_now=$(devsnap)
+	if [ "$devs_now" != "$devs_before" ]; then
+		echo "not ok - $name changed a device node of the machine:"
+		diff <(echo "$devs_before") <(echo "$devs_now") | sed 's/^/#   /'
+		f=$((f + 1))
+		devs_before=$devs_now   # named once, by the test that did it
 	fi
 	if grep -qE '^1\.\.0 # [Ss][Kk][Ii][Pp]' "$out"; then
 		if [ "${SCHEDLAB_ALLOW_SKIP:-0}" = 1 ]; then

@@ -59,6 +59,18 @@ S
 expect_exit 1 "a non-zero exit without not ok is a failure" tests/run.sh "$TMP/t-silent.sh"
 contains "... named" "$TMP/out" "t-silent.sh exited with status 3"
 
+# a script that changes a shared device node fails, named once (a stand-in
+# file takes /dev/null's place in the list here)
+: >"$TMP/devnode"
+chmod 666 "$TMP/devnode"
+printf '#!/usr/bin/env bash\necho "ok 1 - fine"\nchmod 600 "%s"\n' "$TMP/devnode" >"$TMP/t-chmod.sh"
+printf '#!/usr/bin/env bash\necho "ok 1 - fine too"\n' >"$TMP/t-after.sh"
+SCHEDLAB_DEVNODES="$TMP/devnode" expect_exit 1 "a script that changes a device node of the machine fails" \
+	tests/run.sh "$TMP/t-chmod.sh" "$TMP/t-after.sh"
+contains "... named, with the change" "$TMP/out" "not ok - t-chmod.sh changed a device node of the machine"
+contains "... the mode it left" "$TMP/out" "600 "
+equals "... once: the next script is not blamed" "$(tail -n 1 "$TMP/out")" "2 passed, 1 failed, 0 skipped"
+
 # the slowest tests, listed before the closing line (which stays last)
 for n in 1 2 3 4 5 6 7 8 9 10 11; do
 	printf '#!/usr/bin/env bash\necho "ok 1 - t%s"\n' "$n" >"$TMP/t-fast$n.sh"
