@@ -136,3 +136,55 @@ void preempt_offer_describe(const struct preempt_offer *o, struct strbuf *sb)
 	else
 		strbuf_addstr(sb, "; version unknown: the 7.0 rules not applied)");
 }
+
+void preempt_effective_of(const char *cur, const char *built, int dynamic, int rt,
+			  struct preempt_effective *e)
+{
+	e->mode = e->model = NULL;
+	if (built && !strcmp(built, "unknown"))
+		built = NULL;
+	if (cur && *cur) {
+		e->mode = preempt_mode_bit(cur) ? mode_names[__builtin_ctz(preempt_mode_bit(cur))]
+						: NULL;
+	} else if (!dynamic && built) {
+		/* no runtime mode: the built model (RT: full) */
+		e->mode = !strcmp(built, "rt") ? "full" : built;
+		if (!preempt_mode_bit(e->mode))
+			e->mode = NULL;
+	}
+	if (!e->mode)
+		return;
+	e->model = e->mode;
+	if (rt && !strcmp(e->mode, "full"))
+		e->model = "rt";
+	else if (rt && !strcmp(e->mode, "lazy"))
+		e->model = "rt-lazy";
+}
+
+static int has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *p = s; p && (p = strstr(p, w)); p += n)
+		if ((p == s || p[-1] == ' ') && (p[n] == ' ' || !p[n] || p[n] == '\n'))
+			return 1;
+	return 0;
+}
+
+void preempt_effective_sysinfo(const json_t *si, struct preempt_effective *e)
+{
+	const char *built = sysinfo_str(si, "preempt_build");
+	const char *ver = sysinfo_str(si, "kernel_version");
+	json_t *dyn = sysinfo_value(si, "preempt_dynamic");
+	int d = json_is_true(dyn) ? 1 : json_is_false(dyn) ? 0 : -1;
+	int rt = (built && !strcmp(built, "rt")) || (ver && has_word(ver, "PREEMPT_RT"));
+	preempt_effective_of(sysinfo_str(si, "preempt"), built, d, rt, e);
+}
+
+const char *preempt_model_mode(const char *model)
+{
+	if (model && !strcmp(model, "rt"))
+		return "full";
+	if (model && !strcmp(model, "rt-lazy"))
+		return "lazy";
+	return model;
+}

@@ -31,6 +31,8 @@
 #ifndef SL_PREEMPT_OFFER_H
 #define SL_PREEMPT_OFFER_H
 
+#include <jansson.h>
+
 #include "harness/util/strbuf.h"
 
 enum {
@@ -62,5 +64,40 @@ int preempt_offer_has(const struct preempt_offer *o, const char *mode);
 void preempt_offer_modes(unsigned modes, struct strbuf *sb);
 /* "full, lazy (PREEMPT_RT, PREEMPT_DYNAMIC, built full; Linux 6.13)" */
 void preempt_offer_describe(const struct preempt_offer *o, struct strbuf *sb);
+
+/*
+ * The effective model of a booted kernel (docs/kernels.md "The effective
+ * model"): `mode` is what a plan's preempt= is checked against (none,
+ * voluntary, full, lazy), `model` what is stored as boot.preempt and so
+ * results.preempt: the mode, except on a PREEMPT_RT kernel, where full is
+ * "rt" and lazy "rt-lazy" (6.13 on: an RT kernel with PREEMPT_DYNAMIC
+ * offers full and lazy, and /sys/kernel/debug/sched/preempt prints the
+ * same "(full) lazy " as a non-RT 7.0 kernel: only the config or uname -v
+ * tells them apart). NULL: cannot be told.
+ *
+ * From upstream kernel/sched/debug.c sched_dynamic_show(): the modes from
+ * index i = IS_ENABLED(CONFIG_PREEMPT_RT) * 2 (6.13; 7.0 adds "||
+ * IS_ENABLED(CONFIG_ARCH_HAS_PREEMPT_LAZY)") of { "none", "voluntary",
+ * "full", "lazy" }, lazy only with ARCH_HAS_PREEMPT_LAZY, the current one
+ * in parentheses, each followed by a space: "none voluntary (full) lazy \n"
+ * (6.13 x86), "(full) lazy \n" (6.13 RT; 7.0 x86, RT or not). A kernel
+ * without PREEMPT_DYNAMIC has no such file and runs its built model.
+ */
+struct preempt_effective {
+	const char *mode;
+	const char *model;
+};
+/* cur: the (current) choice of /sys/kernel/debug/sched/preempt or NULL;
+ * built: sysinfo's preempt_build ("none".."lazy", "rt", NULL or
+ * "unknown"); dynamic: 1, 0, or -1 unknown; rt: PREEMPT_RT */
+void preempt_effective_of(const char *cur, const char *built, int dynamic, int rt,
+			  struct preempt_effective *e);
+/* the same from a sysinfo object (preempt, preempt_build, preempt_dynamic;
+ * PREEMPT_RT from preempt_build "rt" or a "PREEMPT_RT" word in
+ * kernel_version, which is uname -v: "#1 SMP PREEMPT_RT ...") */
+void preempt_effective_sysinfo(const json_t *si, struct preempt_effective *e);
+/* the mode of a stored model: "rt" -> "full", "rt-lazy" -> "lazy", else
+ * the model itself */
+const char *preempt_model_mode(const char *model);
 
 #endif

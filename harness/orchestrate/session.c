@@ -39,6 +39,7 @@
 #include "harness/util/proc.h"
 #include "harness/orchestrate/progress.h"
 #include "harness/orchestrate/seqrun.h"
+#include "harness/agent/preempt_offer.h"
 #include "harness/agent/sysinfo.h"
 #include "harness/targets/target.h"
 
@@ -962,15 +963,16 @@ static enum run_outcome execute_run(struct db *db, struct target *t, const struc
 /* requested vs effective: "" when they agree, else the difference */
 static void verify_boot(const struct db_boot_row *b, const json_t *si, struct strbuf *why)
 {
-	const char *eff = sysinfo_str(si, "preempt");
 	json_t *modes = sysinfo_value(si, "preempt_modes");
-	/* a kernel without PREEMPT_DYNAMIC has no runtime mode to read: it runs
-	   its built model (a PREEMPT_RT build: full, docs/kernels.md "What a
-	   kernel offers"), which the plan check let through */
-	const char *built = sysinfo_str(si, "preempt_build");
-	if (!eff && json_is_false(sysinfo_value(si, "preempt_dynamic")) && built &&
-	    strcmp(built, "unknown"))
-		eff = !strcmp(built, "rt") ? "full" : built;
+	/* the mode the kernel runs: the (current) choice of its preempt file,
+	   or without PREEMPT_DYNAMIC (no runtime mode to read) its built model
+	   (a PREEMPT_RT build: full, docs/kernels.md "What a kernel offers"),
+	   which the plan check let through; on an RT kernel full and lazy are
+	   stored as rt and rt-lazy (preempt_offer.h), but preempt= asks for
+	   the mode */
+	struct preempt_effective pe;
+	preempt_effective_sysinfo(si, &pe);
+	const char *eff = pe.mode;
 	int offered = !json_is_array(modes);
 	size_t i;
 	json_t *m;
@@ -1261,7 +1263,11 @@ static int store_boot(struct exec_ctx *c, struct boot_ctx *b)
 		bres.status = b->why.len ? "mismatch" : "ok";
 		bres.error = b->why.len ? b->why.buf : NULL;
 		bres.sysinfo = bi->sysinfo;
-		bres.preempt = sysinfo_str(bi->sysinfo, "preempt");
+		/* the verified effective model: lazy, rt, rt-lazy, ... (what
+		   compare preempt=... and the trends select on) */
+		struct preempt_effective pe;
+		preempt_effective_sysinfo(bi->sysinfo, &pe);
+		bres.preempt = pe.model;
 		bres.cmdline = sysinfo_str(bi->sysinfo, "cmdline");
 		bres.boot_uuid = bi->boot_id;
 		bres.machine_id = db_machine_get(c->db, bi->sysinfo);

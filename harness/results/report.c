@@ -1054,7 +1054,7 @@ static int add_cmp(struct report *r, struct db *db, const char *a, const char *b
 
 static int preempt_rank(const char *p)
 {
-	static const char *const order[] = { "none", "voluntary", "full", "lazy", "rt", NULL };
+	static const char *const order[] = { "none", "voluntary", "full", "lazy", "rt", "rt-lazy", NULL };
 	for (int i = 0; order[i]; i++)
 		if (!strcmp(p, order[i]))
 			return i;

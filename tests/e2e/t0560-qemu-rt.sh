@@ -42,6 +42,7 @@ equals "every run ok" "$(sql "SELECT count(*) FROM run WHERE status = 'ok'")" 3
 equals "the RT boot ran the RT kernel" \
 	"$(sql "SELECT json_extract(sysinfo, '\$.kernel_release.value') || ' ' || json_extract(sysinfo, '\$.preempt_build.value') FROM boot WHERE req_kernel LIKE '%debian-rt'")" \
 	"$(jq -r .release kernels/out/debian-rt/kernel.json) rt"
+equals "the effective models stored: the RT kernel's full as rt (compare preempt=rt preempt=full)" "$(sql "SELECT group_concat(preempt, ' ') FROM (SELECT DISTINCT preempt FROM results ORDER BY preempt)")" "full none rt"
 LEFTOVER_NAMES+=(qemu-system-x86_64)
 no_leftovers "no qemu or workload process of ours left"
 done_testing

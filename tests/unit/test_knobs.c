@@ -369,6 +369,21 @@ TEST(mismatch_keeps_earlier_changes)
 	strbuf_release(&err);
 }
 
+/* the 6.13 RT (and 7.0 x86) file "(full) lazy ": the current choice is
+ * read from it like any other, lazy is written, and the fake file's
+ * readback (no parentheses) puts full back */
+TEST(choice_rt_lazy_file)
+{
+	struct strbuf err = STRBUF_INIT;
+	reset_tree();
+	put("/sys/kernel/debug/sched/preempt", "(full) lazy \n");
+	CHECK(knob_set(&knobs, "/sys/kernel/debug/sched/preempt", "lazy", NULL, &err) == -1);
+	CHECK_CONTAINS(err.buf, "wrote \"lazy\" but it reads back as \"lazy\"");
+	CHECK(knob_pending(&knobs) == 0);
+	check_file("/sys/kernel/debug/sched/preempt", "full");   /* the old choice */
+	strbuf_release(&err);
+}
+
 TEST(choice_without_current_refused)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -627,6 +642,7 @@ int main(void)
 	RUN(choice_readback_mismatch);
 	RUN(mismatch_keeps_earlier_changes);
 	RUN(choice_without_current_refused);
+	RUN(choice_rt_lazy_file);
 	RUN(restore_failure_reported);
 	RUN(journal_survives_the_agent);
 	RUN(escapes_and_denied_knobs);

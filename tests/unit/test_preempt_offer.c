@@ -4,12 +4,20 @@
  * 6.13 and 7.0, on the fixtures of tests/data/kconfig/ (6.1, 6.1-rt,
  * 6.13, 6.13-rt, a 7.0-like x86 config) and on small inline configs for the
  * corners (non-dynamic builds, an unknown version, no model at all).
+ * And the effective model of a booted kernel (preempt_effective_*): the
+ * exact /sys/kernel/debug/sched/preempt texts of 6.1, 6.13 and 7.0, RT or
+ * not, parsed as the agent parses them (sysinfo_parse_preempt), and a whole
+ * sysinfo_collect of a fake root (its debugfs file, uname -v and config)
+ * for an RT kernel in lazy: stored as rt-lazy.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness/agent/preempt_offer.h"
+#include "harness/agent/sysinfo.h"
 #include "harness/util/strbuf.h"
 #include "tests/unit/tap.h"
 
@@ -145,6 +153,138 @@ TEST(no_model)
 	strbuf_release(&why);
 }
 
+/* the effective model of a kernel whose preempt file reads `text` (NULL:
+ * none), "MODE MODEL" or "MODE -" */
+static char *effective(const char *text, const char *built, int dynamic, int rt)
+{
+	char cur[32] = "";
+	if (text) {
+		json_t *modes = NULL;
+		CHECK(sysinfo_parse_preempt(text, cur, sizeof(cur), &modes) == 0);
+		json_decref(modes);
+	}
+	struct preempt_effective e;
+	preempt_effective_of(text ? cur : NULL, built, dynamic, rt, &e);
+	return xstrfmt("%s %s", e.mode ? e.mode : "-", e.model ? e.model : "-");
+}
+
+#define EFF(text, built, dyn, rt, want)                              \
+	do {                                                         \
+		char *got_ = effective(text, built, dyn, rt);        \
+		CHECK_STR(got_, want);                               \
+		free(got_);                                          \
+	} while (0)
+
+/* the texts sched_dynamic_show() prints (kernel/sched/debug.c, 6.13 and
+ * 7.0: each mode and a space, the current one in parentheses, none and
+ * voluntary skipped on RT and, from 7.0, with ARCH_HAS_PREEMPT_LAZY) */
+TEST(effective_from_the_preempt_file)
+{
+	/* 6.1 (Debian, dynamic, voluntary by default) */
+	EFF("none (voluntary) full \n", "voluntary", 1, 0, "voluntary voluntary");
+	/* 6.13 x86, booted preempt=lazy or switched at run time */
+	EFF("none voluntary full (lazy) \n", "full", 1, 0, "lazy lazy");
+	EFF("none voluntary (full) lazy \n", "full", 1, 0, "full full");
+	/* 6.13 RT with PREEMPT_DYNAMIC: full and lazy are the RT models */
+	EFF("(full) lazy \n", "rt", 1, 1, "full rt");
+	EFF("full (lazy) \n", "rt", 1, 1, "lazy rt-lazy");
+	/* 7.0 x86, not RT: the same text, lazy its default */
+	EFF("full (lazy) \n", "lazy", 1, 0, "lazy lazy");
+	EFF("(full) lazy \n", "lazy", 1, 0, "full full");
+	/* a mode this code does not know is not taken for one it knows */
+	EFF("full lazy (laziest) \n", "lazy", 1, 0, "- -");
+}
+
+TEST(effective_without_a_preempt_file)
+{
+	/* Debian's 6.1 RT kernel: no PREEMPT_DYNAMIC, no file: its built model */
+	EFF(NULL, "rt", 0, 1, "full rt");
+	/* non-dynamic builds of each model */
+	EFF(NULL, "none", 0, 0, "none none");
+	EFF(NULL, "lazy", 0, 0, "lazy lazy");
+	EFF(NULL, "lazy", 0, 1, "lazy rt-lazy");
+	/* a dynamic kernel whose file could not be read, or nothing known */
+	EFF(NULL, "full", 1, 0, "- -");
+	EFF(NULL, "unknown", 0, 0, "- -");
+	EFF(NULL, "rt", -1, 1, "- -");
+	CHECK_STR(preempt_model_mode("rt"), "full");
+	CHECK_STR(preempt_model_mode("rt-lazy"), "lazy");
+	CHECK_STR(preempt_model_mode("lazy"), "lazy");
+	CHECK(preempt_model_mode(NULL) == NULL);
+}
+
+static void put_file(const char *root, const char *rel, const char *text)
+{
+	char *path = xstrfmt("%s%s", root, rel);
+	for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	free(path);
+}
+
+/* what the agent reports of a fake 6.13 RT kernel booted preempt=lazy: the
+ * debugfs file, uname -v and the config (the fixture) read below a root */
+static json_t *fake_rt_root(char *base, const char *version, int with_config)
+{
+	CHECK(mkdtemp(base) != NULL);
+	put_file(base, "/proc/sys/kernel/osrelease", "6.13.0-rt\n");
+	put_file(base, "/proc/sys/kernel/version", version);
+	put_file(base, "/proc/cmdline", "console=ttyS0 preempt=lazy\n");
+	put_file(base, "/sys/kernel/debug/sched/preempt", "full (lazy) \n");
+	if (with_config) {
+		struct strbuf cfg = STRBUF_INIT;
+		CHECK(strbuf_read_file(&cfg, "tests/data/kconfig/6.13-rt.config", 1 << 20) == 0);
+		put_file(base, "/boot/config-6.13.0-rt", cfg.buf);
+		strbuf_release(&cfg);
+	}
+	return sysinfo_collect(base);
+}
+
+static void rm_root(const char *base)
+{
+	char *cmd = xstrfmt("rm -rf '%s'", base);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+}
+
+TEST(effective_rt_lazy_from_a_fake_root)
+{
+	char base[] = "/tmp/sl-preempt-XXXXXX";
+	json_t *si = fake_rt_root(base, "#1 SMP PREEMPT_RT Sun Dec  6 02:00:00 UTC 2026\n", 1);
+	CHECK_STR(sysinfo_str(si, "preempt"), "lazy");
+	CHECK_STR(sysinfo_str(si, "preempt_build"), "rt");
+	struct preempt_effective e;
+	preempt_effective_sysinfo(si, &e);
+	CHECK_STR(e.mode, "lazy");
+	CHECK_STR(e.model, "rt-lazy");
+	json_decref(si);
+	rm_root(base);
+
+	/* no config to read: uname -v alone says PREEMPT_RT */
+	char base2[] = "/tmp/sl-preempt-XXXXXX";
+	si = fake_rt_root(base2, "#1 SMP PREEMPT_RT Sun Dec  6 02:00:00 UTC 2026\n", 0);
+	preempt_effective_sysinfo(si, &e);
+	CHECK_STR(e.model, "rt-lazy");
+	json_decref(si);
+	rm_root(base2);
+
+	/* the same file on a kernel that is not RT (7.0 x86): lazy */
+	char base3[] = "/tmp/sl-preempt-XXXXXX";
+	si = fake_rt_root(base3, "#1 SMP PREEMPT_DYNAMIC Sun Dec  6 02:00:00 UTC 2026\n", 0);
+	preempt_effective_sysinfo(si, &e);
+	CHECK_STR(e.model, "lazy");
+	json_decref(si);
+	rm_root(base3);
+}
+
 int main(void)
 {
 	RUN(debian_6_1_dynamic);
@@ -156,5 +296,8 @@ int main(void)
 	RUN(non_dynamic_builds);
 	RUN(version_from_release_or_unknown);
 	RUN(no_model);
+	RUN(effective_from_the_preempt_file);
+	RUN(effective_without_a_preempt_file);
+	RUN(effective_rt_lazy_from_a_fake_root);
 	return tap_done();
 }
