@@ -65,6 +65,10 @@ static const char usage_text[] =
 	"The summary names the metrics the night left inconclusive on a line of its\n"
 	"own (\"undecided: N metrics ...\", with the repetitions a side that would\n"
 	"decide each); they do not change the exit status.\n"
+	"A series whose effective preemption model changed since the last night (its\n"
+	"kernel's default mode moved, voluntary -> lazy) says so (\"effective\n"
+	"preemption model changed: voluntary -> lazy at session N\"): that night it\n"
+	"is not judged against the old model's baseline, a new baseline starts.\n"
 	"Exit status: 0 ok (no new regression; the first night), 1 a new regression\n"
 	"alert tonight, 2 setup failure (bad plan or options, the target could not be\n"
 	"used), 3 runs failed and nothing new regressed, 130 interrupted.\n";
@@ -336,9 +340,15 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 		if (r.expected_since)
 			printf(", from session %lld on: the expected change", (long long)r.expected_since);
 		printf(")\n");
+		for (size_t i = 0; i < r.breaks.nr; i++)
+			printf("%s\n", r.breaks.v[i]);
 		printf("%zu metrics, %zu worse, %zu better, %zu no change, %zu inconclusive, "
-		       "%zu followed by open alerts\n", r.nmetrics, r.nworse, r.nbetter, r.nsame,
+		       "%zu followed by open alerts", r.nmetrics, r.nworse, r.nbetter, r.nsame,
 		       r.ninconclusive, r.nknown_metrics);
+		if (r.nrestarted)
+			printf("; %zu not judged: a new baseline after a change of the preemption "
+			       "model", r.nrestarted);
+		printf("\n");
 		print_undecided(&r);
 	}
 	for (size_t i = 0; i < r.lines.nr; i++)

@@ -3,7 +3,11 @@
  * series, one value per session (the median of its repetitions) in time
  * order, with change points from analysis/changepoint.h (E-divisive with a
  * t test, as Hunter/Otava). Refuses to mix series: when the selection holds
- * several, it lists them and exits 2. Docs: docs/analysis.md.
+ * several, it lists them and exits 2. Docs: docs/analysis.md. One exception:
+ * nightly sessions of one configuration whose effective preemption model
+ * changed (the kernel's default mode moved, voluntary -> lazy) are one
+ * trend with a break, shown with its cause; change points are sought on
+ * each side of it, never across (docs/alerts.md).
  */
 #include <jansson.h>
 #include <math.h>
@@ -14,6 +18,7 @@
 #include "analysis/changepoint.h"
 #include "analysis/stats.h"
 #include "db/db.h"
+#include "db/results.h"
 #include "harness/cli/cmd.h"
 #include "harness/cli/options.h"
 #include "harness/results/compare.h"
@@ -30,7 +35,10 @@ static const char usage_text[] =
 	"shifted, by how much, with what p-value; docs/statistics.md).\n"
 	"A trend is of one series (machine, kernel, preempt, HZ, SCHED_MC, cmdline,\n"
 	"knobs, workload, params); if the selection holds several, they are listed\n"
-	"and the command exits 2: narrow it with --where.\n"
+	"and the command exits 2: narrow it with --where. Nightly sessions (tag\n"
+	"nightly-*) of one configuration whose effective preemption model changed\n"
+	"(a kernel's new default mode) are one trend with the break shown:\n"
+	"\"effective preemption model changed: voluntary -> lazy at session N\".\n"
 	"\n"
 	"  --metric W.M   e.g. cyclictest.lat_p99_us\n"
 	"  --where SEL    key=value,... over the columns of results (as compare)\n"
@@ -121,7 +129,26 @@ struct trend_out {
 	const struct trend *tr;
 	const struct cp_options *cpo;
 	const char *better;
+	int joined;      /* several series: one configuration across model changes */
 };
+
+/* "voluntary -> lazy": the models of the points in order of the breaks */
+static char *models_text(const struct trend *tr)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *m = tr->np ? tr->pt[0].model : NULL;
+	strbuf_addstr(&sb, m && *m ? m : "(none)");
+	for (size_t b = 0; b < tr->nbreaks; b++) {
+		m = tr->pt[tr->breaks[b]].model;
+		strbuf_addf(&sb, " -> %s", m && *m ? m : "(none)");
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static const char *model_or_none(const char *m)
+{
+	return m && *m ? m : "(none)";
+}
 
 static void print_json(const struct trend_out *t)
 {
@@ -132,6 +159,20 @@ static void print_json(const struct trend_out *t)
 		char *txt = sel_series_dim_text(se, (enum sel_dim)d);
 		json_object_set_new(ser, sel_dim_name(d), json_string(txt));
 		free(txt);
+	}
+	if (t->joined) {
+		char *mt = models_text(t->tr);
+		json_object_set_new(ser, "preempt", json_string(mt));
+		free(mt);
+	}
+	json_t *brj = json_array();
+	for (size_t b = 0; b < t->tr->nbreaks; b++) {
+		size_t i = t->tr->breaks[b];
+		json_array_append_new(
+			brj, json_pack("{s:I,s:I,s:s,s:s,s:s}", "index", (json_int_t)i, "session",
+				       (json_int_t)pt[i].session, "from",
+				       model_or_none(pt[i - 1].model), "to", model_or_none(pt[i].model),
+				       "cause", "effective preemption model changed"));
 	}
 	json_object_set_new(ser, "machine_id", json_string(se->dim[DIM_MACHINE]));
 	json_object_set_new(ser, "kernel_release", json_string(se->kernel_release));
@@ -160,11 +201,11 @@ static void print_json(const struct trend_out *t)
 				       jnum(100 * cp->rel_change), "magnitude",
 				       jnum(cp->magnitude), "pvalue", jnum(cp->pvalue)));
 	}
-	json_t *doc = json_pack("{s:i,s:s,s:s,s:s,s:s,s:o,s:{s:f,s:I},s:o,s:o}",
+	json_t *doc = json_pack("{s:i,s:s,s:s,s:s,s:s,s:o,s:{s:f,s:I},s:o,s:o,s:o}",
 				"schedlab_format", 1, "command", "trend", "metric", t->metric,
 				"unit", t->g->unit, "better", t->better, "series", ser, "options",
 				"p", t->cpo->max_pvalue, "window", (json_int_t)t->cpo->window,
-				"points", points, "change_points", cpj);
+				"points", points, "change_points", cpj, "breaks", brj);
 	json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	fputc('\n', stdout);
 	json_decref(doc);
@@ -224,10 +265,11 @@ static void print_table_header(const struct trend_out *t)
 	size_t np = t->tr->np;
 	printf("%s (%s, %s is better): %zu session%s\n", t->metric, t->g->unit, t->better, np,
 	       np == 1 ? "" : "s");
-	printf("series: machine %s, kernel %s, preempt %s, hz %s, sched_mc %s\n", m, k,
-	       *se->dim[DIM_PREEMPT] ? se->dim[DIM_PREEMPT] : "(none)",
+	char *mt = t->joined ? models_text(t->tr) : xstrdup(model_or_none(se->dim[DIM_PREEMPT]));
+	printf("series: machine %s, kernel %s, preempt %s, hz %s, sched_mc %s\n", m, k, mt,
 	       *se->dim[DIM_HZ] ? se->dim[DIM_HZ] : "?",
 	       *se->dim[DIM_SCHED_MC] ? se->dim[DIM_SCHED_MC] : "?");
+	free(mt);
 	printf("        knobs %.80s; params %.80s\n", se->dim[DIM_KNOBS], pl);
 	free(k);
 	free(m);
@@ -252,6 +294,10 @@ static void print_table(const struct trend_out *t)
 			snprintf(mark, sizeof(mark), "<- %+.1f%% (p=%.2g)", 100 * cp->rel_change,
 				 cp->pvalue);
 		}
+		for (size_t b = 0; b < t->tr->nbreaks; b++)
+			if (t->tr->breaks[b] == i)
+				snprintf(mark, sizeof(mark), "<- break: preempt %s -> %s",
+					 model_or_none(pt[i - 1].model), model_or_none(pt[i].model));
 		printf("%8lld  %-24.24s  %-16.16s %3zu %12s  %s\n", (long long)pt[i].session,
 		       pt[i].started_at, pt[i].tag ? pt[i].tag : "", pt[i].n, vs, mark);
 	}
@@ -260,6 +306,15 @@ static void print_table(const struct trend_out *t)
 		       "range the workload measures); change points are sought only between "
 		       "them, never across them (docs/statistics.md)\n",
 		       t->tr->nbound, t->tr->nbound == 1 ? "" : "s");
+	for (size_t b = 0; b < t->tr->nbreaks; b++) {
+		size_t i = t->tr->breaks[b];
+		printf("%sbreak: effective preemption model changed: %s -> %s at session %lld "
+		       "(%s)\n", b ? "" : "\n", model_or_none(pt[i - 1].model),
+		       model_or_none(pt[i].model), (long long)pt[i].session, pt[i].started_at);
+	}
+	if (t->tr->nbreaks)
+		printf("(not a change point: change points are sought on each side of a break, "
+		       "never across it)\n");
 	printf("\n%zu change point%s (p < %g, window %zu)%s\n", ncp, ncp == 1 ? "" : "s",
 	       t->cpo->max_pvalue, t->cpo->window ? t->cpo->window : (size_t)CP_DEFAULT_WINDOW,
 	       ncp ? ":" : "");
@@ -277,11 +332,56 @@ static void print_table(const struct trend_out *t)
 	}
 }
 
-/* the samples of metric W.M in the selection into *set: 0, or 2 after the
- * message (bad selector, nothing selected, several series) */
-static int load_series(struct db *db, const char *metric, const char *where, const char *since,
-		       struct sample_set *set)
+/* several series that are one: they differ in the effective preemption
+ * model alone, no session holds two of them, and every session is a
+ * nightly one (tag nightly-*): a nightly whose kernel's default mode moved.
+ * A person's sessions of two modes stay two series. */
+static int joinable(struct db *db, const struct sample_set *s)
 {
+	for (int d = 0; d < SEL_NDIMS; d++)
+		for (size_t i = 1; d != DIM_PREEMPT && i < s->nseries; i++)
+			if (strcmp(s->series[i].dim[d], s->series[0].dim[d]))
+				return 0;
+	int64_t *sid = NULL;
+	size_t *owner = NULL, n = 0;
+	int ok = 1;
+	for (size_t g = 0; g < s->ngroups && ok; g++) {
+		const struct sel_group *gr = &s->groups[g];
+		for (size_t k = 0; k < gr->n && ok; k++) {
+			size_t j = 0;
+			while (j < n && sid[j] != gr->session[k])
+				j++;
+			if (j < n) {
+				ok = owner[j] == gr->series;
+				continue;
+			}
+			sid = xrealloc(sid, (n + 1) * sizeof(*sid));
+			owner = xrealloc(owner, (n + 1) * sizeof(*owner));
+			sid[n] = gr->session[k];
+			owner[n++] = gr->series;
+		}
+	}
+	if (ok && n) {
+		char **tag = xcalloc(n, sizeof(*tag));
+		db_results_tags(db, sid, n, tag);
+		for (size_t i = 0; i < n; i++) {
+			ok &= tag[i] && !strncmp(tag[i], "nightly-", 8);
+			free(tag[i]);
+		}
+		free(tag);
+	}
+	free(sid);
+	free(owner);
+	return ok && n;
+}
+
+/* the samples of metric W.M in the selection into *set: 0, or 2 after the
+ * message (bad selector, nothing selected, several series); *joined: the
+ * several series are one across changes of the preemption model */
+static int load_series(struct db *db, const char *metric, const char *where, const char *since,
+		       struct sample_set *set, int *joined)
+{
+	*joined = 0;
 	const char *dot = strchr(metric, '.');
 	char *wl = xstrfmt("%.*s", (int)(dot - metric), metric);
 	struct strbuf err = STRBUF_INIT;
@@ -303,7 +403,9 @@ static int load_series(struct db *db, const char *metric, const char *where, con
 			  where ? where : "", since ? " since " : "", since ? since : "");
 		rc = 2;
 	}
-	if (!rc && set->nseries > 1) {
+	if (!rc && set->nseries > 1 && joinable(db, set)) {
+		*joined = 1;
+	} else if (!rc && set->nseries > 1) {
 		report_series(set, metric);
 		rc = 2;
 	}
@@ -339,15 +441,28 @@ int cmd_trend(int argc, char **argv, struct cmd_ctx *ctx)
 		return 2;
 	struct sample_set set;
 	memset(&set, 0, sizeof(set));
-	rc = load_series(db, metric, where, since, &set);
+	int joined;
+	rc = load_series(db, metric, where, since, &set, &joined);
 	if (rc)
 		goto out;
 
-	/* one group: per session, the median of its repetitions (harness/results/trend.c) */
+	/* one group (or the groups of one configuration across changes of its
+	   preemption model): per session, the median of its repetitions
+	   (harness/results/trend.c) */
 	const struct sel_group *g = &set.groups[0];
+	const struct sel_group **gs = xcalloc(set.ngroups + 1, sizeof(*gs));
+	const char **models = xcalloc(set.ngroups + 1, sizeof(*models));
+	for (size_t i = 0; i < set.ngroups; i++) {
+		gs[i] = &set.groups[i];
+		models[i] = set.series[set.groups[i].series].dim[DIM_PREEMPT];
+	}
 	struct strbuf err = STRBUF_INIT;
 	struct trend tr;
-	if (trend_build(db, &g, NULL, 1, &cpo, &tr, &err)) {
+	int brc = joined ? trend_build_models(db, gs, NULL, models, set.ngroups, &cpo, &tr, &err)
+			 : trend_build(db, &g, NULL, 1, &cpo, &tr, &err);
+	free(gs);
+	free(models);
+	if (brc) {
 		cmd_error("trend", "%s", err.buf);
 		rc = 2;
 	}
@@ -358,6 +473,7 @@ int cmd_trend(int argc, char **argv, struct cmd_ctx *ctx)
 		.metric = metric, .g = g, .se = &set.series[0], .tr = &tr, .cpo = &cpo,
 		.better = g->better == SEL_BETTER_LOWER ? "lower"
 			  : g->better == SEL_BETTER_HIGHER ? "higher" : "none",
+		.joined = joined,
 	};
 	if (rc)
 		; /* nothing to print */

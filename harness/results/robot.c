@@ -33,6 +33,7 @@ void robot_result_free(struct robot_result *r)
 	free(r->groups);
 	strvec_clear(&r->lines);
 	strvec_clear(&r->undecided);
+	strvec_clear(&r->breaks);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -57,6 +58,27 @@ static char *series_key(const struct sel_series *s)
 	char *t = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
 	json_decref(o);
 	return t;
+}
+
+/* a series key without its preemption model: the same configuration
+ * before and after a change of the kernel's default mode (NULL when the
+ * key is no JSON object: an alert of an older store) */
+static char *key_without_model(const char *key)
+{
+	json_t *o = json_loads(key ? key : "", 0, NULL);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return NULL;
+	}
+	json_object_set_new(o, sel_dim_name(DIM_PREEMPT), json_string(""));
+	char *t = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
+	json_decref(o);
+	return t;
+}
+
+static const char *model_name(const char *m)
+{
+	return m && *m ? m : "unknown";
 }
 
 /* a selector of the series (bisect's --where): the dimensions the plan
@@ -134,15 +156,19 @@ static int series_traced(const struct sel_series *s)
 struct pool {
 	struct sample_set set;
 	char **key;       /* per series */
+	char **mkey;      /* per series: the key without the preemption model */
 	int loaded;
 };
 
 static void pool_free(struct pool *p)
 {
 	if (p->loaded) {
-		for (size_t i = 0; i < p->set.nseries; i++)
+		for (size_t i = 0; i < p->set.nseries; i++) {
 			free(p->key[i]);
+			free(p->mkey[i]);
+		}
 		free(p->key);
+		free(p->mkey);
 		sample_set_free(&p->set);
 	}
 	memset(p, 0, sizeof(*p));
@@ -161,9 +187,12 @@ static int pool_load(struct db *db, const int64_t *sid, size_t n, struct pool *p
 	if (rc)
 		return -1;
 	p->loaded = 1;
-	p->key = calloc(p->set.nseries + 1, sizeof(*p->key));
-	for (size_t i = 0; i < p->set.nseries; i++)
+	p->key = xcalloc(p->set.nseries + 1, sizeof(*p->key));
+	p->mkey = xcalloc(p->set.nseries + 1, sizeof(*p->mkey));
+	for (size_t i = 0; i < p->set.nseries; i++) {
 		p->key[i] = series_key(&p->set.series[i]);
+		p->mkey[i] = key_without_model(p->key[i]);
+	}
 	return 0;
 }
 
@@ -177,7 +206,7 @@ struct vals {
 };
 
 static void vals_collect(const struct pool *p, const char *key, const char *wl,
-			 const char *metric, struct vals *out)
+			 const char *metric, int64_t after, struct vals *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (size_t g = 0; g < p->set.ngroups; g++) {
@@ -187,6 +216,8 @@ static void vals_collect(const struct pool *p, const char *key, const char *wl,
 			continue;
 		out->any = gr;
 		for (size_t i = 0; i < gr->n; i++) {
+			if (gr->session[i] <= after)
+				continue;
 			if (out->n == out->alloc) {
 				out->alloc = out->alloc ? 2 * out->alloc : 16;
 				out->v = xrealloc(out->v, out->alloc * sizeof(*out->v));
@@ -205,14 +236,16 @@ static void vals_free(struct vals *v)
 	memset(v, 0, sizeof(*v));
 }
 
-/* the verdict of B against A for one series and metric: 0 with *v, 1 when
- * a side has too few values (or the metric has no direction), -1 on error */
+/* the verdict of B against A for one series and metric (A's values of
+ * sessions after `after` only, 0: all): 0 with *v, 1 when a side has too
+ * few values (or the metric has no direction), -1 on error */
 static int judge(const struct pool *a, const struct pool *b, const char *key, const char *wl,
-		 const char *metric, const struct robot_options *o, struct verdict *v)
+		 const char *metric, int64_t after, const struct robot_options *o,
+		 struct verdict *v)
 {
 	struct vals va, vb;
-	vals_collect(a, key, wl, metric, &va);
-	vals_collect(b, key, wl, metric, &vb);
+	vals_collect(a, key, wl, metric, after, &va);
+	vals_collect(b, key, wl, metric, 0, &vb);
 	int rc = 1;
 	const struct sel_group *g = vb.any ? vb.any : va.any;
 	if (g && g->better != SEL_BETTER_NONE && va.n >= ROBOT_MIN_REPS &&
@@ -425,6 +458,135 @@ static const struct sel_series *series_of(const struct pool *p, const char *k)
 	return NULL;
 }
 
+/* ---- a change of the effective preemption model ---------------------------- */
+
+/* per series of tonight: what the baseline says of its model */
+struct model_break {
+	int restart;       /* the model changed tonight: a new baseline, not judged */
+	int64_t after;     /* judged against baseline sessions after this one (0: all) */
+	const char *from;  /* the model before the change (borrowed); NULL: none */
+	int64_t at;        /* the session of the change */
+};
+
+/* for each series of tonight, the sessions of the baseline that hold the
+ * same configuration (its key without the model): tonight's model against
+ * the newest of them, and the newest with another model */
+static void find_breaks(const struct pool *tonight, const struct pool *base, int64_t sid,
+			struct model_break *mb)
+{
+	for (size_t i = 0; i < tonight->set.nseries; i++) {
+		struct model_break *b = &mb[i];
+		memset(b, 0, sizeof(*b));
+		const char *mk = tonight->mkey[i];
+		const char *model = tonight->set.series[i].dim[DIM_PREEMPT];
+		if (!mk)
+			continue;
+		int64_t newest = 0, other = 0;
+		const char *newest_model = NULL, *other_model = NULL;
+		for (size_t g = 0; g < base->set.ngroups; g++) {
+			const struct sel_group *gr = &base->set.groups[g];
+			if (!base->mkey[gr->series] || strcmp(base->mkey[gr->series], mk))
+				continue;
+			const char *m = base->set.series[gr->series].dim[DIM_PREEMPT];
+			for (size_t k = 0; k < gr->n; k++) {
+				if (gr->session[k] > newest) {
+					newest = gr->session[k];
+					newest_model = m;
+				}
+				if (strcmp(m, model) && gr->session[k] > other) {
+					other = gr->session[k];
+					other_model = m;
+				}
+			}
+		}
+		if (!newest)
+			continue;   /* a new series: nothing to break */
+		if (strcmp(newest_model, model)) {
+			b->restart = 1;
+			b->from = newest_model;
+			b->at = sid;
+		} else if (other) {
+			/* a change within the baseline: the oldest session after the
+			   last one of the other model */
+			b->after = other;
+			b->from = other_model;
+			b->at = sid;
+			for (size_t g = 0; g < base->set.ngroups; g++) {
+				const struct sel_group *gr = &base->set.groups[g];
+				if (strcmp(base->key[gr->series], tonight->key[i]))
+					continue;
+				for (size_t k = 0; k < gr->n; k++)
+					if (gr->session[k] > other && gr->session[k] < b->at)
+						b->at = gr->session[k];
+			}
+		}
+	}
+}
+
+/* one line per change (from, to, session), naming its series */
+static void break_lines(struct robot_result *r, const struct pool *tonight,
+			const struct model_break *mb)
+{
+	size_t n = tonight->set.nseries;
+	for (size_t i = 0; i < n; i++) {
+		const char *to = tonight->set.series[i].dim[DIM_PREEMPT];
+		if (!mb[i].from)
+			continue;
+		size_t j;
+		for (j = 0; j < i; j++)
+			if (mb[j].from && !strcmp(mb[j].from, mb[i].from) && mb[j].at == mb[i].at &&
+			    mb[j].restart == mb[i].restart &&
+			    !strcmp(tonight->set.series[j].dim[DIM_PREEMPT], to))
+				break;
+		if (j < i)
+			continue;   /* said with the first series of the change */
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "effective preemption model changed: %s -> %s at session %lld (",
+			    model_name(mb[i].from), model_name(to), (long long)mb[i].at);
+		int first = 1;
+		for (size_t k = i; k < n; k++) {
+			if (!mb[k].from || strcmp(mb[k].from, mb[i].from) || mb[k].at != mb[i].at ||
+			    mb[k].restart != mb[i].restart ||
+			    strcmp(tonight->set.series[k].dim[DIM_PREEMPT], to))
+				continue;
+			char *lab = series_label(&tonight->set.series[k], &tonight->set);
+			strbuf_addf(&sb, "%s%s", first ? "" : "; ", lab);
+			free(lab);
+			first = 0;
+		}
+		if (mb[i].restart)
+			strbuf_addf(&sb, "): a new baseline starts here; nothing is judged against the "
+					 "%s baseline tonight", model_name(mb[i].from));
+		else
+			strbuf_addf(&sb, "): judged against the sessions from %lld on only",
+				    (long long)mb[i].at);
+		strvec_push(&r->breaks, sb.buf);
+		strbuf_release(&sb);
+	}
+}
+
+/* an open alert whose series is not measured tonight because its model
+ * changed: " (its series' effective preemption model changed: A -> B ...)" */
+static void alert_break_note(const struct db_alert *al, const struct pool *tonight,
+			     struct strbuf *line)
+{
+	char *amk = key_without_model(al->series_key);
+	if (!amk)
+		return;
+	json_t *k = json_loads(al->series_key, 0, NULL);
+	const char *from = json_string_value(json_object_get(k, sel_dim_name(DIM_PREEMPT)));
+	for (size_t i = 0; i < tonight->set.nseries; i++)
+		if (tonight->mkey[i] && !strcmp(tonight->mkey[i], amk) &&
+		    strcmp(tonight->key[i], al->series_key)) {
+			strbuf_addf(line, " (its series' effective preemption model changed: %s -> %s; "
+					  "the series goes on with a new baseline)",
+				    model_name(from), model_name(tonight->set.series[i].dim[DIM_PREEMPT]));
+			break;
+		}
+	json_decref(k);
+	free(amk);
+}
+
 /* an open alert against tonight: known, moved again, or fixed */
 static int follow_alert(struct db *db, struct robot_result *r, const struct robot_options *o,
 			const struct db_alert *al, const struct pool *tonight,
@@ -446,8 +608,9 @@ static int follow_alert(struct db *db, struct robot_result *r, const struct robo
 	if (pool_load(db, before, nbefore, &pb, err) || pool_load(db, after, nafter, &pa, err))
 		goto out;
 	struct verdict vb, va;
-	int jb = judge(&pb, tonight, al->series_key, al->workload, al->metric, o, &vb);
-	int ja = nafter ? judge(&pa, tonight, al->series_key, al->workload, al->metric, o, &va) : 1;
+	int jb = judge(&pb, tonight, al->series_key, al->workload, al->metric, 0, o, &vb);
+	int ja = nafter ? judge(&pa, tonight, al->series_key, al->workload, al->metric, 0, o, &va)
+			: 1;
 	if (jb < 0 || ja < 0) {
 		strbuf_addstr(err, "the verdict could not be computed");
 		goto out;
@@ -457,6 +620,7 @@ static int follow_alert(struct db *db, struct robot_result *r, const struct robo
 	if (jb == 1) {
 		strbuf_addf(&line, "known: alert %lld (%s): %s.%s %s: not measured tonight",
 			    (long long)al->id, st, al->workload, al->metric, al->series_label);
+		alert_break_note(al, tonight, &line);
 		r->known++;
 	} else if (vb.kind == same && !ja && va.kind == same) {
 		/* worse than before and than the level after the change: a new
@@ -527,6 +691,7 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 	memset(r, 0, sizeof(*r));
 	r->lines = (struct strvec)STRVEC_INIT;
 	r->undecided = (struct strvec)STRVEC_INIT;
+	r->breaks = (struct strvec)STRVEC_INIT;
 	if (db_session_brief(db, sid, &r->s)) {
 		strbuf_addstr(err, db_errmsg(db));
 		return -1;
@@ -546,6 +711,7 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 	if (pool_load(db, &sid, 1, &tonight, err))
 		return -1;
 	int rc = -1;
+	struct model_break *mb = NULL;
 	/* the open alerts first: they own their series */
 	struct db_alert *open = NULL;
 	size_t nopen = 0;
@@ -565,12 +731,19 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 	}
 	if (pool_load(db, r->baseline, r->nbaseline, &base, err))
 		goto out;
+	mb = xcalloc(tonight.set.nseries + 1, sizeof(*mb));
+	find_breaks(&tonight, &base, sid, mb);
+	break_lines(r, &tonight, mb);
 	for (size_t g = 0; g < tonight.set.ngroups; g++) {
 		const struct sel_group *gr = &tonight.set.groups[g];
 		const struct sel_series *ser = &tonight.set.series[gr->series];
 		if (gr->better == SEL_BETTER_NONE || series_traced(ser) ||
 		    !metric_wanted(o, gr->workload, gr->metric))
 			continue;
+		if (mb[gr->series].restart) {
+			r->nrestarted++;   /* a new baseline starts tonight */
+			continue;
+		}
 		const char *key = tonight.key[gr->series];
 		int owned = 0;
 		for (size_t i = 0; i < nopen && !owned; i++)
@@ -578,7 +751,8 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 				!strcmp(open[i].workload, gr->workload) &&
 				!strcmp(open[i].metric, gr->metric);
 		struct verdict v;
-		int j = judge(&base, &tonight, key, gr->workload, gr->metric, o, &v);
+		int j = judge(&base, &tonight, key, gr->workload, gr->metric, mb[gr->series].after,
+			      o, &v);
 		if (j < 0) {
 			strbuf_addstr(err, "the verdict could not be computed");
 			goto out;
@@ -626,6 +800,7 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 	}
 	rc = 0;
 out:
+	free(mb);
 	db_alerts_free(open, nopen);
 	pool_free(&tonight);
 	pool_free(&base);

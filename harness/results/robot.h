@@ -14,6 +14,12 @@
  *    back at the level before and away from the level after (the same
  *    rules, the opposite direction), fixed.
  *
+ * A series whose effective preemption model changed (its kernel's default
+ * mode moved, voluntary -> lazy) is the same series to the robot with a
+ * break: the night of the change is not judged against the old model's
+ * baseline (a new baseline starts there, said in `breaks`), later nights
+ * only against the sessions from the change on.
+ *
  * Everything is read from and written to the database; nothing here runs
  * a program or prints: the lines of the summary come back in the result.
  */
@@ -59,6 +65,14 @@ struct robot_result {
 	 * the repetitions a side that would decide it, "... (too few values)"
 	 * or "... (values beyond the measurable range)" */
 	struct strvec undecided;
+	/* a change of a series' effective preemption model (a new default
+	 * mode, docs/alerts.md "A change of the preemption model"), one line
+	 * per change: "effective preemption model changed: voluntary -> lazy
+	 * at session N (SERIES, ...): ..." tonight (those series start a new
+	 * baseline and are not judged) or within the rolling baseline (judged
+	 * against the sessions from the change on only) */
+	struct strvec breaks;
+	size_t nrestarted;          /* metrics not judged tonight: a new baseline */
 };
 void robot_result_free(struct robot_result *r);
 

@@ -65,6 +65,39 @@ static int median_is_bound(const struct trend_point *p)
 int trend_build(struct db *db, const struct sel_group *const *groups, const char *const *kernels,
 		size_t ngroups, const struct cp_options *o, struct trend *t, struct strbuf *err)
 {
+	return trend_build_models(db, groups, kernels, NULL, ngroups, o, t, err);
+}
+
+/* change points of each segment between breaks, indexes of the whole */
+static int detect_segments(struct trend *t, const double *x, const unsigned char *bound,
+			   const struct cp_options *o)
+{
+	size_t start = 0;
+	for (size_t b = 0; b <= t->nbreaks; b++) {
+		size_t end = b < t->nbreaks ? t->breaks[b] : t->np;
+		struct change_point *cps = NULL;
+		size_t n = 0;
+		if (end - start >= 3 &&
+		    cp_detect_censored(x + start, t->nbound ? bound + start : NULL, end - start, o,
+				       &cps, &n))
+			return -1;
+		if (n) {
+			t->cps = xrealloc(t->cps, (t->ncp + n) * sizeof(*t->cps));
+			for (size_t k = 0; k < n; k++) {
+				cps[k].index += start;
+				t->cps[t->ncp++] = cps[k];
+			}
+		}
+		free(cps);
+		start = end;
+	}
+	return 0;
+}
+
+int trend_build_models(struct db *db, const struct sel_group *const *groups,
+		       const char *const *kernels, const char *const *models, size_t ngroups,
+		       const struct cp_options *o, struct trend *t, struct strbuf *err)
+{
 	memset(t, 0, sizeof(*t));
 	struct trend_point *pt = NULL;
 	size_t np = 0;
@@ -80,6 +113,7 @@ int trend_build(struct db *db, const struct sel_group *const *groups, const char
 				pt[np].session = g->session[k];
 				pt[np].started_at = g->started_at[k];
 				pt[np].kernel = kernels ? kernels[gi] : NULL;
+				pt[np].model = models ? models[gi] : NULL;
 				np++;
 			}
 			struct trend_point *p = &pt[i];
@@ -114,9 +148,13 @@ int trend_build(struct db *db, const struct sel_group *const *groups, const char
 	t->cpat = xcalloc(np + 1, sizeof(long));
 	for (size_t i = 0; i < np; i++)
 		t->cpat[i] = -1;
+	for (size_t i = 1; models && i < np; i++)
+		if (strcmp(pt[i].model ? pt[i].model : "", pt[i - 1].model ? pt[i - 1].model : "")) {
+			t->breaks = xrealloc(t->breaks, (t->nbreaks + 1) * sizeof(*t->breaks));
+			t->breaks[t->nbreaks++] = i;
+		}
 	int rc = 0;
-	if (t->finite && np >= 3 &&
-	    cp_detect_censored(x, t->nbound ? bound : NULL, np, o, &t->cps, &t->ncp)) {
+	if (t->finite && np >= 3 && detect_segments(t, x, bound, o)) {
 		strbuf_addstr(err, "change-point detection failed");
 		rc = -1;
 	}
@@ -137,5 +175,6 @@ void trend_free(struct trend *t)
 	free(t->pt);
 	free(t->cps);
 	free(t->cpat);
+	free(t->breaks);
 	memset(t, 0, sizeof(*t));
 }

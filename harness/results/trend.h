@@ -29,6 +29,8 @@ struct trend_point {
 	int bound;               /* 1: the median is only a lower bound */
 	size_t alloc;
 	const char *kernel;      /* kernel release of the first group holding it */
+	const char *model;       /* its effective preemption model (trend_build_models),
+				    else NULL */
 };
 
 struct trend {
@@ -39,6 +41,11 @@ struct trend {
 	long *cpat;              /* per point: index into cps or -1 */
 	int finite;              /* 0: non-finite values, no detection was run */
 	size_t nbound;           /* points that are bounds */
+	/* changes of the effective preemption model (trend_build_models): the
+	 * first point of each new model; change points are sought on each side
+	 * of a break, never across it */
+	size_t *breaks;
+	size_t nbreaks;
 };
 
 /*
@@ -52,6 +59,12 @@ struct trend {
  */
 int trend_build(struct db *db, const struct sel_group *const *groups, const char *const *kernels,
 		size_t ngroups, const struct cp_options *o, struct trend *t, struct strbuf *err);
+/* the same, models[i] (may be NULL) the effective preemption model of the
+ * points of groups[i]: one configuration whose kernel's default mode moved
+ * (voluntary -> lazy) is one trend with a break where the model changes */
+int trend_build_models(struct db *db, const struct sel_group *const *groups,
+		       const char *const *kernels, const char *const *models, size_t ngroups,
+		       const struct cp_options *o, struct trend *t, struct strbuf *err);
 void trend_free(struct trend *t);
 
 #endif
