@@ -20,6 +20,7 @@
 
 #include "db/alert_store.h"
 #include "db/bisect_store.h"
+#include "harness/agent/preempt_offer.h"
 #include "harness/orchestrate/kgit.h"
 #include "harness/orchestrate/tlock.h"
 #include "harness/util/atomicfile.h"
@@ -153,7 +154,10 @@ static char *narrowed_plan(struct db *db, const struct db_alert_group *g,
 		return NULL;
 	}
 	json_t *key = json_loads(lead->series_key, 0, NULL);
-	const char *preempt = json_string_value(json_object_get(key, "preempt"));
+	/* the stored model (rt, rt-lazy on an RT kernel) is asked for as its
+	   mode (full, lazy: preempt_offer.h) */
+	const char *preempt =
+		preempt_model_mode(json_string_value(json_object_get(key, "preempt")));
 	const char *wl = lead->workload;
 	const char *runwl = json_string_value(json_object_get(key, "workload"));
 	const char *knobs = json_string_value(json_object_get(key, "knobs"));
