@@ -88,6 +88,37 @@ TEST(runtime_refused_with_the_reason)
 	strbuf_release(&why);
 }
 
+/* lazy like the other modes: at run time where the running kernel offers
+ * it (6.13 x86: "none voluntary (full) lazy "; 6.13 RT and 7.0 x86:
+ * "(full) lazy "), at boot as preempt=lazy on the command line; a boot
+ * that differs only in preempt=lazy is a runtime switch for "auto" */
+TEST(lazy_at_run_time_and_at_boot)
+{
+	struct strbuf why = STRBUF_INIT;
+	json_t *si = si_of("full", 1, "[\"none\", \"voluntary\", \"full\", \"lazy\"]");
+	CHECK(target_runtime_possible(1, "lazy", si, &why) == 1);
+	json_decref(si);
+	si = si_of("full", 1, "[\"full\", \"lazy\"]");
+	CHECK(target_runtime_possible(1, "lazy", si, &why) == 1);
+	CHECK(why.len == 0);
+	CHECK(target_runtime_possible(1, "voluntary", si, &why) == 0);
+	CHECK_CONTAINS(why.buf, "preempt=voluntary is not offered by the running kernel (it "
+				"offers: full lazy)");
+	json_decref(si);
+	CHECK(target_preempt_known("lazy") && !target_preempt_known("rt-lazy"));
+	struct target t;
+	memset(&t, 0, sizeof(t));
+	t.conf = json_pack("{s:s}", "append", "console=ttyS0");
+	struct boot_spec b = { .index = 0, .preempt = "lazy", .cmdline = "" };
+	struct strbuf cl = STRBUF_INIT;
+	target_boot_params(&t, &b, &cl);
+	CHECK_STR(cl.buf, " preempt=lazy console=ttyS0");
+	CHECK(cmdline_same_but_preempt("console=ttyS0 preempt=lazy", "console=ttyS0 preempt=full"));
+	json_decref(t.conf);
+	strbuf_release(&cl);
+	strbuf_release(&why);
+}
+
 TEST(params_same_but_preempt)
 {
 	CHECK(cmdline_same_but_preempt("console=ttyS0 panic=-1 preempt=none",
@@ -190,6 +221,7 @@ int main(void)
 	RUN(runtime_possible_when_only_preempt_changes);
 	RUN(runtime_refused_with_the_reason);
 	RUN(params_same_but_preempt);
+	RUN(lazy_at_run_time_and_at_boot);
 	RUN(runtime_plan_check);
 	RUN(plan_switch_reaches_the_target);
 	return tap_done();
