@@ -37,7 +37,8 @@ static const char usage_text[] =
 	"knobs, workload, params); if the selection holds several, they are listed\n"
 	"and the command exits 2: narrow it with --where. Nightly sessions (tag\n"
 	"nightly-*) of one configuration whose effective preemption model changed\n"
-	"(a kernel's new default mode) are one trend with the break shown:\n"
+	"(a kernel's new default mode; kernels from git count as one) are one\n"
+	"trend with the break shown:\n"
 	"\"effective preemption model changed: voluntary -> lazy at session N\".\n"
 	"\n"
 	"  --metric W.M   e.g. cyclictest.lat_p99_us\n"
@@ -130,6 +131,7 @@ struct trend_out {
 	const struct cp_options *cpo;
 	const char *better;
 	int joined;      /* several series: one configuration across model changes */
+	size_t nkernels; /* joined: distinct kernels (from git) */
 };
 
 /* "voluntary -> lazy": the models of the points in order of the breaks */
@@ -260,7 +262,9 @@ static void print_csv(const struct trend_out *t)
 static void print_table_header(const struct trend_out *t)
 {
 	const struct sel_series *se = t->se;
-	char *k = sel_series_dim_text(se, DIM_KERNEL), *m = sel_series_dim_text(se, DIM_MACHINE);
+	char *k = t->nkernels > 1 ? xstrfmt("from git (%zu commits)", t->nkernels)
+				   : sel_series_dim_text(se, DIM_KERNEL);
+	char *m = sel_series_dim_text(se, DIM_MACHINE);
 	char *pl = sel_json_label(se->dim[DIM_PARAMS], NULL, 0);
 	size_t np = t->tr->np;
 	printf("%s (%s, %s is better): %zu session%s\n", t->metric, t->g->unit, t->better, np,
@@ -336,11 +340,19 @@ static void print_table(const struct trend_out *t)
  * model alone, no session holds two of them, and every session is a
  * nightly one (tag nightly-*): a nightly whose kernel's default mode moved.
  * A person's sessions of two modes stay two series. */
+static int from_git(const struct sel_series *se)
+{
+	return se->kernel_commit && *se->kernel_commit;
+}
+
 static int joinable(struct db *db, const struct sample_set *s)
 {
+	/* kernels from git count as one kernel whatever their commit, as the
+	   robot pools them (docs/alerts.md): a nightly on a moving branch */
 	for (int d = 0; d < SEL_NDIMS; d++)
 		for (size_t i = 1; d != DIM_PREEMPT && i < s->nseries; i++)
-			if (strcmp(s->series[i].dim[d], s->series[0].dim[d]))
+			if (strcmp(s->series[i].dim[d], s->series[0].dim[d]) &&
+			    !(d == DIM_KERNEL && from_git(&s->series[i]) && from_git(&s->series[0])))
 				return 0;
 	int64_t *sid = NULL;
 	size_t *owner = NULL, n = 0;
@@ -475,6 +487,12 @@ int cmd_trend(int argc, char **argv, struct cmd_ctx *ctx)
 			  : g->better == SEL_BETTER_HIGHER ? "higher" : "none",
 		.joined = joined,
 	};
+	for (size_t i = 0; joined && i < set.nseries; i++) {
+		size_t j = 0;
+		while (j < i && strcmp(set.series[j].dim[DIM_KERNEL], set.series[i].dim[DIM_KERNEL]))
+			j++;
+		t.nkernels += j == i;
+	}
 	if (rc)
 		; /* nothing to print */
 	else if (fmt == FMT_JSON)

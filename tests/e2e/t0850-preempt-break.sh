@@ -4,7 +4,8 @@
 # from one night to the next (a new default mode, voluntary -> lazy, as
 # 7.0 x86 kernels made it) on a synthetic history, without qemu (as t0820:
 # the nights are SQL, `schedlab nightly --session N` judges each in turn).
-# Plan "robot", machine "syn", hackbench time_s (lower is better) and a
+# Plan "robot", machine "syn", a kernel from git (another commit each
+# night, one kernel to the robot and the trend), hackbench time_s (lower is better) and a
 # rate (higher is better), 3 repetitions a night, +-0.4% noise:
 #   nights 1-8   voluntary  time 1.00 (rate 100 -> 80 on night 6: alert 1,
 #                           open on the voluntary series)
@@ -34,12 +35,18 @@ s = ["BEGIN;",
      "INSERT INTO machine (id, name, fingerprint) VALUES (1, 'syn', 'fp-syn');",
      "INSERT INTO kernel (id, release, config_hash, hz, sched_mc) VALUES (1, '7.0.0-robot', 'feedbeef', 250, 1);"]
 run = 0
-def session(i, name, tag, day, preempt, level, rate=100):
+def session(i, name, tag, day, preempt, level, rate=100, git=False):
     global run
+    kid, commit = 1, "NULL"
+    if git:   # a kernel from git, another commit (and release) each night
+        kid, commit = 100 + i, "'%040x'" % (0xc0ffee00 + i)
+        s.append("INSERT INTO kernel (id, release, config_hash, hz, sched_mc) VALUES"
+                 " (%d, '7.0.0-sl-g%012x', 'cfg%02d', 250, 1);" % (kid, 0xc0ffee00 + i, i))
     s.append("INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at)"
              " VALUES (%d, '%s', '%s', '%s', 'local', 'test', 'done', '%s');" % (i, name, plan, tag, day))
-    s.append("INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline)"
-             " VALUES (%d, %d, 0, 0, 'ok', 1, 1, '%s', 'root=/dev/vda');" % (i, i, preempt))
+    s.append("INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline,"
+             " kernel_commit) VALUES (%d, %d, 0, 0, 'ok', 1, %d, '%s', 'root=/dev/vda', %s);"
+             % (i, i, kid, preempt, commit))
     for rep in range(3):
         run += 1
         noise = 1 + 0.004 * (rep - 1) + 0.001 * ((i * 7) % 3 - 1)
@@ -52,7 +59,7 @@ def session(i, name, tag, day, preempt, level, rate=100):
                  " (%d, 'hackbench', 'rate_per_s', %.5f, '1/s', 'higher');" % (run, rate * noise))
 for i in range(1, 15):
     session(i, "robot", "nightly-%02d" % i, "2026-03-%02dT03:00:00.000Z" % i,
-            "voluntary" if i <= 8 else "lazy", time.get(i, 1.0), 100 if i < 6 else 80)
+            "voluntary" if i <= 8 else "lazy", time.get(i, 1.0), 100 if i < 6 else 80, True)
 session(20, "manual", "ab-none", "2026-03-20T12:00:00.000Z", "none", 1.0)
 session(21, "manual", "ab-full", "2026-03-20T13:00:00.000Z", "full", 1.0)
 s.append("COMMIT;")
@@ -111,6 +118,8 @@ equals "night 14: the alert's series is the lazy one" \
 expect_exit 0 "trend of the nightly across the change" \
 	$SL trend --db "$DB" --metric hackbench.time_s --where plan=robot
 contains "trend: one series, its model changed" "$TMP/out" "preempt voluntary -> lazy"
+contains "trend: ... on a kernel from git, one kernel whatever its commit (as the robot)" "$TMP/out" \
+	"kernel from git (14 commits)"
 contains "trend: the point of the change is marked" "$TMP/out" "<- break: preempt voluntary -> lazy"
 contains "trend: the break with its cause" "$TMP/out" \
 	"break: effective preemption model changed: voluntary -> lazy at session 9"
@@ -133,5 +142,5 @@ expect_exit 2 "trend still refuses a person's sessions of two modes" \
 contains "... listing them" "$TMP/err" "holds 2 series"
 expect_exit 2 "trend over everything: the nightly and the person's sessions are not one series" \
 	$SL trend --db "$DB" --metric hackbench.time_s
-contains "... listing them" "$TMP/err" "holds 4 series"
+contains "... listing them" "$TMP/err" "holds 16 series"
 done_testing
