@@ -4,7 +4,10 @@
  * boots another commit every night: those nights are one series to the
  * robot), per workload and metric, and judged by analysis/verdict.c with
  * the options `check` uses: the bootstrap CI of the change beyond 0 and the
- * change beyond the noise threshold.
+ * change beyond the noise threshold. A series whose effective preemption
+ * model changed (the same key but its preempt) is followed across the
+ * change (find_breaks): not judged the night of it, then only against the
+ * sessions from it on.
  */
 #include "harness/results/robot.h"
 
