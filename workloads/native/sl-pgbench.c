@@ -131,8 +131,16 @@ static int lookup_user(const char *name, uid_t *uid, gid_t *gid)
  * exec; never returns */
 static void child_exec(char *const argv[], int out_fd, int err_fd, pid_t parent)
 {
-	static char *const env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", "TZ=UTC",
-				     "PGTZ=UTC", NULL };
+	/* a fixed environment (no PG* variable of the agent's reaches them),
+	 * plus the e2e tests' SCHEDLAB_TEST_MARK, by which a test finds the
+	 * processes it started (backends rename themselves in cmdline) */
+	char *env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", "TZ=UTC", "PGTZ=UTC", NULL, NULL };
+	const char *mark = getenv("SCHEDLAB_TEST_MARK");
+	char markv[160];
+	if (mark && strlen(mark) < 100) {
+		snprintf(markv, sizeof(markv), "SCHEDLAB_TEST_MARK=%s", mark);
+		env[4] = markv;
+	}
 	if (out_fd >= 0 && out_fd != 1)
 		dup2(out_fd, 1);
 	if (err_fd >= 0 && err_fd != 2)
