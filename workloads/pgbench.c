@@ -332,7 +332,16 @@ static const char *const metric_names[] = {
 	"lat_p99_us", "lat_p999_us", "lat_max_us", "init_s", NULL,
 };
 
+static const char *const pgbench_targets[] = { "local", NULL };
+
 const struct workload_ops pgbench_workload = {
+	.targets = pgbench_targets,
+	.targets_why = "the server's programs (initdb, postgres, pgbench of Debian's "
+		       "postgresql-15 with libpq5, libicu72, libxml2, libssl3, libldap and "
+		       "the rest of their libraries, /usr/share/postgresql/15, an /etc/passwd "
+		       "entry for the server's user) are not in the qemu initramfs nor in "
+		       "the ssh and lava bundles; run it on the local target (docs/metrics.md, "
+		       "pgbench)",
 	.name = "pgbench",
 	.summary = "PostgreSQL's pgbench against a throw-away server (tps, latency percentiles)",
 	.tool = "sl-pgbench",
