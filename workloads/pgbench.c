@@ -63,8 +63,9 @@ static const struct param_spec pgbench_params[] = {
 	{ "user", PT_STR, "\"nobody\"", 0, 0, NULL,
 	  "the user the server and pgbench run as when the agent is root (PostgreSQL refuses "
 	  "root); it needs an /etc/passwd entry" },
-	{ "bindir", PT_STR, "\"/usr/lib/postgresql/15/bin\"", 0, 0, NULL,
-	  "where initdb, postgres and pgbench are on the target" },
+	{ "bindir", PT_STR, NULL, 0, 0, NULL,
+	  "where initdb, postgres and pgbench are on the target (default: "
+	  "/usr/lib/postgresql/15/bin, else /bin as in the qemu guest)" },
 	PARAM_END,
 };
 
@@ -136,7 +137,7 @@ static int check(const json_t *p, const char *path, struct strbuf *err)
 			    user);
 		return -1;
 	}
-	if (bindir[0] != '/' || strpbrk(bindir, "\n\r") || strlen(bindir) > 200) {
+	if (bindir && (bindir[0] != '/' || strpbrk(bindir, "\n\r") || strlen(bindir) > 200)) {
 		strbuf_addf(err, "%s.bindir: \"%s\" must be an absolute directory", path, bindir);
 		return -1;
 	}
@@ -176,7 +177,8 @@ static int build(const json_t *p, struct wl_exec *ex, struct strbuf *err)
 	if (param_bool(p, "fsync"))
 		strvec_push(&ex->argv, "--fsync");
 	strvec_pushf(&ex->argv, "--user=%s", param_str(p, "user"));
-	strvec_pushf(&ex->argv, "--bindir=%s", param_str(p, "bindir"));
+	if (param_str(p, "bindir"))
+		strvec_pushf(&ex->argv, "--bindir=%s", param_str(p, "bindir"));
 	strvec_push(&ex->files, PGB_RESULT_FILE);
 	strvec_push(&ex->files, "postgres.log");
 	strvec_push(&ex->files, "initdb.txt");
@@ -332,16 +334,16 @@ static const char *const metric_names[] = {
 	"lat_p99_us", "lat_p999_us", "lat_max_us", "init_s", NULL,
 };
 
-static const char *const pgbench_targets[] = { "local", NULL };
+static const char *const pgbench_targets[] = { "local", "qemu", NULL };
 
 const struct workload_ops pgbench_workload = {
 	.targets = pgbench_targets,
 	.targets_why = "the server's programs (initdb, postgres, pgbench of Debian's "
 		       "postgresql-15 with libpq5, libicu72, libxml2, libssl3, libldap and "
 		       "the rest of their libraries, /usr/share/postgresql/15, an /etc/passwd "
-		       "entry for the server's user) are not in the qemu initramfs nor in "
-		       "the ssh and lava bundles; run it on the local target (docs/metrics.md, "
-		       "pgbench)",
+		       "entry for the server's user) are not in the ssh and lava bundles "
+		       "(the qemu target's initramfs has them); run it on the local or the "
+		       "qemu target (docs/metrics.md, pgbench)",
 	.name = "pgbench",
 	.summary = "PostgreSQL's pgbench against a throw-away server (tps, latency percentiles)",
 	.tool = "sl-pgbench",

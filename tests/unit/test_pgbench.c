@@ -334,8 +334,7 @@ TEST(driver_build_and_check)
 	CHECK(ops->build(p, &ex, &err) == 0);
 	s = argv_str(&ex.argv);
 	CHECK_STR(s, "sl-pgbench --duration=10 --clients=2 --threads=1 --scale=1 --mode=tpcb "
-		     "--shared-buffers=128MB --huge-pages=off --user=nobody "
-		     "--bindir=/usr/lib/postgresql/15/bin");
+		     "--shared-buffers=128MB --huge-pages=off --user=nobody");
 	free(s);
 	CHECK(ex.inputs == NULL);
 	CHECK(ex.files.nr == 4 && !strcmp(ex.files.v[0], "sl-pgbench.json"));
@@ -353,7 +352,7 @@ TEST(driver_build_and_check)
 	s = argv_str(&ex.argv);
 	CHECK_STR(s, "sl-pgbench --duration=10 --clients=4 --threads=2 --scale=1 --mode=script "
 		     "--script=pgbench-script.sql --shared-buffers=128MB --huge-pages=try --fsync "
-		     "--user=nobody --bindir=/usr/lib/postgresql/15/bin");
+		     "--user=nobody");
 	free(s);
 	CHECK_STR(json_string_value(json_object_get(ex.inputs, "pgbench-script.sql")),
 		  "\\set aid random(1, 100000 * :scale)\n"

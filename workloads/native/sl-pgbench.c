@@ -23,6 +23,11 @@
  *   5. stops the server (fast shutdown, then immediate, then SIGKILL) and
  *      removes pg/: data directory, socket, lock file and logs.
  *
+ * The programs are in --bindir, by default /usr/lib/postgresql/15/bin
+ * (Debian's place) or, when that has no postgres, /bin (the qemu target's
+ * initramfs). JIT is off: llvmjit.so and its LLVM are not in a guest, and
+ * pgbench's queries are too cheap to be compiled anyway.
+ *
  * Who runs the server: PostgreSQL refuses to run as root. Run as root (the
  * agent usually is), every PostgreSQL program runs as the user --user
  * (default `nobody`, looked up in /etc/passwd: initdb needs a passwd entry
@@ -75,7 +80,7 @@ static struct {
 	const char *bindir, *user, *script, *shared_buffers;
 	long scale, clients, threads, duration, start_timeout, max_connections;
 	int mode, huge_pages, fsync;
-} O = { "/usr/lib/postgresql/15/bin", "nobody", NULL, "128MB", 1, 1, 1, 10, 120, 0,
+} O = { NULL, "nobody", NULL, "128MB", 1, 1, 1, 10, 120, 0,
 	MODE_TPCB, 0, 0 };
 
 static volatile sig_atomic_t stop_req;
@@ -329,7 +334,7 @@ static int start_server(int log_fd)
 	char *const argv[] = { exe, "-D", datadir, "-k", pgdir, "-c", "listen_addresses=",
 			       "-c", "port=5432", "-c", "unix_socket_permissions=0700",
 			       "-c", sb, "-c", hp, "-c", fs, "-c", mc,
-			       "-c", "logging_collector=off", NULL };
+			       "-c", "logging_collector=off", "-c", "jit=off", NULL };
 	char line[128];
 	uint64_t t0 = nat_now_ns();
 	pm_pid = spawn(argv, log_fd, log_fd);
@@ -604,6 +609,16 @@ int main(int argc, char **argv)
 	if (!O.shared_buffers[0] || strpbrk(O.shared_buffers, "\n\r")) {
 		nat_err("--shared-buffers: a PostgreSQL size such as 128MB");
 		return 2;
+	}
+	/* Debian's place, else /bin: the qemu target's initramfs puts every
+	 * program there (the server finds /usr/share/postgresql/15 and its
+	 * libraries by their absolute paths then) */
+	if (!O.bindir) {
+		char probe[64];
+		O.bindir = "/usr/lib/postgresql/15/bin";
+		snprintf(probe, sizeof(probe), "%s/postgres", O.bindir);
+		if (access(probe, X_OK) && !access("/bin/postgres", X_OK))
+			O.bindir = "/bin";
 	}
 	for (const char *p = "initdb\0postgres\0pgbench\0"; *p; p += strlen(p) + 1) {
 		char exe[PATH_MAX + 16];
