@@ -20,6 +20,21 @@ require postgresql-15:/usr/lib/postgresql/15/bin/postgres \
 require_built bin/schedlab bin/schedlab-agent bin/sl-pgbench
 LEFTOVER_NAMES+=(postgres pgbench sl-pgbench initdb)
 DB=$TMP/t.db
+# in_dir DIR: the processes working in DIR or below (a backend renames
+# itself over its environment, so SCHEDLAB_TEST_MARK no longer finds it;
+# its working directory is the server's data directory)
+in_dir() {
+	local p c
+	for p in /proc/[0-9]*; do
+		c=$(readlink "$p/cwd" 2>/dev/null) || continue
+		case "$c" in "$1"|"$1"/*) echo "${p#/proc/} $c" ;; esac
+	done
+}
+# the server directories of the runs in DB, from their postgres.log
+pg_dirs() {
+	sql "SELECT json_extract(files, '\$.\"postgres.log\"') FROM run" |
+		sed -n 's|.*listening on Unix socket "\(/tmp/schedlab-run-[^"]*\)/.s.PGSQL.5432".*|\1|p'
+}
 
 cat >"$TMP/plan.json" <<'P'
 { "name": "e2e-pgbench", "seed": 3, "target": "local",
@@ -60,6 +75,10 @@ equals "the server's log is kept, with its Unix socket only" \
 equals "the server ran as nobody" \
 	"$(sql "SELECT count(*) FROM run WHERE json_extract(json_extract(files, '\$.\"sl-pgbench.json\"'), '\$.user') = 'nobody'")" 2
 no_leftovers "no postgres, pgbench or agent process left"
+dirs=$(pg_dirs)
+equals "... the two servers' directories found in their logs" "$(wc -w <<<"$dirs")" 2
+equals "... no process works in them (backends included), and they are gone" \
+	"$(for d in $dirs; do in_dir "$d"; [ -e "$d" ] && echo "$d exists"; done)" ""
 
 # a server that does not start: PostgreSQL's own message is the run's error
 cat >"$TMP/bad.json" <<'P'
@@ -104,6 +123,7 @@ for i in $(seq 100); do
 	sleep 0.1
 done
 no_leftovers "SIGKILL of the controller leaves no postgres, pgbench, sl-pgbench or agent"
+equals "... no process (backends included) works in the server's directory" "$(in_dir "$pgdir")" ""
 check "... the server's directory is gone" test -n "$pgdir" -a ! -e "$pgdir"
 check "... nothing listens on its socket" bash -c "! grep -qF -- '$pgdir/.s.PGSQL' /proc/net/unix"
 check "... and its System V segment is gone" \
