@@ -414,6 +414,14 @@ TEST(driver_build_and_check)
 		}
 		json_decref(p);
 	}
+	/* an explicit bindir is passed on */
+	strbuf_reset(&err);
+	p = resolve(ops, "{\"type\":\"pgbench\",\"bindir\":\"/opt/pg/bin\"}", &err);
+	wl_exec_init(&ex);
+	CHECK(p && ops->build(p, &ex, &err) == 0);
+	CHECK(ex.argv.nr && !strcmp(ex.argv.v[ex.argv.nr - 1], "--bindir=/opt/pg/bin"));
+	wl_exec_release(&ex);
+	json_decref(p);
 	/* PostgreSQL checks the unit itself: accepted here */
 	strbuf_reset(&err);
 	p = resolve(ops, "{\"type\":\"pgbench\",\"shared_buffers\":\"64kB\"}", &err);
