@@ -45,6 +45,11 @@ cat >"$TMP/plan.json" <<'P'
                 "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;"]}
   ] }
 P
+expect_exit 0 "schedlab help workloads" schedlab help workloads
+contains "... lists pgbench, its package and its targets" "$TMP/out" "pgbench: PostgreSQL's pgbench against a throw-away server"
+contains "... (targets)" "$TMP/out" "  targets: local, qemu only"
+contains "... and its parameters" "$TMP/out" "shared_buffers string"
+expect_exit 0 "the example plan is valid" schedlab plan examples/pgbench.json
 expect_exit 0 "plan check accepts the pgbench workloads" schedlab plan "$TMP/plan.json"
 expect_exit 0 "run pgbench select-only and a custom script on the local target" \
 	schedlab run "$TMP/plan.json" --db "$DB" --tag pg
