@@ -5,13 +5,15 @@
  * hook fed the input as stdout and as each result file. The first byte
  * picks the parser (modulo 16): 0-7 one of the parsers, 8-15 a registered
  * workload's parse hook, workload_all()[byte % the number of workloads]
- * (tests/data/fuzz/parsers/stressng-no-stressor starts with 12: stress-ng
- * among 10 workloads; a new workload moves it).
+ * (tests/data/fuzz/parsers/stressng-no-stressor starts with 24: stress-ng
+ * among 11 workloads; a new workload moves it). Case 7 also runs pgbench's
+ * report, result and explain parsers and its transaction-log reader.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "workloads/native/pgbench_log.h"
 #include "workloads/parsers.h"
 #include "workloads/workload.h"
 
@@ -40,6 +42,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 7:
 		perfbench_parse("messaging", text, &pr, &err);
 		perfbench_explain(text, text, &err);
+		{
+			struct pgbench_report rep;
+			struct hist h;
+			struct pglog_stats st = { 0 };
+			uint64_t lineno = 0;
+			pgbench_parse_report(text, &rep, &err);
+			pgbench_parse_result(text, &ms, &err);
+			pgbench_explain(text, &err);
+			if (!pglog_hist_init(&h)) {
+				size_t used = pglog_feed(text, size - 1, 0, &h, &st, &lineno);
+				pglog_feed(text + used, size - 1 - used, 1, &h, &st, &lineno);
+				hist_free(&h);
+			}
+		}
 		break;
 	default: {
 		const struct workload_ops *const *all = workload_all();
@@ -54,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* the input as every file a driver could look for */
 		static const char *const fnames[] = { "cyclictest.json", "stress-ng.yaml",
 						      "sl-pingpong.json", "sl-jbb.json",
-						      "schedlab-extra.json" };
+						      "schedlab-extra.json", "sl-pgbench.json" };
 		for (size_t i = 0; i < sizeof(fnames) / sizeof(fnames[0]); i++)
 			json_object_set_new(files, fnames[i], json_string(text));
 		struct wl_output wo = { .out = text, .err = "", .files = files };

@@ -7,6 +7,9 @@
 #          rtla (the timerlat and osnoise workloads; 6.1, as the kernel)
 #          linux-perf (perf bench sched: the perf-messaging and perf-pipe
 #          workloads)
+#   pgbench postgresql-15 (the pgbench workload: initdb, postgres, pgbench;
+#          its postinst also makes and starts Debian's own "15 main" cluster
+#          on localhost:5432, which schedlab never uses; with --all)
 #   test   python3, jq (JSON checks in end-to-end tests) sqlite3 procps
 #          chromium (report test, headless) systemd (systemd-analyze verify)
 #          rt-app (the rtapp workload's end-to-end test) curl (LAVA's REST API)
@@ -18,20 +21,21 @@
 #          curl (the lava target: LAVA's REST API; it builds its initramfs too)
 #   kernel flex bison libelf-dev libssl-dev bc ccache (building kernel variants;
 #          the source, linux-source-6.1, comes with `make -C kernels source`)
-# Usage: scripts/install-deps.sh [build run test qemu kernel]   (default: build run)
+# Usage: scripts/install-deps.sh [build run pgbench test qemu kernel]   (default: build run)
 #        scripts/install-deps.sh --all
 set -eu
 groups="${*:-build run}"
-[ "$groups" = "--all" ] && groups="build run test qemu kernel"
+[ "$groups" = "--all" ] && groups="build run pgbench test qemu kernel"
 pkgs=""
 for g in $groups; do
 	case "$g" in
 	build) pkgs="$pkgs gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev liblz4-dev libmicrohttpd-dev" ;;
 	run) pkgs="$pkgs rt-tests stress-ng rtla linux-perf" ;;
+	pgbench) pkgs="$pkgs postgresql-15" ;;
 	test) pkgs="$pkgs python3 sqlite3 procps jq chromium systemd clang libclang-rt-14-dev rt-app curl" ;;
 	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio kexec-tools gzip dropbear-bin openssh-client curl" ;;
 	kernel) pkgs="$pkgs flex bison libelf-dev libssl-dev bc ccache make gcc xz-utils" ;;
-	*) echo "install-deps: unknown group '$g' (valid: build run test qemu kernel --all)" >&2; exit 2 ;;
+	*) echo "install-deps: unknown group '$g' (valid: build run pgbench test qemu kernel --all)" >&2; exit 2 ;;
 	esac
 done
 missing=""

@@ -31,6 +31,19 @@ int stressng_parse_yaml(const char *yaml, double *ops, double *ops_per_s);
 int stressng_known_stressor(const char *s);
 int stressng_parse_text(const char *text, const char *stressor, double *ops, double *ops_per_s);
 
+/* pgbench (pgbench.c): its report on stdout; a line it did not print is NAN */
+struct pgbench_report {
+	double tps;              /* "tps = X (without initial connection time)" */
+	double transactions;     /* "number of transactions actually processed: N" */
+	double failed;           /* "number of failed transactions: N (x%)" (pgbench 15) */
+	double lat_avg_ms;       /* "latency average = X ms" */
+};
+int pgbench_parse_report(const char *text, struct pgbench_report *r, struct strbuf *err);
+/* sl-pgbench.json (the latency histogram of the transaction log) into ms */
+int pgbench_parse_result(const char *json_text, struct metric_set *ms, struct strbuf *err);
+/* 1 and the reason (sl-pgbench's or pgbench's error line) from stderr, else 0 */
+int pgbench_explain(const char *err_text, struct strbuf *msg);
+
 /* rt-app's JSON task description for resolved params (malloc'd), or NULL */
 char *rtapp_build_taskset(const json_t *params, struct strbuf *err);
 /* files: {name: content} with rt-app-NAME-IDX.log logs */

@@ -171,6 +171,12 @@ struct workload_ops {
 	 * NULL: a booted kernel without it skips the run with the reason */
 	const char *tracer;
 
+	/* the target types (plan "type": local, qemu, ssh, lava) it can run on,
+	 * NULL-terminated; NULL: every target. A plan that puts it on another
+	 * target is refused with targets_why (what that target lacks) */
+	const char *const *targets;
+	const char *targets_why;
+
 	/* extra cross-parameter checks after params_resolve (optional) */
 	int (*check)(const json_t *params, const char *path, struct strbuf *err);
 	/* expected wall time in seconds, for plan estimates (required) */

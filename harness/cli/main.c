@@ -73,6 +73,12 @@ static void help_workloads(void)
 		strbuf_addf(&sb, "%s: %s\n  tool: %s (Debian package %s)%s\n", (*w)->name,
 			    (*w)->summary, (*w)->tool, (*w)->package,
 			    (*w)->can_be_load ? "; usable as \"load\"" : "");
+		if ((*w)->targets) {
+			strbuf_addstr(&sb, "  targets:");
+			for (const char *const *t = (*w)->targets; *t; t++)
+				strbuf_addf(&sb, "%s %s", t == (*w)->targets ? "" : ",", *t);
+			strbuf_addstr(&sb, " only\n");
+		}
 		params_describe((*w)->params, &sb);
 		strbuf_addch(&sb, '\n');
 	}

@@ -1324,6 +1324,31 @@ static int check_evidence_target(const struct plan *p, struct strbuf *e)
 	return 0;
 }
 
+/* a workload that runs only on some targets (workload_ops.targets) is
+ * refused on the others, naming what they lack */
+static int check_workload_targets(const struct plan *p, struct strbuf *e)
+{
+	for (size_t i = 0; i < p->nwl; i++) {
+		const struct workload_ops *w = p->wl[i].ops;
+		if (!w || !w->targets)
+			continue;
+		size_t nt = p->targets ? p->ntargets : 1;
+		for (size_t t = 0; t < nt; t++) {
+			const json_t *to = p->targets ? json_array_get(p->targets, t) : p->target;
+			const char *type = json_string_value(json_object_get(to, "type"));
+			int ok = 0;
+			for (const char *const *v = w->targets; *v; v++)
+				ok |= type && !strcmp(*v, type);
+			if (ok)
+				continue;
+			strbuf_addf(e, "workloads[%zu]: %s cannot run on the %s target yet: %s", i,
+				    w->name, type ? type : "?", w->targets_why ? w->targets_why : "");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /*
  * The size of the expansion, before it is allocated: at most PLAN_MAX_BOOTS
  * boots (visits of a boot configuration) and PLAN_MAX_RUNS runs. Counted in
@@ -1404,6 +1429,7 @@ static int validate(struct plan *p, const char *file, int user, struct strbuf *e
 		 !validate_settings(p, &e) &&
 		 !validate_targets(p, &e) && !validate_matrix(p, &e) && !validate_workloads(p, &e) &&
 		 !check_until_decided(p, &e) && !check_evidence_target(p, &e) &&
+		 !check_workload_targets(p, &e) &&
 		 apply_offers(p, &e) >= 0 && !check_size(p, &e))
 		ret = expand(p);
 	if (!ret)

@@ -896,7 +896,7 @@ static void summarize(const struct run_ctx *c, struct strbuf *summary, struct st
 	   to show once, not on every run's line */
 	strbuf_addstr(notes, c->e.buf);
 	static const char *const show[] = { "lat_p99_us", "lat_max_us", "time_s", "usecs_per_op",
-					    "bogo_ops_per_s", "rps", "wakeup_p99_us", "max_jops",
+					    "bogo_ops_per_s", "rps", "tps", "wakeup_p99_us", "max_jops",
 					    "critical_jops", NULL };
 	for (const char *const *s = show; *s; s++) {
 		const struct metric *m = metric_find(&c->ms, *s);

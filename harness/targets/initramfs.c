@@ -516,7 +516,7 @@ static int tty_ok(const char *s)
 }
 
 /* the fixed part: top folders, the merged-/usr links, /dev/console,
- * /etc/passwd and /etc/group */
+ * /etc/passwd and /etc/group (root, and nobody for PostgreSQL) */
 static void mf_skeleton(struct manifest *m, struct strbuf *err)
 {
 	static const char *const dirs[] = { "bin", "dev", "etc", "lib", "mnt", "proc", "root",
@@ -531,9 +531,11 @@ static void mf_skeleton(struct manifest *m, struct strbuf *err)
 	mf_inline(m, "dev/console", S_IFCHR | 0600, NULL, 0, err);
 	mf_find(m, "dev/console")->rmaj = 5;
 	mf_find(m, "dev/console")->rmin = 1;
-	p = "root:x:0:0:root:/root:/bin/sh\n";
+	/* nobody: the user the pgbench workload's PostgreSQL runs as (it
+	 * refuses root, and initdb needs a passwd entry for its uid) */
+	p = "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n";
 	mf_inline(m, "etc/passwd", S_IFREG | 0644, p, strlen(p), err);
-	p = "root:x:0:\n";
+	p = "root:x:0:\nnogroup:x:65534:\n";
 	mf_inline(m, "etc/group", S_IFREG | 0644, p, strlen(p), err);
 }
 

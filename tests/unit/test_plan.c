@@ -824,6 +824,26 @@ TEST(impossible_after_a_variant_is_built)
 	CHECK(system(cmd) == 0);
 }
 
+/* a workload that names its targets (workload_ops.targets: pgbench runs on
+ * local and qemu) is refused on another, a lab member included */
+TEST(workload_targets)
+{
+	struct plan p;
+	CHECK(load_ok("{\"name\": \"w\", \"target\": \"local\", \"workloads\": "
+		      "[{\"type\": \"pgbench\"}]}", &p) == 0);
+	plan_release(&p);
+	check_err("{\"name\": \"w\", \"target\": {\"type\": \"ssh\", \"host\": \"lab1\"}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}, {\"type\": \"pgbench\"}]}",
+		  "workloads[1]: pgbench cannot run on the ssh target yet: the server's programs");
+	check_err("{\"name\": \"w\", \"targets\": [\"local\", {\"type\": \"ssh\", "
+		  "\"host\": \"lab1\"}], \"workloads\": [{\"type\": \"pgbench\"}]}",
+		  "pgbench cannot run on the ssh target yet");
+	/* other workloads run anywhere */
+	CHECK(load_ok("{\"name\": \"w\", \"target\": {\"type\": \"ssh\", \"host\": "
+		      "\"lab1\"}, \"workloads\": [{\"type\": \"hackbench\"}]}", &p) == 0);
+	plan_release(&p);
+}
+
 int main(void)
 {
 	RUN(minimal_plan_defaults);
@@ -846,6 +866,7 @@ int main(void)
 	RUN(workload_param_error_by_path);
 	RUN(workloads_missing_or_empty);
 	RUN(unknown_workload_type_lists_types);
+	RUN(workload_targets);
 	RUN(bad_preempt_lists_modes);
 	RUN(cmdline_rejections);
 	RUN(knob_errors);
