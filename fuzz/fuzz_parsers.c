@@ -5,8 +5,8 @@
  * hook fed the input as stdout and as each result file. The first byte
  * picks the parser (modulo 16): 0-7 one of the parsers, 8-15 a registered
  * workload's parse hook, workload_all()[byte % the number of workloads]
- * (tests/data/fuzz/parsers/stressng-no-stressor starts with 12: stress-ng
- * among 10 workloads; a new workload moves it).
+ * (tests/data/fuzz/parsers/stressng-no-stressor starts with 13: stress-ng
+ * among 11 workloads; a new workload moves it).
  */
 #include <stdint.h>
 #include <stdlib.h>

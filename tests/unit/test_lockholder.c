@@ -158,6 +158,10 @@ static void check_real(const char *file, const char *enter)
 		CHECK(val(&ms, "minflt_per_hold") >= 4);   /* entries 4: a fault per page */
 	else
 		CHECK(val(&ms, "minflt_per_hold") < 1);
+	/* every metric parsed is on the driver's list (docs/metrics.md) */
+	for (size_t i = 0; i < ms.nr; i++)
+		CHECK(workload_metric_known(&lockholder_workload, ms.m[i].name));
+	CHECK(ms.nr >= 15);
 	CHECK(ms.nhist == 2);
 	if (ms.nhist == 2) {
 		CHECK_STR(ms.hist[0].name, "hold_ns");
