@@ -117,7 +117,9 @@ static const struct mdef lockholder_metrics[] = {
 	{ "holds", "count", BETTER_NONE, NULL, 0 },
 	{ "backoffs", "count", BETTER_NONE, NULL, 0 },
 	{ "ivcsw", "count", BETTER_NONE, NULL, 0 },
+	{ "faults_per_hold", "count", BETTER_NONE, NULL, 0 },
 	{ "minflt_per_hold", "count", BETTER_NONE, NULL, 0 },
+	{ "majflt_per_hold", "count", BETTER_NONE, NULL, 0 },
 	{ NULL, NULL, 0, NULL, 0 },
 };
 
@@ -203,7 +205,7 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 static const char *const lockholder_metric_names[] = {
 	"acq_per_s", "hold_p50_us", "hold_p99_us", "hold_max_us", "wait_p50_us", "wait_p99_us",
 	"wait_max_us", "spin_s", "spin_cpu_pct", "holder_preemptions", "holder_preempt_pct",
-	"holds", "backoffs", "ivcsw", "minflt_per_hold", NULL,
+	"holds", "backoffs", "ivcsw", "faults_per_hold", "minflt_per_hold", "majflt_per_hold", NULL,
 };
 
 const struct workload_ops lockholder_workload = {

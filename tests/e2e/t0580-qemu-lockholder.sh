@@ -19,6 +19,8 @@
 #   spin_cpu_pct with faults: 14.7 -> 20.1 (+36%, CI -30..+125), inconclusive
 #   this test's first run: faults 2.87 -> 3.21 (+12%, CI -28..+82), no entry
 #   0.88 -> 0.84 (-4%, CI -42..+29); faults/no entry 3.3x (none), 3.8x (full)
+#   its second run: faults 3.68 -> 3.23 (-12%, CI -49..+54), no entry
+#   0.68 -> 0.83 (+21%, CI -0.2..+137); faults/no entry 5.4x, 3.9x
 # So the direction the issue expected does not show on 6.1: with
 # preempt=none the holder is still switched out at the return to user
 # that ends its page fault, and that return is inside the critical
@@ -26,10 +28,13 @@
 # margin, and is asserted: (1) in both modes a kernel entry inside the
 # critical section makes holder preemptions per hold several times more
 # frequent (measured 2.9x-13x; asserted >= 1.5x on the medians), and (2)
-# `schedlab compare` none vs full (threshold 100%: a factor 2) finds no
-# change in holder_preempt_pct without a kernel entry, and with the faults
-# it does not find full worse (its CI's upper end reached +82%, too close
-# to 100% to assert "no change" there). About 75-100 s.
+# `schedlab compare` none vs full (threshold 100%: a factor 2) finds the
+# medians of holder_preempt_pct within a factor 2 of each other, and no
+# confirmed change beyond it ("no change" or "inconclusive", never "worse"
+# or "better"), with the faults and without a kernel entry (measured
+# ratios 0.67-1.33). A strict "no change" is not asserted: with 5 rounds
+# the CI's ends reached -49% and +137% in the second run of this test.
+# About 75-100 s.
 . "$(dirname "$0")/lib.sh"
 DB=$TMP/q.db
 export TMPDIR=$TMP   # the VMs' folders, so that leftovers are ours to find
@@ -61,9 +66,10 @@ equals "the guest ran both modes (the mode it reported)" \
 	"$(sql "SELECT group_concat(p) FROM (SELECT DISTINCT preempt AS p FROM results ORDER BY p)")" "full,none"
 equals "every run: holds > 0, holder preemptions <= holds" \
 	"$(sql "SELECT count(*) FROM (SELECT run_id, sum(CASE WHEN metric = 'holds' THEN value END) AS h, sum(CASE WHEN metric = 'holder_preemptions' THEN value END) AS p FROM results GROUP BY run_id) WHERE h > 0 AND p >= 0 AND p <= h")" 20
-equals "the fault runs faulted every page in every hold, the others never" \
-	"$(sql "SELECT group_concat(e || ':' || n, ' ') FROM (SELECT json_extract(params, '\$.enter') AS e, sum(CASE WHEN json_extract(params, '\$.enter') = 'fault' THEN value >= 8 ELSE value < 1 END) AS n FROM results WHERE metric = 'minflt_per_hold' GROUP BY e ORDER BY e)")" \
-	"fault:10 none:10"
+# faults: minor + major (the kernel counts a fault it retried as major)
+fl=$(sql "SELECT group_concat(e || ':' || n, ' ') FROM (SELECT json_extract(params, '\$.enter') AS e, sum(CASE WHEN json_extract(params, '\$.enter') = 'fault' THEN value >= 8 ELSE value < 1 END) AS n FROM results WHERE metric = 'faults_per_hold' GROUP BY e ORDER BY e)")
+equals "the fault runs faulted every page in every hold, the others never" "$fl" "fault:10 none:10"
+[ "$fl" = "fault:10 none:10" ] || sql "SELECT run_id, preempt, json_extract(params, '\$.enter'), metric, value FROM results WHERE metric LIKE '%_per_hold' OR metric = 'holds' ORDER BY run_id, metric" | sed 's/^/#   /'
 equals "6.1 has no rseq time-slice extension: every run says so" \
 	"$(sql "SELECT count(*) FROM run WHERE error LIKE 'note: rseq time-slice extension: unavailable (%'")" 20
 
@@ -88,15 +94,18 @@ expect_exit 0 "compare preempt=none with preempt=full" \
 	schedlab compare preempt=none preempt=full --db "$DB" --metric holder_preempt_pct \
 	--threshold 100 --format json
 sed 's/^/#   /' <(python3 -c 'import json,sys; [print(r["series"], r["a"], r["b"], "%+.1f%%" % r["change_pct"], "[%+.1f, %+.1f]" % (r["ci_lo_pct"], r["ci_hi_pct"]), r["verdict"]) for r in json.load(open(sys.argv[1]))["rows"]]' "$TMP/out")
-verdict() { python3 -c 'import json,sys; print(" ".join(r["verdict"] for r in json.load(open(sys.argv[1]))["rows"] if ("enter=" + sys.argv[2]) in r["series"]))' "$TMP/out" "$1"; }
-equals "no kernel entry: the share of preempted holds does not change between none and full" \
-	"$(verdict none)" "no change"
-v=$(verdict fault)
-if [ "$v" = "no change" ] || [ "$v" = inconclusive ]; then
-	ok "page faults: compare does not find full doubling the share of preempted holds ($v)"
-else
-	not_ok "page faults: compare does not find full doubling the share of preempted holds" "verdict: $v"
-fi
+# per series: "VERDICT RATIO" (B/A of the medians) from compare's JSON
+row() { python3 -c 'import json,sys; print(" ".join("%s %.3f" % (r["verdict"].replace(" ", "_"), 1 + r["change_pct"] / 100) for r in json.load(open(sys.argv[1]))["rows"] if ("enter=" + sys.argv[2]) in r["series"]))' "$TMP/out" "$1"; }
+within2() { # NAME ENTER: the medians within a factor 2, and no confirmed change beyond it
+	local r; r=$(row "$2")
+	if [ -n "$r" ] && awk -v v="${r% *}" -v x="${r#* }" 'BEGIN { exit !((v == "no_change" || v == "inconclusive") && x > 0.5 && x < 2) }'; then
+		ok "$1 ($r)"
+	else
+		not_ok "$1" "compare: ${r:-no row}"
+	fi
+}
+within2 "no kernel entry: the share of preempted holds does not change by a factor 2 between none and full" none
+within2 "page faults: neither does full double (or halve) it with the faults" fault
 # the spin time, for the record (the issue expected more under full): not asserted
 schedlab compare preempt=none preempt=full --db "$DB" --metric spin_cpu_pct --threshold 100 \
 	--format json >"$TMP/spin" 2>/dev/null &&

@@ -91,7 +91,7 @@ struct worker {
 	struct hist hold, wait;
 	struct nat_lat hold_rec, wait_rec;
 	uint64_t holds, preempted, spin_ns, backoffs;
-	uint64_t nivcsw, nvcsw, minflt;   /* RUSAGE_THREAD deltas over the thread's loop */
+	uint64_t nivcsw, nvcsw, minflt, majflt; /* RUSAGE_THREAD deltas over the thread's loop */
 	char *region;                     /* --enter fault: the pages to fault */
 	char pad[64];
 };
@@ -296,6 +296,7 @@ static void *worker_thread(void *p)
 	w->nivcsw = (uint64_t)(ru1.ru_nivcsw - ru0.ru_nivcsw);
 	w->nvcsw = (uint64_t)(ru1.ru_nvcsw - ru0.ru_nvcsw);
 	w->minflt = (uint64_t)(ru1.ru_minflt - ru0.ru_minflt);
+	w->majflt = (uint64_t)(ru1.ru_majflt - ru0.ru_majflt);
 	return NULL;
 }
 
@@ -414,7 +415,7 @@ static int report(long n, double window_s, double cpu_s, json_t *config)
 {
 	struct hist hold, wait;
 	uint64_t holds = 0, preempted = 0, spin_ns = 0, backoffs = 0, nivcsw = 0, nvcsw = 0,
-		 minflt = 0;
+		 minflt = 0, majflt = 0;
 	hist_init_loglin(&hold, NAT_HIST_SUB, NAT_HIST_POW);
 	hist_init_loglin(&wait, NAT_HIST_SUB, NAT_HIST_POW);
 	for (long i = 0; i < n; i++) {
@@ -425,7 +426,7 @@ static int report(long n, double window_s, double cpu_s, json_t *config)
 		hist_merge(&wait, &w->wait);
 		holds += w->holds, preempted += w->preempted, spin_ns += w->spin_ns;
 		backoffs += w->backoffs, nivcsw += w->nivcsw, nvcsw += w->nvcsw;
-		minflt += w->minflt;
+		minflt += w->minflt, majflt += w->majflt;
 	}
 	char detail[200];
 	const char *ext = slice_ext(detail, sizeof(detail));
@@ -451,6 +452,12 @@ static int report(long n, double window_s, double cpu_s, json_t *config)
 	json_object_set_new(o, "vcsw", json_integer((json_int_t)nvcsw));
 	json_object_set_new(o, "minflt_per_hold",
 			    jnum_or_null(holds > 0, (double)minflt / (double)holds));
+	json_object_set_new(o, "majflt_per_hold",
+			    jnum_or_null(holds > 0, (double)majflt / (double)holds));
+	/* both: the kernel counts a fault it had to retry (FAULT_FLAG_TRIED)
+	 * as major, also for anonymous memory */
+	json_object_set_new(o, "faults_per_hold",
+			    jnum_or_null(holds > 0, (double)(minflt + majflt) / (double)holds));
 	json_object_set_new(o, "rseq_slice_ext", json_string(ext));
 	json_object_set_new(o, "rseq_slice_ext_detail", json_string(detail));
 	json_object_set_new(o, "hist", json_pack("{s:o,s:o}", "hold_ns", hist_to_json(&hold),
