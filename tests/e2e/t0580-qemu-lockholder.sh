@@ -21,20 +21,28 @@
 #   0.88 -> 0.84 (-4%, CI -42..+29); faults/no entry 3.3x (none), 3.8x (full)
 #   its second run: faults 3.68 -> 3.23 (-12%, CI -49..+54), no entry
 #   0.68 -> 0.83 (+21%, CI -0.2..+137); faults/no entry 5.4x, 3.9x
-# So the direction the issue expected does not show on 6.1: with
+#   third: faults 3.21 -> 4.80 (+50%, CI -25..+104), no entry 0.99 -> 0.98
+#   fourth: faults 2.65 -> 2.47 (-7%), no entry 0.99 -> 0.85 (-14%)
+#   fifth: faults 3.84 -> 6.57 (+71%, CI +8..+136), no entry 1.29 -> 0.89
+#   sixth: faults 3.02 -> 3.80 (+26%, CI -25..+48), no entry 1.07 -> 1.04
+#   (seven sessions, median change: faults +12%, no entry -4%)
+# So the direction the issue expected does not show reliably on 6.1: with
 # preempt=none the holder is still switched out at the return to user
 # that ends its page fault, and that return is inside the critical
-# section; full only moves the switch-out into the fault. What holds with
+# section; full only moves the switch-out into the fault (our reading of
+# 6.1's exit-to-user path; the fifth session says a smaller effect may
+# hide below TCG's noise). What holds with
 # margin, and is asserted: (1) in both modes a kernel entry inside the
 # critical section makes holder preemptions per hold several times more
 # frequent (measured 2.9x-13x; asserted >= 1.5x on the medians), and (2)
-# `schedlab compare` none vs full (threshold 100%: a factor 2) finds the
-# medians of holder_preempt_pct within a factor 2 of each other, and no
-# confirmed change beyond it ("no change" or "inconclusive", never "worse"
-# or "better"), with the faults and without a kernel entry (measured
-# ratios 0.67-1.33). A strict "no change" is not asserted: with 5 rounds
-# the CI's ends reached -49% and +137% in the second run of this test.
-# About 75-100 s.
+# `schedlab compare` none vs full (threshold 100%: a factor 2) finds, with
+# no kernel entry, the medians of holder_preempt_pct within a factor 2 of
+# each other and no confirmed change beyond it ("no change" or
+# "inconclusive"; measured ratios 0.69-1.21; a strict "no change" is not
+# asserted: with 5 rounds the CI reached +137% once), and with the faults
+# that full does not halve it (ratios 0.67-1.71 in seven sessions, once with
+# a CI of +8..+136%: whether full raises it is not settled at this noise,
+# and not asserted). About 90-120 s on a shared host.
 . "$(dirname "$0")/lib.sh"
 DB=$TMP/q.db
 export TMPDIR=$TMP   # the VMs' folders, so that leftovers are ours to find
@@ -105,7 +113,14 @@ within2() { # NAME ENTER: the medians within a factor 2, and no confirmed change
 	fi
 }
 within2 "no kernel entry: the share of preempted holds does not change by a factor 2 between none and full" none
-within2 "page faults: neither does full double (or halve) it with the faults" fault
+# with the faults: the issue's direction is not asserted (measured ratios
+# 0.67-1.71, one CI of +8..+136%); only that full never halves the share
+r=$(row fault)
+if [ -n "$r" ] && awk -v v="${r% *}" -v x="${r#* }" 'BEGIN { exit !(v != "better" && x > 0.5) }'; then
+	ok "page faults: full does not halve the share of preempted holds ($r)"
+else
+	not_ok "page faults: full does not halve the share of preempted holds" "compare: ${r:-no row}"
+fi
 # the spin time, for the record (the issue expected more under full): not asserted
 schedlab compare preempt=none preempt=full --db "$DB" --metric spin_cpu_pct --threshold 100 \
 	--format json >"$TMP/spin" 2>/dev/null &&

@@ -516,6 +516,16 @@ int main(int argc, char **argv)
 				nat_err("mmap: %s", strerror(errno));
 				return 1;
 			}
+			/* every touch one small-page fault: without this, a region
+			 * that merged with a neighbour (a thread's stack) into a
+			 * VMA spanning 2 MiB could be folded into a transparent
+			 * huge page (THP "always", as Debian's kernel has it, and
+			 * khugepaged), and a hold would then find its pages there */
+			if (madvise(w->region, (size_t)O.entries * page_size, MADV_NOHUGEPAGE) &&
+			    errno != EINVAL) {
+				nat_err("madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
+				return 1;
+			}
 		}
 	}
 	long started = 0;
