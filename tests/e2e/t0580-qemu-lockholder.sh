@@ -25,7 +25,8 @@
 #   fourth: faults 2.65 -> 2.47 (-7%), no entry 0.99 -> 0.85 (-14%)
 #   fifth: faults 3.84 -> 6.57 (+71%, CI +8..+136), no entry 1.29 -> 0.89
 #   sixth: faults 3.02 -> 3.80 (+26%, CI -25..+48), no entry 1.07 -> 1.04
-#   (seven sessions, median change: faults +12%, no entry -4%)
+#   seventh: faults 3.62 -> 2.95 (-19%, CI -42..+21), no entry 0.83 -> 0.80
+#   (eight sessions, median change: faults +2.5%, no entry -4%)
 # So the direction the issue expected does not show reliably on 6.1: with
 # preempt=none the holder is still switched out at the return to user
 # that ends its page fault, and that return is inside the critical
@@ -40,7 +41,7 @@
 # each other and no confirmed change beyond it ("no change" or
 # "inconclusive"; measured ratios 0.69-1.21; a strict "no change" is not
 # asserted: with 5 rounds the CI reached +137% once), and with the faults
-# that full does not halve it (ratios 0.67-1.71 in seven sessions, once with
+# that full does not halve it (ratios 0.67-1.71 in eight sessions, once with
 # a CI of +8..+136%: whether full raises it is not settled at this noise,
 # and not asserted). About 90-120 s on a shared host.
 . "$(dirname "$0")/lib.sh"
