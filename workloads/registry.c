@@ -17,6 +17,7 @@ extern const struct workload_ops jbb_workload;
 extern const struct workload_ops rtapp_workload;
 extern const struct workload_ops timerlat_workload;
 extern const struct workload_ops osnoise_workload;
+extern const struct workload_ops lockholder_workload;
 
 static const struct workload_ops *const workloads[] = {
 	&cyclictest_workload,
@@ -30,6 +31,7 @@ static const struct workload_ops *const workloads[] = {
 	&rtapp_workload,
 	&timerlat_workload,
 	&osnoise_workload,
+	&lockholder_workload,
 	NULL,
 };
 

@@ -66,7 +66,7 @@ ours_named() {
 		done
 	done < <(ours)
 }
-LEFTOVER_NAMES=(cyclictest hackbench stress-ng rt-app schedlab-agent sl-pingpong sl-jbb)
+LEFTOVER_NAMES=(cyclictest hackbench stress-ng rt-app schedlab-agent sl-pingpong sl-jbb sl-lockholder)
 # any_left: some workload, load or agent of this script still runs
 any_left() { [ -n "$(ours_named "${LEFTOVER_NAMES[@]}")" ]; }
 no_leftovers() {
