@@ -41,6 +41,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		perfbench_parse("messaging", text, &pr, &err);
 		perfbench_explain(text, text, &err);
 		break;
+	case 8: {
+		struct sockperf_result sr;
+		struct hist h;
+		sockperf_parse_summary(text, &sr, &err);
+		if (!sockperf_parse_full_log(text, &h, &err))
+			hist_free(&h);
+		break;
+	}
 	default: {
 		const struct workload_ops *const *all = workload_all();
 		size_t n = 0;
@@ -54,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* the input as every file a driver could look for */
 		static const char *const fnames[] = { "cyclictest.json", "stress-ng.yaml",
 						      "sl-pingpong.json", "sl-jbb.json",
-						      "schedlab-extra.json" };
+						      "schedlab-extra.json", "sockperf-full.csv" };
 		for (size_t i = 0; i < sizeof(fnames) / sizeof(fnames[0]); i++)
 			json_object_set_new(files, fnames[i], json_string(text));
 		struct wl_output wo = { .out = text, .err = "", .files = files };

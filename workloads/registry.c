@@ -11,6 +11,7 @@ extern const struct workload_ops hackbench_workload;
 extern const struct workload_ops stressng_workload;
 extern const struct workload_ops perf_messaging_workload;
 extern const struct workload_ops perf_pipe_workload;
+extern const struct workload_ops sockperf_workload;
 extern const struct workload_ops pingpong_workload;
 extern const struct workload_ops jbb_workload;
 extern const struct workload_ops rtapp_workload;
@@ -23,6 +24,7 @@ static const struct workload_ops *const workloads[] = {
 	&stressng_workload,
 	&perf_messaging_workload,
 	&perf_pipe_workload,
+	&sockperf_workload,
 	&pingpong_workload,
 	&jbb_workload,
 	&rtapp_workload,
