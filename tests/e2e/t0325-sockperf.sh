@@ -84,6 +84,22 @@ equals "... and the server is gone" "$(ours_named sleep)" ""
 expect_exit 2 "sl-netpair: no client argv is bad usage" sl-netpair --ready x -- sleep 1 --
 expect_exit 2 "sl-netpair: no --ready is bad usage" sl-netpair -- sleep 1 -- true
 
+# through a workload bundle (the ssh target's, harness/targets/bundle.h:
+# made here by hand with ldd) sl-netpair runs sockperf as the agent runs
+# its tools, on a PATH without it: the bundled loader and libraries
+B=$TMP/bundle
+mkdir -p "$B/bin" "$B/lib" "$TMP/nosp"
+cp "$(command -v sockperf)" "$B/bin/sockperf"
+ldd "$(command -v sockperf)" | awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }' |
+	while read -r f; do cp "$f" "$B/lib/"; done
+ld=$(cd "$B/lib" && ls ld-linux* | head -n 1)
+printf '{"version": 1, "loader": "lib/%s", "argv0": true, "tools": {"sockperf": "dynamic"}}\n' "$ld" >"$B/bundle.json"
+expect_exit 0 "sl-netpair runs a bundled sockperf through the bundle's loader" \
+	env SCHEDLAB_BUNDLE="$B" PATH="$TMP/nosp" "$PWD/bin/sl-netpair" --proto udp --ready "PORT =" --log "$TMP/bsrv.log" -- \
+	sockperf server -i 127.0.0.1 -p "{port}" -- sockperf ping-pong -i 127.0.0.1 -p "{port}" -t 1 --full-rtt
+contains "... the client ran" "$TMP/out" "Summary: Round trip is"
+contains "... and the server" "$TMP/bsrv.log" "[SERVER] listen on:"
+
 # a target without sockperf: the run fails naming the package
 cat >"$TMP/one.json" <<'P'
 { "name": "e2e-sockperf-one", "target": "local",

@@ -19,6 +19,9 @@
  * agent's stop of the group (a timeout, a Ctrl-C) reaches them too; a
  * SIGINT or SIGTERM sent to this program alone is passed on to both.
  *
+ * Both run as the agent runs its tools: from the ssh target's bundle when
+ * the agent names one in $SCHEDLAB_BUNDLE (nat_exec_tool), else from PATH.
+ *
  * Exit status: the client's (128 + signal when it was killed); 1 when the
  * server could not be started or made ready; 2 for bad arguments.
  */
@@ -156,7 +159,7 @@ static pid_t spawn(char **argv, int out_fd)
 		signal(SIGTERM, SIG_DFL);
 		if (out_fd >= 0 && (dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0))
 			_exit(127);
-		execvp(argv[0], argv);
+		nat_exec_tool(argv);   /* through the ssh target's bundle, if any */
 		fprintf(stderr, "sl-netpair: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
@@ -213,7 +216,13 @@ static int start_server(char **argv, int argc, int *port)
 			return -1;
 		}
 		if (stop_sig || nat_now_ns() > deadline) {
-			if (!stop_sig) {
+			if (stop_sig) {
+				/* stopped while waiting: nothing to say */
+			} else if (strstr(text, O.ready)) {
+				nat_err("the server (%s) printed \"%s\" but 127.0.0.1 port %d accepted "
+					"no TCP connection within %g s (is the loopback interface "
+					"up?)", argv[0], O.ready, *port, O.ready_timeout_s);
+			} else {
 				last_line(text, line, sizeof(line));
 				nat_err("the server (%s) did not print \"%s\" within %g s; its last "
 					"line: %s", argv[0], O.ready, O.ready_timeout_s, line);
