@@ -3,11 +3,12 @@
  * hackbench, perf bench sched messaging and pipe, stress-ng YAML and text,
  * rtla timerlat and osnoise text) and every registered workload's parse
  * hook fed the input as stdout and as each result file. The first byte
- * picks the parser (modulo 16): 0-7 one of the parsers, 8-15 a registered
- * workload's parse hook, workload_all()[byte % the number of workloads]
- * (tests/data/fuzz/parsers/stressng-no-stressor starts with 24: stress-ng
- * among 11 workloads; a new workload moves it). Case 7 also runs pgbench's
- * report, result and explain parsers and its transaction-log reader.
+ * picks the parser (modulo 16): 0-7 one of the parsers (case 7 also runs
+ * pgbench's report, result and explain parsers and its transaction-log
+ * reader), 8 sockperf's summary and full-log readers, 15 stress-ng's parse
+ * hook (tests/data/fuzz/parsers/stressng-no-stressor starts with 15, so that
+ * it stays put when a workload is added), 9-14 a registered workload's
+ * parse hook, workload_all()[byte % the number of workloads].
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -57,12 +58,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 		break;
+	case 8: {
+		struct sockperf_result sr;
+		struct hist h;
+		sockperf_parse_summary(text, &sr, &err);
+		if (!sockperf_parse_full_log(text, &h, &err))
+			hist_free(&h);
+		break;
+	}
 	default: {
 		const struct workload_ops *const *all = workload_all();
 		size_t n = 0;
 		while (all[n])
 			n++;
-		const struct workload_ops *w = all[data[0] % n];
+		/* 15: stress-ng's hook always, so that a saved input of it does
+		   not move when a workload is added; else by the byte */
+		const struct workload_ops *w = data[0] % 16 == 15 ? workload_find("stress-ng")
+								   : all[data[0] % n];
 		if (!w || !w->parse)
 			break;
 		json_t *params = json_object();
@@ -70,7 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* the input as every file a driver could look for */
 		static const char *const fnames[] = { "cyclictest.json", "stress-ng.yaml",
 						      "sl-pingpong.json", "sl-jbb.json",
-						      "schedlab-extra.json", "sl-pgbench.json" };
+						      "schedlab-extra.json", "sl-pgbench.json",
+						      "sockperf-full.csv" };
 		for (size_t i = 0; i < sizeof(fnames) / sizeof(fnames[0]); i++)
 			json_object_set_new(files, fnames[i], json_string(text));
 		struct wl_output wo = { .out = text, .err = "", .files = files };

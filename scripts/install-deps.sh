@@ -6,7 +6,7 @@
 #   run    rt-tests (cyclictest, hackbench) stress-ng
 #          rtla (the timerlat and osnoise workloads; 6.1, as the kernel)
 #          linux-perf (perf bench sched: the perf-messaging and perf-pipe
-#          workloads)
+#          workloads) sockperf (the sockperf workload)
 #   pgbench postgresql-15 (the pgbench workload: initdb, postgres, pgbench;
 #          its postinst also makes and starts Debian's own "15 main" cluster
 #          on localhost:5432, which schedlab never uses; with --all)
@@ -30,7 +30,7 @@ pkgs=""
 for g in $groups; do
 	case "$g" in
 	build) pkgs="$pkgs gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev liblz4-dev libmicrohttpd-dev" ;;
-	run) pkgs="$pkgs rt-tests stress-ng rtla linux-perf" ;;
+	run) pkgs="$pkgs rt-tests stress-ng rtla linux-perf sockperf" ;;
 	pgbench) pkgs="$pkgs postgresql-15" ;;
 	test) pkgs="$pkgs python3 sqlite3 procps jq chromium systemd clang libclang-rt-14-dev rt-app curl" ;;
 	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio kexec-tools gzip dropbear-bin openssh-client curl" ;;

@@ -1,6 +1,6 @@
 /*
  * The output parsers of the external-tool drivers, exposed for unit tests
- * (cyclictest.c, hackbench.c, perfbench.c, stressng.c), and rt-app's
+ * (cyclictest.c, hackbench.c, perfbench.c, sockperf.c, stressng.c), and rt-app's
  * task-set builder (rtapp.c).
  */
 #ifndef SL_PARSERS_H
@@ -26,6 +26,17 @@ int perfbench_parse(const char *bench, const char *text, struct perfbench_result
 		    struct strbuf *err);
 /* 1 and the reason when perf's output tells why it failed, else 0 */
 int perfbench_explain(const char *out_text, const char *err_text, struct strbuf *msg);
+/* sockperf (sockperf.c): its summary of a --full-rtt test, in us; a value
+ * it did not print is NAN (std-dev, dropped) */
+struct sockperf_result {
+	double valid_s, sent, received, observations, dropped;
+	double avg_us, stddev_us, min_us, p50_us, p90_us, p99_us, p999_us, p9999_us, max_us;
+};
+/* -1 with err naming the line that is missing */
+int sockperf_parse_summary(const char *text, struct sockperf_result *r, struct strbuf *err);
+/* every round trip of sockperf's --full-log CSV into h (log-linear, ns;
+ * initialised here); -1 with err when it has no header */
+int sockperf_parse_full_log(const char *csv, struct hist *h, struct strbuf *err);
 int stressng_parse_yaml(const char *yaml, double *ops, double *ops_per_s);
 /* 1 when s is a stress-ng stressor name (workloads/stressng.c's list) */
 int stressng_known_stressor(const char *s);

@@ -12,6 +12,7 @@ extern const struct workload_ops stressng_workload;
 extern const struct workload_ops perf_messaging_workload;
 extern const struct workload_ops perf_pipe_workload;
 extern const struct workload_ops pgbench_workload;
+extern const struct workload_ops sockperf_workload;
 extern const struct workload_ops pingpong_workload;
 extern const struct workload_ops jbb_workload;
 extern const struct workload_ops rtapp_workload;
@@ -26,6 +27,7 @@ static const struct workload_ops *const workloads[] = {
 	&perf_messaging_workload,
 	&perf_pipe_workload,
 	&pgbench_workload,
+	&sockperf_workload,
 	&pingpong_workload,
 	&jbb_workload,
 	&rtapp_workload,

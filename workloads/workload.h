@@ -155,6 +155,10 @@ struct workload_ops {
 	const char *summary;       /* one line for --help and docs */
 	const char *tool;          /* binary on the target (cyclictest, hackbench, sl-pingpong) */
 	const char *package;       /* Debian package or "schedlab" for native tools */
+	/* further programs build()'s argv starts through .tool (sl-netpair's
+	 * server and client), NULL-terminated or NULL: carried to the targets
+	 * (a qemu guest's initramfs, the ssh bundle) like .tool */
+	const char *const *also_tools;
 	const struct param_spec *params;
 	int can_be_load;           /* may appear as another workload's "load" */
 	/* the parameter that sets the histogram's range ("histogram_us"), named

@@ -636,6 +636,14 @@ static int exec_workload(struct exec_run *r, struct strbuf *err)
 	c.argv = strvec_argv(&r->argv);
 	c.exe = r->exe;
 	c.dir = r->dir;
+	/* a program of ours that starts others (sl-netpair) runs them from
+	   the bundle as resolve_tool does (libnative's nat_exec_tool) */
+	const char *bdir = json_string_value(json_object_get(json_object_get(r->args, "bundle"),
+							     "dir"));
+	char *benv = bdir ? xstrfmt("SCHEDLAB_BUNDLE=%s", bdir) : NULL;
+	const char *envv[] = { benv, NULL };
+	if (benv)
+		c.env = envv;
 	c.in = PROC_NULL;
 	c.out = PROC_PIPE;
 	c.err = PROC_PIPE;
@@ -651,6 +659,7 @@ static int exec_workload(struct exec_run *r, struct strbuf *err)
 	int rr = proc_run(&c, timeout, &out, out_max, &errout, 64 << 10,
 			  o->framed ? -1 : o->in_fd, &stop_flag,
 			  &pr, err);
+	free(benv);
 	if (rr && !pr.wall_s) {
 		strbuf_release(&out);
 		strbuf_release(&errout);

@@ -70,8 +70,10 @@ static void help_workloads(void)
 {
 	struct strbuf sb = STRBUF_INIT;
 	for (const struct workload_ops *const *w = workload_all(); *w; w++) {
-		strbuf_addf(&sb, "%s: %s\n  tool: %s (Debian package %s)%s\n", (*w)->name,
-			    (*w)->summary, (*w)->tool, (*w)->package,
+		strbuf_addf(&sb, "%s: %s\n  tool: %s", (*w)->name, (*w)->summary, (*w)->tool);
+		for (const char *const *t = (*w)->also_tools; t && *t; t++)
+			strbuf_addf(&sb, ", running %s", *t);
+		strbuf_addf(&sb, " (Debian package %s)%s\n", (*w)->package,
 			    (*w)->can_be_load ? "; usable as \"load\"" : "");
 		if ((*w)->targets) {
 			strbuf_addstr(&sb, "  targets:");

@@ -1611,7 +1611,8 @@ void plan_release(struct plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* the tool of ops and of every load among params, into tools (unsorted) */
+/* the tools of ops (.tool and .also_tools) and of every load among params,
+ * into tools (unsorted) */
 static void workload_tools(const struct workload_ops *ops, const json_t *params,
 			   struct strvec *tools, int depth)
 {
@@ -1619,6 +1620,8 @@ static void workload_tools(const struct workload_ops *ops, const json_t *params,
 		return;
 	if (ops->tool)
 		strvec_push(tools, ops->tool);
+	for (const char *const *t = ops->also_tools; t && *t; t++)
+		strvec_push(tools, *t);
 	for (const struct param_spec *s = ops->params; s && s->name; s++) {
 		const json_t *load = json_object_get(params, s->name);
 		if (s->type != PT_LOAD || !json_is_object(load))

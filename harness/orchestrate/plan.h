@@ -175,8 +175,9 @@ const json_t *plan_kernel_spec(const struct plan *p, int index);
 void plan_set_kernel_label(struct plan *p, size_t index);
 
 /*
- * The programs the plan's workloads run on a target: the .tool of every
- * workload and of every background load among its parameters (PT_LOAD),
+ * The programs the plan's workloads run on a target: the .tool and
+ * .also_tools of every workload and of every background load among its
+ * parameters (PT_LOAD),
  * sorted and without repeats, appended to out ("cyclictest", "hackbench",
  * "sl-pingpong", ...). Pure; plan_load keeps the result in p->tools, which
  * session.c hands to the target (struct target.tools) so that a VM's

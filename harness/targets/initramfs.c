@@ -194,6 +194,7 @@ void initramfs_init_script(const struct initramfs_spec *spec, struct strbuf *o)
 		    "mount -t tmpfs tmpfs /run\n"
 		    "ln -sf /proc/self/fd /dev/fd\n"
 		    "hostname schedlab-guest\n"
+		    "ip link set lo up\n"
 		    "read -r up idle </proc/uptime\n"
 		    "echo \"schedlab-init: up at $up s\"\n",
 		    INITRAMFS_BUILDER_VERSION);

@@ -52,7 +52,7 @@
 #include "harness/util/cpio.h"
 #include "harness/util/strbuf.h"
 
-#define INITRAMFS_BUILDER_VERSION 5
+#define INITRAMFS_BUILDER_VERSION 6
 
 enum initramfs_compress {
 	INITRAMFS_PLAIN = 0,

@@ -8,6 +8,8 @@
  * build() makes from resolved plan parameters. perf bench sched messaging
  * and pipe (perfbench.c): the values perf printed, its other benchmark's
  * output and cut or damaged output refused with the line expected.
+ * sockperf (sockperf.c): its summary and full log, the argv through
+ * sl-netpair, and what its failures are explained as.
  *
  * Expected values come from the data files by hand:
  *  cyclictest-2.4-hist: thread 0: cycles 5999, 5993 in the histogram, min 9,
@@ -1010,6 +1012,217 @@ TEST(params_resolve_errors)
 	strbuf_release(&err);
 }
 
+/* ---- sockperf (sockperf.c) ----------------------------------------------- */
+
+/*
+ * sockperf 3.7 (Debian 12), client stdout, captured here on loopback:
+ *  sockperf/ping-pong-tcp-full-rtt.txt: ping-pong --tcp -t 1 -m 64 --full-rtt
+ *    --full-log: valid 0.550 s, 30349 sent and received, avg-rtt 18.075
+ *    (std-dev 51.114), 30349 observations, min 4.743, p50 5.106, p90 73.073,
+ *    p99 90.045, p99.9 170.804, p99.99 2516.573, max 3728.385, 0 dropped
+ *  sockperf/under-load-tcp-full-rtt.txt: under-load --tcp --mps 5000
+ *    --reply-every 10 --full-rtt: valid 0.544 s, 2721 sent, 273 received and
+ *    observed, avg-rtt 34.095, p50 11.005, p99 767.631, max 1817.012
+ *  sockperf/ping-pong-udp-half-rtt.txt: without --full-rtt (sockperf prints
+ *    avg-latency, half the round trip): refused, naming --full-rtt
+ *  sockperf/full-log-head.csv: the summary, the header and the first 100
+ *    rows of the --full-log of the first run (rtt 80.031, 76.783, ...; the
+ *    least 52.309, the most 145.813)
+ */
+TEST(sockperf_summary)
+{
+	char *pp = slurp("sockperf/ping-pong-tcp-full-rtt.txt");
+	char *ul = slurp("sockperf/under-load-tcp-full-rtt.txt");
+	char *half = slurp("sockperf/ping-pong-udp-half-rtt.txt");
+	struct sockperf_result r;
+	struct strbuf err = STRBUF_INIT;
+	CHECK(pp && ul && half);
+	if (!pp || !ul || !half)
+		return;
+	CHECK(sockperf_parse_summary(pp, &r, &err) == 0);
+	CHECK_NEAR(r.valid_s, 0.550, 1e-12);
+	CHECK_NEAR(r.sent, 30349, 0);
+	CHECK_NEAR(r.received, 30349, 0);
+	CHECK_NEAR(r.avg_us, 18.075, 1e-12);
+	CHECK_NEAR(r.stddev_us, 51.114, 1e-12);
+	CHECK_NEAR(r.observations, 30349, 0);
+	CHECK_NEAR(r.dropped, 0, 0);
+	CHECK_NEAR(r.min_us, 4.743, 1e-12);
+	CHECK_NEAR(r.p50_us, 5.106, 1e-12);
+	CHECK_NEAR(r.p90_us, 73.073, 1e-12);
+	CHECK_NEAR(r.p99_us, 90.045, 1e-12);
+	CHECK_NEAR(r.p999_us, 170.804, 1e-12);
+	CHECK_NEAR(r.p9999_us, 2516.573, 1e-12);
+	CHECK_NEAR(r.max_us, 3728.385, 1e-12);
+	CHECK(sockperf_parse_summary(ul, &r, &err) == 0);
+	CHECK_NEAR(r.sent, 2721, 0);
+	CHECK_NEAR(r.received, 273, 0);
+	CHECK_NEAR(r.observations, 273, 0);
+	CHECK_NEAR(r.avg_us, 34.095, 1e-12);
+	CHECK_NEAR(r.p50_us, 11.005, 1e-12);
+	CHECK_NEAR(r.p99_us, 767.631, 1e-12);
+	CHECK_NEAR(r.max_us, 1817.012, 1e-12);
+	CHECK(err.len == 0);
+
+	/* half round trips are refused: every stored latency is a full one */
+	CHECK(sockperf_parse_summary(half, &r, &err) == -1);
+	CHECK_CONTAINS(err.buf, "--full-rtt");
+	strbuf_reset(&err);
+	/* the test ended before its statistics */
+	char *cut = xstrfmt("%.*s", (int)(strstr(pp, "[Valid Duration]") - pp), pp);
+	CHECK(sockperf_parse_summary(cut, &r, &err) == -1);
+	CHECK_CONTAINS(err.buf, "no \"[Valid Duration]\" line");
+	free(cut);
+	strbuf_reset(&err);
+	/* cut before the percentiles: the first missing line is named */
+	cut = xstrfmt("%.*s", (int)(strstr(pp, "percentile 99.000") - pp), pp);
+	CHECK(sockperf_parse_summary(cut, &r, &err) == -1);
+	CHECK_CONTAINS(err.buf, "no \"---> percentile 99.000 =\" line");
+	free(cut);
+	strbuf_reset(&err);
+	/* numbers that are not */
+	char *bad = replace(pp, "avg-rtt=18.075", "avg-rtt=nan");
+	CHECK(sockperf_parse_summary(bad, &r, &err) == -1);
+	free(bad);
+	strbuf_reset(&err);
+	bad = replace(pp, "<MAX> observation = 3728.385", "<MAX> observation = -1");
+	CHECK(sockperf_parse_summary(bad, &r, &err) == -1);
+	free(bad);
+	strbuf_reset(&err);
+	bad = replace(pp, "RunTime=0.550", "RunTime=0");
+	CHECK(sockperf_parse_summary(bad, &r, &err) == -1);
+	free(bad);
+	strbuf_reset(&err);
+	CHECK(sockperf_parse_summary("", &r, &err) == -1);
+	strbuf_release(&err);
+	free(pp);
+	free(ul);
+	free(half);
+}
+
+TEST(sockperf_full_log)
+{
+	char *csv = slurp("sockperf/full-log-head.csv");
+	struct hist h;
+	struct strbuf err = STRBUF_INIT;
+	CHECK(csv != NULL);
+	if (!csv)
+		return;
+	CHECK(sockperf_parse_full_log(csv, &h, &err) == 0);
+	CHECK(h.total == 100);             /* rows 0..99 */
+	CHECK_NEAR(h.min, 52309, 0);       /* 52.309 us (row 4) in ns, exact */
+	CHECK_NEAR(h.max, 145813, 0);      /* 145.813 us */
+	hist_free(&h);
+	/* a file that is not sockperf's full log */
+	CHECK(sockperf_parse_full_log("a,b\n1,2\n", &h, &err) == -1);
+	CHECK_CONTAINS(err.buf, "no \"packet, txTime(sec), rxTime(sec), rtt(usec)\" header");
+	strbuf_reset(&err);
+	/* a damaged row ends the reading, keeping what came before */
+	char *bad = replace(csv, "2, 2.419373261", "2, x");
+	CHECK(sockperf_parse_full_log(bad, &h, &err) == 0);
+	CHECK(h.total == 2);
+	hist_free(&h);
+	free(bad);
+	strbuf_release(&err);
+	free(csv);
+}
+
+TEST(sockperf_driver)
+{
+	const struct workload_ops *ops = workload_find("sockperf");
+	CHECK(ops != NULL);
+	if (!ops)
+		return;
+	struct strbuf err = STRBUF_INIT;
+	struct wl_exec ex;
+	json_t *p = resolve(ops, "{\"type\":\"sockperf\"}", &err);
+	CHECK(p != NULL && ops->check(p, "workloads[0]", &err) == 0);
+	wl_exec_init(&ex);
+	CHECK(ops->build(p, &ex, &err) == 0);
+	char *s = argv_str(&ex.argv);
+	CHECK_STR(s, "sl-netpair --proto udp --ready PORT = --log sockperf-server.log -- "
+		     "sockperf server -i 127.0.0.1 -p {port} -- sockperf ping-pong -i 127.0.0.1 "
+		     "-p {port} -t 5 -m 64 --full-rtt");
+	free(s);
+	CHECK(ex.timeout_s > ops->estimate_s(p));
+	CHECK_STR(ops->also_tools[0], "sockperf");
+	wl_exec_release(&ex);
+	json_decref(p);
+	p = resolve(ops, "{\"type\":\"sockperf\",\"mode\":\"under-load\",\"protocol\":\"tcp\","
+			 "\"mps\":2000,\"reply_every\":5,\"duration_s\":2,\"msg_size\":100,"
+			 "\"full_log\":true}", &err);
+	CHECK(p != NULL && ops->check(p, "workloads[0]", &err) == 0);
+	wl_exec_init(&ex);
+	CHECK(ops->build(p, &ex, &err) == 0);
+	s = argv_str(&ex.argv);
+	CHECK_STR(s, "sl-netpair --proto tcp --ready PORT = --log sockperf-server.log -- "
+		     "sockperf server -i 127.0.0.1 -p {port} --tcp -- sockperf under-load -i "
+		     "127.0.0.1 -p {port} --tcp -t 2 -m 100 --mps=2000 --reply-every=5 --full-rtt "
+		     "--full-log sockperf-full.csv");
+	free(s);
+	wl_exec_release(&ex);
+	json_decref(p);
+	/* under-load needs a rate */
+	p = resolve(ops, "{\"type\":\"sockperf\",\"mode\":\"under-load\"}", &err);
+	CHECK(p != NULL && ops->check(p, "workloads[0]", &err) == -1);
+	CHECK_CONTAINS(err.buf, "workloads[0].mps: mode \"under-load\" needs a rate");
+	json_decref(p);
+	strbuf_reset(&err);
+	/* nothing a plan gives becomes an option */
+	CHECK(resolve(ops, "{\"type\":\"sockperf\",\"protocol\":\"--tcp\"}", &err) == NULL);
+	CHECK_CONTAINS(err.buf, "workloads[0].protocol: must be one of \"udp\", \"tcp\"");
+	strbuf_reset(&err);
+	CHECK(resolve(ops, "{\"type\":\"sockperf\",\"msg_size\":10}", &err) == NULL);
+	strbuf_reset(&err);
+
+	/* parse: the metrics, units, directions; the histogram from the log */
+	char *pp = slurp("sockperf/ping-pong-tcp-full-rtt.txt");
+	char *csv = slurp("sockperf/full-log-head.csv");
+	json_t *files = json_pack("{s:s}", "sockperf-full.csv", csv ? csv : "");
+	struct wl_output out = { .out = pp, .err = "", .files = files };
+	struct metric_set ms;
+	metric_set_init(&ms);
+	p = resolve(ops, "{\"type\":\"sockperf\",\"full_log\":true}", &err);
+	CHECK(ops->parse(p, &out, &ms, &err) == 0);
+	check_metric(&ms, "rtt_p50_us", 5.106, "us", BETTER_LOWER, 1e-12);
+	check_metric(&ms, "rtt_p999_us", 170.804, "us", BETTER_LOWER, 1e-12);
+	check_metric(&ms, "rtt_max_us", 3728.385, "us", BETTER_LOWER, 1e-12);
+	check_metric(&ms, "msgs_per_s", 30349 / 0.550, "msgs/s", BETTER_HIGHER, 1e-6);
+	check_metric(&ms, "observations", 30349, "count", BETTER_NONE, 0);
+	check_metric(&ms, "dropped", 0, "count", BETTER_LOWER, 0);
+	all_known(ops, &ms);
+	CHECK(ms.nhist == 1 && !strcmp(ms.hist[0].name, "rtt_ns") && ms.hist[0].h.total == 100);
+	metric_set_release(&ms);
+	/* the log asked for and not brought back (over 32 MiB): a note, no histogram */
+	json_t *none = json_object();
+	out.files = none;
+	metric_set_init(&ms);
+	CHECK(ops->parse(p, &out, &ms, &err) == 0);
+	CHECK(ms.nhist == 0);
+	CHECK_CONTAINS(ms.note.buf, "no histogram rtt_ns");
+	metric_set_release(&ms);
+	json_decref(p);
+	/* a missing sockperf and a server that never got ready are named */
+	struct strbuf msg = STRBUF_INIT;
+	struct wl_output bad = { .out = "", .err = "sl-netpair: the server (sockperf) exited with "
+				 "status 127 before it was ready; its last line: sl-netpair: cannot "
+				 "run sockperf: No such file or directory\n" };
+	CHECK(ops->explain(NULL, &bad, &msg) == 1);
+	CHECK_CONTAINS(msg.buf, "the Debian package sockperf");
+	strbuf_reset(&msg);
+	bad.err = "sl-netpair: the server (sockperf) did not print \"PORT =\" within 30 s; its "
+		  "last line: x\nmore\n";
+	CHECK(ops->explain(NULL, &bad, &msg) == 1);
+	CHECK_STR(msg.buf, "sl-netpair: the server (sockperf) did not print \"PORT =\" within 30 s; "
+			   "its last line: x");
+	strbuf_release(&msg);
+	json_decref(files);
+	json_decref(none);
+	free(pp);
+	free(csv);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	RUN(cyclictest_text_overflow_line);
@@ -1032,6 +1245,9 @@ int main(void)
 	RUN(perfbench_text);
 	RUN(perfbench_driver_parse);
 	RUN(perfbench_explain_errors);
+	RUN(sockperf_summary);
+	RUN(sockperf_full_log);
+	RUN(sockperf_driver);
 	RUN(schedstat_parse_snapshot);
 	RUN(schedstat_delta_snapshot);
 	RUN(schedstat_rejects);

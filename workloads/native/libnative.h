@@ -129,6 +129,14 @@ struct nat_opt {
  * when --help was asked for (usage(stdout) printed), -1 after nat_err */
 int nat_parse_opts(int argc, char **argv, const struct nat_opt *opts, void (*usage)(FILE *));
 
+/* ---- running other programs -------------------------------------------------- */
+/* exec argv (never returns on success; -1 with errno when it cannot): a
+ * bare name listed in the workload bundle named by $SCHEDLAB_BUNDLE (the
+ * ssh target's, harness/targets/bundle.h: the agent sets it) runs from the
+ * bundle as the agent runs its tools, a dynamic one through the bundled
+ * loader; anything else is looked up in PATH */
+int nat_exec_tool(char **argv);
+
 /* ---- scheduling ------------------------------------------------------------ */
 enum nat_policy { NP_OTHER, NP_BATCH, NP_IDLE, NP_FIFO, NP_RR };
 extern const char *const nat_policy_names[];      /* "other", "batch", "idle", "fifo", "rr" */
