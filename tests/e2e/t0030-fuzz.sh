@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# timeout: 300
+# timeout: 600 (the clang build of the library is most of it: 60 s quiet, 210 s on a loaded 2-core machine)
 # The fuzz targets (fuzz/, docs in fuzz/README.md) build, each runs for a
 # few seconds without a crash, and every input that once crashed one
 # (tests/data/fuzz/TARGET/) is replayed; and scripts/fuzz.sh does fail,
