@@ -33,7 +33,7 @@
 # The max latency changed direction under hackbench between the sessions
 # and every CI spans zero: TCG's latency is the emulator's and the host's
 # (docs/qemu.md, "RT latency under TCG").
-# About 140 s with the kernels imported (139 s on the busy 2-core host, another
+# About 140-150 s with the kernels imported (139 s and 149 s on the busy 2-core host, another
 # guest of ours and other helpers' work beside it).
 . "$(dirname "$0")/lib.sh"
 DB=$TMP/ab.db
