@@ -33,8 +33,9 @@
 # The max latency changed direction under hackbench between the sessions
 # and every CI spans zero: TCG's latency is the emulator's and the host's
 # (docs/qemu.md, "RT latency under TCG").
-# About 140-150 s with the kernels imported (139 s and 149 s on the busy 2-core host, another
-# guest of ours and other helpers' work beside it).
+# About 140-150 s with the kernels imported, on the 2-core host shared with
+# other helpers' work (139 s with another guest of ours beside it, 149 s
+# without).
 . "$(dirname "$0")/lib.sh"
 DB=$TMP/ab.db
 export TMPDIR=$TMP   # the VMs' folders, so that leftovers are ours to find
