@@ -126,3 +126,16 @@ int bisect_classify(const double *good, size_t ng, const double *bad, size_t nb,
 	}
 	return 0;
 }
+
+int bisect_drifted(const double *first, size_t nf, const double *fresh, size_t nn,
+		   const struct verdict_options *vo, struct bisect_cmp *out)
+{
+	if (!vo || !out) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (verdict_compare(first, nf, fresh, nn, vo, &out->v))
+		return -1;
+	out->significant = out->v.kind == VERDICT_WORSE || out->v.kind == VERDICT_BETTER;
+	return out->significant;
+}

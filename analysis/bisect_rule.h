@@ -17,6 +17,13 @@
  *         more repetitions, and after the last look `unclear`, which is
  *         treated like a commit that cannot be measured (`skip`): the
  *         search goes on around it and it is never guessed.
+ *
+ * The drift guard (bisect_drifted; docs/bisect.md "Drift"): after a call,
+ * the end the commit was called like is measured again beside it; when
+ * that end no longer matches its first measurement, the other end is
+ * measured again too, the call is made again against the ends measured
+ * beside the commit, and every later midpoint is measured with fresh
+ * rounds of both ends beside it.
  */
 #ifndef SL_ANALYSIS_BISECT_RULE_H
 #define SL_ANALYSIS_BISECT_RULE_H
@@ -69,5 +76,17 @@ int bisect_classify(const double *good, size_t ng, const double *bad, size_t nb,
 		    const double *m, size_t nm, const struct verdict_options *vo,
 		    double alpha_look, enum verdict_kind dir, struct bisect_cmp *vs_good,
 		    struct bisect_cmp *vs_bad, enum bisect_class *cls, const char **why);
+
+/*
+ * Drift: an end measured again beside a midpoint (`fresh`) against its
+ * first measurement (`first`): 1 when they no longer match, 0 when they
+ * do, -1 on bad arguments. "No longer match" is compare's verdict better
+ * or worse (the CI of the change excludes 0 and the change is at or
+ * beyond the threshold), without the per-look level: looser than a call,
+ * so that a drift large enough to make a wrong call is seldom missed (a
+ * false alarm costs one more round of the other end, never a wrong call).
+ */
+int bisect_drifted(const double *first, size_t nf, const double *fresh, size_t nn,
+		   const struct verdict_options *vo, struct bisect_cmp *out);
 
 #endif

@@ -429,5 +429,12 @@ const struct migration db_migrations[] = {
 	{ 12,
 	  "ALTER TABLE bisect ADD COLUMN threshold_rule TEXT NOT NULL DEFAULT 'percent'"
 	  "  CHECK (threshold_rule IN ('percent', 'ratio'));" },
+	/* 13: the drift guard of `schedlab bisect --drift-guard` (docs/bisect.md
+	   "Drift"): it measures the ends again beside midpoints, so it changes
+	   which sessions a walk takes; a bisection keeps the setting it was
+	   started with (0 for the rows there are, which ran without it). */
+	{ 13,
+	  "ALTER TABLE bisect ADD COLUMN drift_guard INTEGER NOT NULL DEFAULT 0"
+	  "  CHECK (drift_guard IN (0, 1));" },
 	{ 0, NULL },
 };
