@@ -4,11 +4,12 @@
  * whether a measured commit is like the good end, like the bad end, or
  * neither. The comparisons are analysis/verdict.c's (`compare`'s rules:
  * bootstrap CI of the change against the noise threshold) with one more
- * condition: a difference counts only when the Mann-Whitney p is below the
- * per-look level alpha_look = alpha / (max_steps * looks), so that the
- * chance of any wrong classification in a whole bisection stays below
- * alpha / 2 however often it looks (a Bonferroni bound, stated in
- * docs/bisect.md).
+ * condition: a difference counts only when the Mann-Whitney p is below
+ * the look's level: alpha_look = alpha / (max_steps * looks) (Bonferroni,
+ * bisections stored before schema 13) or the exact group-sequential level
+ * of the look among its step's (bisect_alpha_at, every new bisection), so
+ * that the chance of any wrong classification in a whole bisection stays
+ * below alpha / 2 however often it looks (stated in docs/bisect.md).
  *
  *   good  the commit differs significantly from the bad end towards the
  *         good one, and not significantly from the good end towards bad;
@@ -53,6 +54,18 @@ int bisect_next(const enum bisect_state *st, size_t n, size_t *lo, size_t *hi);
 /* the per-look level: alpha / (max_steps * looks), looks = the repetitions
  * a step may grow to divided by those of one round, rounded up */
 double bisect_alpha_look(double alpha, int max_steps, int repetitions, int max_repetitions);
+
+/*
+ * The level of look `look` (1 .. looks) of a step. exact 0: Bonferroni,
+ * bisect_alpha_look's alpha / (max_steps x looks) at every look. exact 1:
+ * each step's looks share alpha / max_steps as a group-sequential design
+ * (analysis/sequential.h's exact boundaries, Pocock-type spending, looks
+ * at 1/looks, 2/looks, .. 1): the chance of any crossing over a step's
+ * looks under no difference is alpha / max_steps as with Bonferroni, but
+ * each look's level is larger, as the looks of one step share their
+ * first rounds. NAN on bad arguments or no memory.
+ */
+double bisect_alpha_at(int exact, double alpha, int max_steps, int looks, int look);
 
 struct bisect_cmp {
 	struct verdict v;          /* B against A, compare's rules */

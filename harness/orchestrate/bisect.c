@@ -75,7 +75,8 @@ struct bctx {
 	struct db_bisect_step *stored;
 	size_t nstored;
 	int next_seq;
-	double alpha_look;
+	double alpha_look;      /* the level of the last look (the ends' and the effect's) */
+	double *alevel;         /* alevel[k]: the level of look k = 1 .. looks */
 	int looks;
 	/* the drift guard (row.drift_guard): the sessions of the good [0] and
 	 * bad [1] end the walk has taken so far (a fresh round is the next
@@ -707,7 +708,7 @@ static int ends(struct bctx *b, enum verdict_kind *dir, struct strbuf *err)
 				    g->skip_why ? "good" : "bad", g->skip_why ? g->id : bd->id, why);
 			return 2;
 		}
-		rc = bisect_judge_ends(g->v, g->n, bd->v, bd->n, &b->vo, b->alpha_look, &x, dir);
+		rc = bisect_judge_ends(g->v, g->n, bd->v, bd->n, &b->vo, b->alevel[look], &x, dir);
 		if (rc < 0) {
 			strbuf_addf(err, "comparing the ends: %s", strerror(errno));
 			return 2;
@@ -716,7 +717,7 @@ static int ends(struct bctx *b, enum verdict_kind *dir, struct strbuf *err)
 			break;
 		if (!b->a->quiet)
 			fprintf(stderr, "bisect: the ends do not differ clearly yet (p=%.2g, level "
-				"%.2g): another round of each\n", x.v.p_mwu, b->alpha_look);
+				"%.2g): another round of each\n", x.v.p_mwu, b->alevel[look]);
 	}
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "# good %.12s (%s): ", g->id, g->subject);
@@ -788,12 +789,12 @@ static int step(struct bctx *b, size_t i, int nstep, enum verdict_kind dir, stru
 			    (rc = fresh_round(b, 1, &fr[1], &nfr[1], err)))
 				goto fail;
 			rc = bisect_classify(fr[0], nfr[0], fr[1], nfr[1], c->v, c->n, &b->vo,
-					     b->alpha_look, dir, &vg, &vb, &cls, &why);
+					     b->alevel[look], dir, &vg, &vb, &cls, &why);
 		} else {
 			if ((rc = measure(b, g, look, err)) || (rc = measure(b, bd, look, err)))
 				goto fail;
 			rc = bisect_classify(g->v, g->n, bd->v, bd->n, c->v, c->n, &b->vo,
-					     b->alpha_look, dir, &vg, &vb, &cls, &why);
+					     b->alevel[look], dir, &vg, &vb, &cls, &why);
 		}
 		if (rc) {
 			strbuf_addf(err, "classifying %.12s: %s", c->id, strerror(errno));
@@ -832,7 +833,8 @@ static int step(struct bctx *b, size_t i, int nstep, enum verdict_kind dir, stru
 					      &nfr[1 - check_end], err)))
 				goto fail;
 			if (bisect_classify(fr[0], nfr[0], fr[1], nfr[1], c->v, c->n, &b->vo,
-					    b->alpha_look, dir, &vg, &vb, &cls, &why)) {
+					    b->alevel[look > b->looks ? b->looks : look], dir, &vg, &vb,
+					    &cls, &why)) {
 				strbuf_addf(err, "classifying %.12s: %s", c->id, strerror(errno));
 				rc = 2;
 				goto fail;
@@ -936,10 +938,22 @@ static int walk(struct bctx *b, struct strbuf *err)
 	else
 		printf("# a value is one run; %d runs a round, at most %d a commit",
 		       b->row.repetitions, b->row.max_repetitions);
-	printf(", at most %d commits between the ends; a difference counts when compare's rule "
-	       "(threshold %.3g%%) holds and the Mann-Whitney p < %.2g (alpha %.3g over %d steps "
-	       "x %d rounds)\n", b->row.max_steps, b->row.threshold_pct, b->alpha_look,
-	       b->row.alpha, b->row.max_steps, b->looks);
+	if (!b->row.looks_exact) {
+		printf(", at most %d commits between the ends; a difference counts when compare's "
+		       "rule (threshold %.3g%%) holds and the Mann-Whitney p < %.2g (alpha %.3g over "
+		       "%d steps x %d rounds)\n", b->row.max_steps, b->row.threshold_pct,
+		       b->alpha_look, b->row.alpha, b->row.max_steps, b->looks);
+	} else {
+		printf(", at most %d commits between the ends; a difference counts when compare's "
+		       "rule (threshold %.3g%%) holds and the Mann-Whitney p < ", b->row.max_steps,
+		       b->row.threshold_pct);
+		for (int k = 1; k <= b->looks; k++)
+			printf("%s%.2g", k > 1 ? (k == b->looks ? " and " : ", ") : "", b->alevel[k]);
+		printf(" at round%s %s%d (alpha %.3g over %d steps; a step's rounds share its "
+		       "alpha / %d by exact group-sequential levels)\n", b->looks > 1 ? "s" : "",
+		       b->looks > 1 ? "1.." : "", b->looks, b->row.alpha, b->row.max_steps,
+		       b->row.max_steps);
+	}
 	if (b->row.drift_guard)
 		printf("# drift guard: after each call the end it was called like is measured "
 		       "again beside it (%d sessions); if it no longer matches its first "
@@ -1151,6 +1165,7 @@ static int setup_new(struct bctx *b, struct strbuf *err)
 	b->row.threshold_pct = a->threshold_pct > 0 ? a->threshold_pct
 						    : VERDICT_DEFAULT_THRESHOLD_PCT;
 	b->row.drift_guard = a->drift_guard;
+	b->row.looks_exact = 1;
 	b->row.session_runs = a->unit_run ? 0 : a->session_runs > 0 ? a->session_runs
 								  : DEFAULT_SESSION_RUNS;
 	int reps = a->repetitions > 0 ? a->repetitions : DEFAULT_REPS;
@@ -1165,19 +1180,22 @@ static int setup_new(struct bctx *b, struct strbuf *err)
 		}
 		reps++;
 	}
-	/* a decision needs p < alpha_look; the smallest p two sides of
-	 * max_repetitions values can give is that of a complete separation
+	/* a decision needs p below the look's level; the smallest p two sides
+	 * of max_repetitions values can give is that of a complete separation
 	 * (2 / C(2n, n), exact Mann-Whitney): a level below it can never be
-	 * reached, and every commit would end unclear after all its rounds */
+	 * reached, and every commit would end unclear after all its rounds.
+	 * (The round's size above is chosen by the Bonferroni level, the
+	 * smaller: the same command keeps finding the same bisection.) */
 	{
 		int n = b->row.max_repetitions;
-		double al = bisect_alpha_look(b->row.alpha, b->row.max_steps ? b->row.max_steps : 1,
-					      b->row.repetitions, n);
+		int lk = (n + b->row.repetitions - 1) / b->row.repetitions;
+		double al = bisect_alpha_at(1, b->row.alpha, b->row.max_steps ? b->row.max_steps : 1,
+					    lk, lk);
 		double pmin = verdict_separation_p((size_t)n, (size_t)n);
 		if (!(pmin < al)) {
 			strbuf_addf(err, "--alpha %g: no commit could ever be decided: a difference "
-				    "counts when the Mann-Whitney p is below alpha / (%d steps x %d "
-				    "looks) = %.3g, and the smallest p of %d values against %d is "
+				    "counts when the Mann-Whitney p is below the level of the last of "
+				    "%d steps x %d looks, %.3g, and the smallest p of %d values against %d is "
 				    "%.3g; give --alpha above %.3g or more --max-repetitions "
 				    "(docs/bisect.md)", b->row.alpha,
 				    b->row.max_steps ? b->row.max_steps : 1,
@@ -1248,6 +1266,8 @@ int bisect_main(const struct bisect_args *a, struct strbuf *err)
 			snprintf(idb, sizeof(idb), "%lld", (long long)b.row.id);
 			if (!db_bisect_load(b.db, idb, &old)) {
 				b.row.threshold_percent = old.threshold_percent;
+				/* and its looks' levels (schema 13) */
+				b.row.looks_exact = old.looks_exact;
 				db_bisect_free(&old);
 			}
 		}
@@ -1257,8 +1277,16 @@ int bisect_main(const struct bisect_args *a, struct strbuf *err)
 	}
 	b.tag = xstrfmt("bisect-%lld", (long long)b.row.id);
 	b.looks = (b.row.max_repetitions + b.row.repetitions - 1) / b.row.repetitions;
-	b.alpha_look = bisect_alpha_look(b.row.alpha, b.row.max_steps ? b.row.max_steps : 1,
-					 b.row.repetitions, b.row.max_repetitions);
+	b.alevel = xcalloc((size_t)b.looks + 1, sizeof(double));
+	for (int k = 1; k <= b.looks; k++) {
+		b.alevel[k] = bisect_alpha_at(b.row.looks_exact, b.row.alpha,
+					      b.row.max_steps ? b.row.max_steps : 1, b.looks, k);
+		if (!(b.alevel[k] >= 0)) {
+			strbuf_addstr(err, "the levels of the looks: out of memory");
+			goto out;
+		}
+	}
+	b.alpha_look = b.alevel[b.looks];
 	/* until a value says otherwise (load_values sets the metric's own) */
 	verdict_options_default(&b.vo, VERDICT_LOWER_IS_BETTER);
 	if (a->values.check(a->values.ctx, b.db, b.row.where_sel, err)) {
@@ -1326,6 +1354,7 @@ out:
 		json_decref(b.c[i].sessions);
 	}
 	free(b.c);
+	free(b.alevel);
 	db_bisect_steps_free(b.stored, b.nstored);
 	tlock_release(b.lock_key);
 	free(b.lock_key);

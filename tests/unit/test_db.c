@@ -300,6 +300,20 @@ TEST(migrate_v11_keeps_bisect_threshold_rule)
 	CHECK(b.drift_guard == 1);
 	db_bisect_free(&b);
 	CHECK(db_exec(db, "UPDATE bisect SET drift_guard = 2") != 0);
+	/* and the looks' rule: Bonferroni for the rows before, what a new
+	 * one says */
+	check_q(db, "SELECT group_concat(looks_rule) FROM bisect", "bonferroni,bonferroni,bonferroni");
+	CHECK(db_bisect_load(db, "1", &b) == 0);
+	CHECK(b.looks_exact == 0);
+	db_bisect_free(&b);
+	nb.inputs = "in-exact";
+	nb.looks_exact = 1;
+	id = db_bisect_create(db, &nb, &existed);
+	check_q(db, "SELECT looks_rule FROM bisect WHERE id = 4", "exact");
+	CHECK(db_bisect_load(db, "4", &b) == 0);
+	CHECK(b.looks_exact == 1);
+	db_bisect_free(&b);
+	CHECK(db_exec(db, "UPDATE bisect SET looks_rule = 'pocock'") != 0);
 	db_close(db);
 	free(err);
 }
