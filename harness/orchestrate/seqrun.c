@@ -310,6 +310,6 @@ void seqrun_summary(const struct seqrun *s, size_t skipped, struct strbuf *out)
 	strbuf_addf(out, "sequential repetitions: %zu of %zu pairs decided", decided, s->npairs);
 	if (futile)
 		strbuf_addf(out, ", %zu stopped undecided (not decidable by max)", futile);
-	strbuf_addf(out, ", at most %d of %d rounds run; %zu runs skipped as decided",
-		    s->rounds_seen, s->p->seq.max, skipped);
+	strbuf_addf(out, ", at most %d of %d rounds run; %zu runs skipped as %s",
+		    s->rounds_seen, s->p->seq.max, skipped, futile ? "decided or stopped" : "decided");
 }
