@@ -1180,22 +1180,23 @@ static int setup_new(struct bctx *b, struct strbuf *err)
 		}
 		reps++;
 	}
-	/* a decision needs p below the look's level; the smallest p two sides
-	 * of max_repetitions values can give is that of a complete separation
+	/* a decision needs p < alpha_look; the smallest p two sides of
+	 * max_repetitions values can give is that of a complete separation
 	 * (2 / C(2n, n), exact Mann-Whitney): a level below it can never be
 	 * reached, and every commit would end unclear after all its rounds.
-	 * (The round's size above is chosen by the Bonferroni level, the
-	 * smaller: the same command keeps finding the same bisection.) */
+	 * (Checked, as the round's size above is chosen, with Bonferroni's
+	 * level, the smaller: it may refuse a setting the exact levels could
+	 * just reach, never accept one they cannot; and the same command keeps
+	 * finding the same bisection.) */
 	{
 		int n = b->row.max_repetitions;
-		int lk = (n + b->row.repetitions - 1) / b->row.repetitions;
-		double al = bisect_alpha_at(1, b->row.alpha, b->row.max_steps ? b->row.max_steps : 1,
-					    lk, lk);
+		double al = bisect_alpha_look(b->row.alpha, b->row.max_steps ? b->row.max_steps : 1,
+					      b->row.repetitions, n);
 		double pmin = verdict_separation_p((size_t)n, (size_t)n);
 		if (!(pmin < al)) {
 			strbuf_addf(err, "--alpha %g: no commit could ever be decided: a difference "
-				    "counts when the Mann-Whitney p is below the level of the last of "
-				    "%d steps x %d looks, %.3g, and the smallest p of %d values against %d is "
+				    "counts when the Mann-Whitney p is below alpha / (%d steps x %d "
+				    "looks) = %.3g, and the smallest p of %d values against %d is "
 				    "%.3g; give --alpha above %.3g or more --max-repetitions "
 				    "(docs/bisect.md)", b->row.alpha,
 				    b->row.max_steps ? b->row.max_steps : 1,
