@@ -9,6 +9,11 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "analysis/sequential.h"
 
 const char *bisect_state_name(enum bisect_state s)
 {
@@ -61,6 +66,27 @@ double bisect_alpha_look(double alpha, int max_steps, int repetitions, int max_r
 	if (looks < 1)
 		looks = 1;
 	return alpha / ((double)max_steps * looks);
+}
+
+double bisect_alpha_at(int exact, double alpha, int max_steps, int looks, int look)
+{
+	if (max_steps < 1)
+		max_steps = 1;
+	if (looks < 1 || look < 1 || look > looks || !(alpha > 0))
+		return NAN;
+	if (!exact)
+		return alpha / ((double)max_steps * looks);
+	double *t = malloc((size_t)looks * sizeof(double)), *c = malloc((size_t)looks * sizeof(double));
+	double r = NAN;
+	if (t && c) {
+		for (int k = 0; k < looks; k++)
+			t[k] = (double)(k + 1) / looks;
+		if (!seq_exact_bounds(t, looks, alpha / max_steps, SEQ_POCOCK, c))
+			r = isfinite(c[look - 1]) ? 2 * gsl_cdf_ugaussian_Q(c[look - 1]) : 0;
+	}
+	free(t);
+	free(c);
+	return r;
 }
 
 static int cmp(const double *a, size_t na, const double *b, size_t nb,
@@ -125,4 +151,17 @@ int bisect_classify(const double *good, size_t ng, const double *bad, size_t nb,
 		*why = "differs significantly from neither end";
 	}
 	return 0;
+}
+
+int bisect_drifted(const double *first, size_t nf, const double *fresh, size_t nn,
+		   const struct verdict_options *vo, struct bisect_cmp *out)
+{
+	if (!vo || !out) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (verdict_compare(first, nf, fresh, nn, vo, &out->v))
+		return -1;
+	out->significant = out->v.kind == VERDICT_WORSE || out->v.kind == VERDICT_BETTER;
+	return out->significant;
 }

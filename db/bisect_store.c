@@ -70,8 +70,8 @@ int64_t db_bisect_create(struct db *db, const struct db_bisect *b, int *existed)
 	sqlite3_stmt *s = prep(db,
 		"INSERT INTO bisect (inputs, plan_path, plan_json, git_dir, good, bad, good_ref,"
 		" bad_ref, workload, metric, where_sel, repetitions, max_repetitions, max_steps,"
-		" alpha, threshold_pct, session_runs, threshold_rule)"
-		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+		" alpha, threshold_pct, session_runs, threshold_rule, drift_guard, looks_rule)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	if (!s)
 		return -1;
 	const char *t[] = { b->inputs, b->plan_path, b->plan_json, b->git_dir, b->good, b->bad,
@@ -86,6 +86,8 @@ int64_t db_bisect_create(struct db *db, const struct db_bisect *b, int *existed)
 	sqlite3_bind_double(s, 16, b->threshold_pct);
 	sqlite3_bind_int(s, 17, b->session_runs);
 	sqlite3_bind_text(s, 18, b->threshold_percent ? "percent" : "ratio", -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 19, b->drift_guard != 0);
+	sqlite3_bind_text(s, 20, b->looks_exact ? "exact" : "bonferroni", -1, SQLITE_STATIC);
 	id = -1;
 	if (sqlite3_step(s) == SQLITE_DONE)
 		id = sqlite3_last_insert_rowid(db_sqlite(db));
@@ -101,7 +103,8 @@ int db_bisect_load(struct db *db, const char *spec, struct db_bisect *out)
 	const char *cols = "SELECT id, inputs, plan_path, plan_json, git_dir, good, bad, good_ref,"
 			   " bad_ref, workload, metric, where_sel, repetitions, max_repetitions,"
 			   " max_steps, alpha, threshold_pct, status, result, created_at,"
-			   " finished_at, session_runs, threshold_rule = 'percent' FROM bisect";
+			   " finished_at, session_runs, threshold_rule = 'percent', drift_guard,"
+			   " looks_rule = 'exact' FROM bisect";
 	char sql[512];
 	long long want = 0;
 	if (!strcmp(spec, "last")) {
@@ -149,6 +152,8 @@ int db_bisect_load(struct db *db, const char *spec, struct db_bisect *out)
 	out->finished_at = dup_col(s, 20);
 	out->session_runs = sqlite3_column_int(s, 21);
 	out->threshold_percent = sqlite3_column_int(s, 22);
+	out->drift_guard = sqlite3_column_int(s, 23);
+	out->looks_exact = sqlite3_column_int(s, 24);
 	sqlite3_finalize(s);
 	return 0;
 }

@@ -31,6 +31,13 @@ struct db_bisect {
 	 * stored before schema 12 (threshold_rule 'percent'); 0: symmetric
 	 * on the ratio ('ratio'), every new bisection */
 	int threshold_percent;
+	/* 1: the drift guard (schema 13): the end a midpoint is called like
+	 * is measured again beside it, both ends once drift is seen */
+	int drift_guard;
+	/* 1: the looks of a step at exact group-sequential levels
+	 * (looks_rule 'exact', schema 13, every new bisection); 0: at
+	 * alpha / (max_steps x looks) ('bonferroni', the rows before) */
+	int looks_exact;
 	char *status, *result, *created_at, *finished_at;
 };
 void db_bisect_free(struct db_bisect *b);

@@ -429,5 +429,18 @@ const struct migration db_migrations[] = {
 	{ 12,
 	  "ALTER TABLE bisect ADD COLUMN threshold_rule TEXT NOT NULL DEFAULT 'percent'"
 	  "  CHECK (threshold_rule IN ('percent', 'ratio'));" },
+	/* 13: the drift guard of `schedlab bisect --drift-guard` (docs/bisect.md
+	   "Drift"): it measures the ends again beside midpoints, so it changes
+	   which sessions a walk takes; a bisection keeps the setting it was
+	   started with (0 for the rows there are, which ran without it). And
+	   the levels of a step's looks: 'exact' group-sequential boundaries
+	   for every new bisection, 'bonferroni' (alpha / (steps x looks)) for
+	   the rows there are, which keep it so that walking them again makes
+	   the same calls. */
+	{ 13,
+	  "ALTER TABLE bisect ADD COLUMN drift_guard INTEGER NOT NULL DEFAULT 0"
+	  "  CHECK (drift_guard IN (0, 1));"
+	  "ALTER TABLE bisect ADD COLUMN looks_rule TEXT NOT NULL DEFAULT 'bonferroni'"
+	  "  CHECK (looks_rule IN ('bonferroni', 'exact'));" },
 	{ 0, NULL },
 };

@@ -58,7 +58,8 @@ static const char usage_text[] =
 	"usage: schedlab bisect --plan PLAN.json --good REF --bad REF --metric WORKLOAD.METRIC\n"
 	"                       [--where SELECTOR] [--unit session|run] [--session-runs R]\n"
 	"                       [--repetitions N] [--max-repetitions N] [--max-steps K]\n"
-	"                       [--alpha A] [--threshold PCT] [--db FILE] [--quiet]\n"
+	"                       [--alpha A] [--threshold PCT] [--drift-guard]\n"
+	"                       [--db FILE] [--quiet]\n"
 	"       schedlab bisect --resume last|ID [--db FILE] [--quiet]\n"
 	"\n"
 	"Finds the first commit between REF good and REF bad at which WORKLOAD.METRIC\n"
@@ -91,6 +92,12 @@ static const char usage_text[] =
 	"                       below A/2 (default 0.05)\n"
 	"  --threshold PCT      compare's noise threshold in % (default 2; symmetric:\n"
 	"                       100 is a doubling or a halving)\n"
+	"  --drift-guard        after each call, measure the end the commit was called\n"
+	"                       like again beside it; if it no longer matches its first\n"
+	"                       measurement (drift), measure the other end too, call\n"
+	"                       the commit again against both, and measure both ends\n"
+	"                       beside every later midpoint (one round a step more;\n"
+	"                       two once drift is seen)\n"
 	"  --resume S           continue bisection S (a number or \"last\")\n"
 	"  --db FILE            database (default schedlab.db)\n"
 	"  --quiet              no progress lines (the log still goes to stdout)\n"
@@ -114,7 +121,7 @@ int cmd_bisect(int argc, char **argv, struct cmd_ctx *ctx)
 		CLI_RANGE("session-runs", &sruns, 1, 1000),
 		{ "alpha", CLI_PROB, &a.alpha, 0, 0, NULL, NULL, NULL, 1 },
 		CLI_THRESHOLD(&a.threshold_pct), CLI_STR("resume", &a.resume),
-		CLI_BOOL("quiet", &a.quiet), CLI_END,
+		CLI_BOOL("quiet", &a.quiet), CLI_BOOL("drift-guard", &a.drift_guard), CLI_END,
 	};
 	int first, rc = cli_parse("bisect", usage_text, opts, argc, argv, &first);
 	if (rc != CLI_OK)
@@ -123,7 +130,7 @@ int cmd_bisect(int argc, char **argv, struct cmd_ctx *ctx)
 		return 2;
 	if (a.resume && (a.plan_path || a.good || a.bad || a.metric || a.where || reps ||
 			 maxreps || steps || a.alpha > 0 || a.threshold_pct > 0 || unit >= 0 ||
-			 sruns)) {
+			 sruns || a.drift_guard)) {
 		cmd_error("bisect", "--resume continues a bisection as it was started; its "
 			  "plan, range, metric and settings cannot change (start a new one)");
 		return 2;

@@ -53,10 +53,10 @@ static void print_table(const struct plan *p)
 	       json_string_value(json_object_get(p->target, "type")), p->switch_method, p->order,
 	       p->repetitions, (unsigned long long)p->seed);
 	if (p->until_decided) {
-		printf("repetitions until decided: min %d, max %d, alpha %g (%s spending), "
-		       "threshold %g%%; looks at ",
+		printf("repetitions until decided: min %d, max %d, alpha %g (%s spending, %s "
+		       "boundaries), threshold %g%%; looks at ",
 		       p->seq.min, p->seq.max, p->seq.alpha, seq_spending_name(p->seq.spending),
-		       p->seq.threshold_pct);
+		       seq_boundary_name(p->seq.boundary), p->seq.threshold_pct);
 		if (p->seq_metrics.nr)
 			for (size_t i = 0; i < p->seq_metrics.nr; i++)
 				printf("%s%s", i ? ", " : "", p->seq_metrics.v[i]);
@@ -150,10 +150,11 @@ static void print_json(const struct plan *p)
 		for (size_t i = 0; i < p->seq_metrics.nr; i++)
 			json_array_append_new(ms, json_string(p->seq_metrics.v[i]));
 		json_object_set_new(doc, "until_decided",
-				    json_pack("{s:i,s:i,s:f,s:f,s:s,s:o}", "min", p->seq.min, "max",
+				    json_pack("{s:i,s:i,s:f,s:f,s:s,s:s,s:o}", "min", p->seq.min, "max",
 					      p->seq.max, "alpha", p->seq.alpha, "threshold_pct",
 					      p->seq.threshold_pct, "spending",
-					      seq_spending_name(p->seq.spending), "metrics", ms));
+					      seq_spending_name(p->seq.spending), "boundaries",
+					      seq_boundary_name(p->seq.boundary), "metrics", ms));
 	}
 	json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	putchar('\n');

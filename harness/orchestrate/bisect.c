@@ -75,8 +75,16 @@ struct bctx {
 	struct db_bisect_step *stored;
 	size_t nstored;
 	int next_seq;
-	double alpha_look;
+	double alpha_look;      /* the level of the last look (the ends' and the effect's) */
+	double *alevel;         /* alevel[k]: the level of look k = 1 .. looks */
 	int looks;
+	/* the drift guard (row.drift_guard): the sessions of the good [0] and
+	 * bad [1] end the walk has taken so far (a fresh round is the next
+	 * ones), drift seen (both ends measured beside every midpoint from
+	 * then on), and the sessions the guard added */
+	int used[2];
+	int drift_mode;
+	int guard_sessions;
 	struct verdict_options vo;
 	int have_vo;
 	char unit[32];
@@ -455,9 +463,9 @@ static const struct db_bisect_step *stored_step(const struct bctx *b, const stru
 	return NULL;
 }
 
-/* the sessions of `look` looks of commit c (fewer when it cannot be
- * measured: c->skip_why). 0, 130, 2 */
-static int measure(struct bctx *b, struct bcommit *c, int look, struct strbuf *err)
+/* at least `want` sessions of commit c, the values of its first `want`
+ * loaded (fewer when it cannot be measured: c->skip_why). 0, 130, 2 */
+static int measure_n(struct bctx *b, struct bcommit *c, int want, struct strbuf *err)
 {
 	int rc = adopt_sessions(b, c, err);
 	if (rc)
@@ -472,7 +480,6 @@ static int measure(struct bctx *b, struct bcommit *c, int look, struct strbuf *e
 			c->skip_why = xstrdup(why);
 		json_decref(d);
 	}
-	int want = sessions_for(b, look);
 	while (!c->skip_why && c->rounds < want) {
 		/* a first session without a value: the kernel does not boot (or
 		 * the workload fails on it); no more sessions of it */
@@ -497,6 +504,46 @@ static int measure(struct bctx *b, struct bcommit *c, int look, struct strbuf *e
 				      c->n == 1 ? "" : "s", b->wl, b->metric, c->rounds,
 				      c->rounds == 1 ? "" : "s", b->tag);
 	return 0;
+}
+
+/* the sessions of `look` looks of commit c; an end's sessions taken so far
+ * (b->used) grow with them */
+static int measure(struct bctx *b, struct bcommit *c, int look, struct strbuf *err)
+{
+	int want = sessions_for(b, look);
+	int e = c == &b->c[0] ? 0 : c == &b->c[b->n - 1] ? 1 : -1;
+	if (e >= 0 && b->used[e] < want)
+		b->used[e] = want;
+	return measure_n(b, c, want, err);
+}
+
+/* the drift guard's fresh round of end e (0 good, 1 bad): the next
+ * sessions of it after those the walk has taken, measured now, beside the
+ * midpoint; their values appended to v[*n..]. The end's own c->v is left
+ * at all its sessions taken. 0, 130, 2 */
+static int fresh_round(struct bctx *b, int e, double **v, size_t *n, struct strbuf *err)
+{
+	struct bcommit *c = e ? &b->c[b->n - 1] : &b->c[0];
+	int from = b->used[e], to = from + sessions_for(b, 1);
+	int rc = measure_n(b, c, to, err);
+	if (rc)
+		return rc;
+	size_t nto = c->n;
+	double *all = xcalloc(nto ? nto : 1, sizeof(double));
+	if (nto)
+		memcpy(all, c->v, nto * sizeof(double));
+	if (load_values(b, c, from, err)) {
+		free(all);
+		return 2;
+	}
+	size_t nfrom = c->n;
+	*v = xrealloc(*v, (*n + nto - nfrom + 1) * sizeof(double));
+	for (size_t i = nfrom; i < nto; i++)
+		(*v)[(*n)++] = all[i];
+	free(all);
+	b->used[e] = to;
+	b->guard_sessions += sessions_for(b, 1);
+	return load_values(b, c, to, err) ? 2 : 0;
 }
 
 /* --------------------------------------------------------------- the log */
@@ -661,7 +708,7 @@ static int ends(struct bctx *b, enum verdict_kind *dir, struct strbuf *err)
 				    g->skip_why ? "good" : "bad", g->skip_why ? g->id : bd->id, why);
 			return 2;
 		}
-		rc = bisect_judge_ends(g->v, g->n, bd->v, bd->n, &b->vo, b->alpha_look, &x, dir);
+		rc = bisect_judge_ends(g->v, g->n, bd->v, bd->n, &b->vo, b->alevel[look], &x, dir);
 		if (rc < 0) {
 			strbuf_addf(err, "comparing the ends: %s", strerror(errno));
 			return 2;
@@ -670,7 +717,7 @@ static int ends(struct bctx *b, enum verdict_kind *dir, struct strbuf *err)
 			break;
 		if (!b->a->quiet)
 			fprintf(stderr, "bisect: the ends do not differ clearly yet (p=%.2g, level "
-				"%.2g): another round of each\n", x.v.p_mwu, b->alpha_look);
+				"%.2g): another round of each\n", x.v.p_mwu, b->alevel[look]);
 	}
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "# good %.12s (%s): ", g->id, g->subject);
@@ -722,25 +769,77 @@ static int step(struct bctx *b, size_t i, int nstep, enum verdict_kind dir, stru
 	int rc, look;
 	memset(&vg, 0, sizeof(vg));
 	memset(&vb, 0, sizeof(vb));
+	/* the drift guard's rounds of the ends beside this commit */
+	double *fr[2] = { NULL, NULL }, *first = NULL;
+	size_t nfr[2] = { 0, 0 }, nfirst = 0;
+	int sessions0 = b->guard_sessions, drifted = -1, check_end = -1, was_drift = b->drift_mode;
+	enum bisect_class first_cls = BC_MORE;
+	struct bisect_cmp dc;
+	memset(&dc, 0, sizeof(dc));
 	for (look = 1; look <= b->looks; look++) {
 		/* the ends get as many rounds as the commit, so that a second
 		 * look compares like with like */
 		if ((rc = measure(b, c, look, err)))
-			return rc;
+			goto fail;
 		if (c->skip_why)
 			break;
-		if ((rc = measure(b, g, look, err)) || (rc = measure(b, bd, look, err)))
-			return rc;
-		if (bisect_classify(g->v, g->n, bd->v, bd->n, c->v, c->n, &b->vo, b->alpha_look,
-				    dir, &vg, &vb, &cls, &why)) {
+		if (b->drift_mode) {
+			/* drift seen before: against the ends measured beside it */
+			if ((rc = fresh_round(b, 0, &fr[0], &nfr[0], err)) ||
+			    (rc = fresh_round(b, 1, &fr[1], &nfr[1], err)))
+				goto fail;
+			rc = bisect_classify(fr[0], nfr[0], fr[1], nfr[1], c->v, c->n, &b->vo,
+					     b->alevel[look], dir, &vg, &vb, &cls, &why);
+		} else {
+			if ((rc = measure(b, g, look, err)) || (rc = measure(b, bd, look, err)))
+				goto fail;
+			rc = bisect_classify(g->v, g->n, bd->v, bd->n, c->v, c->n, &b->vo,
+					     b->alevel[look], dir, &vg, &vb, &cls, &why);
+		}
+		if (rc) {
 			strbuf_addf(err, "classifying %.12s: %s", c->id, strerror(errno));
-			return 2;
+			rc = 2;
+			goto fail;
 		}
 		if (cls != BC_MORE)
 			break;
 		if (look < b->looks && !b->a->quiet)
 			fprintf(stderr, "bisect: %.12s %s: another round (%d of at most %d)\n",
 				c->id, why, look + 1, b->looks);
+	}
+	if (b->row.drift_guard && !b->drift_mode && !c->skip_why && cls != BC_MORE) {
+		/* the end it was called like, measured again beside it, against
+		 * what the call was made with */
+		check_end = cls == BC_GOOD ? 0 : 1;
+		struct bcommit *ce = check_end ? bd : g;
+		nfirst = ce->n;
+		first = xcalloc(nfirst ? nfirst : 1, sizeof(double));
+		if (nfirst)
+			memcpy(first, ce->v, nfirst * sizeof(double));
+		if ((rc = fresh_round(b, check_end, &fr[check_end], &nfr[check_end], err)))
+			goto fail;
+		drifted = bisect_drifted(first, nfirst, fr[check_end], nfr[check_end], &b->vo, &dc);
+		if (drifted < 0) {
+			strbuf_addf(err, "the drift check of %.12s: %s", c->id, strerror(errno));
+			rc = 2;
+			goto fail;
+		}
+		if (drifted) {
+			/* the other end too; the call again, against both ends as
+			 * measured beside the commit */
+			b->drift_mode = 1;
+			first_cls = cls;
+			if ((rc = fresh_round(b, 1 - check_end, &fr[1 - check_end],
+					      &nfr[1 - check_end], err)))
+				goto fail;
+			if (bisect_classify(fr[0], nfr[0], fr[1], nfr[1], c->v, c->n, &b->vo,
+					    b->alevel[look > b->looks ? b->looks : look], dir, &vg, &vb,
+					    &cls, &why)) {
+				strbuf_addf(err, "classifying %.12s: %s", c->id, strerror(errno));
+				rc = 2;
+				goto fail;
+			}
+		}
 	}
 	json_t *d = base_detail(b, c);
 	const char *verdict;
@@ -766,12 +865,51 @@ static int step(struct bctx *b, size_t i, int nstep, enum verdict_kind dir, stru
 			    c->st == BS_UNCLEAR ? ", after the last round: not guessed" : "");
 	}
 	printf("%s\n", sb.buf);
+	strbuf_reset(&sb);
+	int gs = b->guard_sessions - sessions0;
+	if (was_drift && !c->skip_why) {
+		strbuf_addf(&sb, "# step %d: drift guard: called against both ends measured again "
+			    "beside it (drift seen before; %d sessions more)", nstep, gs);
+		json_object_set_new(d, "drift", json_pack("{s:s, s:i}", "mode", "beside",
+							  "sessions", gs));
+	} else if (check_end >= 0) {
+		const char *en = check_end ? "bad" : "good";
+		strbuf_addf(&sb, "# step %d: drift check: the %s end measured again beside it, "
+			    "n=%zu, against its first measurement (n=%zu) ", nstep, en,
+			    nfr[check_end], nfirst);
+		cmp_text(&sb, &dc);
+		if (drifted)
+			strbuf_addf(&sb, ": DRIFT; the %s end measured again too, the commit "
+				    "called again against both (was %s, now %s); from here both "
+				    "ends are measured beside every midpoint (%d sessions more "
+				    "here)", check_end ? "good" : "bad",
+				    first_cls == BC_GOOD ? "good" : "bad", verdict, gs);
+		else
+			strbuf_addf(&sb, ": matches (%d sessions more)", gs);
+		json_t *dj = json_pack("{s:s, s:s, s:o, s:b, s:i}", "mode", "check", "end", en,
+				       "vs_first", cmp_json(&dc), "drifted", drifted, "sessions",
+				       gs);
+		if (drifted)
+			json_object_set_new(dj, "first_call",
+					    json_string(first_cls == BC_GOOD ? "good" : "bad"));
+		json_object_set_new(d, "drift", dj);
+	}
+	if (sb.len)
+		printf("%s\n", sb.buf);
 	printf("git bisect %s %s\n", c->st == BS_UNCLEAR ? "skip" : verdict, c->id);
 	fflush(stdout);
 	strbuf_release(&sb);
 	int bad = put_step(b, c, "mid", verdict, d, err);
 	json_decref(d);
+	free(fr[0]);
+	free(fr[1]);
+	free(first);
 	return bad ? 2 : 0;
+fail:
+	free(fr[0]);
+	free(fr[1]);
+	free(first);
+	return rc;
 }
 
 /* analysis/bisect_rule.c's choice over the commits' states */
@@ -800,10 +938,27 @@ static int walk(struct bctx *b, struct strbuf *err)
 	else
 		printf("# a value is one run; %d runs a round, at most %d a commit",
 		       b->row.repetitions, b->row.max_repetitions);
-	printf(", at most %d commits between the ends; a difference counts when compare's rule "
-	       "(threshold %.3g%%) holds and the Mann-Whitney p < %.2g (alpha %.3g over %d steps "
-	       "x %d rounds)\n", b->row.max_steps, b->row.threshold_pct, b->alpha_look,
-	       b->row.alpha, b->row.max_steps, b->looks);
+	if (!b->row.looks_exact) {
+		printf(", at most %d commits between the ends; a difference counts when compare's "
+		       "rule (threshold %.3g%%) holds and the Mann-Whitney p < %.2g (alpha %.3g over "
+		       "%d steps x %d rounds)\n", b->row.max_steps, b->row.threshold_pct,
+		       b->alpha_look, b->row.alpha, b->row.max_steps, b->looks);
+	} else {
+		printf(", at most %d commits between the ends; a difference counts when compare's "
+		       "rule (threshold %.3g%%) holds and the Mann-Whitney p < ", b->row.max_steps,
+		       b->row.threshold_pct);
+		for (int k = 1; k <= b->looks; k++)
+			printf("%s%.2g", k > 1 ? (k == b->looks ? " and " : ", ") : "", b->alevel[k]);
+		printf(" at round%s %s%d (alpha %.3g over %d steps; a step's rounds share its "
+		       "alpha / %d by exact group-sequential levels)\n", b->looks > 1 ? "s" : "",
+		       b->looks > 1 ? "1.." : "", b->looks, b->row.alpha, b->row.max_steps,
+		       b->row.max_steps);
+	}
+	if (b->row.drift_guard)
+		printf("# drift guard: after each call the end it was called like is measured "
+		       "again beside it (%d sessions); if it no longer matches its first "
+		       "measurement, both ends are measured beside every midpoint from then on\n",
+		       sessions_for(b, 1));
 	fflush(stdout);
 	int rc = ends(b, &dir, err);
 	if (rc)
@@ -872,6 +1027,15 @@ static int walk(struct bctx *b, struct strbuf *err)
 		json_object_set_new(r, "outcome", json_string(more ? "max-steps" : "ambiguous"));
 	}
 	json_object_set_new(r, "steps", json_integer(nstep));
+	if (b->row.drift_guard) {
+		printf("# drift guard: %d sessions more than without it; %s\n", b->guard_sessions,
+		       b->drift_mode ? "drift was seen, the later calls were made against the "
+				       "ends measured beside each commit"
+				     : "no drift seen");
+		json_object_set_new(r, "drift_guard",
+				    json_pack("{s:i, s:b}", "sessions", b->guard_sessions,
+					      "drift_seen", b->drift_mode));
+	}
 	rc = finish(b, "done", r, err) ? 2 : found ? 0 : 1;
 	json_decref(r);
 	fflush(stdout);
@@ -901,6 +1065,12 @@ static char *inputs_key(const struct bctx *b)
 			    pj, b->row.good, b->row.bad, b->row.metric, b->row.where_sel,
 			    b->row.repetitions, b->row.max_repetitions, b->row.max_steps,
 			    b->row.alpha, b->row.threshold_pct, b->row.session_runs);
+	if (b->row.drift_guard) {
+		/* only when set: a bisection without the guard keeps its key */
+		char *t2 = xstrfmt("%sdrift_guard 1\n", txt);
+		free(txt);
+		txt = t2;
+	}
 	char hex[65];
 	sha256_hex_of(txt, strlen(txt), hex);
 	free(txt);
@@ -994,6 +1164,8 @@ static int setup_new(struct bctx *b, struct strbuf *err)
 	b->row.alpha = a->alpha > 0 ? a->alpha : DEFAULT_ALPHA;
 	b->row.threshold_pct = a->threshold_pct > 0 ? a->threshold_pct
 						    : VERDICT_DEFAULT_THRESHOLD_PCT;
+	b->row.drift_guard = a->drift_guard;
+	b->row.looks_exact = 1;
 	b->row.session_runs = a->unit_run ? 0 : a->session_runs > 0 ? a->session_runs
 								  : DEFAULT_SESSION_RUNS;
 	int reps = a->repetitions > 0 ? a->repetitions : DEFAULT_REPS;
@@ -1011,7 +1183,11 @@ static int setup_new(struct bctx *b, struct strbuf *err)
 	/* a decision needs p < alpha_look; the smallest p two sides of
 	 * max_repetitions values can give is that of a complete separation
 	 * (2 / C(2n, n), exact Mann-Whitney): a level below it can never be
-	 * reached, and every commit would end unclear after all its rounds */
+	 * reached, and every commit would end unclear after all its rounds.
+	 * (Checked, as the round's size above is chosen, with Bonferroni's
+	 * level, the smaller: it may refuse a setting the exact levels could
+	 * just reach, never accept one they cannot; and the same command keeps
+	 * finding the same bisection.) */
 	{
 		int n = b->row.max_repetitions;
 		double al = bisect_alpha_look(b->row.alpha, b->row.max_steps ? b->row.max_steps : 1,
@@ -1091,6 +1267,8 @@ int bisect_main(const struct bisect_args *a, struct strbuf *err)
 			snprintf(idb, sizeof(idb), "%lld", (long long)b.row.id);
 			if (!db_bisect_load(b.db, idb, &old)) {
 				b.row.threshold_percent = old.threshold_percent;
+				/* and its looks' levels (schema 13) */
+				b.row.looks_exact = old.looks_exact;
 				db_bisect_free(&old);
 			}
 		}
@@ -1100,8 +1278,16 @@ int bisect_main(const struct bisect_args *a, struct strbuf *err)
 	}
 	b.tag = xstrfmt("bisect-%lld", (long long)b.row.id);
 	b.looks = (b.row.max_repetitions + b.row.repetitions - 1) / b.row.repetitions;
-	b.alpha_look = bisect_alpha_look(b.row.alpha, b.row.max_steps ? b.row.max_steps : 1,
-					 b.row.repetitions, b.row.max_repetitions);
+	b.alevel = xcalloc((size_t)b.looks + 1, sizeof(double));
+	for (int k = 1; k <= b.looks; k++) {
+		b.alevel[k] = bisect_alpha_at(b.row.looks_exact, b.row.alpha,
+					      b.row.max_steps ? b.row.max_steps : 1, b.looks, k);
+		if (!(b.alevel[k] >= 0)) {
+			strbuf_addstr(err, "the levels of the looks: out of memory");
+			goto out;
+		}
+	}
+	b.alpha_look = b.alevel[b.looks];
 	/* until a value says otherwise (load_values sets the metric's own) */
 	verdict_options_default(&b.vo, VERDICT_LOWER_IS_BETTER);
 	if (a->values.check(a->values.ctx, b.db, b.row.where_sel, err)) {
@@ -1169,6 +1355,7 @@ out:
 		json_decref(b.c[i].sessions);
 	}
 	free(b.c);
+	free(b.alevel);
 	db_bisect_steps_free(b.stored, b.nstored);
 	tlock_release(b.lock_key);
 	free(b.lock_key);

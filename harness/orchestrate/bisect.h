@@ -56,6 +56,7 @@ struct bisect_args {
 	int max_steps;                /* commits measured between the ends (0: default) */
 	double alpha;                 /* whole bisection (0: 0.05) */
 	double threshold_pct;         /* compare's noise threshold (0: 2) */
+	int drift_guard;              /* measure the ends again beside midpoints (docs/bisect.md) */
 	const char *resume;           /* "last" or an id: continue a stored bisection */
 	int quiet;
 	volatile sig_atomic_t *abort_flag;

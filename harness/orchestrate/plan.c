@@ -569,12 +569,15 @@ static int rep_real(const json_t *o, const char *key, double *out, struct strbuf
 }
 
 /* "repetitions": {"min", "max", "until", "metrics", "threshold_pct",
- * "alpha", "spending"}; the metric names are checked against the
- * workloads later (check_seq_metrics) */
+ * "alpha", "spending", "boundaries"}; the metric names are checked against
+ * the workloads later (check_seq_metrics). Without "boundaries", a plan
+ * file gets the exact design and the key is written into it (so the plan
+ * its session stores names it); a stored plan without the key was run
+ * before the key existed, with the Bonferroni design, and keeps it. */
 static int validate_until_decided(struct plan *p, const json_t *o, struct strbuf *e)
 {
 	static const char *const keys[] = { "min", "max", "until", "metrics", "threshold_pct",
-					    "alpha", "spending", NULL };
+					    "alpha", "spending", "boundaries", NULL };
 	const char *key;
 	json_t *v;
 	json_object_foreach((json_t *)o, key, v) {
@@ -583,7 +586,7 @@ static int validate_until_decided(struct plan *p, const json_t *o, struct strbuf
 			i++;
 		if (!keys[i]) {
 			strbuf_addf(e, "repetitions.%s: unknown key (valid: min, max, until, metrics, "
-				       "threshold_pct, alpha, spending)", key);
+				       "threshold_pct, alpha, spending, boundaries)", key);
 			return -1;
 		}
 	}
@@ -613,6 +616,22 @@ static int validate_until_decided(struct plan *p, const json_t *o, struct strbuf
 			return -1;
 		}
 		p->seq.spending = strcmp(s, "pocock") ? SEQ_OBF : SEQ_POCOCK;
+	}
+	v = json_object_get(o, "boundaries");
+	if (v) {
+		const char *s = json_string_value(v);
+		if (!s || (strcmp(s, "exact") && strcmp(s, "bonferroni"))) {
+			strbuf_addstr(e, "repetitions.boundaries: must be \"exact\" (exact "
+					 "group-sequential boundaries, with a futility stop) or "
+					 "\"bonferroni\" (each look at its share of alpha)");
+			return -1;
+		}
+		p->seq.boundary = strcmp(s, "exact") ? SEQ_BONFERRONI : SEQ_EXACT;
+	} else if (p->user_file) {
+		p->seq.boundary = SEQ_EXACT;
+		json_object_set_new((json_t *)o, "boundaries", json_string("exact"));
+	} else {
+		p->seq.boundary = SEQ_BONFERRONI;
 	}
 	const char *why;
 	if (seq_design_check(&p->seq, &why)) {
@@ -695,8 +714,8 @@ int plan_set_until_decided(struct plan *p, struct strbuf *err)
 			    "(the most rounds to run)", p->repetitions);
 		return -1;
 	}
-	json_t *o = json_pack("{s:i,s:i,s:s}", "min", p->repetitions < 3 ? p->repetitions : 3,
-			      "max", p->repetitions, "until", "decided");
+	json_t *o = json_pack("{s:i,s:i,s:s,s:s}", "min", p->repetitions < 3 ? p->repetitions : 3,
+			      "max", p->repetitions, "until", "decided", "boundaries", "exact");
 	json_object_set_new(p->root, "repetitions", o);
 	struct strbuf e = STRBUF_INIT;
 	int rc = validate_until_decided(p, o, &e) || check_until_decided(p, &e);
@@ -1423,6 +1442,7 @@ static int validate(struct plan *p, const char *file, int user, struct strbuf *e
 	struct strbuf e = STRBUF_INIT;
 	int ret = -1;
 	p->offers_stored = !user && json_object_get(json_object_get(p->root, "matrix"), "dropped");
+	p->user_file = user;
 	if (!json_is_object(p->root))
 		strbuf_addstr(&e, "the plan must be a JSON object");
 	else if (!check_top_keys(p->root, &e) && !(user && check_internal_keys(p->root, &e)) &&

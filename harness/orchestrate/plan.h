@@ -97,6 +97,7 @@ struct plan {
 	/* "repetitions": {"min", "max", "until": "decided", ...}: rounds stop
 	 * for a configuration once its comparisons are decided (seqrun.h) */
 	int until_decided;
+	int user_file;         /* loaded from a plan file the user wrote (not a stored plan) */
 	struct seq_design seq;
 	struct strvec seq_metrics;  /* "workload.metric" looked at; empty: each
 				       workload's primary metric */

@@ -27,7 +27,8 @@ struct cell {                   /* one configuration, series and metric */
 
 struct pair_state {             /* a pair of configurations for one series */
 	size_t a, b;            /* cells of the first metric looked at */
-	int decided;            /* every metric decided */
+	int decided;            /* every metric decided (or stopped undecided) */
+	int futile;             /* a metric stopped undecided (exact design) */
 	int n;                  /* rounds looked at */
 	char *text;             /* what was decided */
 };
@@ -171,8 +172,8 @@ static int count_knobs(const struct seqrun *s)
 	return n;
 }
 
-/* the look at cells a and b (same series and metric): 1 decided, 0 not;
- * the decision appended to text */
+/* the look at cells a and b (same series and metric): 1 decided, 2
+ * stopped undecided (futility), 0 not; the decision appended to text */
 static int look(const struct seqrun *s, const struct cell *a, const struct cell *b,
 		struct strbuf *text, int *n)
 {
@@ -185,6 +186,13 @@ static int look(const struct seqrun *s, const struct cell *a, const struct cell 
 	snprintf(ch, sizeof(ch), "%+.1f%%", l.change_pct);
 	snprintf(lo, sizeof(lo), "%+.1f", l.lo_pct);
 	snprintf(hi, sizeof(hi), "%+.1f", l.hi_pct);
+	if (l.decision == SEQ_FUTILE) {
+		/* the exact design's futility stop: no decision, no more rounds */
+		strbuf_addf(text, "%s%s undecided, %s [%s, %s] at %.4g%%: stopped, %s (%d rounds)",
+			    text->len ? "; " : "", a->metric, ch, lo, hi, 100 * (1 - l.alpha),
+			    l.why, s->p->seq.max);
+		return 2;
+	}
 	strbuf_addf(text, "%s%s %s %s [%s, %s] at %.4g%%", text->len ? "; " : "", a->metric,
 		    l.decision == SEQ_EQUIVALENT ? "equivalent," : l.worse ? "worse" : "better",
 		    ch, lo, hi, 100 * (1 - l.alpha));
@@ -241,9 +249,11 @@ int seqrun_update(struct seqrun *s, struct db *db, int64_t sid, struct strvec *s
 					if (cell_is(&s->cells[y], b->cfg, b->knobs, b->workload,
 						    b->params, ca->metric))
 						cb = &s->cells[y];
-				int nn = 0;
-				if (!cb || !look(s, ca, cb, &text, &nn))
+				int nn = 0, r = cb ? look(s, ca, cb, &text, &nn) : 0;
+				if (!r)
 					decided = 0;
+				if (r == 2)
+					ps->futile = 1;
 				if (nn > n)
 					n = nn;
 			}
@@ -292,10 +302,14 @@ int seqrun_needed(const struct seqrun *s, int cfg, const char *knobs, const char
 
 void seqrun_summary(const struct seqrun *s, size_t skipped, struct strbuf *out)
 {
-	size_t decided = 0;
-	for (size_t i = 0; i < s->npairs; i++)
-		decided += s->pairs[i].decided != 0;
-	strbuf_addf(out, "sequential repetitions: %zu of %zu pairs decided, at most %d of %d "
-			 "rounds run; %zu runs skipped as decided",
-		    decided, s->npairs, s->rounds_seen, s->p->seq.max, skipped);
+	size_t decided = 0, futile = 0;
+	for (size_t i = 0; i < s->npairs; i++) {
+		decided += s->pairs[i].decided && !s->pairs[i].futile;
+		futile += s->pairs[i].decided && s->pairs[i].futile;
+	}
+	strbuf_addf(out, "sequential repetitions: %zu of %zu pairs decided", decided, s->npairs);
+	if (futile)
+		strbuf_addf(out, ", %zu stopped undecided (not decidable by max)", futile);
+	strbuf_addf(out, ", at most %d of %d rounds run; %zu runs skipped as %s",
+		    s->rounds_seen, s->p->seq.max, skipped, futile ? "decided or stopped" : "decided");
 }

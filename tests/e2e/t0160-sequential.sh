@@ -115,6 +115,8 @@ equals "--until-decided: the same runs as the plan form" \
 	"$(sql "SELECT count(*) FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag = 'flag' AND r.status = 'ok'")" "$OK"
 equals "--until-decided is stored in the session's plan" \
 	"$(sql "SELECT json_extract(plan_json, '\$.repetitions.until') FROM session WHERE tag = 'flag'")" decided
+equals "the stored plans name their design (exact boundaries, the default), so a resume keeps it" \
+	"$(sql "SELECT group_concat(json_extract(plan_json, '\$.repetitions.boundaries'), ' ') FROM session WHERE tag IN ('seq', 'flag')")" "exact exact"
 
 # ---- a controller killed mid-session, then --resume ---------------------------
 rm -f "$TMP/count"

@@ -174,6 +174,32 @@ static void sim_measure(struct simc *c, size_t i, size_t fb, double factor,
 	}
 }
 
+/* the levels of the looks: sim_exact 0 Bonferroni (bisect_alpha_look), 1
+ * exact group-sequential (bisect_alpha_at); sim_rounds counts every round
+ * of every commit measured */
+static int sim_exact;
+static long sim_rounds;
+
+static double sim_level(double alpha, int maxsteps, int reps, int maxreps, int look)
+{
+	int looks = (maxreps + reps - 1) / reps;
+	if (!sim_exact)
+		return bisect_alpha_look(alpha, maxsteps, reps, maxreps);
+	/* the exact levels, computed once per design (as bisect.c does) */
+	static double c_alpha, c_level[16];
+	static int c_steps, c_looks;
+	if (looks > 15)
+		return bisect_alpha_at(1, alpha, maxsteps, looks, look);
+	if (c_alpha != alpha || c_steps != maxsteps || c_looks != looks) {
+		for (int k = 1; k <= looks; k++)
+			c_level[k] = bisect_alpha_at(1, alpha, maxsteps, looks, k);
+		c_alpha = alpha;
+		c_steps = maxsteps;
+		c_looks = looks;
+	}
+	return c_level[look];
+}
+
 /* one bisection as harness/orchestrate/bisect.c walks it; the first bad
  * commit found, -1 refused, -2 ambiguous */
 static int sim_bisect_z(size_t n, size_t fb, double factor, const struct sim_noise *z, int reps,
@@ -183,13 +209,14 @@ static int sim_bisect_z(size_t n, size_t fb, double factor, const struct sim_noi
 	struct simc *c = calloc(n, sizeof(*c));
 	enum bisect_state *st = calloc(n, sizeof(*st));
 	int looks = (maxreps + reps - 1) / reps;
-	double al = bisect_alpha_look(alpha, maxsteps, reps, maxreps);
 	struct bisect_cmp x, vg, vb;
 	enum verdict_kind dir = VERDICT_NO_CHANGE;
 	int r = -1, ok = 1;
 	for (int look = 1; look <= looks; look++) {
+		double al = sim_level(alpha, maxsteps, reps, maxreps, look);
 		sim_measure(&c[0], 0, fb, factor, z, look, reps);
 		sim_measure(&c[n - 1], n - 1, fb, factor, z, look, reps);
+		sim_rounds += 2;
 		ok = bisect_judge_ends(c[0].v, look * reps, c[n - 1].v, look * reps, vo, al, &x, &dir);
 		if (ok == 0)
 			break;
@@ -205,6 +232,8 @@ static int sim_bisect_z(size_t n, size_t fb, double factor, const struct sim_noi
 		enum bisect_class cls = BC_MORE;
 		const char *why;
 		for (int look = 1; look <= looks && cls == BC_MORE; look++) {
+			double al = sim_level(alpha, maxsteps, reps, maxreps, look);
+			sim_rounds += 1 + (c[0].n < (size_t)(look * reps)) + (c[n - 1].n < (size_t)(look * reps));
 			sim_measure(&c[m], (size_t)m, fb, factor, z, look, reps);
 			sim_measure(&c[0], 0, fb, factor, z, look, reps);
 			sim_measure(&c[n - 1], n - 1, fb, factor, z, look, reps);
@@ -325,6 +354,231 @@ TEST(boot_to_boot_variance)
 	CHECK(wrong <= sims * alpha);
 }
 
+/*
+ * The levels of a step's looks: Bonferroni (alpha / (steps x looks) at
+ * each) against exact group-sequential levels (the step's alpha / steps
+ * shared by its looks as analysis/sequential.h's exact Pocock-type
+ * boundaries), on the same histories (the xorshift stream restarted for
+ * each rule). Cases where a step needs several looks: a small effect under
+ * heavy noise, 3 values a round, 9 at most; and A/A ends. Checked: no more
+ * wrong first bad commits and false starts than alpha / 2 allows, for both;
+ * the exact levels find at least as many (the rounds are printed: a
+ * bisection that starts or goes on where Bonferroni's stopped measures
+ * more).
+ */
+TEST(exact_looks)
+{
+	struct verdict_options vo;
+	verdict_options_default(&vo, VERDICT_LOWER_IS_BETTER);
+	vo.resamples = 500;
+	const size_t n = 8;
+	const int sims = 120, maxsteps = 6;
+	const double alpha = 0.05;
+	printf("# levels of the looks (3 looks a step, %d steps, alpha %.2f): Bonferroni %.4g "
+	       "each; exact %.4g, %.4g, %.4g\n", maxsteps, alpha,
+	       bisect_alpha_look(alpha, maxsteps, 3, 9), bisect_alpha_at(1, alpha, maxsteps, 3, 1),
+	       bisect_alpha_at(1, alpha, maxsteps, 3, 2), bisect_alpha_at(1, alpha, maxsteps, 3, 3));
+	CHECK(bisect_alpha_at(0, alpha, maxsteps, 3, 2) == bisect_alpha_look(alpha, maxsteps, 3, 9));
+	for (int k = 1; k <= 3; k++)
+		CHECK(bisect_alpha_at(1, alpha, maxsteps, 3, k) > bisect_alpha_look(alpha, maxsteps, 3, 9));
+	struct { const char *name; double factor, sd; int reps, maxreps; } cs[] = {
+		{ "+15%, noise 10%, 3 a round, at most 9", 1.15, 0.10, 3, 9 },
+		{ "+10%, noise 8%, 4 a round, at most 12", 1.10, 0.08, 4, 12 },
+		{ "A/A, noise 10%, 4 a round, at most 12", 1.00, 0.10, 4, 12 },
+	};
+	printf("# | case | rule | found | wrong | ambiguous or refused | rounds a bisection |\n");
+	for (size_t k = 0; k < sizeof(cs) / sizeof(cs[0]); k++) {
+		int found[2], wrong[2], other[2];
+		double rounds[2];
+		for (int e = 0; e < 2; e++) {
+			sim_exact = e;
+			sim_rounds = 0;
+			rng = 88172645463325252ULL + k;
+			int m = 0;
+			found[e] = wrong[e] = other[e] = 0;
+			for (int s = 0; s < sims; s++) {
+				size_t fb = cs[k].factor == 1 ? n : 1 + (size_t)s % (n - 1);
+				int r = sim_bisect(n, fb, cs[k].factor, cs[k].sd, cs[k].reps,
+						   cs[k].maxreps, maxsteps, alpha, &vo, &m);
+				if (cs[k].factor == 1) {
+					/* A/A: any start is a wrong call */
+					wrong[e] += r != -1;
+					other[e] += r == -1;
+				} else {
+					found[e] += r == (int)fb;
+					wrong[e] += r >= 0 && r != (int)fb;
+					other[e] += r < 0;
+				}
+			}
+			rounds[e] = (double)sim_rounds / sims;
+			printf("# | %s | %s | %d | %d | %d | %.2f |\n", cs[k].name,
+			       e ? "exact" : "Bonferroni", found[e], wrong[e], other[e], rounds[e]);
+			CHECK(wrong[e] <= sims * alpha / 2 + 2 * sqrt(sims * alpha / 2));
+		}
+		CHECK(found[1] >= found[0]);
+	}
+	sim_exact = 0;
+}
+
+/* ---- drift ------------------------------------------------------------ */
+
+/* a value measured at round T of the bisection (T counts every round of
+ * any commit): the commit's level x exp(drift T) x log-normal noise */
+struct dsim {
+	double drift, sd;
+	int T;
+};
+
+static void dround(struct dsim *z, double level, int reps, double *v, size_t *n)
+{
+	for (int i = 0; i < reps && *n < 64; i++)
+		v[(*n)++] = level * exp(z->drift * z->T + z->sd * gauss());
+	z->T++;
+}
+
+struct dresult {
+	int wrong, found, other;
+	double rounds, guard_rounds;
+	int drift_seen;
+};
+
+/*
+ * One bisection as harness/orchestrate/bisect.c walks it, with a slow
+ * trend (drift per round) and the drift guard on or off (bisect_rule.h):
+ * after a call, a fresh round of the end the commit was called like; if it
+ * no longer matches the end's first measurement, a fresh round of the
+ * other end, the call made again against both fresh rounds, and from then
+ * on fresh rounds of both ends beside every look of every midpoint.
+ */
+static int sim_drift(size_t n, size_t fb, double factor, struct dsim *z, int reps, int maxreps,
+		     int maxsteps, double alpha, const struct verdict_options *vo, int guard,
+		     struct dresult *res)
+{
+	double base[2][64], fresh[2][64], mv[64];
+	size_t nb[2] = { 0, 0 }, nfr[2];
+	enum bisect_state st[16] = { 0 };
+	int looks = (maxreps + reps - 1) / reps;
+	double al = bisect_alpha_look(alpha, maxsteps, reps, maxreps);
+	double lvl[2] = { 100, 100 * factor };
+	struct bisect_cmp x, vg, vb, dc;
+	enum verdict_kind dir = VERDICT_NO_CHANGE;
+	int ok = 1, drift_mode = 0, extra = 0;
+	z->T = 0;
+	for (int look = 1; look <= looks && ok; look++) {
+		dround(z, lvl[0], reps, base[0], &nb[0]);
+		dround(z, lvl[1], reps, base[1], &nb[1]);
+		ok = bisect_judge_ends(base[0], nb[0], base[1], nb[1], vo, al, &x, &dir);
+	}
+	if (ok) {
+		res->other++;
+		res->rounds += z->T;
+		return -1;
+	}
+	st[0] = BS_GOOD;
+	st[n - 1] = BS_BAD;
+	size_t lo, hi;
+	int m, steps = 0;
+	while ((m = bisect_next(st, n, &lo, &hi)) >= 0 && steps < maxsteps) {
+		steps++;
+		double level = (size_t)m >= fb ? lvl[1] : lvl[0];
+		size_t nm = 0;
+		nfr[0] = nfr[1] = 0;
+		enum bisect_class cls = BC_MORE;
+		const char *why;
+		for (int look = 1; look <= looks && cls == BC_MORE; look++) {
+			dround(z, level, reps, mv, &nm);
+			if (!drift_mode) {
+				while (nb[0] < (size_t)(look * reps))
+					dround(z, lvl[0], reps, base[0], &nb[0]);
+				while (nb[1] < (size_t)(look * reps))
+					dround(z, lvl[1], reps, base[1], &nb[1]);
+				bisect_classify(base[0], (size_t)(look * reps), base[1],
+						(size_t)(look * reps), mv, nm, vo, al, dir, &vg, &vb,
+						&cls, &why);
+			} else {
+				dround(z, lvl[0], reps, fresh[0], &nfr[0]);
+				dround(z, lvl[1], reps, fresh[1], &nfr[1]);
+				extra += 2;
+				bisect_classify(fresh[0], nfr[0], fresh[1], nfr[1], mv, nm, vo, al, dir,
+						&vg, &vb, &cls, &why);
+			}
+		}
+		if (guard && !drift_mode && cls != BC_MORE) {
+			int e = cls == BC_GOOD ? 0 : 1;
+			dround(z, lvl[e], reps, fresh[e], &nfr[e]);
+			extra++;
+			if (bisect_drifted(base[e], nb[e], fresh[e], nfr[e], vo, &dc) == 1) {
+				drift_mode = 1;
+				res->drift_seen++;
+				dround(z, lvl[1 - e], reps, fresh[1 - e], &nfr[1 - e]);
+				extra++;
+				bisect_classify(fresh[0], nfr[0], fresh[1], nfr[1], mv, nm, vo, al, dir,
+						&vg, &vb, &cls, &why);
+			}
+		}
+		st[m] = cls == BC_GOOD ? BS_GOOD : cls == BC_BAD ? BS_BAD : BS_UNCLEAR;
+	}
+	bisect_next(st, n, &lo, &hi);
+	int r = hi == lo + 1 ? (int)hi : -2;
+	res->rounds += z->T;
+	res->guard_rounds += extra;
+	if (r == (int)fb)
+		res->found++;
+	else if (r >= 0)
+		res->wrong++;
+	else
+		res->other++;
+	return r;
+}
+
+/*
+ * A slow trend across the bisection (the machine gets slower, or faster,
+ * by a fixed share every round measured) makes a midpoint measured late
+ * look like the other end: with the guard off, wrong first bad commits
+ * well beyond alpha / 2; with it on, back within it, at the cost of the
+ * rounds printed. Without drift the guard costs one round a step and
+ * changes nothing else. Deterministic (a fixed xorshift seed).
+ */
+TEST(drift_guard)
+{
+	struct verdict_options vo;
+	verdict_options_default(&vo, VERDICT_LOWER_IS_BETTER);
+	vo.resamples = 500;
+	vo.threshold_pct = 10;
+	const size_t n = 8;
+	const int reps = 6, maxreps = 18, maxsteps = 6, sims = 140;
+	const double alpha = 0.05, factor = 1.25, drifts[] = { 0, 0.02, -0.02, 0.04 };
+	rng = 88172645463325252ULL;
+	printf("# drift: %zu commits, first bad at every position, +%.0f%% effect, noise sd "
+	       "5%%, threshold %.0f%%, %d a round, %d bisections a row\n", n - 1,
+	       100 * (factor - 1), vo.threshold_pct, reps, sims);
+	printf("# | drift a round | guard | found | wrong | unclear or refused | rounds "
+	       "(guard's) | drift seen |\n");
+	int wrong[4][2];
+	for (size_t d = 0; d < sizeof(drifts) / sizeof(drifts[0]); d++)
+		for (int g = 0; g < 2; g++) {
+			struct dresult r = { 0 };
+			struct dsim z = { drifts[d], 0.05, 0 };
+			for (int s = 0; s < sims; s++) {
+				size_t fb = 1 + (size_t)s % (n - 1);
+				sim_drift(n, fb, factor, &z, reps, maxreps, maxsteps, alpha, &vo, g, &r);
+			}
+			wrong[d][g] = r.wrong;
+			printf("# | %+.0f%% | %s | %d | %d | %d | %.2f (%.2f) | %d |\n",
+			       100 * drifts[d], g ? "on" : "off", r.found, r.wrong, r.other,
+			       r.rounds / sims, r.guard_rounds / sims, r.drift_seen);
+		}
+	/* without drift: no wrong call either way */
+	CHECK(wrong[0][0] <= sims * alpha / 2 && wrong[0][1] <= sims * alpha / 2);
+	/* with drift: the guard keeps the wrong-commit rate within alpha / 2 (plus
+	 * 2 Monte-Carlo standard errors), and without it the rate is beyond: the
+	 * check can fail */
+	double mc = 2 * sqrt(alpha / 2 * (1 - alpha / 2) / sims) * sims;
+	for (size_t d = 1; d < 4; d++)
+		CHECK(wrong[d][1] <= sims * alpha / 2 + mc);
+	CHECK(wrong[3][0] > sims * alpha / 2 + mc);
+}
+
 int main(void)
 {
 	RUN(next_midpoint);
@@ -332,5 +586,7 @@ int main(void)
 	RUN(ends_and_classes);
 	RUN(simulated_bisections);
 	RUN(boot_to_boot_variance);
+	RUN(exact_looks);
+	RUN(drift_guard);
 	return tap_done();
 }

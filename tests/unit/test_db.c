@@ -110,7 +110,7 @@ TEST(fresh_file_is_latest)
 	CHECK(db != NULL);
 	if (!db)
 		return;
-	CHECK(db_latest_version() == 12);
+	CHECK(db_latest_version() == 13);
 	CHECK(db_user_version(db) == db_latest_version());
 	check_q(db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
 		"alert;alert_event;alert_group;bisect;bisect_step;boot;histogram;kernel;machine;metric;"
@@ -286,6 +286,34 @@ TEST(migrate_v11_keeps_bisect_threshold_rule)
 	db_bisect_free(&b);
 	/* only the two rules */
 	CHECK(db_exec(db, "UPDATE bisect SET threshold_rule = 'log'") != 0);
+	/* schema 13: the rows there were ran without the drift guard; a new
+	 * one stores its setting */
+	check_q(db, "SELECT drift_guard FROM bisect WHERE id = 1", "0");
+	CHECK(db_bisect_load(db, "1", &b) == 0);
+	CHECK(b.drift_guard == 0);
+	db_bisect_free(&b);
+	nb.inputs = "in-guard";
+	nb.drift_guard = 1;
+	id = db_bisect_create(db, &nb, &existed);
+	CHECK(id == 3 && !existed);
+	CHECK(db_bisect_load(db, "3", &b) == 0);
+	CHECK(b.drift_guard == 1);
+	db_bisect_free(&b);
+	CHECK(db_exec(db, "UPDATE bisect SET drift_guard = 2") != 0);
+	/* and the looks' rule: Bonferroni for the rows before, what a new
+	 * one says */
+	check_q(db, "SELECT group_concat(looks_rule) FROM bisect", "bonferroni,bonferroni,bonferroni");
+	CHECK(db_bisect_load(db, "1", &b) == 0);
+	CHECK(b.looks_exact == 0);
+	db_bisect_free(&b);
+	nb.inputs = "in-exact";
+	nb.looks_exact = 1;
+	id = db_bisect_create(db, &nb, &existed);
+	check_q(db, "SELECT looks_rule FROM bisect WHERE id = 4", "exact");
+	CHECK(db_bisect_load(db, "4", &b) == 0);
+	CHECK(b.looks_exact == 1);
+	db_bisect_free(&b);
+	CHECK(db_exec(db, "UPDATE bisect SET looks_rule = 'pocock'") != 0);
 	db_close(db);
 	free(err);
 }

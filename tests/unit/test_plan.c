@@ -844,8 +844,54 @@ TEST(workload_targets)
 	plan_release(&p);
 }
 
+/* "repetitions".boundaries: a plan file gets the exact design, written into
+ * the plan (so its session's stored plan names it); a stored plan without
+ * the key was run with Bonferroni's looks before the key existed, and keeps
+ * them; a bad value names the valid ones */
+TEST(seq_boundaries)
+{
+	const char *body = "{\"name\": \"s\", \"target\": \"local\", \"order\": \"interleaved\", "
+			   "\"repetitions\": {\"max\": 10, \"until\": \"decided\"%s}, "
+			   "\"workloads\": [{\"type\": \"hackbench\"}]}";
+	char path[] = "/tmp/sl-seqb-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	char *t = xstrfmt(body, "");
+	FILE *f = fdopen(fd, "w");
+	fputs(t, f);
+	fclose(f);
+	struct plan p;
+	struct strbuf err = STRBUF_INIT;
+	CHECK(plan_load(path, &p, &err) == 0);
+	CHECK(p.seq.boundary == SEQ_EXACT);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(p.root, "repetitions"),
+						    "boundaries")), "exact");
+	plan_release(&p);
+	unlink(path);
+	/* stored (plan_load_string): no key, the old design */
+	CHECK(plan_load_string(t, "stored", &p, &err) == 0);
+	CHECK(p.seq.boundary == SEQ_BONFERRONI);
+	plan_release(&p);
+	free(t);
+	t = xstrfmt(body, ", \"boundaries\": \"bonferroni\"");
+	CHECK(plan_load_string(t, "stored", &p, &err) == 0);
+	CHECK(p.seq.boundary == SEQ_BONFERRONI);
+	plan_release(&p);
+	free(t);
+	t = xstrfmt(body, ", \"boundaries\": \"exact\"");
+	CHECK(plan_load_string(t, "stored", &p, &err) == 0);
+	CHECK(p.seq.boundary == SEQ_EXACT);
+	plan_release(&p);
+	free(t);
+	t = xstrfmt(body, ", \"boundaries\": \"pocock\"");
+	check_err(t, "repetitions.boundaries: must be \"exact\"");
+	free(t);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
+	RUN(seq_boundaries);
 	RUN(minimal_plan_defaults);
 	RUN(explicit_top_level_values);
 	RUN(matrix_boots_kernel_preempt_cmdline);
