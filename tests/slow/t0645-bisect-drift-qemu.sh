@@ -19,7 +19,7 @@
 # with the bisection (schema 13) and in the step's detail; the same command
 # again takes no new session and prints the same calls (the guard's
 # rounds are found again in their order); c2 is named.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../e2e/lib.sh"
 kernel_history
 DB=$TMP/b.db
 git -C "$R" tag base
