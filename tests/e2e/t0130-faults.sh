@@ -10,6 +10,7 @@
 # run with the reason, the session goes on, and its knob is restored by
 # the next agent from the journal.
 . "$(dirname "$0")/lib.sh"
+hold_local_target   # its sessions and knob reads: the local target is its own meanwhile
 require sqlite3:sqlite3 procps:ps util-linux:mount coreutils:dd
 require_built bin/schedlab bin/schedlab-agent
 [ "$(id -u)" = 0 ] || { not_ok "root" "the faults test mounts a tmpfs and writes knobs: run as root"; done_testing; exit; }
