@@ -15,7 +15,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
-hold_local_target   # its sessions and knob reads: the local target is its own meanwhile
+hold_local_target   # its local sessions never wait inside the script (lib.sh)
 SL=bin/schedlab
 DB=$TMP/c.db
 
