@@ -37,10 +37,54 @@ sql() { sqlite3 -batch -noheader "$DB" "$1"; }
 # machine (pgrep -x, pidof, killall): scripts/check-test-procs.sh refuses it.
 SCHEDLAB_TEST_MARK="$$-$RANDOM$RANDOM-$(date +%s%N)"
 export SCHEDLAB_TEST_MARK
-# the target locks (harness/orchestrate/tlock.h) of this script's own
-# sessions: a schedlab session of somebody else on the machine does not make
-# a test wait for its target, nor a test it (t0840 tests the lock itself)
-export SCHEDLAB_TARGET_LOCK_DIR="$TMP/target-locks"
+# The target locks (harness/orchestrate/tlock.h) are the machine's own, as
+# for any session: the local target's sysctls are machine-wide, so a test's
+# local sessions take turns with those of a concurrent `make test` (another
+# developer's, a helper's) and with a person's session (t0840 tests the
+# lock itself in a folder of its own). A script that runs sessions on the
+# local target holds that target for its whole run (hold_local_target).
+# local_target_lock: the lock file of the local target, as tlock_path()
+# names it: sha256 of "local@HOST", its first 16 hex digits, in
+# SCHEDLAB_TARGET_LOCK_DIR, else /run/schedlab/targets (root), else
+# $XDG_RUNTIME_DIR/schedlab-targets or /tmp/schedlab-targets-UID
+# (t0840 checks that a session locks this very file)
+local_target_lock() {
+	local dir=${SCHEDLAB_TARGET_LOCK_DIR:-}
+	if [ -z "$dir" ]; then
+		if [ "$(id -u)" = 0 ]; then dir=/run/schedlab/targets
+		elif [ -n "${XDG_RUNTIME_DIR:-}" ]; then dir=$XDG_RUNTIME_DIR/schedlab-targets
+		else dir=/tmp/schedlab-targets-$(id -u); fi
+	fi
+	echo "$dir/$(printf '%s' "local@$(uname -n)" | sha256sum | cut -c1-16).lock"
+}
+# hold_local_target: this script holds the local target for the rest of its
+# run, as `schedlab nightly` does for a night: its sessions take the lock
+# handed down (SCHEDLAB_TARGET_LOCK_FD) and never wait inside the script,
+# and what it reads outside a session (a knob before a run and "restored
+# afterwards") no other session can change meanwhile. Taken at once, or
+# after waiting for the holder (said in the output, naming it) at most
+# SCHEDLAB_TEST_LOCK_WAIT seconds (default 300); past that the script ends
+# with a failure naming the holder, never blocked for good by a long session
+# of somebody else. The kernel drops the lock when the script ends.
+hold_local_target() {
+	local path wait=${SCHEDLAB_TEST_LOCK_WAIT:-300} t0=$SECONDS
+	path=$(local_target_lock)
+	mkdir -p "${path%/*}" && chmod 0700 "${path%/*}" 2>/dev/null
+	if ! exec {LOCAL_TARGET_FD}<>"$path"; then
+		not_ok "the local target's lock $path"; done_testing; exit
+	fi
+	if ! flock -n "$LOCAL_TARGET_FD"; then
+		echo "# the local target is in use by $(head -n 1 "$path" 2>/dev/null || echo "another process"); waiting at most $wait s ($path)"
+		if ! flock -w "$wait" "$LOCAL_TARGET_FD"; then
+			not_ok "the local target free within $wait s (SCHEDLAB_TEST_LOCK_WAIT)" \
+				"held by $(head -n 1 "$path" 2>/dev/null) ($path)"
+			done_testing; exit
+		fi
+		echo "# the local target is free after $((SECONDS - t0)) s: going on"
+	fi
+	printf 'pid %d: the test %s\n' $$ "${0##*/}" >"$path"
+	export SCHEDLAB_TARGET_LOCK_FD=$LOCAL_TARGET_FD
+}
 # ours [ERE]: "PID COMMAND LINE" of each live process of this script (this
 # shell aside) whose command line matches ERE (default: any)
 ours() {

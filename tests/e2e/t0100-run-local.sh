@@ -3,6 +3,7 @@
 # A small plan runs into a fresh database; the results view, raw output,
 # histograms, exit codes, knob restore and the refusals are checked.
 . "$(dirname "$0")/lib.sh"
+hold_local_target   # no other session changes a knob between its reads (lib.sh)
 DB=$TMP/t.db
 
 check "schedlab --help" schedlab --help

@@ -5,6 +5,7 @@
 # or a --resume on a path that does not exist, nor for a run refused before
 # anything is stored, nor a journal beside a --db that is not a file.
 . "$(dirname "$0")/lib.sh"
+hold_local_target   # its local sessions never wait inside the script (lib.sh)
 
 bad() { # NAME EXPECTED-TEXT PLAN-TEXT
 	printf '%s\n' "$3" >"$TMP/bad.json"

@@ -10,6 +10,7 @@
 # comes between a run's store and the start of the next (a session of short
 # runs interrupted at random times).
 . "$(dirname "$0")/lib.sh"
+hold_local_target   # no other session changes a knob between its reads (lib.sh)
 DB=$TMP/r.db
 knob=/proc/sys/kernel/sched_rr_timeslice_ms
 orig=$(cat $knob)

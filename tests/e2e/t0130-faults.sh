@@ -10,6 +10,7 @@
 # run with the reason, the session goes on, and its knob is restored by
 # the next agent from the journal.
 . "$(dirname "$0")/lib.sh"
+hold_local_target   # no other session changes a knob between its reads (lib.sh)
 require sqlite3:sqlite3 procps:ps util-linux:mount coreutils:dd
 require_built bin/schedlab bin/schedlab-agent
 [ "$(id -u)" = 0 ] || { not_ok "root" "the faults test mounts a tmpfs and writes knobs: run as root"; done_testing; exit; }
@@ -83,7 +84,12 @@ schedlab run "$TMP/plan.json" --db "$DB" --quiet >"$TMP/lock.out" 2>&1 &
 pid=$!
 CLEANUP_CMDS+=("kill -9 $pid")
 wait_ok 2 60 || not_ok "two runs stored before the lock" "$(cat "$TMP/lock.out")"
-(echo "BEGIN IMMEDIATE;"; sleep 14; echo "COMMIT;") | sqlite3 "$DB" &
+# held until the session has stopped (at most 60 s): a session whose run
+# in progress ends late (a loaded machine) still meets the lock at its
+# next write and waits its whole busy timeout (10 s) for it
+(echo "BEGIN IMMEDIATE;"
+ for i in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+ echo "COMMIT;") | sqlite3 "$DB" &
 locker=$!
 wait $pid
 equals "a writer holding the database past the busy timeout stops the session: exit 2" "$?" 2
@@ -167,8 +173,15 @@ wait $pid
 equals "the agent killed: the session ends with exit 1 (a run not done)" "$?" 1
 equals "the knob was changed when the agent died" "$changed" "$new"
 equals "the run it was measuring failed with the reason" \
-	"$(sql "SELECT count(*) FROM run WHERE error LIKE '%target lost%'")" 1
-equals "the session went on: the other runs ok" "$(sql "SELECT count(*) FROM run WHERE status = 'ok'")" $((NRUNS - 1))
+	"$(sql "SELECT count(*) FROM run WHERE error LIKE 'failed: target lost%'")" 1
+# the runs after it in the same boot visit are left resumable, not run (how
+# many depends on which stress-ng run was caught: a loaded machine may
+# catch a later one); every other run is ok
+notrun=$(sql "SELECT count(*) FROM run WHERE status = 'interrupted' AND error = 'not run: target lost earlier in this boot'
+	AND boot_id = (SELECT boot_id FROM run WHERE error LIKE 'failed: target lost%')")
+echo "# runs left not run after the loss, in its boot visit: $notrun"
+equals "the session went on: every run but those ok" \
+	"$(sql "SELECT count(*) FROM run WHERE status = 'ok'")" $((NRUNS - 1 - notrun))
 contains "the agent's knob change was restored from its journal" "$TMP/agent.out" "restored knobs of a dead agent: $knob=$orig"
 equals "agent killed: knob restored" "$(cat $knob)" "$orig"
 no_leftovers "agent killed: no process left"

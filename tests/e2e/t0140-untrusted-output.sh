@@ -7,6 +7,7 @@
 # could split a character). A tool that leaves a setsid daemon holding its
 # stdout does not hold the agent. A stand-in hackbench on PATH plays the tool.
 . "$(dirname "$0")/lib.sh"
+hold_local_target   # its local sessions never wait inside the script (lib.sh)
 require sqlite3:sqlite3 coreutils:head
 require_built bin/schedlab bin/schedlab-agent
 DB=$TMP/u.db

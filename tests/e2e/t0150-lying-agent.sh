@@ -6,6 +6,7 @@
 # sysinfo with "preempt_modes": {"value": [1, 2]} made `plan --check`
 # segfault on a strcmp of a non-string).
 . "$(dirname "$0")/lib.sh"
+hold_local_target   # its local sessions never wait inside the script (lib.sh)
 require python3:python3 sqlite3:sqlite3
 require_built bin/schedlab
 cat >"$TMP/agent.py" <<'PY'

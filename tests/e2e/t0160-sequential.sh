@@ -15,6 +15,7 @@
 # the plan errors name the key. A real local run of the same plan (real
 # hackbench) checks the wiring with the real agent.
 . "$(dirname "$0")/lib.sh"
+hold_local_target   # no other session changes a knob between its reads (lib.sh)
 require python3:python3 sqlite3:sqlite3 rt-tests:hackbench
 require_built bin/schedlab
 cat >"$TMP/agent.py" <<'PY'

@@ -11,6 +11,7 @@
 # the run, and the agent's exec writes such inputs (and refuses a path as
 # a name). Real-time policies need root: without it the runs are skipped.
 . "$(dirname "$0")/lib.sh"
+hold_local_target   # its local sessions never wait inside the script (lib.sh)
 require rt-app:rt-app sqlite3:sqlite3
 require_built bin/schedlab
 DB=$TMP/t.db

@@ -9,6 +9,7 @@
 # raw dump is kept with the run. Then the agent itself, on a fake /proc
 # tree (--root), turns the knob on for the run and back off afterwards.
 . "$(dirname "$0")/lib.sh"
+hold_local_target   # no other session changes a knob between its reads (lib.sh)
 DB=$TMP/t.db
 require sqlite3:sqlite3
 require_built bin/sl-pingpong bin/schedlab-agent

@@ -9,6 +9,7 @@
 # names the package, and a perf whose output is not perf's default format
 # fails the run with the line the parser expected. No speed is asserted.
 . "$(dirname "$0")/lib.sh"
+hold_local_target   # its local sessions never wait inside the script (lib.sh)
 require linux-perf:perf python3:python3 sqlite3:sqlite3
 require_built bin/schedlab bin/schedlab-agent
 LEFTOVER_NAMES+=(perf)

@@ -16,6 +16,7 @@
 # rule), every run stored once. Run under the local lock.
 # timeout: 240
 . "$(dirname "$0")/lib.sh"
+hold_local_target   # its local sessions never wait inside the script (lib.sh)
 SL=bin/schedlab
 DB=$TMP/ev.db
 require_built "$SL" bin/schedlab-agent

@@ -16,6 +16,7 @@
 #  - compare names the commits each side ran when they share one release
 #    (one kernel to the pairing, which goes by release and config).
 . "$(dirname "$0")/lib.sh"
+hold_local_target   # its local sessions never wait inside the script (lib.sh)
 require sqlite3:sqlite3 git:git rt-tests:hackbench
 SL=schedlab
 DB=$TMP/n.db

@@ -11,6 +11,7 @@
 # with --resume lab:last), and SIGKILL of the controller stops the members.
 # Prints TAP.
 . "$(dirname "$0")/lib.sh"
+hold_local_target   # its local sessions never wait inside the script (lib.sh)
 SL=schedlab
 require sqlite3:sqlite3 stress-ng:stress-ng rt-tests:hackbench
 AGENT=$(command -v schedlab-agent)

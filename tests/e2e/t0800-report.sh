@@ -18,6 +18,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
+hold_local_target   # its local sessions never wait inside the script (lib.sh)
 SL=bin/schedlab
 DB=$TMP/r.db
 export SCHEDLAB=$PWD/$SL

@@ -26,6 +26,7 @@
 # the reason and write nothing), list/show/report in every format, and the
 # plain-text culprit report.
 . "$(dirname "$0")/lib.sh"
+hold_local_target   # its local sessions never wait inside the script (lib.sh)
 require sqlite3:sqlite3 git:git python3:python3
 SL=schedlab
 DB=$TMP/a.db

@@ -12,8 +12,16 @@
 #  - a waiter stopped with SIGINT while waiting exits 130, its session left
 #    to resume;
 #  - two local members of one lab still run side by side (t0710 checks it),
-#    and a nightly over such a lab judges each member's session.
+#    and a nightly over such a lab judges each member's session;
+#  - a test script holding the local target (lib.sh: hold_local_target, as
+#    the knob tests do) locks the file a session locks: its own sessions go
+#    ahead, another's waits for the script; a second such script waits at
+#    most SCHEDLAB_TEST_LOCK_WAIT seconds and fails naming the holder.
+# The locks of this script live in a folder of its own (not the machine's:
+# a concurrent suite's or a person's session would wait for these, and
+# these for them).
 . "$(dirname "$0")/lib.sh"
+export SCHEDLAB_TARGET_LOCK_DIR="$TMP/target-locks"
 SL=schedlab
 DB=$TMP/l.db
 require sqlite3:sqlite3 stress-ng:stress-ng
@@ -94,6 +102,40 @@ wait $H
 expect_exit 0 "... run --resume finishes it once the target is free" $SL run --resume "$W_S" --db "$DB" --quiet
 expect_exit 0 "the killed holder's session resumes too" $SL run --resume 5 --db "$DB" --quiet
 equals "every planned run stored once" "$(sql "SELECT count(*) FROM run WHERE status NOT IN ('ok', 'failed', 'skipped', 'interrupted')")" 0
+# ---- a test script holding the local target (tests/e2e/lib.sh) ---------------------------
+# holder.sh holds it, runs a session of its own, then keeps it until told
+cat >"$TMP/holder.sh" <<EOF
+. "$PWD/tests/e2e/lib.sh"
+hold_local_target
+schedlab run "$TMP/quick.json" --db "$TMP/own.db" --quiet 2>"$TMP/own.err"
+echo "own session: \$?" >"$TMP/held"
+while [ ! -e "$TMP/release" ] && [ \$SECONDS -lt 120 ]; do sleep 0.1; done
+done_testing
+EOF
+bash "$TMP/holder.sh" >"$TMP/holder.out" 2>&1 &
+HS=$!
+CLEANUP_CMDS+=("kill $HS")
+for i in $(seq 600); do [ -s "$TMP/held" ] && break; sleep 0.1; done
+equals "a script holding the local target runs its own session" "$(cat "$TMP/held" 2>/dev/null)" "own session: 0"
+if grep -q "is in use" "$TMP/own.err"; then not_ok "... without waiting (the lock handed down)" "$(cat "$TMP/own.err")"
+else ok "... without waiting (the lock handed down)"; fi
+if flock -n "$(local_target_lock)" true; then not_ok "lib.sh's local_target_lock is the file a session locks" "$(local_target_lock)"
+else ok "lib.sh's local_target_lock is the file a session locks"; fi
+SCHEDLAB_TEST_LOCK_WAIT=1 expect_exit 1 "a second holder waits at most SCHEDLAB_TEST_LOCK_WAIT s and fails" bash "$TMP/holder.sh"
+contains "... saying that it waits, for whom" "$TMP/out" "# the local target is in use by pid $HS: the test holder.sh; waiting at most 1 s"
+contains "... and naming the holder in its failure" "$TMP/out" "held by pid $HS: the test holder.sh"
+$SL run "$TMP/quick.json" --db "$DB" --quiet >"$TMP/p.out" 2>"$TMP/p.err" &
+P=$!
+CLEANUP_CMDS+=("kill -9 $P")
+for i in $(seq 300); do grep -q "waiting" "$TMP/p.err" 2>/dev/null && break; sleep 0.1; done
+contains "a person's session waits for the script" "$TMP/p.err" "is in use by pid $HS: the test holder.sh; waiting"
+touch "$TMP/release"
+wait $HS
+equals "the script ends well" "$?" 0
+wait $P
+equals "... and the session goes on after it" "$?" 0
+contains "... saying so" "$TMP/p.err" "is free: going on"
+
 # ---- a nightly over a lab: each member's session judged ------------------------------
 cat >"$TMP/lab.json" <<'EOF'
 {"name": "lock-lab", "targets": [{"type": "local"}, {"type": "local"}], "repetitions": 1,
