@@ -140,18 +140,9 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 		"the ramp ran out of time before a step failed: a lower bound";
 	static const char sla_lower_bound[] =
 		"the ramp ran out of time while this SLA was still met: a lower bound";
-	json_error_t je;
-	if (out->exit_code != 0) {
-		strbuf_addf(err, "sl-jbb exited with status %d: %s", out->exit_code,
-			    out->err && *out->err ? out->err : "(no message)");
+	json_t *o = native_output("sl-jbb", out, err);
+	if (!o)
 		return -1;
-	}
-	json_t *o = json_loads(out->out ? out->out : "", 0, &je);
-	if (!o || !json_is_object(o)) {
-		strbuf_addf(err, "sl-jbb output is not a JSON object (line %d: %s)", je.line, je.text);
-		json_decref(o);
-		return -1;
-	}
 	const char *tool = json_string_value(json_object_get(o, "tool"));
 	json_t *steps = json_object_get(o, "steps");
 	if (!tool || strcmp(tool, "sl-jbb") || !json_is_array(steps) ||

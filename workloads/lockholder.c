@@ -123,30 +123,12 @@ static const struct mdef lockholder_metrics[] = {
 	{ NULL, NULL, 0, NULL, 0 },
 };
 
-static const struct hist *find_hist(const struct metric_set *ms, const char *name)
-{
-	for (size_t i = 0; name && i < ms->nhist; i++)
-		if (!strcmp(ms->hist[i].name, name))
-			return &ms->hist[i].h;
-	return NULL;
-}
-
 static int parse(const json_t *p, const struct wl_output *out, struct metric_set *ms,
 		 struct strbuf *err)
 {
-	json_error_t je;
-	if (out->exit_code != 0) {
-		strbuf_addf(err, "sl-lockholder exited with status %d: %s", out->exit_code,
-			    out->err && *out->err ? out->err : "(no message)");
+	json_t *o = native_output("sl-lockholder", out, err);
+	if (!o)
 		return -1;
-	}
-	json_t *o = json_loads(out->out ? out->out : "", 0, &je);
-	if (!o || !json_is_object(o)) {
-		strbuf_addf(err, "sl-lockholder output is not a JSON object (line %d: %s)", je.line,
-			    je.text);
-		json_decref(o);
-		return -1;
-	}
 	const char *tool = json_string_value(json_object_get(o, "tool"));
 	const json_t *holds = json_object_get(o, "holds");
 	const json_t *pre = json_object_get(o, "holder_preemptions");
@@ -184,7 +166,7 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 		const json_t *v = json_object_get(o, d->key);
 		if (!json_is_number(v))
 			continue;     /* null: no holds */
-		const struct hist *h = find_hist(ms, d->hist);
+		const struct hist *h = metric_find_hist(ms, d->hist);
 		double pv;
 		if (h && hist_percentile(h, d->pct, &pv) == HIST_IN_OVERFLOW)
 			metric_add_bound(ms, d->key, json_number_value(v), d->unit, d->better,

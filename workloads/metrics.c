@@ -114,3 +114,29 @@ void wl_exec_release(struct wl_exec *ex)
 	json_decref(ex->inputs);
 	memset(ex, 0, sizeof(*ex));
 }
+
+const struct hist *metric_find_hist(const struct metric_set *ms, const char *name)
+{
+	for (size_t i = 0; name && i < ms->nhist; i++)
+		if (!strcmp(ms->hist[i].name, name))
+			return &ms->hist[i].h;
+	return NULL;
+}
+
+json_t *native_output(const char *tool, const struct wl_output *out, struct strbuf *err)
+{
+	json_error_t je;
+	if (out->exit_code != 0) {
+		strbuf_addf(err, "%s exited with status %d: %s", tool, out->exit_code,
+			    out->err && *out->err ? out->err : "(no message)");
+		return NULL;
+	}
+	json_t *o = json_loads(out->out ? out->out : "", 0, &je);
+	if (!o || !json_is_object(o)) {
+		strbuf_addf(err, "%s output is not a JSON object (line %d: %s)", tool, je.line,
+			    je.text);
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}

@@ -147,6 +147,11 @@ void metric_set_note(struct metric_set *ms, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* takes ownership of h */
 void metric_add_hist(struct metric_set *ms, const char *name, const char *unit, struct hist *h);
+/* the histogram of ms named `name` (NULL: none), or NULL */
+const struct hist *metric_find_hist(const struct metric_set *ms, const char *name);
+/* a native program's (sl-*) one JSON object from its stdout: NULL with err
+ * naming `tool` when it exited non-zero (its stderr) or printed no object */
+json_t *native_output(const char *tool, const struct wl_output *out, struct strbuf *err);
 
 /* ---- the driver ---------------------------------------------------------- */
 
