@@ -63,6 +63,9 @@ static void print_table(const struct plan *p)
 		else
 			printf("each workload's primary metric");
 		printf(" (docs/statistics.md)\n");
+		if (p->seq_max_wall_s > 0)
+			printf("wall-time cap: no round starts after %g s (%.1f min); the rest are "
+			       "stored as not run\n", p->seq_max_wall_s, p->seq_max_wall_s / 60);
 	}
 	if (p->ntargets > 1) {
 		printf("lab of %zu targets, run in parallel, one session each:\n", p->ntargets);

@@ -569,7 +569,7 @@ static int rep_real(const json_t *o, const char *key, double *out, struct strbuf
 }
 
 /* "repetitions": {"min", "max", "until", "metrics", "threshold_pct",
- * "alpha", "spending", "boundaries"}; the metric names are checked against
+ * "alpha", "spending", "boundaries", "max_wall_s"}; the metric names are checked against
  * the workloads later (check_seq_metrics). Without "boundaries", a plan
  * file gets the exact design and the key is written into it (so the plan
  * its session stores names it); a stored plan without the key was run
@@ -577,7 +577,7 @@ static int rep_real(const json_t *o, const char *key, double *out, struct strbuf
 static int validate_until_decided(struct plan *p, const json_t *o, struct strbuf *e)
 {
 	static const char *const keys[] = { "min", "max", "until", "metrics", "threshold_pct",
-					    "alpha", "spending", "boundaries", NULL };
+					    "alpha", "spending", "boundaries", "max_wall_s", NULL };
 	const char *key;
 	json_t *v;
 	json_object_foreach((json_t *)o, key, v) {
@@ -586,7 +586,7 @@ static int validate_until_decided(struct plan *p, const json_t *o, struct strbuf
 			i++;
 		if (!keys[i]) {
 			strbuf_addf(e, "repetitions.%s: unknown key (valid: min, max, until, metrics, "
-				       "threshold_pct, alpha, spending, boundaries)", key);
+				       "threshold_pct, alpha, spending, boundaries, max_wall_s)", key);
 			return -1;
 		}
 	}
@@ -608,6 +608,14 @@ static int validate_until_decided(struct plan *p, const json_t *o, struct strbuf
 		return -1;
 	if (!json_object_get(o, "min") && p->seq.min > p->seq.max)
 		p->seq.min = p->seq.max;
+	v = json_object_get(o, "max_wall_s");
+	if (v && (!json_is_number(v) || !(json_number_value(v) >= 1) ||
+		  json_number_value(v) > 31 * 86400)) {
+		strbuf_addstr(e, "repetitions.max_wall_s: must be a number of seconds, 1 to 2678400 "
+				 "(31 days): no round starts after the session ran this long");
+		return -1;
+	}
+	p->seq_max_wall_s = v ? json_number_value(v) : 0;
 	v = json_object_get(o, "spending");
 	if (v) {
 		const char *s = json_string_value(v);

@@ -101,6 +101,9 @@ struct plan {
 	struct seq_design seq;
 	struct strvec seq_metrics;  /* "workload.metric" looked at; empty: each
 				       workload's primary metric */
+	double seq_max_wall_s;      /* repetitions.max_wall_s: no round starts once a
+				       run of the session has been going this long
+				       (0: no cap) */
 	uint64_t seed;
 	int schedstat;
 	struct plan_boot *boots;

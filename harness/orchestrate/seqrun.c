@@ -41,6 +41,7 @@ struct seqrun {
 	size_t npairs;
 	struct strvec said;     /* pair decisions already announced */
 	int rounds_seen;        /* the most rounds any cell has */
+	char *capped;           /* the wall-time cap's reason once reached, else NULL */
 	int ndistinct_knobs, ndistinct_cfgs;
 };
 
@@ -77,6 +78,7 @@ void seqrun_free(struct seqrun *s)
 	cells_clear(s);
 	free(s->cells);
 	strvec_clear(&s->said);
+	free(s->capped);
 	free(s);
 }
 
@@ -278,10 +280,26 @@ int seqrun_update(struct seqrun *s, struct db *db, int64_t sid, struct strvec *s
 	return 0;
 }
 
+void seqrun_cap(struct seqrun *s, int round, double elapsed_s)
+{
+	if (s->capped)
+		return;
+	size_t open = 0;
+	for (size_t i = 0; i < s->npairs; i++)
+		open += !s->pairs[i].decided;
+	s->capped = xstrfmt("stopped at the wall-time cap (repetitions.max_wall_s %g s; %.0f s "
+			    "gone) before round %d: %zu of %zu pairs undecided", s->p->seq_max_wall_s,
+			    elapsed_s, round, open, s->npairs);
+}
+
 int seqrun_needed(const struct seqrun *s, int cfg, const char *knobs, const char *workload,
 		  const char *params, const char **why)
 {
 	int in_pair = 0;
+	if (s->capped) {
+		*why = s->capped;
+		return 0;
+	}
 	const struct pair_state *last = NULL;
 	for (size_t i = 0; i < s->npairs; i++) {
 		const struct pair_state *ps = &s->pairs[i];
@@ -311,5 +329,9 @@ void seqrun_summary(const struct seqrun *s, size_t skipped, struct strbuf *out)
 	if (futile)
 		strbuf_addf(out, ", %zu stopped undecided (not decidable by max)", futile);
 	strbuf_addf(out, ", at most %d of %d rounds run; %zu runs skipped as %s",
-		    s->rounds_seen, s->p->seq.max, skipped, futile ? "decided or stopped" : "decided");
+		    s->rounds_seen, s->p->seq.max, skipped,
+		    s->capped ? "decided or stopped at the wall-time cap"
+			      : futile ? "decided or stopped" : "decided");
+	if (s->capped)
+		strbuf_addf(out, " (%s)", s->capped);
 }

@@ -1028,6 +1028,7 @@ struct exec_ctx {
 	/* sequential repetitions (plan "until": "decided"), else NULL */
 	struct seqrun *seq;
 	int seq_looked;         /* the round the decisions were made before */
+	double seq_t0;          /* now_mono() when this run of the session began */
 	size_t seq_skipped;     /* runs skipped as decided */
 	/* evidence triggers ("worst", "flagged"): traced runs they made, left
 	   out (nothing flagged) and left waiting for their configuration */
@@ -1315,6 +1316,15 @@ static int seq_look(struct exec_ctx *c, int round)
 	for (size_t i = 0; i < said.nr; i++)
 		progress_say(&c->pg, "%s", said.v[i]);
 	strvec_clear(&said);
+	/* the cap is looked at between rounds only: a round once begun ends,
+	   so that every configuration has the same number of rounds */
+	double gone = now_mono() - c->seq_t0;
+	if (!rc && c->p->seq_max_wall_s > 0 && gone >= c->p->seq_max_wall_s) {
+		seqrun_cap(c->seq, round, gone);
+		const char *why = NULL;
+		seqrun_needed(c->seq, 0, NULL, NULL, NULL, &why);
+		progress_say(&c->pg, "sequential repetitions: %s", why);
+	}
 	return rc;
 }
 
@@ -1326,7 +1336,9 @@ static int seq_needed(struct exec_ctx *c, size_t k)
 	const char *why = NULL;
 	if (!c->seq || seqrun_needed(c->seq, r->cfg, r->knobs, r->workload, r->params, &why))
 		return 1;
-	char *reason = xstrfmt("decided (sequential repetitions): %s", why);
+	char *reason = xstrfmt("%s (sequential repetitions): %s",
+			       strncmp(why, "stopped at the wall-time cap", 28) ? "decided" : "not run",
+			       why);
 	int rc = store_simple(c->db, r->run_id, "skipped", reason, c->err);
 	free(reason);
 	if (rc)
@@ -1936,6 +1948,7 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 	progress_begin(&c);
 	if (p->until_decided) {
 		c.seq = seqrun_new(p);
+		c.seq_t0 = now_mono();
 		c.seq_looked = -1;
 	}
 	size_t i = 0;

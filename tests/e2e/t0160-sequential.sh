@@ -47,6 +47,9 @@ for line in sys.stdin:
         if kill_at and n == kill_at:
             os.kill(os.getppid(), 9)
             sys.exit(0)
+        if os.environ.get("EXEC_SLEEP"):
+            import time
+            time.sleep(float(os.environ["EXEC_SLEEP"]))
         ts = knobs.get("/proc/sys/kernel/sched_rr_timeslice_ms", "100")
         t = (1.2 if ts == "50" else 1.0) * (1 + 0.005 * math.sin(1.7 * n))
         res = {"exit_code": 0, "signal": 0, "timed_out": False, "wall_s": 0.01,
@@ -118,6 +121,33 @@ equals "--until-decided is stored in the session's plan" \
 	"$(sql "SELECT json_extract(plan_json, '\$.repetitions.until') FROM session WHERE tag = 'flag'")" decided
 equals "the stored plans name their design (exact boundaries, the default), so a resume keeps it" \
 	"$(sql "SELECT group_concat(json_extract(plan_json, '\$.repetitions.boundaries'), ' ') FROM session WHERE tag IN ('seq', 'flag')")" "exact exact"
+
+# ---- the wall-time cap (repetitions.max_wall_s) ----------------------------------
+# each run takes 0.3 s in the stand-in, so a round of 3 takes about 1 s and
+# the 1 s cap is reached before round 2 or 3 (sooner on a loaded machine:
+# never later); no round is cut in the middle
+plan '{"min": 3, "max": 20, "until": "decided", "max_wall_s": 1}' >"$TMP/cap.json"
+rm -f "$TMP/count"
+EXEC_SLEEP=0.3 expect_exit 0 "a sequential run with a 1 s wall-time cap" \
+	schedlab run "$TMP/cap.json" --db "$DB" --tag cap
+cp "$TMP/err" "$TMP/cap.log"; cat "$TMP/out" >>"$TMP/cap.log"
+contains "the cap is announced when reached" "$TMP/cap.log" \
+	"sequential repetitions: stopped at the wall-time cap (repetitions.max_wall_s 1 s;"
+contains "... and in the summary, with the pairs left undecided" "$TMP/cap.log" \
+	"runs skipped as decided or stopped at the wall-time cap"
+equals "capped: every planned run stored once" \
+	"$(sql "SELECT count(*), sum(r.status IN ('ok','skipped')) FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag = 'cap'")" "60|60"
+CAPOK=$(sql "SELECT count(*) FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag = 'cap' AND r.status = 'ok'")
+if [ "$CAPOK" -ge 3 ] && [ "$CAPOK" -lt 9 ] && [ $((CAPOK % 3)) -eq 0 ]; then
+	ok "capped: $CAPOK runs, whole rounds only, fewer than the 3 rounds of min"
+else
+	not_ok "capped: whole rounds, fewer than 3" "ok runs: $CAPOK"
+fi
+equals "... the rest stored as not run, with the cap" \
+	"$(sql "SELECT count(*) FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag = 'cap' AND r.status = 'skipped' AND r.error LIKE 'not run (sequential repetitions): stopped at the wall-time cap%'")" "$((60 - CAPOK))"
+plan '{"max": 20, "until": "decided", "max_wall_s": 0}' >"$TMP/bad5.json"
+expect_exit 2 "repetitions.max_wall_s 0" schedlab plan "$TMP/bad5.json"
+contains "... names the key and the range" "$TMP/err" "repetitions.max_wall_s: must be a number of seconds, 1 to"
 
 # ---- a controller killed mid-session, then --resume ---------------------------
 rm -f "$TMP/count"
