@@ -42,6 +42,8 @@ struct seqrun {
 	struct strvec said;     /* pair decisions already announced */
 	int rounds_seen;        /* the most rounds any cell has */
 	char *capped;           /* the wall-time cap's reason once reached, else NULL */
+	int cap_rounds;         /* rounds begun before the cap stopped them */
+	size_t cap_open;        /* pairs the cap left undecided */
 	int ndistinct_knobs, ndistinct_cfgs;
 };
 
@@ -280,16 +282,17 @@ int seqrun_update(struct seqrun *s, struct db *db, int64_t sid, struct strvec *s
 	return 0;
 }
 
-void seqrun_cap(struct seqrun *s, int round, double elapsed_s)
+int seqrun_cap(struct seqrun *s, int round, double elapsed_s)
 {
 	if (s->capped)
-		return;
-	size_t open = 0;
+		return 0;
 	for (size_t i = 0; i < s->npairs; i++)
-		open += !s->pairs[i].decided;
+		s->cap_open += !s->pairs[i].decided;
+	s->cap_rounds = round;
 	s->capped = xstrfmt("stopped at the wall-time cap (repetitions.max_wall_s %g s; %.0f s "
-			    "gone) before round %d: %zu of %zu pairs undecided", s->p->seq_max_wall_s,
-			    elapsed_s, round, open, s->npairs);
+			    "gone) after %d rounds: %zu of %zu pairs undecided", s->p->seq_max_wall_s,
+			    elapsed_s, round, s->cap_open, s->npairs);
+	return 1;
 }
 
 int seqrun_needed(const struct seqrun *s, int cfg, const char *knobs, const char *workload,
@@ -328,10 +331,11 @@ void seqrun_summary(const struct seqrun *s, size_t skipped, struct strbuf *out)
 	strbuf_addf(out, "sequential repetitions: %zu of %zu pairs decided", decided, s->npairs);
 	if (futile)
 		strbuf_addf(out, ", %zu stopped undecided (not decidable by max)", futile);
+	if (s->capped)
+		strbuf_addf(out, ", %zu left undecided by the wall-time cap (%g s, reached after %d "
+			    "rounds)", s->cap_open, s->p->seq_max_wall_s, s->cap_rounds);
 	strbuf_addf(out, ", at most %d of %d rounds run; %zu runs skipped as %s",
 		    s->rounds_seen, s->p->seq.max, skipped,
-		    s->capped ? "decided or stopped at the wall-time cap"
+		    s->capped ? "decided, stopped or past the cap"
 			      : futile ? "decided or stopped" : "decided");
-	if (s->capped)
-		strbuf_addf(out, " (%s)", s->capped);
 }

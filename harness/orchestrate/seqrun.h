@@ -41,9 +41,10 @@ int seqrun_needed(const struct seqrun *s, int cfg, const char *knobs, const char
 
 /* "12 of 30 rounds; 40 of 120 runs skipped as decided" for the end */
 void seqrun_summary(const struct seqrun *s, size_t skipped, struct strbuf *out);
-/* the plan's wall-time cap (repetitions.max_wall_s) was reached before
- * round `round`: from now on no run is needed, the undecided pairs stop
- * undecided (seqrun_needed's reason says so; the summary counts them) */
-void seqrun_cap(struct seqrun *s, int round, double elapsed_s);
+/* the plan's wall-time cap (repetitions.max_wall_s) was reached after
+ * `rounds` rounds had begun: from now on no run is needed, the undecided
+ * pairs stop undecided (seqrun_needed's reason says so; the summary counts
+ * them). 1 the first time, 0 when it was capped already */
+int seqrun_cap(struct seqrun *s, int rounds, double elapsed_s);
 
 #endif

@@ -1319,8 +1319,9 @@ static int seq_look(struct exec_ctx *c, int round)
 	/* the cap is looked at between rounds only: a round once begun ends,
 	   so that every configuration has the same number of rounds */
 	double gone = now_mono() - c->seq_t0;
-	if (!rc && c->p->seq_max_wall_s > 0 && gone >= c->p->seq_max_wall_s) {
-		seqrun_cap(c->seq, round, gone);
+	/* round is 0-based: `round` rounds have begun before it */
+	if (!rc && c->p->seq_max_wall_s > 0 && gone >= c->p->seq_max_wall_s &&
+	    seqrun_cap(c->seq, round, gone)) {
 		const char *why = NULL;
 		seqrun_needed(c->seq, 0, NULL, NULL, NULL, &why);
 		progress_say(&c->pg, "sequential repetitions: %s", why);
