@@ -163,7 +163,12 @@ sla = [d["sla_%dms_jops" % s] for s in (10, 25, 50, 75, 100)]
 want(all(a <= b for a, b in zip(sla, sla[1:])) and sla[-1] <= d["max_jops"], "SLA values not ordered: %s" % sla)
 steps = [s for s in d["steps"] if s["phase"] == "rt-curve"]
 want(len(steps) >= 1, "no RT-curve step")
-want(d["steps_passed"] == sum(1 for s in steps if s["ok"]), "steps_passed")
+# the curve's passing steps and the SLA probes that passed (they join the
+# curve in front: sl-jbb's sla_probes, which runs only when an SLA was not
+# met, as on a loaded machine)
+probes = [s for s in d["steps"] if s["phase"] == "sla-probe"]
+want(d["steps_passed"] == sum(1 for s in steps + probes if s["ok"]),
+     "steps_passed %s, passing steps %s" % (d["steps_passed"], [(s["phase"], s["ok"]) for s in d["steps"]]))
 for s in d["steps"]:
     if s["p50_ms"] is not None:
         want(s["p50_ms"] <= s["p90_ms"] <= s["p99_ms"] <= s["max_ms"] * 1.01, "step %s percentiles" % s["pct"])
