@@ -94,15 +94,7 @@ static int build(const json_t *p, struct wl_exec *ex, struct strbuf *err)
 	return 0;
 }
 
-struct mdef {
-	const char *key;     /* in the JSON and as the metric name */
-	const char *unit;
-	enum better better;
-	const char *hist;    /* a percentile of this histogram (ns), or NULL */
-	double pct;
-};
-
-static const struct mdef lockholder_metrics[] = {
+static const struct native_metric lockholder_metrics[] = {
 	{ "acq_per_s", "acq/s", BETTER_HIGHER, NULL, 0 },
 	{ "hold_p50_us", "us", BETTER_LOWER, "hold_ns", 50 },
 	{ "hold_p99_us", "us", BETTER_LOWER, "hold_ns", 99 },
@@ -162,18 +154,7 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 		}
 		metric_add_hist(ms, *k, "ns", &h);
 	}
-	for (const struct mdef *d = lockholder_metrics; d->key; d++) {
-		const json_t *v = json_object_get(o, d->key);
-		if (!json_is_number(v))
-			continue;     /* null: no holds */
-		const struct hist *h = metric_find_hist(ms, d->hist);
-		double pv;
-		if (h && hist_percentile(h, d->pct, &pv) == HIST_IN_OVERFLOW)
-			metric_add_bound(ms, d->key, json_number_value(v), d->unit, d->better,
-					 METRIC_NOTE_OVERFLOW);
-		else
-			metric_add(ms, d->key, json_number_value(v), d->unit, d->better);
-	}
+	native_add_metrics(ms, o, lockholder_metrics, NULL, NULL);   /* null: no holds */
 	const char *ext = json_string_value(json_object_get(o, "rseq_slice_ext"));
 	const char *detail = json_string_value(json_object_get(o, "rseq_slice_ext_detail"));
 	if (ext)

@@ -140,3 +140,23 @@ json_t *native_output(const char *tool, const struct wl_output *out, struct strb
 	}
 	return o;
 }
+
+void native_add_metrics(struct metric_set *ms, const json_t *o, const struct native_metric *defs,
+			const char *bound_prefix, const char *bound_note)
+{
+	for (const struct native_metric *d = defs; d->key; d++) {
+		const json_t *v = json_object_get(o, d->key);
+		if (!json_is_number(v))
+			continue;
+		const struct hist *h = metric_find_hist(ms, d->hist);
+		double pv;
+		if (h && hist_percentile(h, d->pct, &pv) == HIST_IN_OVERFLOW)
+			metric_add_bound(ms, d->key, json_number_value(v), d->unit, d->better,
+					 METRIC_NOTE_OVERFLOW);
+		else if (bound_prefix && !strncmp(d->key, bound_prefix, strlen(bound_prefix)))
+			metric_add_bound(ms, d->key, json_number_value(v), d->unit, d->better,
+					 bound_note);
+		else
+			metric_add(ms, d->key, json_number_value(v), d->unit, d->better);
+	}
+}

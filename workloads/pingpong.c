@@ -97,15 +97,7 @@ static int build(const json_t *p, struct wl_exec *ex, struct strbuf *err)
 	return 0;
 }
 
-struct mdef {
-	const char *key;     /* in the JSON and as the metric name */
-	const char *unit;
-	enum better better;
-	const char *hist;    /* a percentile of this histogram (ns), or NULL */
-	double pct;
-};
-
-static const struct mdef pingpong_metrics[] = {
+static const struct native_metric pingpong_metrics[] = {
 	{ "rps", "req/s", BETTER_HIGHER, NULL, 0 },
 	{ "req_p50_us", "us", BETTER_LOWER, "request_ns", 50 },
 	{ "req_p99_us", "us", BETTER_LOWER, "request_ns", 99 },
@@ -159,20 +151,8 @@ static int parse(const json_t *p, const struct wl_output *out, struct metric_set
 	/* notes are stored by pointer: a constant string */
 	static const char note[] = "open loop fell behind: some scheduled requests were never "
 				   "sent (requests_backlog); latency percentiles are lower bounds";
-	for (const struct mdef *d = pingpong_metrics; d->key; d++) {
-		const json_t *v = json_object_get(o, d->key);
-		if (!json_is_number(v))
-			continue;     /* null: not measurable on this target or no samples */
-		const struct hist *h = metric_find_hist(ms, d->hist);
-		double pv;
-		if (h && hist_percentile(h, d->pct, &pv) == HIST_IN_OVERFLOW)
-			metric_add_bound(ms, d->key, json_number_value(v), d->unit, d->better,
-					 METRIC_NOTE_OVERFLOW);
-		else if (backlog > 0 && !strncmp(d->key, "req_", 4))
-			metric_add_bound(ms, d->key, json_number_value(v), d->unit, d->better, note);
-		else
-			metric_add(ms, d->key, json_number_value(v), d->unit, d->better);
-	}
+	/* null: not measurable on this target or no samples */
+	native_add_metrics(ms, o, pingpong_metrics, backlog > 0 ? "req_" : NULL, note);
 	metric_add(ms, "requests", (double)completed, "count", BETTER_NONE);
 	if (json_is_integer(json_object_get(o, "requests_backlog")))
 		metric_add(ms, "requests_backlog", (double)backlog, "count", BETTER_LOWER);

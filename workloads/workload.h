@@ -152,6 +152,20 @@ const struct hist *metric_find_hist(const struct metric_set *ms, const char *nam
 /* a native program's (sl-*) one JSON object from its stdout: NULL with err
  * naming `tool` when it exited non-zero (its stderr) or printed no object */
 json_t *native_output(const char *tool, const struct wl_output *out, struct strbuf *err);
+/* a metric a native program prints as a number under `key` */
+struct native_metric {
+	const char *key;     /* in the JSON and as the metric name */
+	const char *unit;
+	enum better better;
+	const char *hist;    /* a percentile of this histogram (ns) of ms, or NULL */
+	double pct;
+};
+/* every number of defs (ended by a NULL key) that o holds (null: not
+ * measurable, left out), as a lower bound when its percentile fell into the
+ * histogram's overflow, or when its key starts with bound_prefix (non-NULL)
+ * with the note bound_note (a constant string) */
+void native_add_metrics(struct metric_set *ms, const json_t *o, const struct native_metric *defs,
+			const char *bound_prefix, const char *bound_note);
 
 /* ---- the driver ---------------------------------------------------------- */
 
