@@ -33,6 +33,19 @@ struct pair_state {             /* a pair of configurations for one series */
 	char *text;             /* what was decided */
 };
 
+/*
+ * A metric's decision for a pair, kept from the look that made it: the
+ * group-sequential design stops at the first crossing, so a decided (or
+ * futility-stopped) metric is never looked at again, even when the pair's
+ * configurations keep running for their other pairs or metrics, and its
+ * decision is announced once, as made.
+ */
+struct kept {
+	char *key;              /* series, both configurations, metric */
+	char *text;             /* the look's words */
+	int r, n;               /* look()'s result, rounds looked at */
+};
+
 struct seqrun {
 	const struct plan *p;
 	struct cell *cells;
@@ -40,6 +53,8 @@ struct seqrun {
 	struct pair_state *pairs;
 	size_t npairs;
 	struct strvec said;     /* pair decisions already announced */
+	struct kept *kept;      /* metric decisions made so far */
+	size_t nkept;
 	int rounds_seen;        /* the most rounds any cell has */
 	char *capped;           /* the wall-time cap's reason once reached, else NULL */
 	int cap_rounds;         /* rounds begun before the cap stopped them */
@@ -80,6 +95,11 @@ void seqrun_free(struct seqrun *s)
 	cells_clear(s);
 	free(s->cells);
 	strvec_clear(&s->said);
+	for (size_t i = 0; i < s->nkept; i++) {
+		free(s->kept[i].key);
+		free(s->kept[i].text);
+	}
+	free(s->kept);
 	free(s->capped);
 	free(s);
 }
@@ -205,6 +225,24 @@ static int look(const struct seqrun *s, const struct cell *a, const struct cell 
 	return 1;
 }
 
+/* the key of metric m's look at configurations a and b of one series, the
+ * same whichever of the two comes first */
+static char *kept_key(const struct cell *a, const struct cell *b, const char *m)
+{
+	int swap = a->cfg > b->cfg || (a->cfg == b->cfg && strcmp(a->knobs, b->knobs) > 0);
+	const struct cell *x = swap ? b : a, *y = swap ? a : b;
+	return xstrfmt("%s\x1f%s\x1f%d\x1f%s\x1f%d\x1f%s\x1f%s", x->workload, x->params, x->cfg,
+		       x->knobs, y->cfg, y->knobs, m);
+}
+
+static const struct kept *kept_find(const struct seqrun *s, const char *key)
+{
+	for (size_t i = 0; i < s->nkept; i++)
+		if (!strcmp(s->kept[i].key, key))
+			return &s->kept[i];
+	return NULL;
+}
+
 int seqrun_update(struct seqrun *s, struct db *db, int64_t sid, struct strvec *said,
 		  struct strbuf *err)
 {
@@ -253,7 +291,32 @@ int seqrun_update(struct seqrun *s, struct db *db, int64_t sid, struct strvec *s
 					if (cell_is(&s->cells[y], b->cfg, b->knobs, b->workload,
 						    b->params, ca->metric))
 						cb = &s->cells[y];
-				int nn = 0, r = cb ? look(s, ca, cb, &text, &nn) : 0;
+				int nn = 0, r = 0;
+				if (cb) {
+					char *key = kept_key(ca, cb, ca->metric);
+					const struct kept *k = kept_find(s, key);
+					if (k) {
+						strbuf_addf(&text, "%s%s", text.len ? "; " : "",
+							    k->text);
+						r = k->r;
+						nn = k->n;
+						free(key);
+					} else {
+						struct strbuf one = STRBUF_INIT;
+						r = look(s, ca, cb, &one, &nn);
+						strbuf_addf(&text, "%s%s", text.len && one.len ? "; " : "",
+							    one.buf);
+						if (r) {
+							s->kept = xrealloc(s->kept, (s->nkept + 1) *
+										  sizeof(*s->kept));
+							s->kept[s->nkept++] = (struct kept){
+								key, strbuf_detach(&one, NULL), r, nn };
+						} else {
+							free(key);
+							strbuf_release(&one);
+						}
+					}
+				}
 				if (!r)
 					decided = 0;
 				if (r == 2)
