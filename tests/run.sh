@@ -18,6 +18,17 @@
 # SCHEDLAB_SKIP_SLOW=1 skips scripts whose name contains "-qemu" or "-slow".
 # Arguments, if given, are the tests to run (paths or substrings; a path to
 # a script outside tests/e2e/ runs that script).
+#
+# Two lanes: a script whose opening comment says `# lane: guest` (the qemu
+# guest, ssh and LAVA tests that boot Debian's imported kernel and build
+# none) runs in a second lane beside the rest (the unit tests, the local
+# tests, and the tests that build kernels, which share the variant cache and
+# ccache). Tests of one lane run one at a time in name order; a test's report
+# is printed whole when it ends. SCHEDLAB_TEST_JOBS=1 runs everything in one
+# lane (the default on a one-CPU machine). Tests that touch one resource are
+# kept in one lane: the LAVA instance, the ssh guests' ports, the kernel
+# builds; the local target is shared through its lock (lib.sh:
+# hold_local_target).
 set -u
 cd "$(dirname "$0")/.."
 export SCHEDLAB_TESTDATA="$PWD/tests/data"
@@ -32,11 +43,10 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 # (SCHEDLAB_DEVNODES replaces the list in the runner's own test)
 read -r -a devnodes <<<"${SCHEDLAB_DEVNODES:-/dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty}"
 devsnap() { stat -c '%n %F %a %u:%g %t:%T' "${devnodes[@]}" 2>&1; }
-devs_before=$(devsnap)
-
-pass=0 fail=0 skip=0
-failed_names=()
-durations=()   # "MILLISECONDS NAME" of every test that ran
+work=$(mktemp -d "${TMPDIR:-/tmp}/schedlab-run.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT
+devsnap >"$work/devs"   # the nodes as the last test left them (both lanes)
+: >"$work/results"      # "PASSED FAILED SKIPPED MILLISECONDS NAME" a test
 tests=(build/tests/test_* tests/e2e/t*.sh)
 if [ $# -gt 0 ]; then
 	sel=()
@@ -63,60 +73,106 @@ limit_of() {
 	fi
 }
 
-for t in "${tests[@]}"; do
-	[ -e "$t" ] || continue
+# run_test TEST: runs one test, prints its report whole (under the print
+# lock, so the lanes' reports do not mix) and adds its line to results
+run_test() {
+	local t=$1 name out start_ms limit rc p s f took devs_now
 	name=${t##*/}
 	if [ "${SCHEDLAB_SKIP_SLOW:-0}" = 1 ] && [[ "$name" == *-qemu* || "$name" == *-slow* ]]; then
-		echo "# skip $name (SCHEDLAB_SKIP_SLOW=1)"
-		skip=$((skip + 1))
-		continue
+		flock "$work/print" echo "# skip $name (SCHEDLAB_SKIP_SLOW=1)"
+		flock "$work/results" sh -c 'echo "0 0 1 0 $1" >>"$2"' sh "$name" "$work/results"
+		return
 	fi
-	echo "# --- $name"
-	out=$(mktemp)
+	out=$(mktemp "$work/out.XXXXXX")
+	echo "# --- $name" >"$out"
 	start_ms=$(($(date +%s%N) / 1000000))
 	limit=$(limit_of "$t")
 	if [[ "$t" == *.sh ]]; then
-		timeout --kill-after=30 "$limit" bash "$t" >"$out" 2>&1
+		timeout --kill-after=30 "$limit" bash "$t" >>"$out" 2>&1
 	else
-		timeout --kill-after=30 "$limit" "$t" >"$out" 2>&1
+		timeout --kill-after=30 "$limit" "$t" >>"$out" 2>&1
 	fi
 	rc=$?
-	cat "$out"
 	p=$(grep -cE '^ok ' "$out" | tr -d ' ')
 	s=$(grep -cE '^ok .*# [Ss][Kk][Ii][Pp]' "$out" | tr -d ' ')
 	f=$(grep -cE '^not ok ' "$out" | tr -d ' ')
 	p=$((p - s))
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		echo "not ok - $name timed out after $limit s (limit: '# timeout: N' in its header)"
+		echo "not ok - $name timed out after $limit s (limit: '# timeout: N' in its header)" >>"$out"
 		f=$((f + 1))
 	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "not ok - $name exited with status $rc without reporting a failure"
+		echo "not ok - $name exited with status $rc without reporting a failure" >>"$out"
 		f=1
 	fi
+	# named once, by the test after which it was seen (in either lane)
+	exec 9>"$work/devs.lock"
+	flock 9
 	devs_now=$(devsnap)
-	if [ "$devs_now" != "$devs_before" ]; then
-		echo "not ok - $name changed a device node of the machine:"
-		diff <(echo "$devs_before") <(echo "$devs_now") | sed 's/^/#   /'
+	if [ "$devs_now" != "$(cat "$work/devs")" ]; then
+		{ echo "not ok - $name changed a device node of the machine (or a test beside it did):"
+		  diff "$work/devs" <(echo "$devs_now") | sed 's/^/#   /'; } >>"$out"
 		f=$((f + 1))
-		devs_before=$devs_now   # named once, by the test that did it
+		echo "$devs_now" >"$work/devs"
 	fi
+	exec 9>&-
 	if grep -qE '^1\.\.0 # [Ss][Kk][Ii][Pp]' "$out"; then
 		if [ "${SCHEDLAB_ALLOW_SKIP:-0}" = 1 ]; then
 			s=$((s + 1))
 		else
-			echo "not ok - $name skipped itself whole; in make test that is a failure (SCHEDLAB_ALLOW_SKIP=1 allows it)"
+			echo "not ok - $name skipped itself whole; in make test that is a failure (SCHEDLAB_ALLOW_SKIP=1 allows it)" >>"$out"
 			f=$((f + 1))
 		fi
 	fi
-	if [ "$f" -gt 0 ]; then
-		failed_names+=("$name")
-	fi
-	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 	took=$(($(date +%s%N) / 1000000 - start_ms))
-	durations+=("$took $name")
-	echo "# $name: $p passed, $f failed, $s skipped ($((took / 1000)) s)"
+	echo "# $name: $p passed, $f failed, $s skipped ($((took / 1000)) s)" >>"$out"
+	flock "$work/print" cat "$out"
+	flock "$work/results" sh -c 'echo "$1" >>"$2"' sh "$p $f $s $took $name" "$work/results"
 	rm -f "$out"
+}
+
+# run_lane TEST...: one after the other
+run_lane() {
+	local t
+	for t in "$@"; do
+		[ -e "$t" ] || continue
+		run_test "$t"
+	done
+}
+
+jobs=${SCHEDLAB_TEST_JOBS:-$( [ "$(nproc)" -ge 2 ] && echo 2 || echo 1)}
+main_lane=() guest_lane=()
+for t in "${tests[@]}"; do
+	if [ "$jobs" -ge 2 ] && [[ "$t" == *.sh ]] &&
+		awk '!/^#/ { exit 1 } /^# lane: *guest([ (]|$)/ { found = 1; exit } END { exit !found }' "$t" 2>/dev/null; then
+		guest_lane+=("$t")
+	else
+		main_lane+=("$t")
+	fi
 done
+if [ ${#guest_lane[@]} -gt 0 ] && [ ${#main_lane[@]} -gt 0 ]; then
+	echo "# two lanes: ${#main_lane[@]} tests, and ${#guest_lane[@]} guest tests beside them (SCHEDLAB_TEST_JOBS=1: one)"
+	# Debian's kernel, which most guest tests boot, imported once before
+	# the lanes start (each test imports it when missing; two at once
+	# would race); a failure here is the tests' to report
+	if [ ! -f kernels/out/debian/kernel.json ]; then
+		make -s -C kernels debian >"$work/kernel-import.log" 2>&1 || true
+	fi
+	run_lane "${guest_lane[@]}" &
+	guest_pid=$!
+	run_lane "${main_lane[@]}"
+	wait "$guest_pid"
+else
+	run_lane "${main_lane[@]}" "${guest_lane[@]}"
+fi
+
+pass=0 fail=0 skip=0
+failed_names=()
+durations=()   # "MILLISECONDS NAME" of every test that ran
+while read -r p f s ms name; do
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	[ "$f" -gt 0 ] && failed_names+=("$name")
+	[ "$ms" -gt 0 ] && durations+=("$ms $name")
+done <"$work/results"
 if [ ${#durations[@]} -gt 0 ]; then
 	echo "# slowest:"
 	printf '%s\n' "${durations[@]}" | sort -k1,1nr -k2 | head -n 10 |

@@ -82,4 +82,40 @@ contains "the slowest tests are listed" "$TMP/out" "# slowest:"
 equals "... the slowest first" "$(grep -A1 '^# slowest:' "$TMP/out" | tail -n 1 | awk '{ print $4 }')" t-slow.sh
 equals "... ten of them" "$(sed -n '/^# slowest:/,$p' "$TMP/out" | grep -c '^#   ')" 10
 equals "the closing line stays last" "$(tail -n 1 "$TMP/out")" "12 passed, 0 failed, 0 skipped"
+
+# two lanes: a `# lane: guest` script runs beside the others. The main-lane
+# script waits (WAIT_TENTHS, default 60 s) for a file the guest-lane script
+# makes, which it sees in time only when the two run at the same time; each
+# report is printed whole; the counts of both lanes add up; a failure in the
+# guest lane fails the run and is named
+export LANE_FLAG=$TMP/guest-ran
+cat >"$TMP/t-lane-main.sh" <<'EOF'
+#!/usr/bin/env bash
+for i in $(seq "${WAIT_TENTHS:-600}"); do [ -e "$LANE_FLAG" ] && break; sleep 0.1; done
+if [ -e "$LANE_FLAG" ]; then echo "ok 1 - saw the guest lane"; else echo "not ok 1 - saw the guest lane"; fi
+echo "ok 2 - main"
+EOF
+cat >"$TMP/t-lane-guest.sh" <<'EOF'
+#!/usr/bin/env bash
+# lane: guest (a test of the runner)
+touch "$LANE_FLAG"
+echo "ok 1 - guest"
+sleep 1
+echo "ok 2 - guest again"
+EOF
+printf '#!/usr/bin/env bash\n# lane: guest\necho "not ok 1 - a guest failure"\n' >"$TMP/t-lane-bad.sh"
+SCHEDLAB_TEST_JOBS=2 expect_exit 0 "two lanes: the guest-lane script runs beside the main one" \
+	tests/run.sh "$TMP/t-lane-main.sh" "$TMP/t-lane-guest.sh"
+contains "... announced" "$TMP/out" "# two lanes: 1 tests, and 1 guest tests beside them"
+equals "... both lanes counted" "$(tail -n 1 "$TMP/out")" "4 passed, 0 failed, 0 skipped"
+equals "... each report whole (its lines together)" \
+	"$(awk '/^# --- /{ cur = $3 } /^ok /{ print cur }' "$TMP/out" | uniq | sort | tr '\n' ' ')" "t-lane-guest.sh t-lane-main.sh "
+rm -f "$TMP/guest-ran"
+# (the guest-lane script runs after it in one lane, so 2 s show it)
+WAIT_TENTHS=20 SCHEDLAB_TEST_JOBS=1 expect_exit 1 "one lane (SCHEDLAB_TEST_JOBS=1): the main script waits in vain" \
+	tests/run.sh "$TMP/t-lane-main.sh" "$TMP/t-lane-guest.sh"
+rm -f "$TMP/guest-ran"
+SCHEDLAB_TEST_JOBS=2 expect_exit 1 "a failure in the guest lane fails the run" \
+	tests/run.sh "$TMP/t-lane-main.sh" "$TMP/t-lane-guest.sh" "$TMP/t-lane-bad.sh"
+contains "... named" "$TMP/out" "# failing: t-lane-bad.sh"
 done_testing

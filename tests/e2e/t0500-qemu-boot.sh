@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timeout: 600 (tests/run.sh ends it past this many seconds)
+# lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # End-to-end: the qemu target with Debian's real kernel under TCG (KVM is
 # probed and dropped when it hangs or fails, see LAB-NOTES). Imports the
 # kernel with `make -C kernels debian` when absent, builds the initramfs

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timeout: 900 (tests/run.sh ends it past this many seconds)
+# lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # End-to-end through the CLI: `schedlab run` on the qemu target with Debian's
 # kernel under TCG. Two preempt modes, once per switch method (a new VM per
 # boot, and kexec inside the running VM); cyclictest (under hackbench load)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timeout: 240
+# lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # sockperf in a qemu guest (Debian's 6.1 kernel, one boot): the initramfs
 # carries sl-netpair and sockperf with its libraries (the workload's
 # also_tools), /init brings the loopback interface up (without it UDP

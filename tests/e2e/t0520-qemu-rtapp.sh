@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timeout: 600
+# lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # End-to-end: the rtapp workload inside a qemu guest (Debian's 6.1 kernel
 # under TCG), from the example plan examples/deadline-qemu.json with one
 # repetition and shorter windows: Debian's rt-app and its libraries are

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timeout: 600 (tests/run.sh ends it past this many seconds)
+# lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # End-to-end: wakeup-placement evidence (issue 14, item 4) in a qemu guest
 # with Debian's 6.1 kernel (CONFIG_SCHEDSTATS=y, kernel.sched_schedstats=0 at
 # boot) under TCG. sl-pingpong (threads, and processes) and sl-jbb run with

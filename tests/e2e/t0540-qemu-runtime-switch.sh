@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timeout: 900 (tests/run.sh ends it past this many seconds)
+# lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # Runtime switching on the qemu target with Debian's kernel (PREEMPT_DYNAMIC)
 # under TCG: "switch": "runtime" takes none -> full -> voluntary inside ONE
 # guest boot (the agent writes /sys/kernel/debug/sched/preempt), each boot

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timeout: 300 (tests/run.sh ends it past this many seconds)
+# lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # Debian's PREEMPT_RT kernel under qemu/TCG: `make -C kernels debian-rt`
 # imports it (about 9 s the first time, 1 s after), and one short plan sweeps
 # the modes over Debian's standard and RT kernels with "matrix":

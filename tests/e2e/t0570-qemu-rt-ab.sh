@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timeout: 600 (tests/run.sh ends it past this many seconds)
+# lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # The known-answer A/B of issue 31: cyclictest under hackbench load and under
 # stress-ng load in a qemu/TCG guest, Debian's PREEMPT_RT 6.1 kernel
 # (`make -C kernels debian-rt`) against Debian's standard 6.1 kernel in

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timeout: 420 (tests/run.sh ends it past this many seconds)
+# lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # The lock-holder-preemption known answer in a qemu/TCG guest of Debian's
 # 6.1 kernel (PREEMPT_DYNAMIC): 8 threads on 2 vCPUs take one userspace
 # spinlock (tts-yield, s_lock's spin-then-block with sched_yield), with 8

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timeout: 420
+# lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # End-to-end: the pgbench workload in a qemu guest (Debian's 6.1 kernel,
 # TCG). The initramfs of a plan that runs pgbench carries PostgreSQL 15
 # (programs, libraries, share files, plpgsql and dict_snowball, a nobody

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timeout: 900 (tests/run.sh ends it past this many seconds)
+# lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # End-to-end: the ssh target against a qemu guest that runs dropbear
 # (the qemu target's "ssh" option: e1000, user-mode network, the guest's
 # port 22 forwarded to an ephemeral port on 127.0.0.1 only), with a throwaway

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timeout: 900 (tests/run.sh ends it past this many seconds)
+# lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # End-to-end: zero-install ssh targets. A qemu guest with dropbear stands in
 # for a bare lab box: its initramfs has busybox, dropbear and kexec-tools but
 # none of the workloads' programs (the qemu target's "tools": ["kexec"]).

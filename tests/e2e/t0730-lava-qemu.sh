@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timeout: 900 (tests/run.sh ends it past this many seconds)
+# lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # End-to-end: a real single-host LAVA (tests/lava/setup.sh: PostgreSQL,
 # lava-server, a local lava-worker, `qemu` devices with KVM off) boots
 # Debian's 6.1 kernel with a schedlab initramfs (harness/targets/initramfs.c

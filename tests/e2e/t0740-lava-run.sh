@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timeout: 1200 (tests/run.sh ends it past this many seconds)
+# lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # End-to-end: `schedlab run` of plans on the `lava` target
 # (harness/targets/lava.c) against the real single-host LAVA of
 # tests/lava/setup.sh. Every boot becomes one LAVA job carrying the boot's
