@@ -23,7 +23,8 @@
 #     stored while another's job still runs; the controller is SIGKILLed
 #     then, and `--resume last` keeps the two stored boots, cancels the
 #     orphaned job and submits its boot again; every run stored once.
-# Also: `plan --lava-job`, knob sets through the batch, the plan object's
+# Also: `plan --lava-job` (a pgbench plan's initramfs carries PostgreSQL's
+# files, listed with cpio), knob sets through the batch, the plan object's
 # and the token file's checks.
 # Each job costs about 20-40 s under TCG on this host.
 . "$(dirname "$0")/lib.sh"
@@ -76,6 +77,29 @@ if [ -f "${initrd#file://}" ] && cpio -it <"${initrd#file://}" 2>/dev/null | gre
 	ok "plan --lava-job: its initramfs carries the requests"
 else
 	not_ok "plan --lava-job: its initramfs carries the requests" "ramdisk url: $initrd"
+fi
+# pgbench on lava: the job's batch initramfs carries PostgreSQL as a qemu
+# guest's does (harness/targets/pgfiles.c): programs in /bin, share files,
+# plpgsql and dict_snowball in /lib, sl-pgbench; no manual pages
+sed 's|"workloads": \[.*|"workloads": [ {"type": "pgbench", "scale": 1, "clients": 2, "duration_s": 3} ]|' \
+	"$TMP/modes.json" >"$TMP/pg.json"
+expect_exit 0 "plan --lava-job of a plan with pgbench" bin/schedlab plan --lava-job "$TMP/pg.json"
+pinitrd=$(jq -r '.actions[0].deploy.images.ramdisk.url' "$TMP/out")
+cpio -it <"${pinitrd#file://}" >"$TMP/pg.list" 2>/dev/null
+pgmiss=""
+for f in bin/postgres bin/initdb bin/pgbench bin/sl-pgbench lib/plpgsql.so lib/dict_snowball.so \
+	usr/share/postgresql/15/postgres.bki usr/share/postgresql/15/timezonesets/Default \
+	usr/share/postgresql/15/extension/plpgsql.control etc/passwd etc/schedlab/requests.jsonl; do
+	grep -qx "$f" "$TMP/pg.list" || pgmiss+=" $f"
+done
+grep -q 'libicudata\.so' "$TMP/pg.list" || pgmiss+=" libicudata"
+equals "  ... its initramfs carries PostgreSQL (programs, share files, modules, libicu)" "${pgmiss:-none missing}" "none missing"
+equals "  ... without manual pages or other extensions" \
+	"$(grep -cE '^usr/share/postgresql/15/(man/|extension/[^p])' "$TMP/pg.list")" 0
+if cpio -it <"${initrd#file://}" 2>/dev/null | grep -q 'bin/postgres$'; then
+	not_ok "  ... a plan without pgbench gets none of it"
+else
+	ok "  ... a plan without pgbench gets none of it"
 fi
 expect_exit 2 "plan --lava-job on a plan whose target is not lava" \
 	bin/schedlab plan --lava-job "$TMP/modes.json" --target local
