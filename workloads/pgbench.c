@@ -347,7 +347,8 @@ static const char *const metric_names[] = {
 
 const struct workload_ops pgbench_workload = {
 	.name = "pgbench",
-	.summary = "PostgreSQL's pgbench against a throw-away server (tps, latency percentiles)",
+	.summary = "PostgreSQL's pgbench against a throw-away server (tps, latency percentiles); "
+		   "on every target: qemu and lava guests and the ssh bundle carry PostgreSQL",
 	.tool = "sl-pgbench",
 	.package = "postgresql-15",
 	.primary = "tps",

@@ -15,7 +15,9 @@
 #     a boot in the wrong mode (the target's "append" overrides preempt=):
 #     mismatch, quarantined; a lab of two lava members: two jobs at once;
 #     the two boots' jobs in flight at once on the two devices (LAVA's
-#     start/end times overlap), the whole job log kept with each boot;
+#     start/end times overlap), the whole job log kept with each boot; the
+#     lab's plan runs sockperf too (sl-netpair and sockperf in the batch
+#     initramfs), its round trips stored;
 #  3. a session interrupted (SIGINT) while its job runs: the job is
 #     canceled, the session is interrupted, and `--resume` completes it;
 #  4. three boots on two devices with the artifacts served over HTTP by the
@@ -29,7 +31,8 @@
 # Each job costs about 20-40 s under TCG on this host.
 . "$(dirname "$0")/lib.sh"
 
-require qemu-system-x86:qemu-system-x86_64 busybox-static:/bin/busybox cpio:cpio curl:curl jq:jq sqlite3:sqlite3
+require qemu-system-x86:qemu-system-x86_64 busybox-static:/bin/busybox cpio:cpio curl:curl jq:jq sqlite3:sqlite3 \
+	sockperf:sockperf postgresql-15:/usr/lib/postgresql/15/bin/postgres
 require_built bin/schedlab-agent bin/schedlab
 lava_up
 
@@ -181,12 +184,19 @@ equals "its run skipped, no rows" \
 # --- a lab of two lava members: one session each, their jobs in flight at
 # once on the two devices
 plan "$TMP/one.json" '["full"]' '[""]'
-jq '{name: "t0740-lab", targets: [.target, .target], matrix: {preempt: ["full"]}, workloads: .workloads}' \
+# (with sockperf too, whose lava path, sl-netpair starting sockperf from
+# the batch initramfs, runs here)
+jq '{name: "t0740-lab", targets: [.target, .target], matrix: {preempt: ["full"]},
+     workloads: (.workloads + [{type: "sockperf", duration_s: 2}])}' \
 	"$TMP/one.json" >"$TMP/lab.json"
 expect_exit 0 "lab of two lava targets" bin/schedlab run --db "$TMP/lab.db" "$TMP/lab.json"
-equals "  ... two sessions, each its boot ok and run ok" \
+equals "  ... two sessions, each its boot ok and both runs ok" \
 	"$(sqlite3 "$TMP/lab.db" "SELECT group_concat(b.status || '/' || r.status, ' ') FROM boot b JOIN run r ON r.boot_id = b.id")" \
-	"ok/ok ok/ok"
+	"ok/ok ok/ok ok/ok ok/ok"
+equals "  ... sockperf's round trips stored from both (p50 <= p99, positive)" \
+	"$(sqlite3 "$TMP/lab.db" "SELECT count(*) FROM (SELECT run_id, max(CASE WHEN metric = 'rtt_p50_us' THEN value END) p50,
+		max(CASE WHEN metric = 'rtt_p99_us' THEN value END) p99 FROM results WHERE workload = 'sockperf' GROUP BY run_id)
+		WHERE 0 < p50 AND p50 <= p99")" 2
 mapfile -t LJ < <(sqlite3 "$TMP/lab.db" "SELECT lava_job_id FROM boot ORDER BY id")
 if [ "${#LJ[@]}" -eq 2 ]; then
 	a=$(api "jobs/${LJ[0]}/" | jq -r '.start_time + " " + .end_time')
