@@ -268,7 +268,8 @@ static int bundle_mount(void)
 		bundle_mnt[0] = '\0';
 		return -1;
 	}
-	if (mkdir(bundle_mnt, 0755) && errno != EEXIST) {
+	/* 0755 whatever the umask (the ssh target's agent runs under 077) */
+	if ((mkdir(bundle_mnt, 0755) && errno != EEXIST) || chmod(bundle_mnt, 0755)) {
 		nat_err("mkdir %s: %s", bundle_mnt, strerror(errno));
 		bundle_mnt[0] = '\0';
 		return -1;
