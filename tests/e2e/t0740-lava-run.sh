@@ -26,8 +26,9 @@
 #     then, and `--resume last` keeps the two stored boots, cancels the
 #     orphaned job and submits its boot again; every run stored once.
 # Also: `plan --lava-job` (a pgbench plan's initramfs carries PostgreSQL's
-# files, listed with cpio), knob sets through the batch, the plan object's
-# and the token file's checks.
+# files, listed with cpio), one pgbench run in a LAVA job (about 20 s),
+# knob sets through the batch, the plan object's and the token file's
+# checks.
 # Each job costs about 20-40 s under TCG on this host.
 . "$(dirname "$0")/lib.sh"
 
@@ -209,6 +210,22 @@ if [ "${#LJ[@]}" -eq 2 ]; then
 else
 	not_ok "  ... two jobs" "ids: ${LJ[*]}"
 fi
+
+# --- pgbench in a LAVA job: the batch initramfs carries PostgreSQL; the
+# server runs as nobody from /bin in the guest
+plan "$TMP/pgrun.json" '["full"]' '[""]'
+sed -i 's|"workloads": \[.*|"workloads": [ {"type": "pgbench", "scale": 1, "clients": 2, "duration_s": 3} ]|' "$TMP/pgrun.json"
+ts=$(date +%s)
+expect_exit 0 "run: pgbench (scale 1, 2 clients, 3 s) in a LAVA job" bin/schedlab run --db "$TMP/pg.db" "$TMP/pgrun.json"
+echo "# pgbench job: $(($(date +%s) - ts)) s"
+equals "  ... the run ok, tps and lat_p99_us stored (positive, p50 <= p99) under full" \
+	"$(sqlite3 "$TMP/pg.db" "SELECT r.status || ' ' || (SELECT count(*) FROM (SELECT
+		max(CASE WHEN metric = 'tps' THEN value END) t, max(CASE WHEN metric = 'lat_p50_us' THEN value END) p50,
+		max(CASE WHEN metric = 'lat_p99_us' THEN value END) p99, max(preempt) pr FROM results)
+		WHERE t > 0 AND 0 < p50 AND p50 <= p99 AND pr = 'full') FROM run r")" "ok 1"
+equals "  ... the server ran as nobody, PostgreSQL from the initramfs's /bin" \
+	"$(sqlite3 "$TMP/pg.db" "SELECT json_extract(json_extract(files, '\$.\"sl-pgbench.json\"'), '\$.user') || ' ' ||
+		json_extract(json_extract(files, '\$.\"sl-pgbench.json\"'), '\$.postgresql') FROM run")" "nobody /bin"
 
 # --- 3. interrupted while the job runs, then --resume
 plan "$TMP/intr.json" '["none"]' '[""]'
