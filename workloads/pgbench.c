@@ -6,7 +6,9 @@
  * with `clients` and `threads` in one `mode` (TPC-B-like, select-only, or
  * the plan's own `script`), stops the server and removes its files. The
  * server runs as `user` (default nobody) when the agent is root:
- * PostgreSQL refuses to run as root.
+ * PostgreSQL refuses to run as root. It runs on every target: the qemu and
+ * lava targets put PostgreSQL's files into the guest's initramfs, the ssh
+ * target into its workload bundle (harness/targets/pgfiles.h, bundle.h).
  *
  * Metrics: tps, transactions and failed transactions and the latency
  * average from pgbench's report (its stdout, kept as the run's raw output:
@@ -64,8 +66,9 @@ static const struct param_spec pgbench_params[] = {
 	  "the user the server and pgbench run as when the agent is root (PostgreSQL refuses "
 	  "root); it needs an /etc/passwd entry" },
 	{ "bindir", PT_STR, NULL, 0, 0, NULL,
-	  "where initdb, postgres and pgbench are on the target (default: "
-	  "/usr/lib/postgresql/15/bin, else /bin as in the qemu guest)" },
+	  "where initdb, postgres and pgbench are on the target (default: the ssh target's "
+	  "workload bundle, else /usr/lib/postgresql/15/bin, else /bin as in the qemu and "
+	  "lava guests)" },
 	PARAM_END,
 };
 
@@ -342,18 +345,10 @@ static const char *const metric_names[] = {
 	"lat_p99_us", "lat_p999_us", "lat_max_us", "init_s", NULL,
 };
 
-static const char *const pgbench_targets[] = { "local", "qemu", NULL };
-
 const struct workload_ops pgbench_workload = {
-	.targets = pgbench_targets,
-	.targets_why = "the server's programs (initdb, postgres, pgbench of Debian's "
-		       "postgresql-15 with libpq5, libicu72, libxml2, libssl3, libldap and "
-		       "the rest of their libraries, /usr/share/postgresql/15, an /etc/passwd "
-		       "entry for the server's user) are not in the ssh and lava bundles "
-		       "(the qemu target's initramfs has them); run it on the local or the "
-		       "qemu target (docs/metrics.md, pgbench)",
 	.name = "pgbench",
-	.summary = "PostgreSQL's pgbench against a throw-away server (tps, latency percentiles)",
+	.summary = "PostgreSQL's pgbench against a throw-away server (tps, latency percentiles); "
+		   "on every target: qemu and lava guests and the ssh bundle carry PostgreSQL",
 	.tool = "sl-pgbench",
 	.package = "postgresql-15",
 	.primary = "tps",

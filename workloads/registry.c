@@ -45,6 +45,16 @@ const struct workload_ops *workload_find(const char *name)
 	return NULL;
 }
 
+int workload_runs_on(const struct workload_ops *ops, const char *type)
+{
+	if (!ops->targets)
+		return 1;
+	for (const char *const *v = ops->targets; *v; v++)
+		if (type && !strcmp(*v, type))
+			return 1;
+	return 0;
+}
+
 const struct workload_ops *const *workload_all(void)
 {
 	return workloads;

@@ -225,6 +225,9 @@ void wl_exec_release(struct wl_exec *ex);
 /* registry (workloads/registry.c) */
 const struct workload_ops *workload_find(const char *name);
 const struct workload_ops *const *workload_all(void);
+/* 1 when the workload runs on targets of type `type` (its .targets list it,
+ * or it has none), else 0 */
+int workload_runs_on(const struct workload_ops *ops, const char *type);
 /* the range_param of a workload by name (NULL: unknown or none) */
 const char *workload_range_param(const char *name);
 /* the comma-separated list of names, for error messages */

@@ -1363,10 +1363,7 @@ static int check_workload_targets(const struct plan *p, struct strbuf *e)
 		for (size_t t = 0; t < nt; t++) {
 			const json_t *to = p->targets ? json_array_get(p->targets, t) : p->target;
 			const char *type = json_string_value(json_object_get(to, "type"));
-			int ok = 0;
-			for (const char *const *v = w->targets; *v; v++)
-				ok |= type && !strcmp(*v, type);
-			if (ok)
+			if (workload_runs_on(w, type))
 				continue;
 			strbuf_addf(e, "workloads[%zu]: %s cannot run on the %s target yet: %s", i,
 				    w->name, type ? type : "?", w->targets_why ? w->targets_why : "");

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "harness/targets/initramfs.h"
+#include "harness/targets/pgfiles.h"
 #include "harness/util/proc.h"
 #include "harness/util/sha256.h"
 
@@ -137,6 +138,39 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* a resolved program's libraries into lib/, its loader too (one loader for
+ * the whole bundle) */
+static int add_libs(struct bundle *b, const struct initramfs_prog *p, struct strbuf *err)
+{
+	for (size_t i = 0; i < p->libs.nr; i++) {
+		char *ld = xstrfmt("lib/%s", base_name(p->libs.v[i]));
+		int r = bundle_add_file(b, ld, p->libs.v[i], err);
+		free(ld);
+		if (r < 0)
+			return -1;
+	}
+	if (!p->interp)
+		return 0;
+	char *ld = xstrfmt("lib/%s", base_name(p->interp));
+	if (b->loader && strcmp(b->loader, ld)) {
+		strbuf_addf(err, "bundle: %s uses the loader %s, another program %s", p->path,
+			    p->interp, b->loader);
+		free(ld);
+		return -1;
+	}
+	if (!find(b, ld) && bundle_add_file(b, ld, p->interp, err) < 0) {
+		free(ld);
+		return -1;
+	}
+	if (!b->loader) {
+		b->loader = ld;
+		b->loader_src = xstrdup(p->interp);
+	} else {
+		free(ld);
+	}
+	return 0;
+}
+
 int bundle_add_program(struct bundle *b, const char *name, struct strbuf *err)
 {
 	struct initramfs_prog p;
@@ -145,40 +179,86 @@ int bundle_add_program(struct bundle *b, const char *name, struct strbuf *err)
 		return -1;
 	const char *base = base_name(p.path);
 	char *dst = xstrfmt("bin/%s", base);
-	if (bundle_add_file(b, dst, p.path, err) < 0)
+	if (bundle_add_file(b, dst, p.path, err) < 0 || add_libs(b, &p, err) < 0)
 		goto out;
-	for (size_t i = 0; i < p.libs.nr; i++) {
-		char *ld = xstrfmt("lib/%s", base_name(p.libs.v[i]));
-		int r = bundle_add_file(b, ld, p.libs.v[i], err);
-		free(ld);
-		if (r < 0)
-			goto out;
-	}
-	if (p.interp) {
-		char *ld = xstrfmt("lib/%s", base_name(p.interp));
-		if (b->loader && strcmp(b->loader, ld)) {
-			strbuf_addf(err, "bundle: %s uses the loader %s, another program %s", p.path,
-				    p.interp, b->loader);
-			free(ld);
-			goto out;
-		}
-		if (!find(b, ld) && bundle_add_file(b, ld, p.interp, err) < 0) {
-			free(ld);
-			goto out;
-		}
-		if (!b->loader) {
-			b->loader = ld;
-			b->loader_src = xstrdup(p.interp);
-		} else {
-			free(ld);
-		}
-	}
 	json_object_set_new(b->tools, base, json_string(p.interp ? "dynamic" : "static"));
 	rc = 0;
 out:
 	free(dst);
 	initramfs_prog_release(&p);
 	return rc;
+}
+
+int bundle_add_pg(struct bundle *b, struct strbuf *err)
+{
+	struct pg_files pf = { STRVEC_INIT, STRVEC_INIT };
+	int rc = -1;
+	if (b->pg)
+		return 0;
+	if (pg_files_collect(&pf, "bundle", err) < 0)
+		goto out;
+	for (const char *const *v = pg_programs; *v; v++) {
+		struct initramfs_prog p;
+		if (initramfs_resolve(*v, "bundle", &p, err) < 0)
+			goto out;
+		char *dst = xstrfmt(BUNDLE_PG_BIN "/%s.real", base_name(*v));
+		int r = bundle_add_file(b, dst, p.path, err) < 0 || add_libs(b, &p, err) < 0;
+		if (!r && !p.interp) {
+			strbuf_addf(err, "bundle: %s is not a dynamic program (its wrapper runs it "
+				    "through the loader)", p.path);
+			r = 1;
+		}
+		free(dst);
+		initramfs_prog_release(&p);
+		if (r)
+			goto out;
+	}
+	/* the data files keep Debian's paths under pg/ */
+	for (size_t i = 0; i < pf.paths.nr; i++) {
+		char *dst = xstrfmt("pg%s", pf.dsts.v[i]);
+		int r = bundle_add_file(b, dst, pf.paths.v[i], err);
+		free(dst);
+		if (r < 0)
+			goto out;
+	}
+	b->pg = 1;
+	rc = 0;
+out:
+	pg_files_release(&pf);
+	return rc;
+}
+
+void bundle_pg_wrapper(const struct bundle *b, const char *name, struct strbuf *out)
+{
+	strbuf_addf(out,
+		    "#!/bin/sh\n"
+		    "# PostgreSQL's %s from a schedlab workload bundle (harness/targets/bundle.h):\n"
+		    "# %s.real beside this script, through the bundle's loader and libraries.\n"
+		    "case $0 in\n"
+		    "*/" BUNDLE_PG_BIN "/%s) B=${0%%/" BUNDLE_PG_BIN "/%s} ;;\n"
+		    "*) echo \"%s: run it by its path in the bundle\" >&2; exit 127 ;;\n"
+		    "esac\n"
+		    "exec \"$B/%s\" --library-path \"$B/lib\" --inhibit-cache%s \"$0.real\" \"$@\"\n",
+		    name, name, name, name, name, b->loader ? b->loader : "lib/ld.so",
+		    b->argv0 ? " --argv0 \"$0\"" : "");
+}
+
+unsigned bundle_file_mode(const char *dst)
+{
+	if (!strncmp(dst, "bin/", 4))
+		return 0700;
+	if (!strncmp(dst, "lib/", 4))
+		return 0755;
+	if (!strncmp(dst, BUNDLE_PG_BIN "/", strlen(BUNDLE_PG_BIN) + 1))
+		return 0755;
+	if (!strncmp(dst, "pg/", 3))
+		return 0644;
+	return 0600;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 static int file_cmp(const void *a, const void *b)
@@ -225,6 +305,19 @@ int bundle_finish(struct bundle *b, int probe_argv0, struct strbuf *err)
 		strbuf_release(&eo);
 		strbuf_release(&e);
 	}
+	/* PostgreSQL's wrappers, which depend on the loader and its --argv0 */
+	for (const char *const *v = pg_programs; b->pg && *v; v++) {
+		const char *name = base_name(*v);
+		char *dst = xstrfmt(BUNDLE_PG_BIN "/%s", name);
+		int r;
+		strbuf_reset(&t);
+		bundle_pg_wrapper(b, name, &t);
+		r = bundle_add_data(b, dst, t.buf, t.len, err);
+		free(dst);
+		if (r < 0)
+			goto out;
+	}
+	strbuf_reset(&t);
 	bundle_json_text(b, &t);
 	if (bundle_add_data(b, "bundle.json", t.buf, t.len, err) < 0)
 		goto out;
@@ -286,8 +379,7 @@ static int write_entry(const struct bundle_file *f, int fd, struct strbuf *err)
 	static unsigned char buf[1 << 16];
 	unsigned char h[512];
 	uint64_t left = f->size;
-	unsigned mode = !strncmp(f->dst, "bin/", 4) || !strncmp(f->dst, "lib/", 4) ? 0700 : 0600;
-	if (bundle_tar_header(h, f->dst, mode, f->size, '0') < 0) {
+	if (bundle_tar_header(h, f->dst, bundle_file_mode(f->dst), f->size, '0') < 0) {
 		strbuf_addf(err, "bundle: %s does not fit a tar header", f->dst);
 		return -1;
 	}
@@ -324,9 +416,28 @@ static int write_entry(const struct bundle_file *f, int fd, struct strbuf *err)
 	return pad ? write_all(fd, h, pad, err) : 0;
 }
 
+void bundle_dirs(const struct bundle *b, struct strvec *dirs)
+{
+	for (size_t i = 0; i < b->nr; i++)
+		for (const char *s = strchr(b->f[i].dst, '/'); s; s = strchr(s + 1, '/')) {
+			char *d = xstrdup(b->f[i].dst);
+			d[s - b->f[i].dst + 1] = '\0';
+			size_t j;
+			for (j = 0; j < dirs->nr && strcmp(dirs->v[j], d); j++)
+				;
+			if (j == dirs->nr)
+				strvec_push(dirs, d);
+			free(d);
+		}
+	qsort(dirs->v, dirs->nr, sizeof(*dirs->v), str_cmp);
+}
+
 uint64_t bundle_tar_size(const struct bundle *b)
 {
-	uint64_t n = 2 * 512 + 1024; /* the folders, the end */
+	struct strvec dirs = STRVEC_INIT;
+	bundle_dirs(b, &dirs);
+	uint64_t n = 512 * (uint64_t)dirs.nr + 1024; /* the folders, the end */
+	strvec_clear(&dirs);
 	for (size_t i = 0; i < b->nr; i++)
 		n += 512 + (b->f[i].size + 511) / 512 * 512;
 	return n;
@@ -335,17 +446,28 @@ uint64_t bundle_tar_size(const struct bundle *b)
 int bundle_write_tar(const struct bundle *b, int fd, struct strbuf *err)
 {
 	unsigned char h[1024];
-	static const char *const dirs[] = { "bin/", "lib/", NULL };
-	for (const char *const *d = dirs; *d; d++) {
-		bundle_tar_header(h, *d, 0700, 0, '5');
+	struct strvec dirs = STRVEC_INIT;
+	int rc = -1;
+	/* every folder first, parents before children, so that none is made
+	   by tar with the umask's mode (0700 under the ssh script's 077) */
+	bundle_dirs(b, &dirs);
+	for (size_t i = 0; i < dirs.nr; i++) {
+		if (bundle_tar_header(h, dirs.v[i], strcmp(dirs.v[i], "bin/") ? 0755 : 0700, 0,
+				      '5') < 0) {
+			strbuf_addf(err, "bundle: %s does not fit a tar header", dirs.v[i]);
+			goto out;
+		}
 		if (write_all(fd, h, 512, err) < 0)
-			return -1;
+			goto out;
 	}
 	for (size_t i = 0; i < b->nr; i++)
 		if (write_entry(&b->f[i], fd, err) < 0)
-			return -1;
+			goto out;
 	memset(h, 0, sizeof(h));
-	return write_all(fd, h, sizeof(h), err);
+	rc = write_all(fd, h, sizeof(h), err);
+out:
+	strvec_clear(&dirs);
+	return rc;
 }
 
 json_t *bundle_request(const struct bundle *b, const char *remote_dir)

@@ -4,7 +4,8 @@
  * agent. boot() only prepares; batch_submit() gets every run of the boot at
  * once, writes the agent's requests (sysinfo, then per run its knob writes,
  * exec and knob restore) into a batch initramfs (initramfs_build with
- * agent_batch, the plan's tools with their libraries), writes the job with
+ * agent_batch, the plan's tools with their libraries, and for the pgbench
+ * workload PostgreSQL's files as a qemu guest gets them: pgfiles.h), writes the job with
  * lava_job.c (kernel and initramfs as file:// URLs: the dispatcher shares
  * this filesystem), submits it through LAVA's REST API with curl (the
  * child-process module; the token goes in a private header file, never on
@@ -38,6 +39,7 @@
 #include "harness/targets/artserve.h"
 #include "harness/targets/initramfs.h"
 #include "harness/targets/lava_job.h"
+#include "harness/targets/pgfiles.h"
 #include "harness/targets/target.h"
 #include "harness/util/proc.h"
 
@@ -494,20 +496,28 @@ static json_t *make_job(struct target *t, const struct boot_spec *b, const char 
 				       : json_string_value(json_object_get(t->conf, "kernel"));
 	char image[PATH_MAX], config[PATH_MAX], release[128], initrd[PATH_MAX];
 	struct strvec bins = STRVEC_INIT;
-	struct initramfs_file files[2];
+	struct pg_files pf = { STRVEC_INIT, STRVEC_INIT };
+	struct initramfs_file *files = NULL;
 	struct initramfs_spec spec;
 	json_t *job = NULL;
 	char *cfgdst = NULL, *kurl = NULL, *iurl = NULL;
 	if (qemu_kernel_image(kernel, image, sizeof(image), config, sizeof(config), release,
 			      sizeof(release), err) < 0)
 		goto out;
-	if (qemu_guest_binaries(t, &bins, err) < 0)
+	/* the plan's programs, and for pgbench the PostgreSQL server's files
+	   (the same as a qemu guest's, harness/targets/pgfiles.h) */
+	if (qemu_guest_binaries(t, &bins, err) < 0 ||
+	    pg_initramfs_files(t->tools, &bins, &pf, "lava", err) < 0)
 		goto out;
 	memset(&spec, 0, sizeof(spec));
 	spec.binaries = strvec_argv(&bins);
+	files = xcalloc(2 + pf.paths.nr, sizeof(*files));
 	files[0] = (struct initramfs_file){ reqfile, "/etc/schedlab/requests.jsonl", 0644, 0 };
 	spec.files = files;
 	spec.nr_files = 1;
+	for (size_t i = 0; i < pf.paths.nr; i++)
+		files[spec.nr_files++] =
+			(struct initramfs_file){ pf.paths.v[i], pf.dsts.v[i], 0644, 0 };
 	if (config[0]) {
 		cfgdst = release[0] ? xstrfmt("/boot/config-%s", release) : xstrdup("/boot/config");
 		files[spec.nr_files++] = (struct initramfs_file){ config, cfgdst, 0644, 0 };
@@ -536,6 +546,8 @@ out:
 	free(kurl);
 	free(iurl);
 	free(cfgdst);
+	free(files);
+	pg_files_release(&pf);
 	strvec_clear(&bins);
 	return job;
 }

@@ -37,7 +37,6 @@
  * Ctrl-C at the terminal nor a dying controller leaves it behind; close()
  * stops it with proc_stop and removes the temporary folder.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -56,6 +55,7 @@
 #include "harness/util/kconsole.h"
 #include "harness/agent/sysinfo.h"
 #include "harness/targets/initramfs.h"
+#include "harness/targets/pgfiles.h"
 #include "harness/util/proc.h"
 #include "harness/agent/preempt_offer.h"
 #include "harness/targets/target.h"
@@ -882,103 +882,6 @@ static int config_has(const char *config, const char *opt)
  * a copy of itself at /boot/initrd.img (initramfs.h), so no kexec needs
  * anything re-archived in the guest. p->kexec_kernel says which.
  */
-/*
- * The pgbench workload's server in the guest (workloads/pgbench.c), only
- * when the plan runs sl-pgbench: Debian's postgresql-15 programs into /bin
- * (their libraries by ldd, libicu's 31 MB of data among them), the share
- * files at their absolute paths (the server, not finding its share
- * folder next to its bin folder, uses the compiled-in one) without the
- * manual pages and the extensions other than plpgsql, the two loadable
- * modules initdb loads (plpgsql, dict_snowball) and the UTC zone file. The
- * modules go to /lib: a server in /bin takes its $libdir relative to its
- * own folder (Debian's bin and lib folders share the parent
- * /usr/lib/postgresql/15, so /bin's sibling /lib), while its share folder
- * has no such relation and stays the compiled-in absolute path.
- * /etc/passwd's `nobody`, the server's user, is in every archive.
- */
-#define PG_BIN "/usr/lib/postgresql/15/bin"
-#define PG_SHARE "/usr/share/postgresql/15"
-#define PG_LIB "/usr/lib/postgresql/15/lib"
-
-struct pg_files {
-	struct strvec paths;      /* host paths */
-	struct strvec dsts;       /* their guest paths */
-};
-
-static void pg_add(struct pg_files *pf, const char *path)
-{
-	strvec_push(&pf->paths, path);
-}
-
-static int pg_walk(struct pg_files *pf, const char *dir, struct strbuf *err)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	if (!d) {
-		strbuf_addf(err, "qemu: pgbench needs %s in the guest: %s (install the Debian "
-			    "package postgresql-15)", dir, strerror(errno));
-		return -1;
-	}
-	while ((e = readdir(d))) {
-		struct stat st;
-		if (e->d_name[0] == '.')
-			continue;
-		char *path = xstrfmt("%s/%s", dir, e->d_name);
-		int rc = 0;
-		if (!strcmp(path, PG_SHARE "/man") ||
-		    (!strncmp(path, PG_SHARE "/extension/", strlen(PG_SHARE "/extension/")) &&
-		     strncmp(e->d_name, "plpgsql", 7)) || stat(path, &st))
-			;
-		else if (S_ISDIR(st.st_mode))
-			rc = pg_walk(pf, path, err);
-		else if (S_ISREG(st.st_mode))
-			pg_add(pf, path);
-		free(path);
-		if (rc) {
-			closedir(d);
-			return -1;
-		}
-	}
-	closedir(d);
-	return 0;
-}
-
-static int pg_guest_files(const char *const *tools, struct strvec *bins, struct pg_files *pf,
-			  struct strbuf *err)
-{
-	static const char *const progs[] = { PG_BIN "/postgres", PG_BIN "/initdb",
-					     PG_BIN "/pgbench", NULL };
-	static const char *const singles[] = { PG_LIB "/plpgsql.so", PG_LIB "/dict_snowball.so",
-					       "/usr/share/zoneinfo/UTC", NULL };
-	static const char *const dests[] = { "/lib/plpgsql.so", "/lib/dict_snowball.so",
-					     "/usr/share/zoneinfo/UTC", NULL };
-	if (!listed(tools, "sl-pgbench"))
-		return 0;
-	for (const char *const *v = progs; *v; v++) {
-		if (access(*v, X_OK)) {
-			strbuf_addf(err, "qemu: pgbench needs %s in the guest: %s (install the "
-				    "Debian package postgresql-15)", *v, strerror(errno));
-			return -1;
-		}
-		strvec_push(bins, *v);
-	}
-	for (const char *const *v = singles; *v; v++) {
-		if (access(*v, R_OK)) {
-			strbuf_addf(err, "qemu: pgbench needs %s in the guest: %s (Debian: "
-				    "postgresql-15, tzdata)", *v, strerror(errno));
-			return -1;
-		}
-		pg_add(pf, *v);
-		strvec_push(&pf->dsts, dests[v - singles]);
-	}
-	if (pg_walk(pf, PG_SHARE, err))
-		return -1;
-	/* every walked file keeps its path */
-	for (size_t i = pf->dsts.nr; i < pf->paths.nr; i++)
-		strvec_push(&pf->dsts, pf->paths.v[i]);
-	return 0;
-}
-
 static int build_initrd(struct target *t, struct qemu_priv *p, const char *image,
 			const char *boot_image, const char *config, const char *release,
 			struct strbuf *err)
@@ -993,7 +896,7 @@ static int build_initrd(struct target *t, struct qemu_priv *p, const char *image
 	int rc = -1;
 
 	memset(&spec, 0, sizeof(spec));
-	if (collect_binaries(t, &bins, err) < 0 || pg_guest_files(t->tools, &bins, &pf, err) < 0)
+	if (collect_binaries(t, &bins, err) < 0 || pg_initramfs_files(t->tools, &bins, &pf, "qemu", err) < 0)
 		goto out;
 	files = xcalloc(5 + pf.paths.nr, sizeof(*files));
 	for (size_t i = 0; i < pf.paths.nr; i++) {
@@ -1039,8 +942,7 @@ out:
 	free(ko);
 	free(init);
 	free(files);
-	strvec_clear(&pf.paths);
-	strvec_clear(&pf.dsts);
+	pg_files_release(&pf);
 	strvec_clear(&bins);
 	return rc;
 }

@@ -25,7 +25,8 @@
  * it. This happens once per boot (a kexec'd system may have lost its files)
  * before the first run, and every exec request then names the bundle, so
  * the agent runs the tools from it through the bundled loader and a box
- * with no rt-tests, stress-ng or matching libc runs the plan. "tools":
+ * with no rt-tests, stress-ng or matching libc runs the plan (the pgbench
+ * workload's PostgreSQL server included: bundle_add_pg). "tools":
  * "target" uses the programs installed on the box instead. Either way the
  * agent reports which file ran, with its SHA-256, for every run.
  *
@@ -681,8 +682,9 @@ out:
 /* ------------------------------------------------------------------ */
 /* the workload bundle                                                  */
 
-/* the plan's programs (sl-* from next to the agent), or without a plan
- * cyclictest, hackbench, stress-ng and every sl-* there */
+/* the plan's programs (sl-* from next to the agent; for sl-pgbench
+ * PostgreSQL too), or without a plan cyclictest, hackbench, stress-ng and
+ * every sl-* there */
 static int build_bundle(struct target *t, struct bundle *b, struct strbuf *err)
 {
 	static const char *const defaults[] = { "cyclictest", "hackbench", "stress-ng", NULL };
@@ -698,6 +700,9 @@ static int build_bundle(struct target *t, struct bundle *b, struct strbuf *err)
 		char *path = strncmp(*v, "sl-", 3) ? xstrdup(*v) : xstrfmt("%s/%s", dir, *v);
 		int r = bundle_add_program(b, path, err);
 		free(path);
+		/* the pgbench workload's server: PostgreSQL 15 in pg/ */
+		if (!r && !strcmp(*v, "sl-pgbench"))
+			r = bundle_add_pg(b, err);
 		if (r < 0)
 			goto out;
 	}

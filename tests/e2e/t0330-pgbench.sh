@@ -47,7 +47,12 @@ cat >"$TMP/plan.json" <<'P'
 P
 expect_exit 0 "schedlab help workloads" schedlab help workloads
 contains "... lists pgbench, its package and its targets" "$TMP/out" "pgbench: PostgreSQL's pgbench against a throw-away server"
-contains "... (targets)" "$TMP/out" "  targets: local, qemu only"
+contains "... (every target)" "$TMP/out" "on every target: qemu and lava guests and the ssh bundle carry PostgreSQL"
+if sed -n '/^pgbench:/,/^$/p' "$TMP/out" | grep -q "^  targets: "; then
+	not_ok "... pgbench not limited to some targets any more"
+else
+	ok "... pgbench not limited to some targets any more"
+fi
 contains "... and its parameters" "$TMP/out" "shared_buffers string"
 expect_exit 0 "the example plan is valid" schedlab plan examples/pgbench.json
 expect_exit 0 "plan check accepts the pgbench workloads" schedlab plan "$TMP/plan.json"

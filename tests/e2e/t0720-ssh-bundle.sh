@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# timeout: 900 (tests/run.sh ends it past this many seconds)
+# timeout: 1200 (tests/run.sh ends it past this many seconds)
 # lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # End-to-end: zero-install ssh targets. A qemu guest with dropbear stands in
 # for a bare lab box: its initramfs has busybox, dropbear and kexec-tools but
@@ -22,6 +22,11 @@
 #     unchanged, boot sysinfo bundle.copied false), no temporary folder left;
 #   - a damaged bundle (one byte appended to a library) is not used: the next
 #     session copies it again and runs;
+#   - pgbench (scale 1, 2 clients, 5 s) on the box, which has no PostgreSQL,
+#     no postgres/pgbench in PATH and no tzdata: PostgreSQL from the bundle's
+#     pg/ (wrappers through the bundled loader), the server as nobody; tps
+#     and lat_p99_us stored; no process, socket, mount, run folder or System V
+#     segment left on the box;
 #   - "tools": "target" on the bare box fails every run with the clear
 #     message naming the Debian package, and a bad "tools" value is refused
 #     at plan time naming target.tools.
@@ -29,7 +34,7 @@
 
 require qemu-system-x86:qemu-system-x86_64 openssh-client:ssh openssh-client:ssh-keygen \
 	dropbear-bin:dropbear dropbear-bin:dropbearkey python3:python3 sqlite3:sqlite3 \
-	rt-tests:cyclictest rt-tests:hackbench
+	rt-tests:cyclictest rt-tests:hackbench postgresql-15:/usr/lib/postgresql/15/bin/postgres
 require_built bin/schedlab-agent build/libschedlab.a
 if [ ! -f kernels/out/debian/kernel.json ]; then
 	check "make -C kernels debian" make -s -C kernels debian
@@ -164,6 +169,56 @@ equals "3 runs ok" "$(sql "SELECT count(*) FROM run WHERE status='ok'")" 3
 equals "the bundle was copied again" "$(sql "SELECT json_extract(sysinfo, '\$.bundle.copied') FROM boot")" 1
 G "cd $BD/$H && sha256sum -c MANIFEST >/dev/null && echo intact" >"$TMP/man2" 2>&1
 equals "and checks out again" "$(cat "$TMP/man2")" intact
+
+# --- pgbench from the bundle: the box has no PostgreSQL (no programs, no
+# libraries, no share files, no tzdata); the bundle carries it in pg/ and
+# sl-pgbench runs the server as nobody through a bind mount of its own
+G 'for p in postgres initdb pgbench psql; do command -v $p && echo "HAS $p"; done;
+   for d in /usr/lib/postgresql /usr/share/postgresql /usr/share/zoneinfo; do [ -e $d ] && echo "HAS $d"; done;
+   echo checked' >"$TMP/haspg" 2>&1
+equals "the box has no postgres, initdb, pgbench, psql, PostgreSQL folders or tzdata" "$(cat "$TMP/haspg")" checked
+if G 'command -v pgbench' >/dev/null 2>&1 || G 'command -v postgres' >/dev/null 2>&1; then
+	not_ok "command -v pgbench / postgres fail over ssh"
+else
+	ok "command -v pgbench / postgres fail over ssh"
+fi
+cat >"$TMP/pg.json" <<EOF
+{"name": "pg", "seed": 1, "repetitions": 1,
+ "target": {"type": "ssh", "host": "127.0.0.1", "port": $PORT, "user": "root",
+            "identity": "$TMP/id", "known_hosts": "$TMP/known_hosts", "timeout_s": 150},
+ "workloads": [{"type": "pgbench", "scale": 1, "clients": 2, "threads": 1, "duration_s": 5}]}
+EOF
+DB=$TMP/pg.db
+start=$(date +%s.%N)
+expect_exit 0 "pgbench (scale 1, 2 clients, 5 s) runs on the bare box from the bundle" \
+	schedlab run "$TMP/pg.json" --db "$DB" --quiet
+echo "# pgbench session (bundle with PostgreSQL copied): $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s"
+sql "SELECT json_extract(sysinfo, '\$.bundle') FROM boot" | sed 's/^/# pg bundle: /'
+sql "SELECT 'run wall_s ' || round(wall_s, 1) FROM run" | sed 's/^/# /'
+sql "SELECT metric || ' ' || round(value, 1) FROM results WHERE metric IN ('tps','lat_p50_us','lat_p99_us','init_s')" | sed 's/^/# /'
+equals "the run is ok" "$(sql "SELECT status FROM run")" ok
+equals "tps and lat_p99_us stored, positive, p50 <= p99" \
+	"$(sql "SELECT count(*) FROM (SELECT
+		max(CASE WHEN metric='tps' THEN value END) t,
+		max(CASE WHEN metric='lat_p50_us' THEN value END) p50,
+		max(CASE WHEN metric='lat_p99_us' THEN value END) p99
+		FROM results WHERE workload = 'pgbench') WHERE t > 0 AND 0 < p50 AND p50 <= p99")" 1
+PH=$(sql "SELECT json_extract(sysinfo, '\$.bundle.hash') FROM boot")
+PGJ() { sql "SELECT json_extract(json_extract(files, '\$.\"sl-pgbench.json\"'), '$1') FROM run"; }
+equals "the server ran as nobody, PostgreSQL from the bundle" "$(PGJ '$.user') $(PGJ '$.postgresql')" "nobody bundle"
+equals "sl-pgbench ran from the bundle" "$(TOOLS '$.workload.path' pgbench)" "$BD/$PH/bin/sl-pgbench"
+contains "the server's log: the Unix socket in the run folder" \
+	<(sql "SELECT json_extract(files, '\$.\"postgres.log\"') FROM run") 'listening on Unix socket "/tmp/schedlab-run-'
+contains "initdb made the cluster with the bundle's programs" \
+	<(sql "SELECT json_extract(files, '\$.\"initdb.txt\"') FROM run") "/bundle/pg/usr/lib/postgresql/15/bin/pg_ctl"
+G "cd $BD/$PH && ls pg/usr/lib/postgresql/15/bin && sha256sum -c MANIFEST >/dev/null && echo intact" >"$TMP/pgman" 2>&1
+equals "the bundle holds the wrappers and programs and checks out" "$(tr '\n' ' ' <"$TMP/pgman")" \
+	"initdb initdb.real pgbench pgbench.real postgres postgres.real intact "
+G 'for p in /proc/[0-9]*; do tr "\0" " " <$p/cmdline 2>/dev/null; echo; done | grep -E "postgres|pgbench|ld-linux" | grep -v grep;
+   grep -c PGSQL /proc/net/unix; grep -c schedlab-run /proc/mounts; ls -d /tmp/schedlab-run-* 2>/dev/null;
+   awk "NR > 1 && \$8 == 65534" /proc/sysvipc/shm; echo end' >"$TMP/pgleft" 2>&1
+equals "no postgres or pgbench process, socket, mount, run folder or shared memory left on the box" \
+	"$(tr '\n' ' ' <"$TMP/pgleft")" "0 0 end "
 
 # --- "tools": "target" on the bare box
 plan target ', "tools": "target"'

@@ -16,7 +16,9 @@
 #     a boot in the wrong mode (the target's "append" overrides preempt=):
 #     mismatch, quarantined; a lab of two lava members: two jobs at once;
 #     the two boots' jobs in flight at once on the two devices (LAVA's
-#     start/end times overlap), the whole job log kept with each boot;
+#     start/end times overlap), the whole job log kept with each boot; the
+#     lab's plan runs sockperf too (sl-netpair and sockperf in the batch
+#     initramfs), its round trips stored;
 #  3. a session interrupted (SIGINT) while its job runs: the job is
 #     canceled, the session is interrupted, and `--resume` completes it;
 #  4. three boots on two devices with the artifacts served over HTTP by the
@@ -24,12 +26,15 @@
 #     stored while another's job still runs; the controller is SIGKILLed
 #     then, and `--resume last` keeps the two stored boots, cancels the
 #     orphaned job and submits its boot again; every run stored once.
-# Also: `plan --lava-job`, knob sets through the batch, the plan object's
-# and the token file's checks.
+# Also: `plan --lava-job` (a pgbench plan's initramfs carries PostgreSQL's
+# files, listed with cpio), one pgbench run in a LAVA job (about 20 s),
+# knob sets through the batch, the plan object's and the token file's
+# checks.
 # Each job costs about 20-40 s under TCG on this host.
 . "$(dirname "$0")/lib.sh"
 
-require qemu-system-x86:qemu-system-x86_64 busybox-static:/bin/busybox cpio:cpio curl:curl jq:jq sqlite3:sqlite3
+require qemu-system-x86:qemu-system-x86_64 busybox-static:/bin/busybox cpio:cpio curl:curl jq:jq sqlite3:sqlite3 \
+	sockperf:sockperf postgresql-15:/usr/lib/postgresql/15/bin/postgres
 require_built bin/schedlab-agent bin/schedlab
 lava_up
 
@@ -77,6 +82,29 @@ if [ -f "${initrd#file://}" ] && cpio -it <"${initrd#file://}" 2>/dev/null | gre
 	ok "plan --lava-job: its initramfs carries the requests"
 else
 	not_ok "plan --lava-job: its initramfs carries the requests" "ramdisk url: $initrd"
+fi
+# pgbench on lava: the job's batch initramfs carries PostgreSQL as a qemu
+# guest's does (harness/targets/pgfiles.c): programs in /bin, share files,
+# plpgsql and dict_snowball in /lib, sl-pgbench; no manual pages
+sed 's|"workloads": \[.*|"workloads": [ {"type": "pgbench", "scale": 1, "clients": 2, "duration_s": 3} ]|' \
+	"$TMP/modes.json" >"$TMP/pg.json"
+expect_exit 0 "plan --lava-job of a plan with pgbench" bin/schedlab plan --lava-job "$TMP/pg.json"
+pinitrd=$(jq -r '.actions[0].deploy.images.ramdisk.url' "$TMP/out")
+cpio -it <"${pinitrd#file://}" >"$TMP/pg.list" 2>/dev/null
+pgmiss=""
+for f in bin/postgres bin/initdb bin/pgbench bin/sl-pgbench lib/plpgsql.so lib/dict_snowball.so \
+	usr/share/postgresql/15/postgres.bki usr/share/postgresql/15/timezonesets/Default \
+	usr/share/postgresql/15/extension/plpgsql.control etc/passwd etc/schedlab/requests.jsonl; do
+	grep -qx "$f" "$TMP/pg.list" || pgmiss+=" $f"
+done
+grep -q 'libicudata\.so' "$TMP/pg.list" || pgmiss+=" libicudata"
+equals "  ... its initramfs carries PostgreSQL (programs, share files, modules, libicu)" "${pgmiss:-none missing}" "none missing"
+equals "  ... without manual pages or other extensions" \
+	"$(grep -cE '^usr/share/postgresql/15/(man/|extension/[^p])' "$TMP/pg.list")" 0
+if cpio -it <"${initrd#file://}" 2>/dev/null | grep -q 'bin/postgres$'; then
+	not_ok "  ... a plan without pgbench gets none of it"
+else
+	ok "  ... a plan without pgbench gets none of it"
 fi
 expect_exit 2 "plan --lava-job on a plan whose target is not lava" \
 	bin/schedlab plan --lava-job "$TMP/modes.json" --target local
@@ -158,12 +186,19 @@ equals "its run skipped, no rows" \
 # --- a lab of two lava members: one session each, their jobs in flight at
 # once on the two devices
 plan "$TMP/one.json" '["full"]' '[""]'
-jq '{name: "t0740-lab", targets: [.target, .target], matrix: {preempt: ["full"]}, workloads: .workloads}' \
+# (with sockperf too, whose lava path, sl-netpair starting sockperf from
+# the batch initramfs, runs here)
+jq '{name: "t0740-lab", targets: [.target, .target], matrix: {preempt: ["full"]},
+     workloads: (.workloads + [{type: "sockperf", duration_s: 2}])}' \
 	"$TMP/one.json" >"$TMP/lab.json"
 expect_exit 0 "lab of two lava targets" bin/schedlab run --db "$TMP/lab.db" "$TMP/lab.json"
-equals "  ... two sessions, each its boot ok and run ok" \
+equals "  ... two sessions, each its boot ok and both runs ok" \
 	"$(sqlite3 "$TMP/lab.db" "SELECT group_concat(b.status || '/' || r.status, ' ') FROM boot b JOIN run r ON r.boot_id = b.id")" \
-	"ok/ok ok/ok"
+	"ok/ok ok/ok ok/ok ok/ok"
+equals "  ... sockperf's round trips stored from both (p50 <= p99, positive)" \
+	"$(sqlite3 "$TMP/lab.db" "SELECT count(*) FROM (SELECT run_id, max(CASE WHEN metric = 'rtt_p50_us' THEN value END) p50,
+		max(CASE WHEN metric = 'rtt_p99_us' THEN value END) p99 FROM results WHERE workload = 'sockperf' GROUP BY run_id)
+		WHERE 0 < p50 AND p50 <= p99")" 2
 mapfile -t LJ < <(sqlite3 "$TMP/lab.db" "SELECT lava_job_id FROM boot ORDER BY id")
 if [ "${#LJ[@]}" -eq 2 ]; then
 	a=$(api "jobs/${LJ[0]}/" | jq -r '.start_time + " " + .end_time')
@@ -176,6 +211,22 @@ if [ "${#LJ[@]}" -eq 2 ]; then
 else
 	not_ok "  ... two jobs" "ids: ${LJ[*]}"
 fi
+
+# --- pgbench in a LAVA job: the batch initramfs carries PostgreSQL; the
+# server runs as nobody from /bin in the guest
+plan "$TMP/pgrun.json" '["full"]' '[""]'
+sed -i 's|"workloads": \[.*|"workloads": [ {"type": "pgbench", "scale": 1, "clients": 2, "duration_s": 3} ]|' "$TMP/pgrun.json"
+ts=$(date +%s)
+expect_exit 0 "run: pgbench (scale 1, 2 clients, 3 s) in a LAVA job" bin/schedlab run --db "$TMP/pg.db" "$TMP/pgrun.json"
+echo "# pgbench job: $(($(date +%s) - ts)) s"
+equals "  ... the run ok, tps and lat_p99_us stored (positive, p50 <= p99) under full" \
+	"$(sqlite3 "$TMP/pg.db" "SELECT r.status || ' ' || (SELECT count(*) FROM (SELECT
+		max(CASE WHEN metric = 'tps' THEN value END) t, max(CASE WHEN metric = 'lat_p50_us' THEN value END) p50,
+		max(CASE WHEN metric = 'lat_p99_us' THEN value END) p99, max(preempt) pr FROM results)
+		WHERE t > 0 AND 0 < p50 AND p50 <= p99 AND pr = 'full') FROM run r")" "ok 1"
+equals "  ... the server ran as nobody, PostgreSQL from the initramfs's /bin" \
+	"$(sqlite3 "$TMP/pg.db" "SELECT json_extract(json_extract(files, '\$.\"sl-pgbench.json\"'), '\$.user') || ' ' ||
+		json_extract(json_extract(files, '\$.\"sl-pgbench.json\"'), '\$.postgresql') FROM run")" "nobody /bin"
 
 # --- 3. interrupted while the job runs, then --resume
 plan "$TMP/intr.json" '["none"]' '[""]'

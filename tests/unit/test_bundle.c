@@ -8,9 +8,16 @@
  * size predicted by bundle_tar_size, a real program resolved with its
  * libraries (libgcc_s, which glibc dlopen()s, among them) and loader (initramfs_resolve, shared with the initramfs
  * builder; ldd on this machine), and the agent's "bundle" request object.
+ * PostgreSQL's part for the pgbench workload (bundle_add_pg): the pg/
+ * layout (wrappers, NAME.real, modules, share files without manual pages
+ * and foreign extensions, libpq and libicu in lib/), the wrapper text, the
+ * modes and a folder header before every file in the archive; the archive
+ * unpacked with tar and the wrappers run (`postgres -V`, `initdb -V`
+ * through the bundled loader), a wrapper moved out of its place refusing.
  * Unpacking with busybox tar on a box is tests/e2e/t0720-ssh-bundle.sh.
  */
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +26,8 @@
 
 #include "harness/targets/bundle.h"
 #include "harness/targets/initramfs.h"
+#include "harness/targets/pgfiles.h"
+#include "harness/util/proc.h"
 #include "harness/util/sha256.h"
 #include "tests/unit/tap.h"
 
@@ -275,15 +284,182 @@ TEST(program_with_libraries)
 	strbuf_release(&ip);
 }
 
+static const struct bundle_file *pg_find(const struct bundle *b, const char *dst)
+{
+	for (size_t i = 0; i < b->nr; i++)
+		if (!strcmp(b->f[i].dst, dst))
+			return &b->f[i];
+	return NULL;
+}
+
+/* a program's stdout+stderr and exit code */
+static int run_prog(const char *const *argv, struct strbuf *out)
+{
+	struct strbuf eo = STRBUF_INIT, e = STRBUF_INIT;
+	struct proc_result res;
+	int rc = proc_capture(argv, 60, out, &eo, &res, &e);
+	strbuf_add(out, eo.buf, eo.len);
+	strbuf_add(out, e.buf, e.len);
+	strbuf_release(&eo);
+	strbuf_release(&e);
+	return rc < 0 ? -1 : res.exit_code;
+}
+
+TEST(postgresql_layout)
+{
+	struct bundle b;
+	struct strbuf err = STRBUF_INIT, t = STRBUF_INIT;
+	if (access(PG_BIN "/postgres", X_OK)) {
+		printf("#   the pgbench bundle needs postgresql-15 (Debian) on this machine\n");
+		CHECK(access(PG_BIN "/postgres", X_OK) == 0);
+		return;
+	}
+	bundle_init(&b);
+	CHECK(bundle_add_pg(&b, &err) == 0);
+	CHECK_STR(err.buf, "");
+	CHECK(b.pg == 1);
+	static const char *const have[] = {
+		BUNDLE_PG_BIN "/postgres.real", BUNDLE_PG_BIN "/initdb.real",
+		BUNDLE_PG_BIN "/pgbench.real", "pg/usr/lib/postgresql/15/lib/plpgsql.so",
+		"pg/usr/lib/postgresql/15/lib/dict_snowball.so",
+		"pg/usr/share/postgresql/15/postgres.bki",
+		"pg/usr/share/postgresql/15/postgresql.conf.sample",
+		"pg/usr/share/postgresql/15/timezonesets/Default",
+		"pg/usr/share/postgresql/15/extension/plpgsql.control",
+		"lib/libpq.so.5", NULL };
+	for (const char *const *v = have; *v; v++)
+		if (!pg_find(&b, *v)) {
+			printf("#   missing %s\n", *v);
+			CHECK(pg_find(&b, *v) != NULL);
+		}
+	int icu = 0, foreign = 0, man = 0;
+	for (size_t i = 0; i < b.nr; i++) {
+		icu |= !strncmp(b.f[i].dst, "lib/libicudata.so", 17);
+		foreign |= !strncmp(b.f[i].dst, "pg/usr/share/postgresql/15/extension/", 37) &&
+			   strncmp(b.f[i].dst + 37, "plpgsql", 7);
+		man |= !strncmp(b.f[i].dst, "pg/usr/share/postgresql/15/man/", 31);
+	}
+	CHECK(icu && !foreign && !man);
+	CHECK(!pg_find(&b, BUNDLE_PG_BIN "/postgres")); /* the wrappers come with finish */
+	CHECK(json_object_size(b.tools) == 0);          /* nothing the agent runs itself */
+	CHECK(pg_share_wanted(PG_SHARE "/postgres.bki"));
+	CHECK(!pg_share_wanted(PG_SHARE "/man/man1/psql.1.gz"));
+	CHECK(!pg_share_wanted(PG_SHARE "/extension/hstore.control"));
+	CHECK(pg_share_wanted(PG_SHARE "/extension/plpgsql--1.0.sql"));
+	CHECK(!pg_share_wanted("/usr/share/postgresql/155/x"));
+
+	CHECK(bundle_finish(&b, 1, &err) == 0);
+	const struct bundle_file *w = pg_find(&b, BUNDLE_PG_BIN "/postgres");
+	CHECK(w != NULL);
+	if (w) {
+		CHECK(!strncmp(w->data.buf, "#!/bin/sh\n", 10));
+		CHECK_CONTAINS(w->data.buf,
+			       "*/pg/usr/lib/postgresql/15/bin/postgres) "
+			       "B=${0%/pg/usr/lib/postgresql/15/bin/postgres} ;;\n");
+		strbuf_addf(&t, "exec \"$B/%s\" --library-path \"$B/lib\" --inhibit-cache%s "
+			    "\"$0.real\" \"$@\"\n", b.loader, b.argv0 ? " --argv0 \"$0\"" : "");
+		CHECK_CONTAINS(w->data.buf, t.buf);
+	}
+	CHECK(pg_find(&b, BUNDLE_PG_BIN "/initdb") && pg_find(&b, BUNDLE_PG_BIN "/pgbench"));
+	/* without --argv0 the program's own path (NAME.real) says where share is */
+	struct bundle nb = b;
+	nb.argv0 = 0;
+	strbuf_reset(&t);
+	bundle_pg_wrapper(&nb, "initdb", &t);
+	CHECK(!strstr(t.buf, "--argv0"));
+	CHECK_CONTAINS(t.buf, "\"$0.real\" \"$@\"");
+
+	CHECK(bundle_file_mode("bin/sl-pgbench") == 0700);
+	CHECK(bundle_file_mode("lib/libc.so.6") == 0755);
+	CHECK(bundle_file_mode(BUNDLE_PG_BIN "/postgres") == 0755);
+	CHECK(bundle_file_mode(BUNDLE_PG_BIN "/postgres.real") == 0755);
+	CHECK(bundle_file_mode("pg/usr/share/postgresql/15/postgres.bki") == 0644);
+	CHECK(bundle_file_mode("MANIFEST") == 0600);
+
+	/* the archive: every folder's header, 0755 (bin/ 0700), before its files */
+	char *out = xstrfmt("%s/pg.tar", tmpdir);
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(bundle_write_tar(&b, fd, &err) == 0);
+	close(fd);
+	struct strbuf a = STRBUF_INIT;
+	CHECK(strbuf_read_file(&a, out, 200 << 20) == 0);
+	CHECK(a.len == bundle_tar_size(&b));
+	struct strvec seen = STRVEC_INIT;
+	size_t off = 0, bad_order = 0, bad_mode = 0, files = 0;
+	while (off + 512 <= a.len && a.buf[off]) {
+		const unsigned char *h = (const unsigned char *)a.buf + off;
+		const char *name = (const char *)h;
+		unsigned long long size = oct(h + 124, 11), mode = oct(h + 100, 7);
+		/* its parent folder ("pg/usr/" for "pg/usr/lib/" and "pg/usr/x") was seen */
+		size_t plen = strlen(name);
+		if (plen && name[plen - 1] == '/')
+			plen--;
+		while (plen && name[plen - 1] != '/')
+			plen--;
+		int found = plen == 0;
+		for (size_t i = 0; i < seen.nr && !found; i++)
+			found = strlen(seen.v[i]) == plen && !strncmp(seen.v[i], name, plen);
+		bad_order += !found;
+		if (h[156] == '5') {
+			bad_mode += mode != (strcmp(name, "bin/") ? 0755u : 0700u);
+			strvec_push(&seen, name);
+		} else {
+			files++;
+			bad_mode += mode != bundle_file_mode(name);
+		}
+		off += 512 + (size + 511) / 512 * 512;
+	}
+	CHECK(files == b.nr);
+	CHECK(bad_order == 0);
+	CHECK(bad_mode == 0);
+	strvec_clear(&seen);
+	strbuf_release(&a);
+
+	/* unpacked, the wrappers run the bundled programs */
+	char *dir = xstrfmt("%s/u", tmpdir);
+	mkdir(dir, 0700);
+	const char *tar[] = { "tar", "-x", "-f", out, "-C", dir, NULL };
+	strbuf_reset(&t);
+	CHECK(run_prog(tar, &t) == 0);
+	char *pg = xstrfmt("%s/" BUNDLE_PG_BIN "/postgres", dir);
+	char *idb = xstrfmt("%s/" BUNDLE_PG_BIN "/initdb", dir);
+	const char *v1[] = { pg, "-V", NULL }, *v2[] = { idb, "-V", NULL };
+	strbuf_reset(&t);
+	CHECK(run_prog(v1, &t) == 0);
+	CHECK_CONTAINS(t.buf, "postgres (PostgreSQL) 15");
+	strbuf_reset(&t);
+	CHECK(run_prog(v2, &t) == 0);
+	CHECK_CONTAINS(t.buf, "initdb (PostgreSQL) 15");
+	/* a wrapper out of its place says so */
+	char *moved = xstrfmt("%s/postgres", dir);
+	CHECK(rename(pg, moved) == 0);
+	const char *v3[] = { moved, "-V", NULL };
+	strbuf_reset(&t);
+	CHECK(run_prog(v3, &t) == 127);
+	CHECK_CONTAINS(t.buf, "postgres: run it by its path in the bundle");
+	free(moved);
+	free(pg);
+	free(idb);
+	free(dir);
+	unlink(out);
+	free(out);
+	bundle_release(&b);
+	strbuf_release(&err);
+	strbuf_release(&t);
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(p);
+	return 0;
+}
+
 static void cleanup(void)
 {
-	static const char *const names[] = { "a", "a2", "b", "c", "big", "out.tar", NULL };
-	for (const char *const *p = names; *p; p++) {
-		char *f = xstrfmt("%s/%s", tmpdir, *p);
-		unlink(f);
-		free(f);
-	}
-	rmdir(tmpdir);
+	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int main(void)
@@ -298,6 +474,7 @@ int main(void)
 	RUN(tar_header);
 	RUN(tar_archive);
 	RUN(program_with_libraries);
+	RUN(postgresql_layout);
 	cleanup();
 	return tap_done();
 }

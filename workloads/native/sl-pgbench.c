@@ -23,10 +23,23 @@
  *   5. stops the server (fast shutdown, then immediate, then SIGKILL) and
  *      removes pg/: data directory, socket, lock file and logs.
  *
- * The programs are in --bindir, by default /usr/lib/postgresql/15/bin
- * (Debian's place) or, when that has no postgres, /bin (the qemu target's
- * initramfs). JIT is off: llvmjit.so and its LLVM are not in a guest, and
- * pgbench's queries are too cheap to be compiled anyway.
+ * The programs are in --bindir, by default: the ssh target's workload
+ * bundle when the agent names one (SCHEDLAB_BUNDLE) and it carries
+ * PostgreSQL (pg/, harness/targets/bundle.h: wrapper scripts that run the
+ * real programs through the bundle's loader), else /usr/lib/postgresql/15/bin
+ * (Debian's place) or, when that has no postgres, /bin (the qemu and lava
+ * targets' initramfs). JIT is off: llvmjit.so and its LLVM are not in a
+ * guest, and pgbench's queries are too cheap to be compiled anyway. The
+ * programs get TZ and PGTZ "UTC0": a POSIX zone PostgreSQL understands
+ * without tzdata (harness/targets/pgfiles.h), the same UTC everywhere.
+ *
+ * From the bundle, run as root: the bundle is under the agent's folder,
+ * which the server's user cannot reach (root's home, umask 077). So this
+ * program enters a mount namespace of its own (unshare, every mount made
+ * private first, so nothing propagates back), bind-mounts the bundle's pg/
+ * and lib/ onto bundle/pg and bundle/lib in the run directory and runs the
+ * programs from there. The mounts exist only in that namespace and vanish
+ * with its last process; the agent, outside it, sees empty folders.
  *
  * Who runs the server: PostgreSQL refuses to run as root. Run as root (the
  * agent usually is), every PostgreSQL program runs as the user --user
@@ -62,6 +75,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
@@ -88,6 +103,11 @@ static pid_t pm_pid = -1, bench_pid = -1;
 static int pm_shmid = -1;
 static char rundir[PATH_MAX], pgdir[PATH_MAX + 4], datadir[PATH_MAX + 16];
 static int as_other;              /* run the programs as O.user (we are root) */
+/* the ssh bundle's pg/ bin folder (harness/targets/bundle.h, BUNDLE_PG_BIN) */
+#define BUNDLE_PG_BIN "pg/usr/lib/postgresql/15/bin"
+static const char *bundle_dir;    /* PostgreSQL from this bundle */
+static char bundle_mnt[PATH_MAX + 16], bundle_bin[PATH_MAX + 64];
+static int bundle_mounts;         /* how many of pg/, lib/ are mounted */
 static uid_t run_uid;
 static gid_t run_gid;
 
@@ -139,7 +159,7 @@ static void child_exec(char *const argv[], int out_fd, int err_fd, pid_t parent)
 	/* a fixed environment (no PG* variable of the agent's reaches them),
 	 * plus the e2e tests' SCHEDLAB_TEST_MARK, by which a test finds the
 	 * processes it started (backends rename themselves in cmdline) */
-	char *env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", "TZ=UTC", "PGTZ=UTC", NULL, NULL };
+	char *env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", "TZ=UTC0", "PGTZ=UTC0", NULL, NULL };
 	const char *mark = getenv("SCHEDLAB_TEST_MARK");
 	char markv[160];
 	if (mark && strlen(mark) < 100) {
@@ -216,6 +236,60 @@ static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *
 	return 0;
 }
 
+/* the bind mounts of bundle_mount and their folders away */
+static void bundle_unmount(void)
+{
+	char p[PATH_MAX + 32];
+	if (!bundle_mnt[0])
+		return;
+	for (const char *d = "pg\0lib\0"; *d; d += strlen(d) + 1) {
+		snprintf(p, sizeof(p), "%s/%s", bundle_mnt, d);
+		if (bundle_mounts > 0)
+			umount2(p, MNT_DETACH);
+		rmdir(p);
+	}
+	bundle_mounts = 0;
+	rmdir(bundle_mnt);
+	bundle_mnt[0] = '\0';
+}
+
+/*
+ * The bundle's pg/ and lib/ at RUNDIR/bundle/{pg,lib} for the server's user
+ * (see the top): a mount namespace of our own, every mount private in it,
+ * two bind mounts; O.bindir then points there.
+ */
+static int bundle_mount(void)
+{
+	char src[PATH_MAX + 8], dst[PATH_MAX + 32];
+	snprintf(bundle_mnt, sizeof(bundle_mnt), "%s/bundle", rundir);
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		nat_err("cannot make the bundle's PostgreSQL reachable for user %s: a mount "
+			"namespace: %s", O.user, strerror(errno));
+		bundle_mnt[0] = '\0';
+		return -1;
+	}
+	/* 0755 whatever the umask (the ssh target's agent runs under 077) */
+	if ((mkdir(bundle_mnt, 0755) && errno != EEXIST) || chmod(bundle_mnt, 0755)) {
+		nat_err("mkdir %s: %s", bundle_mnt, strerror(errno));
+		bundle_mnt[0] = '\0';
+		return -1;
+	}
+	for (const char *d = "pg\0lib\0"; *d; d += strlen(d) + 1) {
+		snprintf(src, sizeof(src), "%s/%s", bundle_dir, d);
+		snprintf(dst, sizeof(dst), "%s/%s", bundle_mnt, d);
+		if ((mkdir(dst, 0755) && errno != EEXIST) ||
+		    mount(src, dst, NULL, MS_BIND, NULL)) {
+			nat_err("cannot bind-mount %s on %s for user %s: %s", src, dst, O.user,
+				strerror(errno));
+			return -1;
+		}
+		bundle_mounts++;
+	}
+	snprintf(bundle_bin, sizeof(bundle_bin), "%s/" BUNDLE_PG_BIN, bundle_mnt);
+	O.bindir = bundle_bin;
+	return 0;
+}
+
 /* stop pgbench and the server (at once when `now`), remove pg/ */
 static void cleanup(int now)
 {
@@ -248,6 +322,7 @@ static void cleanup(int now)
 	}
 	if (pgdir[0])
 		nftw(pgdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	bundle_unmount();
 }
 
 /* the last line of path containing FATAL, PANIC or ERROR (else its last
@@ -484,6 +559,8 @@ static int run(json_t *res)
 
 	if (prepare_dirs())
 		return 1;
+	if (bundle_dir && as_other && bundle_mount())
+		return 1;
 	snprintf(exe, sizeof(exe), "%s/initdb", O.bindir);
 	{
 		char *const argv[] = { exe, "-D", datadir, "-U", "postgres", "-A", "trust",
@@ -610,9 +687,19 @@ int main(int argc, char **argv)
 		nat_err("--shared-buffers: a PostgreSQL size such as 128MB");
 		return 2;
 	}
-	/* Debian's place, else /bin: the qemu target's initramfs puts every
-	 * program there (the server finds /usr/share/postgresql/15 and its
-	 * libraries by their absolute paths then) */
+	/* the ssh bundle's, else Debian's place, else /bin: the qemu target's
+	 * initramfs puts every program there (the server finds
+	 * /usr/share/postgresql/15 and its libraries by their absolute paths
+	 * then) */
+	const char *bd = getenv("SCHEDLAB_BUNDLE");
+	if (!O.bindir && bd && bd[0] == '/' && strlen(bd) < PATH_MAX - 64) {
+		snprintf(bundle_bin, sizeof(bundle_bin), "%s/" BUNDLE_PG_BIN "/postgres.real", bd);
+		if (!access(bundle_bin, F_OK)) {
+			bundle_dir = bd;
+			snprintf(bundle_bin, sizeof(bundle_bin), "%s/" BUNDLE_PG_BIN, bd);
+			O.bindir = bundle_bin;
+		}
+	}
 	if (!O.bindir) {
 		char probe[64];
 		O.bindir = "/usr/lib/postgresql/15/bin";
@@ -649,6 +736,7 @@ int main(int argc, char **argv)
 
 	res = json_object();
 	json_object_set_new(res, "user", json_string(as_other ? O.user : "(the caller)"));
+	json_object_set_new(res, "postgresql", json_string(bundle_dir ? "bundle" : O.bindir));
 	rc = run(res);
 	if (stop_req) {
 		cleanup(1);
