@@ -156,9 +156,12 @@ static int resolve_kernel(const char *spec, char *image, size_t ilen, char *vmli
 	if (release)
 		release[0] = '\0';
 	if (stat(spec, &st) < 0) {
+		/* Debian's kernels have a make target each (kernels/Makefile) */
 		strbuf_addf(err, "kernel %s: %s%s", spec, strerror(errno),
-			    strstr(spec, "kernels/out/debian") ? " (run `make -C kernels debian`)"
-							       : "");
+			    strstr(spec, "kernels/out/debian-rt")
+				    ? " (run `make -C kernels debian-rt`)"
+			    : strstr(spec, "kernels/out/debian") ? " (run `make -C kernels debian`)"
+								 : "");
 		return -1;
 	}
 	if (S_ISDIR(st.st_mode)) {
