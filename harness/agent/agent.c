@@ -479,6 +479,22 @@ static int exec_trace_start(struct exec_run *r, struct strbuf *err)
 		if (rc)
 			return -1;
 	}
+	/* only the run's own tasks: this agent and every task forked from it
+	 * from now on (event-fork), with whatever switches with them (the
+	 * kernel keeps a sched_switch when either side is listed, a wakeup by
+	 * the woken task). Tracing the whole machine let a busy host's other
+	 * tasks overwrite the run's events in the buffer's kept tail. */
+	const char *pidf[][2] = { { "options/event-fork", "1" }, { "set_event_pid", NULL } };
+	char self[32];
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	pidf[1][1] = self;
+	for (size_t f = 0; f < 2; f++) {
+		char *p = xstrfmt("%s/%s", r->tinst, pidf[f][0]);
+		int rc = knob_set(k, p, pidf[f][1], NULL, err);
+		free(p);
+		if (rc)
+			return -1;
+	}
 	size_t i;
 	json_t *e;
 	json_array_foreach(ev, i, e) {
