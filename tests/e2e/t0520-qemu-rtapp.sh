@@ -22,7 +22,7 @@ if [ ! -f kernels/out/debian/kernel.json ]; then
 	not_ok "Debian kernel imported (make -C kernels debian)"; done_testing; exit
 fi
 
-jq '.repetitions = 1 | .workloads[0].duration_s = 2 | .workloads[1].duration_s = 1' \
+jq '.repetitions = 1 | .workloads[0].duration_s = 2 | .workloads[1].duration_s = 2' \
 	examples/deadline-qemu.json >"$TMP/p.json"
 expect_exit 0 "the example plan is valid" schedlab plan examples/deadline-qemu.json
 schedlab run "$TMP/p.json" --db "$DB" --tag rt >"$TMP/out" 2>"$TMP/err"
