@@ -44,6 +44,23 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 read -r -a devnodes <<<"${SCHEDLAB_DEVNODES:-/dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty}"
 devsnap() { stat -c '%n %F %a %u:%g %t:%T' "${devnodes[@]}" 2>&1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/schedlab-run.XXXXXX") || exit 2
+# a test runs under timeout(1), which puts it in a process group of its
+# own, out of reach of a Ctrl-C or a kill of this script's group: on
+# TERM, INT or HUP the running tests (both lanes) get SIGTERM through
+# their group, so their cleanup runs (their qemu, their controllers) and
+# nothing is left running (their pids in running.pids)
+: >"$work/running.pids"
+stop_tests() {
+	local pid
+	while read -r pid; do
+		[ -n "$pid" ] && kill -TERM -- "-$pid" 2>/dev/null
+	done <"$work/running.pids"
+	[ -n "${guest_pid:-}" ] && kill -TERM "$guest_pid" 2>/dev/null
+	wait
+	echo "# tests/run.sh: stopped by a signal; the running tests were ended" >&2
+	exit 143
+}
+trap stop_tests TERM INT HUP
 trap 'rm -rf "$work"' EXIT
 devsnap >"$work/devs"   # the nodes as the last test left them (both lanes)
 : >"$work/results"      # "PASSED FAILED SKIPPED MILLISECONDS NAME" a test
@@ -88,10 +105,13 @@ run_test() {
 	start_ms=$(($(date +%s%N) / 1000000))
 	limit=$(limit_of "$t")
 	if [[ "$t" == *.sh ]]; then
-		timeout --kill-after=30 "$limit" bash "$t" >>"$out" 2>&1
+		timeout --kill-after=30 "$limit" bash "$t" >>"$out" 2>&1 &
 	else
-		timeout --kill-after=30 "$limit" "$t" >>"$out" 2>&1
+		timeout --kill-after=30 "$limit" "$t" >>"$out" 2>&1 &
 	fi
+	local tpid=$!
+	flock "$work/running.pids" sh -c 'echo "$1" >>"$2"' sh "$tpid" "$work/running.pids"
+	wait "$tpid"
 	rc=$?
 	p=$(grep -cE '^ok ' "$out" | tr -d ' ')
 	s=$(grep -cE '^ok .*# [Ss][Kk][Ii][Pp]' "$out" | tr -d ' ')

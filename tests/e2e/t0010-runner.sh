@@ -118,4 +118,25 @@ rm -f "$TMP/guest-ran"
 SCHEDLAB_TEST_JOBS=2 expect_exit 1 "a failure in the guest lane fails the run" \
 	tests/run.sh "$TMP/t-lane-main.sh" "$TMP/t-lane-guest.sh" "$TMP/t-lane-bad.sh"
 contains "... named" "$TMP/out" "# failing: t-lane-bad.sh"
+
+# a runner stopped by a signal ends the test it runs (timeout(1) puts the
+# test in a process group of its own, out of reach of the runner's): the
+# test's cleanup runs and nothing of it is left
+cat >"$TMP/t-long.sh" <<'EOF'
+#!/usr/bin/env bash
+trap 'echo cleaned >"$LANE_FLAG.cleaned"; exit 143' TERM
+echo started >"$LANE_FLAG.started"
+sleep 300 &
+wait
+EOF
+rm -f "$LANE_FLAG".*
+tests/run.sh "$TMP/t-long.sh" >"$TMP/long.out" 2>&1 &
+runner=$!
+for i in $(seq 300); do [ -e "$LANE_FLAG.started" ] && break; sleep 0.1; done
+kill -TERM "$runner"
+wait "$runner"
+equals "a runner stopped by SIGTERM exits 143" "$?" 143
+for i in $(seq 300); do [ -e "$LANE_FLAG.cleaned" ] && break; sleep 0.1; done
+check "... the running test got SIGTERM and cleaned up" test -e "$LANE_FLAG.cleaned"
+contains "... and says so" "$TMP/long.out" "stopped by a signal"
 done_testing

@@ -317,6 +317,35 @@ TEST(timerlat_dash_and_escapes)
 	strbuf_release(&err);
 }
 
+/* automatic mode stopped before any sample reached the histogram: no
+ * latency metric, no error; without the stop it is an error */
+TEST(timerlat_auto_stopped_empty)
+{
+	const char *t = "# RTLA timerlat histogram\n"
+			"Index   IRQ-000   Thr-000\n"
+			"over:         0         0 \n"
+			"count:        0         0 \n"
+			"min:   18446744073709551615 18446744073709551615 \n"
+			"avg:          -         - \n"
+			"max:          0         0 \n"
+			"rtla timerlat hit stop tracing\n";
+	struct metric_set ms;
+	struct strbuf err = STRBUF_INIT;
+	metric_set_init(&ms);
+	CHECK(timerlat_parse_hist(t, 50, &ms, &err) == 0);
+	CHECK_STR(err.buf, "");
+	CHECK(metric_find(&ms, "thread_lat_max_us") == NULL);
+	CHECK(metric_find(&ms, "irq_samples") == NULL);
+	metric_set_release(&ms);
+	char *t2 = xstrdup(t);
+	*strstr(t2, "rtla timerlat hit") = '\0';
+	CHECK(timerlat_parse_hist(t2, 50, &ms, &err) == -1);
+	CHECK_CONTAINS(err.buf, "no samples on any CPU");
+	free(t2);
+	metric_set_release(&ms);
+	strbuf_release(&err);
+}
+
 TEST(timerlat_auto_text)
 {
 	const char *t = "max:   3  4 \nrtla timerlat hit stop tracing\n"
@@ -573,6 +602,7 @@ int main(void)
 	RUN(timerlat_synthetic);
 	RUN(timerlat_damaged);
 	RUN(timerlat_dash_and_escapes);
+	RUN(timerlat_auto_stopped_empty);
 	RUN(timerlat_auto_text);
 	RUN(osnoise_synthetic);
 	RUN(timerlat_captured_tcg);
