@@ -22,6 +22,7 @@
 #     unchanged, boot sysinfo bundle.copied false), no temporary folder left;
 #   - a damaged bundle (one byte appended to a library) is not used: the next
 #     session copies it again and runs;
+#   - lockholder, perf bench (pipe, messaging) and sockperf from the bundle;
 #   - pgbench (scale 1, 2 clients, 5 s) on the box, which has no PostgreSQL,
 #     no postgres/pgbench in PATH and no tzdata: PostgreSQL from the bundle's
 #     pg/ (wrappers through the bundled loader), the server as nobody; tps
@@ -219,6 +220,25 @@ G 'for p in /proc/[0-9]*; do tr "\0" " " <$p/cmdline 2>/dev/null; echo; done | g
    awk "NR > 1 && \$8 == 65534" /proc/sysvipc/shm; echo end' >"$TMP/pgleft" 2>&1
 equals "no postgres or pgbench process, socket, mount, run folder or shared memory left on the box" \
 	"$(tr '\n' ' ' <"$TMP/pgleft")" "0 0 end "
+
+# --- the other workloads of issue 30 from the bundle on the bare box:
+# sl-lockholder (static), perf bench (Debian's perf, dynamic) and sockperf
+# (sl-netpair starting sockperf from the bundle through its loader)
+G 'for p in perf sockperf; do command -v $p >/dev/null && echo "HAS $p"; done; echo checked' >"$TMP/hasnew"
+# (the box has neither, so a run that is ok ran them from the bundle)
+equals "the box has no perf or sockperf" "$(cat "$TMP/hasnew")" checked
+jq '.name = "new" | .workloads = [
+      {"type": "lockholder", "duration_s": 2, "threads": 4},
+      {"type": "perf-pipe", "loops": 2000},
+      {"type": "perf-messaging", "groups": 1, "loops": 10},
+      {"type": "sockperf", "duration_s": 2}]' "$TMP/pg.json" >"$TMP/new.json"
+DB=$TMP/new.db
+expect_exit 0 "lockholder, perf bench and sockperf run on the bare box from the bundle" \
+	schedlab run "$TMP/new.json" --db "$DB" --quiet
+equals "each run ok with its primary metric stored" \
+	"$(sql "SELECT group_concat(workload || ':' || status || ':' || (SELECT count(*) FROM results x WHERE x.run_id = r.id AND x.metric IN ('acq_per_s', 'usecs_per_op', 'time_s', 'rtt_p50_us') AND x.value > 0), ' ')
+	        FROM (SELECT * FROM run ORDER BY workload) r")" \
+	"lockholder:ok:1 perf-messaging:ok:1 perf-pipe:ok:2 sockperf:ok:1"
 
 # --- "tools": "target" on the bare box
 plan target ', "tools": "target"'
