@@ -43,7 +43,7 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 # (SCHEDLAB_DEVNODES replaces the list in the runner's own test)
 read -r -a devnodes <<<"${SCHEDLAB_DEVNODES:-/dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty}"
 devsnap() { stat -c '%n %F %a %u:%g %t:%T' "${devnodes[@]}" 2>&1; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/schedlab-run.XXXXXX") || exit 2
+work=$(mktemp -d "${TMPDIR:-/tmp}/schedlab-tests.XXXXXX") || exit 2
 # a test runs under timeout(1), which puts it in a process group of its
 # own, out of reach of a Ctrl-C or a kill of this script's group: on
 # TERM, INT or HUP the running tests (both lanes) get SIGTERM through

@@ -117,6 +117,16 @@ static int tl_num(const char *tok, long long *out)
 }
 
 /* "# Duration:   0 00:00:10" -> seconds; -1 when absent or malformed */
+/* the line on which rtla says its automatic mode stopped the trace (text
+ * without escapes), or NULL */
+static const char *auto_hit(const char *text)
+{
+	const char *hit = strstr(text, "hit stop tracing");
+	while (hit && hit > text && hit[-1] != '\n')
+		hit--;
+	return hit;
+}
+
 double rtla_parse_duration(const char *text)
 {
 	const char *p = text ? strstr(text, "Duration:") : NULL;
@@ -339,7 +349,7 @@ int timerlat_parse_hist(const char *raw, long long hist_us, struct metric_set *m
 		}
 		samples += c->count > 0;
 	}
-	if (!samples && !strstr(text, "hit stop tracing")) {
+	if (!samples && !auto_hit(text)) {
 		strbuf_addstr(err, "rtla timerlat output: no samples on any CPU");
 		goto out;
 	}
@@ -363,13 +373,11 @@ out:
 }
 
 /* automatic mode: whether rtla stopped at the threshold, and its text from
- * "rtla timerlat hit stop tracing" on */
+ * "rtla timerlat hit stop tracing" on (auto_hit) */
 json_t *timerlat_auto_result(const char *raw, long long threshold_us, const char *trace)
 {
 	char *text = rtla_strip_escapes(raw);
-	const char *hit = strstr(text, "hit stop tracing");
-	while (hit && hit > text && hit[-1] != '\n')
-		hit--;
+	const char *hit = auto_hit(text);
 	json_t *o = json_pack("{s:I,s:b,s:s,s:b}", "threshold_us", (json_int_t)threshold_us,
 			      "stopped", hit != NULL, "text", hit ? hit : "", "trace_kept",
 			      trace != NULL);
