@@ -35,7 +35,8 @@
 
 require qemu-system-x86:qemu-system-x86_64 openssh-client:ssh openssh-client:ssh-keygen \
 	dropbear-bin:dropbear dropbear-bin:dropbearkey python3:python3 sqlite3:sqlite3 \
-	rt-tests:cyclictest rt-tests:hackbench postgresql-15:/usr/lib/postgresql/15/bin/postgres
+	rt-tests:cyclictest rt-tests:hackbench postgresql-15:/usr/lib/postgresql/15/bin/postgres \
+	linux-perf:perf sockperf:sockperf jq:jq
 require_built bin/schedlab-agent build/libschedlab.a
 if [ ! -f kernels/out/debian/kernel.json ]; then
 	check "make -C kernels debian" make -s -C kernels debian
