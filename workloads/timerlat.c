@@ -24,7 +24,11 @@
  * the trace with the IRQ's stack (timerlat_trace.txt, kept with the run);
  * its text and whether it stopped are stored in schedlab-extra.json and as
  * the metric auto_stopped. A stopped run measured less than duration_s:
- * measured_s says how long.
+ * measured_s says how long. rtla looks whether the trace stopped once a
+ * second and says so only when duration_s has not run out first (its
+ * SIGALRM handler stops the trace too, and then it keeps quiet): with a
+ * duration_s of 1-2 s on a loaded machine a hit can go unreported
+ * (auto_stopped 0, no trace), so the parameter's help asks for more.
  */
 #include <ctype.h>
 #include <math.h>
@@ -48,7 +52,8 @@ static const struct param_spec timerlat_params[] = {
 	  "histogram range in us (1 us buckets); samples above are counted as overflow" },
 	{ "auto_analysis", PT_BOOL, "false", 0, 0, NULL,
 	  "rtla's automatic mode (-a): stop at a thread latency above auto_threshold_us and "
-	  "keep the trace with the IRQ stack (timerlat_trace.txt) and rtla's text" },
+	  "keep the trace with the IRQ stack (timerlat_trace.txt) and rtla's text (rtla looks once "
+	  "a second: give it a duration_s of several seconds, or a hit may go unreported)" },
 	{ "auto_threshold_us", PT_INT, "100", 1, 1000000, NULL,
 	  "the thread latency that stops the trace in automatic mode" },
 	{ "load", PT_LOAD, NULL, 0, 0, NULL, "background load while measuring" },
