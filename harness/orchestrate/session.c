@@ -1579,6 +1579,7 @@ struct batch_boot {
 	struct run_ctx *rc;
 	struct batch_run *br;
 	size_t *idx;            /* their index in c->runs */
+	size_t i, j;            /* the boot's runs in c->runs: [i, j) */
 	int *prep;              /* run r was prepared (else it failed already) */
 	struct batch_job *job;  /* in flight, or NULL (nothing was submitted) */
 };
@@ -1608,6 +1609,8 @@ static int batch_begin(struct exec_ctx *c, struct batch_boot *x, size_t i, size_
 {
 	size_t n = j - i;
 	memset(x, 0, sizeof(*x));
+	x->i = i;
+	x->j = j;
 	boot_ctx_init(&x->b);
 	x->rc = xcalloc(n + 1, sizeof(*x->rc));
 	x->br = xcalloc(n + 1, sizeof(*x->br));
@@ -1667,11 +1670,16 @@ dberr:
  * The end of a boot of a batch target: its job collected (canceled first
  * when cancel), and the boot and every run stored exactly once from what
  * came back (not stored after a database error: --resume redoes them).
+ * A boot the lab failed (boot_info.lab_fault: LAVA's Infrastructure error)
+ * that has been submitted fewer than 1 + target.lab_retries times is
+ * stored failed, with its job's log, and its runs go back to planned: 1,
+ * and the caller submits the boot again (a new row, boot_row); else 0.
  */
-static void batch_end(struct exec_ctx *c, struct batch_boot *x, int cancel)
+static int batch_end(struct exec_ctx *c, struct batch_boot *x, int cancel, int tries)
 {
 	struct boot_ctx *b = &x->b;
 	size_t m = x->m;
+	int again = 0;
 	if (x->job) {
 		b->booted = c->t.ops->batch_collect(&c->t, x->job, cancel, &b->bi, x->br, m,
 						    &b->be) == 0;
@@ -1682,9 +1690,28 @@ static void batch_end(struct exec_ctx *c, struct batch_boot *x, int cancel)
 	}
 	if (c->exit_code == 2)
 		goto out;
+	again = !b->booted && b->bi.lab_fault && !cancel && !session_aborted(c->o) &&
+		tries < c->t.lab_retries;
 	if (store_boot(c, b)) {
 		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
 		c->exit_code = 2;
+		again = 0;
+		goto out;
+	}
+	if (again) {
+		int bad = db_begin(c->db);
+		for (size_t r = 0; r < m && !bad; r++)
+			bad = db_run_unstart(c->db, x->rc[r].pr->run_id);
+		if (bad || db_commit(c->db)) {
+			db_rollback(c->db);
+			strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+			c->exit_code = 2;
+			again = 0;
+			goto out;
+		}
+		progress_say(&c->pg, "%s: %s; the lab's fault, not the kernel's: submitting it "
+			     "again (%d of %d)", b->desc, boot_error(b), tries + 1,
+			     c->t.lab_retries);
 		goto out;
 	}
 	if (!b->booted || b->why.len) {
@@ -1738,6 +1765,7 @@ static void batch_end(struct exec_ctx *c, struct batch_boot *x, int cancel)
 	}
 out:
 	batch_boot_release(x);
+	return again;
 }
 
 /*
@@ -1745,8 +1773,9 @@ out:
  * one job; a boot is stored the moment its job ends (while the others
  * still run), and the next boot is submitted in its place. Sequential
  * repetitions decide between rounds, so a round's jobs all end before the
- * next round's first is submitted. Ctrl-C and database errors cancel the
- * jobs in flight.
+ * next round's first is submitted. A boot the lab failed is submitted again
+ * (batch_end) before the next new one. Ctrl-C and database errors cancel
+ * the jobs in flight.
  */
 static void batch_execute(struct exec_ctx *c)
 {
@@ -1766,41 +1795,46 @@ static void batch_execute(struct exec_ctx *c)
 	struct batch_boot *fl = xcalloc(slots + 1, sizeof(*fl));
 	struct batch_job **jobs = xcalloc(slots + 1, sizeof(*jobs));
 	size_t nfl = 0, i = 0;
+	size_t *again = xcalloc(c->n + 1, sizeof(*again)), nagain = 0; /* boots to submit again */
+	int *tries = xcalloc(c->n + 1, sizeof(*tries)); /* of the boot starting at run k */
 	int fl_round = 0;
 	if (slots > 1)
 		progress_say(&c->pg, "  up to %zu jobs in flight", slots);
 	for (;;) {
-		while (nfl < slots && i < c->n && !session_aborted(c->o) && c->exit_code != 2) {
-			size_t j = i;
-			while (j < c->n && c->runs[j].boot_id == c->runs[i].boot_id)
+		while (nfl < slots && (nagain || i < c->n) && !session_aborted(c->o) &&
+		       c->exit_code != 2) {
+			size_t s = nagain ? again[nagain - 1] : i, j = s;
+			while (j < c->n && c->runs[j].boot_id == c->runs[s].boot_id)
 				j++;
 			/* sequential repetitions: a new round waits for the last one */
-			if (c->seq && nfl && c->runs[i].round != fl_round)
+			if (c->seq && nfl && c->runs[s].round != fl_round)
 				break;
-			if (seq_look(c, c->runs[i].round)) {
+			if (seq_look(c, c->runs[s].round)) {
 				c->exit_code = 2;
 				break;
 			}
+			if (nagain)
+				nagain--;
+			else
+				i = j;
 			const char *why;
 			size_t need = 0;
-			for (size_t k = i; k < j && c->seq; k++)
+			for (size_t k = s; k < j && c->seq; k++)
 				need += seqrun_needed(c->seq, c->runs[k].cfg, c->runs[k].knobs,
 						      c->runs[k].workload, c->runs[k].params, &why);
 			if (c->seq && !need) {
-				for (size_t k = i; k < j && c->exit_code != 2; k++)
+				for (size_t k = s; k < j && c->exit_code != 2; k++)
 					if (seq_needed(c, k) < 0)
 						c->exit_code = 2;
-				i = j;
 				continue;
 			}
-			fl_round = c->runs[i].round;
-			if (batch_begin(c, &fl[nfl], i, j) == 0) {
+			fl_round = c->runs[s].round;
+			if (batch_begin(c, &fl[nfl], s, j) == 0) {
 				if (fl[nfl].job)
 					nfl++;
 				else
-					batch_end(c, &fl[nfl], 0);
+					batch_end(c, &fl[nfl], 0, 0);
 			}
-			i = j;
 		}
 		if (!nfl)
 			break;
@@ -1809,11 +1843,17 @@ static void batch_execute(struct exec_ctx *c)
 		size_t k = c->exit_code == 2 ? 0 : c->t.ops->batch_wait(&c->t, jobs, nfl);
 		if (k >= nfl)
 			k = 0;
-		batch_end(c, &fl[k], c->exit_code == 2);
+		size_t s = fl[k].i;
+		if (batch_end(c, &fl[k], c->exit_code == 2, tries[s])) {
+			tries[s]++;
+			again[nagain++] = s;
+		}
 		fl[k] = fl[--nfl];
 	}
 	free(fl);
 	free(jobs);
+	free(again);
+	free(tries);
 }
 
 int session_batch_job(struct plan *p, const struct session_opts *o, json_t **job,

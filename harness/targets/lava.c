@@ -15,7 +15,12 @@
  * verifies the effective configuration from the sysinfo reply as for every
  * target (mismatch quarantined) and stores the rows. A job that did not
  * finish its runs gives LAVA's reason (error_type, error_msg) and the job
- * URL to the boot (failed, resumable) or to the runs without a reply.
+ * URL to the boot (failed, resumable) or to the runs without a reply. A
+ * boot whose job LAVA ended with an Infrastructure error before the agent's
+ * sysinfo, the kernel having printed no failure (the device or a connection
+ * failed, as under load: "Connection closed"), is the lab's fault, not the
+ * kernel's (boot_info.lab_fault): the session stores it failed and submits
+ * it again, up to infra_retries times.
  *
  * Several boots are in flight at once (batch_submit / batch_wait /
  * batch_collect, driven by session.c batch_execute): up to the target's
@@ -193,6 +198,7 @@ static int lava_open(struct target *t, struct strbuf *err)
 		return -1;
 	}
 	t->priv = p;
+	t->lab_retries = (int)json_integer_value(json_object_get(t->conf, "infra_retries"));
 	snprintf(p->url, sizeof(p->url), "%s", json_string_value(json_object_get(t->conf, "url")));
 	size_t ul = strlen(p->url);
 	while (ul && p->url[ul - 1] == '/')
@@ -743,6 +749,12 @@ static int lava_collect(struct target *t, struct batch_job *j, int cancel, struc
 	int refused;
 	json_t *si = lava_log_result(&d, 1, "sysinfo", &why, &refused);
 	if (!si) {
+		/* LAVA blames itself (the device, a connection) and the kernel
+		   printed no failure: the lab's fault, worth another job. (A
+		   kernel that panics also ends in "Connection closed" when
+		   its qemu exits: its panic tells them apart.) */
+		bi->lab_fault = !strncmp(d.reason.buf, "Infrastructure error", 20) &&
+				!d.kernel_failed;
 		strbuf_addf(err, "lava job %s (%s): %s%s%s", j->url, health,
 			    d.reason.len ? d.reason.buf : "", d.reason.len ? "; " : "", why.buf);
 		strbuf_release(&why);

@@ -69,7 +69,7 @@ int lava_conf_check(json_t *conf, const char *prefix, struct strbuf *err)
 	static const char *const keys[] = { "type", "url", "token_file", "user", "device_type",
 					    "tags", "kernel", "cpus", "memory_mb", "timeout_s",
 					    "append", "switch", "agent", "tools", "max_jobs",
-					    "log_max_mb", "artifacts", NULL };
+					    "log_max_mb", "artifacts", "infra_retries", NULL };
 	char path[128];
 	snprintf(path, sizeof(path), "%.*s", (int)(strlen(prefix) ? strlen(prefix) - 1 : 0),
 		 prefix);
@@ -117,7 +117,8 @@ int lava_conf_check(json_t *conf, const char *prefix, struct strbuf *err)
 	if (conf_integer(conf, "cpus", 2, 1, 256, prefix, err) ||
 	    conf_integer(conf, "memory_mb", 1024, 256, 1 << 20, prefix, err) ||
 	    conf_seconds(conf, "timeout_s", 1800, 60, 86400, prefix, err) ||
-	    conf_integer(conf, "log_max_mb", 32, 1, 1024, prefix, err))
+	    conf_integer(conf, "log_max_mb", 32, 1, 1024, prefix, err) ||
+	    conf_integer(conf, "infra_retries", 1, 0, 5, prefix, err))
 		return -1;
 	/* max_jobs: absent or 0 = as many as LAVA has usable devices for the job */
 	json_t *mj = json_object_get(conf, "max_jobs");
@@ -368,12 +369,30 @@ static void verdict(struct lava_log *l, const char *line, size_t len)
 	json_decref(j);
 }
 
+/* a line the device printed that shows the kernel failing: the messages
+ * LAVA's kernel-messages watcher matches (its own debug lines list them
+ * too, so only "target" lines count) */
+static int kernel_failure(const char *line, size_t len)
+{
+	static const char *const sig[] = { "Kernel panic - not syncing", "Oops: ", "Oops - ",
+					   "BUG: ", "kernel BUG at", "invalid opcode:",
+					   "Unhandled fault", NULL };
+	if (!memmem(line, len, "\"lvl\": \"target\"", 15))
+		return 0;
+	for (size_t i = 0; sig[i]; i++)
+		if (memmem(line, len, sig[i], strlen(sig[i])))
+			return 1;
+	return 0;
+}
+
 void lava_log_line(struct lava_log *l, const char *line, size_t len)
 {
 	if (!line || !len)
 		return;
 	frame_dec_line(&l->dec, line, len);
 	verdict(l, line, len);
+	if (!l->kernel_failed && kernel_failure(line, len))
+		l->kernel_failed = 1;
 	if (memmem(line, len, "SLB1 ", 5))
 		return;
 	strbuf_add(&l->console, line, len);

@@ -64,8 +64,9 @@ json_t *lava_job(const json_t *conf, const struct lava_job_in *in, struct strbuf
  * Reading a job's log (untrusted: whatever the guest or LAVA printed). Fed
  * one line at a time: the agent's SLB1 frames (frame.h) give the banner and
  * the replies, kept by id for ids 1..max_id only (the batch's); LAVA's own
- * verdict lines give the reason ("TYPE error: MSG", one line); every other
- * line goes to console, of which the last 64-128 KiB are kept.
+ * verdict lines give the reason ("TYPE error: MSG", one line); the device's
+ * lines whether the kernel failed (kernel_failed); every other line goes to
+ * console, of which the last 64-128 KiB are kept.
  */
 struct lava_log {
 	json_t *banner;           /* the agent's banner (its first message), or NULL */
@@ -73,6 +74,9 @@ struct lava_log {
 	long max_id;
 	struct strbuf reason;
 	struct strbuf console;
+	int kernel_failed;        /* a line the device printed ("lvl": "target")
+				   * shows the kernel failing: a panic, an oops,
+				   * BUG:, ... (what LAVA's kernel watcher matches) */
 	struct frame_dec dec;
 };
 void lava_log_init(struct lava_log *l, long max_id);

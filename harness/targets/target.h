@@ -60,6 +60,11 @@ struct boot_info {
 	struct strbuf console;    /* console log of this boot (tail), when there is one */
 	long long lava_job_id;    /* lava: the job that ran the boot (0 = none) */
 	char lava_job_url[600];   /* lava: its web page, "" = none */
+	int lab_fault;            /* batch_collect: the boot failed for the lab's
+				   * reason, not the kernel's (lava: an
+				   * Infrastructure error before the agent's
+				   * sysinfo); the session submits it again, up to
+				   * target.lab_retries times */
 };
 void boot_info_init(struct boot_info *bi);
 void boot_info_release(struct boot_info *bi);
@@ -123,8 +128,9 @@ struct target_ops {
 	 *                  the job's log) and each run's reply; 0 when the boot
 	 *                  came up (even when some runs got no reply), -1 when
 	 *                  it did not (err: why, e.g. LAVA's reason and the job
-	 *                  URL). cancel (or Ctrl-C) cancels a job still running.
-	 *                  Frees job.
+	 *                  URL; bi->lab_fault when the lab, not the kernel,
+	 *                  failed it). cancel (or Ctrl-C) cancels a job still
+	 *                  running. Frees job.
 	 *   batch_orphan   a job an earlier controller submitted and did not
 	 *                  collect (it was killed; --resume): cancel it if it
 	 *                  still runs; what became of it in why
@@ -152,6 +158,9 @@ struct target {
 	void *priv;
 	volatile int *abort_flag; /* set by SIGINT/SIGTERM handlers */
 	const char *agent_path;   /* the agent binary on the controller side */
+	int lab_retries;          /* batch targets: how many times a boot that failed
+				   * for the lab's reason (boot_info.lab_fault) is
+				   * submitted again in the session (set by open) */
 	int knob_keep;            /* knob changes that belong to the boot (kept by
 				   * knob_restore after each run) */
 	/* the programs the plan's workloads run (plan_tools: "cyclictest",

@@ -68,6 +68,15 @@ TEST(conf)
 			 "\"user\":\"u\",\"device_type\":\"qemu\",\"host\":\"h\"}", &e) == -1);
 	CHECK_CONTAINS(e.buf, "host: unknown key");
 	CHECK_CONTAINS(e.buf, "device_type");
+	/* infra_retries: default 1, 0-5 */
+	c = conf_of("{\"type\":\"lava\",\"url\":\"http://x\",\"token_file\":\"t\","
+		    "\"user\":\"u\",\"device_type\":\"qemu\"}");
+	CHECK(lava_conf_check(c, "plan: target.", &e) == 0);
+	CHECK(json_integer_value(json_object_get(c, "infra_retries")) == 1);
+	json_decref(c);
+	CHECK(check_text("{\"type\":\"lava\",\"url\":\"http://x\",\"token_file\":\"t\","
+			 "\"user\":\"u\",\"device_type\":\"qemu\",\"infra_retries\":6}", &e) == -1);
+	CHECK_CONTAINS(e.buf, "infra_retries");
 	strbuf_release(&e);
 }
 
@@ -186,6 +195,39 @@ TEST(job_log)
 	CHECK(strstr(l.console.buf, "SLB1") == NULL);
 	lava_log_release(&l);
 	strbuf_release(&why);
+}
+
+/* whether the kernel failed: only the device's own lines count (LAVA's
+ * debug lines list the same messages as its watcher's prompts) */
+TEST(job_log_kernel_failed)
+{
+	static const char *const prompts =
+		"- {\"dt\": \"x\", \"lvl\": \"debug\", \"msg\": \"Setting prompt string to "
+		"['Oops(?: -|:)', '(kernel BUG at|BUG:)', 'Kernel panic - not syncing']\"}";
+	static const char *const fails[] = {
+		"[    3.18] Kernel panic - not syncing: VFS: Unable to mount root fs",
+		"[    1.00] BUG: kernel NULL pointer dereference, address: 0000000000000000",
+		"[    1.00] Oops: 0002 [#1] PREEMPT SMP NOPTI",
+		"[    1.00] kernel BUG at mm/slub.c:1234!",
+		"[    1.00] invalid opcode: 0000 [#1] SMP",
+		NULL,
+	};
+	struct lava_log l;
+	lava_log_init(&l, 1);
+	lava_log_line(&l, prompts, strlen(prompts));
+	const char *ok = "- {\"dt\": \"x\", \"lvl\": \"target\", \"msg\": \"[    0.00] Linux version 6.1\"}";
+	lava_log_line(&l, ok, strlen(ok));
+	CHECK(l.kernel_failed == 0);
+	lava_log_release(&l);
+	for (size_t i = 0; fails[i]; i++) {
+		char *line = xstrfmt("- {\"dt\": \"x\", \"lvl\": \"target\", \"msg\": \"%s\"}", fails[i]);
+		lava_log_init(&l, 1);
+		lava_log_line(&l, ok, strlen(ok));
+		lava_log_line(&l, line, strlen(line));
+		CHECK(l.kernel_failed == 1);
+		lava_log_release(&l);
+		free(line);
+	}
 }
 
 #define BASE "{\"type\":\"lava\",\"url\":\"http://x\",\"token_file\":\"t\",\"user\":\"u\"," \
@@ -325,5 +367,6 @@ int main(void)
 	RUN(cmdline);
 	RUN(job);
 	RUN(job_log);
+	RUN(job_log_kernel_failed);
 	return tap_done();
 }
