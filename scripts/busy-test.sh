@@ -71,14 +71,23 @@ echo "busy-test: beside it: stress-ng --cpu $hogs (process group $hog_pg) and a 
 	"schedlab run ${plan#"$clone"/} (process group $beside_pg, $work/beside.log)"
 
 t0=$(date +%s)
+# the suite in a process group of its own, waited for in the background so
+# that INT/TERM/HUP reach this script at once: they end the suite's group
+# (tests/run.sh then ends its running tests), then the hog and the beside
+# session (stop_all)
+suite_pg=""
+trap '[ -n "$suite_pg" ] && kill -TERM -- "-$suite_pg" 2>/dev/null; wait "$suite_pg" 2>/dev/null; exit 130' INT TERM HUP
 if [ $# -eq 0 ]; then
 	echo "busy-test: make test (log: $work/test.log)"
-	make test >"$work/test.log" 2>&1
+	setsid make test >"$work/test.log" 2>&1 &
 else
 	echo "busy-test: tests/run.sh $* (log: $work/test.log)"
-	tests/run.sh "$@" >"$work/test.log" 2>&1
+	setsid tests/run.sh "$@" >"$work/test.log" 2>&1 &
 fi
+suite_pg=$!
+wait "$suite_pg"
 rc=$?
+suite_pg=""
 t=$(($(date +%s) - t0))
 stop_all
 
