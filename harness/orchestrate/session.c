@@ -1709,9 +1709,8 @@ static int batch_end(struct exec_ctx *c, struct batch_boot *x, int cancel, int t
 			again = 0;
 			goto out;
 		}
-		progress_say(&c->pg, "%s: %s; the lab's fault, not the kernel's: submitting it "
-			     "again (%d of %d)", b->desc, boot_error(b), tries + 1,
-			     c->t.lab_retries);
+		progress_say(&c->pg, "%s: %s; submitting it again (%d of %d)", b->desc,
+			     boot_error(b), tries + 1, c->t.lab_retries);
 		goto out;
 	}
 	if (!b->booted || b->why.len) {

@@ -755,8 +755,9 @@ static int lava_collect(struct target *t, struct batch_job *j, int cancel, struc
 		   its qemu exits: its panic tells them apart.) */
 		bi->lab_fault = !strncmp(d.reason.buf, "Infrastructure error", 20) &&
 				!d.kernel_failed;
-		strbuf_addf(err, "lava job %s (%s): %s%s%s", j->url, health,
-			    d.reason.len ? d.reason.buf : "", d.reason.len ? "; " : "", why.buf);
+		strbuf_addf(err, "lava job %s (%s): %s%s%s%s", j->url, health,
+			    d.reason.len ? d.reason.buf : "", d.reason.len ? "; " : "", why.buf,
+			    bi->lab_fault ? " (a lab fault: the kernel printed no failure)" : "");
 		strbuf_release(&why);
 		goto out;
 	}
