@@ -64,7 +64,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -80,6 +79,7 @@
 #include "harness/util/kelf.h"
 #include "harness/util/proc.h"
 #include "harness/agent/protocol.h"
+#include "harness/util/rmtree.h"
 #include "harness/util/sha256.h"
 #include "harness/util/strbuf.h"
 #include "harness/util/utf8.h"
@@ -132,15 +132,6 @@ static char *read_boot_id(const char *root)
 	strbuf_trim(&sb);
 	free(p);
 	return strbuf_detach(&sb, NULL);
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
 }
 
 static json_t *argv_of(const json_t *arr, struct strvec *sv, struct strbuf *err, const char *what)
@@ -806,7 +797,7 @@ static void exec_release(struct exec_run *r)
 	free(r->sspath);
 	free(r->tinst);
 	if (r->have_dir)
-		nftw(r->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		rm_tree(r->dir);
 	strvec_clear(&r->argv);
 }
 

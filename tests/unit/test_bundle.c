@@ -17,7 +17,6 @@
  * Unpacking with busybox tar on a box is tests/e2e/t0720-ssh-bundle.sh.
  */
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 #include "harness/targets/initramfs.h"
 #include "harness/targets/pgfiles.h"
 #include "harness/util/proc.h"
+#include "harness/util/rmtree.h"
 #include "harness/util/sha256.h"
 #include "tests/unit/tap.h"
 
@@ -448,18 +448,9 @@ TEST(postgresql_layout)
 	strbuf_release(&t);
 }
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(p);
-	return 0;
-}
-
 static void cleanup(void)
 {
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	rm_tree(tmpdir);
 }
 
 int main(void)

@@ -68,7 +68,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <limits.h>
 #include <signal.h>
@@ -84,6 +83,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness/util/rmtree.h"
 #include "workloads/native/libnative.h"
 #include "workloads/native/pgbench_log.h"
 
@@ -227,15 +227,6 @@ static int reap_within(pid_t pid, double s)
 	return 0;
 }
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(p);
-	return 0;
-}
-
 /* the bind mounts of bundle_mount and their folders away */
 static void bundle_unmount(void)
 {
@@ -321,7 +312,7 @@ static void cleanup(int now)
 			shmctl(pm_shmid, IPC_RMID, NULL);
 	}
 	if (pgdir[0])
-		nftw(pgdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		rm_tree(pgdir);
 	bundle_unmount();
 }
 
