@@ -87,6 +87,8 @@ struct db_boot_result {
 	const char *status;          /* ok | mismatch | failed */
 	int64_t machine_id, kernel_id; /* 0 = unknown */
 	const char *preempt, *cmdline, *boot_uuid, *method, *accel, *error;
+	const char *clock;           /* "real", "virtual" or NULL (not recorded) */
+	int clock_shift;             /* "virtual": the icount shift, else -1 */
 	double switch_s;
 	const json_t *sysinfo;
 	const char *console;

@@ -57,6 +57,8 @@ struct db_result_row {
 	double value;
 	int censored;            /* 1: value is a lower bound (results.censored) */
 	const char *kernel_commit, *kernel_describe; /* kernels from git, else "" */
+	const char *clock;       /* "real" or "virtual" (docs/virtual-time.md) */
+	int clock_shift;         /* "virtual": the icount shift; -1 otherwise */
 };
 typedef int (*db_result_fn)(void *ctx, const struct db_result_row *row);
 /* the rows of results matching w, ordered by session, started_at, run_id,
@@ -138,6 +140,8 @@ struct db_boot_info {
 	int64_t id, session_id;
 	const char *sysinfo, *method, *accel, *status, *booted_at;   /* NULL for SQL NULL */
 	const char *machine;   /* NULL when the boot has no machine */
+	const char *clock;     /* "real", "virtual" or NULL (not recorded: real) */
+	int clock_shift;       /* "virtual": the icount shift, else -1 */
 };
 typedef int (*db_boot_fn)(void *ctx, const struct db_boot_info *b);
 int db_results_boots(struct db *db, const int64_t *id, size_t n, db_boot_fn fn, void *ctx);

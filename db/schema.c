@@ -442,5 +442,36 @@ const struct migration db_migrations[] = {
 	  "  CHECK (drift_guard IN (0, 1));"
 	  "ALTER TABLE bisect ADD COLUMN looks_rule TEXT NOT NULL DEFAULT 'bonferroni'"
 	  "  CHECK (looks_rule IN ('bonferroni', 'exact'));" },
+	/* 14: the guest's clock (docs/virtual-time.md): "real", or "virtual"
+	   for a qemu guest whose clock counts instructions (icount, each
+	   2^clock_shift ns); NULL for the rows there are and for targets that
+	   do not say, which ran on a real clock. The view gains `clock`
+	   ('real' when not recorded) and `clock_shift` at its end: rows of two
+	   clocks are different series (docs/analysis.md). */
+	{ 14,
+	  "ALTER TABLE boot ADD COLUMN clock TEXT"
+	  "  CHECK (clock IS NULL OR clock IN ('real', 'virtual'));"
+	  "ALTER TABLE boot ADD COLUMN clock_shift INTEGER;"
+	  "DROP VIEW results;"
+	  "CREATE VIEW results AS"
+	  "  SELECT s.id AS session, s.tag AS tag, r.id AS run_id, r.started_at AS started_at,"
+	  "         s.target AS target, m.name AS machine, k.release AS kernel_release,"
+	  "         k.hz AS hz, k.sched_mc AS sched_mc, b.preempt AS preempt,"
+	  "         b.cmdline AS cmdline, r.knobs AS knobs, mv.workload AS workload,"
+	  "         r.params AS params, r.rep AS rep, mv.name AS metric, mv.value AS value,"
+	  "         mv.unit AS unit, mv.better AS better,"
+	  "         r.workload AS run_workload, k.config_hash AS config_hash,"
+	  "         k.preempt_build AS preempt_build, b.id AS boot, s.name AS plan,"
+	  "         m.fingerprint AS machine_id, mv.note AS note, mv.censored AS censored,"
+	  "         COALESCE(b.kernel_commit, k.git_commit) AS kernel_commit,"
+	  "         COALESCE(b.kernel_describe, k.git_describe) AS kernel_describe,"
+	  "         COALESCE(b.clock, 'real') AS clock, b.clock_shift AS clock_shift"
+	  "  FROM metric mv"
+	  "  JOIN run r ON r.id = mv.run_id"
+	  "  JOIN boot b ON b.id = r.boot_id"
+	  "  JOIN session s ON s.id = r.session_id"
+	  "  LEFT JOIN machine m ON m.id = b.machine_id"
+	  "  LEFT JOIN kernel k ON k.id = b.kernel_id"
+	  "  WHERE r.status = 'ok' AND b.status = 'ok';" },
 	{ 0, NULL },
 };

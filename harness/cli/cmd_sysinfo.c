@@ -20,7 +20,8 @@ static const char usage_text[] =
 	"Connects to the target (default: local), and prints what the machine is and\n"
 	"what is in force, each field with the file or call it was read from, or\n"
 	"\"unknown\" with the reason.\n"
-	"  --target SPEC   local (default), qemu:KERNEL, ssh://[user@]host[:port]\n"
+	"  --target SPEC   local (default), qemu:KERNEL, ssh://[user@]host[:port], or a\n"
+	"                  plan's target object, e.g. '{\"type\":\"qemu\",\"clock\":\"virtual\"}'\n"
 	"  --format F      table (default) or json\n";
 
 int cmd_sysinfo(int argc, char **argv, struct cmd_ctx *ctx)
@@ -77,6 +78,12 @@ int cmd_sysinfo(int argc, char **argv, struct cmd_ctx *ctx)
 			if (ops->caps & TCAP_REBOOT)
 				json_array_append_new(caps, json_string("reboot"));
 			json_object_set_new(doc, "can_switch", caps);
+			if (bi.clock[0])
+				json_object_set_new(doc, "clock",
+						    bi.clock_shift >= 0
+							    ? json_pack("{s:s,s:i}", "type", bi.clock,
+									"icount_shift", bi.clock_shift)
+							    : json_pack("{s:s}", "type", bi.clock));
 			json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			putchar('\n');
 			json_decref(doc);
@@ -101,6 +108,12 @@ int cmd_sysinfo(int argc, char **argv, struct cmd_ctx *ctx)
 			}
 			rowset_print(&rs, FMT_TABLE, stdout);
 			rowset_release(&rs);
+			if (bi.clock_shift >= 0)
+				printf("\nclock: %s (icount shift %d: every instruction %d ns of the "
+				       "guest's time; docs/virtual-time.md)\n",
+				       bi.clock, bi.clock_shift, 1 << bi.clock_shift);
+			else if (bi.clock[0])
+				printf("\nclock: %s\n", bi.clock);
 			struct boot_spec probe = { 0, NULL, "full", "" };
 			struct strbuf why = STRBUF_INIT;
 			if (ops->feasible && !ops->feasible(&t, &probe, si, &why))

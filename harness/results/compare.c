@@ -160,6 +160,14 @@ static void warn_mixed(struct cmp_result *r, const char *side, const struct samp
 			     "to its selector",
 			     side, n, t);
 	free(t);
+	t = distinct_text(s, DIM_CLOCK, &n);
+	if (n > 1)
+		strvec_pushf(&r->warnings,
+			     "side %s mixes %zu clocks (%s): a virtual clock counts instructions "
+			     "(docs/virtual-time.md), so its values are not the real clock's; "
+			     "add clock=real or clock=virtual to its selector",
+			     side, n, t);
+	free(t);
 	t = distinct_text(s, DIM_KERNEL, &n);
 	if (n > 1) {
 		int same_release = 1;

@@ -45,7 +45,8 @@
 #include "db/results.h"
 
 #define CONFIG_DIMS ((1u << DIM_KERNEL) | (1u << DIM_PREEMPT) | (1u << DIM_HZ) | \
-		     (1u << DIM_SCHED_MC) | (1u << DIM_CMDLINE) | (1u << DIM_KNOBS))
+		     (1u << DIM_SCHED_MC) | (1u << DIM_CMDLINE) | (1u << DIM_KNOBS) | \
+		     (1u << DIM_CLOCK))
 #define ALL_DIMS ((1u << SEL_NDIMS) - 1)
 #define TREND_MASK (ALL_DIMS & ~(1u << DIM_KERNEL))
 
@@ -901,7 +902,10 @@ static int add_boot(void *ctx, const struct db_boot_info *in)
 	json_object_del(copy, "boot_id");
 	char *dump = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(copy);
-	char *key = xstrfmt("%s\n%s", mach ? mach : "", dump ? dump : "");
+	char *clock = in->clock && !strcmp(in->clock, "virtual")
+		? xstrfmt("virtual, shift %d", in->clock_shift) : NULL;
+	char *key = xstrfmt("%s\n%s\n%s", mach ? mach : "", dump ? dump : "",
+			    clock ? clock : "real");
 	free(dump);
 	size_t g = 0;
 	while (g < r->nboots && strcmp(bc->keys[g], key))
@@ -910,6 +914,7 @@ static int add_boot(void *ctx, const struct db_boot_info *in)
 		if (r->nboots >= bc->max_boots) {
 			r->boots_omitted++;
 			free(key);
+			free(clock);
 			json_decref(j);
 			return 0;
 		}
@@ -923,11 +928,14 @@ static int add_boot(void *ctx, const struct db_boot_info *in)
 		j = NULL;
 		b->method = dup_or_null(in->method);
 		b->accel = dup_or_null(in->accel);
+		b->clock = clock;
+		clock = NULL;
 		b->status = dup_or_null(in->status);
 		b->first_at = dup_or_null(in->booted_at);
 		strbuf_init(&bc->txt[g], 64);
 	}
 	free(key);
+	free(clock);
 	json_decref(j);
 	struct report_boot *b = &r->boots[g];
 	if (!b->nboots || bc->lastsid[g] != sid)
@@ -1318,6 +1326,7 @@ void report_free(struct report *r)
 		free(b->boots);
 		free(b->method);
 		free(b->accel);
+		free(b->clock);
 		free(b->status);
 		free(b->first_at);
 	}

@@ -96,6 +96,7 @@ struct report_boot {
 	json_t *sysinfo;      /* as stored (boot_id included: the first boot's) */
 	char *boots;          /* "session 3: boots 7, 8, 9; session 4: ..." */
 	char *method, *accel, *status;
+	char *clock;          /* "virtual, shift N"; NULL for a real clock */
 	char *first_at;       /* booted_at of the first boot */
 	size_t nboots;
 };

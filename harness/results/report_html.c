@@ -770,6 +770,11 @@ static void render_boot(const struct report_boot *b, struct strbuf *o)
 		strbuf_addstr(o, ", accel ");
 		esc(o, b->accel);
 	}
+	if (b->clock) {
+		strbuf_addstr(o, ", clock ");
+		esc(o, b->clock);
+		strbuf_addstr(o, " (instructions, docs/virtual-time.md)");
+	}
 	strbuf_addstr(o, ", first boot at ");
 	esc(o, b->first_at ? b->first_at : "?");
 	strbuf_addstr(o, "</p>\n<table class=\"sysinfo\"><thead><tr><th>field</th><th>value</th>"

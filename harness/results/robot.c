@@ -110,6 +110,8 @@ static char *series_label(const struct sel_series *s, const struct sample_set *s
 		strbuf_addf(&sb, "preempt=%s", s->dim[DIM_PREEMPT]);
 	if (s->dim[DIM_HZ] && *s->dim[DIM_HZ])
 		strbuf_addf(&sb, "%shz=%s", sb.len ? " " : "", s->dim[DIM_HZ]);
+	if (s->dim[DIM_CLOCK] && *s->dim[DIM_CLOCK] && strcmp(s->dim[DIM_CLOCK], "real"))
+		strbuf_addf(&sb, "%sclock=%s", sb.len ? " " : "", s->dim[DIM_CLOCK]);
 	const char *k = s->dim[DIM_KNOBS];
 	if (k && *k && strcmp(k, "{}")) {
 		char *l = sel_json_label(k, NULL, 0);

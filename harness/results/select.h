@@ -39,6 +39,7 @@ enum sel_dim {
 	DIM_SCHED_MC,
 	DIM_CMDLINE,
 	DIM_KNOBS,
+	DIM_CLOCK,       /* clock (+ clock_shift): "real" or "virtual, shift N" */
 	DIM_WORKLOAD,    /* run_workload: the workload the run was for */
 	DIM_PARAMS,
 	SEL_NDIMS

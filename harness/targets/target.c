@@ -69,6 +69,7 @@ int target_check_registry(struct strbuf *err)
 void boot_info_init(struct boot_info *bi)
 {
 	memset(bi, 0, sizeof(*bi));
+	bi->clock_shift = -1;
 	strbuf_init(&bi->console, 0);
 }
 
@@ -104,7 +105,8 @@ int target_agent_exec(struct target *t, json_t *req, double timeout_s, json_t **
 	}
 	/* the agent enforces the run's own timeout; allow for load warm-up and
 	 * the transfer of the result on top of it */
-	return agent_call(t->agent, "exec", req, timeout_s + 60, out, err);
+	double scale = t->wall_per_s > 1 ? t->wall_per_s : 1;
+	return agent_call(t->agent, "exec", req, timeout_s * scale + 60, out, err);
 }
 
 int target_agent_knob_set(struct target *t, const char *path, const char *value, json_t **out,
@@ -306,6 +308,28 @@ json_t *target_spec_parse(const char *spec, struct strbuf *err)
 {
 	if (!strcmp(spec, "local"))
 		return json_pack("{s:s}", "type", "local");
+	if (spec[0] == '{') {
+		/* a plan's "target" object as it is, e.g. a qemu guest with a
+		 * virtual clock: {"type":"qemu","clock":"virtual"} */
+		json_error_t je;
+		json_t *o = json_loads(spec, JSON_REJECT_DUPLICATES, &je);
+		if (!o || !json_is_object(o)) {
+			if (o)
+				strbuf_addf(err, "\"%s\": a target object must be a JSON object", spec);
+			else
+				strbuf_addf(err, "\"%s\": not a JSON object: %s at character %d", spec,
+					    je.text, je.position);
+			json_decref(o);
+			return NULL;
+		}
+		if (!json_is_string(json_object_get(o, "type"))) {
+			strbuf_addf(err, "\"%s\": the target object needs \"type\" (local, qemu, "
+				    "ssh, lava)", spec);
+			json_decref(o);
+			return NULL;
+		}
+		return o;
+	}
 	if (!strncmp(spec, "qemu:", 5))
 		return json_pack("{s:s,s:s}", "type", "qemu", "kernel", spec + 5);
 	if (!strcmp(spec, "qemu"))
@@ -335,7 +359,7 @@ json_t *target_spec_parse(const char *spec, struct strbuf *err)
 		return o;
 	}
 	strbuf_addf(err, "\"%s\": unknown target spec (valid: local, qemu:KERNEL, "
-		    "ssh://[user@]host[:port])", spec);
+		    "ssh://[user@]host[:port], or a plan's target object in JSON)", spec);
 	return NULL;
 }
 

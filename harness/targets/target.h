@@ -57,6 +57,10 @@ struct boot_info {
 	json_t *sysinfo;          /* effective configuration reported by the agent (owned) */
 	char boot_id[64];
 	char accel[16];           /* qemu: "kvm" or "tcg"; "" otherwise */
+	char clock[16];           /* qemu: "real" or "virtual" (docs/virtual-time.md);
+				   * "" otherwise (the machine's own, real, clock) */
+	int clock_shift;          /* "virtual": qemu's icount shift (an instruction
+				   * takes 2^shift ns); -1 otherwise */
 	struct strbuf console;    /* console log of this boot (tail), when there is one */
 	long long lava_job_id;    /* lava: the job that ran the boot (0 = none) */
 	char lava_job_url[600];   /* lava: its web page, "" = none */
@@ -167,6 +171,10 @@ struct target {
 	 * "sl-pingpong", ...), NULL-terminated, borrowed from the plan; NULL
 	 * when not known (the target then assumes its defaults) */
 	const char *const *tools;
+	/* host seconds one second of the guest's clock may take (a virtual
+	 * clock runs slower or faster than the host's): the waits for an exec
+	 * are stretched by it; 0 means 1 (set by open) */
+	double wall_per_s;
 };
 
 const struct target_ops *target_find(const char *name);

@@ -182,6 +182,14 @@ TEST(migrate_from_v1_keeps_data)
 	check_q(db, "SELECT session, tag, machine, kernel_release, preempt, workload, metric, value,"
 		    " better, note, plan, run_workload, machine_id, censored FROM results",
 		"1|nightly|box|6.1.0-57|full|hackbench|time_s|0.769|lower|n1|old|hackbench|fp1|0");
+	/* migration 14: a boot stored before the clock was recorded ran on a
+	 * real clock; a virtual one is shown with its shift, and a value the
+	 * column does not allow is refused */
+	check_q(db, "SELECT clock, quote(clock_shift) FROM results", "real|NULL");
+	CHECK(exec(db, "UPDATE boot SET clock = 'virtual', clock_shift = 3") == 0);
+	check_q(db, "SELECT clock, clock_shift FROM results", "virtual|3");
+	CHECK(exec(db, "UPDATE boot SET clock = 'icount'") != 0);
+	CHECK(exec(db, "UPDATE boot SET clock = NULL, clock_shift = NULL") == 0);
 	check_q(db, "SELECT count(*) FROM metric", "1");
 	/* migration 6 rebuilt histogram: its row is there */
 	check_q(db, "SELECT run_id, name, unit, data FROM histogram", "1|latency_us|us|{\"total\":0}");

@@ -490,6 +490,32 @@ TEST(target_errors)
 		  "p.json: target: must be");
 }
 
+/* "clock": "virtual" (docs/virtual-time.md): refused where qemu's icount
+ * cannot run, and with more than one vCPU, each naming why; checked before
+ * the kernel is resolved, so no kernel is needed here */
+TEST(virtual_clock_errors)
+{
+#define QV(extra) "{\"target\": {\"type\": \"qemu\", \"clock\": \"virtual\"" extra "}, " \
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}"
+	check_err(QV(", \"accel\": \"kvm\""),
+		  "p.json: target: target.accel: \"kvm\" cannot run a virtual clock");
+	check_err(QV(", \"tcg_thread\": \"multi\""),
+		  "p.json: target: target.tcg_thread: \"multi\" cannot run a virtual clock");
+	check_err(QV(", \"cpus\": 2"),
+		  "p.json: target: target.cpus: a virtual clock runs 1 vCPU: with 2, Debian's 6.1 hangs");
+	check_err(QV(", \"icount_shift\": 11"),
+		  "p.json: target: target.icount_shift: must be an integer in 0..10");
+	check_err(QV(", \"icount_shift\": \"0\""),
+		  "p.json: target: target.icount_shift: must be an integer in 0..10");
+	check_err("{\"target\": {\"type\": \"qemu\", \"clock\": \"instructions\"}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: target: target.clock: must be one of \"real\", \"virtual\"");
+	check_err("{\"target\": {\"type\": \"qemu\", \"icount_shift\": 3}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: target: target.icount_shift: only with \"clock\": \"virtual\"");
+#undef QV
+}
+
 TEST(workload_param_error_by_path)
 {
 	check_err("{\"workloads\": [{\"type\": \"hackbench\"}, "
@@ -930,6 +956,7 @@ int main(void)
 	RUN(unknown_top_level_key);
 	RUN(top_level_value_errors);
 	RUN(target_errors);
+	RUN(virtual_clock_errors);
 	RUN(workload_param_error_by_path);
 	RUN(workloads_missing_or_empty);
 	RUN(unknown_workload_type_lists_types);
