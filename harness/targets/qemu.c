@@ -1193,6 +1193,10 @@ static int qemu_open(struct target *t, struct strbuf *err)
 	if (!strcmp(json_string_value(json_object_get(t->conf, "clock")), "virtual")) {
 		int shift = (int)json_integer_value(json_object_get(t->conf, "icount_shift"));
 		t->wall_per_s = shift < 4 ? 40.0 / (1 << shift) : 3;
+		/* each run at the same phase of the guest's periodic work, the
+		 * boot's late work done (docs/virtual-time.md, "Exact repeats") */
+		t->exec_settle_s = 10;
+		t->exec_align_s = 1;
 	}
 	return 0;
 }

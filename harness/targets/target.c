@@ -106,6 +106,10 @@ int target_agent_exec(struct target *t, json_t *req, double timeout_s, json_t **
 	/* the agent enforces the run's own timeout; allow for load warm-up and
 	 * the transfer of the result on top of it */
 	double scale = t->wall_per_s > 1 ? t->wall_per_s : 1;
+	if (t->exec_settle_s > 0)
+		json_object_set_new(req, "settle_s", json_real(t->exec_settle_s));
+	if (t->exec_align_s > 0)
+		json_object_set_new(req, "align_s", json_real(t->exec_align_s));
 	return agent_call(t->agent, "exec", req, timeout_s * scale + 60, out, err);
 }
 

@@ -175,6 +175,10 @@ struct target {
 	 * clock runs slower or faster than the host's): the waits for an exec
 	 * are stretched by it; 0 means 1 (set by open) */
 	double wall_per_s;
+	/* runs start no sooner than exec_settle_s after the guest's boot, at a
+	 * multiple of exec_align_s of its clock (the agent's exec settle_s,
+	 * align_s); 0 = at once (set by open: a virtual clock) */
+	double exec_settle_s, exec_align_s;
 };
 
 const struct target_ops *target_find(const char *name);
