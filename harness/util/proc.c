@@ -86,8 +86,9 @@ static void close_from(int lo)
  * holds the read end of its pipe and nothing else, blocks every signal
  * (the group's stop signal is not for it), and at EOF (the process that
  * started the child is gone: nothing else holds the write end) stops the
- * group as proc_stop would: the stop signal, the grace, SIGKILL (which
- * ends the guardian too) */
+ * group as proc_stop would: the stop signal, then SIGKILL after the grace
+ * unless the group is gone before (the guardian steps out of it to tell,
+ * and ends with it) */
 static void guard_run(int rfd, pid_t pgid, int sig, double grace)
 {
 	sigset_t all;
@@ -110,10 +111,16 @@ static void guard_run(int rfd, pid_t pgid, int sig, double grace)
 	if (n > 0)
 		_exit(0); /* never written to: only EOF means anything */
 	kill(-pgid, sig);
-	struct timespec ts = { (time_t)grace, (long)((grace - (double)(time_t)grace) * 1e9) };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-	kill(-pgid, SIGKILL);
+	setpgid(0, 0);
+	double end = now_mono() + grace;
+	while (kill(-pgid, 0) == 0 || errno != ESRCH) {
+		if (now_mono() >= end) {
+			kill(-pgid, SIGKILL);
+			break;
+		}
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
 	_exit(0);
 }
 

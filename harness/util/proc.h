@@ -56,7 +56,9 @@ struct child {
 	 * from this process into the child's group, holding no descriptor but
 	 * the read end of a pipe whose write end only this process holds,
 	 * waits for EOF on it: this process is gone. Then it gives the group
-	 * the stop signal and, stop_grace_s later, SIGKILL. Signals to the
+	 * the stop signal and, stop_grace_s later (default 2 s), SIGKILL
+	 * unless the group is gone by then (the guardian steps out of the
+	 * group to see it empty, and ends with it). Signals to the
 	 * group do not end it (it blocks them all) but SIGKILL does: the group
 	 * kill after every reap here (proc_wait, proc_stop, proc_run,
 	 * proc_try_wait) ends it, and it is reaped with the child. A child
