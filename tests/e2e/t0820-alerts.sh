@@ -27,15 +27,15 @@
 # plain-text culprit report.
 # The hook itself (issue 40), each on a fresh copy of the history whose
 # night 5 is an improvement only (so the night alone would exit 0), the hook
-# a shell that sleeps 600 s in its own process group (about 20 s in all):
+# a shell that sleeps 600 s in its own process group (about 4 s in all):
 #   - past --on-alert-timeout 2 it and its sleep are ended; the night says
-#     "killed after 2 s" and exits 4 (5 s);
+#     "killed after 2 s" and exits 4 (2.5 s);
 #   - SIGTERM to the nightly while the hook runs: the nightly exits 130 at
-#     once and the hook's group is gone (3 s);
+#     once and the hook's group is gone (0.5 s);
 #   - SIGKILL to the nightly: the hook's group ends too (its guardian: the
-#     stop signal, SIGKILL 2 s later; 5 s);
+#     stop signal, SIGKILL 2 s later if need be; 0.5 s);
 #   - a nightly --plan holds its target through the night, but not while the
-#     hook runs: the lock is free then (4 s).
+#     hook runs: the lock is free then (0.5 s).
 . "$(dirname "$0")/lib.sh"
 hold_local_target   # its local sessions never wait inside the script (lib.sh)
 require sqlite3:sqlite3 git:git python3:python3
@@ -364,7 +364,7 @@ N=$!
 CLEANUP_CMDS+=("kill -9 $N")
 check "SIGKILL: the hook is up" hook_up h3
 kill -9 "$N"
-wait "$N" 2>/dev/null
+{ wait "$N"; } 2>/dev/null # (no "Killed" notice)
 group_gone "SIGKILL to the nightly in its hook: the hook's group ends too" "$PG" 10
 
 # the target lock while the hook runs: a nightly --plan holds its target

@@ -18,7 +18,7 @@
 #    the agent no workload process of the run is left (its process group
 #    ends with the agent: the guardian of harness/util/proc.h) and, once
 #    the nightly is over, no process holds the lock (sl-pingpong with its
-#    stages as processes, 30 s long unless stopped; about 6 s);
+#    stages as processes, 30 s long unless stopped; about 1 s);
 #  - a test script holding the local target (lib.sh: hold_local_target, as
 #    the knob tests do) locks the file a session locks: its own sessions go
 #    ahead, another's waits for the script; a second such script waits at
