@@ -52,7 +52,10 @@
  *   shutdown                   -> restores knobs, answers, exits
  *
  * While a workload runs the agent watches its input: EOF (the controller died)
- * kills the workload and the loads, restores the knobs and exits.
+ * kills the workload and the loads, restores the knobs and exits. The
+ * workload's and each load's process group end with the agent too when it
+ * cannot see to it (SIGKILL): each has a guardian (proc.h group_guard) that
+ * gives it the stop signal, then SIGKILL.
  *
  * Layout: struct agent_state is what lives for the whole connection (the
  * boot id, the knob undo stack); agent_ops[] maps each op to one handler
@@ -616,6 +619,7 @@ static int exec_start_loads(struct exec_run *r, struct strbuf *err)
 		r->loads[i].dir = r->dir;
 		r->loads[i].in = r->loads[i].out = r->loads[i].err = PROC_NULL;
 		r->loads[i].new_pgrp = 1;
+		r->loads[i].group_guard = 1; /* gone with the agent, even by SIGKILL */
 		if (proc_start(&r->loads[i], err)) {
 			strbuf_addstr(err, " (background load)");
 			r->nloads = i;
@@ -657,6 +661,10 @@ static int exec_workload(struct exec_run *r, struct strbuf *err)
 	c.out = PROC_PIPE;
 	c.err = PROC_PIPE;
 	c.new_pgrp = 1;
+	/* the workload's group ends with the agent, even when the agent is
+	   killed with SIGKILL and cannot stop it (proc.h: group_guard): the
+	   guardian gives it the stop signal, then SIGKILL after the grace */
+	c.group_guard = 1;
 	c.stop_sig = r->stop_sig;
 	/* a tool stopped with SIGINT is let finish its own teardown (rtla
 	   reads what is left of its trace first: seconds under TCG) */
@@ -744,10 +752,8 @@ static void exec_end_loads(struct exec_run *r)
 {
 	for (size_t k = 0; k < r->nloads; k++) {
 		int st = 0;
-		int ended = waitpid(r->loads[k].pid, &st, WNOHANG) == r->loads[k].pid;
-		if (ended)
-			r->loads[k].pid = -1;
-		else
+		int ended = proc_try_wait(&r->loads[k], &st) == 1;
+		if (!ended)
 			proc_stop(&r->loads[k], 1.0);
 		json_array_append_new(r->lres, json_pack("{s:s,s:b,s:i,s:O?}", "argv0",
 							 r->loads[k].argv[0], "ended_early", ended,

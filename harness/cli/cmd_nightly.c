@@ -34,6 +34,7 @@ static const char usage_text[] =
 	"                        [--no-bisect] [--bisect-minutes M] [--bisect-max-steps K]\n"
 	"                        [--bisect-threshold PCT] [--bisect-session-runs R]\n"
 	"                        [--bisect-repetitions N] [--metric M[,M...]] [--on-alert CMD]\n"
+	"                        [--on-alert-timeout SECONDS]\n"
 	"\n"
 	"One night of the regression robot (docs/alerts.md): runs PLAN tagged TAG\n"
 	"(default nightly-YYYY-MM-DD), compares the session with the previous N\n"
@@ -61,7 +62,13 @@ static const char usage_text[] =
 	"  --on-alert CMD         run CMD (by /bin/sh) with the report of each alert group\n"
 	"                         raised, fixed, or bisected tonight on its stdin;\n"
 	"                         SCHEDLAB_ALERT_GROUP and SCHEDLAB_ALERT_EVENT in its\n"
-	"                         environment. Nothing is sent by default.\n"
+	"                         environment, after the target is let go. Nothing is\n"
+	"                         sent by default.\n"
+	"  --on-alert-timeout SECONDS  the hook's time limit, each call (default 300):\n"
+	"                         then it and all it started get SIGTERM, 2 s later\n"
+	"                         SIGKILL, and the night says so (exit status 4). The\n"
+	"                         hook is stopped too when the night is interrupted\n"
+	"                         and never outlives the nightly, even killed by SIGKILL\n"
 	"The summary names the metrics the night left inconclusive on a line of its\n"
 	"own (\"undecided: N metrics ...\", with the repetitions a side that would\n"
 	"decide each); they do not change the exit status.\n"
@@ -71,7 +78,8 @@ static const char usage_text[] =
 	"is not judged against the old model's baseline, a new baseline starts.\n"
 	"Exit status: 0 ok (no new regression; the first night), 1 a new regression\n"
 	"alert tonight, 2 setup failure (bad plan or options, the target could not be\n"
-	"used), 3 runs failed and nothing new regressed, 130 interrupted.\n";
+	"used), 3 runs failed and nothing new regressed, 4 the --on-alert hook was\n"
+	"killed at its time limit (nothing worse happened), 130 interrupted.\n";
 
 static volatile sig_atomic_t stop_flag;
 /* the target's lock, held for the whole night and handed to the children */
@@ -97,9 +105,34 @@ static int tag_ok(const char *t)
 struct nopts {
 	const char *plan, *dbpath, *tag, *dir, *session, *on_alert, *metrics;
 	size_t baseline, bisect_minutes, max_steps, session_runs, repetitions;
+	size_t hook_timeout;
 	double threshold, bisect_threshold;
 	int no_bisect;
 };
+
+/* the night's hook calls, made once the target is let go */
+struct hook_call {
+	int64_t gid;
+	const char *event;
+	char *text;
+};
+
+/* what the sessions of the night add up to */
+struct night {
+	size_t new_regressions;
+	struct hook_call *calls;
+	size_t ncalls;
+};
+
+/* the worse of two exit codes of a night: 2, 130, 1, 3, 4, 0 */
+static int worse_rc(int a, int b)
+{
+	static const int order[] = { 2, 130, 1, 3, 4 };
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (a == order[i] || b == order[i])
+			return order[i];
+	return 0;
+}
 
 /* run a child schedlab command with inherited output: its exit code, 130
  * when we were stopped, -1 when it could not start */
@@ -237,7 +270,9 @@ static int opt_nightly(int argc, char **argv, struct nopts *o, struct cmd_ctx *c
 		{ "bisect-threshold", CLI_PERCENT, &o->bisect_threshold, 0, 0, NULL, NULL, NULL, 1 },
 		CLI_RANGE("bisect-session-runs", &o->session_runs, 1, 1000),
 		CLI_RANGE("bisect-repetitions", &o->repetitions, 2, 1000),
-		CLI_STR("on-alert", &o->on_alert), CLI_STR("metric", &o->metrics), CLI_END,
+		CLI_STR("on-alert", &o->on_alert),
+		CLI_RANGE("on-alert-timeout", &o->hook_timeout, 1, 86400),
+		CLI_STR("metric", &o->metrics), CLI_END,
 	};
 	int first, rc = cli_parse("nightly", usage_text, opts, argc, argv, &first);
 	if (rc != CLI_OK)
@@ -262,10 +297,12 @@ static void print_undecided(const struct robot_result *r)
 	printf(" (~N: about N repetitions a side would decide it)\n");
 }
 
-/* judge session sid of tonight, bisect, tell the hook, print its summary:
- * the night's exit code for it */
+/* judge session sid of tonight, bisect, print its summary, and add the
+ * hook's calls for it to *n: the night's exit code for it (the exit status
+ * line comes after the hooks, night_end) */
 static int night_of(struct db *db, int64_t sid, const struct nopts *o,
-		    const struct robot_options *ro, double t0, int runs_failed, int several)
+		    const struct robot_options *ro, double t0, int runs_failed, int several,
+		    struct night *n)
 {
 	struct robot_result r;
 	struct strbuf err = STRBUF_INIT;
@@ -279,7 +316,7 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 	char *runs = db_session_runs_text(db, sid);
 	if (!sb.has_results) {
 		printf("\n=== schedlab nightly %s: session %lld, plan %s ===\nruns: %s\n"
-		       "no results stored: every run failed\nexit status 3: runs failed\n",
+		       "no results stored: every run failed\n",
 		       sb.tag ? sb.tag : o->tag, (long long)sid, sb.plan, runs ? runs : "?");
 		free(runs);
 		db_session_brief_free(&sb);
@@ -290,7 +327,6 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 		free(runs);
 		db_session_brief_free(&sb);
 		strbuf_release(&err);
-		printf("exit status 2: setup failure\n");
 		return 2;
 	}
 	judged = 1;
@@ -359,13 +395,13 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 		printf("report: %s\n", html);
 	else
 		printf("report: not written (schedlab report exited %d)\n", hrc);
-	/* the hook: each group raised, fixed or bisected tonight, once, with
-	   what happened last */
+	/* the hook's calls: each group raised, fixed or bisected tonight, once,
+	   with what happened last */
 	if (o->on_alert) {
-		size_t n = r.ngroups + ntouched;
-		int64_t *ids = xcalloc(n + 1, sizeof(*ids));
+		size_t nall = r.ngroups + ntouched;
+		int64_t *ids = xcalloc(nall + 1, sizeof(*ids));
 		size_t k = 0;
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < nall; i++) {
 			int64_t g = i < r.ngroups ? r.groups[i] : touched[i - r.ngroups];
 			int dup = 0;
 			for (size_t m = 0; m < k; m++)
@@ -388,27 +424,25 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 				db_alerts_free(al, na);
 			}
 			struct strbuf text = STRBUF_INIT, e2 = STRBUF_INIT;
-			if (!robot_group_report(db, ids[i], &text, &e2) &&
-			    robot_hook(o->on_alert, ids[i], event, text.buf, &e2))
+			if (!robot_group_report(db, ids[i], &text, &e2)) {
+				n->calls = xrealloc(n->calls, (n->ncalls + 1) * sizeof(*n->calls));
+				n->calls[n->ncalls++] = (struct hook_call){ ids[i], event,
+									    strbuf_detach(&text, NULL) };
+			} else {
 				cmd_error("nightly", "alert group %lld: %s", (long long)ids[i], e2.buf);
+			}
 			strbuf_release(&text);
 			strbuf_release(&e2);
 		}
 		free(ids);
 	}
-	if (stop_flag) {
-		printf("exit status 130: interrupted (the bisection goes on the next night)\n");
+	if (stop_flag)
 		rc = 130;
-	} else if (r.new_regressions) {
-		printf("exit status 1: regression (%zu new alert%s)\n", r.new_regressions,
-		       r.new_regressions == 1 ? "" : "s");
+	else if (r.new_regressions)
 		rc = 1;
-	} else if (runs_failed) {
-		printf("exit status 3: runs failed\n");
+	else if (runs_failed)
 		rc = 3;
-	} else {
-		printf("exit status 0: ok\n");
-	}
+	n->new_regressions += r.new_regressions;
 	free(touched);
 	strbuf_release(&said);
 	strbuf_release(&bsel);
@@ -422,10 +456,80 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 	return rc;
 }
 
+/* let go of the target held for the night (the run, the bisections) */
+static void release_target(void)
+{
+	if (!lock_key)
+		return;
+	tlock_release(lock_key);
+	free(lock_key);
+	lock_key = NULL;
+}
+
+/* the hook's calls of the night, in turn: 1 when one was killed at its
+ * time limit. Not started once the night is interrupted, and the one
+ * running then is stopped */
+static int tell_hooks(const struct nopts *o, struct night *n)
+{
+	int killed = 0;
+	/* the summary first: the hook writes to the same stdout */
+	fflush(stdout);
+	fflush(stderr);
+	for (size_t i = 0; i < n->ncalls; i++) {
+		const struct hook_call *h = &n->calls[i];
+		if (stop_flag) {
+			printf("alert group %lld: the --on-alert hook not run: interrupted\n",
+			       (long long)h->gid);
+			continue;
+		}
+		struct strbuf err = STRBUF_INIT;
+		double wall;
+		enum robot_hook_end end = robot_hook(o->on_alert, h->gid, h->event, h->text,
+						     (double)o->hook_timeout,
+						     (volatile int *)&stop_flag, &wall, &err);
+		if (end == ROBOT_HOOK_KILLED) {
+			killed = 1;
+			printf("alert group %lld (%s): %s; it and what it started were ended\n",
+			       (long long)h->gid, h->event, err.buf);
+		} else if (end != ROBOT_HOOK_OK) {
+			cmd_error("nightly", "alert group %lld: %s", (long long)h->gid, err.buf);
+		}
+		fflush(stdout);
+		strbuf_release(&err);
+	}
+	return killed;
+}
+
+/* the night's last line: its exit status and why */
+static void night_end(int rc, const struct night *n)
+{
+	switch (rc) {
+	case 2:
+		printf("exit status 2: setup failure\n");
+		break;
+	case 130:
+		printf("exit status 130: interrupted (the bisection goes on the next night)\n");
+		break;
+	case 1:
+		printf("exit status 1: regression (%zu new alert%s)\n", n->new_regressions,
+		       n->new_regressions == 1 ? "" : "s");
+		break;
+	case 3:
+		printf("exit status 3: runs failed\n");
+		break;
+	case 4:
+		printf("exit status 4: the --on-alert hook was killed at its time limit "
+		       "(--on-alert-timeout)\n");
+		break;
+	default:
+		printf("exit status 0: ok\n");
+	}
+}
+
 int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct nopts o = { .dir = "reports", .baseline = 7, .bisect_minutes = 240,
-			   .threshold = 2 };
+			   .threshold = 2, .hook_timeout = 300 };
 	int prc = opt_nightly(argc, argv, &o, ctx);
 	if (prc)
 		return prc - 1;
@@ -540,19 +644,21 @@ int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 		return 2;
 	}
 	int rc = 0;
-	for (size_t i = 0; i < nsids && !stop_flag; i++) {
-		int r1 = night_of(db, sids[i], &o, &ro, t0, runs_failed, nsids > 1);
-		/* the worst of them: 2, 130, 1, 3, 0 */
-		if (r1 == 2 || rc == 2)
-			rc = 2;
-		else if (r1 == 130 || rc == 130)
-			rc = 130;
-		else if (r1 == 1 || rc == 1)
-			rc = 1;
-		else if (r1 == 3 || rc == 3)
-			rc = 3;
-	}
+	struct night nt = { 0 };
+	for (size_t i = 0; i < nsids && !stop_flag; i++)
+		rc = worse_rc(rc, night_of(db, sids[i], &o, &ro, t0, runs_failed, nsids > 1, &nt));
 	free(sids);
 	strvec_clear(&mlist);
+	/* the target is let go before the hook runs: a hook takes the time it
+	   takes (a mail server, a chat service), and no session waits for it */
+	release_target();
+	if (tell_hooks(&o, &nt))
+		rc = worse_rc(rc, 4);
+	if (stop_flag)
+		rc = worse_rc(rc, 130);
+	night_end(rc, &nt);
+	for (size_t i = 0; i < nt.ncalls; i++)
+		free(nt.calls[i].text);
+	free(nt.calls);
 	return cmd_finish(rc);
 }

@@ -11,6 +11,7 @@
 
 #include "db/db.h"
 #include "harness/cli/cmd.h"
+#include "harness/orchestrate/tlock.h"
 #include "harness/util/strbuf.h"
 #include "harness/targets/target.h"
 #include "workloads/workload.h"
@@ -91,6 +92,9 @@ static void help_workloads(void)
 int main(int argc, char **argv)
 {
 	struct strbuf err = STRBUF_INIT;
+	/* a target lock handed down by the parent (nightly -> run) goes no
+	   further than this process: not to the agent, a workload, a hook */
+	tlock_seal_inherited();
 	if (workload_check_registry(&err) || target_check_registry(&err)) {
 		fprintf(stderr, "schedlab: internal error: %s\n", err.buf);
 		return 2;

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "db/alert_store.h"
@@ -474,9 +474,31 @@ out:
 	return rc;
 }
 
-int robot_hook(const char *cmd, int64_t gid, const char *event, const char *text,
-	       struct strbuf *err)
+enum robot_hook_end robot_hook(const char *cmd, int64_t gid, const char *event,
+			       const char *text, double timeout_s, volatile int *abort_flag,
+			       double *wall_s, struct strbuf *err)
 {
+	*wall_s = 0;
+	/* the report from a file, not a pipe: a hook that never reads its
+	   stdin cannot keep the night waiting for it */
+	int in = memfd_create("schedlab-alert-report", MFD_CLOEXEC);
+	size_t left = strlen(text);
+	const char *p = text;
+	while (in >= 0 && left) {
+		ssize_t k = write(in, p, left);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		p += k;
+		left -= (size_t)k;
+	}
+	if (in < 0 || left || lseek(in, 0, SEEK_SET)) {
+		strbuf_addf(err, "--on-alert: the report for its stdin: %s", strerror(errno));
+		if (in >= 0)
+			close(in);
+		return ROBOT_HOOK_FAILED;
+	}
 	char *g = xstrfmt("SCHEDLAB_ALERT_GROUP=%lld", (long long)gid);
 	char *e = xstrfmt("SCHEDLAB_ALERT_EVENT=%s", event);
 	const char *env[] = { g, e, NULL };
@@ -484,34 +506,38 @@ int robot_hook(const char *cmd, int64_t gid, const char *event, const char *text
 	struct child c = CHILD_INIT;
 	c.argv = argv;
 	c.env = env;
-	c.in = PROC_PIPE;
+	c.in = PROC_FD;
+	c.in_src = in;
 	c.out = PROC_INHERIT;
 	c.err = PROC_INHERIT;
-	int rc = -1;
-	if (!proc_start(&c, err)) {
-		size_t left = strlen(text);
-		const char *p = text;
-		signal(SIGPIPE, SIG_IGN);
-		while (left) {
-			ssize_t k = write(c.in_fd, p, left);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				break;
-			p += k;
-			left -= (size_t)k;
-		}
-		close(c.in_fd);
-		c.in_fd = -1;
-		int st;
-		proc_wait(&c, &st);
-		if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-			rc = 0;
-		else
-			strbuf_addf(err, "--on-alert command exited %d",
-				    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	/* the hook and all it starts: one group, stopped as one (TERM, KILL
+	   2 s later) at its time limit or when the night is interrupted, and
+	   gone with the nightly even when that is killed with SIGKILL */
+	c.new_pgrp = 1;
+	c.group_guard = 1;
+	struct proc_result res;
+	struct strbuf perr = STRBUF_INIT;
+	enum robot_hook_end end = ROBOT_HOOK_OK;
+	int rc = proc_run(&c, timeout_s, NULL, 0, NULL, 0, -1, abort_flag, &res, &perr);
+	*wall_s = res.wall_s;
+	if (rc && errno == EINTR) {
+		strbuf_addstr(err, "--on-alert hook stopped: interrupted");
+		end = ROBOT_HOOK_STOPPED;
+	} else if (rc) {
+		strbuf_addf(err, "--on-alert: %s", perr.buf);
+		end = ROBOT_HOOK_FAILED;
+	} else if (res.timed_out) {
+		strbuf_addf(err, "--on-alert hook killed after %.0f s (its time limit, "
+			    "--on-alert-timeout)", timeout_s);
+		end = ROBOT_HOOK_KILLED;
+	} else if (res.exit_code != 0) {
+		strbuf_addf(err, "--on-alert command exited %d",
+			    res.exit_code >= 0 ? res.exit_code : 128 + res.term_signal);
+		end = ROBOT_HOOK_FAILED;
 	}
+	close(in);
+	strbuf_release(&perr);
 	free(g);
 	free(e);
-	return rc;
+	return end;
 }

@@ -42,10 +42,26 @@ int robot_bisect_group(struct db *db, int64_t gid, const struct robot_bisect_opt
 /* commits in good..bad of git_dir (-1 unknown): for robot_options */
 int robot_count_commits(void *ctx, const char *git_dir, const char *good, const char *bad);
 
-/* run the site's hook `cmd` with `text` on its stdin and SCHEDLAB_ALERT_GROUP
- * in its environment; 0, or -1 with why (its exit status) in err */
-int robot_hook(const char *cmd, int64_t gid, const char *event, const char *text,
-	       struct strbuf *err);
+/* how the site's hook ended */
+enum robot_hook_end {
+	ROBOT_HOOK_OK,
+	ROBOT_HOOK_FAILED,   /* it exited non-zero, or could not start */
+	ROBOT_HOOK_KILLED,   /* still running at its time limit: stopped */
+	ROBOT_HOOK_STOPPED,  /* abort_flag set while it ran: stopped */
+};
+
+/*
+ * Run the site's hook `cmd` (by /bin/sh) with `text` on its stdin and
+ * SCHEDLAB_ALERT_GROUP, SCHEDLAB_ALERT_EVENT in its environment, in a
+ * process group of its own that does not outlive this process (not even
+ * its SIGKILL: proc.h group_guard). Past timeout_s, or when *abort_flag
+ * becomes non-zero, the group gets SIGTERM and 2 s later SIGKILL. How it
+ * ended; all but ROBOT_HOOK_OK with why in err; its time in *wall_s. The
+ * caller holds no target lock meanwhile (the hook may take its time).
+ */
+enum robot_hook_end robot_hook(const char *cmd, int64_t gid, const char *event,
+			       const char *text, double timeout_s, volatile int *abort_flag,
+			       double *wall_s, struct strbuf *err);
 
 /* this program, for the children (/proc/self/exe) */
 const char *robot_self(void);

@@ -2,7 +2,9 @@
  * The target lock (tlock.h): flock on a file per target key, a registry of
  * the keys this process holds (so that a bisection's sessions take it for
  * free), and the hand-over of a held lock to a child through an inherited
- * descriptor named in SCHEDLAB_TARGET_LOCK_FD.
+ * descriptor named in SCHEDLAB_TARGET_LOCK_FD: kept open across exec for
+ * that one child (struct child.keep_fd), close-on-exec again in it
+ * (tlock_seal_inherited), so that nothing the child starts holds it.
  */
 #include "harness/orchestrate/tlock.h"
 
@@ -107,19 +109,38 @@ static int make_dir(const char *path, struct strbuf *err)
 	return rc;
 }
 
-/* the parent's lock of this key, handed down: its fd, or -1 */
-static int inherited_fd(const char *path)
+/* the descriptor SCHEDLAB_TARGET_LOCK_FD names when it is an open regular
+ * file, else -1 */
+static int env_fd(struct stat *st)
 {
 	const char *e = getenv("SCHEDLAB_TARGET_LOCK_FD");
 	if (!e || !*e)
 		return -1;
 	char *end;
 	long fd = strtol(e, &end, 10);
-	struct stat a, b;
-	if (*end || fd < 3 || fd > 1 << 20 || fstat((int)fd, &a) || stat(path, &b) ||
-	    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+	if (*end || fd < 3 || fd > 1 << 20 || fstat((int)fd, st) || !S_ISREG(st->st_mode))
 		return -1;
 	return (int)fd;
+}
+
+void tlock_seal_inherited(void)
+{
+	struct stat st;
+	int fd = env_fd(&st);
+	int fl = fd >= 0 ? fcntl(fd, F_GETFD) : -1;
+	if (fl >= 0 && !(fl & FD_CLOEXEC))
+		fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+}
+
+/* the parent's lock of this key, handed down: its fd, or -1 */
+static int inherited_fd(const char *path)
+{
+	struct stat a, b;
+	int fd = env_fd(&a);
+	if (fd < 0 || stat(path, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return -1;
+	tlock_seal_inherited(); /* kept for the children it is handed to, only */
+	return fd;
 }
 
 static void say_holder(int fd, char *buf, size_t n)

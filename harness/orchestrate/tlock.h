@@ -12,7 +12,8 @@
  * can say who it waits for; the kernel drops the lock when the holder dies,
  * even by SIGKILL. A child that the holder starts for the same target
  * (nightly -> run, bisect) inherits the open lock (tlock_child_env) and
- * does not wait for its own parent. A process that already holds a key
+ * does not wait for its own parent; nothing else inherits it (every
+ * descriptor of it is close-on-exec: tlock_seal_inherited). A process that already holds a key
  * takes it again for free (bisect's sessions).
  *
  * Keys: "local@HOST" for the local target (a lab member adds "#N": two
@@ -44,10 +45,19 @@ int tlock_take(const char *key, const char *what, const char *prefix,
 void tlock_release(const char *key);
 
 /* for a child that works on the same target: the fd to keep open in it
- * (struct child.keep_fd) and "SCHEDLAB_TARGET_LOCK_FD=N" for its
- * environment; -1 / NULL when this process holds no lock of key */
+ * (struct child.keep_fd: open across that one exec) and
+ * "SCHEDLAB_TARGET_LOCK_FD=N" for its environment; -1 / NULL when this
+ * process holds no lock of key. Never for a program that is not schedlab
+ * (an agent, a workload, the --on-alert hook): a process that holds the
+ * lock's descriptor holds the lock, whatever it is */
 int tlock_child_fd(const char *key);
 const char *tlock_child_env(const char *key);
+
+/* the descriptor handed down (SCHEDLAB_TARGET_LOCK_FD) close-on-exec again,
+ * as every descriptor of schedlab's is: what this process starts (its
+ * agent, a workload, a hook) never inherits its parent's lock; only
+ * tlock_child_fd passes it on. main() calls it first thing */
+void tlock_seal_inherited(void);
 
 /* the lock file of a key (for messages and tests); malloc'd */
 char *tlock_path(const char *key);

@@ -56,11 +56,121 @@ static void close_pair(int p[2])
 		close(p[1]);
 }
 
+/* the first signal of a stop */
+static int stop_signal(const struct child *c)
+{
+	return c->stop_sig > 0 ? c->stop_sig : SIGTERM;
+}
+
+/* proc_run's time from the stop signal to SIGKILL */
+static double stop_grace(const struct child *c)
+{
+	return c->stop_grace_s > 0 ? c->stop_grace_s : 2;
+}
+
+/* every descriptor from lo up closed (close_range, else one by one) */
+static void close_from(int lo)
+{
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)lo, ~0U, 0) == 0)
+		return;
+#endif
+	long max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (int fd = lo; fd < max; fd++)
+		close(fd);
+}
+
+/* the guardian (proc.h: group_guard), in the fork: system calls only. It
+ * holds the read end of its pipe and nothing else, blocks every signal
+ * (the group's stop signal is not for it), and at EOF (the process that
+ * started the child is gone: nothing else holds the write end) stops the
+ * group as proc_stop would: the stop signal, then SIGKILL after the grace
+ * unless the group is gone before (the guardian steps out of it to tell,
+ * and ends with it) */
+static void guard_run(int rfd, pid_t pgid, int sig, double grace)
+{
+	sigset_t all;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	if (rfd != 0 && dup2(rfd, 0) < 0)
+		_exit(1);
+	close_from(1);
+	prctl(PR_SET_NAME, "schedlab-guard", 0, 0, 0);
+	/* the parent put it into the group already; the same here, so that
+	   neither waits for the other */
+	setpgid(0, pgid);
+	if (getpgid(0) != pgid)
+		_exit(0); /* the group is gone: nothing to guard */
+	char b;
+	ssize_t n;
+	do
+		n = read(0, &b, 1);
+	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		_exit(0); /* never written to: only EOF means anything */
+	kill(-pgid, sig);
+	setpgid(0, 0);
+	double end = now_mono() + grace;
+	while (kill(-pgid, 0) == 0 || errno != ESRCH) {
+		if (now_mono() >= end) {
+			kill(-pgid, SIGKILL);
+			break;
+		}
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	_exit(0);
+}
+
+/* start the guardian of a child just started in its own group; -1 when
+ * it cannot be (err says why) */
+static int guard_start(struct child *c, struct strbuf *err)
+{
+	int gp[2];
+	if (pipe2(gp, O_CLOEXEC)) {
+		strbuf_addf(err, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid_t g = fork();
+	if (g < 0) {
+		strbuf_addf(err, "fork of the guardian of %s: %s", c->argv[0], strerror(errno));
+		close_pair(gp);
+		return -1;
+	}
+	if (g == 0)
+		guard_run(gp[0], c->pid, stop_signal(c), stop_grace(c));
+	/* into the child's group before anything here can reap the child
+	   (its zombie keeps the group): a group kill always reaches it */
+	setpgid(g, c->pid);
+	close(gp[0]);
+	c->guard_pid = g;
+	c->guard_fd = gp[1];
+	return 0;
+}
+
+/* after the child was reaped and its group killed (the guardian with it):
+ * reap the guardian. Closing its pipe first: a guardian not yet in the
+ * group (a lost setpgid race) sees EOF, finds the group gone or stops
+ * what is left of it, and ends */
+static void guard_end(struct child *c)
+{
+	if (c->guard_pid <= 0)
+		return;
+	close(c->guard_fd);
+	while (waitpid(c->guard_pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	c->guard_pid = -1;
+	c->guard_fd = -1;
+}
+
 int proc_start(struct child *c, struct strbuf *err)
 {
 	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1}, pexec[2] = {-1, -1};
 	c->pid = -1;
 	c->in_fd = c->out_fd = c->err_fd = -1;
+	c->guard_pid = c->guard_fd = -1;
 	if (!c->argv || !c->argv[0]) {
 		strbuf_addstr(err, "internal error: empty argv");
 		return -1;
@@ -102,6 +212,8 @@ int proc_start(struct child *c, struct strbuf *err)
 			dup2(pin[0], 0);
 		else if (c->in == PROC_NULL)
 			dup2(nul, 0);
+		else if (c->in == PROC_FD && c->in_src != 0)
+			dup2(c->in_src, 0);
 		if (c->out == PROC_PIPE)
 			dup2(pout[1], 1);
 		else if (c->out == PROC_NULL)
@@ -163,6 +275,12 @@ int proc_start(struct child *c, struct strbuf *err)
 		close(perr[1]);
 		c->err_fd = perr[0];
 	}
+	if (c->group_guard && c->new_pgrp && guard_start(c, err)) {
+		proc_kill(c, SIGKILL);
+		proc_wait(c, NULL);
+		proc_close_fds(c);
+		return -1;
+	}
 	return 0;
 fail:
 	free(exe);
@@ -193,10 +311,33 @@ int proc_wait(struct child *c, int *status)
 	}
 	if (c->new_pgrp)
 		kill(-c->pid, SIGKILL); /* stragglers left in the group */
+	guard_end(c);
 	c->pid = -1;
 	if (status)
 		*status = st;
 	return 0;
+}
+
+int proc_try_wait(struct child *c, int *status)
+{
+	int st = 0;
+	if (c->pid <= 0)
+		return -1;
+	pid_t r;
+	do
+		r = waitpid(c->pid, &st, WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		return 0;
+	if (c->new_pgrp)
+		kill(-c->pid, SIGKILL);
+	guard_end(c);
+	c->pid = -1;
+	if (status)
+		*status = st;
+	return 1;
 }
 
 static int wait_timeout(struct child *c, double secs, int *status)
@@ -214,18 +355,6 @@ static int wait_timeout(struct child *c, double secs, int *status)
 	}
 }
 
-/* the first signal of a stop */
-static int stop_signal(const struct child *c)
-{
-	return c->stop_sig > 0 ? c->stop_sig : SIGTERM;
-}
-
-/* proc_run's time from the stop signal to SIGKILL */
-static double stop_grace(const struct child *c)
-{
-	return c->stop_grace_s > 0 ? c->stop_grace_s : 2;
-}
-
 void proc_stop(struct child *c, double grace_s)
 {
 	int st;
@@ -238,6 +367,7 @@ void proc_stop(struct child *c, double grace_s)
 	}
 	if (c->new_pgrp)
 		kill(-c->pid, SIGKILL);
+	guard_end(c);
 	c->pid = -1;
 }
 
@@ -465,6 +595,7 @@ static int run_reap(struct child *c, struct run_state *rs, struct strbuf *out,
 	c->pid = -1;
 	if (c->new_pgrp)
 		kill(-w, SIGKILL);
+	guard_end(c);
 	/* drain what is left in the pipes, for at most a second and
 	   never past the deadline; what still holds them then was
 	   left behind (setsid) and is killed, and said so */

@@ -1,12 +1,15 @@
 /*
  * The one child-process module (after git's run-command.h, plus the timeout
  * and process-group kill git lacks). Every program schedlab starts goes
- * through it. The one fork without an exec, a lab member's copy of the
- * controller (harness/orchestrate/lab.c), is made by hand; the native
+ * through it. The one fork without an exec outside it, a lab member's copy
+ * of the controller (harness/orchestrate/lab.c), is made by hand; the native
  * workloads' own processes are the measurement, not schedlab's. Argv arrays
  * only, never a shell string; optional pipes for stdin, stdout and stderr;
  * a working directory; extra environment; a new process group so that a
- * whole tree (cyclictest's threads, hackbench's forks, qemu) can be killed.
+ * whole tree (cyclictest's threads, hackbench's forks, qemu) can be killed,
+ * and, when asked, a guardian that kills that group when this process dies,
+ * even by SIGKILL (group_guard: a fork of this process without an exec,
+ * which runs no code of the caller's).
  */
 #ifndef SL_PROC_H
 #define SL_PROC_H
@@ -16,7 +19,9 @@
 
 #include "harness/util/strbuf.h"
 
-enum proc_stdio { PROC_INHERIT = 0, PROC_PIPE = 1, PROC_NULL = 2 };
+/* PROC_FD: stdin only, from the caller's descriptor in_src (a file the
+ * child reads at its pace: nothing here blocks on a child that does not) */
+enum proc_stdio { PROC_INHERIT = 0, PROC_PIPE = 1, PROC_NULL = 2, PROC_FD = 3 };
 
 struct child {
 	/* set by the caller */
@@ -45,8 +50,28 @@ struct child {
 	int stop_sig;
 	/* proc_run: from the stop signal to SIGKILL; 0 = 2 s */
 	double stop_grace_s;
+	/* with new_pgrp: the process group does not outlive this process, even
+	 * when this process is killed with SIGKILL (a parent-death signal
+	 * reaches the child alone, not what it started). A guardian, forked
+	 * from this process into the child's group, holding no descriptor but
+	 * the read end of a pipe whose write end only this process holds,
+	 * waits for EOF on it: this process is gone. Then it gives the group
+	 * the stop signal and, stop_grace_s later (default 2 s), SIGKILL
+	 * unless the group is gone by then (the guardian steps out of the
+	 * group to see it empty, and ends with it). Signals to the
+	 * group do not end it (it blocks them all) but SIGKILL does: the group
+	 * kill after every reap here (proc_wait, proc_stop, proc_run,
+	 * proc_try_wait) ends it, and it is reaped with the child. A child
+	 * reaped other than through this module leaves its guardian waiting */
+	int group_guard;
+	/* in == PROC_FD: the descriptor that becomes the child's stdin */
+	int in_src;
+	/* set by proc_start: the guardian and this process's end of its pipe,
+	 * -1 without one */
+	pid_t guard_pid;
+	int guard_fd;
 };
-#define CHILD_INIT { NULL, NULL, NULL, PROC_INHERIT, PROC_INHERIT, PROC_INHERIT, 0, 0, -1, 0, -1, -1, -1, -1, NULL, 0, 0, 0 }
+#define CHILD_INIT { NULL, NULL, NULL, PROC_INHERIT, PROC_INHERIT, PROC_INHERIT, 0, 0, -1, 0, -1, -1, -1, -1, NULL, 0, 0, 0, 0, -1, -1, -1 }
 
 /* -1 with a message (naming argv[0]) when it cannot be started; a missing
  * executable is detected before fork (PATH search) so the message is exact */
@@ -59,6 +84,9 @@ unsigned long long proc_start_time(pid_t pid);
 void proc_kill(struct child *c, int sig);
 /* wait for exit; *status as from waitpid */
 int proc_wait(struct child *c, int *status);
+/* the same without waiting: 1 when it had exited (reaped, its group
+ * killed), 0 while it runs, -1 on error */
+int proc_try_wait(struct child *c, int *status);
 /* the stop signal (stop_sig, default SIGTERM), grace_s, then SIGKILL,
  * then reap; safe to call twice */
 void proc_stop(struct child *c, double grace_s);

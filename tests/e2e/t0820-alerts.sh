@@ -25,6 +25,17 @@
 # Also: a person's moves through `schedlab alerts` (refused ones exit 2 with
 # the reason and write nothing), list/show/report in every format, and the
 # plain-text culprit report.
+# The hook itself (issue 40), each on a fresh copy of the history whose
+# night 5 is an improvement only (so the night alone would exit 0), the hook
+# a shell that sleeps 600 s in its own process group (about 4 s in all):
+#   - past --on-alert-timeout 2 it and its sleep are ended; the night says
+#     "killed after 2 s" and exits 4 (2.5 s);
+#   - SIGTERM to the nightly while the hook runs: the nightly exits 130 at
+#     once and the hook's group is gone (0.5 s);
+#   - SIGKILL to the nightly: the hook's group ends too (its guardian: the
+#     stop signal, SIGKILL 2 s later if need be; 0.5 s);
+#   - a nightly --plan holds its target through the night, but not while the
+#     hook runs: the lock is free then (0.5 s).
 . "$(dirname "$0")/lib.sh"
 hold_local_target   # its local sessions never wait inside the script (lib.sh)
 require sqlite3:sqlite3 git:git python3:python3
@@ -81,6 +92,7 @@ open(out, "w").write("\n".join(s) + "\n")
 EOF
 empty_db "$DB"
 check "synthetic history loaded" sqlite3 -batch "$DB" ".read $TMP/gen.sql"
+cp "$DB" "$TMP/pristine.db" # for the hook's own nights (the end of the script)
 
 HOOK="cat >$TMP/hook-\$SCHEDLAB_ALERT_GROUP-\$SCHEDLAB_ALERT_EVENT.txt"
 night() { # N [more options]: judge night N; output in $TMP/nN.out
@@ -251,7 +263,126 @@ contains "... listing the open alert 4 (raised by night 13)" "$TMP/r13.html" '<t
 contains "... and alert 2 with its culprit" "$TMP/r13.html" "${COMMITS[8]:0:12}"
 expect_exit 0 "alerts --help" $SL alerts --help
 expect_exit 0 "nightly --help" $SL nightly --help
+contains "... names the hook's time limit" "$TMP/out" "--on-alert-timeout SECONDS"
 expect_exit 2 "nightly without a plan or session" $SL nightly --db "$DB"
 expect_exit 2 "nightly --session of a session that does not exist" $SL nightly --db "$DB" --session 999 --out-dir "$TMP/rep"
 contains "... names it" "$TMP/err" "no session 999"
+
+# ---- the hook: its time limit, the night's signals, the target lock -----------------------
+# hook_db NAME: a fresh copy of the history at $TMP/NAME.db whose night 5 is
+# an improvement of the rate alone (time_s at its level): judged alone, a
+# new alert whose hook runs, and exit 0
+hook_db() {
+	cp "$TMP/pristine.db" "$TMP/$1.db"
+	sqlite3 -batch "$TMP/$1.db" "UPDATE metric SET value = value / 1.2 WHERE name = 'time_s'
+		AND run_id IN (SELECT id FROM run WHERE session_id = 5);
+		UPDATE metric SET value = value * 1.3 WHERE name = 'rate_per_s'
+		AND run_id IN (SELECT id FROM run WHERE session_id = 5)"
+}
+# the hook (HT=$TMP/NAME in its environment): its shell's pid, its sleep's
+# pid and its process group into $HT.sh, $HT.sleep, $HT.pgid (the group
+# last: the hook is up), then it sleeps 600 s, or with HOOK_GO set until
+# $HT.go appears (at most 30 s)
+SLOW='echo $$ >"$HT.sh"; if [ -n "${HOOK_GO:-}" ]; then (i=0; while [ ! -e "$HT.go" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done) & else sleep 600 & fi; echo $! >"$HT.sleep"; ps -o pgid= -p $$ | tr -d " " >"$HT.tmp" && mv "$HT.tmp" "$HT.pgid"; wait'
+# group_left PGID: the live processes (zombies aside) of process group PGID
+group_left() {
+	local f s st pg
+	for f in /proc/[0-9]*/stat; do
+		{ read -r s <"$f"; } 2>/dev/null || continue
+		read -r st _ pg _ <<<"${s##*) }"
+		[ "$pg" = "$1" ] && [ "$st" != Z ] && { f=${f#/proc/}; echo "${f%/stat}"; }
+	done
+	return 0
+}
+# hook_up NAME: wait at most 30 s for the hook to be up; its group in $PG
+hook_up() {
+	local i
+	PG=""
+	for i in $(seq 300); do [ -s "$TMP/$1.pgid" ] && break; sleep 0.1; done
+	PG=$(cat "$TMP/$1.pgid" 2>/dev/null)
+	CLEANUP_CMDS+=("kill -9 $(cat "$TMP/$1.sh" "$TMP/$1.sleep" 2>/dev/null | tr '\n' ' ')")
+	[ -n "$PG" ]
+}
+# group_gone NAME PGID SECONDS: within SECONDS, no live process left in the group
+group_gone() {
+	local i left=""
+	[ -n "$2" ] || { not_ok "$1" "no process group recorded"; return; }
+	for i in $(seq $(($3 * 10))); do
+		left=$(group_left "$2")
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	if [ -z "$left" ]; then ok "$1"; else not_ok "$1" "group $2 still has: $(echo $left)"; fi
+}
+# gone_within PID SECONDS: the process ends within SECONDS (0), else 1
+gone_within() {
+	local i
+	for i in $(seq $(($2 * 10))); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+	return 1
+}
+
+# its time limit
+hook_db h1
+t0=$SECONDS
+HT=$TMP/h1 timeout 60 $SL nightly --db "$TMP/h1.db" --session 5 --no-bisect --out-dir "$TMP/rep" \
+	--on-alert "$SLOW" --on-alert-timeout 2 >"$TMP/h1.out" 2>"$TMP/h1.err"
+h1rc=$? h1s=$((SECONDS - t0))
+hook_up h1 || true
+equals "a hook past --on-alert-timeout: the night exits 4" "$h1rc" 4
+if [ "$h1s" -lt 30 ]; then ok "... in bounded time ($h1s s)"; else not_ok "... in bounded time" "$h1s s"; fi
+contains "... and says the hook was killed after 2 s" "$TMP/h1.out" \
+	"alert group 1 (raised): --on-alert hook killed after 2 s (its time limit, --on-alert-timeout)"
+contains "... in its exit status line" "$TMP/h1.out" "exit status 4: the --on-alert hook was killed at its time limit"
+if [ -n "$PG" ] && [ "$PG" = "$(cat "$TMP/h1.sh")" ]; then ok "... the hook ran in a process group of its own"
+else not_ok "... the hook ran in a process group of its own" "pgid '$PG', its shell $(cat "$TMP/h1.sh" 2>/dev/null)"; fi
+group_gone "... which is gone, its sleep with it" "$PG" 5
+expect_exit 2 "--on-alert-timeout 0 is refused" $SL nightly --db "$TMP/h1.db" --session 5 --on-alert-timeout 0
+
+# SIGTERM while the hook runs
+hook_db h2
+HT=$TMP/h2 $SL nightly --db "$TMP/h2.db" --session 5 --no-bisect --out-dir "$TMP/rep" \
+	--on-alert "$SLOW" >"$TMP/h2.out" 2>"$TMP/h2.err" &
+N=$!
+CLEANUP_CMDS+=("kill -9 $N")
+check "SIGTERM: the hook is up" hook_up h2
+kill -TERM "$N"
+if gone_within "$N" 10; then
+	wait "$N"
+	equals "SIGTERM to the nightly in its hook: it exits 130 at once" "$?" 130
+else
+	not_ok "SIGTERM to the nightly in its hook: it exits 130 at once" "still running 10 s later"
+	kill -9 "$N"
+fi
+contains "... saying so" "$TMP/h2.out" "exit status 130: interrupted"
+group_gone "... and the hook's group is gone" "$PG" 5
+
+# SIGKILL while the hook runs
+hook_db h3
+HT=$TMP/h3 $SL nightly --db "$TMP/h3.db" --session 5 --no-bisect --out-dir "$TMP/rep" \
+	--on-alert "$SLOW" >"$TMP/h3.out" 2>"$TMP/h3.err" &
+N=$!
+CLEANUP_CMDS+=("kill -9 $N")
+check "SIGKILL: the hook is up" hook_up h3
+kill -9 "$N"
+{ wait "$N"; } 2>/dev/null # (no "Killed" notice)
+group_gone "SIGKILL to the nightly in its hook: the hook's group ends too" "$PG" 10
+
+# the target lock while the hook runs: a nightly --plan holds its target
+# through the night (here in a lock folder of its own, not the machine's;
+# lib.sh's local_target_lock names the file), but lets go before the hook
+printf '%s\n' '{"name": "robot", "target": "local", "repetitions": 1,' \
+	'"workloads": [{"type": "hackbench", "groups": 1, "loops": 10}]}' >"$TMP/local.json"
+hook_db h4
+LOCK=$(SCHEDLAB_TARGET_LOCK_DIR=$TMP/locks local_target_lock)
+HT=$TMP/h4 HOOK_GO=1 SCHEDLAB_TARGET_LOCK_DIR=$TMP/locks timeout 120 $SL nightly --plan "$TMP/local.json" \
+	--db "$TMP/h4.db" --session 5 --no-bisect --out-dir "$TMP/rep" --on-alert "$SLOW" \
+	>"$TMP/h4.out" 2>"$TMP/h4.err" &
+N=$!
+CLEANUP_CMDS+=("kill -9 $N")
+check "nightly --plan: the hook is up" hook_up h4
+check "... the nightly took its target's lock" test -e "$LOCK"
+check "... and let go of it before the hook: the lock is free while the hook runs" flock -n "$LOCK" true
+touch "$TMP/h4.go"
+wait "$N"
+equals "... and the night ends well once the hook is done" "$?" 0
 done_testing

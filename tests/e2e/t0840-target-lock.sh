@@ -13,6 +13,12 @@
 #    to resume;
 #  - two local members of one lab still run side by side (t0710 checks it),
 #    and a nightly over such a lab judges each member's session;
+#  - the lock's descriptor stays with schedlab (issue 40): while a nightly's
+#    run measures, its agent and the workload hold none; after `kill -9` of
+#    the agent no workload process of the run is left (its process group
+#    ends with the agent: the guardian of harness/util/proc.h) and, once
+#    the nightly is over, no process holds the lock (sl-pingpong with its
+#    stages as processes, 30 s long unless stopped; about 1 s);
 #  - a test script holding the local target (lib.sh: hold_local_target, as
 #    the knob tests do) locks the file a session locks: its own sessions go
 #    ahead, another's waits for the script; a second such script waits at
@@ -145,5 +151,46 @@ expect_exit 0 "nightly over a lab of two local members" \
 	schedlab nightly --plan "$TMP/lab.json" --db "$DB" --out-dir "$TMP/rep" --tag nightly-lab
 equals "... both members' sessions judged" "$(grep -c 'no baseline yet: this is the first nightly session of lock-lab' "$TMP/out")" 2
 equals "... a report each" "$(ls "$TMP/rep" | grep -c '^nightly-lab-session-')" 2
+# ---- the lock's descriptor stays with schedlab; a workload ends with its agent -----------
+cat >"$TMP/pp.json" <<'EOF'
+{"name": "lock-agent", "target": "local", "repetitions": 1,
+ "workloads": [{"type": "pingpong", "tasks": "procs", "duration_s": 30, "rate": 100, "warmup_s": 0}]}
+EOF
+LOCKF=$(local_target_lock)
+# lock_holders: "PID COMM" of each process of this script holding a
+# descriptor of the target's lock file
+lock_holders() {
+	local pid _ f
+	while read -r pid _; do
+		for f in /proc/"$pid"/fd/*; do
+			if [ "$(readlink "$f" 2>/dev/null)" = "$LOCKF" ]; then
+				echo "$pid $(cat "/proc/$pid/comm" 2>/dev/null)"
+				break
+			fi
+		done
+	done < <(ours)
+}
+schedlab nightly --plan "$TMP/pp.json" --db "$TMP/pp.db" --out-dir "$TMP/rep" --tag nightly-pp \
+	>"$TMP/pp.out" 2>"$TMP/pp.err" &
+N=$!
+CLEANUP_CMDS+=("kill -9 $N")
+for i in $(seq 600); do [ -n "$(ours_named sl-pingpong)" ] && break; sleep 0.1; done
+check "a nightly's run measures (sl-pingpong)" test -n "$(ours_named sl-pingpong)"
+lock_holders >"$TMP/holders"
+equals "... only schedlab (the nightly, its run) holds the target lock's descriptor, not the agent or the workload" \
+	"$(cut -d' ' -f2 "$TMP/holders" | sort -u | tr '\n' ' ')" "schedlab "
+AG=""
+for p in $(ours_named schedlab-agent); do
+	[ "$(ps -o pgid= -p "$p" | tr -d ' ')" = "$p" ] && AG=$p # the agent leads its group
+done
+check "... its agent found" test -n "$AG"
+kill -9 "$AG"
+for i in $(seq 100); do [ -z "$(ours_named sl-pingpong)" ] && break; sleep 0.1; done
+equals "kill -9 of the agent: no workload process of the run is left (within 10 s)" \
+	"$(ours_named sl-pingpong | tr '\n' ' ')" ""
+for i in $(seq 1200); do kill -0 "$N" 2>/dev/null || break; sleep 0.1; done
+wait "$N"
+equals "... the nightly ends (exit 3: its run was lost)" "$?" 3
+equals "... and then no process holds the target lock" "$(lock_holders | tr '\n' ' ')" ""
 no_leftovers "no workload processes left"
 done_testing

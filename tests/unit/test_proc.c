@@ -2,12 +2,19 @@
  * Unit tests of what the child-process module (harness/util/proc.h) sets up
  * in a child before it runs: no transparent huge pages when asked (the qemu
  * target's guest RAM under TCG), inherited otherwise, read back from the
- * child's own /proc/self/status; and the signal a stopped child gets first
- * (SIGTERM, or stop_sig: rtla cleans up on SIGINT only).
+ * child's own /proc/self/status; the signal a stopped child gets first
+ * (SIGTERM, or stop_sig: rtla cleans up on SIGINT only); stdin from a file
+ * (PROC_FD); and the group guardian: a child's process group ends with the
+ * process that started it even when that one is killed with SIGKILL, and
+ * the guardian is reaped with the child otherwise.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/util/proc.h"
@@ -103,9 +110,134 @@ TEST(stop_signal)
 	strbuf_release(&out);
 }
 
+TEST(stdin_from_a_file)
+{
+	int fd = memfd_create("test-proc", MFD_CLOEXEC);
+	CHECK(fd >= 0 && write(fd, "hello\n", 6) == 6 && lseek(fd, 0, SEEK_SET) == 0);
+	const char *argv[] = { "cat", NULL };
+	struct child c = piped(argv);
+	struct strbuf out = STRBUF_INIT, eo = STRBUF_INIT, err = STRBUF_INIT;
+	struct proc_result res;
+	c.in = PROC_FD;
+	c.in_src = fd;
+	CHECK(!proc_run(&c, 10, &out, 0, &eo, 0, -1, NULL, &res, &err));
+	CHECK_STR(out.buf, "hello\n");
+	CHECK(res.exit_code == 0);
+	close(fd);
+	strbuf_release(&out);
+	strbuf_release(&eo);
+	strbuf_release(&err);
+}
+
+/* whether process group pgid has a live member; orphans come to this
+ * process (a subreaper) and are reaped here meanwhile */
+static int group_lives(pid_t pgid)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	return kill(-pgid, 0) == 0 || errno != ESRCH;
+}
+
+/* a process that starts `sh -c 'sleep 600 & wait'` in a group of its own
+ * (guarded or not), says the group on a pipe and is killed with SIGKILL:
+ * whether the group is gone `secs` later */
+static int group_gone_after_sigkill(int guard, double secs, pid_t *pgid_out)
+{
+	int p[2];
+	pid_t pgid = 0;
+	if (pipe(p))
+		return 0;
+	pid_t m = fork();
+	if (m == 0) {
+		const char *argv[] = { "sh", "-c", "sleep 600 & wait", NULL };
+		struct child c = CHILD_INIT;
+		struct strbuf err = STRBUF_INIT;
+		c.argv = argv;
+		c.in = PROC_NULL;
+		c.new_pgrp = 1;
+		c.group_guard = guard;
+		c.stop_grace_s = 0.5;
+		close(p[0]);
+		if (proc_start(&c, &err))
+			_exit(1);
+		usleep(200 * 1000); /* the shell has started its sleep */
+		if (write(p[1], &c.pid, sizeof(c.pid)) < 0)
+			_exit(1);
+		raise(SIGKILL);
+	}
+	close(p[1]);
+	if (m < 0 || read(p[0], &pgid, sizeof(pgid)) != sizeof(pgid))
+		pgid = 0;
+	close(p[0]);
+	waitpid(m, NULL, 0);
+	*pgid_out = pgid;
+	if (pgid <= 0)
+		return 0;
+	double end = now_mono() + secs;
+	while (group_lives(pgid) && now_mono() < end)
+		usleep(20 * 1000);
+	return !group_lives(pgid);
+}
+
+TEST(group_guard_outlives_a_sigkill)
+{
+	pid_t pgid;
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	/* unguarded, the group runs on: what the guardian is for */
+	CHECK(!group_gone_after_sigkill(0, 1, &pgid));
+	if (pgid > 0)
+		kill(-pgid, SIGKILL);
+	/* guarded: SIGTERM at once (SIGKILL 0.5 s later if need be) */
+	CHECK(group_gone_after_sigkill(1, 5, &pgid));
+	CHECK(pgid > 0);
+	/* and the guardian ends with its group (an orphan that came here) */
+	double end = now_mono() + 5;
+	int r;
+	while ((r = (int)waitpid(-1, NULL, WNOHANG)) >= 0 && now_mono() < end)
+		if (r == 0)
+			usleep(20 * 1000);
+	CHECK(r < 0 && errno == ECHILD);
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+TEST(group_guard_reaped_with_the_child)
+{
+	const char *argv[] = { "true", NULL };
+	struct child c = CHILD_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct proc_result res;
+	int st;
+	c.argv = argv;
+	c.new_pgrp = 1;
+	c.group_guard = 1;
+	CHECK(!proc_run(&c, 10, NULL, 0, NULL, 0, -1, NULL, &res, &err));
+	CHECK(c.guard_pid == -1 && c.guard_fd == -1);
+	CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD); /* no child left */
+	/* proc_try_wait: running, then exited, its guardian reaped */
+	const char *argv2[] = { "sleep", "0.2", NULL };
+	c = (struct child)CHILD_INIT;
+	c.argv = argv2;
+	c.new_pgrp = 1;
+	c.group_guard = 1;
+	CHECK(!proc_start(&c, &err));
+	CHECK(c.guard_pid > 0);
+	CHECK(proc_try_wait(&c, &st) == 0);
+	int r;
+	double end = now_mono() + 10;
+	while ((r = proc_try_wait(&c, &st)) == 0 && now_mono() < end)
+		usleep(20 * 1000);
+	CHECK(r == 1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(c.guard_pid == -1);
+	CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	RUN(no_thp_in_the_child_only);
 	RUN(stop_signal);
+	RUN(stdin_from_a_file);
+	RUN(group_guard_outlives_a_sigkill);
+	RUN(group_guard_reaped_with_the_child);
 	return tap_done();
 }
