@@ -191,6 +191,9 @@ void plan_tools(const struct plan *p, struct strvec *out);
 
 /* estimated wall time in seconds, boots included */
 double plan_estimate_s(const struct plan *p);
+/* host seconds a second of the target's guest takes, by its clock: 1 for a
+ * real clock, the measured ratio of a virtual one (docs/virtual-time.md) */
+double plan_clock_factor(const json_t *target);
 size_t plan_run_count(const struct plan *p);
 
 /* a knob object -> list of {path, value} writes in order; -1 with message */

@@ -1133,7 +1133,8 @@ static void progress_begin(struct exec_ctx *c)
 	for (size_t i = 0; i < c->n; i++) {
 		json_t *pj = json_loads(c->runs[i].params, 0, NULL);
 		const struct workload_ops *w = workload_find(c->runs[i].workload);
-		c->est[i] = (w && pj ? w->estimate_s(pj) : 0) + 0.3;
+		c->est[i] = ((w && pj ? w->estimate_s(pj) : 0) + 0.3) *
+			    plan_clock_factor(c->p->target);
 		est_total += c->est[i];
 		json_decref(pj);
 	}

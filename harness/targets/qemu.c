@@ -219,7 +219,7 @@ out:
  * exact (the vCPUs' interleaving follows the host). Runs before
  * check_numbers, which would default cpus to 2.
  */
-#define ICOUNT_SHIFT_DEFAULT 0
+#define ICOUNT_SHIFT_DEFAULT 2
 static int check_clock(json_t *out, const char *prefix, struct strbuf *err)
 {
 	static const char *const clocks[] = { "real", "virtual", NULL };
