@@ -567,8 +567,11 @@ static json_t *cmp_json(const struct bisect_cmp *x)
 		json_object_set_new(o, "change_pct", json_real(v->change_pct));
 	if (isfinite(v->ci_lo_pct) && isfinite(v->ci_hi_pct))
 		json_object_set_new(o, "ci_pct", json_pack("[ff]", v->ci_lo_pct, v->ci_hi_pct));
-	if (isfinite(v->p_mwu))
-		json_object_set_new(o, "p", json_real(v->p_mwu));
+	if (isfinite(v->p))
+		json_object_set_new(o, "p", json_real(v->p));
+	if (v->exact)
+		json_object_set_new(o, "exact_data",
+				    json_string(v->exact == VERDICT_EXACT_NEAR ? "near" : "identical"));
 	if (v->reps_needed)
 		json_object_set_new(o, "reps_needed", json_integer((json_int_t)v->reps_needed));
 	return o;
@@ -584,8 +587,10 @@ static void cmp_text(struct strbuf *sb, const struct bisect_cmp *x)
 		strbuf_addstr(sb, "n/a");
 	if (isfinite(v->ci_lo_pct) && isfinite(v->ci_hi_pct))
 		strbuf_addf(sb, " [%+.3g, %+.3g]", v->ci_lo_pct, v->ci_hi_pct);
-	if (isfinite(v->p_mwu))
-		strbuf_addf(sb, ", p=%.2g", v->p_mwu);
+	if (v->exact && v->deterministic && v->kind != VERDICT_NO_CHANGE)
+		strbuf_addstr(sb, ", exact data");
+	else if (isfinite(v->p))
+		strbuf_addf(sb, ", p=%.2g%s", v->p, v->exact ? " (exact data)" : "");
 	strbuf_addf(sb, ": %s%s", verdict_kind_name(v->kind),
 		    (v->kind == VERDICT_WORSE || v->kind == VERDICT_BETTER) && !x->significant
 		    ? " (p not below the bisection's level)" : "");
@@ -717,7 +722,7 @@ static int ends(struct bctx *b, enum verdict_kind *dir, struct strbuf *err)
 			break;
 		if (!b->a->quiet)
 			fprintf(stderr, "bisect: the ends do not differ clearly yet (p=%.2g, level "
-				"%.2g): another round of each\n", x.v.p_mwu, b->alevel[look]);
+				"%.2g): another round of each\n", x.v.p, b->alevel[look]);
 	}
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "# good %.12s (%s): ", g->id, g->subject);
