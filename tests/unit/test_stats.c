@@ -891,6 +891,60 @@ TEST(verdict_exact_p_values)
 	CHECK_NEAR(verdict_exact_p(2, 2, 1), verdict_exact_p(2, 2, 0), 0);
 }
 
+/*
+ * p_exact bounds the chance of the pattern under no difference for any
+ * distribution: every sample of a few discrete distributions enumerated,
+ * classified by verdict_exact_data itself; the chance of an exact pattern
+ * apart with at most k differing repeats never exceeds verdict_exact_p(k).
+ * The coin on two values reaches the bound of 2 against 3 (1/16).
+ */
+TEST(verdict_exact_p_bounds)
+{
+	static const double atoms[] = { 1, 1.05, 3, 3.1 };
+	static const double dists[][4] = {
+		{ 0.5, 0, 0.5, 0 },          /* a coin */
+		{ 0.375, 0.125, 0.5, 0 },    /* one differing repeat's worst */
+		{ 0.3, 0.2, 0.3, 0.2 },
+		{ 0.45, 0.05, 0.45, 0.05 },
+		{ 0.7, 0.1, 0.15, 0.05 },
+		{ 0.25, 0.25, 0.25, 0.25 },
+	};
+	static const size_t sizes[][2] = { { 2, 3 }, { 3, 3 }, { 3, 4 }, { 4, 4 } };
+	double worst = 0;
+	for (size_t d = 0; d < N_(dists); d++)
+		for (size_t z = 0; z < N_(sizes); z++) {
+			size_t na = sizes[z][0], nb = sizes[z][1], N = na + nb, total = 1;
+			for (size_t i = 0; i < N; i++)
+				total *= 4;
+			double p[3] = { 0, 0, 0 };
+			for (size_t code = 0; code < total; code++) {
+				double x[8], pr = 1;
+				size_t c = code;
+				for (size_t i = 0; i < N; i++, c /= 4) {
+					x[i] = atoms[c % 4];
+					pr *= dists[d][c % 4];
+				}
+				if (pr == 0)
+					continue;
+				struct verdict_exact_data e;
+				verdict_exact_data(x, na, x + na, nb, VERDICT_SOURCE_UNKNOWN, &e);
+				if (e.kind == VERDICT_EXACT_NONE || !e.apart)
+					continue;
+				for (int k = e.odd; k <= 2; k++)
+					p[k] += pr;
+			}
+			for (int k = 0; k <= 2; k++) {
+				double bound = verdict_exact_p(na, nb, k);
+				CHECK(p[k] <= bound * (1 + 1e-9));
+				if (p[k] / bound > worst)
+					worst = p[k] / bound;
+			}
+			if (d == 0 && na == 2 && nb == 3)
+				CHECK_NEAR(p[0], 1.0 / 16, 1e-12);
+		}
+	printf("# enumerated: the chance of the pattern reaches %.3f of p_exact at most\n", worst);
+}
+
 TEST(verdict_exact_zero_spread)
 {
 	const double a[] = { 11, 11, 11, 11 }, b[] = { 7, 7, 7, 7 };
@@ -1180,6 +1234,7 @@ int main(void)
 	RUN(verdict_censored_both_sides);
 	RUN(verdict_censored_provable);
 	RUN(verdict_exact_p_values);
+	RUN(verdict_exact_p_bounds);
 	RUN(verdict_exact_zero_spread);
 	RUN(verdict_exact_one_differing);
 	RUN(ties_and_zero_spread);
