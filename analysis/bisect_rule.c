@@ -95,7 +95,7 @@ static int cmp(const double *a, size_t na, const double *b, size_t nb,
 	if (verdict_compare(a, na, b, nb, vo, &out->v))
 		return -1;
 	out->significant = (out->v.kind == VERDICT_WORSE || out->v.kind == VERDICT_BETTER) &&
-			   isfinite(out->v.p_mwu) && out->v.p_mwu < alpha_look;
+			   isfinite(out->v.p) && out->v.p < alpha_look;
 	return 0;
 }
 

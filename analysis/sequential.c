@@ -26,6 +26,7 @@ void seq_design_default(struct seq_design *d)
 	d->threshold_pct = 2;
 	d->spending = SEQ_POCOCK;
 	d->boundary = SEQ_EXACT;
+	d->source = VERDICT_SOURCE_UNKNOWN;
 }
 
 int seq_design_check(const struct seq_design *d, const char **why)
@@ -277,6 +278,43 @@ static int futile(const struct seq_design *d, int n, double diff, double se)
 	return cp < SEQ_FUTILITY_CP && hw > SEQ_FUTILITY_SLACK * log1p(d->threshold_pct / 100);
 }
 
+/*
+ * The look on exact data (sequential.h): 1 when it decided (or held the
+ * pair back: identical repeats this few could be chance), 0 when the data
+ * are not exact or their interval straddles an edge of the threshold.
+ * Identical repeats at look n were identical at every earlier look, so
+ * this rule can only first fire at one look: its chance under no
+ * difference is at most p_exact at that look, below the look's level.
+ */
+static int exact_look(const struct seq_design *d, const double *a, const double *b, size_t n,
+		      int lower_is_better, struct seq_look *out)
+{
+	struct verdict_exact_data e;
+	if (verdict_exact_data(a, n, b, n, d->source, &e) || e.kind == VERDICT_EXACT_NONE)
+		return 0;
+	double thr = d->threshold_pct;
+	int within = !verdict_beyond(e.lo_pct, thr) && !verdict_beyond(e.hi_pct, thr);
+	int up = e.lo_pct > 0 && verdict_beyond(e.lo_pct, thr) && e.apart;
+	int down = e.hi_pct < 0 && verdict_beyond(e.hi_pct, thr) && e.apart;
+	if (!within && !up && !down)
+		return 0;
+	out->exact = e.kind;
+	out->p_exact = e.p;
+	out->lo_pct = e.lo_pct;
+	out->hi_pct = e.hi_pct;
+	if (within) {
+		out->decision = SEQ_EQUIVALENT;
+		return 1;
+	}
+	if (e.p < out->alpha) {
+		out->decision = SEQ_DIFFERENT;
+		out->worse = up == (lower_is_better != 0);
+		return 1;
+	}
+	out->why = "exact data, but this few repeats could be identical by chance";
+	return 1;
+}
+
 int seq_evaluate(const struct seq_design *d, const double *a, size_t na, const double *b,
 		 size_t nb, const unsigned char *ca, const unsigned char *cb, int lower_is_better,
 		 struct seq_look *out)
@@ -286,7 +324,8 @@ int seq_evaluate(const struct seq_design *d, const double *a, size_t na, const d
 		return -1;
 	}
 	size_t n = na < nb ? na : nb;
-	*out = (struct seq_look){ SEQ_CONTINUE, (int)n, 0, NAN, NAN, NAN, 0, NULL };
+	*out = (struct seq_look){ SEQ_CONTINUE, (int)n, 0, NAN, NAN, NAN, 0, NULL,
+				  VERDICT_EXACT_NONE, NAN };
 	if ((int)n < d->min) {
 		out->why = "fewer rounds than min";
 		return 0;
@@ -303,6 +342,8 @@ int seq_evaluate(const struct seq_design *d, const double *a, size_t na, const d
 	}
 	double diff = mb - ma;
 	out->change_pct = pct(diff);
+	if (exact_look(d, a, b, n, lower_is_better, out))
+		return 0;
 	double sa = va / (double)n, sb = vb / (double)n, se = sqrt(sa + sb);
 	double half = 0;
 	if (se > 0) {

@@ -32,12 +32,26 @@
  *     undecided; see sequential.c's futile());
  *   otherwise continue (until max rounds).
  * Values <= 0 or non-finite, and censored values (bounds), are never
- * decided: such a pair runs to max. Details: docs/statistics.md.
+ * decided: such a pair runs to max.
+ *
+ * Exact data (verdict.h, verdict_exact_data): when the n values of each side
+ * are identical, or all but one identical, the look reads the change off
+ * them, the interval of every ratio b_j / a_i in place of the Welch
+ * interval: within the threshold -> equivalent; beyond it, the sides apart
+ * and p_exact below the look's level -> different; beyond it but p_exact
+ * not yet below -> continue (identical repeats this few could be chance).
+ * With the design's source DETERMINISTIC p_exact is 0, so such a pair is
+ * decided at the first look, at min; with the source unknown at the first
+ * look whose level p_exact is below (5 rounds for the default 3..30 at
+ * alpha 0.05, where the rank test alone waits for 6). Details:
+ * docs/statistics.md.
  */
 #ifndef SL_SEQUENTIAL_H
 #define SL_SEQUENTIAL_H
 
 #include <stddef.h>
+
+#include "analysis/verdict.h"
 
 enum seq_spending { SEQ_POCOCK = 0, SEQ_OBF = 1 };
 
@@ -63,6 +77,7 @@ struct seq_design {
 	double threshold_pct;      /* noise threshold, default 2 */
 	enum seq_spending spending;
 	enum seq_boundary boundary; /* default SEQ_EXACT */
+	enum verdict_source source; /* default VERDICT_SOURCE_UNKNOWN */
 };
 void seq_design_default(struct seq_design *d);
 /* 0, or -1 with a message (static) in *why */
@@ -97,6 +112,9 @@ struct seq_look {
 	double lo_pct, hi_pct;     /* its CI at 1 - alpha */
 	int worse;                 /* SEQ_DIFFERENT: 1 worse, 0 better */
 	const char *why;           /* a short reason for CONTINUE and FUTILE */
+	enum verdict_exact exact;  /* read off exact data: lo_pct, hi_pct hold
+				    * every ratio b_j / a_i */
+	double p_exact;            /* its p (verdict_exact_data), NAN if none */
 };
 
 /*

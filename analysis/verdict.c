@@ -23,6 +23,7 @@ void verdict_options_default(struct verdict_options *o,
 	o->power = VERDICT_DEFAULT_POWER;
 	o->resamples = STATS_BOOT_RESAMPLES;
 	o->seed = STATS_BOOT_SEED;
+	o->source = VERDICT_SOURCE_UNKNOWN;
 }
 
 const char *verdict_kind_name(enum verdict_kind k)
@@ -108,6 +109,8 @@ static int options_ok(const struct verdict_options *o)
 {
 	return (o->better == VERDICT_LOWER_IS_BETTER ||
 		o->better == VERDICT_HIGHER_IS_BETTER) &&
+	       (o->source == VERDICT_SOURCE_UNKNOWN ||
+		o->source == VERDICT_SOURCE_DETERMINISTIC) &&
 	       o->threshold_pct > 0.0 && isfinite(o->threshold_pct) &&
 	       (o->centre == STATS_MEDIAN || o->centre == STATS_MEAN ||
 		o->centre == STATS_HMEAN) &&
@@ -184,6 +187,174 @@ static double max_of(const double *x, size_t n)
 	return m;
 }
 
+/* ---- exact data --------------------------------------------------------- */
+
+/* ln of M(s, t) = s^s t^t / (s + t)^(s + t), the largest p^s (1 - p)^t
+ * (0^0 = 1: M(0, t) = 1) */
+static double ln_m(double s, double t)
+{
+	double f = 0;
+	if (s > 0)
+		f += s * log(s);
+	if (t > 0)
+		f += t * log(t);
+	if (s + t > 0)
+		f -= (s + t) * log(s + t);
+	return f;
+}
+
+/*
+ * The chance bound of one pattern: c_a, c_b identical values, oa, ob (0
+ * or 1) differing ones. Derivation (docs/statistics.md): with p_x the mass
+ * F gives x, the pattern's chance is at most
+ *   na^oa nb^ob sum over distinct x, y (x', y') of p_x^c_a p_y^c_b (p_x' p_y')
+ * and summing the differing values first (mass at most 1 - p_x - p_y), then
+ * y (each term p_y at most r^(c_b - 1 + o) M(c_b - 1, o), r = 1 - p_x),
+ * then x, leaves M(c_b - 1, o) M(c_a - 1, c_b + o).
+ */
+static double pattern_bound(size_t na, size_t nb, int oa, int ob)
+{
+	double ca = (double)(na - (size_t)oa), cb = (double)(nb - (size_t)ob);
+	double o = oa + ob, k = (oa ? (double)na : 1) * (ob ? (double)nb : 1);
+	double b1 = ln_m(cb - 1, o) + ln_m(ca - 1, cb + o);
+	double b2 = ln_m(ca - 1, o) + ln_m(cb - 1, ca + o);
+	return k * exp(b1 < b2 ? b1 : b2);
+}
+
+double verdict_exact_p(size_t na, size_t nb, int odd)
+{
+	if (na < 1 || nb < 1 || odd < 0 || odd > 2)
+		return NAN;
+	double sum = 0;
+	for (int oa = 0; oa <= 1; oa++)
+		for (int ob = 0; ob <= 1; ob++) {
+			/* a differing repeat needs 2 identical ones beside it */
+			if (oa + ob > odd || (oa && na < 3) || (ob && nb < 3))
+				continue;
+			sum += pattern_bound(na, nb, oa, ob);
+		}
+	double sep = verdict_separation_p(na, nb);
+	return sum < sep ? sum : sep;
+}
+
+size_t verdict_exact_reps(double alpha)
+{
+	if (!(alpha > 0))
+		return 0;
+	for (size_t n = 2; n < 1000; n++)
+		if (verdict_exact_p(n, n, 0) < alpha)
+			return n;
+	return 1000;
+}
+
+/* one side: 0 identical, 1 one differing repeat (n >= 3), -1 neither; its
+ * min and max */
+static int side_shape(const double *x, size_t n, double *lo, double *hi)
+{
+	*lo = *hi = x[0];
+	for (size_t i = 1; i < n; i++) {
+		if (x[i] < *lo)
+			*lo = x[i];
+		if (x[i] > *hi)
+			*hi = x[i];
+	}
+	if (*lo == *hi)
+		return 0;
+	if (n < 3)
+		return -1;
+	/* the mode is x[0] or, when x[0] is the differing one, x[1] */
+	for (size_t m = 0; m < 2; m++) {
+		size_t same = 0;
+		for (size_t i = 0; i < n; i++)
+			same += x[i] == x[m];
+		if (same == n - 1)
+			return 1;
+	}
+	return -1;
+}
+
+int verdict_exact_data(const double *a, size_t na, const double *b, size_t nb,
+		       enum verdict_source source, struct verdict_exact_data *e)
+{
+	if (!e || (na && !a) || (nb && !b)) {
+		errno = EINVAL;
+		return -1;
+	}
+	*e = (struct verdict_exact_data){ VERDICT_EXACT_NONE, 0, NAN, NAN, 0, NAN };
+	size_t least = source == VERDICT_SOURCE_DETERMINISTIC ? 1 : 2;
+	if (na < least || nb < least)
+		return 0;
+	for (size_t i = 0; i < na; i++)
+		if (!(a[i] > 0) || !isfinite(a[i]))
+			return 0;
+	for (size_t i = 0; i < nb; i++)
+		if (!(b[i] > 0) || !isfinite(b[i]))
+			return 0;
+	double alo, ahi, blo, bhi;
+	int sa = side_shape(a, na, &alo, &ahi), sb = side_shape(b, nb, &blo, &bhi);
+	if (sa < 0 || sb < 0)
+		return 0;
+	e->odd = sa + sb;
+	e->kind = e->odd ? VERDICT_EXACT_NEAR : VERDICT_EXACT_IDENTICAL;
+	e->lo_pct = 100.0 * (blo / ahi - 1.0);
+	e->hi_pct = 100.0 * (bhi / alo - 1.0);
+	double gap = blo > ahi ? blo - ahi : alo > bhi ? alo - bhi : 0;
+	double wide = ahi - alo > bhi - blo ? ahi - alo : bhi - blo;
+	e->apart = gap > 0 && gap >= wide;
+	e->p = source == VERDICT_SOURCE_DETERMINISTIC ? 0.0 : verdict_exact_p(na, nb, e->odd);
+	return 0;
+}
+
+/*
+ * The verdict read off exact data (verdict.h): 1 when it is made (v
+ * filled), 0 when the data are not exact or their interval straddles an
+ * edge (the ordinary rules then).
+ */
+static int exact_verdict(const double *a, size_t na, const double *b, size_t nb,
+			 const struct verdict_options *o, struct verdict *v)
+{
+	struct verdict_exact_data e;
+	if (verdict_exact_data(a, na, b, nb, o->source, &e) || e.kind == VERDICT_EXACT_NONE)
+		return 0;
+	int up = e.lo_pct > 0 && o_beyond(o, e.lo_pct) && e.apart;
+	int down = e.hi_pct < 0 && o_beyond(o, e.hi_pct) && e.apart;
+	int within = o_within(o, e.lo_pct) && o_within(o, e.hi_pct);
+	if (!up && !down && !within)
+		return 0;
+	v->exact = e.kind;
+	v->insufficient = 0;
+	v->ci_lo_pct = e.lo_pct;
+	v->ci_hi_pct = e.hi_pct;
+	v->reps_needed = 0;
+	if (within) {
+		v->kind = VERDICT_NO_CHANGE;
+		v->reason = e.kind == VERDICT_EXACT_IDENTICAL
+				    ? "exact data (identical repeats): the change is within the "
+				      "noise threshold"
+				    : "near-exact data (one differing repeat): every ratio of the "
+				      "repeats is within the noise threshold";
+		return 1;
+	}
+	v->p = e.p;
+	if (e.p < 1.0 - o->level) {
+		int lower_better = o->better == VERDICT_LOWER_IS_BETTER;
+		v->kind = (up == lower_better) ? VERDICT_WORSE : VERDICT_BETTER;
+		v->reason = e.kind == VERDICT_EXACT_IDENTICAL
+				    ? "exact data (identical repeats): the change is beyond the "
+				      "noise threshold"
+				    : "near-exact data (one differing repeat): every ratio of the "
+				      "repeats is beyond the noise threshold";
+		return 1;
+	}
+	/* identical repeats this few could be chance (a grid of two values) */
+	v->kind = VERDICT_INCONCLUSIVE;
+	v->reason = "exact data beyond the noise threshold, but this few repeats could be "
+		    "identical by chance";
+	size_t need = verdict_exact_reps(1.0 - o->level), have = na > nb ? na : nb;
+	v->reps_needed = need > have ? need : have + 1;
+	return 1;
+}
+
 /*
  * Both sides have >= 2 values and at least one is censored: a verdict only
  * when the direction is provable (see verdict.h).
@@ -236,9 +407,28 @@ static void censored_verdict(const double *a, size_t na, const double *b, size_t
 		    "noise threshold (values beyond the measurable range)";
 }
 
+static int compare_censored(const double *a, const unsigned char *ca, size_t na,
+			    const double *b, const unsigned char *cb, size_t nb,
+			    const struct verdict_options *o, struct verdict *v);
+
 int verdict_compare_censored(const double *a, const unsigned char *ca, size_t na,
 			     const double *b, const unsigned char *cb, size_t nb,
 			     const struct verdict_options *o, struct verdict *v)
+{
+	if (!v) {
+		errno = EINVAL;
+		return -1;
+	}
+	int rc = compare_censored(a, ca, na, b, cb, nb, o, v);
+	/* the p-value to test: the rank test's, unless read off exact data */
+	if (!rc && !(v->exact && (v->kind != VERDICT_NO_CHANGE)))
+		v->p = v->p_mwu;
+	return rc;
+}
+
+static int compare_censored(const double *a, const unsigned char *ca, size_t na,
+			    const double *b, const unsigned char *cb, size_t nb,
+			    const struct verdict_options *o, struct verdict *v)
 {
 	struct verdict_options def;
 	if (!o) {
@@ -253,6 +443,8 @@ int verdict_compare_censored(const double *a, const unsigned char *ca, size_t na
 	memset(v, 0, sizeof(*v));
 	v->n_a = na;
 	v->n_b = nb;
+	v->deterministic = o->source == VERDICT_SOURCE_DETERMINISTIC;
+	v->p = NAN;
 	v->censored_a = count_set(ca, na);
 	v->censored_b = count_set(cb, nb);
 	v->bound = NAN;
@@ -283,6 +475,10 @@ int verdict_compare_censored(const double *a, const unsigned char *ca, size_t na
 		v->mwu_exact = m.method != STATS_MWU_NORMAL;
 	}
 
+	/* exact data: read off the values (a deterministic source's single
+	 * values too) */
+	if (!v->censored_a && !v->censored_b && exact_verdict(a, na, b, nb, o, v))
+		return 0;
 	if (na < 2 || nb < 2) {
 		v->insufficient = 1;
 		v->reason = "fewer than 2 samples on a side";

@@ -57,6 +57,32 @@
  *
  * Never `no change` from bounds.
  *
+ * Exact data (verdict_exact_data; docs/statistics.md "Exact and near-exact
+ * data"): a guest on a virtual clock repeats itself, 11 11 11 11 against
+ * 7 7 7 7, and a bootstrap or a rank test of such values only counts how
+ * few there are. When every value is > 0 and each side is *exact*, its
+ * repeats all identical or, with 3 or more, all but one identical (the
+ * "one differing repeat": the spread of the repeats is the noise), the
+ * change is read off the values themselves: the interval of every ratio
+ * b_j / a_i (a point, [x, x], for identical repeats) takes the CI's place;
+ *
+ *  - the interval within the threshold: no change;
+ *  - the interval beyond it on one side, the two sides' ranges apart by at
+ *    least the wider range (a differing repeat is nearer its own side than
+ *    the other): better/worse when p_exact < 1 - level, where p_exact is
+ *    0 for a source the caller declares deterministic (struct
+ *    verdict_options.source) and otherwise the largest chance any
+ *    distribution of independent repeats, the same on both sides, gives a
+ *    pattern at least this exact (a coarse grid makes identical repeats by
+ *    chance; verdict_exact_p); else inconclusive with the repetitions at
+ *    which it would be below;
+ *  - otherwise (near-exact sides whose interval straddles an edge): the
+ *    rules above.
+ *
+ * Sides need 2 values each (3 for one with a differing repeat), 1 when the
+ * source is deterministic. v.p is the p-value a caller tests against its
+ * level: p_exact for a difference read off exact data, p_mwu otherwise.
+ *
  * Pure computation on top of stats.c; functions return 0 or -1 (errno).
  */
 #ifndef SL_VERDICT_H
@@ -80,6 +106,20 @@ enum verdict_kind {
 #define VERDICT_DEFAULT_LEVEL         0.95
 #define VERDICT_DEFAULT_POWER         0.8
 
+/* where the values come from: UNKNOWN (the default) judges exactness from
+ * the values alone; DETERMINISTIC is the caller's word that repeats of one
+ * configuration can only differ by what they measure (a guest on a virtual
+ * clock, qemu -icount): identical repeats are then the truth, one value a
+ * side is enough, and a difference read off exact data has p_exact 0 */
+enum verdict_source { VERDICT_SOURCE_UNKNOWN = 0, VERDICT_SOURCE_DETERMINISTIC = 1 };
+
+/* what exact data the values are (verdict_exact_data) */
+enum verdict_exact {
+	VERDICT_EXACT_NONE = 0,      /* ordinary data: the bootstrap and rank test */
+	VERDICT_EXACT_IDENTICAL = 1, /* every repeat of each side identical */
+	VERDICT_EXACT_NEAR = 2,      /* and on one or both sides one differing repeat */
+};
+
 struct verdict_options {
 	enum verdict_better better;
 	double threshold_pct;      /* noise threshold in %, > 0 (default 2),
@@ -95,6 +135,7 @@ struct verdict_options {
 	double power;              /* for reps_needed (default 0.8) */
 	unsigned resamples;        /* bootstrap resamples (default 10000) */
 	uint64_t seed;             /* bootstrap seed (default STATS_BOOT_SEED) */
+	enum verdict_source source; /* default VERDICT_SOURCE_UNKNOWN */
 };
 void verdict_options_default(struct verdict_options *o,
 			     enum verdict_better better);
@@ -118,6 +159,12 @@ struct verdict {
 				    * ("at least"), -1: an upper bound ("at most"),
 				    * 0: an estimate */
 	int censored;              /* 1: inconclusive because values are bounds */
+	/* exact data: the verdict was read off the values (ci_lo_pct, ci_hi_pct
+	 * hold every ratio b_j / a_i); NONE: the bootstrap and rank test */
+	enum verdict_exact exact;
+	int deterministic;         /* the options' source was DETERMINISTIC */
+	double p;                  /* the p-value to test: p_exact for a difference
+				    * read off exact data, else p_mwu (NAN if none) */
 };
 
 /* o NULL: defaults with lower-is-better. Fails only on bad arguments or
@@ -145,6 +192,41 @@ double verdict_threshold_down_pct(double threshold_pct);
  * included, to 1 part in 10^9), a change of -100% or less included; 0
  * when within it or when either is NAN */
 int verdict_beyond(double change_pct, double threshold_pct);
+
+/*
+ * Exact data: are a and b exact (see the top), and what do they say. kind
+ * NONE when a value is not > 0 or not finite, a side has too few values
+ * (2, or 3 with a differing repeat; 1 and 3 for a deterministic source) or
+ * a side has more than one differing repeat.
+ */
+struct verdict_exact_data {
+	enum verdict_exact kind;
+	int odd;                   /* differing repeats, both sides together (0..2) */
+	double lo_pct, hi_pct;     /* min and max of 100 (b_j / a_i - 1) */
+	int apart;                 /* the ranges apart by at least the wider range */
+	double p;                  /* p_exact: 0 (deterministic), else verdict_exact_p,
+				    * and never above the p of a complete separation */
+};
+int verdict_exact_data(const double *a, size_t na, const double *b, size_t nb,
+		       enum verdict_source source, struct verdict_exact_data *e);
+
+/*
+ * The largest chance, over every distribution F (discrete ones included),
+ * that na and nb independent values from F show exact sides apart with at
+ * most `odd` differing repeats in all: the p-value of such a pattern when
+ * nothing changed. With M(s, t) = s^s t^t / (s + t)^(s + t), the largest
+ * p^s (1 - p)^t, a pattern with c_a and c_b identical values and o
+ * differing ones has chance at most na^[a has one] nb^[b has one]
+ * M(c_b - 1, o) M(c_a - 1, c_b + o) (and the same with a and b swapped);
+ * the patterns of at most `odd` are added up. Identical sides: 0.148 for
+ * 2 a side, 0.035 for 3, 0.0084 for 4, 0.0021 for 5. Also at most the p of
+ * a complete separation, 2 / C(na + nb, na). NAN on sizes no pattern has.
+ */
+double verdict_exact_p(size_t na, size_t nb, int odd);
+
+/* the fewest repetitions a side at which identical sides reach p_exact <
+ * alpha (3 for 0.05, 4 for 0.01) */
+size_t verdict_exact_reps(double alpha);
 
 /* "better", "worse", "no change", "inconclusive" */
 const char *verdict_kind_name(enum verdict_kind k);

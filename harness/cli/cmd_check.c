@@ -20,7 +20,6 @@
 #include "harness/results/compare.h"
 #include "workloads/workload.h"
 
-#define CHECK_MIN_REPS 3
 /* --require-decided: nothing regressed, but metrics stayed inconclusive
  * (0 ok, 1 regression and 2 bad input are taken; 3 is nightly's runs
  * failed) */
@@ -118,7 +117,7 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 		return 2;
 
 	int rc = 0;
-	size_t nverdict = 0, count[4] = { 0, 0, 0, 0 }, few = 0;
+	size_t nverdict = 0, count[4] = { 0, 0, 0, 0 }, few = 0, least = compare_min_reps(&o);
 	if (!job.a.nrows || !job.b.nrows) {
 		cmd_error("check", "%s selector matches no results",
 			  !job.a.nrows ? "the baseline" : "the candidate");
@@ -130,7 +129,7 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 		if (row->kind != CMP_METRIC || !row->has_verdict)
 			continue;
 		nverdict++;
-		if (row->v.n_a < CHECK_MIN_REPS || row->v.n_b < CHECK_MIN_REPS) {
+		if (row->v.n_a < least || row->v.n_b < least) {
 			if (few++ < 5)
 				cmd_error("check", "%s.%s: %zu baseline and %zu candidate repetitions",
 					  row->workload, row->metric, row->v.n_a, row->v.n_b);
@@ -145,7 +144,7 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 	if (few) {
 		cmd_error("check", "refusing to judge: %zu metric(s) have fewer than %d repetitions "
 				   "on a side (run more repetitions)",
-			  few, CHECK_MIN_REPS);
+			  few, (int)least);
 		rc = 2;
 		goto out;
 	}
@@ -168,16 +167,18 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 		}
 		if (row->v.kind != VERDICT_WORSE)
 			continue;
-		char a[40], b[40];
+		char a[40], b[40], p[40];
 		fmt_num(a, sizeof(a), row->v.centre_a);
 		fmt_num(b, sizeof(b), row->v.centre_b);
+		compare_p_text(p, sizeof(p), row);
 		const char *label = job.r.pairs[row->pair].label;
 		const char *sp = *row->unit ? " " : "";
 		printf("%s.%s%s%s%s: baseline %s%s%s, candidate %s%s%s, change %+.1f%% "
-		       "[%+.1f, %+.1f], p=%.2g\n",
+		       "[%+.1f, %+.1f], %s%s%s\n",
 		       row->workload, row->metric, *label ? " (" : "", label, *label ? ")" : "", a,
 		       sp, row->unit, b, sp, row->unit, row->v.change_pct, row->v.ci_lo_pct,
-		       row->v.ci_hi_pct, row->v.p_mwu);
+		       row->v.ci_hi_pct, strcmp(p, "exact") ? "p=" : "", p,
+		       row->v.exact ? " (exact data)" : "");
 		rc = 1;
 	}
 	say_undecided(&job, o.threshold_pct, require_decided ? 0 : 4);

@@ -61,16 +61,6 @@ static void fmt_ci(char *buf, size_t n, double lo, double hi)
 		snprintf(buf, n, "[%+.1f, %+.1f]", lo, hi);
 }
 
-static void fmt_p(char *buf, size_t n, double p)
-{
-	if (!isfinite(p))
-		snprintf(buf, n, "-");
-	else if (p < 0.001)
-		snprintf(buf, n, "%.0e", p);
-	else
-		snprintf(buf, n, "%.2g", p);
-}
-
 static char *row_metric_name(const struct cmp_row *row)
 {
 	if (row->kind == CMP_HIST) {
@@ -118,7 +108,7 @@ static void print_csv(const struct compare_job *job, FILE *out)
 		cell_num(ch, sizeof(ch), row->change_pct);
 		cell_num(lo, sizeof(lo), hist ? NAN : row->v.ci_lo_pct);
 		cell_num(hi, sizeof(hi), hist ? NAN : row->v.ci_hi_pct);
-		cell_num(p, sizeof(p), hist ? NAN : row->v.p_mwu);
+		cell_num(p, sizeof(p), hist ? NAN : row->v.p);
 		reps[0] = 0;
 		if (!hist && row->has_verdict && row->v.kind == VERDICT_INCONCLUSIVE &&
 		    row->v.reps_needed)
@@ -197,8 +187,16 @@ static void print_json(const struct compare_job *job, const char *sa, const char
 			json_object_set_new(o, "ci_lo_pct", jnum(row->v.ci_lo_pct));
 			json_object_set_new(o, "ci_hi_pct", jnum(row->v.ci_hi_pct));
 			json_object_set_new(o, "ci_level", jnum(row->v.level));
-			json_object_set_new(o, "p", jnum(row->v.p_mwu));
+			json_object_set_new(o, "p", jnum(row->v.p));
 			json_object_set_new(o, "p_exact", json_boolean(row->v.mwu_exact));
+			/* exact data (docs/statistics.md): the values' shape, and the
+			 * rank test's p when p is the exact data's */
+			json_object_set_new(o, "exact_data",
+					    row->v.exact ? json_string(row->v.exact == VERDICT_EXACT_NEAR
+										? "near"
+										: "identical")
+							 : json_null());
+			json_object_set_new(o, "p_mwu", jnum(row->v.p_mwu));
 			/* censored values: how many per side, the smallest bound, and
 			 * whether change_pct is a bound ("at_least", "at_most") */
 			json_object_set_new(o, "censored_a", json_integer((json_int_t)row->v.censored_a));
@@ -363,7 +361,7 @@ static void fill_trow(struct trow *t, const struct cmp_row *row, struct table_no
 	} else {
 		fmt_ci(buf, sizeof(buf), row->v.ci_lo_pct, row->v.ci_hi_pct);
 		t->c[5] = xstrdup(buf);
-		fmt_p(buf, sizeof(buf), row->v.p_mwu);
+		compare_p_text(buf, sizeof(buf), row);
 		t->c[6] = xstrdup(buf);
 		t->c[7] = verdict_cell(row, tn);
 	}

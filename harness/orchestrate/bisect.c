@@ -238,6 +238,7 @@ static int load_group(struct bctx *b, const struct bcommit *c, const int64_t *si
 		verdict_options_default(&b->vo, bv->better);
 		b->vo.threshold_pct = b->row.threshold_pct;
 		b->vo.threshold_percent = b->row.threshold_percent;
+		b->vo.source = b->a->source;
 		snprintf(b->unit, sizeof(b->unit), "%s", bv->unit);
 		b->have_vo = 1;
 	}
@@ -567,8 +568,11 @@ static json_t *cmp_json(const struct bisect_cmp *x)
 		json_object_set_new(o, "change_pct", json_real(v->change_pct));
 	if (isfinite(v->ci_lo_pct) && isfinite(v->ci_hi_pct))
 		json_object_set_new(o, "ci_pct", json_pack("[ff]", v->ci_lo_pct, v->ci_hi_pct));
-	if (isfinite(v->p_mwu))
-		json_object_set_new(o, "p", json_real(v->p_mwu));
+	if (isfinite(v->p))
+		json_object_set_new(o, "p", json_real(v->p));
+	if (v->exact)
+		json_object_set_new(o, "exact_data",
+				    json_string(v->exact == VERDICT_EXACT_NEAR ? "near" : "identical"));
 	if (v->reps_needed)
 		json_object_set_new(o, "reps_needed", json_integer((json_int_t)v->reps_needed));
 	return o;
@@ -584,8 +588,10 @@ static void cmp_text(struct strbuf *sb, const struct bisect_cmp *x)
 		strbuf_addstr(sb, "n/a");
 	if (isfinite(v->ci_lo_pct) && isfinite(v->ci_hi_pct))
 		strbuf_addf(sb, " [%+.3g, %+.3g]", v->ci_lo_pct, v->ci_hi_pct);
-	if (isfinite(v->p_mwu))
-		strbuf_addf(sb, ", p=%.2g", v->p_mwu);
+	if (v->exact && v->deterministic && v->kind != VERDICT_NO_CHANGE)
+		strbuf_addstr(sb, ", exact data");
+	else if (isfinite(v->p))
+		strbuf_addf(sb, ", p=%.2g%s", v->p, v->exact ? " (exact data)" : "");
 	strbuf_addf(sb, ": %s%s", verdict_kind_name(v->kind),
 		    (v->kind == VERDICT_WORSE || v->kind == VERDICT_BETTER) && !x->significant
 		    ? " (p not below the bisection's level)" : "");
@@ -717,7 +723,7 @@ static int ends(struct bctx *b, enum verdict_kind *dir, struct strbuf *err)
 			break;
 		if (!b->a->quiet)
 			fprintf(stderr, "bisect: the ends do not differ clearly yet (p=%.2g, level "
-				"%.2g): another round of each\n", x.v.p_mwu, b->alevel[look]);
+				"%.2g): another round of each\n", x.v.p, b->alevel[look]);
 	}
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "# good %.12s (%s): ", g->id, g->subject);
@@ -1071,6 +1077,12 @@ static char *inputs_key(const struct bctx *b)
 		free(txt);
 		txt = t2;
 	}
+	if (b->a->source == VERDICT_SOURCE_DETERMINISTIC) {
+		/* likewise: exact data decide otherwise */
+		char *t2 = xstrfmt("%ssource deterministic\n", txt);
+		free(txt);
+		txt = t2;
+	}
 	char hex[65];
 	sha256_hex_of(txt, strlen(txt), hex);
 	free(txt);
@@ -1168,12 +1180,15 @@ static int setup_new(struct bctx *b, struct strbuf *err)
 	b->row.looks_exact = 1;
 	b->row.session_runs = a->unit_run ? 0 : a->session_runs > 0 ? a->session_runs
 								  : DEFAULT_SESSION_RUNS;
-	int reps = a->repetitions > 0 ? a->repetitions : DEFAULT_REPS;
+	/* a deterministic source: one value a side decides (its p is 0) */
+	int exact = a->source == VERDICT_SOURCE_DETERMINISTIC;
+	int reps = a->repetitions > 0 ? a->repetitions : exact ? 1 : DEFAULT_REPS;
 	for (;;) {
 		int maxr = a->max_repetitions > 0 ? a->max_repetitions : 3 * reps;
 		double al = bisect_alpha_look(b->row.alpha, b->row.max_steps ? b->row.max_steps : 1,
 					      reps, maxr);
-		if (a->repetitions > 0 || verdict_separation_p(reps, reps) < al || reps >= 50) {
+		if (a->repetitions > 0 || exact || verdict_separation_p(reps, reps) < al ||
+		    reps >= 50) {
 			b->row.repetitions = reps;
 			b->row.max_repetitions = maxr < reps ? reps : maxr;
 			break;
@@ -1193,7 +1208,7 @@ static int setup_new(struct bctx *b, struct strbuf *err)
 		double al = bisect_alpha_look(b->row.alpha, b->row.max_steps ? b->row.max_steps : 1,
 					      b->row.repetitions, n);
 		double pmin = verdict_separation_p((size_t)n, (size_t)n);
-		if (!(pmin < al)) {
+		if (!(pmin < al) && !exact) {
 			strbuf_addf(err, "--alpha %g: no commit could ever be decided: a difference "
 				    "counts when the Mann-Whitney p is below alpha / (%d steps x %d "
 				    "looks) = %.3g, and the smallest p of %d values against %d is "
@@ -1290,6 +1305,7 @@ int bisect_main(const struct bisect_args *a, struct strbuf *err)
 	b.alpha_look = b.alevel[b.looks];
 	/* until a value says otherwise (load_values sets the metric's own) */
 	verdict_options_default(&b.vo, VERDICT_LOWER_IS_BETTER);
+	b.vo.source = a->source;
 	if (a->values.check(a->values.ctx, b.db, b.row.where_sel, err)) {
 		where_error(&b, err);
 		goto out;

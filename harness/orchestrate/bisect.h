@@ -57,6 +57,11 @@ struct bisect_args {
 	double alpha;                 /* whole bisection (0: 0.05) */
 	double threshold_pct;         /* compare's noise threshold (0: 2) */
 	int drift_guard;              /* measure the ends again beside midpoints (docs/bisect.md) */
+	/* DETERMINISTIC: the caller's word that the target repeats its values
+	 * exactly (a guest on a virtual clock): a value a round by default, and
+	 * one value a side decides (analysis/verdict.h, exact data); the same
+	 * word again on --resume. Default UNKNOWN. */
+	enum verdict_source source;
 	const char *resume;           /* "last" or an id: continue a stored bisection */
 	int quiet;
 	volatile sig_atomic_t *abort_flag;

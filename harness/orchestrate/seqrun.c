@@ -222,6 +222,9 @@ static int look(const struct seqrun *s, const struct cell *a, const struct cell 
 		    ch, lo, hi, 100 * (1 - l.alpha));
 	if (l.decision == SEQ_EQUIVALENT)
 		strbuf_addf(text, " (within %g%%)", s->p->seq.threshold_pct);
+	if (l.exact)
+		strbuf_addstr(text, l.exact == VERDICT_EXACT_NEAR ? " (near-exact data)"
+								 : " (exact data)");
 	return 1;
 }
 

@@ -19,6 +19,12 @@ void cmp_options_default(struct cmp_options *o)
 	o->centre = CMP_CENTRE_AUTO;
 }
 
+size_t compare_min_reps(const struct cmp_options *o)
+{
+	return o && o->source == VERDICT_SOURCE_DETERMINISTIC ? CMP_MIN_REPS_DETERMINISTIC
+							      : CMP_MIN_REPS;
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -238,7 +244,8 @@ static char *pair_label(const struct cmp_result *r, size_t p, const struct sampl
 /*
  * Many metrics are compared at once (a cyclictest run alone has seven with a
  * direction), so a verdict must also survive the multiplicity: the
- * Mann-Whitney p-values of all metric rows are put through Benjamini-Hochberg
+ * p-values of all metric rows (the Mann-Whitney p, or p_exact for a difference
+ * read off exact data: verdict.h) are put through Benjamini-Hochberg
  * at q = 1 - level (5%). A row whose CI says better/worse but whose p does
  * not pass becomes inconclusive, with the repetitions per side needed before
  * even a complete separation of the two sides could pass (two-sided exact
@@ -260,8 +267,8 @@ static size_t reps_for_p(double alpha)
 
 static int cmp_p(const void *x, const void *y)
 {
-	double a = (*(const struct cmp_row *const *)x)->v.p_mwu;
-	double b = (*(const struct cmp_row *const *)y)->v.p_mwu;
+	double a = (*(const struct cmp_row *const *)x)->v.p;
+	double b = (*(const struct cmp_row *const *)y)->v.p;
 	return a < b ? -1 : a > b;
 }
 
@@ -276,7 +283,7 @@ static void apply_fdr(struct cmp_result *r, double q)
 	qsort(t, m, sizeof(*t), cmp_p);
 	size_t pass = 0; /* the largest k with p_(k) <= k q / m */
 	for (size_t k = 1; k <= m; k++)
-		if (!isnan(t[k - 1]->v.p_mwu) && t[k - 1]->v.p_mwu <= (double)k * q / (double)m)
+		if (!isnan(t[k - 1]->v.p) && t[k - 1]->v.p <= (double)k * q / (double)m)
 			pass = k;
 	for (size_t k = pass; k < m; k++) {
 		struct verdict *v = &t[k]->v;
@@ -284,7 +291,8 @@ static void apply_fdr(struct cmp_result *r, double q)
 			continue;
 		v->kind = VERDICT_INCONCLUSIVE;
 		v->reason = "not significant across the metrics compared (Benjamini-Hochberg)";
-		size_t need = reps_for_p(q / (double)m);
+		/* exact data: the repetitions at which identical sides could pass */
+		size_t need = v->exact ? verdict_exact_reps(q / (double)m) : reps_for_p(q / (double)m);
 		size_t have = v->n_a > v->n_b ? v->n_a : v->n_b;
 		if (need <= have)
 			need = have + 1;
@@ -499,6 +507,7 @@ static void row_job_init(struct row_job *j, size_t p, const struct sel_group *ga
 						: VERDICT_LOWER_IS_BETTER);
 	j->vo.threshold_pct = o->threshold_pct;
 	j->vo.centre = row->centre;
+	j->vo.source = o->source;
 	if (o->resamples)
 		j->vo.resamples = o->resamples;
 	if (o->seed)
@@ -735,6 +744,8 @@ char *compare_verdict_text(const struct cmp_row *row)
 		free(advice);
 		return t;
 	}
+	if (row->v.exact && row->v.kind != VERDICT_INCONCLUSIVE)
+		return xstrfmt("%s (exact data)", verdict_kind_name(row->v.kind));
 	if (row->v.kind == VERDICT_INCONCLUSIVE) {
 		/* beyond a few hundred the estimate only says "too noisy": the
 		 * spread, not the sample size, is the problem */
@@ -745,6 +756,19 @@ char *compare_verdict_text(const struct cmp_row *row)
 		return xstrdup("inconclusive");
 	}
 	return xstrdup(verdict_kind_name(row->v.kind));
+}
+
+void compare_p_text(char *buf, size_t n, const struct cmp_row *row)
+{
+	double p = row->v.p;
+	if (row->v.exact && row->v.deterministic && row->v.kind != VERDICT_NO_CHANGE)
+		snprintf(buf, n, "exact");
+	else if (!isfinite(p))
+		snprintf(buf, n, "-");
+	else if (p < 0.001)
+		snprintf(buf, n, "%.0e", p);
+	else
+		snprintf(buf, n, "%.2g", p);
 }
 
 /* ---- the pipeline ----------------------------------------------------- */

@@ -42,8 +42,20 @@ struct cmp_options {
 	 * advice of a verdict on censored values (the caller knows the
 	 * workloads; NULL function or result: no parameter to name) */
 	const char *(*range_param)(const char *workload);
+	/* where the values come from (analysis/verdict.h): DETERMINISTIC when
+	 * the caller knows both sides ran on a virtual clock; UNKNOWN (the
+	 * default) judges exact data from the values alone */
+	enum verdict_source source;
 };
 void cmp_options_default(struct cmp_options *o);
+
+/* the fewest repetitions a side `check` and the nightly robot judge: 3, a
+ * complete separation of fewer or identical repeats of fewer being too
+ * likely by chance (docs/statistics.md); 2 for a deterministic source,
+ * whose repeats show whether it repeats itself */
+#define CMP_MIN_REPS 3
+#define CMP_MIN_REPS_DETERMINISTIC 2
+size_t compare_min_reps(const struct cmp_options *o);
 
 /* the centre used for a metric */
 enum stats_centre compare_centre_for(const char *metric, const char *unit,
@@ -112,10 +124,16 @@ void cmp_result_free(struct cmp_result *r);
 char *sel_series_dim_text(const struct sel_series *s, enum sel_dim d);
 
 /* the verdict text: "better", "worse", "no change",
- * "inconclusive: need ~N repetitions" or "-" (no direction); on censored
+ * "inconclusive: need ~N repetitions" or "-" (no direction), with " (exact
+ * data)" after a verdict read off exact data; on censored
  * values (docs/statistics.md) "worse, at least +X%" or "inconclusive: beyond
  * the histogram range (>= B unit) in N of M runs; raise ..."; malloc'd */
 char *compare_verdict_text(const struct cmp_row *row);
+
+/* a row's p-value as printed: "exact" for a difference read off exact data
+ * of a deterministic source, "-" when there is none, else the number (%.2g,
+ * below 0.001 as %.0e) */
+void compare_p_text(char *buf, size_t n, const struct cmp_row *row);
 
 /*
  * The whole pipeline of compare and check, and the one function here that

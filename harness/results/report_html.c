@@ -243,7 +243,7 @@ static void render_cmp(const struct report_cmp *c, struct strbuf *o)
 					    row->v.ci_lo_pct, row->v.ci_lo_pct, row->v.ci_hi_pct);
 			else
 				strbuf_addstr(o, "<td data-sort=\"\">-</td>");
-			td_num(o, row->v.p_mwu, "");
+			td_num(o, row->v.p, "");
 		}
 		strbuf_addf(o, "<td data-sort=\"%d\">", order);
 		esc(o, vt);

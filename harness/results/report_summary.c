@@ -65,15 +65,18 @@ size_t report_render_summary(const struct report *r, FILE *out)
 			if (count[VERDICT_WORSE] == 1)
 				fprintf(out, "\nREGRESSIONS:\n");
 			nworse++;
-			char a[40], b[40];
+			char a[40], b[40], p[40];
 			fmt_num(a, sizeof(a), row->v.centre_a);
 			fmt_num(b, sizeof(b), row->v.centre_b);
+			compare_p_text(p, sizeof(p), row);
 			const char *label = res->pairs[row->pair].label;
-			fprintf(out, "  %s.%s%s%s%s: %s -> %s %s, %+.1f%% (95%% CI %+.1f..%+.1f%%, "
-				     "p=%.2g, n=%zu/%zu)\n",
+			fprintf(out, "  %s.%s%s%s%s: %s -> %s %s, %+.1f%% (%s %+.1f..%+.1f%%, "
+				     "%s%s, n=%zu/%zu)\n",
 				row->workload, row->metric, *label ? " (" : "", label,
-				*label ? ")" : "", a, b, row->unit, row->v.change_pct, row->v.ci_lo_pct,
-				row->v.ci_hi_pct, row->v.p_mwu, row->v.n_a, row->v.n_b);
+				*label ? ")" : "", a, b, row->unit, row->v.change_pct,
+				row->v.exact ? "exact data," : "95% CI", row->v.ci_lo_pct,
+				row->v.ci_hi_pct, strcmp(p, "exact") ? "p=" : "", p, row->v.n_a,
+				row->v.n_b);
 			const struct report_trend *t =
 				report_trend_for(r, &rc->job.b.series[res->pairs[row->pair].b], row->workload,
 					  row->metric);

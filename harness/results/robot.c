@@ -19,7 +19,6 @@
 
 #include "analysis/verdict.h"
 
-#define ROBOT_MIN_REPS 3
 #define ROBOT_ALPHA 0.05
 
 void robot_options_default(struct robot_options *o)
@@ -253,14 +252,15 @@ static int judge(const struct pool *a, const struct pool *b, const char *key, co
 	vals_collect(b, key, wl, metric, 0, &vb);
 	int rc = 1;
 	const struct sel_group *g = vb.any ? vb.any : va.any;
-	if (g && g->better != SEL_BETTER_NONE && va.n >= ROBOT_MIN_REPS &&
-	    vb.n >= ROBOT_MIN_REPS) {
+	size_t least = compare_min_reps(&o->cmp);
+	if (g && g->better != SEL_BETTER_NONE && va.n >= least && vb.n >= least) {
 		struct verdict_options vo;
 		verdict_options_default(&vo, g->better == SEL_BETTER_LOWER
 						     ? VERDICT_LOWER_IS_BETTER
 						     : VERDICT_HIGHER_IS_BETTER);
 		vo.threshold_pct = o->cmp.threshold_pct;
 		vo.centre = compare_centre_for(metric, g->unit, o->cmp.centre);
+		vo.source = o->cmp.source;
 		if (o->cmp.resamples)
 			vo.resamples = o->cmp.resamples;
 		if (o->cmp.seed)
@@ -268,9 +268,10 @@ static int judge(const struct pool *a, const struct pool *b, const char *key, co
 		rc = verdict_compare_censored(va.v, va.c, va.n, vb.v, vb.c, vb.n, &vo, v) ? -1 : 0;
 		/* an alert is a decision: the bootstrap CI of a few values is not
 		   enough alone, the rank test must agree (3 against 3 never can:
-		   p >= 0.1), else it is inconclusive and says so */
+		   p >= 0.1), else it is inconclusive and says so; exact data
+		   (identical repeats) bring their own p (verdict.h) */
 		if (!rc && (v->kind == VERDICT_WORSE || v->kind == VERDICT_BETTER) &&
-		    !(v->p_mwu < ROBOT_ALPHA)) {
+		    !(v->p < ROBOT_ALPHA)) {
 			v->kind = VERDICT_INCONCLUSIVE;
 			v->reason = "beyond the threshold, but the rank test is not significant";
 		}
@@ -311,8 +312,10 @@ static void change_text(struct strbuf *sb, const struct verdict *v)
 	strbuf_addf(sb, "%+.1f%%", v->change_pct);
 	if (isfinite(v->ci_lo_pct) && isfinite(v->ci_hi_pct))
 		strbuf_addf(sb, " [%+.1f, %+.1f]", v->ci_lo_pct, v->ci_hi_pct);
-	if (isfinite(v->p_mwu))
-		strbuf_addf(sb, ", p=%.2g", v->p_mwu);
+	if (v->exact && v->deterministic && v->kind != VERDICT_NO_CHANGE)
+		strbuf_addstr(sb, ", exact data");
+	else if (isfinite(v->p))
+		strbuf_addf(sb, ", p=%.2g%s", v->p, v->exact ? " (exact data)" : "");
 }
 
 static char *sessions_json(const int64_t *s, size_t n)
@@ -426,7 +429,7 @@ static int raise_alert(struct db *db, struct robot_result *r, const struct robot
 	a.change_pct = v->change_pct;
 	a.ci_lo = v->ci_lo_pct;
 	a.ci_hi = v->ci_hi_pct;
-	a.p = v->p_mwu;
+	a.p = v->p;
 	struct strbuf note = STRBUF_INIT, line = STRBUF_INIT;
 	change_text(&note, v);
 	int64_t id = db_alert_add(db, &a, note.buf);

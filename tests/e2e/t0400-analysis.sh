@@ -115,6 +115,47 @@ contains "check names the repetitions rule" "$TMP/err" "fewer than 3 repetitions
 expect_exit 2 "check without --candidate" $SL check --db "$DB" --baseline tag=nightly-10
 expect_exit 2 "check with an unknown key" $SL check --db "$DB" --baseline tga=x --candidate tag=nightly-10
 
+# ---- exact data (issue 38): a guest on a virtual clock repeats itself -------
+# machine vclk: ex-a time_s 1.1 x3, ex-b 1.0 x3 (-9.1%), ex-c 1.1005 x3
+# (+0.05%), ex-d 1.1 x2; identical repeats are read off (docs/statistics.md
+# "Exact and near-exact data"): 3 a side decide, p 0.035
+gen_exact() {
+	echo "BEGIN;"
+	echo "INSERT INTO machine (id, name, fingerprint) VALUES (200, 'vclk', 'fp-vclk');"
+	local s=200 run=2000 tag v rep n
+	for tag in ex-a:1.1:3 ex-b:1.0:3 ex-c:1.1005:3 ex-d:1.1:2; do
+		s=$((s + 1))
+		v=$(echo "$tag" | cut -d: -f2) n=$(echo "$tag" | cut -d: -f3) tag=${tag%%:*}
+		echo "INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at) VALUES ($s, 'vclk', '{}', '$tag', 'qemu', 'test', 'done', '2026-03-0${s#20}T03:00:00.000Z');"
+		echo "INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline) VALUES ($s, $s, 0, 0, 'ok', 200, 100, 'full', 'root=/dev/vda');"
+		for rep in $(seq 0 $((n - 1))); do
+			run=$((run + 1))
+			echo "INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, knobs, rep, status, started_at) VALUES ($run, $s, $s, $rep, 0, 'hackbench', '$P', '{}', $rep, 'ok', '2026-03-0${s#20}T03:00:0$rep');"
+			echo "INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES ($run, 'hackbench', 'time_s', $v, 's', 'lower');"
+		done
+	done
+	echo "COMMIT;"
+}
+gen_exact >"$TMP/exact.sql"
+check "exact sessions added" sqlite3 -batch "$DB" ".read $TMP/exact.sql"
+expect_exit 1 "check, exact data 3 vs 3 beyond the threshold: a regression" $SL check --db "$DB" --baseline tag=ex-b --candidate tag=ex-a
+contains "... read off the values: the interval is a point" "$TMP/out" "change +10.0% [+10.0, +10.0], p=0.035 (exact data)"
+expect_exit 0 "check, exact data within the threshold: no regression" $SL check --db "$DB" --baseline tag=ex-a --candidate tag=ex-c
+contains "... and decided: no change" "$TMP/out" "ok: 1 metrics, 0 worse, 0 better, 1 no change, 0 inconclusive"
+expect_exit 0 "compare, exact data: better" $SL compare --db "$DB" tag=ex-a tag=ex-b
+contains "... the verdict says exact data" "$TMP/out" "better (exact data)"
+expect_exit 0 "compare --format json, exact data" $SL compare --db "$DB" --format json tag=ex-a tag=ex-b
+if python3 - "$TMP/out" <<'EOF'
+import json, sys
+t = [r for r in json.load(open(sys.argv[1]))["rows"] if r["metric"] == "time_s"][0]
+assert t["verdict"] == "better" and t["exact_data"] == "identical", t
+assert t["ci_lo_pct"] == t["ci_hi_pct"] == t["change_pct"] and 0.03 < t["p"] < 0.04, t
+assert abs(t["p_mwu"] - 0.1) < 1e-9, t
+EOF
+then ok "json: exact_data, a point interval, p_exact and the rank test's p"; else not_ok "json: exact_data, a point interval, p_exact and the rank test's p" "$(head -c 800 "$TMP/out")"; fi
+expect_exit 0 "compare, exact data 2 vs 3: identical by chance too often" $SL compare --db "$DB" --format json tag=ex-d tag=ex-b
+if python3 -c 'import json,sys; t=[r for r in json.load(open(sys.argv[1]))["rows"] if r["metric"]=="time_s"][0]; assert t["verdict"]=="inconclusive" and t["reps_needed"]==4 and t["exact_data"]=="identical", t' "$TMP/out"; then ok "... inconclusive, 4 a side would do"; else not_ok "... inconclusive, 4 a side would do" "$(head -c 800 "$TMP/out")"; fi
+
 # ---- trend ------------------------------------------------------------------
 expect_exit 2 "trend refuses to mix series" $SL trend --db "$DB" --metric hackbench.time_s --where machine=syn
 contains "trend lists the series" "$TMP/err" "holds 2 series"

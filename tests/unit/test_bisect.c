@@ -5,7 +5,10 @@
  * against both ends, and a simulation of whole bisections on synthetic
  * histories with log-normal noise: the first bad commit is found, a wrong
  * one is named at most at the stated rate (alpha / 2), and ends that do not
- * differ are refused. The rates are printed as TAP comments.
+ * differ are refused. Exact data (issue 38): a deterministic source decides
+ * a step with one value a side; noisy values on a coarse grid start no
+ * more bisections than alpha / 2 allows. The rates are printed as TAP
+ * comments.
  */
 #include <math.h>
 #include <stdio.h>
@@ -144,6 +147,7 @@ struct simc {
 struct sim_noise {
 	double sd_boot, sd_run;
 	int session_runs;
+	double grid;            /* > 0: every value rounded to a multiple of it */
 };
 
 static int cmp_dbl(const void *a, const void *b)
@@ -163,6 +167,8 @@ static void sim_measure(struct simc *c, size_t i, size_t fb, double factor,
 			if (c->n % (size_t)reps == 0)
 				c->boot = exp(z->sd_boot * gauss());
 			c->v[c->n++] = base * c->boot * exp(z->sd_run * gauss());
+			if (z->grid > 0)
+				c->v[c->n - 1] = z->grid * round(c->v[c->n - 1] / z->grid);
 		} else {
 			double boot = exp(z->sd_boot * gauss()), r[32];
 			int k = z->session_runs < 32 ? z->session_runs : 32;
@@ -256,7 +262,7 @@ out:
 static int sim_bisect(size_t n, size_t fb, double factor, double sd, int reps, int maxreps,
 		      int maxsteps, double alpha, const struct verdict_options *vo, int *measured)
 {
-	struct sim_noise z = { 0, sd, 0 };
+	struct sim_noise z = { 0, sd, 0, 0 };
 	return sim_bisect_z(n, fb, factor, &z, reps, maxreps, maxsteps, alpha, vo, measured);
 }
 
@@ -325,7 +331,7 @@ TEST(boot_to_boot_variance)
 	const int maxsteps = 6;
 	const double alpha = 0.05;
 	const int sims = 150;
-	struct sim_noise per_run = { 0.25, 0.05, 0 }, per_session = { 0.25, 0.05, 3 };
+	struct sim_noise per_run = { 0.25, 0.05, 0, 0 }, per_session = { 0.25, 0.05, 3, 0 };
 	int starts_run = 0, starts_session = 0, m = 0;
 	for (int s = 0; s < sims; s++) {
 		starts_run += sim_bisect_z(n, n, 1.0, &per_run, 6, 18, maxsteps, alpha, &vo, &m) != -1;
@@ -579,6 +585,84 @@ TEST(drift_guard)
 	CHECK(wrong[3][0] > sims * alpha / 2 + mc);
 }
 
+/*
+ * Exact data (issue 38): a deterministic source decides a step with one
+ * value a side; identical repeats of unknown source decide at the first
+ * round of the default 6; noisy values on a coarse grid (identical by
+ * chance) start no more bisections than alpha / 2 allows.
+ */
+TEST(exact_data)
+{
+	struct verdict_options vo;
+	verdict_options_default(&vo, VERDICT_LOWER_IS_BETTER);
+	vo.resamples = 500;
+	vo.source = VERDICT_SOURCE_DETERMINISTIC;
+	const double g[] = { 7 }, b[] = { 11 }, mg[] = { 7 }, mb[] = { 11 }, mid[] = { 9 };
+	double al = bisect_alpha_at(1, 0.05, 6, 3, 1);
+	struct bisect_cmp x, vg, vb;
+	enum verdict_kind dir = VERDICT_NO_CHANGE;
+	enum bisect_class cls;
+	const char *why;
+	CHECK(bisect_judge_ends(g, 1, b, 1, &vo, al, &x, &dir) == 0 && dir == VERDICT_WORSE);
+	CHECK(x.significant && x.v.exact && x.v.p == 0);
+	CHECK(bisect_classify(g, 1, b, 1, mb, 1, &vo, al, dir, &vg, &vb, &cls, &why) == 0);
+	CHECK(cls == BC_BAD);
+	CHECK(bisect_classify(g, 1, b, 1, mg, 1, &vo, al, dir, &vg, &vb, &cls, &why) == 0);
+	CHECK(cls == BC_GOOD);
+	CHECK(bisect_classify(g, 1, b, 1, mid, 1, &vo, al, dir, &vg, &vb, &cls, &why) == 0);
+	CHECK(cls == BC_MORE);
+	/* the drift check reads exact data too: 7 against 7 has not drifted */
+	CHECK(bisect_drifted(g, 1, mg, 1, &vo, &x) == 0);
+	CHECK(bisect_drifted(g, 1, mid, 1, &vo, &x) == 1);
+	/* unknown source: one value a side is never a decision */
+	vo.source = VERDICT_SOURCE_UNKNOWN;
+	CHECK(bisect_judge_ends(g, 1, b, 1, &vo, al, &x, &dir) == 1 && !x.v.exact);
+
+	/* whole bisections of exact histories (+30%, no noise), first bad at
+	 * every position: a deterministic source, one value a round, decides
+	 * every step at its first round */
+	const size_t n = 8;
+	struct sim_noise none = { 0, 0, 0, 0 };
+	int found = 0, m = 0, sims = 7;
+	long rounds0 = sim_rounds;
+	vo.source = VERDICT_SOURCE_DETERMINISTIC;
+	sim_exact = 1;
+	for (int s = 0; s < sims; s++) {
+		size_t fb = 1 + (size_t)s % (n - 1);
+		found += sim_bisect_z(n, fb, 1.30, &none, 1, 3, 6, 0.05, &vo, &m) == (int)fb;
+	}
+	long rounds = sim_rounds - rounds0;
+	printf("# exact +30%%, deterministic, 1 value a round: %d of %d found, %ld rounds "
+	       "for %d steps (one a step and two for the ends)\n", found, sims, rounds, m);
+	CHECK(found == sims && rounds == 2 * sims + m);
+	/* unknown source, the default round of 6: p_exact 0.0005 passes the
+	 * first look's level */
+	vo.source = VERDICT_SOURCE_UNKNOWN;
+	found = m = 0;
+	rounds0 = sim_rounds;
+	for (int s = 0; s < sims; s++) {
+		size_t fb = 1 + (size_t)s % (n - 1);
+		found += sim_bisect_z(n, fb, 1.30, &none, 6, 18, 6, 0.05, &vo, &m) == (int)fb;
+	}
+	rounds = sim_rounds - rounds0;
+	printf("# exact +30%%, unknown source, 6 values a round: %d of %d found, %ld rounds for "
+	       "%d steps\n", found, sims, rounds, m);
+	CHECK(found == sims && rounds == 2 * sims + m);
+	/* A/A on a coarse grid: values of 100 with noise sd 0.1% rounded to a
+	 * grid on which 100 lies halfway (99.8 and 100.2 about equally likely,
+	 * more than the 0.2% threshold apart: identical repeats by chance), 3 a
+	 * round, 9 at most */
+	struct sim_noise grid = { 0, 0.001, 0, 100 / 250.5 };
+	int starts = 0, sims2 = 300;
+	vo.threshold_pct = 0.2;
+	for (int s = 0; s < sims2; s++)
+		starts += sim_bisect_z(n, n, 1.0, &grid, 3, 9, 6, 0.05, &vo, &m) != -1;
+	printf("# A/A on a coarse grid, 3 a round: %d of %d bisections started\n", starts,
+	       sims2);
+	CHECK(starts <= sims2 * 0.05 / 2 + 2 * sqrt(sims2 * 0.025 * 0.975));
+	sim_exact = 0;
+}
+
 int main(void)
 {
 	RUN(next_midpoint);
@@ -588,5 +672,6 @@ int main(void)
 	RUN(boot_to_boot_variance);
 	RUN(exact_looks);
 	RUN(drift_guard);
+	RUN(exact_data);
 	return tap_done();
 }

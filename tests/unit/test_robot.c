@@ -12,7 +12,9 @@
  *  - a model that comes back (voluntary -> lazy -> voluntary) is judged
  *    against its sessions after the last change, not the older ones;
  *  - trend_build_models: a break where the model changes, change points on
- *    each side of it and never at it (trend_build finds one there).
+ *    each side of it and never at it (trend_build finds one there);
+ *  - exact nights (identical repeats, a virtual clock): a step beyond the
+ *    threshold raises an alert against a single night, one within does not.
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,9 +30,10 @@
 
 static char tmpdir[] = "/tmp/sl-robot-XXXXXX";
 
-/* a database of nights 1..n: models[i] and level[i] of night i + 1 */
-static struct db *history(const char *name, const char *const *models, const double *level,
-			  size_t n)
+/* a database of nights 1..n: models[i] and level[i] of night i + 1; exact:
+ * every repetition of a night at its level (a guest on a virtual clock) */
+static struct db *history_of(const char *name, const char *const *models, const double *level,
+			     size_t n, int exact)
 {
 	char *p = xstrfmt("%s/%s", tmpdir, name);
 	struct db *db = NULL;
@@ -59,6 +62,8 @@ static struct db *history(const char *name, const char *const *models, const dou
 		for (int rep = 0; rep < 3; rep++) {
 			run++;
 			double noise = 1 + 0.004 * (rep - 1) + 0.001 * (double)((int)((i * 7) % 3) - 1);
+			if (exact)
+				noise = 1;
 			strbuf_addf(&sql, "INSERT INTO run (id, session_id, boot_id, seq, round, "
 				    "workload, params, knobs, rep, status, started_at) VALUES (%d, %zu, "
 				    "%zu, %d, 0, 'hackbench', '{\"groups\":2}', '{}', %d, 'ok', "
@@ -76,6 +81,12 @@ static struct db *history(const char *name, const char *const *models, const dou
 	}
 	strbuf_release(&sql);
 	return db;
+}
+
+static struct db *history(const char *name, const char *const *models, const double *level,
+			  size_t n)
+{
+	return history_of(name, models, level, n, 0);
 }
 
 static int judge_night(struct db *db, int64_t sid, struct robot_result *r)
@@ -241,6 +252,49 @@ TEST(trend_breaks_and_change_points)
 	db_close(db);
 }
 
+/*
+ * Nights whose repeats are identical (issue 38): a step beyond the threshold
+ * raises an alert even against one night of baseline (3 against 3, where
+ * the rank test alone can never go below p = 0.1), one within it does not.
+ */
+TEST(exact_nights)
+{
+	static const char *const m[] = { "full", "full", "full", "full" };
+	static const double lv[] = { 1.0, 1.1, 1.1, 1.1005 };
+	struct db *db = history_of("exact.db", m, lv, 4, 1);
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	struct robot_result r;
+	CHECK(judge_night(db, 2, &r) == 0);
+	CHECK(r.nbaseline == 1 && r.nmetrics == 1 && r.nworse == 1 && r.new_regressions == 1);
+	int said = 0;
+	for (size_t i = 0; i < r.lines.nr; i++)
+		said |= strstr(r.lines.v[i], "+10.0% [+10.0, +10.0], p=0.035 (exact data)") != NULL;
+	CHECK(said);
+	if (!said)
+		for (size_t i = 0; i < r.lines.nr; i++)
+			printf("#   %s\n", r.lines.v[i]);
+	robot_result_free(&r);
+	/* the night after, against both nights before it: the alert is known,
+	 * nothing new */
+	CHECK(judge_night(db, 3, &r) == 0);
+	CHECK(r.new_regressions == 0 && r.known == 1);
+	robot_result_free(&r);
+	db_close(db);
+
+	/* within the threshold (+0.05%): no change, no alert */
+	static const double lw[] = { 1.1, 1.1, 1.1005 };
+	db = history_of("exact-same.db", m, lw, 3, 1);
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	CHECK(judge_night(db, 3, &r) == 0);
+	CHECK(r.nmetrics == 1 && r.nsame == 1 && r.new_regressions == 0 && r.undecided.nr == 0);
+	robot_result_free(&r);
+	db_close(db);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -250,6 +304,7 @@ int main(void)
 	RUN(night_of_the_change_is_not_judged);
 	RUN(a_model_that_comes_back);
 	RUN(trend_breaks_and_change_points);
+	RUN(exact_nights);
 	char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
 	if (system(cmd))
 		printf("# could not remove %s\n", tmpdir);

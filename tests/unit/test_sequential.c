@@ -9,7 +9,10 @@
  * most alpha (and a naive design that looks at 95% every round is caught
  * exceeding it, so the check can fail); the power at a stated effect; the
  * rounds used against the fixed design's max. The figures are printed as
- * TAP comments (the closing note of issue 16 quotes them).
+ * TAP comments (the closing note of issue 16 quotes them). Exact data
+ * (issue 38): identical repeats read off at the first look whose level
+ * allows (at min for a deterministic source), and an A/A simulation on a
+ * coarse grid, where repeats are identical by chance.
  */
 #include <math.h>
 #include <stdio.h>
@@ -93,6 +96,54 @@ TEST(one_look)
 	CHECK(seq_evaluate(&d, a, 5, a, 5, NULL, NULL, 1, &l) == 0);
 	CHECK(l.decision == SEQ_EQUIVALENT && l.change_pct == 0);
 	CHECK(seq_evaluate(NULL, a, 5, a, 5, NULL, NULL, 1, &l) == -1);
+}
+
+/* exact data (issue 38): read off at the first look that may, and at min
+ * for a deterministic source */
+TEST(exact_look)
+{
+	struct seq_design d;
+	seq_design_default(&d);   /* 3..30, alpha 0.05, exact boundaries */
+	struct seq_look l;
+	const double a[] = { 11, 11, 11, 11, 11 }, b[] = { 7, 7, 7, 7, 7 };
+	const double a1[] = { 11, 11, 11, 12, 11 }, c[] = { 11.05, 11.05, 11.05, 11.05, 11.05 };
+	/* identical repeats: p_exact 0.035 at 3 a side, 0.0084 at 4, above
+	 * those looks' levels (0.0079, 0.0050): more rounds; 0.0021 at 5 is
+	 * below 0.0050: different (the rank test alone would wait for 6) */
+	CHECK(seq_evaluate(&d, a, 3, b, 3, NULL, NULL, 1, &l) == 0);
+	CHECK(l.decision == SEQ_CONTINUE && l.exact == VERDICT_EXACT_IDENTICAL);
+	CHECK(strstr(l.why, "by chance") && l.p_exact > l.alpha);
+	CHECK(seq_evaluate(&d, a, 4, b, 4, NULL, NULL, 1, &l) == 0);
+	CHECK(l.decision == SEQ_CONTINUE && l.exact && l.p_exact > l.alpha);
+	CHECK(seq_evaluate(&d, a, 5, b, 5, NULL, NULL, 1, &l) == 0);
+	CHECK(l.decision == SEQ_DIFFERENT && l.worse == 0 && l.exact && l.p_exact < l.alpha);
+	CHECK(l.lo_pct == l.hi_pct && isfinite(l.lo_pct) && isfinite(l.change_pct));
+	/* higher is better: worse */
+	CHECK(seq_evaluate(&d, a, 5, b, 5, NULL, NULL, 0, &l) == 0);
+	CHECK(l.decision == SEQ_DIFFERENT && l.worse == 1);
+	/* within the threshold: equivalent at min */
+	CHECK(seq_evaluate(&d, a, 3, c, 3, NULL, NULL, 1, &l) == 0);
+	CHECK(l.decision == SEQ_EQUIVALENT && l.exact && l.n == 3);
+	/* one differing repeat: p_exact 0.018 at 4 (not yet), 0.0042 at 5
+	 * (below 0.0050) */
+	CHECK(seq_evaluate(&d, a1, 4, b, 4, NULL, NULL, 1, &l) == 0);
+	CHECK(l.decision == SEQ_CONTINUE && l.exact == VERDICT_EXACT_NEAR);
+	CHECK(seq_evaluate(&d, a1, 5, b, 5, NULL, NULL, 1, &l) == 0);
+	CHECK(l.decision == SEQ_DIFFERENT && l.exact == VERDICT_EXACT_NEAR);
+	/* a deterministic source: decided at min, a differing repeat too */
+	d.source = VERDICT_SOURCE_DETERMINISTIC;
+	CHECK(seq_evaluate(&d, a, 3, b, 3, NULL, NULL, 1, &l) == 0);
+	CHECK(l.decision == SEQ_DIFFERENT && l.n == 3 && l.p_exact == 0);
+	CHECK(seq_evaluate(&d, a1 + 1, 3, b, 3, NULL, NULL, 1, &l) == 0);
+	CHECK(l.decision == SEQ_DIFFERENT && l.exact == VERDICT_EXACT_NEAR);
+	d.min = 2;
+	CHECK(seq_evaluate(&d, a, 2, b, 2, NULL, NULL, 1, &l) == 0);
+	CHECK(l.decision == SEQ_DIFFERENT && l.n == 2);
+	/* a repeat in the other side's range is not exact: the Welch look */
+	const double in[] = { 11, 11, 11, 7, 11 };
+	d.min = 3;
+	CHECK(seq_evaluate(&d, in, 5, b, 5, NULL, NULL, 1, &l) == 0);
+	CHECK(!l.exact);
 }
 
 /* ---- the simulation -------------------------------------------------------- */
@@ -339,10 +390,62 @@ TEST(simulation)
 	free(noise);
 }
 
+/*
+ * The dangerous case for exact data: noisy values on a coarse grid, where
+ * repeats are identical by chance. A/A, normal values of sd s grid steps
+ * rounded to the grid around 10.5 steps (two grid values equally likely,
+ * 10% apart: beyond the threshold) or 10.0; the default design (3..30,
+ * exact boundaries). The false "different" rate must stay within alpha.
+ */
+TEST(grid_simulation)
+{
+	struct seq_design d;
+	seq_design_default(&d);
+	static const double sds[] = { 0.1, 0.3, 1.0 }, means[] = { 10.5, 10.0 };
+	const int nsim = 1000;
+	double mc = 2 * sqrt(d.alpha * (1 - d.alpha) / nsim);
+	struct stats_rng r;
+	stats_rng_seed(&r, 38);
+	double a[30], b[30];
+	for (size_t m = 0; m < 2; m++)
+		for (size_t k = 0; k < 3; k++) {
+			int diff = 0, diff_exact = 0, equiv = 0;
+			double rounds = 0;
+			for (int s = 0; s < nsim; s++) {
+				for (int n = 0; n < d.max; n++) {
+					double u1 = 1 - stats_rng_uniform(&r), u2 = stats_rng_uniform(&r);
+					double u3 = 1 - stats_rng_uniform(&r), u4 = stats_rng_uniform(&r);
+					a[n] = round(means[m] + sds[k] * sqrt(-2 * log(u1)) * cos(2 * M_PI * u2));
+					b[n] = round(means[m] + sds[k] * sqrt(-2 * log(u3)) * cos(2 * M_PI * u4));
+				}
+				int stop = d.max;
+				for (int n = d.min; n <= d.max; n++) {
+					struct seq_look l;
+					seq_evaluate(&d, a, (size_t)n, b, (size_t)n, NULL, NULL, 1, &l);
+					if (l.decision == SEQ_CONTINUE)
+						continue;
+					diff += l.decision == SEQ_DIFFERENT;
+					diff_exact += l.decision == SEQ_DIFFERENT && l.exact;
+					equiv += l.decision == SEQ_EQUIVALENT;
+					stop = n;
+					break;
+				}
+				rounds += stop;
+			}
+			printf("# grid A/A, mean %4.1f, sd %.1f: different %.4f (read off exact data "
+			       "%.4f), equivalent %.3f, rounds %.1f\n", means[m], sds[k],
+			       (double)diff / nsim, (double)diff_exact / nsim, (double)equiv / nsim,
+			       rounds / nsim);
+			CHECK((double)diff / nsim <= d.alpha + mc);
+		}
+}
+
 int main(void)
 {
 	RUN(spending);
 	RUN(one_look);
+	RUN(exact_look);
+	RUN(grid_simulation);
 	RUN(exact_bounds);
 	RUN(simulation);
 	return tap_done();

@@ -846,6 +846,352 @@ TEST(verdict_censored_provable)
 	CHECK(!v.censored && v.censored_a == 0 && isnan(v.bound));
 }
 
+/* ---- exact data (docs/statistics.md "Exact and near-exact data") ----------- */
+
+/* every number of a verdict that is defined is finite, and p within [0, 1] */
+static int verdict_finite(const struct verdict *v)
+{
+	return isfinite(v->centre_a) && isfinite(v->centre_b) && isfinite(v->change_pct) &&
+	       isfinite(v->ci_lo_pct) && isfinite(v->ci_hi_pct) && v->ci_lo_pct <= v->ci_hi_pct &&
+	       v->p >= 0 && v->p <= 1 && v->p_mwu >= 0 && v->p_mwu <= 1;
+}
+
+TEST(verdict_exact_p_values)
+{
+	/* identical sides: max p^(n-1) (1 - p)^n, M(n - 1, n) */
+	CHECK_NEAR(verdict_exact_p(2, 2, 0), 4.0 / 27, 1e-12);
+	CHECK_NEAR(verdict_exact_p(3, 3, 0), 4.0 * 27 / 3125, 1e-12);
+	CHECK_NEAR(verdict_exact_p(4, 4, 0), 27.0 * 256 / 823543, 1e-12);
+	CHECK_NEAR(verdict_exact_p(5, 5, 0), 256.0 * 3125 / 387420489, 1e-12);
+	/* the tighter of the two orders: 2 against 3 is M(1, 3) or M(2, 2) */
+	CHECK_NEAR(verdict_exact_p(2, 3, 0), 1.0 / 16, 1e-12);
+	CHECK_NEAR(verdict_exact_p(3, 2, 0), 1.0 / 16, 1e-12);
+	/* one differing repeat adds its patterns: 4 + M(3,4) + 2 x 4 M(2,1) M(3,4) */
+	double p40 = verdict_exact_p(4, 4, 0), p41 = verdict_exact_p(4, 4, 1);
+	CHECK_NEAR(p41, p40 + 2 * 4 * (4.0 / 27) * p40, 1e-12);
+	CHECK(verdict_exact_p(4, 4, 2) > p41);
+	/* 21 against 3 (a nightly's baseline against tonight): M(20, 3),
+	 * 1.4e-4, below the complete separation's 2 / C(24, 3) = 9.9e-4 */
+	CHECK_NEAR(verdict_exact_p(21, 3, 0), exp(20 * log(20.0) + 3 * log(3.0) - 23 * log(23.0)),
+		   1e-15);
+	/* never above a complete separation's p (a side of 1, deterministic) */
+	CHECK(verdict_exact_p(3, 3, 0) < verdict_separation_p(3, 3));
+	CHECK_NEAR(verdict_exact_p(1, 1, 0), 1, 0);
+	for (size_t n = 1; n < 30; n++)
+		CHECK(verdict_exact_p(n, 3, 2) <= verdict_separation_p(n, 3));
+	/* falls with n, and is below what identical repeats of a coin give:
+	 * 2 (1/2)^(2n) is reached, not exceeded */
+	for (size_t n = 2; n < 12; n++) {
+		CHECK(verdict_exact_p(n + 1, n + 1, 0) < verdict_exact_p(n, n, 0));
+		CHECK(verdict_exact_p(n, n, 0) >= 2 * pow(0.5, 2.0 * n));
+	}
+	CHECK(verdict_exact_reps(0.05) == 3 && verdict_exact_reps(0.01) == 4);
+	CHECK(isnan(verdict_exact_p(0, 3, 0)) && isnan(verdict_exact_p(3, 3, 3)));
+	/* a side of 2 has no "one differing repeat": no pattern beyond identical */
+	CHECK_NEAR(verdict_exact_p(2, 2, 1), verdict_exact_p(2, 2, 0), 0);
+}
+
+/*
+ * p_exact bounds the chance of the pattern under no difference for any
+ * distribution: every sample of a few discrete distributions enumerated,
+ * classified by verdict_exact_data itself; the chance of an exact pattern
+ * apart with at most k differing repeats never exceeds verdict_exact_p(k).
+ * The coin on two values reaches the bound of 2 against 3 (1/16).
+ */
+TEST(verdict_exact_p_bounds)
+{
+	static const double atoms[] = { 1, 1.05, 3, 3.1 };
+	static const double dists[][4] = {
+		{ 0.5, 0, 0.5, 0 },          /* a coin */
+		{ 0.375, 0.125, 0.5, 0 },    /* one differing repeat's worst */
+		{ 0.3, 0.2, 0.3, 0.2 },
+		{ 0.45, 0.05, 0.45, 0.05 },
+		{ 0.7, 0.1, 0.15, 0.05 },
+		{ 0.25, 0.25, 0.25, 0.25 },
+	};
+	static const size_t sizes[][2] = { { 2, 3 }, { 3, 3 }, { 3, 4 }, { 4, 4 } };
+	double worst = 0;
+	for (size_t d = 0; d < N_(dists); d++)
+		for (size_t z = 0; z < N_(sizes); z++) {
+			size_t na = sizes[z][0], nb = sizes[z][1], N = na + nb, total = 1;
+			for (size_t i = 0; i < N; i++)
+				total *= 4;
+			double p[3] = { 0, 0, 0 };
+			for (size_t code = 0; code < total; code++) {
+				double x[8], pr = 1;
+				size_t c = code;
+				for (size_t i = 0; i < N; i++, c /= 4) {
+					x[i] = atoms[c % 4];
+					pr *= dists[d][c % 4];
+				}
+				if (pr == 0)
+					continue;
+				struct verdict_exact_data e;
+				verdict_exact_data(x, na, x + na, nb, VERDICT_SOURCE_UNKNOWN, &e);
+				if (e.kind == VERDICT_EXACT_NONE || !e.apart)
+					continue;
+				for (int k = e.odd; k <= 2; k++)
+					p[k] += pr;
+			}
+			for (int k = 0; k <= 2; k++) {
+				double bound = verdict_exact_p(na, nb, k);
+				CHECK(p[k] <= bound * (1 + 1e-9));
+				if (p[k] / bound > worst)
+					worst = p[k] / bound;
+			}
+			if (d == 0 && na == 2 && nb == 3)
+				CHECK_NEAR(p[0], 1.0 / 16, 1e-12);
+		}
+	printf("# enumerated: the chance of the pattern reaches %.3f of p_exact at most\n", worst);
+}
+
+TEST(verdict_exact_zero_spread)
+{
+	const double a[] = { 11, 11, 11, 11 }, b[] = { 7, 7, 7, 7 };
+	struct verdict_options o;
+	struct verdict v;
+	verdict_options_default(&o, VERDICT_LOWER_IS_BETTER);
+	/* lat_max_us 11 x4 under none, 7 x4 under full: better, read off */
+	CHECK(verdict_compare(a, 4, b, 4, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_BETTER && v.exact == VERDICT_EXACT_IDENTICAL);
+	CHECK_NEAR(v.change_pct, 100.0 * (7.0 / 11 - 1), 1e-9);
+	CHECK(v.ci_lo_pct == v.ci_hi_pct && v.ci_lo_pct == v.change_pct);
+	CHECK_NEAR(v.p, verdict_exact_p(4, 4, 0), 1e-15);
+	CHECK_NEAR(v.p_mwu, 2.0 / 70, 1e-12); /* the rank test, reported */
+	CHECK(verdict_finite(&v) && !v.insufficient && v.reps_needed == 0);
+	CHECK(!v.deterministic);
+	/* the other way round, and by the other direction */
+	CHECK(verdict_compare(b, 4, a, 4, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_WORSE && v.exact);
+	o.better = VERDICT_HIGHER_IS_BETTER;
+	CHECK(verdict_compare(a, 4, b, 4, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_WORSE && v.exact);
+	/* 3 a side: p 0.035, a verdict at 95% (the rank test alone: 0.1) */
+	o.better = VERDICT_LOWER_IS_BETTER;
+	CHECK(verdict_compare(a, 3, b, 3, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_BETTER && v.p < 0.05 && v.p_mwu >= 0.1);
+	/* 2 a side: identical by chance too often (p 0.148): how many would do */
+	CHECK(verdict_compare(a, 2, b, 2, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_INCONCLUSIVE && v.exact && v.reps_needed == 3);
+	CHECK_NEAR(v.p, 4.0 / 27, 1e-12);
+	CHECK(verdict_finite(&v));
+	/* a deterministic source: 2 a side decide, p 0, and so does 1 */
+	o.source = VERDICT_SOURCE_DETERMINISTIC;
+	CHECK(verdict_compare(a, 2, b, 2, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_BETTER && v.p == 0 && v.deterministic);
+	CHECK(verdict_compare(a, 1, b, 1, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_BETTER && v.p == 0 && !v.insufficient && verdict_finite(&v));
+	/* but a single value of unknown source is never exact */
+	o.source = VERDICT_SOURCE_UNKNOWN;
+	CHECK(verdict_compare(a, 1, b, 1, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_INCONCLUSIVE && v.insufficient && !v.exact);
+	/* within the threshold: no change, also with a rate and its hmean */
+	const double r1[] = { 17539.333, 17539.333, 17539.333, 17539.333 };
+	const double r2[] = { 17545.667, 17545.667, 17545.667, 17545.667 };
+	o.better = VERDICT_HIGHER_IS_BETTER;
+	o.centre = STATS_HMEAN;
+	CHECK(verdict_compare(r1, 4, r2, 4, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_NO_CHANGE && v.exact == VERDICT_EXACT_IDENTICAL);
+	CHECK_NEAR(v.change_pct, 100 * (17545.667 / 17539.333 - 1), 1e-9);
+	CHECK(verdict_finite(&v));
+	/* equal values on both sides: no change at 0, [0, 0] */
+	CHECK(verdict_compare(a, 3, a, 3, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_NO_CHANGE && v.exact && v.change_pct == 0);
+	CHECK(v.ci_lo_pct == 0 && v.ci_hi_pct == 0 && v.p_mwu == 1 && verdict_finite(&v));
+	/* exactly at the edge counts as beyond (+2%), inside it does not */
+	const double c100[] = { 100, 100, 100 }, c102[] = { 102, 102, 102 },
+		     c101[] = { 101.9, 101.9, 101.9 };
+	o.centre = STATS_MEDIAN;
+	o.better = VERDICT_LOWER_IS_BETTER;
+	CHECK(verdict_compare(c100, 3, c102, 3, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_WORSE && v.exact);
+	CHECK(verdict_compare(c100, 3, c101, 3, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_NO_CHANGE && v.exact);
+	/* a value <= 0 is not exact data (no ratio): the ordinary rules */
+	const double z[] = { 0, 0, 0 };
+	CHECK(verdict_compare(z, 3, c100, 3, &o, &v) == 0);
+	CHECK(!v.exact && v.kind == VERDICT_INCONCLUSIVE);
+}
+
+TEST(verdict_exact_one_differing)
+{
+	struct verdict_options o;
+	struct verdict v;
+	verdict_options_default(&o, VERDICT_LOWER_IS_BETTER);
+	/* one repeat differs, far from the other side: still read off, the
+	 * interval every ratio 7/12 .. 7/11 */
+	const double a[] = { 11, 11, 11, 12 }, b[] = { 7, 7, 7, 7 };
+	CHECK(verdict_compare(a, 4, b, 4, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_BETTER && v.exact == VERDICT_EXACT_NEAR);
+	CHECK_NEAR(v.ci_lo_pct, 100.0 * (7.0 / 12 - 1), 1e-9);
+	CHECK_NEAR(v.ci_hi_pct, 100.0 * (7.0 / 11 - 1), 1e-9);
+	CHECK_NEAR(v.p, verdict_exact_p(4, 4, 1), 1e-15);
+	CHECK(v.p < 0.05 && verdict_finite(&v));
+	/* the differing repeat on the other side, or on both */
+	const double b2[] = { 7, 8, 7, 7 };
+	CHECK(verdict_compare(a, 4, b2, 4, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_BETTER && v.exact == VERDICT_EXACT_NEAR);
+	CHECK_NEAR(v.p, verdict_exact_p(4, 4, 2), 1e-15);
+	/* a repeat in the other side's range: not exact (the ordinary rules) */
+	const double in[] = { 11, 11, 11, 7 };
+	CHECK(verdict_compare(in, 4, b, 4, &o, &v) == 0);
+	CHECK(!v.exact && v.kind != VERDICT_BETTER);
+	/* a repeat nearer the other side than its own: not exact either */
+	const double near[] = { 11, 11, 11, 8 };
+	CHECK(verdict_compare(near, 4, b, 4, &o, &v) == 0);
+	CHECK(!v.exact);
+	/* two differing repeats on a side: ordinary data */
+	const double two[] = { 11, 11, 12, 12 };
+	CHECK(verdict_compare(two, 4, b, 4, &o, &v) == 0);
+	CHECK(!v.exact && v.kind == VERDICT_BETTER && v.p == v.p_mwu);
+	/* a side of 2 with two values is not near-exact */
+	const double pair[] = { 11, 12 };
+	CHECK(verdict_compare(pair, 2, b, 4, &o, &v) == 0);
+	CHECK(!v.exact);
+	/* the interval straddles the threshold: the ordinary rules decide */
+	const double s1[] = { 100, 100, 100, 104 }, s2[] = { 101, 101, 101, 101 };
+	CHECK(verdict_compare(s1, 4, s2, 4, &o, &v) == 0);
+	CHECK(!v.exact);
+	/* near-exact within the threshold: no change */
+	const double w1[] = { 100, 100, 100, 100.5 }, w2[] = { 100.2, 100.2, 100.2, 100.2 };
+	CHECK(verdict_compare(w1, 4, w2, 4, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_NO_CHANGE && v.exact == VERDICT_EXACT_NEAR && verdict_finite(&v));
+	/* verdict_exact_data on its own */
+	struct verdict_exact_data e;
+	CHECK(verdict_exact_data(a, 4, b, 4, VERDICT_SOURCE_UNKNOWN, &e) == 0);
+	CHECK(e.kind == VERDICT_EXACT_NEAR && e.odd == 1 && e.apart);
+	CHECK(verdict_exact_data(in, 4, b, 4, VERDICT_SOURCE_UNKNOWN, &e) == 0);
+	CHECK(e.kind == VERDICT_EXACT_NEAR && !e.apart);
+	CHECK(verdict_exact_data(a, 4, b, 4, VERDICT_SOURCE_DETERMINISTIC, &e) == 0);
+	CHECK(e.p == 0);
+	const double nan[] = { 11, NAN, 11 };
+	CHECK(verdict_exact_data(nan, 3, b, 3, VERDICT_SOURCE_UNKNOWN, &e) == 0);
+	CHECK(e.kind == VERDICT_EXACT_NONE);
+	CHECK(verdict_exact_data(NULL, 3, b, 3, VERDICT_SOURCE_UNKNOWN, &e) == -1);
+}
+
+/* ties in the rank and t tests: no NaN, no division by a zero spread */
+TEST(ties_and_zero_spread)
+{
+	struct stats_mwu m;
+	const double five[] = { 5, 5, 5, 5, 5, 5 };
+	/* every value tied: exact with ties (N <= 40), p = 1 */
+	CHECK(stats_mann_whitney(five, 3, five + 3, 3, &m) == 0);
+	CHECK(m.method == STATS_MWU_EXACT_TIES && m.p == 1 && m.u_a == 4.5);
+	/* and by the normal approximation (N > 40): variance 0, p = 1, z = 0 */
+	double big[50];
+	for (size_t i = 0; i < 50; i++)
+		big[i] = 5;
+	CHECK(stats_mann_whitney(big, 25, big + 25, 25, &m) == 0);
+	CHECK(m.method == STATS_MWU_NORMAL && m.p == 1 && m.z == 0);
+	/* two values, tied across the sides */
+	const double ta[] = { 1, 2, 2, 2 }, tb[] = { 2, 2, 2, 3 };
+	CHECK(stats_mann_whitney(ta, 4, tb, 4, &m) == 0);
+	CHECK(m.ties && m.p > 0.2 && m.p <= 1);
+	/* identical sides apart: the exact p of a complete separation */
+	const double sev[] = { 7, 7, 7, 7 }, ele[] = { 11, 11, 11, 11 };
+	CHECK(stats_mann_whitney(ele, 4, sev, 4, &m) == 0);
+	CHECK_NEAR(m.p, 2.0 / 70, 1e-12);
+	/* the t tests: t infinite and p 0 when the means differ, 0 and 1
+	 * when they do not, never NaN */
+	struct stats_ttest t;
+	CHECK(stats_welch_t(ele, 4, sev, 4, &t) == 0);
+	CHECK(isinf(t.t) && t.t > 0 && t.p == 0);
+	CHECK(stats_welch_t(sev, 4, sev, 4, &t) == 0);
+	CHECK(t.t == 0 && t.p == 1);
+	CHECK(stats_student_t(ele, 4, sev, 4, &t) == 0);
+	CHECK(isinf(t.t) && t.p == 0);
+	/* verdicts on tied and constant data: every number finite */
+	const double *sides[] = { sev, ele, five, ta, tb };
+	const size_t ns[] = { 4, 4, 6, 4, 4 };
+	struct verdict_options o;
+	verdict_options_default(&o, VERDICT_LOWER_IS_BETTER);
+	o.resamples = 500;
+	for (int src = 0; src < 2; src++) {
+		o.source = src ? VERDICT_SOURCE_DETERMINISTIC : VERDICT_SOURCE_UNKNOWN;
+		for (size_t i = 0; i < 5; i++)
+			for (size_t j = 0; j < 5; j++) {
+				struct verdict v;
+				CHECK(verdict_compare(sides[i], ns[i], sides[j], ns[j], &o, &v) == 0);
+				CHECK(verdict_finite(&v));
+				struct noise_floor nf;
+				CHECK(verdict_noise_floor_from(sides[i], ns[i], sides[j], ns[j], &v,
+							       &nf) == 0);
+				CHECK(isfinite(nf.half_width_pct) && nf.half_width_pct >= 0);
+			}
+	}
+}
+
+/*
+ * The dangerous case: noisy data on a coarse grid, where repeats are
+ * identical by chance. A/A: normal values (sd s grid steps) rounded to the
+ * grid around a mean of 10.5 steps (the worst: two grid values equally
+ * likely, 10% apart, beyond the 2% threshold) or 10.0; a false "different"
+ * is better/worse with the row's p at most 0.05 (Benjamini-Hochberg of one
+ * metric, compare's most permissive case). The rates are printed; each must
+ * be at most alpha (plus 2 Monte-Carlo standard errors), and the part the
+ * exact rule adds at most its bound verdict_exact_p.
+ */
+TEST(verdict_exact_grid_simulation)
+{
+	static const struct { size_t na, nb; } sizes[] = { { 2, 2 }, { 3, 3 }, { 4, 4 }, { 5, 5 },
+							    { 21, 3 } };
+	static const double sds[] = { 0.1, 0.3, 1.0 }, means[] = { 10.5, 10.0 };
+	const int nsim = 1000;
+	double mc = 2 * sqrt(0.05 * 0.95 / nsim);
+	struct verdict_options o;
+	verdict_options_default(&o, VERDICT_LOWER_IS_BETTER);
+	o.resamples = 300;
+	struct stats_rng r;
+	stats_rng_seed(&r, 38);
+	double worst = 0, worst_cont = 0;
+	printf("# grid A/A, %d data sets a case: false different (of them read off exact "
+	       "data) / exact data seen\n", nsim);
+	for (size_t k = 0; k < N_(sizes); k++) {
+		double bound = verdict_exact_p(sizes[k].na, sizes[k].nb, 2);
+		for (size_t m = 0; m < N_(means); m++)
+			for (size_t s = 0; s < N_(sds); s++) {
+				int fp = 0, fp_exact = 0, seen = 0, fp_cont = 0;
+				for (int i = 0; i < nsim; i++) {
+					double a[21], b[21], ca[21], cb[21];
+					for (size_t j = 0; j < sizes[k].na; j++) {
+						ca[j] = means[m] + sds[s] * gauss(&r);
+						a[j] = round(ca[j]);
+					}
+					for (size_t j = 0; j < sizes[k].nb; j++) {
+						cb[j] = means[m] + sds[s] * gauss(&r);
+						b[j] = round(cb[j]);
+					}
+					struct verdict v;
+					CHECK(verdict_compare(a, sizes[k].na, b, sizes[k].nb, &o, &v) == 0);
+					int diff = (v.kind == VERDICT_BETTER || v.kind == VERDICT_WORSE) &&
+						   v.p <= 0.05;
+					fp += diff;
+					fp_exact += diff && v.exact;
+					seen += v.exact != VERDICT_EXACT_NONE;
+					/* the same values before rounding: continuous */
+					CHECK(verdict_compare(ca, sizes[k].na, cb, sizes[k].nb, &o, &v) == 0);
+					CHECK(!v.exact);
+					fp_cont += (v.kind == VERDICT_BETTER || v.kind == VERDICT_WORSE) &&
+						   v.p <= 0.05;
+				}
+				double rate = (double)fp / nsim, rexact = (double)fp_exact / nsim;
+				printf("# %2zu vs %zu, mean %4.1f, sd %.1f: %.4f (%.4f) / %.3f; "
+				       "unrounded %.4f\n", sizes[k].na, sizes[k].nb, means[m], sds[s],
+				       rate, rexact, (double)seen / nsim, (double)fp_cont / nsim);
+				CHECK(rate <= 0.05 + mc);
+				CHECK(rexact <= bound + mc);
+				CHECK((double)fp_cont / nsim <= 0.05 + mc);
+				if (rate > worst)
+					worst = rate;
+				if ((double)fp_cont / nsim > worst_cont)
+					worst_cont = (double)fp_cont / nsim;
+			}
+	}
+	printf("# worst false different: %.4f on the grid, %.4f unrounded (alpha 0.05)\n", worst,
+	       worst_cont);
+}
+
 TEST(noise_floor)
 {
 	struct stats_rng r;
@@ -887,6 +1233,12 @@ int main(void)
 	RUN(verdict_symmetric_threshold);
 	RUN(verdict_censored_both_sides);
 	RUN(verdict_censored_provable);
+	RUN(verdict_exact_p_values);
+	RUN(verdict_exact_p_bounds);
+	RUN(verdict_exact_zero_spread);
+	RUN(verdict_exact_one_differing);
+	RUN(ties_and_zero_spread);
+	RUN(verdict_exact_grid_simulation);
 	RUN(noise_floor);
 	return tap_done();
 }
