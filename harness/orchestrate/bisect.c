@@ -1106,6 +1106,21 @@ static int split_metric(struct bctx *b, const char *m, struct strbuf *err)
 }
 
 /* a new bisection from the command line: plan, range, defaults, row */
+/* a plan whose target runs a virtual clock (docs/virtual-time.md) is a
+ * deterministic source: one value a side decides a step */
+static int plan_virtual(const json_t *plan)
+{
+	const char *clock = json_string_value(
+		json_object_get(json_object_get(plan, "target"), "clock"));
+	return clock && !strcmp(clock, "virtual");
+}
+
+static void source_of_plan(const json_t *tmpl, struct bisect_args *a)
+{
+	if (plan_virtual(tmpl))
+		a->source = VERDICT_SOURCE_DETERMINISTIC;
+}
+
 static int setup_new(struct bctx *b, struct strbuf *err)
 {
 	const struct bisect_args *a = b->a;
@@ -1181,7 +1196,7 @@ static int setup_new(struct bctx *b, struct strbuf *err)
 	b->row.session_runs = a->unit_run ? 0 : a->session_runs > 0 ? a->session_runs
 								  : DEFAULT_SESSION_RUNS;
 	/* a deterministic source: one value a side decides (its p is 0) */
-	int exact = a->source == VERDICT_SOURCE_DETERMINISTIC;
+	int exact = a->source == VERDICT_SOURCE_DETERMINISTIC || plan_virtual(p.root);
 	int reps = a->repetitions > 0 ? a->repetitions : exact ? 1 : DEFAULT_REPS;
 	for (;;) {
 		int maxr = a->max_repetitions > 0 ? a->max_repetitions : 3 * reps;
@@ -1237,9 +1252,11 @@ static void where_error(const struct bctx *b, struct strbuf *err)
 	strbuf_release(&e2);
 }
 
-int bisect_main(const struct bisect_args *a, struct strbuf *err)
+int bisect_main(const struct bisect_args *args, struct strbuf *err)
 {
 	struct bctx b;
+	struct bisect_args acopy = *args;
+	const struct bisect_args *a = &acopy;
 	memset(&b, 0, sizeof(b));
 	b.a = a;
 	b.lock_fd = -1;
@@ -1256,11 +1273,13 @@ int bisect_main(const struct bisect_args *a, struct strbuf *err)
 				    (long long)b.row.id);
 			goto out;
 		}
+		source_of_plan(b.tmpl, &acopy);
 		if (split_metric(&b, b.row.metric, err) || load_range(&b, err))
 			goto out;
 	} else {
 		if (setup_new(&b, err))
 			goto out;
+		source_of_plan(b.tmpl, &acopy);
 		/* a bad --where is refused before the bisection is stored */
 		if (a->values.check(a->values.ctx, b.db, b.row.where_sel, err)) {
 			where_error(&b, err);

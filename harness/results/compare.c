@@ -540,6 +540,11 @@ static size_t collect_row_jobs(const struct cmp_result *r, const struct sample_s
 				jobs = xrealloc(jobs, jalloc * sizeof(*jobs));
 			}
 			row_job_init(&jobs[njobs++], p, ga, gb, o);
+			/* two series of a virtual clock: a deterministic source
+			 * (docs/virtual-time.md) */
+			if (!strncmp(a->series[pp->a].dim[DIM_CLOCK], "virtual", 7) &&
+			    !strncmp(b->series[pp->b].dim[DIM_CLOCK], "virtual", 7))
+				jobs[njobs - 1].vo.source = VERDICT_SOURCE_DETERMINISTIC;
 		}
 	}
 	*jobs_out = jobs;
