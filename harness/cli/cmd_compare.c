@@ -310,6 +310,25 @@ static void print_table_head(const struct compare_job *job, const char *sa, cons
 	if ((la || lb) && !(r->diff_mask & (1u << DIM_KERNEL)) && (!la || !lb || strcmp(la, lb)))
 		fprintf(out, "kernels from git: A %s, B %s\n", la ? la : "(several or none)",
 			lb ? lb : "(several or none)");
+	/* the guest's clock, when a side's is not the real one (docs/virtual-time.md):
+	 * a virtual clock's values are instructions, read as exact data */
+	for (int side = 0; side < 2; side++) {
+		const struct sample_set *s = side ? &job->b : &job->a;
+		const char *c = s->nseries ? s->series[0].dim[DIM_CLOCK] : NULL;
+		for (size_t i = 1; c && i < s->nseries; i++)
+			if (strcmp(s->series[i].dim[DIM_CLOCK], c))
+				c = "mixed";
+		if (c && strcmp(c, "real")) {
+			const char *ca = job->a.nseries ? job->a.series[0].dim[DIM_CLOCK] : "-";
+			const char *cb = job->b.nseries ? job->b.series[0].dim[DIM_CLOCK] : "-";
+			if (!strcmp(ca, cb))
+				fprintf(out, "clock: %s on both sides (it counts instructions: "
+					     "exact data are decided from the values)\n", ca);
+			else
+				fprintf(out, "clock: A %s; B %s (not one time base)\n", ca, cb);
+			break;
+		}
+	}
 	fprintf(out, "centre: median, harmonic mean (*) for rates; change = B/A - 1; "
 		     "noise threshold %g%%\n",
 		r->threshold_pct);
