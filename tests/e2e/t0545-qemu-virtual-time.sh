@@ -73,6 +73,7 @@ echo "# values: $(sql "SELECT preempt || ' ' || metric || '=' || group_concat(va
 # --- the known answer, decided from 3 runs a side: full preempts sooner
 schedlab compare preempt=none,tag=quiet preempt=full,tag=quiet --db "$DB" >"$TMP/cmp.out" 2>&1
 sed 's/^/# /' "$TMP/cmp.out" | head -n 24
+contains "compare's header names the clock" "$TMP/cmp.out" "clock: virtual, shift 2 on both sides"
 row=$(grep -E "^ +lat_p50_us " "$TMP/cmp.out")
 case "$row" in
 *"better (exact data)"*) ok "compare decides lat_p50_us better under full from 3 runs a side (exact data)" ;;
