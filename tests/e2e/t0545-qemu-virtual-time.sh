@@ -41,6 +41,13 @@ plan vt 3 >"$TMP/vt.json"
 schedlab plan "$TMP/vt.json" >"$TMP/plan.out" 2>&1
 contains "plan shows the virtual clock and its shift" "$TMP/plan.out" "clock: virtual (icount shift 2"
 
+# sysinfo boots the guest as a plan would and says which clock it runs on
+schedlab sysinfo --target '{"type": "qemu", "kernel": "kernels/out/debian", "clock": "virtual", "memory_mb": 768}' \
+	>"$TMP/si.out" 2>&1
+contains "sysinfo names the virtual clock and its shift" "$TMP/si.out" "clock: virtual (icount shift 2: every instruction 4 ns"
+schedlab sysinfo --target '{"type": "qemu", "clock": "virtual", "cpus": 2}' >"$TMP/si2.out" 2>&1
+contains "sysinfo refuses 2 vCPUs on a virtual clock, naming why" "$TMP/si2.out" "a virtual clock runs 1 vCPU"
+
 # --- a quiet session (as quiet as the host is: the values must not care)
 t0=$(date +%s)
 schedlab run "$TMP/vt.json" --db "$DB" --tag quiet --quiet >"$TMP/out" 2>"$TMP/err"
