@@ -276,6 +276,23 @@ kernel_history() {
 		rm -f "$R/index" ||
 		{ not_ok "the base commit" "$(tail -n 3 "$TMP/add.err")"; done_testing; exit; }
 }
+# history_base: a history on the kernel_history's R (t0830, t0835): its
+# commits go onto "work" (commit FILE MSG, content on stdin) and main moves
+# to a night's head; BASE the base commit, core its kernel/sched/core.c, T0
+# the start; in_wakeup CODE: that core.c with a comment on top and CODE at
+# the start of try_to_wake_up()
+history_base() {
+	T0=$(date +%s)
+	git -C "$R" update-ref refs/heads/work main
+	BASE=$(git -C "$R" rev-parse main)
+	core=$(git -C "$R" show main:kernel/sched/core.c)
+}
+commit() { commit_on work "$@"; }
+in_wakeup() {
+	printf '/* schedlab robot test: a comment */\n%s\n' "$core" |
+		awk -v code="$1" '/^try_to_wake_up\(struct task_struct \*p, unsigned int state, int wake_flags\)/ { f = 1 }
+		     f && /^\tint cpu, success = 0;/ { print; print code; f = 0; next } { print }'
+}
 # commit_on BRANCH FILE MSG: a commit of FILE (content on stdin) on top of
 # BRANCH of $R, which moves to it; prints its id
 commit_on() {

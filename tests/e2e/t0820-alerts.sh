@@ -338,13 +338,19 @@ else not_ok "... the hook ran in a process group of its own" "pgid '$PG', its sh
 group_gone "... which is gone, its sleep with it" "$PG" 5
 expect_exit 2 "--on-alert-timeout 0 is refused" $SL nightly --db "$TMP/h1.db" --session 5 --on-alert-timeout 0
 
+# hook_start NAME WHAT: a nightly of NAME's store whose hook is $SLOW, in
+# the background (its pid in N), once its hook is up
+hook_start() {
+	hook_db "$1"
+	HT=$TMP/$1 $SL nightly --db "$TMP/$1.db" --session 5 --no-bisect --out-dir "$TMP/rep" \
+		--on-alert "$SLOW" >"$TMP/$1.out" 2>"$TMP/$1.err" &
+	N=$!
+	CLEANUP_CMDS+=("kill -9 $N")
+	check "$2: the hook is up" hook_up "$1"
+}
+
 # SIGTERM while the hook runs
-hook_db h2
-HT=$TMP/h2 $SL nightly --db "$TMP/h2.db" --session 5 --no-bisect --out-dir "$TMP/rep" \
-	--on-alert "$SLOW" >"$TMP/h2.out" 2>"$TMP/h2.err" &
-N=$!
-CLEANUP_CMDS+=("kill -9 $N")
-check "SIGTERM: the hook is up" hook_up h2
+hook_start h2 SIGTERM
 kill -TERM "$N"
 if gone_within "$N" 10; then
 	wait "$N"
@@ -357,12 +363,7 @@ contains "... saying so" "$TMP/h2.out" "exit status 130: interrupted"
 group_gone "... and the hook's group is gone" "$PG" 5
 
 # SIGKILL while the hook runs
-hook_db h3
-HT=$TMP/h3 $SL nightly --db "$TMP/h3.db" --session 5 --no-bisect --out-dir "$TMP/rep" \
-	--on-alert "$SLOW" >"$TMP/h3.out" 2>"$TMP/h3.err" &
-N=$!
-CLEANUP_CMDS+=("kill -9 $N")
-check "SIGKILL: the hook is up" hook_up h3
+hook_start h3 SIGKILL
 kill -9 "$N"
 { wait "$N"; } 2>/dev/null # (no "Killed" notice)
 group_gone "SIGKILL to the nightly in its hook: the hook's group ends too" "$PG" 10

@@ -24,20 +24,13 @@
 export GIT_AUTHOR_NAME="Ann Author" GIT_AUTHOR_EMAIL=ann@example.org
 kernel_history
 DB=$TMP/r.db
-T0=$(date +%s)
-# the history's commits go onto "work"; main moves to a night's head
-commit() { commit_on work "$@"; }
-git -C "$R" update-ref refs/heads/work main
-BASE=$(git -C "$R" rev-parse main)
-core=$(git -C "$R" show main:kernel/sched/core.c)
+history_base
 fair=$(git -C "$R" show main:kernel/sched/fair.c)
 # the delay only in the benchmark's wakeups (comm sl-pingpong), a busy wait
 # on the clock: udelay() spins loops calibrated at boot, which under TCG on
 # a busy host made one kernel's delay three times another's
 slowed() { # USEC
-	printf '/* schedlab robot test: a comment */\n%s\n' "$core" |
-		awk -v us="$1" '/^try_to_wake_up\(struct task_struct \*p, unsigned int state, int wake_flags\)/ { f = 1 }
-		     f && /^\tint cpu, success = 0;/ { print; print "\tif (!strcmp(p->comm, \"sl-pingpong\")) { /* schedlab robot test: " us " us */\n\t\tu64 t0_ = ktime_get_ns();\n\t\twhile (ktime_get_ns() - t0_ < " us "000ULL)\n\t\t\tcpu_relax();\n\t}"; f = 0; next } { print }' |
+	in_wakeup "$(printf '\tif (!strcmp(p->comm, "sl-pingpong")) { /* schedlab robot test: %s us */\n\t\tu64 t0_ = ktime_get_ns();\n\t\twhile (ktime_get_ns() - t0_ < %s000ULL)\n\t\t\tcpu_relax();\n\t}' "$1" "$1")" |
 		{ read -r first; printf '%s\n#include <linux/ktime.h>\n' "$first"; cat; }
 }
 C1=$(printf '/* schedlab robot test: a comment */\n%s\n' "$core" | commit kernel/sched/core.c "sched: a comment")

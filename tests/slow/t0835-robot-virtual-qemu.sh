@@ -19,15 +19,9 @@ export GIT_AUTHOR_NAME="Ann Author" GIT_AUTHOR_EMAIL=ann@example.org
 SPIN=${SPIN:-200}
 kernel_history
 DB=$TMP/r.db
-T0=$(date +%s)
-commit() { commit_on work "$@"; }
-git -C "$R" update-ref refs/heads/work main
-BASE=$(git -C "$R" rev-parse main)
-core=$(git -C "$R" show main:kernel/sched/core.c)
+history_base
 spun() { # LOOPS: core.c with LOOPS cpu_relax() in every wakeup of sl-pingpong
-	printf '/* schedlab robot test: a comment */\n%s\n' "$core" |
-		awk -v n="$1" '/^try_to_wake_up\(struct task_struct \*p, unsigned int state, int wake_flags\)/ { f = 1 }
-		     f && /^\tint cpu, success = 0;/ { print; print "\tif (!strcmp(p->comm, \"sl-pingpong\")) { /* schedlab robot test: " n " loops */\n\t\tint i_;\n\t\tfor (i_ = 0; i_ < " n "; i_++)\n\t\t\tcpu_relax();\n\t}"; f = 0; next } { print }'
+	in_wakeup "$(printf '\tif (!strcmp(p->comm, "sl-pingpong")) { /* schedlab robot test: %s loops */\n\t\tint i_;\n\t\tfor (i_ = 0; i_ < %s; i_++)\n\t\t\tcpu_relax();\n\t}' "$1" "$1")"
 }
 C1=$(printf '/* schedlab robot test: a comment */\n%s\n' "$core" | commit kernel/sched/core.c "sched: a comment")
 C2=$(spun "$SPIN" | commit kernel/sched/core.c "sched/core: spin $SPIN loops in every wakeup of sl-pingpong")
