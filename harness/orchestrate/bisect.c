@@ -498,7 +498,10 @@ static int measure_n(struct bctx *b, struct bcommit *c, int want, struct strbuf 
 	}
 	if (load_values(b, c, want, err))
 		return 2;
-	if (!c->skip_why && c->n < 2)
+	/* a deterministic source's one value is the commit's; others need
+	 * two at least to say anything */
+	size_t least = b->a->source == VERDICT_SOURCE_DETERMINISTIC ? 1 : 2;
+	if (!c->skip_why && c->n < least)
 		c->skip_why = xstrfmt("%zu value%s of %s.%s from %d session%s (does it boot? "
 				      "schedlab query \"SELECT * FROM run WHERE session_id IN "
 				      "(SELECT id FROM session WHERE tag = '%s')\")", c->n,
