@@ -56,21 +56,22 @@ rc=$?
 equals "the virtual-clock session ran (exit 0)" "$rc" 0
 [ $rc = 0 ] || { echo "# $(tail -n 5 "$TMP/err")"; }
 echo "# quiet session: $(($(date +%s) - t0)) s wall"
-equals "every boot recorded clock virtual, shift 0" \
+equals "every boot recorded clock virtual, shift 2" \
 	"$(sql "SELECT group_concat(DISTINCT clock || ':' || clock_shift) FROM boot WHERE status = 'ok'")" "virtual:2"
 equals "the results view shows the clock" \
 	"$(sql "SELECT group_concat(DISTINCT clock || ':' || clock_shift) FROM results")" "virtual:2"
 equals "the boots were switched at run time in one guest" \
 	"$(sql "SELECT count(*) FROM boot WHERE method = 'runtime' AND status = 'ok'")" 5
-# the median wakeup latency repeats exactly (one value a mode; measured at
-# shift 2: 20 us under none, 16 under full, in every session but one run of
-# one under a load of 8 on 2 cores, which gave 21 and 15); the tails come
-# close (p99 none 61-69, full 44-53), they are printed, not asserted
+# the median wakeup latency repeats: all or all but one of a mode's runs
+# the same (measured at shift 2: 20 us under none, 16 under full; now and
+# then one run 1 us off, 21 or 15, in either mode or both, and compare
+# still decides: near-exact data); the tails come close (p99 none 61-69,
+# full 44-53), they are printed, not asserted
 got=$(sql "SELECT group_concat(preempt || ':' || n || 'x' || d, ' ') FROM (SELECT preempt,
 	count(*) AS n, count(DISTINCT value) AS d FROM results WHERE tag = 'quiet' AND metric = 'lat_p50_us'
 	GROUP BY preempt ORDER BY preempt)")
 case "$got" in
-"full:3x1 none:3x1"|"full:3x2 none:3x1"|"full:3x1 none:3x2") ok "lat_p50_us repeats: 3 runs a mode, all or all but one the same ($got)" ;;
+"full:3x"[12]" none:3x"[12]) ok "lat_p50_us repeats: 3 runs a mode, all or all but one the same ($got)" ;;
 *) not_ok "lat_p50_us repeats: 3 runs a mode, all or all but one the same" "got '$got'" ;;
 esac
 echo "# values: $(sql "SELECT preempt || ' ' || metric || '=' || group_concat(value, '/') FROM results
