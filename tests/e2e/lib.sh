@@ -293,6 +293,18 @@ in_wakeup() {
 		awk -v code="$1" '/^try_to_wake_up\(struct task_struct \*p, unsigned int state, int wake_flags\)/ { f = 1 }
 		     f && /^\tint cpu, success = 0;/ { print; print code; f = 0; next } { print }'
 }
+# night N (t0830, t0835): main moves to ${HEADS[N]}, then "${NIGHTLY[@]}"
+# (both the script's) runs with --tag nightly-0N; its output in
+# $TMP/nN.out, its exit status in $TMP/nN.rc
+night() { # N: move main, run the nightly; output in $TMP/nN.out, exit in $TMP/nN.rc
+	local n=$1 t
+	git -C "$R" update-ref refs/heads/main "${HEADS[$n]}"
+	t=$(date +%s)
+	"${NIGHTLY[@]}" --tag "nightly-0$n" >"$TMP/n$n.out" 2>"$TMP/n$n.err"
+	echo $? >"$TMP/n$n.rc"
+	echo "# night $n: $(( $(date +%s) - t )) s, exit $(cat "$TMP/n$n.rc")"
+	sed 's/^/#   /' "$TMP/n$n.out"
+}
 # commit_on BRANCH FILE MSG: a commit of FILE (content on stdin) on top of
 # BRANCH of $R, which moves to it; prints its id
 commit_on() {

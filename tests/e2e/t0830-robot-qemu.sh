@@ -62,15 +62,6 @@ EOF
 NIGHTLY=(schedlab nightly --plan "$TMP/nightly.json" --db "$DB" --out-dir "$TMP/rep"
 	--threshold 80 --bisect-threshold 50 --bisect-minutes 60
 	--metric pingpong.req_p50_us,pingpong.rps --on-alert "cat >>$TMP/hook.txt")
-night() { # N: move main, run the nightly; output in $TMP/nN.out, exit in $TMP/nN.rc
-	local n=$1 t
-	git -C "$R" update-ref refs/heads/main "${HEADS[$n]}"
-	t=$(date +%s)
-	"${NIGHTLY[@]}" --tag "nightly-0$n" >"$TMP/n$n.out" 2>"$TMP/n$n.err"
-	echo $? >"$TMP/n$n.rc"
-	echo "# night $n: $(( $(date +%s) - t )) s, exit $(cat "$TMP/n$n.rc")"
-	sed 's/^/#   /' "$TMP/n$n.out"
-}
 alerts() { sql "SELECT count(*) FROM alert"; }
 status_of() { sql "SELECT status FROM alert WHERE id = $1"; }
 

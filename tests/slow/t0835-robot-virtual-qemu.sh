@@ -38,15 +38,6 @@ cat >"$TMP/nightly.json" <<EOF
 EOF
 NIGHTLY=(schedlab nightly --plan "$TMP/nightly.json" --db "$DB" --out-dir "$TMP/rep"
 	--bisect-minutes 60 --metric pingpong.req_p50_us,pingpong.rps)
-night() { # N
-	local n=$1 t
-	git -C "$R" update-ref refs/heads/main "${HEADS[$n]}"
-	t=$(date +%s)
-	"${NIGHTLY[@]}" --tag "nightly-0$n" >"$TMP/n$n.out" 2>"$TMP/n$n.err"
-	echo $? >"$TMP/n$n.rc"
-	echo "# night $n: $(( $(date +%s) - t )) s, exit $(cat "$TMP/n$n.rc")"
-	sed 's/^/#   /' "$TMP/n$n.out"
-}
 night 1
 equals "night 1: exit 0, no baseline yet" "$(cat "$TMP/n1.rc")" 0
 night 2
