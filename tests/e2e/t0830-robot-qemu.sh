@@ -144,8 +144,11 @@ contains "night 5: the baseline starts at the expected change" "$TMP/n5.out" "th
 S3=$(sql "SELECT id FROM session WHERE tag = 'nightly-03'")
 equals "night 5: its alerts were measured against nights 3 and 4 only" \
 	"$(sql "SELECT DISTINCT baseline FROM alert WHERE id > 2")" "[$(sql "SELECT id FROM session WHERE tag = 'nightly-04'"),$S3]"
-equals "night 5: req_p50_us +700% against the new level, not +24000% (between +300% and +1500%)" \
-	"$(sql "SELECT change_pct BETWEEN 300 AND 1500 FROM alert WHERE id > 2 AND metric = 'req_p50_us'")" 1
+# (the size under TCG's noise: +700% as a rule, +284% once, 2026-12-06,
+# when night 5's requests waited out one 16 ms wakeup, not two; the check
+# is that the baseline is the new level, far from the old one's +24000%)
+equals "night 5: req_p50_us against the new level, not +24000% (between +150% and +1500%)" \
+	"$(sql "SELECT change_pct BETWEEN 150 AND 1500 FROM alert WHERE id > 2 AND metric = 'req_p50_us'")" 1
 equals "night 5: one commit in the range: c7 is the culprit at once" \
 	"$(sql "SELECT group_concat(DISTINCT a.status) || ' ' || json_extract(g.culprit, '\$.commit') FROM alert a JOIN alert_group g ON g.id = a.group_id WHERE a.id > 2")" \
 	"culprit $C7"
