@@ -52,8 +52,7 @@ static void print_table(const struct plan *p)
 	printf("target: %s   switch: %s   order: %s   repetitions: %d   seed: %llu\n",
 	       json_string_value(json_object_get(p->target, "type")), p->switch_method, p->order,
 	       p->repetitions, (unsigned long long)p->seed);
-	const char *clock = json_string_value(json_object_get(p->target, "clock"));
-	if (clock && !strcmp(clock, "virtual"))
+	if (target_clock_virtual(p->target))
 		printf("clock: virtual (icount shift %lld: the guest's time counts its "
 		       "instructions; docs/virtual-time.md)\n",
 		       (long long)json_integer_value(json_object_get(p->target, "icount_shift")));

@@ -1113,9 +1113,7 @@ static int split_metric(struct bctx *b, const char *m, struct strbuf *err)
  * deterministic source: one value a side decides a step */
 static int plan_virtual(const json_t *plan)
 {
-	const char *clock = json_string_value(
-		json_object_get(json_object_get(plan, "target"), "clock"));
-	return clock && !strcmp(clock, "virtual");
+	return target_clock_virtual(json_object_get(plan, "target"));
 }
 
 static void source_of_plan(const json_t *tmpl, struct bisect_args *a)

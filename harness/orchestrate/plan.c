@@ -1704,8 +1704,7 @@ double plan_clock_factor(const json_t *target)
 	 * instructions; at shift 0 a busy one took about 4.3 host seconds
 	 * under TCG on a quiet host, and each step of the shift halves the
 	 * instructions (shift 2: 1.1, measured 1.6-2.3 on a loaded host) */
-	const char *clock = json_string_value(json_object_get(target, "clock"));
-	if (!clock || strcmp(clock, "virtual"))
+	if (!target_clock_virtual(target))
 		return 1;
 	int shift = (int)json_integer_value(json_object_get(target, "icount_shift"));
 	double f = 4.3 / (double)(1 << (shift < 6 ? shift : 6));

@@ -12,6 +12,7 @@
 
 #include "analysis/sequential.h"
 #include "db/results.h"
+#include "harness/targets/target.h"
 #include "harness/util/numfmt.h"
 #include "harness/util/strbuf.h"
 #include "workloads/workload.h"
@@ -205,8 +206,7 @@ static int look(const struct seqrun *s, const struct cell *a, const struct cell 
 	/* a virtual clock is a deterministic source (docs/virtual-time.md):
 	 * exact data are decided at min */
 	struct seq_design d = s->p->seq;
-	const char *clock = json_string_value(json_object_get(s->p->target, "clock"));
-	if (clock && !strcmp(clock, "virtual"))
+	if (target_clock_virtual(s->p->target))
 		d.source = VERDICT_SOURCE_DETERMINISTIC;
 	seq_evaluate(&d, a->v, a->n, b->v, b->n, a->c, b->c, a->lower_better, &l);
 	*n = l.n;

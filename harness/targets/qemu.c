@@ -699,7 +699,7 @@ static void build_cmdline(struct target *t, const struct boot_spec *b, struct st
 	/* a virtual clock: the same address-space layout for every program
 	 * (no ASLR), so that a run's instructions do not depend on where its
 	 * random draws put its stack and mappings (docs/virtual-time.md) */
-	if (!strcmp(json_string_value(json_object_get(t->conf, "clock")), "virtual"))
+	if (target_clock_virtual(t->conf))
 		strbuf_addstr(cl, " norandmaps");
 	target_boot_params(t, b, cl);
 }
@@ -763,7 +763,7 @@ static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 			     json_string_value(json_object_get(t->conf, "tcg_thread")));
 	else
 		strvec_push(&av, accel);
-	if (!strcmp(json_string_value(json_object_get(t->conf, "clock")), "virtual")) {
+	if (target_clock_virtual(t->conf)) {
 		/* sleep=off: an idle guest's clock jumps to its next timer at
 		 * once instead of waiting for the host's; align=off: never slowed
 		 * to the host's pace. Both keep host time out of the guest's. */
@@ -1200,7 +1200,7 @@ static int qemu_open(struct target *t, struct strbuf *err)
 	/* a virtual clock at shift 0 (1 ns an instruction) measured 4.3 host
 	 * seconds a guest second on a quiet host under TCG; a busy one takes
 	 * several times that. A larger shift makes the guest's second cheaper. */
-	if (!strcmp(json_string_value(json_object_get(t->conf, "clock")), "virtual")) {
+	if (target_clock_virtual(t->conf)) {
 		int shift = (int)json_integer_value(json_object_get(t->conf, "icount_shift"));
 		t->wall_per_s = shift < 4 ? 40.0 / (1 << shift) : 3;
 		/* each run at the same phase of the guest's periodic work, the
@@ -1214,12 +1214,11 @@ static int qemu_open(struct target *t, struct strbuf *err)
 /* accel and clock of the running VM into the boot row */
 static void set_clock(const struct target *t, const struct qemu_priv *p, struct boot_info *bi)
 {
-	const char *clock = json_string_value(json_object_get(t->conf, "clock"));
+	int virt = target_clock_virtual(t->conf);
 	snprintf(bi->accel, sizeof(bi->accel), "%s", p->accel);
-	snprintf(bi->clock, sizeof(bi->clock), "%s", clock ? clock : "real");
-	bi->clock_shift = clock && !strcmp(clock, "virtual")
-				  ? (int)json_integer_value(json_object_get(t->conf, "icount_shift"))
-				  : -1;
+	snprintf(bi->clock, sizeof(bi->clock), "%s", virt ? "virtual" : "real");
+	bi->clock_shift = virt ? (int)json_integer_value(json_object_get(t->conf, "icount_shift"))
+			       : -1;
 }
 
 static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_info *bi,

@@ -308,6 +308,12 @@ int conf_check_keys(const json_t *obj, const char *const *valid, const char *pat
 	return 0;
 }
 
+int target_clock_virtual(const json_t *target)
+{
+	const char *clock = json_string_value(json_object_get(target, "clock"));
+	return clock && !strcmp(clock, "virtual");
+}
+
 json_t *target_spec_parse(const char *spec, struct strbuf *err)
 {
 	if (!strcmp(spec, "local"))

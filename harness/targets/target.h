@@ -196,6 +196,10 @@ int target_agent_knob_restore(struct target *t, struct strbuf *err);
 /* ------------------------------------------------------------------ */
 /* helpers the targets share                                            */
 
+/* 1 when a plan's target object runs its guest on a virtual clock
+ * ("clock": "virtual", docs/virtual-time.md) */
+int target_clock_virtual(const json_t *target);
+
 /* none, voluntary, full or lazy: a preempt= mode a target can boot with */
 int target_preempt_known(const char *mode);
 /* the agent binary for t: the plan's "agent", else t->agent_path, else the
