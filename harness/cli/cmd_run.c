@@ -244,9 +244,21 @@ static int resume_session(const struct run_args *a, const struct session_opts *s
 		goto out;
 	int planned = 0, ok = 0, failed = 0, skipped = 0;
 	if (!db_session_counts(db, sid, &planned, &ok, &failed, &skipped) && !planned) {
-		fprintf(stderr, "session %lld (%s) has nothing left to run: %d ok, %d failed, "
-			"%d skipped\n", (long long)sid, status, ok, failed, skipped);
+		int unfinished = strcmp(status, "done") && strcmp(status, "failed");
 		rc = failed || skipped ? 1 : 0;
+		if (unfinished) {
+			/* its controller was lost after storing the last run */
+			struct strbuf err = STRBUF_INIT;
+			rc = session_settle(db, sid, failed || skipped, so, &err);
+			if (rc == 2)
+				cmd_error("run", "--resume %s: %s", a->resume, err.buf);
+			strbuf_release(&err);
+			if (rc == 2)
+				goto out;
+		}
+		fprintf(stderr, "session %lld (%s) has nothing left to run: %d ok, %d failed, "
+			"%d skipped%s\n", (long long)sid, status, ok, failed, skipped,
+			unfinished ? "; its controller was lost after the last run: now done" : "");
 		goto out;
 	}
 	if (!a->quiet)

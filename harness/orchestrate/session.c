@@ -1976,6 +1976,21 @@ static int exec_finish(struct exec_ctx *c)
 	return c->exit_code;
 }
 
+int session_settle(struct db *db, int64_t sid, int failed, const struct session_opts *o,
+		   struct strbuf *err)
+{
+	if (owner_claim(db, sid, o->take_over, o->prefix, err))
+		return 2;
+	if (db_session_set_status(db, sid, "done")) {
+		strbuf_addf(err, "database: %s", db_errmsg(db));
+		owner_release(db, sid, err);
+		return 2;
+	}
+	if (owner_release(db, sid, err))
+		return 2;
+	return failed ? 1 : 0;
+}
+
 int session_execute(struct db *db, int64_t sid, struct plan *p, const struct session_opts *o,
 		    struct strbuf *err)
 {

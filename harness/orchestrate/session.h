@@ -59,6 +59,12 @@ int64_t session_start(struct db *db, struct plan *p, const struct session_opts *
  * failed or were skipped, 2 setup error, 130 interrupted */
 int session_execute(struct db *db, int64_t sid, struct plan *p, const struct session_opts *o,
 		    struct strbuf *err);
+/* a session with no run left whose status is not final (its controller was
+ * lost after storing the last run): claim it (one owner: a live controller
+ * refuses) and store it done. The exit code as session_execute: 0, 1 when
+ * runs failed or were skipped (`failed`), 2 when held or on a database error */
+int session_settle(struct db *db, int64_t sid, int failed, const struct session_opts *o,
+		   struct strbuf *err);
 
 /* "local", "ssh:HOST", "qemu:KERNEL": the session's target column */
 char *session_target_label(const json_t *target);

@@ -96,6 +96,21 @@ equals "the resumed runs ran on a new boot row" "$(sql "SELECT count(*) > 3 FROM
 equals "knob restored after the resumed session" "$(cat $knob)" "$orig"
 expect_exit 0 "resume of a finished session has nothing to do" schedlab run --resume last --db "$DB"
 contains "and says so" "$TMP/err" "nothing left to run"
+# a controller lost after storing its last run, before the session's status
+# (CI saw it once in t0130): --resume has no run to do, yet stores the
+# session done, as its owner, once the owner is gone
+sql "UPDATE session SET status = 'running', owner_pid = 1, owner_start = 0, owner_host = 'elsewhere', owner_boot = 'x', owner_since = '2026-01-01 00:00:00'"
+expect_exit 2 "all runs stored, still running, owned on another host: --resume refused" \
+	schedlab run --resume last --db "$DB" --quiet
+contains "... naming the owner" "$TMP/err" "elsewhere"
+equals "... and the session left as it was" "$(sql "SELECT status FROM session")" running
+sql "UPDATE session SET owner_host = '$(hostname)', owner_boot = '$(cat /proc/sys/kernel/random/boot_id)', owner_pid = 2147483600"
+expect_exit 0 "all runs stored, still running, its owner dead: --resume stores it done" \
+	schedlab run --resume last --db "$DB" --quiet
+contains "... saying so" "$TMP/err" "lost after the last run: now done"
+equals "... done" "$(sql "SELECT status FROM session")" done
+equals "... its owner cleared" "$(sql "SELECT owner_pid IS NULL FROM session")" 1
+equals "... no run added or changed" "$(sql "SELECT count(*) FROM run WHERE status = 'ok'")/$(sql "SELECT count(*) FROM run")" 6/6
 [ "$done_before" -ge 2 ] && ok "crash happened mid-session ($done_before of 6 done)" || not_ok "crash mid-session" "$done_before"
 
 # SIGINT: the current run stops, knobs are restored, exit 130, resumable
