@@ -5,6 +5,8 @@
  */
 #include "harness/orchestrate/owner.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,7 +42,12 @@ int owner_alive(const struct db_owner *o)
 		return 1; /* another machine: cannot tell */
 	if (strcmp(o->boot, me.boot))
 		return 0; /* this machine rebooted since */
-	return o->pid > 0 && (long long)proc_start_time((pid_t)o->pid) == o->start;
+	if (o->pid <= 0)
+		return 0;
+	unsigned long long st = proc_start_time((pid_t)o->pid);
+	if (!st) /* unreadable: alive while the pid exists, gone when it does not */
+		return !kill((pid_t)o->pid, 0) || errno == EPERM;
+	return (long long)st == o->start;
 }
 
 int owner_claim(struct db *db, int64_t sid, int take_over, const char *prefix,
