@@ -19,7 +19,7 @@
 
 #include "harness/util/sha256.h"
 
-#define MAX_BODY (64 * 1024)   /* a POST's form: a note of up to ~60 KiB */
+#define MAX_BODY (256 * 1024)  /* a POST's form: a note of 85,000 escaped bytes at least */
 
 struct serve {
 	struct serve_opts o;
@@ -326,7 +326,7 @@ static enum MHD_Result post_alert(struct serve *s, struct MHD_Connection *c, con
 	if (why)
 		return send_text(c, 403, why, json);
 	if (rq->too_big)
-		return send_text(c, 413, "the form is larger than 64 KiB", json);
+		return send_text(c, 413, "the form is larger than 256 KiB", json);
 	int bad = 0;
 	const char *body = rq->body.buf ? rq->body.buf : "";
 	char *token = form_field(body, "token", &bad), *csrf = form_field(body, "csrf", &bad);
