@@ -913,7 +913,18 @@ void page_alert(struct page *p, int64_t id)
 	strbuf_addf(o, "<p id=\"status\" data-status=\"%s\">status: <b>",
 		    alert_state_word((enum alert_state)alert_state_parse(jget(aj, "status"))) ?: "");
 	html_esc(o, jget(aj, "status"));
-	strbuf_addstr(o, "</b></p>\n<table>");
+	strbuf_addstr(o, "</b></p>\n");
+	const json_t *cul = json_object_get(gj, "culprit");
+	if (json_is_object(cul)) {
+		strbuf_addstr(o, "<p id=\"culprit\">culprit: <code>");
+		html_esc(o, jget(cul, "commit"));
+		strbuf_addstr(o, "</code> ");
+		html_esc(o, jget(cul, "subject"));
+		strbuf_addstr(o, " (");
+		html_esc(o, jget(cul, "author"));
+		strbuf_addstr(o, ")</p>\n");
+	}
+	strbuf_addstr(o, "<table>");
 	static const char *const fields[] = { "metric", "unit", "series", "detector", "base_value",
 					      "value", "change_pct", "ci_lo_pct", "ci_hi_pct", "p",
 					      "good_session", "bad_session", "last_seen_session",

@@ -256,7 +256,7 @@ equals "night 8: alert 2 raised with its culprit" "$(sql "SELECT a.status || ' '
 equals "the running site shows it at once" "$(jget '/alerts?status=all' live.json '[.alerts[] | "\(.alert):\(.status):\(.culprit // "")"] | join(" ")')" \
 	"1:expected: 2:culprit found:${COMMITS[8]}"
 get /alert/2 a2.html >/dev/null
-contains "/alert/2 names the culprit commit" "$TMP/a2.html" "${COMMITS[8]}"
+contains "/alert/2 names the culprit commit at the top" "$TMP/a2.html" "<p id=\"culprit\">culprit: <code>${COMMITS[8]}</code> sched: night 8 change 1 (Ann Author"
 contains "... with its subject in the culprit report" "$TMP/a2.html" "sched: night 8 change 1"
 
 BIG=$(head -c 60000 /dev/zero | tr '\0' '<')
