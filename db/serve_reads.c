@@ -63,6 +63,7 @@ static const char *const sql[DB_SERVE_NQUERIES] = {
 		" WHERE r.session_id = ?1 AND r.status = 'ok'"
 		" GROUP BY r.workload, r.params, mv.workload, mv.name"
 		" ORDER BY r.workload, r.params, mv.workload, mv.name",
+	[DB_SERVE_MACHINE] = "SELECT name FROM machine WHERE id = ?1",
 };
 
 int db_serve_rows(struct db *db, enum db_serve_query q, int64_t arg, db_row_fn fn, void *ctx)

@@ -21,6 +21,7 @@ enum db_serve_query {
 	DB_SERVE_BOOTS,      /* its boots: configuration as verified, sysinfo */
 	DB_SERVE_RUNS,       /* its runs */
 	DB_SERVE_METRICS,    /* its metrics per (run workload, params, metric) */
+	DB_SERVE_MACHINE,    /* machine arg: its name */
 	DB_SERVE_NQUERIES
 };
 

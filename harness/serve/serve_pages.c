@@ -73,7 +73,25 @@ static void set_title(struct page *p, const char *fmt, const char *s)
 
 /* ---- alerts as JSON ---------------------------------------------------- */
 
-static json_t *alert_json(struct db *db, const struct db_alert *a)
+static int first_cell(void *ctx, int ncols, const char *const *names, const char *const *values)
+{
+	char **out = ctx;
+	if (values && ncols > 0 && !*out)
+		*out = xstrdup(values[0] ? values[0] : "");
+	return 0;
+}
+
+/* the name of machine id (malloc'd; "" when unknown) */
+static char *machine_name(struct db *db, int64_t id)
+{
+	char *name = NULL;
+	if (id > 0)
+		db_serve_rows(db, DB_SERVE_MACHINE, id, first_cell, &name);
+	return name ? name : xstrdup("");
+}
+
+/* an alert; machine: the name of its group's machine (for its trend link) */
+static json_t *alert_json(const struct db_alert *a, const char *machine)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "alert", json_integer(a->id));
@@ -101,8 +119,6 @@ static json_t *alert_json(struct db *db, const struct db_alert *a)
 	json_object_set_new(o, "created_at", jstr(a->created_at));
 	json_object_set_new(o, "updated_at", jstr(a->updated_at));
 	/* the trend of the series on its machine, as the alert's link */
-	struct db_session_brief b;
-	memset(&b, 0, sizeof(b));
 	struct strbuf u = STRBUF_INIT;
 	strbuf_addstr(&u, "/trend?metric=");
 	char *m = xstrfmt("%s.%s", a->workload, a->metric);
@@ -110,12 +126,11 @@ static json_t *alert_json(struct db *db, const struct db_alert *a)
 	free(m);
 	strbuf_addstr(&u, "&where=");
 	struct strbuf w = STRBUF_INIT;
-	if (!db_session_brief(db, a->bad_session, &b) && b.machine && *b.machine)
-		strbuf_addf(&w, "machine=%s%s", b.machine, a->series_where && *a->series_where ? "," : "");
+	if (machine && *machine)
+		strbuf_addf(&w, "machine=%s%s", machine, a->series_where && *a->series_where ? "," : "");
 	strbuf_addstr(&w, a->series_where ? a->series_where : "");
 	url_enc(&u, w.buf);
 	strbuf_release(&w);
-	db_session_brief_free(&b);
 	json_object_set_new(o, "trend_url", jstr(u.buf));
 	strbuf_release(&u);
 	return o;
@@ -130,11 +145,19 @@ static json_t *alerts_json(struct db *db, const struct db_alert_filter *f, struc
 		return NULL;
 	}
 	json_t *a = json_array();
+	int64_t mid = -1;
+	char *mname = NULL;
 	for (size_t i = 0; i < n; i++) {
-		json_t *o = alert_json(db, &al[i]);
 		struct db_alert_group g;
 		memset(&g, 0, sizeof(g));
-		if (!db_alert_group_get(db, al[i].group_id, &g) && g.culprit) {
+		int gok = !db_alert_group_get(db, al[i].group_id, &g);
+		if (gok && g.machine_id != mid) {   /* alerts come by machine, mostly */
+			free(mname);
+			mname = machine_name(db, g.machine_id);
+			mid = g.machine_id;
+		}
+		json_t *o = alert_json(&al[i], gok ? mname : NULL);
+		if (gok && g.culprit) {
 			json_t *c = json_loads(g.culprit, 0, NULL);
 			json_object_set_new(o, "culprit",
 					    jstr(json_string_value(json_object_get(c, "commit"))));
@@ -145,6 +168,7 @@ static json_t *alerts_json(struct db *db, const struct db_alert_filter *f, struc
 		db_alert_group_free(&g);
 		json_array_append_new(a, o);
 	}
+	free(mname);
 	db_alerts_free(al, n);
 	return a;
 }
@@ -850,12 +874,15 @@ void page_alert(struct page *p, int64_t id)
 		strbuf_addstr(&p->err, db_errmsg(db));
 		return;
 	}
-	json_t *aj = alert_json(db, &a);
 	struct db_alert_group g;
 	memset(&g, 0, sizeof(g));
+	int gok = !db_alert_group_get(db, a.group_id, &g);
+	char *mname = machine_name(db, gok ? g.machine_id : 0);
+	json_t *aj = alert_json(&a, mname);
+	free(mname);
 	json_t *gj = json_null(), *steps = json_array(), *events = json_array();
 	char *report = NULL;
-	if (!db_alert_group_get(db, a.group_id, &g)) {
+	if (gok) {
 		json_t *cul = g.culprit ? json_loads(g.culprit, 0, NULL) : NULL;
 		gj = json_pack("{s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "group",
 			       (json_int_t)g.id, "plan", jstr(g.plan), "range", jstr(g.range_key),
