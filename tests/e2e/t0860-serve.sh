@@ -106,7 +106,7 @@ start_serve() { # [options]: serve $DB on a free port; URL is its address, SOUT 
 	NSERVE=$((NSERVE + 1))
 	SOUT=$TMP/serve.$NSERVE.out
 	: >"$SOUT"
-	$SL serve --db "$DB" --listen 127.0.0.1:0 "$@" >"$SOUT" 2>"$TMP/serve.err" &
+	$SL serve --db "$DB" --listen 127.0.0.1:0 "$@" >"$SOUT" 2>"$SOUT.err" &
 	SPID=$!
 	URL=
 	for _ in $(seq 1 300); do
@@ -199,6 +199,7 @@ equals "read-only: a POST is refused (403)" \
 contains "... saying why" "$TMP/ro.json" "read-only"
 equals "read-only: nothing written" "$(sql "SELECT count(*) FROM alert_event")" "$ALERTS_BEFORE"
 stop_serve
+equals "serve said nothing on stderr (a sanitizer's report would be there)" "$(head -c 2000 "$SOUT.err")" ""
 
 # ---- triage with the token ---------------------------------------------------------------
 TOKEN=tok-$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
@@ -306,4 +307,5 @@ if [ "$(stat -c %s "$TMP/shot.png" 2>/dev/null || echo 0)" -gt 20000 ]; then ok 
 
 stop_serve
 check "serve ended by SIGTERM" grep -q 'stopped (SIGTERM)' "$SOUT"
+equals "... and said nothing on stderr" "$(head -c 2000 "$SOUT.err")" ""
 done_testing
