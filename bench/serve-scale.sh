@@ -132,18 +132,27 @@ for _ in $(seq 1 600); do
 done
 [ -n "$url" ] || { echo "serve did not start: $(cat "$tmp/serve.out")" >&2; exit 1; }
 
-# median wall time of `rounds` fetches after one to warm; its size
+# the server's CPU seconds so far (utime + stime): on a busy machine the wall
+# time is mostly the wait for a CPU, so both are printed
+hz=$(getconf CLK_TCK)
+cpu_s() { awk -v hz="$hz" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13) / hz }' "/proc/$spid/stat"; }
+# median wall time of `rounds` fetches after one to warm, the server's mean
+# CPU time a fetch, the page's size
 page() { # LABEL PATH [curl options]
 	local l=$1 p=$2 i t ts=() code
 	shift 2
 	code=$(curl -sS -o "$tmp/page" -w '%{http_code}' "$@" "${url%/}$p")
 	[ "$code" = 200 ] || { printf '%-58s  HTTP %s: %s\n' "$l" "$code" "$(head -c 200 "$tmp/page")"; return 0; }
+	local c0 c1
+	c0=$(cpu_s)
 	for i in $(seq 1 "$rounds"); do
 		t=$(curl -sS -o "$tmp/page" -w '%{time_total}' "$@" "${url%/}$p")
 		ts+=("$t")
 	done
-	printf '%-58s %7s s %8s KB\n' "$l" \
+	c1=$(cpu_s)
+	printf '%-58s %7s s %7s s %8s KB\n' "$l" \
 		"$(printf '%s\n' "${ts[@]}" | sort -g | awk '{a[NR] = $1} END {printf "%.3f", a[int((NR + 1) / 2)]}')" \
+		"$(echo "($c1 - $c0) / $rounds" | bc -l | awk '{printf "%.3f", $1}')" \
 		"$(( $(stat -c %s "$tmp/page") / 1024 ))"
 }
 enc() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
@@ -154,7 +163,7 @@ last=$(q "SELECT max(id) FROM session")
 m1=$(q "SELECT tag FROM session WHERE tag LIKE 'nightly-%' GROUP BY tag ORDER BY tag DESC LIMIT 1 OFFSET 2")
 m2=$(q "SELECT tag FROM session WHERE tag LIKE 'nightly-%' GROUP BY tag ORDER BY tag DESC LIMIT 1 OFFSET 1")
 alert=$(q "SELECT max(id) FROM alert")
-printf '%-58s %9s %11s\n' "page (median of $rounds, warm)" "wall" "size"
+printf '%-58s %9s %9s %11s\n' "page (median of $rounds, warm)" "wall" "CPU" "size"
 page "/ (plans x machines, open alerts)" /
 page "/ as JSON" / -H 'Accept: application/json'
 page "/alerts (open)" /alerts

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/machine_sessions.h"
 #include "db/results.h"
 #include "harness/results/compare.h"
 
@@ -83,8 +84,27 @@ int trend_job_run(struct db *db, const char *metric, const char *where, const ch
 		strbuf_release(&m);
 		rc = -1;
 	} else {
+		/* a selector that names the machine: its sessions first, by key
+		   (db/machine_sessions.h); the rows are the same, read from the
+		   machine's sessions instead of from every machine's */
+		const char **names = xcalloc(sel.n + 1, sizeof(*names));
+		size_t nn = 0;
+		int all = 1;
+		for (size_t i = 0; i < sel.n; i++)
+			if (!strcmp(sel.terms[i].key, "machine")) {
+				all &= *sel.terms[i].value != 0;
+				names[nn++] = sel.terms[i].value;
+			}
+		int64_t *ids = NULL;
+		size_t nids = 0;
+		if (nn && all && !db_machine_sessions(db, names, nn, &ids, &nids)) {
+			f.sessions = ids;
+			f.nsessions = nids;
+		}
+		free(names);
 		if (select_load(db, &sel, &f, &job->set, err))
 			rc = -1;
+		free(ids);
 		select_free(&sel);
 	}
 	free(wl);
