@@ -13,7 +13,9 @@
 # (about 8 GB); the default here is what a busy 2-core machine generates in
 # minutes. Each page is fetched once to warm it, then ROUNDS times (default
 # 5); the median wall time of curl (HTML, and JSON where it differs) is
-# printed with the page's size.
+# printed with the server's CPU time a fetch (its utime + stime: on a busy
+# machine the wall time is mostly the wait for a CPU) and the page's size.
+# Figures: docs/serve.md "Speed".
 #   bench/serve-scale.sh [MACHINES=5] [NIGHTS=3650] [ROUNDS=5]
 # KEEP=1 keeps the database; DB=FILE times an existing one.
 set -euo pipefail
