@@ -23,6 +23,7 @@
 
 struct serve {
 	struct serve_opts o;
+	int loopback;     /* listening on 127.0.0.0/8 or ::1 only */
 	char *token;
 	struct MHD_Daemon *d;
 	char *url;
@@ -316,6 +317,19 @@ static const char *cross_site(struct MHD_Connection *c)
 	return NULL;
 }
 
+/* "localhost", "127.0.0.1", "[::1]", with or without ":port" */
+static int loopback_host(const char *h)
+{
+	static const char *const names[] = { "localhost", "127.0.0.1", "[::1]", NULL };
+	for (size_t i = 0; names[i]; i++) {
+		size_t n = strlen(names[i]);
+		if (!strncmp(h, names[i], n) &&
+		    (!h[n] || (h[n] == ':' && h[n + 1] && strspn(h + n + 1, "0123456789") == strlen(h + n + 1))))
+			return 1;
+	}
+	return 0;
+}
+
 static enum MHD_Result post_alert(struct serve *s, struct MHD_Connection *c, const char *url,
 				  int64_t id, struct req *rq, int json)
 {
@@ -392,6 +406,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return MHD_YES;
 	}
 	int json = wants_json(c);
+	/* DNS rebinding: a site whose name resolves to 127.0.0.1 would be the
+	   same origin as this server in the victim's browser; on loopback only
+	   the loopback names are answered */
+	if (s->loopback) {
+		const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+		if (!host || !loopback_host(host))
+			return send_text(c, 421, "this server answers only to localhost, 127.0.0.1 "
+						 "and [::1] (it listens on loopback)", json);
+	}
 	int is_get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
 	int64_t aid = path_id(url, "/alert/");
 	if (!strcmp(method, MHD_HTTP_METHOD_POST)) {
@@ -514,6 +537,10 @@ int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *e
 		return -1;
 	struct serve *s = xcalloc(1, sizeof(*s));
 	s->o = *o;
+	if (ss.ss_family == AF_INET6)
+		s->loopback = IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr);
+	else
+		s->loopback = (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
 	s->token = o->token ? xstrdup(o->token) : NULL;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
 	if (ss.ss_family == AF_INET6)

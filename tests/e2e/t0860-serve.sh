@@ -190,6 +190,9 @@ equals "/session/N as JSON: its runs and the machine it ran on" \
 contains "/session/N shows the sysinfo of its boot" "$TMP/ls.html" "sysinfo of boot"
 equals "/session/99999 is 404" "$(get /session/99999 s404.html)" 404
 equals "/nowhere is 404" "$(get /nowhere n404.html)" 404
+equals "on loopback, another Host (DNS rebinding) is refused: 421" \
+	"$(get /alerts rebind.html -H 'Host: evil.example:80')" 421
+equals "... localhost is answered" "$(get /alerts lh.html -H "Host: localhost:$(u=${URL%/}; echo "${u##*:}")")" 200
 check "every page sends a content security policy" \
 	grep -qi '^content-security-policy:.*script-src .self.' <(curl -sSI "${URL}alert/1")
 
