@@ -143,7 +143,7 @@ static const char page_css[] =
 	"nav{padding:.6em 0;border-bottom:1px solid #ccc;margin-bottom:1em}"
 	"nav a{margin-right:1.2em}table{border-collapse:collapse;margin:.5em 0 1em}"
 	"td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top;"
-	"max-width:40em;overflow-wrap:anywhere}th{background:#f4f4f4}"
+	"max-width:40em;overflow-wrap:break-word}th{background:#f4f4f4}"
 	"pre{background:#f8f8f8;padding:.5em;white-space:pre-wrap;overflow-wrap:anywhere}"
 	".worse,.regression{color:#b00}.better,.improvement{color:#070}"
 	"svg{background:#fcfcfc;border:1px solid #ddd}.pt{fill:#1f5fa8}"
