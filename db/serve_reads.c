@@ -64,6 +64,15 @@ static const char *const sql[DB_SERVE_NQUERIES] = {
 		" GROUP BY r.workload, r.params, mv.workload, mv.name"
 		" ORDER BY r.workload, r.params, mv.workload, mv.name",
 	[DB_SERVE_MACHINE] = "SELECT name FROM machine WHERE id = ?1",
+	[DB_SERVE_RUN] =
+		"SELECT r.id AS run, r.session_id AS session, r.boot_id AS boot, r.seq, r.round,"
+		" r.workload, r.params, r.knobs, r.rep, r.status, r.error, r.started_at,"
+		" r.finished_at, r.wall_s, r.exit_code, r.argv, r.knobs_applied, r.load, r.files,"
+		" r.evidence_of, r.evidence_why, r.stdout, r.stderr"
+		" FROM run r WHERE r.id = ?1",
+	[DB_SERVE_RUN_METRICS] =
+		"SELECT workload, name AS metric, value, unit, better, censored, note"
+		" FROM metric WHERE run_id = ?1 ORDER BY workload, name",
 };
 
 int db_serve_rows(struct db *db, enum db_serve_query q, int64_t arg, db_row_fn fn, void *ctx)

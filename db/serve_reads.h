@@ -22,6 +22,8 @@ enum db_serve_query {
 	DB_SERVE_RUNS,       /* its runs */
 	DB_SERVE_METRICS,    /* its metrics per (run workload, params, metric) */
 	DB_SERVE_MACHINE,    /* machine arg: its name */
+	DB_SERVE_RUN,        /* run arg: what it ran and its raw output */
+	DB_SERVE_RUN_METRICS,  /* its metrics */
 	DB_SERVE_NQUERIES
 };
 

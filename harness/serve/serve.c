@@ -434,13 +434,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			  .want_html = !json };
 	strbuf_init(&p.html, 0);
 	strbuf_init(&p.err, 0);
-	int64_t sid = path_id(url, "/session/");
+	int64_t sid = path_id(url, "/session/"), rid = path_id(url, "/run/");
 	if (!strcmp(url, "/"))
 		page_overview(&p);
 	else if (!strcmp(url, "/sessions"))
 		page_sessions(&p);
 	else if (sid > 0)
 		page_session(&p, sid);
+	else if (rid > 0)
+		page_run(&p, rid);
 	else if (!strcmp(url, "/trend"))
 		page_trend(&p);
 	else if (!strcmp(url, "/compare"))

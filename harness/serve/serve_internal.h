@@ -33,6 +33,7 @@ struct page {
 void page_overview(struct page *p);
 void page_sessions(struct page *p);
 void page_session(struct page *p, int64_t id);
+void page_run(struct page *p, int64_t id);
 void page_trend(struct page *p);
 void page_compare(struct page *p);
 void page_alerts(struct page *p);

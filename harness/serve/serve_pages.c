@@ -23,7 +23,8 @@
 static const char *const numeric_cols[] = {
 	"session", "sessions", "latest_session", "machine_id", "open_alerts", "runs", "ok",
 	"failed", "todo", "seed", "boot", "seq", "cfg", "hz", "sched_mc", "run", "round",
-	"rep", "evidence_of", "n", "min", "max", NULL,
+	"rep", "evidence_of", "n", "min", "max", "exit_code", "wall_s", "value", "censored",
+	NULL,
 };
 
 static json_t *cell(const char *name, const char *v)
@@ -359,7 +360,7 @@ void page_session(struct page *p, int64_t id)
 	static const char *const rc[] = { "run", "boot", "seq", "round", "workload", "params",
 					  "knobs", "rep", "status", "error", "started_at",
 					  "finished_at", "evidence_of", NULL };
-	html_table(o, runs, rc, NULL, NULL);
+	html_table(o, runs, rc, "run", "/run/");
 	if (json_object_get(ses, "plan_json")) {
 		char *d = json_dumps(json_object_get(ses, "plan_json"),
 				     JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
@@ -367,6 +368,67 @@ void page_session(struct page *p, int64_t id)
 		html_esc(o, d);
 		strbuf_addstr(o, "</pre>\n");
 		free(d);
+	}
+}
+
+/* ---- /run/N: what a run ran and its raw output ------------------------------ */
+
+void page_run(struct page *p, int64_t id)
+{
+	json_t *r = rows(p, DB_SERVE_RUN, id);
+	if (!r)
+		return;
+	if (!json_array_size(r)) {
+		json_decref(r);
+		p->status = 404;
+		strbuf_addf(&p->err, "no run %lld", (long long)id);
+		return;
+	}
+	json_t *m = rows(p, DB_SERVE_RUN_METRICS, id);
+	if (!m) {
+		json_decref(r);
+		return;
+	}
+	json_t *run = json_incref(json_array_get(r, 0));
+	json_decref(r);
+	static const char *const as_json[] = { "argv", "knobs_applied", "load", "files", NULL };
+	for (size_t i = 0; as_json[i]; i++) {
+		json_t *v = json_loads(jget(run, as_json[i]), JSON_DECODE_ANY, NULL);
+		if (v)
+			json_object_set_new(run, as_json[i], v);
+	}
+	p->doc = json_pack("{s:i,s:s,s:o,s:o}", "schedlab_format", 1, "page", "run", "run", run,
+			   "metrics", m);
+	char *t = xstrfmt("run %lld", (long long)id);
+	set_title(p, "%s", t);
+	free(t);
+	if (!p->want_html)
+		return;
+	struct strbuf *o = &p->html;
+	static const char *const rc[] = { "run", "session", "boot", "seq", "round", "workload",
+					  "params", "knobs", "rep", "status", "error", "started_at",
+					  "finished_at", "wall_s", "exit_code", "argv", "evidence_of",
+					  "evidence_why", NULL };
+	json_t *one = json_pack("[O]", run);
+	html_table(o, one, rc, "session", "/session/");
+	json_decref(one);
+	strbuf_addstr(o, "<h2>Metrics</h2>\n");
+	html_table(o, m, NULL, NULL, NULL);
+	static const char *const raw[] = { "stdout", "stderr", "knobs_applied", "load", "files",
+					   NULL };
+	for (size_t i = 0; raw[i]; i++) {
+		const json_t *v = json_object_get(run, raw[i]);
+		if (!v || json_is_null(v))
+			continue;
+		strbuf_addf(o, "<h2>%s</h2>\n<pre id=\"%s\">", raw[i], raw[i]);
+		if (json_is_string(v)) {
+			html_esc(o, json_string_value(v));
+		} else {
+			char *d = json_dumps(v, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+			html_esc(o, d);
+			free(d);
+		}
+		strbuf_addstr(o, "</pre>\n");
 	}
 }
 

@@ -16,7 +16,8 @@
 #    store); refused without the token, with a wrong CSRF value, from
 #    another origin, cross-site; a move the life cycle refuses is 409;
 #  - hostile text (a note with <script> and control characters, a 60 KB
-#    note) comes out as inert, visible text;
+#    note, the culprit commit's subject with an <img onerror> and ANSI
+#    escapes, a run's raw output) comes out as inert, visible text;
 #  - headless Chromium renders the trend page (its points and the alert's
 #    mark counted by the page's own script) and the alert page without an
 #    error, and takes a screenshot.
@@ -38,7 +39,10 @@ for i in $(seq 1 8); do
 	[ "$i" = 5 ] && k=3
 	for j in $(seq 1 $k); do
 		echo "$i.$j" >"$R/core.c"
-		git -C "$R" add core.c && git -C "$R" commit -qm "sched: night $i change $j"
+		msg="sched: night $i change $j"
+		# night 8's commit, the culprit, has a hostile subject
+		[ "$i" = 8 ] && msg=$'sched: night 8 <img src=x onerror="document.title=1"> \e[7mrev\e[0m'
+		git -C "$R" add core.c && git -C "$R" commit -qm "$msg"
 	done
 	COMMITS[$i]=$(git -C "$R" rev-parse HEAD)
 done
@@ -89,6 +93,10 @@ EOF
 expect_exit 0 "a real local session into the same store" \
 	timeout 120 $SL run "$TMP/local.json" --db "$DB" --quiet
 LS=$(sql "SELECT max(id) FROM session WHERE name = 'serve-local'")
+LRUN=$(sql "SELECT min(id) FROM run WHERE session_id = $LS")
+# a run's raw output with markup and control characters (a tool's output is
+# as hostile as a commit subject)
+sql "UPDATE run SET stderr = '<b>bold</b> ' || char(27) || '[1mesc' WHERE id = 1"
 
 # ---- the server ---------------------------------------------------------------------
 SPID=
@@ -188,6 +196,13 @@ equals "/session/N as JSON: its runs and the machine it ran on" \
 	"$(jget "/session/$LS" ls.json '"\(.runs | length) \(.runs[0].status) \(.boots[0].machine == "") \(.metrics | length > 0)"')" \
 	"2 ok false true"
 contains "/session/N shows the sysinfo of its boot" "$TMP/ls.html" "sysinfo of boot"
+equals "/run/N of the local session answers 200" "$(get "/run/$LRUN" run.html)" 200
+equals "/run/N as JSON: its argv as an array, its metrics" \
+	"$(jget "/run/$LRUN" run.json '"\(.run.argv | type) \(.run.status) \(.metrics | length > 0)"')" "array ok true"
+contains "/session/N links its runs" "$TMP/ls.html" "href=\"/run/$LRUN\""
+get /run/1 run1.html >/dev/null
+contains "/run/N: raw output with markup and control characters shown inert" "$TMP/run1.html" \
+	'<pre id="stderr">&lt;b&gt;bold&lt;/b&gt; ␛[1mesc</pre>'
 equals "/session/99999 is 404" "$(get /session/99999 s404.html)" 404
 equals "/nowhere is 404" "$(get /nowhere n404.html)" 404
 equals "on loopback, another Host (DNS rebinding) is refused: 421" \
@@ -260,8 +275,10 @@ equals "night 8: alert 2 raised with its culprit" "$(sql "SELECT a.status || ' '
 equals "the running site shows it at once" "$(jget '/alerts?status=all' live.json '[.alerts[] | "\(.alert):\(.status):\(.culprit // "")"] | join(" ")')" \
 	"1:expected: 2:culprit found:${COMMITS[8]}"
 get /alert/2 a2.html >/dev/null
-contains "/alert/2 names the culprit commit at the top" "$TMP/a2.html" "<p id=\"culprit\">culprit: <code>${COMMITS[8]}</code> sched: night 8 change 1 (Ann Author"
-contains "... with its subject in the culprit report" "$TMP/a2.html" "sched: night 8 change 1"
+contains "/alert/2 names the culprit commit at the top, its hostile subject inert" "$TMP/a2.html" \
+	"<p id=\"culprit\">culprit: <code>${COMMITS[8]}</code> sched: night 8 &lt;img src=x onerror=&quot;document.title=1&quot;&gt; ␛[7mrev␛[0m (Ann Author"
+contains "... and so in the culprit report" "$TMP/a2.html" "subject:  sched: night 8 &lt;img src=x"
+equals "... no img element on the page" "$(grep -c '<img' "$TMP/a2.html")" 0
 
 BIG=$(head -c 60000 /dev/zero | tr '\0' '<')
 equals "a note of 60,000 '<' (180 KB as a form) is accepted (JSON, bearer token)" \
@@ -298,6 +315,13 @@ if browse /alert/1 alert.dom --dump-dom && [ -s "$TMP/alert.dom" ]; then
 	contains "... the triage form is there" "$TMP/alert.dom" 'id="do-ack"'
 else
 	not_ok "chromium renders the alert page" "$(tail -n 3 "$TMP/alert.dom.err")"
+fi
+if browse /alert/2 alert2.dom --dump-dom && [ -s "$TMP/alert2.dom" ]; then
+	contains "chromium: the culprit's hostile subject is text" "$TMP/alert2.dom" '&lt;img src=x onerror="document.title=1"&gt;'
+	equals "... no img element in the DOM" "$(grep -c '<img' "$TMP/alert2.dom")" 0
+	check "... its handler never ran" bash -c "! grep -q '<title>1</title>' '$TMP/alert2.dom'"
+else
+	not_ok "chromium renders the culprit's alert page" "$(tail -n 3 "$TMP/alert2.dom.err")"
 fi
 (cd "$TMP" && browse "$TREND" shot.out --screenshot="$TMP/shot.png" --window-size=1100,900)
 if [ "$(stat -c %s "$TMP/shot.png" 2>/dev/null || echo 0)" -gt 20000 ]; then ok "chromium takes a screenshot of the trend page"; else not_ok "chromium takes a screenshot of the trend page" "$(tail -n 3 "$TMP/shot.out.err")"; fi
