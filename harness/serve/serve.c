@@ -147,7 +147,7 @@ static const char page_css[] =
 	"pre{background:#f8f8f8;padding:.5em;white-space:pre-wrap;overflow-wrap:anywhere}"
 	".worse,.regression{color:#b00}.better,.improvement{color:#070}"
 	"svg{background:#fcfcfc;border:1px solid #ddd}.pt{fill:#1f5fa8}"
-	".pt.bound{fill:#999}.cp{stroke:#c60;stroke-dasharray:4 3}"
+	".band{fill:#1f5fa8;fill-opacity:.08}.pt.bound{fill:#999}.cp{stroke:#c60;stroke-dasharray:4 3}"
 	".alert-mark{fill:none;stroke:#d00;stroke-width:2.5}.line{fill:none;stroke:#7aa0d0}"
 	".level{stroke:#c60;stroke-width:1.5}form.triage{margin:.5em 0;padding:.5em;"
 	"border:1px solid #ccc;max-width:40em}form.triage textarea{width:100%;height:4em}"

@@ -160,8 +160,13 @@ static json_t *alerts_json(struct db *db, const struct db_alert_filter *f, struc
 		json_t *o = alert_json(&al[i], gok ? mname : NULL);
 		if (gok && g.culprit) {
 			json_t *c = json_loads(g.culprit, 0, NULL);
-			json_object_set_new(o, "culprit",
-					    jstr(json_string_value(json_object_get(c, "commit"))));
+			const char *cc = json_string_value(json_object_get(c, "commit"));
+			json_object_set_new(o, "culprit", jstr(cc));
+			if (cc) {   /* the table's column, as `schedlab alerts` prints it */
+				char *sh = xstrfmt("%.12s", cc);
+				json_object_set_new(o, "culprit_short", jstr(sh));
+				free(sh);
+			}
 			json_decref(c);
 		} else {
 			json_object_set_new(o, "culprit", json_null());
@@ -175,7 +180,7 @@ static json_t *alerts_json(struct db *db, const struct db_alert_filter *f, struc
 }
 
 static const char *const alert_cols[] = { "alert", "status", "kind", "metric", "series",
-					  "change_pct", "good_session", "bad_session", "culprit",
+					  "change_pct", "good_session", "bad_session", "culprit_short",
 					  "created_at", NULL };
 
 static void alerts_table(struct strbuf *o, const json_t *al)
@@ -504,6 +509,41 @@ static void trend_svg(struct strbuf *o, const json_t *doc)
 		strbuf_addf(o, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" "
 			       "stroke=\"#eee\"/><text x=\"4\" y=\"%.1f\" font-size=\"11\">%.4g</text>\n",
 			    L, W - R, Y(v), Y(v), Y(v) + 4, v);
+	}
+	/* the noise band: mean +- one standard deviation of the points of each
+	   segment between change points (drawn, not judged: the verdicts are
+	   the change points') */
+	const json_t *cpl = json_object_get(doc, "change_points");
+	size_t seg0 = 0;
+	for (size_t k = 0; k <= json_array_size(cpl); k++) {
+		size_t end = k < json_array_size(cpl)
+				     ? (size_t)json_integer_value(
+					       json_object_get(json_array_get(cpl, k), "index"))
+				     : n;
+		if (end > n)
+			end = n;
+		double sum = 0, sq = 0;
+		size_t m = 0;
+		for (size_t i = seg0; i < end; i++) {
+			double v = json_number_value(json_object_get(json_array_get(pts, i), "value"));
+			if (isfinite(v)) {
+				sum += v;
+				sq += v * v;
+				m++;
+			}
+		}
+		if (m >= 2) {
+			double mean = sum / (double)m;
+			double var = (sq - sum * sum / (double)m) / (double)(m - 1);
+			double sd = var > 0 ? sqrt(var) : 0;
+			double x0 = X(seg0) - dx / 2, x1 = X(end - 1) + dx / 2;
+			double y0 = Y(fmin(hi, mean + sd)), y1 = Y(fmax(lo, mean - sd));
+			strbuf_addf(o, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+				       "height=\"%.1f\"><title>mean %.4g, sd %.3g (%zu points)</title></rect>\n",
+				    fmax(L, x0), y0, fmin(W - R, x1) - fmax(L, x0), fmax(y1 - y0, 0.5), mean,
+				    sd, m);
+		}
+		seg0 = end;
 	}
 	/* change points: a dashed line where the level moves, the levels around it */
 	const json_t *cps = json_object_get(doc, "change_points");

@@ -173,6 +173,7 @@ equals "trend JSON: eight nights, a change point at session 5, alert 1 on it" \
 equals "trend HTML: a point per night" "$(grep -c '<circle class="pt' "$TMP/trend.html")" 8
 equals "trend HTML: the alert marked" "$(grep -c 'class="alert-mark"' "$TMP/trend.html")" 1
 contains "trend HTML: the change point drawn" "$TMP/trend.html" 'class="cp"'
+equals "trend HTML: a noise band on each side of it" "$(grep -c '<rect class="band"' "$TMP/trend.html")" 2
 equals "/trend without metric is 400" "$(get /trend t400.html)" 400
 equals "/trend with a bad selector is 400" "$(get '/trend?metric=hackbench.time_s&where=nosuchcol=1' t400b.html)" 400
 contains "... with the selector's message" "$TMP/t400b.html" "nosuchcol"
