@@ -109,20 +109,21 @@ static int same_secret(const char *a, const char *b)
 
 /* ---- answers -------------------------------------------------------------- */
 
-static void security_headers(struct MHD_Response *r)
+static const char csp_base[] =
+	"default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
+	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'; script-src 'self'";
+
+static void security_headers(struct MHD_Response *r, const char *csp)
 {
-	MHD_add_response_header(r, "Content-Security-Policy",
-				"default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; "
-				"img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; "
-				"base-uri 'none'");
+	MHD_add_response_header(r, "Content-Security-Policy", csp ? csp : csp_base);
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(r, "X-Frame-Options", "DENY");
 	MHD_add_response_header(r, "Referrer-Policy", "same-origin");
 	MHD_add_response_header(r, "Cache-Control", "no-store");
 }
 
-static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned code, const char *ctype,
-				char *buf, size_t len, const char *location)
+static enum MHD_Result send_buf_csp(struct MHD_Connection *c, unsigned code, const char *ctype,
+				    char *buf, size_t len, const char *location, const char *csp)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
@@ -132,10 +133,54 @@ static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned code, const c
 	MHD_add_response_header(r, "Content-Type", ctype);
 	if (location)
 		MHD_add_response_header(r, "Location", location);
-	security_headers(r);
+	security_headers(r, csp);
 	enum MHD_Result ret = MHD_queue_response(c, code, r);
 	MHD_destroy_response(r);
 	return ret;
+}
+
+static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned code, const char *ctype,
+				char *buf, size_t len, const char *location)
+{
+	return send_buf_csp(c, code, ctype, buf, len, location, NULL);
+}
+
+static void base64(struct strbuf *o, const unsigned char *d, size_t n)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0) |
+			     (i + 2 < n ? d[i + 2] : 0);
+		strbuf_addch(o, tab[v >> 18 & 63]);
+		strbuf_addch(o, tab[v >> 12 & 63]);
+		strbuf_addch(o, i + 1 < n ? tab[v >> 6 & 63] : '=');
+		strbuf_addch(o, i + 2 < n ? tab[v & 63] : '=');
+	}
+}
+
+/* the policy of a whole document (a report): its own inline scripts, by
+ * their hashes, and nothing else (the report never puts stored text in a
+ * script: report_html.c) */
+static char *csp_of_document(const char *html)
+{
+	struct strbuf o = STRBUF_INIT;
+	strbuf_addstr(&o, csp_base);
+	for (const char *p = html; (p = strstr(p, "<script>"));) {
+		p += 8;
+		const char *e = strstr(p, "</script>");
+		if (!e)
+			break;
+		struct sha256 s;
+		unsigned char d[32];
+		sha256_init(&s);
+		sha256_update(&s, p, (size_t)(e - p));
+		sha256_final(&s, d);
+		strbuf_addstr(&o, " 'sha256-");
+		base64(&o, d, 32);
+		strbuf_addch(&o, '\'');
+		p = e;
+	}
+	return strbuf_detach(&o, NULL);
 }
 
 static const char page_css[] =
@@ -180,6 +225,11 @@ static void html_page(struct strbuf *o, const char *title, const struct strbuf *
 
 static enum MHD_Result send_page(struct MHD_Connection *c, struct page *p, int json)
 {
+	if (json && p->whole && p->status < 400) {
+		p->status = 406;
+		strbuf_addstr(&p->err, "this page is HTML only (schedlab report's); its numbers are "
+				       "the JSON of /compare and /trend");
+	}
 	if (json) {
 		json_t *doc = p->doc;
 		if (p->status >= 400 || !doc)
@@ -203,6 +253,15 @@ static enum MHD_Result send_page(struct MHD_Connection *c, struct page *p, int j
 		body[n] = '\n';
 		body[n + 1] = 0;
 		return send_buf(c, (unsigned)p->status, "application/json", body, n + 1, NULL);
+	}
+	if (p->whole && p->status < 400) {
+		char *csp = csp_of_document(p->html.buf ? p->html.buf : "");
+		size_t n;
+		char *t = strbuf_detach(&p->html, &n);
+		enum MHD_Result r = send_buf_csp(c, (unsigned)p->status, "text/html; charset=utf-8",
+						 t, n, NULL, csp);
+		free(csp);
+		return r;
 	}
 	struct strbuf o = STRBUF_INIT, b = STRBUF_INIT;
 	const struct strbuf *body = &p->html;
@@ -435,6 +494,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	strbuf_init(&p.html, 0);
 	strbuf_init(&p.err, 0);
 	int64_t sid = path_id(url, "/session/"), rid = path_id(url, "/run/");
+	int64_t bid = path_id(url, "/bisect/");
 	if (!strcmp(url, "/"))
 		page_overview(&p);
 	else if (!strcmp(url, "/sessions"))
@@ -447,6 +507,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		page_trend(&p);
 	else if (!strcmp(url, "/compare"))
 		page_compare(&p);
+	else if (!strcmp(url, "/report"))
+		page_report(&p);
+	else if (bid > 0)
+		page_bisect(&p, bid);
 	else if (!strcmp(url, "/alerts"))
 		page_alerts(&p);
 	else if (aid > 0) {

@@ -26,6 +26,8 @@ struct page {
 	struct strbuf html;                        /* the page's body (HTML) */
 	struct strbuf err;                         /* a refusal: the message */
 	int want_html;                             /* 0: only doc is wanted */
+	int whole;                                 /* html is a whole document (a
+						      report's), doc NULL: HTML only */
 };
 
 /* the pages: fill p->doc (and p->html when p->want_html), or set p->status
@@ -38,6 +40,10 @@ void page_trend(struct page *p);
 void page_compare(struct page *p);
 void page_alerts(struct page *p);
 void page_alert(struct page *p, int64_t id);
+/* `schedlab report`'s page (a=&b=, session=, since=) and a bisection's
+ * (`report --bisect N`), whole documents, HTML only */
+void page_report(struct page *p);
+void page_bisect(struct page *p, int64_t id);
 /* the triage forms of an alert page, with this page's csrf value (NULL:
  * read-only, no forms) */
 void page_alert_forms(struct page *p, int64_t id, const char *csrf);

@@ -17,6 +17,7 @@
 #include "db/bisect_store.h"
 #include "db/serve_reads.h"
 #include "harness/results/compare.h"
+#include "harness/results/report.h"
 #include "harness/results/robot.h"
 #include "harness/results/trend.h"
 
@@ -905,7 +906,15 @@ void page_compare(struct page *p)
 			html_esc(h, jget(r, "verdict_text"));
 			strbuf_addstr(h, "</td></tr>\n");
 		}
-		strbuf_addstr(h, "</table>\n");
+		strbuf_addstr(h, "</table>\n<p><a id=\"report-link\" href=\"/report?a=");
+		struct strbuf u = STRBUF_INIT;
+		url_enc(&u, a);
+		strbuf_addstr(&u, "&b=");
+		url_enc(&u, b);
+		html_esc(h, u.buf);
+		strbuf_release(&u);
+		strbuf_addstr(h, "\">the report of this comparison</a> (latency curves, "
+				 "trends, sysinfo: schedlab report --compare)</p>\n");
 	}
 	strbuf_release(&form);
 }
@@ -1079,6 +1088,10 @@ void page_alert(struct page *p, int64_t id)
 		}
 		strbuf_addstr(o, "</table>\n");
 	}
+	if (json_is_integer(json_object_get(gj, "bisection")))
+		strbuf_addf(o, "<p><a id=\"bisect-link\" href=\"/bisect/%lld\">the bisection's "
+			       "page</a></p>\n",
+			    (long long)json_integer_value(json_object_get(gj, "bisection")));
 	strbuf_addf(o, "<h2>Bisection steps (%zu)</h2>\n", json_array_size(steps));
 	html_table(o, steps, NULL, NULL, NULL);
 	strbuf_addstr(o, "<h2>Culprit report</h2>\n<pre id=\"report\">");
@@ -1095,4 +1108,64 @@ void page_alert_forms(struct page *p, int64_t id, const char *csrf)
 	else
 		strbuf_addstr(&p->html, "<p class=\"muted\">read-only: schedlab serve was started "
 					"without --token-file, so triage is off.</p>\n");
+}
+
+/* ---- /report, /bisect/N: the pages `schedlab report` writes ----------------- */
+
+void page_report(struct page *p)
+{
+	const char *a = p->arg(p->cls, "a"), *b = p->arg(p->cls, "b");
+	const char *session = p->arg(p->cls, "session"), *since = p->arg(p->cls, "since");
+	struct report_options ro;
+	report_options_default(&ro);
+	ro.cmp.range_param = p->o->range_param;
+	ro.dbpath = "schedlab serve";
+	set_title(p, "%s", "report");
+	if (a && b) {
+		ro.mode = REPORT_COMPARE;
+		ro.a = a;
+		ro.b = b;
+	} else if (session) {
+		ro.mode = REPORT_SESSION;
+		ro.session = session;
+	} else if (since) {
+		ro.mode = REPORT_SINCE;
+		ro.since = since;
+	} else {
+		p->status = 400;
+		strbuf_addstr(&p->err, "/report?a=SEL&b=SEL, /report?session=N or "
+				       "/report?since=DATE (as schedlab report --compare, "
+				       "--session, --since)");
+		return;
+	}
+	struct report r;
+	struct strbuf err = STRBUF_INIT;
+	if (report_build(p->o->db, &ro, &r, &err)) {
+		p->status = 400;
+		strbuf_addstr(&p->err, err.buf);
+		strbuf_release(&err);
+		return;
+	}
+	strbuf_release(&err);
+	report_render_html(&r, &p->html);
+	report_free(&r);
+	p->whole = 1;
+}
+
+void page_bisect(struct page *p, int64_t id)
+{
+	char spec[32];
+	snprintf(spec, sizeof(spec), "%lld", (long long)id);
+	char *t = xstrfmt("bisection %lld", (long long)id);
+	set_title(p, "%s", t);
+	free(t);
+	struct strbuf err = STRBUF_INIT;
+	if (report_bisect_html(p->o->db, spec, &p->html, &err)) {
+		p->status = 404;
+		strbuf_addstr(&p->err, err.buf);
+		strbuf_reset(&p->html);
+	} else {
+		p->whole = 1;
+	}
+	strbuf_release(&err);
 }

@@ -187,6 +187,16 @@ $SL compare --db "$DB" tag=nightly-04 tag=nightly-05 --format json >"$TMP/cmp.cm
 equals "compare JSON: the rows of \`schedlab compare --format json\`" \
 	"$(jq -c .rows "$TMP/cmp.json")" "$(jq -c .rows "$TMP/cmp.cmd.json")"
 contains "compare HTML: the verdict" "$TMP/cmp.html" "worse"
+contains "compare HTML: links the report of the comparison" "$TMP/cmp.html" 'href="/report?a=tag%3Dnightly-04&amp;b=tag%3Dnightly-05"'
+equals "/report?a=&b= (schedlab report --compare's page) answers 200" \
+	"$(get '/report?a=tag%3Dnightly-04&b=tag%3Dnightly-05' report.html)" 200
+contains "... the report's page" "$TMP/report.html" "<svg"
+check "... its inline scripts allowed by their hashes, nothing else" \
+	grep -qi "^content-security-policy:.*script-src 'self' 'sha256-[A-Za-z0-9+/=]*' 'sha256-" \
+	<(curl -sSI "${URL}report?a=tag%3Dnightly-04&b=tag%3Dnightly-05")
+equals "/report as JSON: 406 (HTML only)" "$(get '/report?a=tag%3Dnightly-04&b=tag%3Dnightly-05&format=json' rj.json)" 406
+equals "/report without a scope: 400" "$(get /report r400.html)" 400
+equals "/bisect/N of no bisection: 404" "$(get /bisect/1 b404.html)" 404
 equals "/compare with a selector of nothing is 404" "$(get '/compare?a=tag%3Dnone&b=tag%3Dnightly-05' c404.html)" 404
 
 # sessions
@@ -323,6 +333,12 @@ if browse /alert/2 alert2.dom --dump-dom && [ -s "$TMP/alert2.dom" ]; then
 	check "... its handler never ran" bash -c "! grep -q '<title>1</title>' '$TMP/alert2.dom'"
 else
 	not_ok "chromium renders the culprit's alert page" "$(tail -n 3 "$TMP/alert2.dom.err")"
+fi
+if browse '/report?a=tag%3Dnightly-04&b=tag%3Dnightly-05' report.dom --dump-dom && [ -s "$TMP/report.dom" ]; then
+	contains "chromium: the report's own script ran under serve's policy" "$TMP/report.dom" 'data-ok="1"'
+	check "... without an error" bash -c "! grep -q 'data-error=' '$TMP/report.dom'"
+else
+	not_ok "chromium renders the report page" "$(tail -n 3 "$TMP/report.dom.err")"
 fi
 (cd "$TMP" && browse "$TREND" shot.out --screenshot="$TMP/shot.png" --window-size=1100,900)
 if [ "$(stat -c %s "$TMP/shot.png" 2>/dev/null || echo 0)" -gt 20000 ]; then ok "chromium takes a screenshot of the trend page"; else not_ok "chromium takes a screenshot of the trend page" "$(tail -n 3 "$TMP/shot.out.err")"; fi
