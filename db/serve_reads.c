@@ -1,7 +1,7 @@
 /*
  * The fixed reads of serve's pages (serve_reads.h). Run counts are taken
  * per session through the run_session index; the overview groups the boots
- * of every session once (about 0.2 s at 180,000 sessions: bench/serve-scale.sh).
+ * of every session once (0.03 CPU s at 18,000 sessions: bench/serve-scale.sh).
  */
 #include "db/serve_reads.h"
 #include "db/db_internal.h"
