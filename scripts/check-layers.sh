@@ -25,7 +25,8 @@ harness/agent: harness/util
 harness/targets: harness/agent harness/util
 harness/results: analysis db harness/util
 harness/orchestrate: analysis db workloads harness/agent harness/targets harness/util
-harness/cli: analysis db workloads harness/agent harness/orchestrate harness/results harness/targets harness/util
+harness/serve: analysis db harness/orchestrate harness/results harness/util
+harness/cli: analysis db workloads harness/agent harness/orchestrate harness/results harness/serve harness/targets harness/util
 '
 
 files=$(find analysis db workloads harness -name '*.[ch]' 2>/dev/null | LC_ALL=C sort)

@@ -11,8 +11,8 @@
 #          its postinst also makes and starts Debian's own "15 main" cluster
 #          on localhost:5432, which schedlab never uses; with --all)
 #   test   python3, jq (JSON checks in end-to-end tests) sqlite3 procps
-#          chromium (report test, headless) systemd (systemd-analyze verify)
-#          rt-app (the rtapp workload's end-to-end test) curl (LAVA's REST API)
+#          chromium (report and serve tests, headless) systemd (systemd-analyze verify)
+#          rt-app (the rtapp workload's end-to-end test) curl (LAVA's REST API, serve's pages)
 #   (LAVA: lava-server lava-dispatcher lavacli postgresql are installed by
 #    tests/lava/setup.sh, not here: PostgreSQL must be running before
 #    lava-server's postinst creates its database, and setup.sh starts it)

@@ -61,6 +61,7 @@ int cmd_export(int argc, char **argv, struct cmd_ctx *c);
 int cmd_bisect(int argc, char **argv, struct cmd_ctx *c);
 int cmd_nightly(int argc, char **argv, struct cmd_ctx *c);
 int cmd_alerts(int argc, char **argv, struct cmd_ctx *c);
+int cmd_serve(int argc, char **argv, struct cmd_ctx *c);
 
 /* shared helpers (harness/cli/options.c) */
 #define DEFAULT_DB "schedlab.db"

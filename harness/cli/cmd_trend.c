@@ -117,11 +117,6 @@ static void report_series(const struct sample_set *s, const char *metric)
 	free(knobs);
 }
 
-static json_t *jnum(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 /* what the three output formats print */
 struct trend_out {
 	const char *metric;
@@ -134,83 +129,9 @@ struct trend_out {
 	size_t nkernels; /* joined: distinct kernels (from git) */
 };
 
-/* "voluntary -> lazy": the models of the points in order of the breaks */
-static char *models_text(const struct trend *tr)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *m = tr->np ? tr->pt[0].model : NULL;
-	strbuf_addstr(&sb, m && *m ? m : "(none)");
-	for (size_t b = 0; b < tr->nbreaks; b++) {
-		m = tr->pt[tr->breaks[b]].model;
-		strbuf_addf(&sb, " -> %s", m && *m ? m : "(none)");
-	}
-	return strbuf_detach(&sb, NULL);
-}
-
 static const char *model_or_none(const char *m)
 {
 	return m && *m ? m : "(none)";
-}
-
-static void print_json(const struct trend_out *t)
-{
-	const struct trend_point *pt = t->tr->pt;
-	const struct sel_series *se = t->se;
-	json_t *ser = json_object(), *points = json_array(), *cpj = json_array();
-	for (int d = 0; d < SEL_NDIMS; d++) {
-		char *txt = sel_series_dim_text(se, (enum sel_dim)d);
-		json_object_set_new(ser, sel_dim_name(d), json_string(txt));
-		free(txt);
-	}
-	if (t->joined) {
-		char *mt = models_text(t->tr);
-		json_object_set_new(ser, "preempt", json_string(mt));
-		free(mt);
-	}
-	json_t *brj = json_array();
-	for (size_t b = 0; b < t->tr->nbreaks; b++) {
-		size_t i = t->tr->breaks[b];
-		json_array_append_new(
-			brj, json_pack("{s:I,s:I,s:s,s:s,s:s}", "index", (json_int_t)i, "session",
-				       (json_int_t)pt[i].session, "from",
-				       model_or_none(pt[i - 1].model), "to", model_or_none(pt[i].model),
-				       "cause", "effective preemption model changed"));
-	}
-	json_object_set_new(ser, "machine_id", json_string(se->dim[DIM_MACHINE]));
-	json_object_set_new(ser, "kernel_release", json_string(se->kernel_release));
-	json_object_set_new(ser, "config_hash", json_string(se->config_hash));
-	for (size_t i = 0; i < t->tr->np; i++)
-		json_array_append_new(
-			points, json_pack("{s:I,s:o,s:s,s:I,s:o,s:I,s:b}", "session",
-					  (json_int_t)pt[i].session, "tag",
-					  pt[i].tag ? json_string(pt[i].tag) : json_null(),
-					  "started_at", pt[i].started_at, "n",
-					  (json_int_t)pt[i].n, "value", jnum(pt[i].value),
-					  "censored", (json_int_t)pt[i].ncensored, "bound",
-					  pt[i].bound));
-	for (size_t k = 0; k < t->tr->ncp; k++) {
-		const struct change_point *cp = &t->tr->cps[k];
-		json_array_append_new(
-			cpj, json_pack("{s:I,s:I,s:s,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
-				       "index", (json_int_t)cp->index, "session",
-				       (json_int_t)pt[cp->index].session, "started_at",
-				       pt[cp->index].started_at, "n_before",
-				       (json_int_t)cp->n_before, "n_after",
-				       (json_int_t)cp->n_after, "mean_before",
-				       jnum(cp->mean_before), "mean_after",
-				       jnum(cp->mean_after), "sd_before", jnum(cp->sd_before),
-				       "sd_after", jnum(cp->sd_after), "change_pct",
-				       jnum(100 * cp->rel_change), "magnitude",
-				       jnum(cp->magnitude), "pvalue", jnum(cp->pvalue)));
-	}
-	json_t *doc = json_pack("{s:i,s:s,s:s,s:s,s:s,s:o,s:{s:f,s:I},s:o,s:o,s:o}",
-				"schedlab_format", 1, "command", "trend", "metric", t->metric,
-				"unit", t->g->unit, "better", t->better, "series", ser, "options",
-				"p", t->cpo->max_pvalue, "window", (json_int_t)t->cpo->window,
-				"points", points, "change_points", cpj, "breaks", brj);
-	json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	fputc('\n', stdout);
-	json_decref(doc);
 }
 
 static void print_csv(const struct trend_out *t)
@@ -269,7 +190,7 @@ static void print_table_header(const struct trend_out *t)
 	size_t np = t->tr->np;
 	printf("%s (%s, %s is better): %zu session%s\n", t->metric, t->g->unit, t->better, np,
 	       np == 1 ? "" : "s");
-	char *mt = t->joined ? models_text(t->tr) : xstrdup(model_or_none(se->dim[DIM_PREEMPT]));
+	char *mt = t->joined ? trend_models_text(t->tr) : xstrdup(model_or_none(se->dim[DIM_PREEMPT]));
 	printf("series: machine %s, kernel %s, preempt %s, hz %s, sched_mc %s\n", m, k, mt,
 	       *se->dim[DIM_HZ] ? se->dim[DIM_HZ] : "?",
 	       *se->dim[DIM_SCHED_MC] ? se->dim[DIM_SCHED_MC] : "?");
@@ -336,96 +257,6 @@ static void print_table(const struct trend_out *t)
 	}
 }
 
-/* several series that are one: they differ in the effective preemption
- * model alone, no session holds two of them, and every session is a
- * nightly one (tag nightly-*): a nightly whose kernel's default mode moved.
- * A person's sessions of two modes stay two series. */
-static int from_git(const struct sel_series *se)
-{
-	return se->kernel_commit && *se->kernel_commit;
-}
-
-static int joinable(struct db *db, const struct sample_set *s)
-{
-	/* kernels from git count as one kernel whatever their commit, as the
-	   robot pools them (docs/alerts.md): a nightly on a moving branch */
-	for (int d = 0; d < SEL_NDIMS; d++)
-		for (size_t i = 1; d != DIM_PREEMPT && i < s->nseries; i++)
-			if (strcmp(s->series[i].dim[d], s->series[0].dim[d]) &&
-			    !(d == DIM_KERNEL && from_git(&s->series[i]) && from_git(&s->series[0])))
-				return 0;
-	int64_t *sid = NULL;
-	size_t *owner = NULL, n = 0;
-	int ok = 1;
-	for (size_t g = 0; g < s->ngroups && ok; g++) {
-		const struct sel_group *gr = &s->groups[g];
-		for (size_t k = 0; k < gr->n && ok; k++) {
-			size_t j = 0;
-			while (j < n && sid[j] != gr->session[k])
-				j++;
-			if (j < n) {
-				ok = owner[j] == gr->series;
-				continue;
-			}
-			sid = xrealloc(sid, (n + 1) * sizeof(*sid));
-			owner = xrealloc(owner, (n + 1) * sizeof(*owner));
-			sid[n] = gr->session[k];
-			owner[n++] = gr->series;
-		}
-	}
-	if (ok && n) {
-		char **tag = xcalloc(n, sizeof(*tag));
-		db_results_tags(db, sid, n, tag);
-		for (size_t i = 0; i < n; i++) {
-			ok &= tag[i] && !strncmp(tag[i], "nightly-", 8);
-			free(tag[i]);
-		}
-		free(tag);
-	}
-	free(sid);
-	free(owner);
-	return ok && n;
-}
-
-/* the samples of metric W.M in the selection into *set: 0, or 2 after the
- * message (bad selector, nothing selected, several series); *joined: the
- * several series are one across changes of the preemption model */
-static int load_series(struct db *db, const char *metric, const char *where, const char *since,
-		       struct sample_set *set, int *joined)
-{
-	*joined = 0;
-	const char *dot = strchr(metric, '.');
-	char *wl = xstrfmt("%.*s", (int)(dot - metric), metric);
-	struct strbuf err = STRBUF_INIT;
-	struct selector sel;
-	struct sel_filter f = { .workload = wl, .metric = dot + 1, .since = since };
-	int rc = 0;
-	if (select_from_text(db, where, &sel, &err)) {
-		cmd_error("trend", "--where: %s", err.buf);
-		rc = 2;
-	} else {
-		if (select_load(db, &sel, &f, set, &err)) {
-			cmd_error("trend", "%s", err.buf);
-			rc = 2;
-		}
-		select_free(&sel);
-	}
-	if (!rc && !set->nrows) {
-		cmd_error("trend", "no results for %s%s%s%s%s", metric, where ? " where " : "",
-			  where ? where : "", since ? " since " : "", since ? since : "");
-		rc = 2;
-	}
-	if (!rc && set->nseries > 1 && joinable(db, set)) {
-		*joined = 1;
-	} else if (!rc && set->nseries > 1) {
-		report_series(set, metric);
-		rc = 2;
-	}
-	strbuf_release(&err);
-	free(wl);
-	return rc;
-}
-
 int cmd_trend(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	const char *metric = NULL, *where = NULL, *since = NULL;
@@ -451,58 +282,36 @@ int cmd_trend(int argc, char **argv, struct cmd_ctx *ctx)
 	struct db *db = cmd_db(ctx, 0);
 	if (!db)
 		return 2;
-	struct sample_set set;
-	memset(&set, 0, sizeof(set));
-	int joined;
-	rc = load_series(db, metric, where, since, &set, &joined);
-	if (rc)
-		goto out;
-
-	/* one group (or the groups of one configuration across changes of its
-	   preemption model): per session, the median of its repetitions
-	   (harness/results/trend.c) */
-	const struct sel_group *g = &set.groups[0];
-	const struct sel_group **gs = xcalloc(set.ngroups + 1, sizeof(*gs));
-	const char **models = xcalloc(set.ngroups + 1, sizeof(*models));
-	for (size_t i = 0; i < set.ngroups; i++) {
-		gs[i] = &set.groups[i];
-		models[i] = set.series[set.groups[i].series].dim[DIM_PREEMPT];
-	}
+	/* the job (harness/results/trend_job.c), shared with serve's trend page */
+	struct trend_job job;
 	struct strbuf err = STRBUF_INIT;
-	struct trend tr;
-	int brc = joined ? trend_build_models(db, gs, NULL, models, set.ngroups, &cpo, &tr, &err)
-			 : trend_build(db, &g, NULL, 1, &cpo, &tr, &err);
-	free(gs);
-	free(models);
-	if (brc) {
+	int jrc = trend_job_run(db, metric, where, since, &cpo, &job, &err);
+	if (jrc > 0)
+		report_series(&job.set, metric);
+	else if (jrc < 0)
 		cmd_error("trend", "%s", err.buf);
-		rc = 2;
-	}
 	strbuf_release(&err);
-	if (!tr.finite)
+	if (jrc) {
+		rc = 2;
+		goto out;
+	}
+	if (!job.tr.finite)
 		cmd_error("trend", "%s has non-finite values; no change-point detection", metric);
 	struct trend_out t = {
-		.metric = metric, .g = g, .se = &set.series[0], .tr = &tr, .cpo = &cpo,
-		.better = g->better == SEL_BETTER_LOWER ? "lower"
-			  : g->better == SEL_BETTER_HIGHER ? "higher" : "none",
-		.joined = joined,
+		.metric = metric, .g = &job.set.groups[0], .se = &job.set.series[0], .tr = &job.tr,
+		.cpo = &cpo, .better = job.better, .joined = job.joined, .nkernels = job.nkernels,
 	};
-	for (size_t i = 0; joined && i < set.nseries; i++) {
-		size_t j = 0;
-		while (j < i && strcmp(set.series[j].dim[DIM_KERNEL], set.series[i].dim[DIM_KERNEL]))
-			j++;
-		t.nkernels += j == i;
-	}
-	if (rc)
-		; /* nothing to print */
-	else if (fmt == FMT_JSON)
-		print_json(&t);
-	else if (fmt == FMT_CSV)
+	if (fmt == FMT_JSON) {
+		json_t *doc = trend_job_json(&job, metric, &cpo);
+		json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		fputc('\n', stdout);
+		json_decref(doc);
+	} else if (fmt == FMT_CSV) {
 		print_csv(&t);
-	else
+	} else {
 		print_table(&t);
-	trend_free(&tr);
+	}
 out:
-	sample_set_free(&set);
+	trend_job_free(&job);
 	return cmd_finish(rc);
 }

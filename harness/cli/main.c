@@ -41,6 +41,8 @@ static const struct command commands[] = {
 	  "one night of the regression robot: run, judge, alert, bisect" },
 	{ "alerts", cmd_alerts, CMD_DB_RW,
 	  "the robot's alerts: list, show, ack/expect/invalid, bisect, report" },
+	{ "serve", cmd_serve, CMD_DB_RO,
+	  "the store as a live site: trends, comparisons, alerts and their triage" },
 	{ "export", cmd_export, CMD_DB_RO, "rows of the results view as CSV or JSON" },
 	{ "agent", cmd_agent, 0, "serve the agent protocol on stdin/stdout (targets use this)" },
 	{ NULL, NULL, 0, NULL },

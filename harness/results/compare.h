@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "analysis/stats.h"
 #include "analysis/verdict.h"
 #include "harness/results/select.h"
@@ -148,5 +150,9 @@ int compare_job_run(struct db *db, const char *sel_a, const char *sel_b,
 		    const struct cmp_options *o, int hists, struct compare_job *job,
 		    struct strbuf *err);
 void compare_job_free(struct compare_job *job);
+
+/* the document `schedlab compare --format json` prints (schedlab_format 1;
+ * harness/results/compare_json.c): selectors sa and sb, every row */
+json_t *compare_job_json(const struct compare_job *job, const char *sa, const char *sb);
 
 #endif

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "analysis/changepoint.h"
 #include "db/db.h"
 #include "harness/results/select.h"
@@ -66,5 +68,36 @@ int trend_build_models(struct db *db, const struct sel_group *const *groups,
 		       const char *const *kernels, const char *const *models, size_t ngroups,
 		       const struct cp_options *o, struct trend *t, struct strbuf *err);
 void trend_free(struct trend *t);
+
+/*
+ * The whole of `schedlab trend` but its printing, shared with `schedlab
+ * serve`'s trend page (harness/results/trend_job.c): load metric W.M of the
+ * selection `where` (since: NULL or a date), check that it is one series
+ * (or one configuration across changes of its preemption model: nightly
+ * sessions only, trend_joinable), build the trend. 0 done; -1 bad input or
+ * no results (message in err); 1 the selection holds several series (they
+ * are in job->set for the caller to list; no trend built).
+ */
+struct trend_job {
+	struct sample_set set;
+	struct trend tr;
+	int built;
+	int joined;        /* several series: one configuration across model changes */
+	size_t nkernels;   /* joined: distinct kernels (from git) */
+	const char *better;  /* "lower", "higher", "none" */
+};
+int trend_job_run(struct db *db, const char *metric, const char *where, const char *since,
+		  const struct cp_options *o, struct trend_job *job, struct strbuf *err);
+void trend_job_free(struct trend_job *job);
+/* several series of a nightly configuration that are one (they differ in the
+ * effective preemption model alone, no session holds two, every session is
+ * tagged nightly-*) */
+int trend_joinable(struct db *db, const struct sample_set *s);
+/* "voluntary -> lazy": the models of the points in the order of the breaks
+ * (malloc'd) */
+char *trend_models_text(const struct trend *tr);
+/* the document `schedlab trend --format json` prints (schedlab_format 1) */
+json_t *trend_job_json(const struct trend_job *job, const char *metric,
+		       const struct cp_options *o);
 
 #endif

@@ -1,0 +1,35 @@
+/*
+ * The reads of `schedlab serve`'s pages (docs/serve.md) that no command
+ * needed before: the plans and machines with their latest night, the
+ * running and recent sessions, one session with its boots, runs and
+ * metrics. Each is one fixed statement, its argument bound, its rows
+ * handed to a db_row_fn (header first, as db_query). The alerts, trends
+ * and comparisons come from the functions the commands use.
+ */
+#ifndef SL_DB_SERVE_READS_H
+#define SL_DB_SERVE_READS_H
+
+#include <stdint.h>
+
+#include "db/db.h"
+
+enum db_serve_query {
+	DB_SERVE_OVERVIEW,   /* plan x machine: sessions, the latest, open alerts */
+	DB_SERVE_RUNNING,    /* sessions still running, with their run counts */
+	DB_SERVE_RECENT,     /* the newest arg sessions, with their run counts */
+	DB_SERVE_SESSION,    /* session arg */
+	DB_SERVE_BOOTS,      /* its boots: configuration as verified, sysinfo */
+	DB_SERVE_RUNS,       /* its runs */
+	DB_SERVE_METRICS,    /* its metrics per (run workload, params, metric) */
+	DB_SERVE_MACHINE,    /* machine arg: its name */
+	DB_SERVE_RUN,        /* run arg: what it ran and its raw output */
+	DB_SERVE_RUN_METRICS,  /* its metrics */
+	DB_SERVE_NQUERIES
+};
+
+/* the rows of query q with argument arg; -1 with db_errmsg() on error (a
+ * store without the alert tables reads as no open alerts only through the
+ * caller: the error says "no such table") */
+int db_serve_rows(struct db *db, enum db_serve_query q, int64_t arg, db_row_fn fn, void *ctx);
+
+#endif

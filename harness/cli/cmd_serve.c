@@ -1,0 +1,89 @@
+/*
+ * schedlab serve: the store as a live site (docs/serve.md). Parses its
+ * options, loads the token, opens the database (read-only without a token)
+ * and runs harness/serve until SIGINT or SIGTERM; the pages and the checks
+ * of every write are harness/serve's.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/cli/cmd.h"
+#include "harness/cli/options.h"
+#include "harness/serve/serve.h"
+#include "workloads/workload.h"
+
+static const char usage_text[] =
+	"usage: schedlab serve [--db FILE] [--listen ADDR:PORT] [--token-file FILE]\n"
+	"\n"
+	"Serve the store over HTTP until interrupted (docs/serve.md): the plans and\n"
+	"machines with their latest nights and open alerts (/), sessions and runs\n"
+	"(/sessions, /session/N, /run/N), trends (/trend?metric=W.M&where=SEL),\n"
+	"comparisons (/compare?a=SEL&b=SEL), alerts (/alerts, /alert/N); each page also\n"
+	"as JSON (Accept: application/json or ?format=json); report's pages\n"
+	"(/report?a=SEL&b=SEL, /bisect/N). Prints the address it listens on.\n"
+	"\n"
+	"  --listen ADDR:PORT  default 127.0.0.1:8080; port 0 takes a free one;\n"
+	"                      [::1]:PORT for IPv6\n"
+	"  --token-file FILE   mode 0600, its first line the token (16+ characters):\n"
+	"                      alerts can then be triaged (ack, expect, invalid, reopen)\n"
+	"                      by a POST with the token; without it the site is\n"
+	"                      read-only and the database is opened read-only\n"
+	"Exit status: 0 stopped by SIGINT/SIGTERM, 2 bad input.\n";
+
+int cmd_serve(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	const char *listen = "127.0.0.1:8080", *token_file = NULL;
+	const struct cli_opt opts[] = {
+		CLI_DB(&ctx->dbpath), CLI_STR("listen", &listen), CLI_STR("token-file", &token_file),
+		CLI_END,
+	};
+	int first, rc = cli_parse("serve", usage_text, opts, argc, argv, &first);
+	if (rc != CLI_OK)
+		return cli_parse_exit(rc);
+	if (cli_no_args("serve", argc, argv, first))
+		return 2;
+	struct strbuf err = STRBUF_INIT;
+	char *token = NULL;
+	if (token_file && serve_token_load(token_file, &token, &err)) {
+		cmd_error("serve", "%s", err.buf);
+		strbuf_release(&err);
+		return 2;
+	}
+	/* a write needs the token: without one the store is opened read-only */
+	ctx->flags = token ? CMD_DB_RW : CMD_DB_RO;
+	struct db *db = cmd_db(ctx, 1);
+	if (!db) {
+		free(token);
+		return 2;
+	}
+	/* the signals are taken by sigwait below: blocked before the server's
+	   thread starts, so that it inherits the mask and never takes them */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	struct serve_opts so = { .db = db, .listen = listen, .token = token,
+				 .range_param = workload_range_param };
+	struct serve *s;
+	if (serve_start(&so, &s, &err)) {
+		cmd_error("serve", "%s", err.buf);
+		strbuf_release(&err);
+		free(token);
+		return 2;
+	}
+	printf("schedlab serve: %s on %s (%s)\n", ctx->dbpath, serve_url(s),
+	       token ? "triage with the token of --token-file" : "read-only");
+	fflush(stdout);
+	int sig = 0;
+	sigwait(&set, &sig);
+	serve_stop(s);
+	free(token);
+	strbuf_release(&err);
+	printf("schedlab serve: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	return cmd_finish(0);
+}

@@ -1,0 +1,652 @@
+/*
+ * The HTTP side of schedlab serve (serve.h): the daemon, the routes, the
+ * token and the checks of every write. Pages are built by serve_pages.c
+ * and answered here as HTML or JSON.
+ */
+#include "harness/serve/serve.h"
+#include "harness/serve/serve_internal.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness/util/sha256.h"
+
+#define MAX_BODY (256 * 1024)  /* a POST's form: a note of 85,000 escaped bytes at least */
+
+struct serve {
+	struct serve_opts o;
+	int loopback;     /* listening on 127.0.0.0/8 or ::1 only */
+	char *token;
+	struct MHD_Daemon *d;
+	char *url;
+};
+
+struct req {
+	struct strbuf body;
+	int too_big;
+};
+
+/* ---- the token ---------------------------------------------------------- */
+
+int serve_token_load(const char *path, char **token, struct strbuf *err)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		strbuf_addf(err, "--token-file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		strbuf_addf(err, "--token-file %s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	if (st.st_mode & 077) {
+		strbuf_addf(err, "--token-file %s: mode %04o lets others read or change the "
+				 "token; chmod 600 it", path, (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		strbuf_addf(err, "--token-file %s: owned by uid %u, not by this user", path,
+			    (unsigned)st.st_uid);
+		close(fd);
+		return -1;
+	}
+	char buf[4096];
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0) {
+		strbuf_addf(err, "--token-file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	buf[n] = 0;
+	buf[strcspn(buf, "\r\n")] = 0;
+	struct strbuf t = STRBUF_INIT;
+	strbuf_addstr(&t, buf);
+	strbuf_trim(&t);
+	if (t.len < 16 || strlen(t.buf) != t.len) {
+		strbuf_addf(err, "--token-file %s: the first line holds %zu characters; a token "
+				 "needs at least 16 (e.g. head -c 24 /dev/urandom | base64)", path,
+			    t.len);
+		strbuf_release(&t);
+		return -1;
+	}
+	*token = strbuf_detach(&t, NULL);
+	return 0;
+}
+
+void serve_csrf(const char *token, const char *path, char hex[65])
+{
+	struct sha256 s;
+	unsigned char d[32];
+	static const char tag[] = "schedlab serve csrf v1";
+	sha256_init(&s);
+	sha256_update(&s, tag, sizeof(tag));
+	sha256_update(&s, token, strlen(token) + 1);
+	sha256_update(&s, path, strlen(path) + 1);
+	sha256_final(&s, d);
+	sha256_hex(d, hex);
+}
+
+/* compare without an early exit on the first difference */
+static int same_secret(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned char diff = la != lb;
+	for (size_t i = 0; i < la; i++)
+		diff |= (unsigned char)a[i] ^ (unsigned char)b[i % (lb ? lb : 1)];
+	return !diff;
+}
+
+/* ---- answers -------------------------------------------------------------- */
+
+static const char csp_base[] =
+	"default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
+	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'; script-src 'self'";
+
+static void security_headers(struct MHD_Response *r, const char *csp)
+{
+	MHD_add_response_header(r, "Content-Security-Policy", csp ? csp : csp_base);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "Referrer-Policy", "same-origin");
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+}
+
+static enum MHD_Result send_buf_csp(struct MHD_Connection *c, unsigned code, const char *ctype,
+				    char *buf, size_t len, const char *location, const char *csp)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(buf);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", ctype);
+	if (location)
+		MHD_add_response_header(r, "Location", location);
+	security_headers(r, csp);
+	enum MHD_Result ret = MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned code, const char *ctype,
+				char *buf, size_t len, const char *location)
+{
+	return send_buf_csp(c, code, ctype, buf, len, location, NULL);
+}
+
+static void base64(struct strbuf *o, const unsigned char *d, size_t n)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0) |
+			     (i + 2 < n ? d[i + 2] : 0);
+		strbuf_addch(o, tab[v >> 18 & 63]);
+		strbuf_addch(o, tab[v >> 12 & 63]);
+		strbuf_addch(o, i + 1 < n ? tab[v >> 6 & 63] : '=');
+		strbuf_addch(o, i + 2 < n ? tab[v & 63] : '=');
+	}
+}
+
+/* the policy of a whole document (a report): its own inline scripts, by
+ * their hashes, and nothing else (the report never puts stored text in a
+ * script: report_html.c) */
+static char *csp_of_document(const char *html)
+{
+	struct strbuf o = STRBUF_INIT;
+	strbuf_addstr(&o, csp_base);
+	for (const char *p = html; (p = strstr(p, "<script>"));) {
+		p += 8;
+		const char *e = strstr(p, "</script>");
+		if (!e)
+			break;
+		struct sha256 s;
+		unsigned char d[32];
+		sha256_init(&s);
+		sha256_update(&s, p, (size_t)(e - p));
+		sha256_final(&s, d);
+		strbuf_addstr(&o, " 'sha256-");
+		base64(&o, d, 32);
+		strbuf_addch(&o, '\'');
+		p = e;
+	}
+	return strbuf_detach(&o, NULL);
+}
+
+static const char page_css[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:0 1.5em 2em;color:#222}"
+	"nav{padding:.6em 0;border-bottom:1px solid #ccc;margin-bottom:1em}"
+	"nav a{margin-right:1.2em}table{border-collapse:collapse;margin:.5em 0 1em}"
+	"td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top;"
+	"max-width:40em;overflow-wrap:break-word}th{background:#f4f4f4}"
+	"pre{background:#f8f8f8;padding:.5em;white-space:pre-wrap;overflow-wrap:anywhere}"
+	".worse,.regression{color:#b00}.better,.improvement{color:#070}"
+	"svg{background:#fcfcfc;border:1px solid #ddd}.pt{fill:#1f5fa8}"
+	".band{fill:#1f5fa8;fill-opacity:.08}.pt.bound{fill:#999}.cp{stroke:#c60;stroke-dasharray:4 3}"
+	".alert-mark{fill:none;stroke:#d00;stroke-width:2.5}.line{fill:none;stroke:#7aa0d0}"
+	".level{stroke:#c60;stroke-width:1.5}form.triage{margin:.5em 0;padding:.5em;"
+	"border:1px solid #ccc;max-width:40em}form.triage textarea{width:100%;height:4em}"
+	".muted{color:#777}.err{color:#b00;font-weight:bold}";
+
+/* the script every page loads (same origin: the policy allows no other):
+ * it marks the page as drawn, for the browser test, and flags errors */
+static const char page_js[] =
+	"window.onerror=function(m){document.body.setAttribute('data-error',String(m));};\n"
+	"(function(){var b=document.body;\n"
+	"b.setAttribute('data-points',document.querySelectorAll('svg circle.pt').length);\n"
+	"b.setAttribute('data-alert-marks',document.querySelectorAll('svg .alert-mark').length);\n"
+	"b.setAttribute('data-ok','1');})();\n";
+
+static void html_page(struct strbuf *o, const char *title, const struct strbuf *body)
+{
+	strbuf_addstr(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+			 "<meta name=\"viewport\" content=\"width=device-width\"><title>");
+	html_esc(o, title);
+	strbuf_addstr(o, " - schedlab</title><style>");
+	strbuf_addstr(o, page_css);
+	strbuf_addstr(o, "</style></head>\n<body>\n<nav><a href=\"/\">overview</a>"
+			 "<a href=\"/alerts\">alerts</a><a href=\"/sessions\">sessions</a>"
+			 "<a href=\"/compare\">compare</a></nav>\n<h1>");
+	html_esc(o, title);
+	strbuf_addstr(o, "</h1>\n");
+	strbuf_add(o, body->buf, body->len);
+	strbuf_addstr(o, "\n<script src=\"/static/serve.js\"></script>\n</body></html>\n");
+}
+
+static enum MHD_Result send_page(struct MHD_Connection *c, struct page *p, int json)
+{
+	if (json && p->whole && p->status < 400) {
+		p->status = 406;
+		strbuf_addstr(&p->err, "this page is HTML only (schedlab report's); its numbers are "
+				       "the JSON of /compare and /trend");
+	}
+	if (json) {
+		json_t *doc = p->doc;
+		if (p->status >= 400 || !doc)
+			doc = json_pack("{s:i,s:o,s:i}", "schedlab_format", 1, "error",
+					jstr(p->err.len ? p->err.buf : "error"), "status", p->status);
+		else
+			json_incref(doc);
+		char *t = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
+						  JSON_REAL_PRECISION(10));
+		json_decref(doc);
+		if (!t)
+			t = strdup("{\"error\": \"the document could not be written\"}");
+		if (!t)
+			return MHD_NO;
+		size_t n = strlen(t);
+		char *body = realloc(t, n + 2);
+		if (!body) {
+			free(t);
+			return MHD_NO;
+		}
+		body[n] = '\n';
+		body[n + 1] = 0;
+		return send_buf(c, (unsigned)p->status, "application/json", body, n + 1, NULL);
+	}
+	if (p->whole && p->status < 400) {
+		char *csp = csp_of_document(p->html.buf ? p->html.buf : "");
+		size_t n;
+		char *t = strbuf_detach(&p->html, &n);
+		enum MHD_Result r = send_buf_csp(c, (unsigned)p->status, "text/html; charset=utf-8",
+						 t, n, NULL, csp);
+		free(csp);
+		return r;
+	}
+	struct strbuf o = STRBUF_INIT, b = STRBUF_INIT;
+	const struct strbuf *body = &p->html;
+	if (p->status >= 400) {
+		strbuf_addstr(&b, "<p class=\"err\">");
+		html_esc(&b, p->err.len ? p->err.buf : "error");
+		strbuf_addstr(&b, "</p>\n");
+		body = &b;
+	}
+	html_page(&o, p->title ? p->title : p->status >= 400 ? "refused" : "schedlab", body);
+	strbuf_release(&b);
+	size_t n;
+	char *t = strbuf_detach(&o, &n);
+	return send_buf(c, (unsigned)p->status, "text/html; charset=utf-8", t, n, NULL);
+}
+
+static enum MHD_Result send_text(struct MHD_Connection *c, unsigned code, const char *msg,
+				 int json)
+{
+	struct page p = { .status = (int)code };
+	strbuf_init(&p.err, 0);
+	strbuf_init(&p.html, 0);
+	strbuf_addstr(&p.err, msg);
+	enum MHD_Result r = send_page(c, &p, json);
+	strbuf_release(&p.err);
+	strbuf_release(&p.html);
+	return r;
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+static const char *query_arg(void *cls, const char *name)
+{
+	const char *v = MHD_lookup_connection_value(cls, MHD_GET_ARGUMENT_KIND, name);
+	return v && *v ? v : NULL;
+}
+
+static int wants_json(struct MHD_Connection *c)
+{
+	const char *f = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "format");
+	if (f)
+		return !strcmp(f, "json");
+	const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+	return a && strstr(a, "application/json") && !strstr(a, "text/html");
+}
+
+/* "/alert/12" -> 12; 0 when the rest is not a positive number */
+static int64_t path_id(const char *url, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	if (strncmp(url, prefix, n))
+		return -1;
+	const char *s = url + n;
+	if (!*s || strlen(s) > 18 || strspn(s, "0123456789") != strlen(s))
+		return 0;
+	long long v = strtoll(s, NULL, 10);
+	return v > 0 ? v : 0;
+}
+
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* the value of field `name` of an x-www-form-urlencoded body (malloc'd),
+ * NULL when absent; *bad set when it holds a NUL or a broken escape */
+static char *form_field(const char *body, const char *name, int *bad)
+{
+	size_t nl = strlen(name);
+	for (const char *p = body; p && *p;) {
+		const char *end = strchr(p, '&');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len > nl && !strncmp(p, name, nl) && p[nl] == '=') {
+			struct strbuf v = STRBUF_INIT;
+			for (size_t i = nl + 1; i < len; i++) {
+				int ch = (unsigned char)p[i];
+				if (ch == '+')
+					ch = ' ';
+				else if (ch == '%') {
+					int h = i + 2 < len ? hexval(p[i + 1]) : -1;
+					int l = h >= 0 ? hexval(p[i + 2]) : -1;
+					if (h < 0 || l < 0 || (h | l) == 0) {
+						*bad = 1;
+						break;
+					}
+					ch = h * 16 + l;
+					i += 2;
+				}
+				strbuf_addch(&v, ch);
+			}
+			return strbuf_detach(&v, NULL);
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* a POST from another site, or from a page that is not ours: refused
+ * before anything else is looked at */
+static const char *cross_site(struct MHD_Connection *c)
+{
+	const char *sfs = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site");
+	if (sfs && strcmp(sfs, "same-origin") && strcmp(sfs, "none"))
+		return "a cross-site request (Sec-Fetch-Site)";
+	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+	if (origin) {
+		const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+		if (!host || strncmp(origin, "http://", 7) || strcmp(origin + 7, host))
+			return "a request from another origin (Origin)";
+	}
+	return NULL;
+}
+
+/* "localhost", "127.0.0.1", "[::1]", with or without ":port" */
+static int loopback_host(const char *h)
+{
+	static const char *const names[] = { "localhost", "127.0.0.1", "[::1]", NULL };
+	for (size_t i = 0; names[i]; i++) {
+		size_t n = strlen(names[i]);
+		if (!strncmp(h, names[i], n) &&
+		    (!h[n] || (h[n] == ':' && h[n + 1] && strspn(h + n + 1, "0123456789") == strlen(h + n + 1))))
+			return 1;
+	}
+	return 0;
+}
+
+static enum MHD_Result post_alert(struct serve *s, struct MHD_Connection *c, const char *url,
+				  int64_t id, struct req *rq, int json)
+{
+	if (!s->token)
+		return send_text(c, 403, "read-only: schedlab serve was started without "
+					 "--token-file, so every write is refused", json);
+	const char *why = cross_site(c);
+	if (why)
+		return send_text(c, 403, why, json);
+	if (rq->too_big)
+		return send_text(c, 413, "the form is larger than 256 KiB", json);
+	int bad = 0;
+	const char *body = rq->body.buf ? rq->body.buf : "";
+	char *token = form_field(body, "token", &bad), *csrf = form_field(body, "csrf", &bad);
+	char *action = form_field(body, "action", &bad), *note = form_field(body, "note", &bad);
+	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	const char *given = token;
+	if (!given && auth && !strncmp(auth, "Bearer ", 7))
+		given = auth + 7;
+	char want[65];
+	serve_csrf(s->token, url, want);
+	enum MHD_Result r;
+	if (bad)
+		r = send_text(c, 400, "a form field holds a NUL byte or a broken %-escape", json);
+	else if (!given || !same_secret(given, s->token))
+		r = send_text(c, 403, "the token is missing or wrong: every write needs the token "
+				      "of the file given to schedlab serve --token-file", json);
+	else if (!csrf || !same_secret(csrf, want))
+		r = send_text(c, 403, "the form's csrf value is missing or is not this page's "
+				      "(reload the page)", json);
+	else {
+		struct strbuf err = STRBUF_INIT;
+		const char *status = NULL;
+		int code = serve_triage(s->o.db, id, action, note, &status, &err);
+		if (code)
+			r = send_text(c, (unsigned)code, err.buf, json);
+		else if (json) {
+			json_t *d = json_pack("{s:i,s:I,s:s}", "schedlab_format", 1, "alert",
+					      (json_int_t)id, "status", status);
+			char *t = json_dumps(d, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+			json_decref(d);
+			r = t ? send_buf(c, 200, "application/json", t, strlen(t), NULL) : MHD_NO;
+		} else {
+			char *t = xstrfmt("alert %lld: %s\n", (long long)id, status);
+			r = send_buf(c, 303, "text/plain", t, strlen(t), url);
+		}
+		strbuf_release(&err);
+	}
+	free(token);
+	free(csrf);
+	free(action);
+	free(note);
+	return r;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *upload,
+			      size_t *upload_size, void **con_cls)
+{
+	struct serve *s = cls;
+	struct req *rq = *con_cls;
+	if (!rq) {
+		rq = xcalloc(1, sizeof(*rq));
+		strbuf_init(&rq->body, 0);
+		*con_cls = rq;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (rq->body.len + *upload_size > MAX_BODY)
+			rq->too_big = 1;
+		else
+			strbuf_add(&rq->body, upload, *upload_size);
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	int json = wants_json(c);
+	/* DNS rebinding: a site whose name resolves to 127.0.0.1 would be the
+	   same origin as this server in the victim's browser; on loopback only
+	   the loopback names are answered */
+	if (s->loopback) {
+		const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+		if (!host || !loopback_host(host))
+			return send_text(c, 421, "this server answers only to localhost, 127.0.0.1 "
+						 "and [::1] (it listens on loopback)", json);
+	}
+	int is_get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
+	int64_t aid = path_id(url, "/alert/");
+	if (!strcmp(method, MHD_HTTP_METHOD_POST)) {
+		if (aid > 0)
+			return post_alert(s, c, url, aid, rq, json);
+		return send_text(c, 405, "only an alert's page (/alert/N) takes a POST", json);
+	}
+	if (!is_get)
+		return send_text(c, 405, "GET, HEAD, or POST to /alert/N", json);
+	if (!strcmp(url, "/static/serve.js")) {
+		char *t = xstrdup(page_js);
+		return send_buf(c, 200, "text/javascript; charset=utf-8", t, strlen(t), NULL);
+	}
+	if (!strcmp(url, "/favicon.ico"))
+		return send_buf(c, 404, "text/plain", xstrdup(""), 0, NULL);
+	struct page p = { .o = &s->o, .path = url, .arg = query_arg, .cls = c, .status = 200,
+			  .want_html = !json };
+	strbuf_init(&p.html, 0);
+	strbuf_init(&p.err, 0);
+	int64_t sid = path_id(url, "/session/"), rid = path_id(url, "/run/");
+	int64_t bid = path_id(url, "/bisect/");
+	if (!strcmp(url, "/"))
+		page_overview(&p);
+	else if (!strcmp(url, "/sessions"))
+		page_sessions(&p);
+	else if (sid > 0)
+		page_session(&p, sid);
+	else if (rid > 0)
+		page_run(&p, rid);
+	else if (!strcmp(url, "/trend"))
+		page_trend(&p);
+	else if (!strcmp(url, "/compare"))
+		page_compare(&p);
+	else if (!strcmp(url, "/report"))
+		page_report(&p);
+	else if (bid > 0)
+		page_bisect(&p, bid);
+	else if (!strcmp(url, "/alerts"))
+		page_alerts(&p);
+	else if (aid > 0) {
+		/* the page's form carries this page's csrf value */
+		page_alert(&p, aid);
+		char h[65];
+		if (p.status == 200 && s->token) {
+			serve_csrf(s->token, url, h);
+			json_object_set_new(p.doc, "csrf", json_string(h));
+		}
+		if (p.status == 200 && p.want_html)
+			page_alert_forms(&p, aid, s->token ? h : NULL);
+	} else {
+		p.status = 404;
+		strbuf_addf(&p.err, "no page %s: see / (docs/serve.md lists the pages)", url);
+	}
+	enum MHD_Result r = send_page(c, &p, json);
+	json_decref(p.doc);
+	free(p.title);
+	strbuf_release(&p.html);
+	strbuf_release(&p.err);
+	(void)version;
+	return r;
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
+		      enum MHD_RequestTerminationCode toe)
+{
+	struct req *rq = *con_cls;
+	if (rq) {
+		strbuf_release(&rq->body);
+		free(rq);
+		*con_cls = NULL;
+	}
+}
+
+/* ---- the daemon ----------------------------------------------------------- */
+
+static int parse_listen(const char *l, struct sockaddr_storage *ss, socklen_t *len,
+			struct strbuf *err)
+{
+	memset(ss, 0, sizeof(*ss));
+	const char *colon = strrchr(l, ':');
+	char host[128];
+	if (!colon || (size_t)(colon - l) >= sizeof(host)) {
+		strbuf_addf(err, "--listen %s: ADDR:PORT expected (e.g. 127.0.0.1:8080, "
+				 "[::1]:8080, 0.0.0.0:8080 for every interface)", l);
+		return -1;
+	}
+	memcpy(host, l, (size_t)(colon - l));
+	host[colon - l] = 0;
+	char *end;
+	errno = 0;
+	long port = strtol(colon + 1, &end, 10);
+	if (errno || *end || !colon[1] || port < 0 || port > 65535) {
+		strbuf_addf(err, "--listen %s: the port must be a number 0-65535 (0: any free one)",
+			    l);
+		return -1;
+	}
+	size_t hl = strlen(host);
+	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+		host[hl - 1] = 0;
+		if (inet_pton(AF_INET6, host + 1, &s6->sin6_addr) != 1)
+			goto bad;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*s6);
+		return 0;
+	}
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
+		goto bad;
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons((uint16_t)port);
+	*len = sizeof(*s4);
+	return 0;
+bad:
+	strbuf_addf(err, "--listen %s: '%s' is not an IPv4 address or a [bracketed] IPv6 one", l,
+		    host);
+	return -1;
+}
+
+int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *err)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	const char *listen = o->listen ? o->listen : "127.0.0.1:8080";
+	if (parse_listen(listen, &ss, &sl, err))
+		return -1;
+	struct serve *s = xcalloc(1, sizeof(*s));
+	s->o = *o;
+	if (ss.ss_family == AF_INET6)
+		s->loopback = IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr);
+	else
+		s->loopback = (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
+	s->token = o->token ? xstrdup(o->token) : NULL;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	s->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR,
+				(struct sockaddr *)&ss, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
+				MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
+	if (!s->d) {
+		strbuf_addf(err, "--listen %s: cannot listen there (in use, or not an address "
+				 "of this machine)", listen);
+		free(s->token);
+		free(s);
+		return -1;
+	}
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+	unsigned port = di ? di->port : 0;
+	char host[INET6_ADDRSTRLEN] = "?";
+	if (ss.ss_family == AF_INET6) {
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof(host));
+		s->url = xstrfmt("http://[%s]:%u/", host, port);
+	} else {
+		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
+		s->url = xstrfmt("http://%s:%u/", host, port);
+	}
+	*out = s;
+	return 0;
+}
+
+const char *serve_url(const struct serve *s)
+{
+	return s->url;
+}
+
+void serve_stop(struct serve *s)
+{
+	if (!s)
+		return;
+	MHD_stop_daemon(s->d);
+	free(s->token);
+	free(s->url);
+	free(s);
+}

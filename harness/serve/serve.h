@@ -1,0 +1,49 @@
+/*
+ * schedlab serve (docs/serve.md): the store as a live site over HTTP with
+ * libmicrohttpd. One thread answers every request in turn, so the one
+ * database connection is never shared between threads. Every page is built
+ * from the code the commands use (trend_job_run, compare_job_run, the
+ * alert store, robot_group_report) and answers HTML or, under the same
+ * path, JSON (Accept: application/json or ?format=json). Read-only unless a
+ * token is given: then an alert can be triaged (ack, expect, invalid,
+ * reopen) by a POST carrying the token and the page's CSRF value, from the
+ * same origin, through the alert store's one move function.
+ */
+#ifndef SL_SERVE_H
+#define SL_SERVE_H
+
+#include <stdint.h>
+
+#include "db/db.h"
+#include "harness/util/strbuf.h"
+
+struct serve_opts {
+	struct db *db;          /* read-only without a token, read-write with one */
+	const char *listen;     /* "ADDR:PORT" (IPv4 or [IPv6]); NULL: 127.0.0.1:8080 */
+	const char *token;      /* the token's text; NULL: every write refused */
+	/* the workload parameter named in a censored verdict's advice (as
+	 * compare's; NULL: none) */
+	const char *(*range_param)(const char *workload);
+};
+
+struct serve;
+
+/*
+ * The token of a file given to serve: its first line, without blanks around
+ * it, at least 16 characters. Refused (-1, the reason in err naming the
+ * file) when the file is not a regular file of ours, is readable or
+ * writable by group or others (mode 0600 or stricter), or is empty.
+ */
+int serve_token_load(const char *path, char **token, struct strbuf *err);
+
+/* start answering on o->listen (port 0: a free one); -1 with the reason */
+int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *err);
+/* the address it listens on, "http://ADDR:PORT/" (owned by s) */
+const char *serve_url(const struct serve *s);
+void serve_stop(struct serve *s);
+
+/* the CSRF value of a page path for a token (hex SHA-256 of both): what a
+ * form of that page carries; exposed for the tests of docs/serve.md */
+void serve_csrf(const char *token, const char *path, char hex[65]);
+
+#endif

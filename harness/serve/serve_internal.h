@@ -1,0 +1,77 @@
+/*
+ * What the parts of serve share: a request as the pages see it, the JSON
+ * and HTML helpers (serve_html.c), the pages (serve_pages.c), the one
+ * write (serve_triage.c).
+ */
+#ifndef SL_SERVE_INTERNAL_H
+#define SL_SERVE_INTERNAL_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "db/db.h"
+#include "harness/serve/serve.h"
+#include "harness/util/strbuf.h"
+
+/* a request as a page sees it */
+struct page {
+	const struct serve_opts *o;
+	const char *path;                          /* "/trend" */
+	const char *(*arg)(void *cls, const char *name);  /* a query argument or NULL */
+	void *cls;
+	/* what the page makes */
+	int status;                                /* HTTP status, 200 */
+	json_t *doc;                               /* the JSON document */
+	char *title;
+	struct strbuf html;                        /* the page's body (HTML) */
+	struct strbuf err;                         /* a refusal: the message */
+	int want_html;                             /* 0: only doc is wanted */
+	int whole;                                 /* html is a whole document (a
+						      report's), doc NULL: HTML only */
+};
+
+/* the pages: fill p->doc (and p->html when p->want_html), or set p->status
+ * and p->err */
+void page_overview(struct page *p);
+void page_sessions(struct page *p);
+void page_session(struct page *p, int64_t id);
+void page_run(struct page *p, int64_t id);
+void page_trend(struct page *p);
+void page_compare(struct page *p);
+void page_alerts(struct page *p);
+void page_alert(struct page *p, int64_t id);
+/* `schedlab report`'s page (a=&b=, session=, since=) and a bisection's
+ * (`report --bisect N`), whole documents, HTML only */
+void page_report(struct page *p);
+void page_bisect(struct page *p, int64_t id);
+/* the triage forms of an alert page, with this page's csrf value (NULL:
+ * read-only, no forms) */
+void page_alert_forms(struct page *p, int64_t id, const char *csrf);
+
+/* the triage of alert id by a request that passed the checks of serve.c:
+ * action ack|expect|invalid|reopen, the note; 0 done (*status_word the
+ * alert's new state), else the HTTP status with the reason in err */
+int serve_triage(struct db *db, int64_t id, const char *action, const char *note,
+		 const char **status_name, struct strbuf *err);
+
+/* ---- helpers (serve_html.c) -------------------------------------------- */
+
+/* a JSON string of any bytes: invalid UTF-8 replaced (U+FFFD); NULL: null */
+json_t *jstr(const char *s);
+json_t *jreal(double v);   /* null when not finite */
+/* text as HTML: markup characters escaped, control characters shown as
+ * their visible pictures (U+2400 block), invalid UTF-8 as U+FFFD */
+void html_esc(struct strbuf *o, const char *s);
+void html_escf(struct strbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* a text as a URL query value (percent-encoded) */
+void url_enc(struct strbuf *o, const char *s);
+/* a JSON value as a table cell's text (strings as they are) */
+void html_json_cell(struct strbuf *o, const json_t *v);
+/* rows of objects as an HTML table of the given columns (NULL: all of the
+ * first row's keys); link: for column `linkcol`, a URL prefix + the value */
+void html_table(struct strbuf *o, const json_t *rows, const char *const *cols,
+		const char *linkcol, const char *linkprefix);
+/* the string member k of object o, "" when absent */
+const char *jget(const json_t *o, const char *k);
+
+#endif
