@@ -114,7 +114,7 @@ bin/sl-%: build/obj/workloads/native/sl-%.o build/libnative.a
 # unit tests: the library with sanitizers on, one binary per test file
 build/tests/%: tests/unit/%.c build/asan/libschedlab.a tests/unit/tap.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS) $(ASAN) -o $@ $< build/asan/libschedlab.a $(LIBS)
+	$(CC) $(CFLAGS) $(ASAN) -DSCHEDLAB_TESTDATA_DIR='"$(CURDIR)/tests/data"' -o $@ $< build/asan/libschedlab.a $(LIBS)
 
 unit: $(UNITBINS)
 
