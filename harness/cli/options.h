@@ -8,16 +8,22 @@
  * --p (a probability), --window (an integer range), --centre (a choice).
  *
  *   static const char usage[] = "usage: schedlab sessions [--db FILE] ...";
- *   const char *dbpath = DEFAULT_DB;
- *   enum out_format fmt = FMT_TABLE;
- *   const struct cli_opt opts[] = {
- *           CLI_DB(&dbpath), CLI_FORMAT(&fmt, 1), CLI_END,
- *   };
- *   int first, rc = cli_parse("sessions", usage, opts, argc, argv, &first);
- *   if (rc != CLI_OK)
- *           return cli_parse_exit(rc);
- *   if (cli_no_args("sessions", argc, argv, first))
- *           return 2;
+ *   int cmd_sessions(int argc, char **argv, struct cmd_ctx *c)
+ *   {
+ *           enum out_format fmt = FMT_TABLE;
+ *           const struct cli_opt opts[] = {
+ *                   CLI_DB(&c->dbpath), CLI_FORMAT(&fmt, 1), CLI_END,
+ *           };
+ *           int first, rc = cli_parse("sessions", usage, opts, argc, argv, &first);
+ *           if (rc != CLI_OK)
+ *                   return cli_parse_exit(rc);
+ *           if (cli_no_args("sessions", argc, argv, first))
+ *                   return 2;
+ *           struct db *db = cmd_db(c, 0);   (main closes it)
+ *           ...
+ *
+ * --db goes into c->dbpath, where cmd_db() looks (cmd.h): a local variable
+ * there would silently ignore --db.
  *
  * Messages go to stderr as "schedlab CMD: ..." (cmd_error); nothing here
  * exits.

@@ -1,6 +1,7 @@
 /*
  * sl-netpair: a network server and its client as one measured run, on
- * loopback (the sockperf workload, workloads/sockperf.c; docs/workloads.md).
+ * loopback (the sockperf workload, workloads/sockperf.c; docs/workloads-native.md
+ * "sl-netpair", docs/plan-format.md "sockperf").
  *
  *   sl-netpair [options] -- SERVER ARGV... -- CLIENT ARGV...
  *
