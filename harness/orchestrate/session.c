@@ -37,6 +37,7 @@
 #include "harness/orchestrate/kgit.h"
 #include "harness/util/numfmt.h"
 #include "harness/util/proc.h"
+#include "harness/util/sigstop.h"
 #include "harness/orchestrate/progress.h"
 #include "harness/orchestrate/seqrun.h"
 #include "harness/agent/preempt_offer.h"
@@ -55,13 +56,7 @@ static void on_signal(int sig)
 
 void session_install_signals(void)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	sigstop_catch(on_signal, SIGSTOP_IGNORE_PIPE);
 }
 
 static void target_init(struct target *t, struct plan *p, const struct session_opts *o)
