@@ -67,8 +67,10 @@ struct cli_opt {
 #define CLI_STR(n, p)        { (n), CLI_STRING, (p), 0, 0, NULL, NULL, NULL, 1 }
 #define CLI_BOOL(n, p)       { (n), CLI_FLAG, (p), 0, 0, NULL, NULL, NULL, 0 }
 #define CLI_SINCE(p)         { "since", CLI_DATE, (p), 0, 0, NULL, NULL, NULL, 1 }
-#define CLI_THRESHOLD(p)     { "threshold", CLI_PERCENT, (p), 0, 0, NULL, NULL, NULL, 1 }
-#define CLI_PVALUE(p)        { "p", CLI_PROB, (p), 0, 0, NULL, NULL, NULL, 1 }
+#define CLI_PERCENT_OF(n, p) { (n), CLI_PERCENT, (p), 0, 0, NULL, NULL, NULL, 1 }
+#define CLI_PROB_OF(n, p)    { (n), CLI_PROB, (p), 0, 0, NULL, NULL, NULL, 1 }
+#define CLI_THRESHOLD(p)     CLI_PERCENT_OF("threshold", (p))
+#define CLI_PVALUE(p)        CLI_PROB_OF("p", (p))
 #define CLI_RANGE(n, p, lo, hi) { (n), CLI_SIZE, (p), (lo), (hi), NULL, NULL, NULL, 1 }
 #define CLI_ONE_OF(n, p, l)  { (n), CLI_CHOICE, (p), 0, 0, (l), NULL, NULL, 1 }
 #define CLI_FN(n, f, c, arg) { (n), CLI_CALL, NULL, 0, 0, NULL, (f), (c), (arg) }
