@@ -40,7 +40,10 @@ int owner_alive(const struct db_owner *o)
 		return 1; /* another machine: cannot tell */
 	if (strcmp(o->boot, me.boot))
 		return 0; /* this machine rebooted since */
-	return o->pid > 0 && (long long)proc_start_time((pid_t)o->pid) == o->start;
+	/* (proc_start_time is 0 for a pid that is gone: never a match, even
+	   for a row whose start is 0) */
+	unsigned long long start = o->pid > 0 ? proc_start_time((pid_t)o->pid) : 0;
+	return start && (long long)start == o->start;
 }
 
 int owner_claim(struct db *db, int64_t sid, int take_over, const char *prefix,
