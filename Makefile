@@ -11,15 +11,19 @@
 #                                  the other files are linked into all of them
 #   harness/util/                  plumbing (strbuf, proc, shquote, sha256,
 #                                  cpulist, cmdline): the only harness code lower layers use
-#   harness/agent/                 the agent: exactly the static agent's sources
-#                                  (main.c is its entry point) plus util/
+#   harness/agent/                 the agent (main.c is its entry point) and what the
+#                                  controller shares with it; the static agent links
+#                                  main.c and what it uses of build/libagent.a
+#                                  (agent/ and util/: preempt_offer.c, the
+#                                  controller's, stays out)
 #   harness/targets/ orchestrate/ results/    the controller's library
 #   harness/cli/                   the commands (cmd_*.c) and main.c
 #   tests/unit/test_*.c            one unit-test binary each (TAP output)
 #
-# Every library object goes into an archive (build/libschedlab.a, and
-# build/asan/libschedlab.a for the unit tests), so objects are real targets,
-# kept between builds, and a binary links only what it uses.
+# Every library object goes into an archive (build/libschedlab.a,
+# build/libagent.a, build/libnative.a, and build/asan/libschedlab.a for the
+# unit tests), so objects are real targets, kept between builds, and a
+# binary links only what it uses.
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -37,7 +41,7 @@ HLIB     := $(wildcard harness/targets/*.c harness/orchestrate/*.c harness/resul
 LIBSRC   := $(wildcard analysis/*.c db/*.c workloads/*.c) $(HLIB) $(AGENT) $(UTIL)
 NATIVE   := $(wildcard workloads/native/sl-*.c)
 NATPURE  := $(filter-out $(NATIVE),$(wildcard workloads/native/*.c))
-NATLIB   := $(NATPURE) analysis/hist.c $(UTIL)
+NATLIB   := $(NATPURE) analysis/hist.c analysis/rng.c $(UTIL)
 UNIT     := $(wildcard tests/unit/test_*.c)
 FUZZ     := $(wildcard fuzz/fuzz_*.c)
 FUZZCC   ?= clang
@@ -62,6 +66,10 @@ build/asan/%.o: %.c
 	$(CC) $(CFLAGS) $(ASAN) -MMD -MP -c -o $@ $<
 
 build/libschedlab.a: $(call OBJ,$(LIBSRC))
+	@rm -f $@
+	ar rcs $@ $^
+
+build/libagent.a: $(call OBJ,$(AGENT) $(UTIL))
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -103,7 +111,7 @@ bin/schedlab: $(call OBJ,$(CLI)) build/libschedlab.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
 # static: runs in a bare initramfs or on a lab box without our libraries
-bin/schedlab-agent: $(call OBJ,$(AGENTMAIN) $(AGENT) $(UTIL))
+bin/schedlab-agent: $(call OBJ,$(AGENTMAIN)) build/libagent.a
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -static -o $@ $^ -ljansson -lm -pthread
 
@@ -114,7 +122,7 @@ bin/sl-%: build/obj/workloads/native/sl-%.o build/libnative.a
 # unit tests: the library with sanitizers on, one binary per test file
 build/tests/%: tests/unit/%.c build/asan/libschedlab.a tests/unit/tap.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS) $(ASAN) -o $@ $< build/asan/libschedlab.a $(LIBS)
+	$(CC) $(CFLAGS) $(ASAN) -DSCHEDLAB_TESTDATA_DIR='"$(CURDIR)/tests/data"' -o $@ $< build/asan/libschedlab.a $(LIBS)
 
 unit: $(UNITBINS)
 
@@ -130,8 +138,9 @@ test: deps-test all unit
 test-slow: deps-test all unit
 	@tests/run.sh tests/slow/*.sh
 
-# the fast half of the suite: no qemu boot, no kernel build, and a test whose
-# prerequisite is missing is skipped with the package to install
+# the fast half of the suite: no script tagged qemu, kbuild or slow (its
+# `# tags:` line, tests/run.sh), and a test whose prerequisite is missing is
+# skipped with the package to install
 test-quick: all unit
 	@SCHEDLAB_SKIP_SLOW=1 SCHEDLAB_ALLOW_SKIP=1 tests/run.sh
 

@@ -8,6 +8,8 @@
  */
 #include "analysis/stats.h"
 
+#include "analysis/rng.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -449,40 +451,16 @@ int stats_student_t(const double *a, size_t na, const double *b, size_t nb,
 	return 0;
 }
 
-/* ---- PRNG ------------------------------------------------------------- */
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
+/* ---- PRNG (analysis/rng.c) ------------------------------------------ */
 
 void stats_rng_seed(struct stats_rng *r, uint64_t seed)
 {
-	uint64_t x = seed;
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&x);
-}
-
-static inline uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
+	rng_fill(r->s, seed);
 }
 
 uint64_t stats_rng_next(struct stats_rng *r)
 {
-	uint64_t *s = r->s;
-	uint64_t result = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
+	return rng_next(r->s);
 }
 
 /* draws below bound, given threshold = (2^64 mod bound): the values below it

@@ -114,8 +114,7 @@ int stats_student_t(const double *a, size_t na, const double *b, size_t nb,
 
 /* ---- seeded PRNG ------------------------------------------------------ */
 
-/* xoshiro256** seeded through splitmix64: the same seed gives the same
- * stream on every platform. Not for cryptography. */
+/* analysis/rng.h's generator (xoshiro256**), seeded with `seed` */
 struct stats_rng {
 	uint64_t s[4];
 };

@@ -1,6 +1,9 @@
 /*
- * The data layer over SQLite; see db.h. Statements live in one enum-indexed
- * table (as in freebsd/pkg) and are prepared on first use. ERROR_SQLITE
+ * The data layer over SQLite; see db.h. The write side's and session
+ * bookkeeping's statements live in one enum-indexed table (as in
+ * freebsd/pkg) and are prepared on first use; the reads are in results.c,
+ * the alerts' and bisections' statements in alert_store.c and
+ * bisect_store.c, each prepared where it is used. ERROR_SQLITE
  * records the failing statement, file:line and sqlite3_errmsg.
  */
 #include "db/db.h"

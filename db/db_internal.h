@@ -1,6 +1,7 @@
 /*
- * For the files of db/ only (db.c, results.c): the SQLite connection under a
- * struct db and the one error setter. Nothing outside db/ includes this; the
+ * For the files of db/ only (db.c, results.c, alert_store.c, bisect_store.c,
+ * and any other db/ file that queries): the SQLite connection under a struct
+ * db and the one error setter. Nothing outside db/ includes this; the
  * rest of the program sees struct db through db.h and db/results.h, which
  * hold no sqlite3 type.
  */

@@ -363,7 +363,7 @@ const struct migration db_migrations[] = {
 	   series x metric that moved between a good and a bad session; alerts
 	   whose change came in with the same sessions (for a kernel from git:
 	   the same commit range) form a group, which is bisected once. The
-	   status follows analysis/alertstate.c; every change of it is an
+	   status follows db/alertstate.c; every change of it is an
 	   alert_event row (who, when, the note). */
 	{ 11,
 	  "CREATE TABLE alert_group ("

@@ -2,7 +2,11 @@
 # The layering rules of docs/architecture.md, checked on the source tree
 # (default: the repository this script is in; or the folder given). Each
 # folder may include headers only from the folders listed for it below;
-# SQLite (its header or any sqlite3_ call) appears only under db/; and no
+# SQLite (its header or any sqlite3_ call) appears only under db/, and so
+# does SQL text (a string literal with SELECT, INSERT, UPDATE or DELETE in
+# capitals), except in a message that shows the user a `schedlab query`
+# (on its line or the line before) and in the files of sql_exceptions
+# below, each with its reason; and no
 # two C files share a basename, because the library archives store members
 # by basename and a second jbb.o silently replaces the first (the programs'
 # entry points, harness/cli/main.c and harness/agent/main.c, are linked as
@@ -29,11 +33,18 @@ harness/serve: analysis db harness/orchestrate harness/results harness/util
 harness/cli: analysis db workloads harness/agent harness/orchestrate harness/results harness/serve harness/targets harness/util
 '
 
+# file (exact path): why SQL text is allowed in it. A file that no longer
+# has any is named in a note (remove its line); the list is meant to shrink.
+sql_exceptions='
+workloads/pgbench.c: the pgbench custom script it writes is SQL for the PostgreSQL under test, not our database
+harness/cli/robot_cli.c: known exception: reads a session'"'"'s plan_json with SQL; to move into db/
+'
+
 files=$(find analysis db workloads harness -name '*.[ch]' 2>/dev/null | LC_ALL=C sort)
 [ -n "$files" ] || { echo "check-layers: no sources under $root"; exit 2; }
 
 # shellcheck disable=SC2086 # the file names have no blanks (find above)
-exec awk -v rules="$rules" '
+exec awk -v rules="$rules" -v sqlex="$sql_exceptions" '
 function layer_of(p,   a) {
 	split(p, a, "/")
 	return a[1] == "harness" ? a[1] "/" a[2] : a[1]
@@ -46,9 +57,17 @@ BEGIN {
 		v = lines[i]; sub(/^[^:]*: */, "", v)
 		allowed[k] = v
 	}
+	n = split(sqlex, lines, "\n")
+	for (i = 1; i <= n; i++) {
+		if (lines[i] == "") continue
+		k = lines[i]; sub(/:.*/, "", k)
+		sqlok[k] = 1
+		sqlseen[k] = 0
+	}
 	bad = 0
 }
 FNR == 1 {
+	prev = ""
 	layer = layer_of(FILENAME)
 	ruled = (layer in allowed)
 	if (!ruled) {
@@ -75,7 +94,22 @@ layer != "db" && /<sqlite3\.h>|(^|[^A-Za-z0-9_])sqlite3_[a-z_]+ *\(/ {
 	print FILENAME ":" FNR ": SQLite outside db/ (use the functions of db/db.h or db/results.h)"
 	bad = 1
 }
+# SQL text: a string literal with a statement'"'"'s verb in capitals, outside
+# a comment line and a `schedlab query` message
+layer != "db" && /"[^"]*(SELECT|INSERT|UPDATE|DELETE)[ (]/ && !/^[ \t]*(\*|\/\/|\/\*)/ &&
+    !/schedlab query/ && prev !~ /schedlab query/ {
+	if (FILENAME in sqlok) {
+		sqlseen[FILENAME] = 1
+	} else {
+		print FILENAME ":" FNR ": SQL text outside db/ (a query belongs in db/: db.h, db/results.h; or a reason in sql_exceptions of scripts/check-layers.sh)"
+		bad = 1
+	}
+}
+{ prev = $0 }
 END {
+	for (f in sqlok)
+		if (!sqlseen[f])
+			print "check-layers: note: " f " has no SQL text (or is gone): remove it from sql_exceptions" > "/dev/stderr"
 	for (b in paths)
 		if (count[b] > 1) {
 			print "two C files named " b ": " paths[b]

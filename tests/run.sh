@@ -15,9 +15,17 @@
 # naming the package (tests/e2e/lib.sh: require). SCHEDLAB_ALLOW_SKIP=1
 # (make test-quick; CI never sets it) turns that into a skip; without it a
 # script that skips itself whole (`1..0 # SKIP`) is a failure too.
-# SCHEDLAB_SKIP_SLOW=1 skips scripts whose name contains "-qemu" or "-slow".
+#
+# Tags: a script's opening comment may say `# tags: WORD...`: `qemu` (it
+# boots a guest), `kbuild` (it builds a kernel), `slow` (past make test's
+# budget, tests/slow/). SCHEDLAB_SKIP_TAGS="qemu kbuild" skips the scripts
+# that carry any of those words; SCHEDLAB_SKIP_SLOW=1 (make test-quick)
+# means SCHEDLAB_SKIP_TAGS="qemu kbuild slow". A script's name plays no part.
 # Arguments, if given, are the tests to run (paths or substrings; a path to
-# a script outside tests/e2e/ runs that script).
+# a script outside tests/e2e/ runs that script). An argument that selects
+# no test fails the run before anything runs (a typo must not pass on
+# nothing), and so does a run whose unit-test binaries are not built
+# (`make unit`), or a selection of no test at all.
 #
 # Two lanes: a script whose opening comment says `# lane: guest` (the qemu
 # guest, ssh and LAVA tests that boot Debian's imported kernel and build
@@ -64,20 +72,56 @@ trap stop_tests TERM INT HUP
 trap 'rm -rf "$work"' EXIT
 devsnap >"$work/devs"   # the nodes as the last test left them (both lanes)
 : >"$work/results"      # "PASSED FAILED SKIPPED MILLISECONDS NAME" a test
-tests=(build/tests/test_* tests/e2e/t*.sh)
+# (SCHEDLAB_UNIT_DIR replaces the unit tests' folder in the runner's own test)
+unit_dir=${SCHEDLAB_UNIT_DIR:-build/tests}
+shopt -s nullglob
+units=("$unit_dir"/test_*)
+tests=("${units[@]}" tests/e2e/t*.sh)
+shopt -u nullglob
+# refuse: the run fails before any test runs, saying why
+refuse() {
+	echo "# tests/run.sh: $*" >&2
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+}
+unit_hint=""
+[ ${#units[@]} -eq 0 ] && unit_hint=" (the unit tests are not built: make unit)"
 if [ $# -gt 0 ]; then
 	sel=()
 	for a in "$@"; do
 		# a script path outside the suite (the runner's own test uses this)
-		if [ -f "$a" ] && [[ "$a" == *.sh ]] && [[ "$a" != tests/e2e/* ]]; then sel+=("$a"); fi
+		if [ -f "$a" ] && [[ "$a" == *.sh ]] && [[ "$a" != tests/e2e/* ]]; then
+			sel+=("$a")
+			continue
+		fi
+		found=0
+		if [ -n "$a" ]; then
+			for t in "${tests[@]}"; do
+				case "$t" in *"$a"*) found=1; break ;; esac
+			done
+		fi
+		[ "$found" = 1 ] ||
+			refuse "'$a' selects no test$unit_hint; name a test by a substring of its file's name (tests/e2e/tNNNN-*.sh, $unit_dir/test_*) or by a script's path"
 	done
+	# the suite's tests in name order, each once
 	for t in "${tests[@]}"; do
 		for a in "$@"; do
-			case "$t" in *"$a"*) sel+=("$t") ;; esac
+			[ -n "$a" ] || continue
+			case "$t" in *"$a"*) sel+=("$t"); break ;; esac
 		done
 	done
 	tests=("${sel[@]}")
+elif [ ${#units[@]} -eq 0 ]; then
+	refuse "no unit test in $unit_dir/: build them first (make unit; make test does)"
 fi
+[ ${#tests[@]} -gt 0 ] || refuse "no test selected"
+
+# the words of a script's `# tags:` line (its opening comment)
+tags_of() {
+	awk '!/^#/ { exit } /^# tags:/ { sub(/^# tags: */, ""); sub(/ *\(.*/, ""); print; exit }' "$1"
+}
+skip_tags=${SCHEDLAB_SKIP_TAGS:-}
+[ "${SCHEDLAB_SKIP_SLOW:-0}" = 1 ] && skip_tags="$skip_tags qemu kbuild slow"
 
 # the time limit of a test in seconds
 limit_of() {
@@ -95,10 +139,16 @@ limit_of() {
 run_test() {
 	local t=$1 name out start_ms limit rc p s f took devs_now
 	name=${t##*/}
-	if [ "${SCHEDLAB_SKIP_SLOW:-0}" = 1 ] && [[ "$name" == *-qemu* || "$name" == *-slow* ]]; then
-		flock "$work/print" echo "# skip $name (SCHEDLAB_SKIP_SLOW=1)"
-		flock "$work/results" sh -c 'echo "0 0 1 0 $1" >>"$2"' sh "$name" "$work/results"
-		return
+	if [ -n "$skip_tags" ] && [[ "$t" == *.sh ]]; then
+		local tag w
+		for tag in $(tags_of "$t"); do
+			for w in $skip_tags; do
+				[ "$tag" = "$w" ] || continue
+				flock "$work/print" echo "# skip $name (tagged $tag; SCHEDLAB_SKIP_TAGS/SCHEDLAB_SKIP_SLOW)"
+				flock "$work/results" sh -c 'echo "0 0 1 0 $1" >>"$2"' sh "$name" "$work/results"
+				return
+			done
+		done
 	fi
 	out=$(mktemp "$work/out.XXXXXX")
 	echo "# --- $name" >"$out"

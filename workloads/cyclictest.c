@@ -39,11 +39,6 @@ static const struct param_spec cyclictest_params[] = {
 	PARAM_END,
 };
 
-static double estimate(const json_t *p)
-{
-	return (double)param_int(p, "duration_s") + 0.5;
-}
-
 static int build(const json_t *p, struct wl_exec *ex, struct strbuf *err)
 {
 	strvec_push(&ex->argv, "cyclictest");
@@ -259,7 +254,7 @@ const struct workload_ops cyclictest_workload = {
 	.metrics = cyclictest_metric_names,
 	.params = cyclictest_params,
 	.range_param = "histogram_us",
-	.estimate_s = estimate,
+	.estimate_s = wl_estimate_duration,
 	.build = build,
 	.parse = parse,
 };

@@ -94,12 +94,6 @@ static int check(const json_t *p, const char *path, struct strbuf *err)
 	return 0;
 }
 
-static double estimate(const json_t *p)
-{
-	/* the program ends at the first failing step, at the latest after duration_s */
-	return (double)param_int(p, "duration_s") + 0.5;
-}
-
 static int build(const json_t *p, struct wl_exec *ex, struct strbuf *err)
 {
 	strvec_push(&ex->argv, "sl-jbb");
@@ -124,7 +118,7 @@ static int build(const json_t *p, struct wl_exec *ex, struct strbuf *err)
 	strvec_pushf(&ex->argv, "--seed=%lld", param_int(p, "seed"));
 	placement_build(p, ex);
 	ex->package = "schedlab";
-	ex->timeout_s = estimate(p) * 1.5 + 30;
+	ex->timeout_s = wl_estimate_duration(p) * 1.5 + 30;
 	return 0;
 }
 
@@ -211,7 +205,7 @@ const struct workload_ops jbb_workload = {
 	.metrics = jbb_metric_names,
 	.params = jbb_params,
 	.check = check,
-	.estimate_s = estimate,
+	.estimate_s = wl_estimate_duration, /* it ends at the first failing step, at the latest after duration_s */
 	.build = build,
 	.parse = parse,
 };

@@ -38,11 +38,6 @@ static const struct param_spec osnoise_params[] = {
 	PARAM_END,
 };
 
-static double estimate(const json_t *p)
-{
-	return (double)param_int(p, "duration_s") + 1.5;
-}
-
 static int check(const json_t *p, const char *path, struct strbuf *err)
 {
 	if (param_int(p, "runtime_us") > param_int(p, "period_us")) {
@@ -231,7 +226,7 @@ const struct workload_ops osnoise_workload = {
 	.metrics = osnoise_metric_names,
 	.params = osnoise_params,
 	.check = check,
-	.estimate_s = estimate,
+	.estimate_s = rtla_estimate,
 	.build = build,
 	.parse = parse,
 	.explain = explain,

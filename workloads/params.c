@@ -173,6 +173,11 @@ json_t *params_resolve(const struct param_spec *specs, const json_t *obj, const 
 	return res;
 }
 
+double wl_estimate_duration(const json_t *p)
+{
+	return (double)param_int(p, "duration_s") + 0.5;
+}
+
 long long param_int(const json_t *p, const char *name)
 {
 	json_t *v = json_object_get(p, name);

@@ -65,6 +65,9 @@ int rtapp_explain(const json_t *params, const char *stderr_text, struct strbuf *
 
 /* rtla (rtla.c, timerlat.c, osnoise.c) */
 int rtla_check_cpus(const json_t *params, const char *path, struct strbuf *err);
+/* the estimate_s of rtla timerlat and osnoise: duration_s and 1.5 s for
+ * setting the tracer up and reading it back */
+double rtla_estimate(const json_t *params);
 /* a copy without terminal escapes (ESC [ ... final, ESC c) and CRs (malloc'd) */
 char *rtla_strip_escapes(const char *in);
 /* 2 and the reason when rtla's output says the kernel lacks the tracer (the

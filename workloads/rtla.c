@@ -23,6 +23,11 @@
 #include "workloads/parsers.h"
 #include "workloads/workload.h"
 
+double rtla_estimate(const json_t *p)
+{
+	return (double)param_int(p, "duration_s") + 1.5;
+}
+
 int rtla_check_cpus(const json_t *p, const char *path, struct strbuf *err)
 {
 	const char *cpus = json_string_value(json_object_get(p, "cpus"));

@@ -4,7 +4,7 @@
  * (workloads/native/sl-netpair.c), which picks a free port, waits for the
  * server and stops it after the client.
  *
- * Why sockperf and not tbench (docs/workloads.md): it measures exactly the
+ * Why sockperf and not tbench (docs/plan-format.md, "sockperf"): it measures exactly the
  * wakeup chain a request/response pays (send, the server woken to reply,
  * the client woken by the reply) and prints a latency distribution (and,
  * with --full-log, every round trip), where tbench prints only a throughput

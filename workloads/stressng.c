@@ -95,11 +95,6 @@ static int check(const json_t *p, const char *path, struct strbuf *err)
 	return 0;
 }
 
-static double estimate(const json_t *p)
-{
-	return (double)param_int(p, "duration_s") + 0.5;
-}
-
 static void common(const json_t *p, struct wl_exec *ex)
 {
 	strvec_push(&ex->argv, "stress-ng");
@@ -202,7 +197,7 @@ const struct workload_ops stressng_workload = {
 	.params = stressng_params,
 	.can_be_load = 1,
 	.check = check,
-	.estimate_s = estimate,
+	.estimate_s = wl_estimate_duration,
 	.build = build,
 	.build_load = build_load,
 	.parse = parse,

@@ -60,11 +60,6 @@ static const struct param_spec timerlat_params[] = {
 	PARAM_END,
 };
 
-static double estimate(const json_t *p)
-{
-	return (double)param_int(p, "duration_s") + 1.5;
-}
-
 static int check(const json_t *p, const char *path, struct strbuf *err)
 {
 	return rtla_check_cpus(p, path, err);
@@ -431,7 +426,7 @@ const struct workload_ops timerlat_workload = {
 	.params = timerlat_params,
 	.range_param = "histogram_us",
 	.check = check,
-	.estimate_s = estimate,
+	.estimate_s = rtla_estimate,
 	.build = build,
 	.parse = parse,
 	.explain = explain,

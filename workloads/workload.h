@@ -57,6 +57,9 @@ json_t *params_resolve(const struct param_spec *specs, const json_t *obj, const 
 /* typed getters for a resolved object (defaults filled in) */
 long long param_int(const json_t *p, const char *name);
 double param_num(const json_t *p, const char *name);
+/* an estimate_s for a tool that runs for its integer duration_s and exits
+ * within half a second after (cyclictest, stress-ng, sl-jbb) */
+double wl_estimate_duration(const json_t *p);
 int param_bool(const json_t *p, const char *name);
 const char *param_str(const json_t *p, const char *name);
 /* append a human-readable table of the specs (for --help and docs) */

@@ -86,6 +86,7 @@
 #include "harness/agent/protocol.h"
 #include "harness/util/rmtree.h"
 #include "harness/util/sha256.h"
+#include "harness/util/sigstop.h"
 #include "harness/util/strbuf.h"
 #include "harness/util/utf8.h"
 #include "harness/agent/sysinfo.h"
@@ -673,9 +674,11 @@ static int exec_workload(struct exec_run *r, struct strbuf *err)
 	struct proc_result pr;
 	/* the controller's end is watched for EOF while a workload runs; a
 	 * batch file has no controller behind it (its EOF is the plan's end) */
-	int rr = proc_run(&c, timeout, &out, out_max, &errout, 64 << 10,
-			  o->framed ? -1 : o->in_fd, &stop_flag,
-			  &pr, err);
+	const struct proc_io io = { .timeout_s = timeout, .out = &out, .out_max = out_max,
+				    .errout = &errout, .err_max = 64 << 10,
+				    .abort_fd = o->framed ? -1 : o->in_fd,
+				    .abort_flag = &stop_flag };
+	int rr = proc_exec(&c, &io, &pr, err);
 	free(benv);
 	if (rr && !pr.wall_s) {
 		strbuf_release(&out);
@@ -1247,13 +1250,7 @@ static int serve_line(struct agent_state *st, const char *line)
 
 static void catch_signals(void)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	sigstop_catch(on_signal, SIGSTOP_IGNORE_PIPE);
 }
 
 static void send_banner(struct agent_state *st)

@@ -6,8 +6,9 @@
  *
  * The flags are the preconditions main prepares once, as git.c's RUN_SETUP:
  * CMD_DB_RO or CMD_DB_RW say the command works on the database of --db
- * (c->dbpath, DEFAULT_DB until its CLI_DB option says otherwise); the
- * command asks for it with cmd_db(c) once its options are checked, so that
+ * (c->dbpath, DEFAULT_DB until its CLI_DB(&c->dbpath) option says
+ * otherwise); the command asks for it with cmd_db(c, existing) once its
+ * options are checked, so that
  * `--help` and a command refused for its options open nothing, and main
  * closes it after the command returns.
  *

@@ -13,6 +13,7 @@
 #include "harness/agent/agent.h"
 #include "harness/agent/frame.h"
 #include "harness/cli/cmd.h"
+#include "harness/cli/options.h"
 
 /* a decoded message must be one JSON object; printed compact, one a line */
 static int print_msg(void *ctx, unsigned seq, const char *msg, size_t len)
@@ -66,30 +67,32 @@ static int unframe(const char *path)
 	return cmd_finish(rc);
 }
 
+static const char usage_text[] =
+	"usage: schedlab agent\n"
+	"       schedlab agent --unframe [LOG]\n\n"
+	"Serves the agent protocol (docs/architecture.md) on stdin/stdout.\n"
+	"Targets start the agent themselves; this is for debugging:\n"
+	"  echo '{\"id\":1,\"op\":\"sysinfo\"}' | schedlab agent\n"
+	"--unframe prints the batch-mode messages (SLB1 frame lines, see\n"
+	"docs/lab.md) found in a console log as JSON lines; exit status 1\n"
+	"when a frame is corrupt or there is none.\n";
+
 int cmd_agent(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: schedlab agent\n"
-		       "       schedlab agent --unframe [LOG]\n\n"
-		       "Serves the agent protocol (docs/architecture.md) on stdin/stdout.\n"
-		       "Targets start the agent themselves; this is for debugging:\n"
-		       "  echo '{\"id\":1,\"op\":\"sysinfo\"}' | schedlab agent\n"
-		       "--unframe prints the batch-mode messages (SLB1 frame lines, see\n"
-		       "docs/lab.md) found in a console log as JSON lines; exit status 1\n"
-		       "when a frame is corrupt or there is none.\n");
-		return cmd_finish(0);
-	}
-	if (argc > 1 && !strcmp(argv[1], "--unframe")) {
-		if (argc > 3) {
-			cmd_error("agent", "unexpected argument '%s'", argv[3]);
+	int unframe_log = 0;
+	const struct cli_opt opts[] = { CLI_BOOL("unframe", &unframe_log), CLI_END };
+	int first, rc = cli_parse("agent", usage_text, opts, argc, argv, &first);
+	if (rc != CLI_OK)
+		return cli_parse_exit(rc);
+	if (unframe_log) {
+		if (argc - first > 1) {
+			cmd_error("agent", "unexpected argument '%s'", argv[first + 1]);
 			return 2;
 		}
-		return unframe(argc > 2 ? argv[2] : NULL);
+		return unframe(first < argc ? argv[first] : NULL);
 	}
-	if (argc > 1) {
-		cmd_error("agent", "unexpected argument '%s'", argv[1]);
+	if (cli_no_args("agent", argc, argv, first))
 		return 2;
-	}
 	struct agent_opts o = { 0, 1, "", 0 };
 	return agent_serve(&o);
 }

@@ -119,7 +119,7 @@ int cmd_bisect(int argc, char **argv, struct cmd_ctx *ctx)
 		CLI_RANGE("max-repetitions", &maxreps, 2, 10000),
 		CLI_RANGE("max-steps", &steps, 1, 1000), CLI_ONE_OF("unit", &unit, units),
 		CLI_RANGE("session-runs", &sruns, 1, 1000),
-		{ "alpha", CLI_PROB, &a.alpha, 0, 0, NULL, NULL, NULL, 1 },
+		CLI_PROB_OF("alpha", &a.alpha),
 		CLI_THRESHOLD(&a.threshold_pct), CLI_STR("resume", &a.resume),
 		CLI_BOOL("quiet", &a.quiet), CLI_BOOL("drift-guard", &a.drift_guard), CLI_END,
 	};

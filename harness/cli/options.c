@@ -2,8 +2,8 @@
  * The commands' shared layer (see options.h and cmd.h): option tables run
  * through getopt_long, value checks with one message per kind, and the
  * helpers every command uses (errors, --format, the command's database
- * by its setup flag, the compare job that `compare`, `check` and `report` share,
- * the final check of stdout).
+ * by its setup flag, the compare job that `compare` and `check` share, the
+ * final check of stdout).
  */
 #include "harness/cli/options.h"
 

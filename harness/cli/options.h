@@ -8,16 +8,22 @@
  * --p (a probability), --window (an integer range), --centre (a choice).
  *
  *   static const char usage[] = "usage: schedlab sessions [--db FILE] ...";
- *   const char *dbpath = DEFAULT_DB;
- *   enum out_format fmt = FMT_TABLE;
- *   const struct cli_opt opts[] = {
- *           CLI_DB(&dbpath), CLI_FORMAT(&fmt, 1), CLI_END,
- *   };
- *   int first, rc = cli_parse("sessions", usage, opts, argc, argv, &first);
- *   if (rc != CLI_OK)
- *           return cli_parse_exit(rc);
- *   if (cli_no_args("sessions", argc, argv, first))
- *           return 2;
+ *   int cmd_sessions(int argc, char **argv, struct cmd_ctx *c)
+ *   {
+ *           enum out_format fmt = FMT_TABLE;
+ *           const struct cli_opt opts[] = {
+ *                   CLI_DB(&c->dbpath), CLI_FORMAT(&fmt, 1), CLI_END,
+ *           };
+ *           int first, rc = cli_parse("sessions", usage, opts, argc, argv, &first);
+ *           if (rc != CLI_OK)
+ *                   return cli_parse_exit(rc);
+ *           if (cli_no_args("sessions", argc, argv, first))
+ *                   return 2;
+ *           struct db *db = cmd_db(c, 0);   (main closes it)
+ *           ...
+ *
+ * --db goes into c->dbpath, where cmd_db() looks (cmd.h): a local variable
+ * there would silently ignore --db.
  *
  * Messages go to stderr as "schedlab CMD: ..." (cmd_error); nothing here
  * exits.
@@ -61,8 +67,10 @@ struct cli_opt {
 #define CLI_STR(n, p)        { (n), CLI_STRING, (p), 0, 0, NULL, NULL, NULL, 1 }
 #define CLI_BOOL(n, p)       { (n), CLI_FLAG, (p), 0, 0, NULL, NULL, NULL, 0 }
 #define CLI_SINCE(p)         { "since", CLI_DATE, (p), 0, 0, NULL, NULL, NULL, 1 }
-#define CLI_THRESHOLD(p)     { "threshold", CLI_PERCENT, (p), 0, 0, NULL, NULL, NULL, 1 }
-#define CLI_PVALUE(p)        { "p", CLI_PROB, (p), 0, 0, NULL, NULL, NULL, 1 }
+#define CLI_PERCENT_OF(n, p) { (n), CLI_PERCENT, (p), 0, 0, NULL, NULL, NULL, 1 }
+#define CLI_PROB_OF(n, p)    { (n), CLI_PROB, (p), 0, 0, NULL, NULL, NULL, 1 }
+#define CLI_THRESHOLD(p)     CLI_PERCENT_OF("threshold", (p))
+#define CLI_PVALUE(p)        CLI_PROB_OF("p", (p))
 #define CLI_RANGE(n, p, lo, hi) { (n), CLI_SIZE, (p), (lo), (hi), NULL, NULL, NULL, 1 }
 #define CLI_ONE_OF(n, p, l)  { (n), CLI_CHOICE, (p), 0, 0, (l), NULL, NULL, 1 }
 #define CLI_FN(n, f, c, arg) { (n), CLI_CALL, NULL, 0, 0, NULL, (f), (c), (arg) }

@@ -450,7 +450,9 @@ int kbuild_build(const json_t *spec, const char *path, int quiet, volatile int *
 	struct proc_result res;
 	int ret = -1;
 	/* a distro build takes hours; the minimal one about 5 min on 2 cores */
-	if (proc_run(&c, 6 * 3600.0, &out, 0, &eout, 8192, -1, abort_flag, &res, err))
+	const struct proc_io io = { .timeout_s = 6 * 3600.0, .out = &out, .errout = &eout,
+				    .err_max = 8192, .abort_fd = -1, .abort_flag = abort_flag };
+	if (proc_exec(&c, &io, &res, err))
 		goto out;
 	if (res.exit_code != 0) {
 		char *label = kbuild_label(spec);

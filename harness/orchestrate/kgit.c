@@ -281,7 +281,9 @@ static int git_raw(const char *const *args, double timeout_s, volatile int *abor
 	struct strbuf o = STRBUF_INIT, e = STRBUF_INIT;
 	struct proc_result res;
 	int ret = -1;
-	if (proc_run(&c, timeout_s, &o, 0, &e, 8192, -1, abort_flag, &res, err))
+	const struct proc_io io = { .timeout_s = timeout_s, .out = &o, .errout = &e, .err_max = 8192,
+				    .abort_fd = -1, .abort_flag = abort_flag };
+	if (proc_exec(&c, &io, &res, err))
 		goto out;
 	if (res.exit_code != 0) {
 		strbuf_addstr(err, "git");

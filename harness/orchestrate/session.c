@@ -17,8 +17,11 @@
  * a function of its own (do_boot: boot_row, boot_target, store_boot, then
  * skip_boot_runs or run_boot_runs; execute_run: measure, settle, store_run,
  * summarize). Interruption comes only through session_opts.abort_flag.
+ * A batch target (lava) runs a boot's runs as one job instead:
+ * session_batch.c, through the steps and state of session_internal.h.
  */
 #include "harness/orchestrate/session.h"
+#include "harness/orchestrate/session_internal.h"
 #include "harness/orchestrate/tlock.h"
 
 #include <errno.h>
@@ -37,6 +40,7 @@
 #include "harness/orchestrate/kgit.h"
 #include "harness/util/numfmt.h"
 #include "harness/util/proc.h"
+#include "harness/util/sigstop.h"
 #include "harness/orchestrate/progress.h"
 #include "harness/orchestrate/seqrun.h"
 #include "harness/agent/preempt_offer.h"
@@ -55,16 +59,10 @@ static void on_signal(int sig)
 
 void session_install_signals(void)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	sigstop_catch(on_signal, SIGSTOP_IGNORE_PIPE);
 }
 
-static void target_init(struct target *t, struct plan *p, const struct session_opts *o)
+void target_init(struct target *t, struct plan *p, const struct session_opts *o)
 {
 	memset(t, 0, sizeof(*t));
 	t->ops = p->tops;
@@ -74,7 +72,7 @@ static void target_init(struct target *t, struct plan *p, const struct session_o
 	t->tools = p->tools.nr ? (const char *const *)p->tools.v : NULL;
 }
 
-static void target_fini(struct target *t)
+void target_fini(struct target *t)
 {
 	if (t->ops && t->priv)
 		t->ops->close(t);
@@ -82,7 +80,7 @@ static void target_fini(struct target *t)
 	t->conf = NULL;
 }
 
-static void boot_spec_of(const struct plan_boot *b, int index, struct boot_spec *s)
+void boot_spec_of(const struct plan_boot *b, int index, struct boot_spec *s)
 {
 	s->index = index;
 	s->kernel = b->kernel;
@@ -306,7 +304,7 @@ static const char *better_str(enum better b)
 	return b == BETTER_LOWER ? "lower" : b == BETTER_HIGHER ? "higher" : "none";
 }
 
-static int store_simple(struct db *db, int64_t run_id, const char *status, const char *error,
+int store_simple(struct db *db, int64_t run_id, const char *status, const char *error,
 			struct strbuf *err)
 {
 	struct db_run_result r;
@@ -321,32 +319,7 @@ static int store_simple(struct db *db, int64_t run_id, const char *status, const
 	return 0;
 }
 
-/* outcome of one run */
-enum run_outcome { RUN_OK, RUN_FAILED, RUN_SKIPPED, RUN_LOST, RUN_INTERRUPTED, RUN_DBERR };
-
-/* one run, from its stored row to its stored result */
-struct run_ctx {
-	struct db *db;
-	struct target *t;
-	const struct plan *p;
-	const struct session_opts *o;
-	const struct db_pending_run *pr;
-	const struct workload_ops *ops;
-	json_t *params, *knob;  /* the stored row's, parsed ("evidence" taken out) */
-	json_t *evidence;       /* a traced run's "evidence" object, or NULL */
-	json_t *applied;        /* the knob writes done (the agent's answers) */
-	int knobs_touched;
-	struct wl_exec ex, lex; /* the workload's request and its background load's */
-	json_t *res;            /* the agent's result of exec */
-	struct metric_set ms;
-	json_t *trace_summary;  /* a traced run's summary (schedlab-trace.json) */
-	const struct evidence_decision *why;  /* a traced run's trigger decision, or NULL */
-	struct strbuf e;        /* what went wrong: the run's error */
-	const char *status;     /* the run row's status */
-	enum run_outcome out;
-};
-
-static void run_ctx_init(struct run_ctx *c, struct db *db, struct target *t, const struct plan *p,
+void run_ctx_init(struct run_ctx *c, struct db *db, struct target *t, const struct plan *p,
 			 const struct session_opts *o, const struct db_pending_run *pr)
 {
 	memset(c, 0, sizeof(*c));
@@ -370,7 +343,7 @@ static void run_ctx_init(struct run_ctx *c, struct db *db, struct target *t, con
 	c->out = RUN_FAILED;
 }
 
-static void run_ctx_release(struct run_ctx *c)
+void run_ctx_release(struct run_ctx *c)
 {
 	json_decref(c->res);
 	json_decref(c->params);
@@ -386,7 +359,7 @@ static void run_ctx_release(struct run_ctx *c)
 
 /* a knob write the kernel refused: an absent tunable or sysctl file means
  * the kernel lacks it, and the run is skipped rather than failed */
-static void knob_refused(struct run_ctx *c)
+void knob_refused(struct run_ctx *c)
 {
 	struct strbuf *e = &c->e;
 	if (!strstr(e->buf, "unsupported by this kernel") && !strstr(e->buf, "No such file"))
@@ -432,7 +405,7 @@ static int apply_knobs(struct run_ctx *c)
 
 /* the agent's exec request: argv, timeout, files, background load,
  * schedstat; NULL when the workload or its load cannot be built */
-static json_t *build_request(struct run_ctx *c, int schedstat_ok)
+json_t *build_request(struct run_ctx *c, int schedstat_ok)
 {
 	if (c->ops->build(c->params, &c->ex, &c->e))
 		return NULL;
@@ -637,7 +610,7 @@ static int tracer_missing(struct run_ctx *c, const json_t *si)
 
 /* the reply half of a run: the exec's return code (rc, as from the target's
  * exec) and its result in c->res; the outcome in c->out and c->status */
-static void take_reply(struct run_ctx *c, int rc)
+void take_reply(struct run_ctx *c, int rc)
 {
 	if (rc == -1) {
 		c->out = session_aborted(c->o) ? RUN_INTERRUPTED : RUN_LOST;
@@ -661,7 +634,7 @@ static void take_reply(struct run_ctx *c, int rc)
 }
 
 /* the stored row is readable; else the run fails here */
-static int run_readable(struct run_ctx *c)
+int run_readable(struct run_ctx *c)
 {
 	if (c->ops && c->params && c->knob)
 		return 1;
@@ -685,7 +658,7 @@ static void measure(struct run_ctx *c, const json_t *si)
 
 /* after the measurement: a lost target is said so, and the knobs are
  * restored before anything else happens on the target */
-static void settle(struct run_ctx *c)
+void settle(struct run_ctx *c)
 {
 	/* the target went away (connection dropped, machine gone, agent hung):
 	   the run failed, but not because of what it measured; it stays
@@ -833,7 +806,7 @@ static char *load_json(const struct run_ctx *c)
 /* the run row with its metrics, histograms and raw output, in one
  * transaction, and the run `next` marked running in it (none when 0); -1
  * with a message */
-static int store_run(struct run_ctx *c, int64_t next, struct strbuf *err)
+int store_run(struct run_ctx *c, int64_t next, struct strbuf *err)
 {
 	int ok = c->out == RUN_OK;
 	const struct metric_set *ms = &c->ms;
@@ -886,7 +859,7 @@ static int store_run(struct run_ctx *c, int64_t next, struct strbuf *err)
 }
 
 /* the end of the progress line: the headline metrics, or what went wrong */
-static void summarize(const struct run_ctx *c, struct strbuf *summary, struct strbuf *notes)
+void summarize(const struct run_ctx *c, struct strbuf *summary, struct strbuf *notes)
 {
 	if (c->out != RUN_OK) {
 		strbuf_addf(summary, " %s", c->e.len ? c->e.buf : c->status);
@@ -1007,40 +980,9 @@ static void verify_boot(const struct db_boot_row *b, const json_t *si, struct st
 	}
 }
 
-/* a session being worked through */
-struct exec_ctx {
-	struct db *db;
-	int64_t sid;
-	struct plan *p;
-	const struct session_opts *o;
-	char *lock_key;               /* the target lock (tlock.h), NULL: none */
-	struct db_pending_run *runs;  /* what is left, in execution order */
-	size_t n;
-	double *est;            /* estimated seconds of each run */
-	struct progress pg;
-	struct target t;
-	int opened;             /* t is open */
-	int lost;               /* the target was lost (or did not boot): the rest of
-				   the boot is not run, the next boot reopens it */
-	int resumable;          /* runs left for --resume by a lost target */
-	int exit_code;          /* 0, 1, or 2 (stop) */
-	struct strbuf *err;
-	/* sequential repetitions (plan "until": "decided"), else NULL */
-	struct seqrun *seq;
-	int seq_looked;         /* the round the decisions were made before */
-	double seq_t0;          /* now_mono() when this run of the session began */
-	size_t seq_skipped;     /* runs skipped as decided */
-	/* evidence triggers ("worst", "flagged"): traced runs they made, left
-	   out (nothing flagged) and left waiting for their configuration */
-	size_t ev_traced, ev_skipped, ev_waiting;
-	int64_t marked;         /* the run the last store marked running (the
-				   next to start), 0 when none */
-	struct strvec notes_said; /* the notes of good runs shown so far */
-};
-
 /* the notes of a good run ("note: A; note: B", as run.error keeps them):
  * each one the session has not shown yet is said once */
-static void say_notes(struct exec_ctx *c, const char *notes)
+void say_notes(struct exec_ctx *c, const char *notes)
 {
 	const char *n = notes;
 	while (*n) {
@@ -1061,18 +1003,7 @@ static void say_notes(struct exec_ctx *c, const char *notes)
 	}
 }
 
-/* one boot of the session and the consecutive runs that share it */
-struct boot_ctx {
-	struct db_boot_row br;  /* the planned row */
-	int64_t id;             /* the row to fill: br.id, or a new one on resume */
-	struct boot_info bi;
-	struct strbuf be;       /* why the target did not come up */
-	struct strbuf why;      /* how the effective configuration differs */
-	char desc[200];         /* "boot 2: KERNEL, preempt=full, cmdline: ..." */
-	int booted;
-};
-
-static void boot_ctx_init(struct boot_ctx *b)
+void boot_ctx_init(struct boot_ctx *b)
 {
 	memset(b, 0, sizeof(*b));
 	boot_info_init(&b->bi);
@@ -1080,7 +1011,7 @@ static void boot_ctx_init(struct boot_ctx *b)
 	strbuf_init(&b->why, 0);
 }
 
-static void boot_ctx_release(struct boot_ctx *b)
+void boot_ctx_release(struct boot_ctx *b)
 {
 	boot_info_release(&b->bi);
 	strbuf_release(&b->be);
@@ -1146,7 +1077,7 @@ static void progress_begin(struct exec_ctx *c)
 		     eta);
 }
 
-static void count_done(struct exec_ctx *c, size_t k)
+void count_done(struct exec_ctx *c, size_t k)
 {
 	c->pg.done++;
 	c->pg.est_done += c->est[k];
@@ -1182,7 +1113,7 @@ static int orphan_boot(struct exec_ctx *c, struct boot_ctx *b)
 
 /* the boot row of runs [i, j): a boot that happened before (resume) is
  * planned again in a new row and the runs moved to it; -1 on a database error */
-static int boot_row(struct exec_ctx *c, size_t i, size_t j, struct boot_ctx *b)
+int boot_row(struct exec_ctx *c, size_t i, size_t j, struct boot_ctx *b)
 {
 	if (db_boot_load(c->db, c->runs[i].boot_id, &b->br))
 		return -1;
@@ -1201,7 +1132,7 @@ static int boot_row(struct exec_ctx *c, size_t i, size_t j, struct boot_ctx *b)
 
 /* bring the target into the boot configuration, reopening it when it was
  * lost */
-static void boot_target(struct exec_ctx *c, struct boot_ctx *b)
+void boot_target(struct exec_ctx *c, struct boot_ctx *b)
 {
 	const struct db_boot_row *br = &b->br;
 	struct boot_spec bs = { br->cfg, br->kernel, br->preempt, br->cmdline ? br->cmdline : "" };
@@ -1222,7 +1153,7 @@ static void boot_target(struct exec_ctx *c, struct boot_ctx *b)
 	c->lost = !b->booted;
 }
 
-static const char *boot_error(const struct boot_ctx *b)
+const char *boot_error(const struct boot_ctx *b)
 {
 	return b->be.len ? b->be.buf : "boot failed";
 }
@@ -1249,7 +1180,7 @@ static void kernel_row_git(struct exec_ctx *c, const struct boot_ctx *b, int64_t
 
 /* the boot row: ok, mismatch (with the difference) or failed; -1 on a
  * database error */
-static int store_boot(struct exec_ctx *c, struct boot_ctx *b)
+int store_boot(struct exec_ctx *c, struct boot_ctx *b)
 {
 	struct boot_info *bi = &b->bi;
 	struct db_boot_result bres;
@@ -1309,7 +1240,7 @@ static void skip_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t 
 
 /* sequential repetitions: before the first boot of a round, look at what
  * is stored and say what got decided; 0, or -1 on a database error */
-static int seq_look(struct exec_ctx *c, int round)
+int seq_look(struct exec_ctx *c, int round)
 {
 	if (!c->seq || round <= c->seq_looked)
 		return 0;
@@ -1334,7 +1265,7 @@ static int seq_look(struct exec_ctx *c, int round)
 
 /* is run k still needed? when not, it is stored as skipped with the
  * decision (final: --resume does not redo it); -1 on a database error */
-static int seq_needed(struct exec_ctx *c, size_t k)
+int seq_needed(struct exec_ctx *c, size_t k)
 {
 	const struct db_pending_run *r = &c->runs[k];
 	const char *why = NULL;
@@ -1508,409 +1439,6 @@ static void run_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t i
 		c->exit_code = 2;
 	}
 	c->marked = 0;
-}
-
-/* ---- batch targets (batch_submit: every run of a boot at once, as a job) -- */
-
-/* the prepare half of run c for a batch: its knob writes and exec request
- * in br; 0, or -1 when the run ends here (c says why) */
-static int batch_prepare(struct run_ctx *c, struct batch_run *br)
-{
-	strbuf_init(&br->err, 0);
-	if (!run_readable(c))
-		return -1;
-	json_t *writes = NULL;
-	if (knobs_to_writes(c->knob, &writes, &c->e)) {
-		json_decref(writes);
-		return -1;
-	}
-	/* schedstat snapshots need to know the boot's schedstats first: not
-	   asked for in a batch */
-	json_t *req = build_request(c, 0);
-	if (!req) {
-		json_decref(writes);
-		return -1;
-	}
-	c->knobs_touched = json_array_size(writes) > 0;
-	br->writes = writes ? writes : json_array();
-	br->req = req;
-	br->timeout_s = c->ex.timeout_s;
-	return 0;
-}
-
-/* the reply half: what batch_collect brought back for run c */
-static void batch_take(struct run_ctx *c, struct batch_run *br)
-{
-	if (br->applied) {
-		json_decref(c->applied);
-		c->applied = json_incref(br->applied);
-	}
-	if (br->rc) {
-		strbuf_addstr(&c->e, br->err.len ? br->err.buf : "no reply");
-		if (br->rc == 1)
-			knob_refused(c);
-		take_reply(c, br->rc == -1 ? -1 : 1);
-	} else {
-		c->res = json_incref(br->res);
-		take_reply(c, 0);
-	}
-	/* the agent restored the knobs itself after the run */
-	c->knobs_touched = 0;
-	settle(c);
-	if (br->restore_failed) {
-		strbuf_addf(&c->e, "%sknob restore failed: %s", c->e.len ? "; " : "", br->err.buf);
-		if (c->out == RUN_OK) {
-			c->status = "failed";
-			c->out = RUN_FAILED;
-		}
-	}
-}
-
-static void batch_run_release(struct batch_run *br)
-{
-	json_decref(br->writes);
-	json_decref(br->req);
-	json_decref(br->applied);
-	json_decref(br->res);
-	strbuf_release(&br->err);
-}
-
-/* a boot of a batch target, from its submission to its stored rows */
-struct batch_boot {
-	struct boot_ctx b;
-	size_t m;               /* runs handed over */
-	struct run_ctx *rc;
-	struct batch_run *br;
-	size_t *idx;            /* their index in c->runs */
-	size_t i, j;            /* the boot's runs in c->runs: [i, j) */
-	int *prep;              /* run r was prepared (else it failed already) */
-	struct batch_job *job;  /* in flight, or NULL (nothing was submitted) */
-};
-
-static void batch_boot_release(struct batch_boot *x)
-{
-	for (size_t r = 0; r < x->m; r++) {
-		run_ctx_release(&x->rc[r]);
-		batch_run_release(&x->br[r]);
-	}
-	free(x->rc);
-	free(x->br);
-	free(x->idx);
-	free(x->prep);
-	boot_ctx_release(&x->b);
-	memset(x, 0, sizeof(*x));
-}
-
-/*
- * The start of a boot of a batch target: its row (a new one on resume), the
- * runs [i, j) still needed prepared and marked running, and its job
- * submitted, whose id is recorded with the boot at once (a controller that
- * dies now leaves it for --resume to find). 0, or -1 on a database error
- * before anything was submitted.
- */
-static int batch_begin(struct exec_ctx *c, struct batch_boot *x, size_t i, size_t j)
-{
-	size_t n = j - i;
-	memset(x, 0, sizeof(*x));
-	x->i = i;
-	x->j = j;
-	boot_ctx_init(&x->b);
-	x->rc = xcalloc(n + 1, sizeof(*x->rc));
-	x->br = xcalloc(n + 1, sizeof(*x->br));
-	x->idx = xcalloc(n + 1, sizeof(*x->idx));
-	x->prep = xcalloc(n + 1, sizeof(int));
-	struct boot_ctx *b = &x->b;
-	if (boot_row(c, i, j, b))
-		goto dberr;
-	c->lost = 0; /* nothing live to lose: the target stays open for the jobs in flight */
-	boot_target(c, b);
-	for (size_t k = i; k < j; k++) {
-		int need = seq_needed(c, k);
-		if (need < 0)
-			goto dberr;
-		if (!need)
-			continue;
-		size_t m = x->m++;
-		run_ctx_init(&x->rc[m], c->db, &c->t, c->p, c->o, &c->runs[k]);
-		x->idx[m] = k;
-		x->prep[m] = batch_prepare(&x->rc[m], &x->br[m]) == 0;
-	}
-	/* the batch's runs are marked running in one commit, before the
-	   target gets them */
-	if (x->m && db_begin(c->db) == 0) {
-		size_t r = 0;
-		while (r < x->m && db_run_start(c->db, x->rc[r].pr->run_id) == 0)
-			r++;
-		if (r < x->m || db_commit(c->db)) {
-			db_rollback(c->db);
-			goto dberr;
-		}
-	} else if (x->m) {
-		goto dberr;
-	}
-	if (!b->booted)
-		return 0;
-	progress_say(&c->pg, "  %zu runs in one job", x->m);
-	x->job = c->t.ops->batch_submit(&c->t, &(struct boot_spec){ b->br.cfg, b->br.kernel,
-					b->br.preempt, b->br.cmdline ? b->br.cmdline : "" },
-					&b->bi, x->br, x->m, &b->be);
-	b->booted = x->job != NULL;
-	if (x->job && b->bi.lava_job_id > 0 &&
-	    db_boot_set_job(c->db, b->id, b->bi.lava_job_id,
-			    b->bi.lava_job_url[0] ? b->bi.lava_job_url : NULL)) {
-		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
-		c->exit_code = 2; /* the caller cancels the job */
-	}
-	return 0;
-dberr:
-	strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
-	c->exit_code = 2;
-	batch_boot_release(x);
-	return -1;
-}
-
-/*
- * The end of a boot of a batch target: its job collected (canceled first
- * when cancel), and the boot and every run stored exactly once from what
- * came back (not stored after a database error: --resume redoes them).
- * A boot the lab failed (boot_info.lab_fault: LAVA's Infrastructure error)
- * that has been submitted fewer than 1 + target.lab_retries times is
- * stored failed, with its job's log, and its runs go back to planned: 1,
- * and the caller submits the boot again (a new row, boot_row); else 0.
- */
-static int batch_end(struct exec_ctx *c, struct batch_boot *x, int cancel, int tries)
-{
-	struct boot_ctx *b = &x->b;
-	size_t m = x->m;
-	int again = 0;
-	if (x->job) {
-		b->booted = c->t.ops->batch_collect(&c->t, x->job, cancel, &b->bi, x->br, m,
-						    &b->be) == 0;
-		x->job = NULL;
-		if (b->booted)
-			progress_say(&c->pg, "%s: job %lld ended after %.0f s", b->desc,
-				     (long long)b->bi.lava_job_id, b->bi.switch_s);
-	}
-	if (c->exit_code == 2)
-		goto out;
-	again = !b->booted && b->bi.lab_fault && !cancel && !session_aborted(c->o) &&
-		tries < c->t.lab_retries;
-	if (store_boot(c, b)) {
-		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
-		c->exit_code = 2;
-		again = 0;
-		goto out;
-	}
-	if (again) {
-		int bad = db_begin(c->db);
-		for (size_t r = 0; r < m && !bad; r++)
-			bad = db_run_unstart(c->db, x->rc[r].pr->run_id);
-		if (bad || db_commit(c->db)) {
-			db_rollback(c->db);
-			strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
-			c->exit_code = 2;
-			again = 0;
-			goto out;
-		}
-		progress_say(&c->pg, "%s: %s; submitting it again (%d of %d)", b->desc,
-			     boot_error(b), tries + 1, c->t.lab_retries);
-		goto out;
-	}
-	if (!b->booted || b->why.len) {
-		/* as skip_boot_runs, for the runs still to store */
-		char *reason = xstrfmt("%s: %s", b->booted ? "boot mismatch" : "boot failed",
-				       b->booted ? b->why.buf : boot_error(b));
-		progress_say(&c->pg, "  %s%s%s; %s %zu runs", b->booted ? "" : b->desc,
-			     b->booted ? "" : ": ", reason, b->booted ? "skipping" : "leaving resumable",
-			     m);
-		if (!b->booted)
-			c->resumable += (int)m;
-		for (size_t r = 0; r < m && c->exit_code != 2; r++) {
-			if (store_simple(c->db, x->rc[r].pr->run_id, "skipped", reason, c->err))
-				c->exit_code = 2;
-			count_done(c, x->idx[r]);
-		}
-		free(reason);
-		c->exit_code = c->exit_code ? c->exit_code : 1;
-		goto out;
-	}
-	for (size_t r = 0; r < m; r++) {
-		struct run_ctx *rx = &x->rc[r];
-		const struct db_pending_run *pr = rx->pr;
-		char *what = xstrfmt("%s rep %d knobs=%s", pr->workload, pr->rep + 1, pr->knobs);
-		struct strbuf sum = STRBUF_INIT, notes = STRBUF_INIT;
-		progress_run_start(&c->pg, b->desc, what);
-		if (x->prep[r])
-			batch_take(rx, &x->br[r]);
-		if (store_run(rx, 0, c->err))
-			rx->out = RUN_DBERR;
-		summarize(rx, &sum, &notes);
-		int whole = c->pg.tty || c->pg.prefix;
-		char *line = xstrfmt("%s%s%s (%.1f s)%s", whole ? what : "", whole ? ": " : "",
-				     rx->out == RUN_OK ? "ok" : rx->out == RUN_SKIPPED ? "skipped"
-				     : rx->out == RUN_INTERRUPTED ? "interrupted" : "FAILED",
-				     json_number_value(json_object_get(rx->res, "wall_s")), sum.buf);
-		progress_run_end(&c->pg, c->est[x->idx[r]], line);
-		say_notes(c, notes.buf);
-		free(line);
-		free(what);
-		strbuf_release(&sum);
-		strbuf_release(&notes);
-		if (rx->out == RUN_DBERR) {
-			c->exit_code = 2;
-			break;
-		}
-		if (rx->out == RUN_LOST)
-			c->resumable++;
-		if (rx->out != RUN_OK && rx->out != RUN_INTERRUPTED)
-			c->exit_code = c->exit_code ? c->exit_code : 1;
-	}
-out:
-	batch_boot_release(x);
-	return again;
-}
-
-/*
- * The session on a batch target: up to batch_slots boots in flight, each
- * one job; a boot is stored the moment its job ends (while the others
- * still run), and the next boot is submitted in its place. Sequential
- * repetitions decide between rounds, so a round's jobs all end before the
- * next round's first is submitted. A boot the lab failed is submitted again
- * (batch_end) before the next new one. Ctrl-C and database errors cancel
- * the jobs in flight.
- */
-static void batch_execute(struct exec_ctx *c)
-{
-	size_t slots = 1;
-	struct strbuf oe = STRBUF_INIT; /* a target that does not open fails each boot, saying why */
-	if (!c->opened && c->t.ops->open(&c->t, &oe) == 0)
-		c->opened = 1;
-	strbuf_release(&oe);
-	if (c->opened) {
-		struct strbuf e = STRBUF_INIT;
-		int s = c->t.ops->batch_slots(&c->t, &e);
-		if (s < 1)
-			progress_say(&c->pg, "  one job at a time: %s", e.buf);
-		slots = s < 1 ? 1 : (size_t)s;
-		strbuf_release(&e);
-	}
-	struct batch_boot *fl = xcalloc(slots + 1, sizeof(*fl));
-	struct batch_job **jobs = xcalloc(slots + 1, sizeof(*jobs));
-	size_t nfl = 0, i = 0;
-	size_t *again = xcalloc(c->n + 1, sizeof(*again)), nagain = 0; /* boots to submit again */
-	int *tries = xcalloc(c->n + 1, sizeof(*tries)); /* of the boot starting at run k */
-	int fl_round = 0;
-	if (slots > 1)
-		progress_say(&c->pg, "  up to %zu jobs in flight", slots);
-	for (;;) {
-		while (nfl < slots && (nagain || i < c->n) && !session_aborted(c->o) &&
-		       c->exit_code != 2) {
-			size_t s = nagain ? again[nagain - 1] : i, j = s;
-			while (j < c->n && c->runs[j].boot_id == c->runs[s].boot_id)
-				j++;
-			/* sequential repetitions: a new round waits for the last one */
-			if (c->seq && nfl && c->runs[s].round != fl_round)
-				break;
-			if (seq_look(c, c->runs[s].round)) {
-				c->exit_code = 2;
-				break;
-			}
-			if (nagain)
-				nagain--;
-			else
-				i = j;
-			const char *why;
-			size_t need = 0;
-			for (size_t k = s; k < j && c->seq; k++)
-				need += seqrun_needed(c->seq, c->runs[k].cfg, c->runs[k].knobs,
-						      c->runs[k].workload, c->runs[k].params, &why);
-			if (c->seq && !need) {
-				for (size_t k = s; k < j && c->exit_code != 2; k++)
-					if (seq_needed(c, k) < 0)
-						c->exit_code = 2;
-				continue;
-			}
-			fl_round = c->runs[s].round;
-			if (batch_begin(c, &fl[nfl], s, j) == 0) {
-				if (fl[nfl].job)
-					nfl++;
-				else
-					batch_end(c, &fl[nfl], 0, 0);
-			}
-		}
-		if (!nfl)
-			break;
-		for (size_t k = 0; k < nfl; k++)
-			jobs[k] = fl[k].job;
-		size_t k = c->exit_code == 2 ? 0 : c->t.ops->batch_wait(&c->t, jobs, nfl);
-		if (k >= nfl)
-			k = 0;
-		size_t s = fl[k].i;
-		if (batch_end(c, &fl[k], c->exit_code == 2, tries[s])) {
-			tries[s]++;
-			again[nagain++] = s;
-		}
-		fl[k] = fl[--nfl];
-	}
-	free(fl);
-	free(jobs);
-	free(again);
-	free(tries);
-}
-
-int session_batch_job(struct plan *p, const struct session_opts *o, json_t **job,
-		      struct strbuf *err)
-{
-	*job = NULL;
-	if (!p->tops->batch_job) {
-		strbuf_addf(err, "the plan's target is %s, which submits no batch jobs (the lava "
-			    "target does)", p->tops->name);
-		return -1;
-	}
-	if (!p->nvisits) {
-		strbuf_addstr(err, "the plan has no boots");
-		return -1;
-	}
-	const struct plan_visit *vi = &p->visits[0];
-	struct target t;
-	struct boot_spec bs;
-	size_t n = vi->nruns;
-	struct db_pending_run *pr = xcalloc(n + 1, sizeof(*pr));
-	struct run_ctx *rc = xcalloc(n + 1, sizeof(*rc));
-	struct batch_run *br = xcalloc(n + 1, sizeof(*br));
-	int ret = -1;
-	target_init(&t, p, o);
-	boot_spec_of(&p->boots[vi->cfg], (int)vi->cfg, &bs);
-	for (size_t r = 0; r < n; r++) {
-		const struct plan_run *x = &vi->runs[r];
-		pr[r].cfg = (int)vi->cfg;
-		pr[r].rep = x->rep;
-		pr[r].workload = (char *)p->wl[x->wl].ops->name;
-		pr[r].params = json_dumps(p->wl[x->wl].params, JSON_COMPACT | JSON_SORT_KEYS);
-		pr[r].knobs = json_dumps(json_array_get(p->knobs, (size_t)x->knob),
-					 JSON_COMPACT | JSON_SORT_KEYS);
-		run_ctx_init(&rc[r], NULL, &t, p, o, &pr[r]);
-		if (batch_prepare(&rc[r], &br[r])) {
-			strbuf_addf(err, "run %zu of boot 1: %s", r + 1, rc[r].e.buf);
-			goto out;
-		}
-	}
-	if (t.ops->open(&t, err) == 0) {
-		*job = t.ops->batch_job(&t, &bs, br, n, err);
-		ret = *job ? 0 : -1;
-	}
-out:
-	for (size_t r = 0; r < n; r++) {
-		run_ctx_release(&rc[r]);
-		batch_run_release(&br[r]);
-		free(pr[r].params);
-		free(pr[r].knobs);
-	}
-	free(pr);
-	free(rc);
-	free(br);
-	target_fini(&t);
-	return ret;
 }
 
 /* one boot: the runs [i, j) that share it */

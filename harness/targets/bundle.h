@@ -65,10 +65,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "harness/util/bundle_paths.h" /* BUNDLE_PG_BIN */
 #include "harness/util/strbuf.h"
 
 #define BUNDLE_VERSION 1
-#define BUNDLE_PG_BIN "pg/usr/lib/postgresql/15/bin"
 
 struct bundle_file {
 	char *dst;                /* relative path in the bundle */

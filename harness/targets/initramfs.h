@@ -1,10 +1,12 @@
 /*
- * The initramfs builder of the qemu target: one newc cpio archive holding
+ * The initramfs builder of the qemu and lava targets (qemu boots it, a LAVA
+ * job carries it; the ssh target's bundle, bundle.c, shares its resolution of
+ * programs and libraries, initramfs_resolve): one newc cpio archive holding
  * busybox-static with its applet links, the agent and the workload binaries
  * with every shared library `ldd` says they need (and the dynamic loader),
  * optional extra files (the kernel for kexec inside the guest, the kernel
  * config) and a generated /init script. Plain, or compressed with LZ4 (the
- * legacy frame the kernel unpacks with CONFIG_RD_LZ4; harness/util/lz4.h):
+ * legacy frame the kernel unpacks with CONFIG_RD_LZ4; harness/targets/lz4.h):
  * under TCG the kernel unpacks LZ4 as fast as a plain archive and a third of
  * the bytes move around (docs/qemu.md has the measurements).
  *

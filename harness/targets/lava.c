@@ -274,7 +274,9 @@ static int curl(struct target *t, const char *const *args, struct strbuf *out, s
 	c.err = PROC_PIPE;
 	c.in = PROC_NULL;
 	c.new_pgrp = 1;
-	int rc = proc_run(&c, 150, out, 1 << 20, &eo, 4096, -1, t->abort_flag, &res, err);
+	const struct proc_io io = { .timeout_s = 150, .out = out, .out_max = 1 << 20, .errout = &eo,
+				    .err_max = 4096, .abort_fd = -1, .abort_flag = t->abort_flag };
+	int rc = proc_exec(&c, &io, &res, err);
 	if (rc == 0 && res.exit_code != 0) {
 		strbuf_addf(err, "lava: curl %s: exit %d: %s%s%.300s", av.v[av.nr - 1], res.exit_code,
 			    eo.buf, eo.len && out->len ? "; " : "", out->buf);

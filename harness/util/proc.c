@@ -651,10 +651,14 @@ static int run_finish(struct child *c, struct run_state *rs, struct strbuf *out,
 	return 0;
 }
 
-int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_max,
-	     struct strbuf *errout, size_t err_max, int abort_fd,
-	     volatile int *abort_flag, struct proc_result *res, struct strbuf *err)
+int proc_exec(struct child *c, const struct proc_io *how, struct proc_result *res,
+	      struct strbuf *err)
 {
+	struct strbuf *out = how->out, *errout = how->errout;
+	size_t out_max = how->out_max, err_max = how->err_max;
+	int abort_fd = how->abort_fd;
+	volatile int *abort_flag = how->abort_flag;
+	double timeout_s = how->timeout_s;
 	memset(res, 0, sizeof(*res));
 	struct run_state rs = { .start = now_mono(), .abort_fd = abort_fd, .backoff = 1 };
 	rs.deadline = timeout_s > 0 ? rs.start + timeout_s : 0;
@@ -695,6 +699,14 @@ int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_m
 	return run_finish(c, &rs, out, out_max, errout, err_max, res, err);
 }
 
+int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_max,
+	     struct strbuf *errout, size_t err_max, int abort_fd,
+	     volatile int *abort_flag, struct proc_result *res, struct strbuf *err)
+{
+	const struct proc_io io = { timeout_s, out, out_max, errout, err_max, abort_fd, abort_flag };
+	return proc_exec(c, &io, res, err);
+}
+
 int proc_capture(const char *const *argv, double timeout_s, struct strbuf *out,
 		 struct strbuf *errout, struct proc_result *res, struct strbuf *err)
 {
@@ -704,7 +716,9 @@ int proc_capture(const char *const *argv, double timeout_s, struct strbuf *out,
 	c.out = PROC_PIPE;
 	c.err = PROC_PIPE;
 	c.new_pgrp = 1;
-	return proc_run(&c, timeout_s, out, 0, errout, 0, -1, NULL, res, err);
+	const struct proc_io io = { .timeout_s = timeout_s, .out = out, .errout = errout,
+				    .abort_fd = -1 };
+	return proc_exec(&c, &io, res, err);
 }
 
 unsigned long long proc_start_time(pid_t pid)

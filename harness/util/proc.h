@@ -107,16 +107,35 @@ struct proc_result {
 	char leftovers_desc[512];
 };
 
+/* what proc_exec does with a child's output, time and stop requests;
+ * start from PROC_IO_INIT (no timeout, output discarded, no abort) */
+struct proc_io {
+	double timeout_s;          /* > 0: the limit (see proc_exec) */
+	struct strbuf *out;        /* stdout captured here, or NULL */
+	size_t out_max;            /* at most this many trailing bytes, 0 = all */
+	struct strbuf *errout;     /* stderr, likewise */
+	size_t err_max;
+	int abort_fd;              /* >= 0: polled, see proc_exec */
+	volatile int *abort_flag;  /* non-NULL: watched, see proc_exec */
+};
+#define PROC_IO_INIT { .abort_fd = -1 }
+
 /*
- * Run to completion with stdout/stderr captured (keeping at most out_max /
- * err_max trailing bytes, 0 = all) and a timeout after which the process
- * group gets the stop signal (SIGTERM unless stop_sig says otherwise) and,
- * stop_grace_s (default 2 s) later, SIGKILL. `abort_fd`, when >= 0, is also
- * polled: if it becomes readable-at-EOF or errors (the controller went away)
- * the child is killed and the call returns -1 with errno ECONNRESET. When
- * `abort_flag` is non-NULL and becomes non-zero (a signal handler set it) the
- * child is killed and -1 is returned with errno EINTR.
+ * Run to completion with stdout/stderr captured (io->out, io->errout,
+ * keeping at most out_max / err_max trailing bytes, 0 = all) and a timeout
+ * (io->timeout_s) after which the process group gets the stop signal
+ * (SIGTERM unless stop_sig says otherwise) and, stop_grace_s (default 2 s)
+ * later, SIGKILL. `abort_fd`, when >= 0, is also polled: if it becomes
+ * readable-at-EOF or errors (the controller went away) the child is killed
+ * and the call returns -1 with errno ECONNRESET. When `abort_flag` is
+ * non-NULL and becomes non-zero (a signal handler set it) the child is
+ * killed and -1 is returned with errno EINTR.
  */
+int proc_exec(struct child *c, const struct proc_io *io, struct proc_result *res,
+	      struct strbuf *err);
+/* proc_exec with the fields of struct proc_io as arguments, in its order;
+ * kept for the callers not yet moved (harness/cli/robot_cli.c,
+ * harness/cli/cmd_nightly.c): new code uses proc_exec */
 int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_max,
 	     struct strbuf *errout, size_t err_max, int abort_fd,
 	     volatile int *abort_flag, struct proc_result *res, struct strbuf *err);

@@ -57,6 +57,20 @@ local_target_lock() {
 	fi
 	echo "$dir/$(printf '%s' "local@$(uname -n)" | sha256sum | cut -c1-16).lock"
 }
+# load_scaled SECONDS: a guest's wait (a boot, a kexec) scaled by what the
+# host is doing: SECONDS times the 1-minute load average per CPU, rounded
+# up, at least 1 and at most SCHEDLAB_TEST_LOAD_MAX (default 3): on a quiet
+# host the wait is as written; at load 10 on 2 CPUs three times that. A
+# TCG guest's boot slows with the host's load, and a wait past the factor
+# is a failure that says the load it saw (host_load).
+load_scaled() {
+	awk -v base="$1" -v cpus="$(nproc)" -v max="${SCHEDLAB_TEST_LOAD_MAX:-3}" '
+		{ f = $1 / cpus; f = (f == int(f)) ? f : int(f) + 1
+		  if (f < 1) f = 1; if (f > max) f = max; print base * f; exit }' /proc/loadavg
+}
+# host_load: the host's load as a failure message says it
+host_load() { echo "host load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"; }
+
 # hold_local_target: this script holds the local target for the rest of its
 # run, as `schedlab nightly` does for a night: its sessions take the lock
 # handed down (SCHEDLAB_TARGET_LOCK_FD) and never wait inside the script,

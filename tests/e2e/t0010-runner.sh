@@ -4,7 +4,11 @@
 # reported by name as a failure; a script that skips itself whole is a
 # failure in `make test` and a skip only with SCHEDLAB_ALLOW_SKIP=1; a
 # missing prerequisite (lib.sh require) names its package; a script that
-# exits non-zero without a `not ok` line still counts as a failure.
+# exits non-zero without a `not ok` line still counts as a failure; a
+# filter that selects nothing, or a run without the unit tests built, fails
+# before anything runs; make test-quick skips by a script's `# tags:` line,
+# never by its name, and every script that boots a guest or builds a kernel
+# carries the tag; the unit tests run from any folder.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
@@ -70,6 +74,64 @@ SCHEDLAB_DEVNODES="$TMP/devnode" expect_exit 1 "a script that changes a device n
 contains "... named, with the change" "$TMP/out" "not ok - t-chmod.sh changed a device node of the machine"
 contains "... the mode it left" "$TMP/out" "600 "
 equals "... once: the next script is not blamed" "$(tail -n 1 "$TMP/out")" "2 passed, 1 failed, 0 skipped"
+
+# a filter that selects nothing fails, naming it, and runs nothing (a typo
+# must not pass on nothing); so does an empty one
+expect_exit 1 "a filter that selects nothing fails" tests/run.sh t0100-typo-schedlab
+contains "... naming the filter" "$TMP/err" "'t0100-typo-schedlab' selects no test"
+equals "... and nothing ran" "$(tail -n 1 "$TMP/out")" "0 passed, 1 failed, 0 skipped"
+expect_exit 1 "one bad filter among good ones fails too" tests/run.sh "$TMP/t-silent.sh" no-such-test-schedlab
+contains "... named" "$TMP/err" "'no-such-test-schedlab' selects no test"
+if grep -q "t-silent.sh" "$TMP/out"; then not_ok "... before any test ran"; else ok "... before any test ran"; fi
+expect_exit 1 "an empty filter fails" tests/run.sh ""
+# unit tests not built (an empty folder stands in for build/tests)
+mkdir -p "$TMP/no-units"
+SCHEDLAB_UNIT_DIR=$TMP/no-units expect_exit 1 "a unit test asked for before make unit fails" tests/run.sh test_db
+contains "... saying the unit tests are not built" "$TMP/err" "the unit tests are not built: make unit"
+SCHEDLAB_UNIT_DIR=$TMP/no-units expect_exit 1 "the whole suite without the unit tests built fails" tests/run.sh
+contains "... saying so" "$TMP/err" "no unit test in $TMP/no-units/: build them first"
+
+# the unit tests read tests/data from any folder (the Makefile compiles its
+# absolute path in; SCHEDLAB_TESTDATA overrides it)
+root=$PWD
+for u in test_plan test_preempt_offer test_parsers; do
+	if [ -x "build/tests/$u" ]; then
+		(cd "$TMP" && env -u SCHEDLAB_TESTDATA "$root/build/tests/$u") >"$TMP/unit.out" 2>&1
+		equals "$u passes run from another folder" "$?:$(grep -m1 '^not ok' "$TMP/unit.out")" "0:"
+	else
+		not_ok "$u passes run from another folder" "build/tests/$u is not built (make unit)"
+	fi
+done
+
+# make test-quick (SCHEDLAB_SKIP_SLOW=1) skips by the `# tags:` line, not
+# by name; SCHEDLAB_SKIP_TAGS picks the tags
+mkdir -p "$TMP/tags"
+printf '#!/usr/bin/env bash\n# tags: qemu (boots)\necho "ok 1 - booted"\n' >"$TMP/tags/t-boot.sh"
+printf '#!/usr/bin/env bash\n# tags: slow kbuild\necho "ok 1 - built"\n' >"$TMP/tags/t-build.sh"
+printf '#!/usr/bin/env bash\necho "ok 1 - local"\n' >"$TMP/tags/t-named-qemu-slow.sh"
+SCHEDLAB_SKIP_SLOW=1 expect_exit 0 "SCHEDLAB_SKIP_SLOW=1 skips tagged scripts" \
+	tests/run.sh "$TMP/tags/t-boot.sh" "$TMP/tags/t-build.sh" "$TMP/tags/t-named-qemu-slow.sh"
+equals "... both tagged ones, and runs the one whose name says qemu" "$(tail -n 1 "$TMP/out")" "1 passed, 0 failed, 2 skipped"
+contains "... saying which tag" "$TMP/out" "# skip t-boot.sh (tagged qemu"
+SCHEDLAB_SKIP_TAGS=kbuild expect_exit 0 "SCHEDLAB_SKIP_TAGS=kbuild skips only that tag" \
+	tests/run.sh "$TMP/tags/t-boot.sh" "$TMP/tags/t-build.sh"
+equals "... one run, one skipped" "$(tail -n 1 "$TMP/out")" "1 passed, 0 failed, 1 skipped"
+# every suite script that boots a guest (its name or its lane says so) is
+# tagged qemu, and every one that builds a kernel (kernel_history, a
+# variant) is tagged kbuild: test-quick leaves them out by their tags
+untagged=""
+for f in tests/e2e/t*.sh tests/slow/t*.sh; do
+	[ "$f" = tests/e2e/t0010-runner.sh ] && continue
+	tags=" $(awk '!/^#/ { exit } /^# tags:/ { sub(/^# tags: */, ""); sub(/ *\(.*/, ""); print; exit }' "$f") "
+	head=$(awk '!/^#/ { exit } { print }' "$f")
+	if { [[ "$f" == *-qemu* ]] || grep -q '^# lane: *guest' <<<"$head"; } && [[ "$tags" != *" qemu "* ]]; then
+		untagged+=" $f(qemu)"
+	fi
+	if grep -qE '^[^#]*(kernel_history|build-variant\.sh)' "$f" && [[ "$tags" != *" kbuild "* ]]; then
+		untagged+=" $f(kbuild)"
+	fi
+done
+equals "every script that boots a guest or builds a kernel carries its tag" "$untagged" ""
 
 # the slowest tests, listed before the closing line (which stays last)
 for n in 1 2 3 4 5 6 7 8 9 10 11; do

@@ -2,7 +2,8 @@
 # timeout: 60
 # The layering rules (scripts/check-layers.sh, docs/architecture.md) hold
 # on this tree, and the checker does catch each kind of violation: an
-# include across layers, SQLite outside db/, and two C files with one
+# include across layers, SQLite or SQL text outside db/ (its exceptions
+# explicit), and two C files with one
 # basename (which the library archive would silently merge). And the
 # end-to-end scripts look only at their own processes
 # (scripts/check-test-procs.sh), which catches each machine-wide lookup.
@@ -42,6 +43,22 @@ contains "... by file and line" "$TMP/out" "harness/results/trend.c:"
 contains "... saying where SQL goes" "$TMP/out" "SQLite outside db/"
 
 fresh
+printf 'static const char *q = "SELECT id "\n\t"FROM session WHERE tag = ?";\n' >>"$TMP/tree/harness/results/trend.c"
+printf 'static const char *u = "UPDATE run SET status = 1";\n' >>"$TMP/tree/harness/orchestrate/seqrun.c"
+printf 'static const char *m = "see: schedlab query "\n\t"\\"SELECT * FROM run\\"";\n' >>"$TMP/tree/harness/cli/cmd_report.c"
+expect_exit 1 "SQL text outside db/ is refused" scripts/check-layers.sh "$TMP/tree"
+contains "... by file and line" "$TMP/out" "harness/results/trend.c:$(wc -l <harness/results/trend.c | awk '{ print $1 + 1 }'): SQL text outside db/"
+contains "... an UPDATE too" "$TMP/out" "harness/orchestrate/seqrun.c:"
+if grep -q "cmd_report.c" "$TMP/out"; then not_ok "... but not a message that shows a schedlab query" "$(cat "$TMP/out")"
+else ok "... but not a message that shows a schedlab query"; fi
+# the exceptions are explicit: a listed file without SQL text is named
+fresh
+printf 'int x;\n' >"$TMP/tree/workloads/pgbench.c"
+expect_exit 0 "an exception whose SQL is gone is no violation" scripts/check-layers.sh "$TMP/tree"
+contains "... but is named, to be removed from the list" "$TMP/err" \
+	"workloads/pgbench.c has no SQL text (or is gone): remove it from sql_exceptions"
+
+fresh
 printf '#include <sqlite3.h>\n' >>"$TMP/tree/harness/cli/cmd_query.c"
 expect_exit 1 "<sqlite3.h> outside db/ is refused" scripts/check-layers.sh "$TMP/tree"
 
@@ -55,6 +72,15 @@ mkdir -p "$TMP/tree/harness/newpart"
 printf 'int x;\n' >"$TMP/tree/harness/newpart/x.c"
 expect_exit 1 "a new folder without a rule is refused" scripts/check-layers.sh "$TMP/tree"
 contains "... asking for its rule" "$TMP/out" "folder harness/newpart has no layering rule"
+
+# the static agent holds only what runs on the target: preempt_offer.c
+# (harness/agent/, the controller's) is not linked into it
+if [ -x bin/schedlab-agent ]; then
+	equals "bin/schedlab-agent has no preempt_offer code" \
+		"$(nm bin/schedlab-agent | grep -c ' [Tt] preempt_')" 0
+else
+	not_ok "bin/schedlab-agent has no preempt_offer code" "bin/schedlab-agent is not built (make)"
+fi
 
 # --- the end-to-end scripts look only at their own processes
 if scripts/check-test-procs.sh >"$TMP/out" 2>&1; then

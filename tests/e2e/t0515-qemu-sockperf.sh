@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tags: qemu (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
 # timeout: 240
 # lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # sockperf in a qemu guest (Debian's 6.1 kernel, one boot): the initramfs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tags: qemu (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
 # timeout: 600
 # lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # End-to-end: the rtapp workload inside a qemu guest (Debian's 6.1 kernel

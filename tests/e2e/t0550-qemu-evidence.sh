@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tags: qemu (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
 # lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # End-to-end evidence trace in a qemu guest (Debian's 6.1 kernel): a
 # hackbench with "evidence" and a small max_kb gets its traced run after

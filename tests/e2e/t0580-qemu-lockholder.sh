@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tags: qemu (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
 # timeout: 420 (tests/run.sh ends it past this many seconds)
 # lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # The lock-holder-preemption known answer in a qemu/TCG guest of Debian's

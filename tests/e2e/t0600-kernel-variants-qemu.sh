@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tags: qemu kbuild (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
 # timeout: 2400 (tests/run.sh ends it past this many seconds)
 # End-to-end: kernel variants and knobs on a qemu guest (issue 6).
 #

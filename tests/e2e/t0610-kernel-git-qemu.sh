@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tags: qemu kbuild (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
 # timeout: 1200 (tests/run.sh ends it past this many seconds)
 # End-to-end: kernels from git (issue 13, items 1 and 2) with real git, the
 # real kernels/build-variant.sh and real qemu boots, on a small repository

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tags: qemu kbuild (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
 # timeout: 2400 (tests/run.sh ends it past this many seconds; a cold variant build is most of it)
 # End-to-end: the rtla workloads (timerlat, osnoise; Debian's rtla 6.1) in a
 # qemu guest, side by side with cyclictest under the same hackbench load.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tags: qemu kbuild (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
 # timeout: 1800 (a cold variant build is most of it; about 1 minute with it cached)
 # A timerlat run the agent must stop early, on a real kernel with the
 # timerlat tracer (the variant the tests share, minimal:hz1000+sched_mc_off+

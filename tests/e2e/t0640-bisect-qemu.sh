@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tags: qemu kbuild (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
 # timeout: 3000 (tests/run.sh ends it past this many seconds)
 # End-to-end: `schedlab bisect` (issue 13, items 4 and 5) on a real kernel
 # history, real builds and real qemu boots.

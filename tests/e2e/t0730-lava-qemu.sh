@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tags: qemu (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
 # timeout: 900 (tests/run.sh ends it past this many seconds)
 # lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # End-to-end: a real single-host LAVA (tests/lava/setup.sh: PostgreSQL,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tags: qemu kbuild (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
 # timeout: 3600 (tests/run.sh ends it past this many seconds)
 # End-to-end: the regression robot under qemu (issue 28, docs/alerts.md).
 # `schedlab nightly` runs night after night on a branch of a real kernel

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tags: qemu kbuild slow (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
 # timeout: 3000 (tests/run.sh ends it past this many seconds)
 # End-to-end: `schedlab bisect --drift-guard` (issue 32 item 5,
 # docs/bisect.md "Drift") on a real kernel history, real builds and real

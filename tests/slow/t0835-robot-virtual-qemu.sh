@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tags: qemu kbuild slow (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
 # timeout: 3600 (tests/run.sh ends it past this many seconds)
 # The regression robot in virtual time (docs/virtual-time.md; make
 # test-slow, not make test: real kernel builds): a nightly on a branch of a

@@ -70,11 +70,16 @@ static inline int tap_done(void)
 	return tap_failed ? 1 : 0;
 }
 
-/* testdata shipped with the project's shared folder (../shared/testdata) */
+/* the test data (tests/data): SCHEDLAB_TESTDATA if set (tests/run.sh sets
+ * it), else the folder the Makefile compiled in (SCHEDLAB_TESTDATA_DIR, an
+ * absolute path), so a unit test runs from any folder */
+#ifndef SCHEDLAB_TESTDATA_DIR
+#define SCHEDLAB_TESTDATA_DIR "tests/data"
+#endif
 static inline const char *testdata_dir(void)
 {
 	const char *d = getenv("SCHEDLAB_TESTDATA");
-	return d ? d : "tests/data";
+	return d && *d ? d : SCHEDLAB_TESTDATA_DIR;
 }
 
 /* the whole of testdata file NAME (relative to testdata_dir()), NUL-ended,

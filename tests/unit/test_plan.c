@@ -740,10 +740,10 @@ static const char *kernel_folder(const char *name)
 	}
 	char *out = path[next++ % 4];
 	snprintf(out, sizeof(path[0]), "%s/%s", kdirs, name);
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp tests/data/kconfig/%s.config %s/cfg && "
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp '%s/kconfig/%s.config' %s/cfg && "
 		 "printf '{\"release\": \"%s\", \"config\": \"cfg\"}' >%s/kernel.json",
-		 out, name, out, name, out);
+		 out, testdata_dir(), name, out, name, out);
 	CHECK(system(cmd) == 0);
 	return out;
 }
@@ -806,8 +806,8 @@ TEST(impossible_after_a_variant_is_built)
 	json_t *d = json_object_get(json_object_get(p.root, "matrix"), "dropped");
 	CHECK(json_array_size(d) == 1);
 	CHECK_STR(json_string_value(json_object_get(json_array_get(d, 0), "preempt")), "voluntary");
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "cp tests/data/kconfig/6.1.config %s/cfg", k70);
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "cp '%s/kconfig/6.1.config' %s/cfg", testdata_dir(), k70);
 	CHECK(system(cmd) == 0);
 	char *stored = json_dumps(p.root, JSON_COMPACT);
 	struct plan q;
@@ -819,7 +819,7 @@ TEST(impossible_after_a_variant_is_built)
 	CHECK_CONTAINS(q.offer_notes.nr ? q.offer_notes.v[0] : NULL,
 		       "1 boot configuration left out as impossible when the session was planned");
 	free(stored);
-	snprintf(cmd, sizeof(cmd), "cp tests/data/kconfig/7.0.config %s/cfg", k70);
+	snprintf(cmd, sizeof(cmd), "cp '%s/kconfig/7.0.config' %s/cfg", testdata_dir(), k70);
 	CHECK(system(cmd) == 0);
 	/* a plan file may not say what was left out */
 	char file[128];

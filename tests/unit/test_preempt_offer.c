@@ -24,8 +24,8 @@
 static unsigned offer_of_file(const char *name, struct preempt_offer *o)
 {
 	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
-	char path[256];
-	snprintf(path, sizeof(path), "tests/data/kconfig/%s", name);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/kconfig/%s", testdata_dir(), name);
 	if (strbuf_read_file(&sb, path, 1 << 20)) {
 		printf("#   cannot read %s\n", path);
 		tap_cur_failed = 1;
@@ -241,7 +241,9 @@ static json_t *fake_rt_root(char *base, const char *version, int with_config)
 	put_file(base, "/sys/kernel/debug/sched/preempt", "full (lazy) \n");
 	if (with_config) {
 		struct strbuf cfg = STRBUF_INIT;
-		CHECK(strbuf_read_file(&cfg, "tests/data/kconfig/6.13-rt.config", 1 << 20) == 0);
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/kconfig/6.13-rt.config", testdata_dir());
+		CHECK(strbuf_read_file(&cfg, path, 1 << 20) == 0);
 		put_file(base, "/boot/config-6.13.0-rt", cfg.buf);
 		strbuf_release(&cfg);
 	}

@@ -100,7 +100,8 @@ static void roundtrip(const char *shell, const char *const *words, const char *d
 	c.dir = dir;
 	c.out = PROC_PIPE;
 	c.err = PROC_PIPE;
-	int rc = proc_run(&c, 10, &out, 0, &eo, 0, -1, NULL, &res, &err);
+	int rc = proc_exec(&c, &(struct proc_io){ .timeout_s = 10, .out = &out, .errout = &eo, .abort_fd = -1 },
+			 &res, &err);
 	CHECK(rc == 0);
 	CHECK(res.exit_code == 0);
 	if (eo.len)
@@ -157,7 +158,8 @@ TEST(roundtrip_through_other_shells)
 		c.dir = dir;
 		c.out = PROC_PIPE;
 		c.err = PROC_PIPE;
-		CHECK(proc_run(&c, 10, &out, 0, &eo, 0, -1, NULL, &res, &err) == 0);
+		CHECK(proc_exec(&c, &(struct proc_io){ .timeout_s = 10, .out = &out, .errout = &eo, .abort_fd = -1 },
+				 &res, &err) == 0);
 		const char *p = out.buf;
 		size_t i;
 		for (i = 0; hostile[i] && p < out.buf + out.len; i++) {

@@ -4,6 +4,8 @@
  */
 #include "workloads/native/libnative.h"
 
+#include "analysis/rng.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -157,39 +159,16 @@ void nat_fast_sleep_until(uint64_t t)
 		nat_sleep_ns(t - now);
 }
 
-/* ---- PRNG ------------------------------------------------------------------ */
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
+/* ---- PRNG (analysis/rng.c) ------------------------------------------------- */
 
 void nat_rng_seed(struct nat_rng *r, uint64_t seed, uint64_t stream)
 {
-	uint64_t x = seed * 0x2545f4914f6cdd1dull + stream * 0x9e3779b97f4a7c15ull + 1;
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&x);
-}
-
-static inline uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
+	rng_fill(r->s, seed * 0x2545f4914f6cdd1dull + stream * 0x9e3779b97f4a7c15ull + 1);
 }
 
 uint64_t nat_rng_next(struct nat_rng *r)
 {
-	uint64_t *s = r->s;
-	uint64_t res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return res;
+	return rng_next(r->s);
 }
 
 double nat_rng_unit(struct nat_rng *r)

@@ -80,7 +80,7 @@ static inline uint64_t nat_fast_ns(void)
 }
 #endif
 
-/* ---- PRNG (splitmix64 seeding, xoshiro256**) ---------------------------- */
+/* ---- PRNG: analysis/rng.h's generator, seeded from seed and stream ----- */
 struct nat_rng { uint64_t s[4]; };
 void nat_rng_seed(struct nat_rng *r, uint64_t seed, uint64_t stream);
 uint64_t nat_rng_next(struct nat_rng *r);

@@ -1,6 +1,7 @@
 /*
  * sl-netpair: a network server and its client as one measured run, on
- * loopback (the sockperf workload, workloads/sockperf.c; docs/workloads.md).
+ * loopback (the sockperf workload, workloads/sockperf.c; docs/workloads-native.md
+ * "sl-netpair", docs/plan-format.md "sockperf").
  *
  *   sl-netpair [options] -- SERVER ARGV... -- CLIENT ARGV...
  *
@@ -38,6 +39,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness/util/sigstop.h"
 #include "workloads/native/libnative.h"
 
 static const char *const proto_names[] = { "tcp", "udp", NULL };
@@ -286,10 +288,7 @@ int main(int argc, char **argv)
 		nat_err("expected -- SERVER ARGV... -- CLIENT ARGV... after the options");
 		return 2;
 	}
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	sigstop_catch(on_signal, SIGSTOP_IGNORE_PIPE);
 
 	int port = -1, tries = 0;
 	do {

@@ -83,7 +83,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness/util/bundle_paths.h" /* BUNDLE_PG_BIN: the ssh bundle's pg/ bin folder */
 #include "harness/util/rmtree.h"
+#include "harness/util/sigstop.h"
 #include "workloads/native/libnative.h"
 #include "workloads/native/pgbench_log.h"
 
@@ -103,8 +105,6 @@ static pid_t pm_pid = -1, bench_pid = -1;
 static int pm_shmid = -1;
 static char rundir[PATH_MAX], pgdir[PATH_MAX + 4], datadir[PATH_MAX + 16];
 static int as_other;              /* run the programs as O.user (we are root) */
-/* the ssh bundle's pg/ bin folder (harness/targets/bundle.h, BUNDLE_PG_BIN) */
-#define BUNDLE_PG_BIN "pg/usr/lib/postgresql/15/bin"
 static const char *bundle_dir;    /* PostgreSQL from this bundle */
 static char bundle_mnt[PATH_MAX + 16], bundle_bin[PATH_MAX + 64];
 static int bundle_mounts;         /* how many of pg/, lib/ are mounted */
@@ -658,7 +658,6 @@ int main(int argc, char **argv)
 		{ .name = "fsync", .kind = NAT_OPT_FLAG, .out = &O.fsync },
 		{ .name = NULL },
 	};
-	struct sigaction sa;
 	json_t *res;
 	int rc;
 
@@ -719,11 +718,7 @@ int main(int argc, char **argv)
 		}
 		as_other = 1;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	sigstop_catch(on_signal, 0);
 
 	res = json_object();
 	json_object_set_new(res, "user", json_string(as_other ? O.user : "(the caller)"));
