@@ -1270,6 +1270,28 @@ bad:
 	return NULL;
 }
 
+/* one run's estimated time within PLAN_MAX_RUN_S; past it the error names
+ * the numeric keys the plan gave (what makes the run long) and the cap */
+static int check_run_time(const struct plan_workload *w, const json_t *given, const char *path,
+			  struct strbuf *e)
+{
+	double est = w->ops->estimate_s(w->params);
+	if (est <= PLAN_MAX_RUN_S)
+		return 0;
+	strbuf_addf(e, "%s: one run of %s is estimated at %.0f s, above the cap of %d s (%d h) "
+		       "on one run's time", path, w->ops->name, est, PLAN_MAX_RUN_S,
+		    PLAN_MAX_RUN_S / 3600);
+	int n = 0;
+	for (const struct param_spec *s = w->ops->params; s && s->name; s++) {
+		json_t *v = json_object_get(given, s->name);
+		if ((s->type != PT_INT && s->type != PT_NUM) || !json_is_number(v))
+			continue;
+		strbuf_addf(e, "%s%s.%s %.15g", n++ ? ", " : ": lower ", path, s->name,
+			    json_number_value(v));
+	}
+	return -1;
+}
+
 static int validate_workloads(struct plan *p, struct strbuf *e)
 {
 	json_t *wls = json_object_get(p->root, "workloads");
@@ -1320,6 +1342,8 @@ static int validate_workloads(struct plan *p, struct strbuf *e)
 		if (!p->wl[i].params)
 			return -1;
 		if (p->wl[i].ops->check && p->wl[i].ops->check(p->wl[i].params, path, e))
+			return -1;
+		if (check_run_time(&p->wl[i], k, path, e))
 			return -1;
 	}
 	return 0;

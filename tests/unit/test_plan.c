@@ -525,6 +525,24 @@ TEST(workload_param_error_by_path)
 		  "p.json: workloads[0].grups: unknown key (valid: type, groups, loops");
 }
 
+/* one run's estimated time is capped (PLAN_MAX_RUN_S): the error names the
+ * estimate, the cap and the keys that make the run long (issue 41) */
+TEST(run_time_cap)
+{
+	check_err("{\"workloads\": [{\"type\": \"hackbench\"}, {\"type\": \"perf-messaging\", "
+		  "\"groups\": 1000, \"loops\": 100000000, \"mode\": \"thread\"}]}",
+		  "p.json: workloads[1]: one run of perf-messaging is estimated at 48000050 s, "
+		  "above the cap of 172800 s (48 h) on one run's time: lower workloads[1].groups "
+		  "1000, workloads[1].loops 100000000");
+	/* a day's measurement is within it */
+	struct plan p;
+	CHECK(load_ok("{\"workloads\": [{\"type\": \"cyclictest\", \"duration_s\": 86400}, "
+		      "{\"type\": \"pgbench\", \"duration_s\": 86400}, "
+		      "{\"type\": \"perf-messaging\", \"groups\": 1000, \"loops\": 300}]}",
+		      &p) == 0);
+	plan_release(&p);
+}
+
 TEST(workloads_missing_or_empty)
 {
 	char *e = load_err("{\"name\": \"x\"}");
@@ -958,6 +976,7 @@ int main(void)
 	RUN(target_errors);
 	RUN(virtual_clock_errors);
 	RUN(workload_param_error_by_path);
+	RUN(run_time_cap);
 	RUN(workloads_missing_or_empty);
 	RUN(unknown_workload_type_lists_types);
 	RUN(workload_targets);
