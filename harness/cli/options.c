@@ -10,11 +10,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/verdict.h"
 #include "db/db.h"
 #include "harness/cli/cmd.h"
 #include "harness/util/strbuf.h"
@@ -144,12 +146,15 @@ static int take_value(const char *cmd, const struct cli_opt *o, const char *arg,
 		}
 		*(const char **)o->dst = arg;
 		return 0;
-	case CLI_PERCENT:
-		if (open_interval(arg, 0, 1000, o->dst)) {
+	case CLI_PERCENT: {
+		double v;
+		if (open_interval(arg, -HUGE_VAL, HUGE_VAL, &v) || !verdict_threshold_valid(v)) {
 			cmd_error(cmd, "--%s %s: must be a percentage in (0, 1000)", o->name, arg);
 			return 2;
 		}
+		*(double *)o->dst = v;
 		return 0;
+	}
 	case CLI_PROB:
 		if (open_interval(arg, 0, 1, o->dst)) {
 			cmd_error(cmd, "--%s %s: must be a probability in (0, 1)", o->name, arg);

@@ -954,8 +954,38 @@ TEST(seq_boundaries)
 	strbuf_release(&err);
 }
 
+/* repetitions.threshold_pct and alpha: the CLI's bounds (--threshold in
+ * (0, 1000), an alpha some round can reach), one check (issue 41) */
+TEST(seq_threshold_alpha_bounds)
+{
+	const char *body = "{\"repetitions\": {\"max\": 30, \"until\": \"decided\"%s}, "
+			   "\"workloads\": [{\"type\": \"hackbench\"}]}";
+	static const struct {
+		const char *extra, *err;
+	} bad[] = {
+		{ ", \"threshold_pct\": 1e308", "repetitions: threshold_pct must be a percentage in "
+						 "(0, 1000), as the CLI's --threshold" },
+		{ ", \"threshold_pct\": 1000", "threshold_pct must be a percentage in (0, 1000)" },
+		{ ", \"threshold_pct\": 0", "threshold_pct must be a percentage in (0, 1000)" },
+		{ ", \"alpha\": 1e-300", "repetitions: alpha is at or below the smallest p max "
+					 "rounds a side can give" },
+		{ ", \"alpha\": 0.5", "repetitions: alpha must lie in (0, 0.5)" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *t = xstrfmt(body, bad[i].extra);
+		check_err(t, bad[i].err);
+		free(t);
+	}
+	struct plan p;
+	char *t = xstrfmt(body, ", \"threshold_pct\": 999, \"alpha\": 1e-10");
+	CHECK(load_ok(t, &p) == 0);
+	plan_release(&p);
+	free(t);
+}
+
 int main(void)
 {
+	RUN(seq_threshold_alpha_bounds);
 	RUN(seq_boundaries);
 	RUN(minimal_plan_defaults);
 	RUN(explicit_top_level_values);
