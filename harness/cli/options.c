@@ -95,6 +95,18 @@ int cmd_finish(int rc)
 	return rc;
 }
 
+int cli_valid_tag(const char *t)
+{
+	size_t n = t ? strlen(t) : 0;
+	if (!n || n > CLI_TAG_MAX || !strcmp(t, ".") || !strcmp(t, ".."))
+		return 0;
+	for (const char *p = t; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-'))
+			return 0;
+	return 1;
+}
+
 int cli_valid_date(const char *s)
 {
 	for (int i = 0; i < 10; i++) {
