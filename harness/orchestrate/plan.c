@@ -972,12 +972,15 @@ int plan_kernel_offer(const char *spec, struct preempt_offer *o, char *src, size
 	const char *rel = json_string_value(json_object_get(j, "release"));
 	char *cfg = xstrfmt("%s/%s", spec, cf ? cf : "config");
 	int rc = 0;
-	if (!strchr(cf ? cf : "", '/') && !strbuf_read_regular(&text, cfg, 16 << 20, &no) &&
-	    !preempt_offer_decide(text.buf, rel, o, &e)) {
-		snprintf(src, srclen, "%s", cfg);
-		rc = 1;
+	/* a config that is there but is none (a FIFO, never waited on; a
+	 * folder; random bytes) is refused naming why, not taken for unknown */
+	if (!strchr(cf ? cf : "", '/')) {
+		rc = preempt_offer_of_file(cfg, rel, o, &e);
+		if (rc == 1)
+			snprintf(src, srclen, "%s", cfg);
+		else if (rc < 0 && why)
+			strbuf_addf(why, "kernel %s: %s", spec, e.buf);
 	}
-	(void)why;
 	strbuf_release(&text);
 	strbuf_release(&e);
 	free(cfg);
@@ -1054,8 +1057,13 @@ static int apply_offers(struct plan *p, struct strbuf *e)
 			bad++;
 			continue;
 		}
-		if (!path || plan_kernel_offer(path, &o, src, sizeof(src), NULL) != 1 ||
-		    preempt_offer_has(&o, b->preempt))
+		int known = path ? plan_kernel_offer(path, &o, src, sizeof(src), e) : 0;
+		if (known < 0) {
+			free(why_of);
+			strvec_clear(&lines);
+			return -1;
+		}
+		if (known != 1 || preempt_offer_has(&o, b->preempt))
 			continue;
 		why_of[i] = 1;
 		bad++;
