@@ -670,6 +670,10 @@ static int check_space(void)
 		nat_err("statvfs %s: %s", rundir, strerror(errno));
 		return -1;
 	}
+	/* a filesystem that reports no size has no limit to check: ramfs (a
+	 * guest's initramfs when the kernel got root=) says 0 blocks */
+	if (!v.f_blocks)
+		return 0;
 	double avail = (double)v.f_bavail * (double)v.f_frsize;
 	if (avail < need) {
 		nat_err("the run folder %s has %.0f MiB free; --scale %ld needs about %.0f MiB (64 "
