@@ -99,6 +99,11 @@ echo "full: exit $?; $(grep '^sl-pgbench: ' err | tail -n 1)"
 echo "full: mode $(stat -c %a .)"
 echo "full: pgbench said $(grep -c 'pgbench: error: ' pgbench-init.txt)"
 E
+if ! unshare -m --propagation private mount -t tmpfs -o size=1m tmpfs "$MNT" 2>"$TMP/ns.err"; then
+	skip "a tmpfs in a mount namespace of our own" "cannot make one here: $(head -c 200 "$TMP/ns.err")"
+	done_testing
+	exit
+fi
 timeout 200 unshare -m --propagation private bash "$TMP/full.sh" "$MNT" "$SLPG" >"$TMP/full.out" 2>&1
 equals "the namespace's script ran to its end" "$?" 0
 contains "no room for --scale 100: refused, naming the room it has and needs" "$TMP/full.out" \
