@@ -201,7 +201,7 @@ void params_describe(const struct param_spec *specs, struct strbuf *out)
 	for (const struct param_spec *s = specs; s && s->name; s++) {
 		strbuf_addf(out, "  %-14s %-6s ", s->name, tn[s->type]);
 		if (s->type == PT_INT || s->type == PT_NUM)
-			strbuf_addf(out, "[%g..%g] ", s->min, s->max);
+			strbuf_addf(out, "[%.15g..%.15g] ", s->min, s->max);
 		if (s->type == PT_ENUM) {
 			strbuf_addch(out, '{');
 			for (const char *const *c = s->choices; c && *c; c++)
