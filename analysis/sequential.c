@@ -43,8 +43,17 @@ int seq_design_check(const struct seq_design *d, const char **why)
 		*why = "alpha must lie in (0, 0.5)";
 		return -1;
 	}
-	if (!(d->threshold_pct > 0 && isfinite(d->threshold_pct))) {
-		*why = "threshold_pct must be a positive percentage";
+	if (!verdict_threshold_valid(d->threshold_pct)) {
+		*why = "threshold_pct must be a percentage in (0, 1000), as the CLI's --threshold";
+		return -1;
+	}
+	/* the smallest p max rounds a side can give is a complete separation's:
+	 * an alpha at or below it could never decide (bisect's --alpha is
+	 * refused by the same rule); a deterministic source decides by p 0 */
+	if (d->source != VERDICT_SOURCE_DETERMINISTIC && d->max >= 2 &&
+	    !(verdict_separation_p((size_t)d->max, (size_t)d->max) < d->alpha)) {
+		*why = "alpha is at or below the smallest p max rounds a side can give "
+		       "(2 / C(2 max, max)): no round could ever decide; raise alpha or max";
 		return -1;
 	}
 	if (d->boundary == SEQ_EXACT && d->max - d->min >= SEQ_EXACT_MAX_LOOKS) {

@@ -151,6 +151,11 @@ int verdict_compare(const double *a, size_t na, const double *b, size_t nb,
 	return verdict_compare_censored(a, NULL, na, b, NULL, nb, o, v);
 }
 
+int verdict_threshold_valid(double pct)
+{
+	return pct > 0 && pct < VERDICT_MAX_THRESHOLD_PCT;
+}
+
 double verdict_separation_p(size_t m, size_t n)
 {
 	double c = 1; /* C(m + n, m), as a double: exact enough for a p-value */

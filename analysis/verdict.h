@@ -103,6 +103,10 @@ enum verdict_kind {
 };
 
 #define VERDICT_DEFAULT_THRESHOLD_PCT 2.0
+/* a noise threshold is a percentage in (0, VERDICT_MAX_THRESHOLD_PCT): the
+ * CLI's --threshold and a plan's repetitions.threshold_pct alike, both
+ * through verdict_threshold_valid */
+#define VERDICT_MAX_THRESHOLD_PCT 1000.0
 #define VERDICT_DEFAULT_LEVEL         0.95
 #define VERDICT_DEFAULT_POWER         0.8
 
@@ -182,6 +186,10 @@ int verdict_compare_censored(const double *a, const unsigned char *ca, size_t na
 /* the exact two-sided p of a complete separation of samples of m and n
  * values: min(1, 2 / C(m + n, m)) */
 double verdict_separation_p(size_t m, size_t n);
+
+/* 1 when pct is a valid noise threshold: 0 < pct < VERDICT_MAX_THRESHOLD_PCT
+ * (NAN and infinities are not) */
+int verdict_threshold_valid(double pct);
 
 /* the lower edge of a symmetric threshold in percent: -100 T / (100 + T)
  * (the change whose ratio is 1 / (1 + T/100)); NAN unless T > 0 */

@@ -33,12 +33,12 @@ static void range_text(const struct param_spec *s, struct strbuf *err)
 	else if (s->min == 0)
 		strbuf_addf(err, "must be a non-negative %s", what);
 	else {
-		strbuf_addf(err, "must be %s %s in [%g, %g]", s->type == PT_INT ? "an" : "a", what,
+		strbuf_addf(err, "must be %s %s in [%.15g, %.15g]", s->type == PT_INT ? "an" : "a", what,
 			    s->min, s->max);
 		return;
 	}
-	if (s->max < 1e9)
-		strbuf_addf(err, " no larger than %g", s->max);
+	/* the bound is always named, in full ("%g" would print 1e+09) */
+	strbuf_addf(err, " no larger than %.15g", s->max);
 }
 
 static int check_value(const struct param_spec *s, json_t *v, const char *path,
@@ -206,7 +206,7 @@ void params_describe(const struct param_spec *specs, struct strbuf *out)
 	for (const struct param_spec *s = specs; s && s->name; s++) {
 		strbuf_addf(out, "  %-14s %-6s ", s->name, tn[s->type]);
 		if (s->type == PT_INT || s->type == PT_NUM)
-			strbuf_addf(out, "[%g..%g] ", s->min, s->max);
+			strbuf_addf(out, "[%.15g..%.15g] ", s->min, s->max);
 		if (s->type == PT_ENUM) {
 			strbuf_addch(out, '{');
 			for (const char *const *c = s->choices; c && *c; c++)

@@ -1,12 +1,18 @@
 /*
  * What a kernel offers (preempt_offer.h): the preemption modes of a kernel
  * from its config, by the rules of Kconfig.preempt in 6.1, 6.13 and 7.0.
- * Pure; the plan check (harness/orchestrate/plan.c) and the qemu target's
- * feasibility hook read kernel folders' configs through it.
+ * Pure but for preempt_offer_of_file, through which the plan check
+ * (harness/orchestrate/plan.c) and the qemu target's feasibility hook read
+ * kernel folders' configs (a config that is no config refused, a FIFO
+ * never waited on).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness/agent/preempt_offer.h"
 #include "harness/agent/sysinfo.h"
@@ -118,6 +124,75 @@ int preempt_offer_decide(const char *config, const char *release, struct preempt
 			o->modes &= ~(unsigned)PM_VOLUNTARY;
 	}
 	return 0;
+}
+
+/* what a file of mode m is, for the message */
+static const char *file_kind(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISDIR(m) ? "a folder" : S_ISCHR(m) ? "a character device"
+	       : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+#define CONFIG_MAX (16 << 20)
+
+int preempt_offer_of_file(const char *path, const char *release, struct preempt_offer *o,
+			  struct strbuf *why)
+{
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 && errno != EISDIR) {
+		strbuf_addf(why, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fd < 0 ? stat(path, &st) : fstat(fd, &st)) {
+		strbuf_addf(why, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		strbuf_addf(why, "%s is %s, not a kernel config (a regular file of CONFIG_ lines)",
+			    path, file_kind(st.st_mode));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (st.st_size > CONFIG_MAX) {
+		strbuf_addf(why, "%s: %lld bytes, not a kernel config (at most %d)", path,
+			    (long long)st.st_size, CONFIG_MAX);
+		close(fd);
+		return -1;
+	}
+	struct strbuf text = STRBUF_INIT;
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || text.len + (size_t)n > CONFIG_MAX) {
+			strbuf_addf(why, "%s: %s", path, n < 0 ? strerror(errno) : "grew past 16 MiB");
+			close(fd);
+			strbuf_release(&text);
+			return -1;
+		}
+		strbuf_add(&text, buf, (size_t)n);
+	}
+	close(fd);
+	int rc = 1;
+	struct strbuf e = STRBUF_INIT;
+	if (memchr(text.buf, '\0', text.len)) {
+		strbuf_addf(why, "%s is not a kernel config: it is not text (a NUL byte)", path);
+		rc = -1;
+	} else if (preempt_offer_decide(text.buf, release, o, &e)) {
+		strbuf_addf(why, "%s is not a kernel config: %s", path, e.buf);
+		rc = -1;
+	}
+	strbuf_release(&e);
+	strbuf_release(&text);
+	return rc;
 }
 
 void preempt_offer_describe(const struct preempt_offer *o, struct strbuf *sb)

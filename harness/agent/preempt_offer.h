@@ -56,6 +56,13 @@ struct preempt_offer {
  * no preemption model */
 int preempt_offer_decide(const char *config, const char *release, struct preempt_offer *o,
 			 struct strbuf *why);
+/* the same from the config file at `path` (a kernel folder's): 1 decided;
+ * 0 when there is no such file (nothing known: the target says); -1 naming
+ * why in `why` when the file is there but is no kernel config: not a
+ * regular file (a FIFO, never waited on; a folder; a device), larger than
+ * 16 MiB, not text, or naming no preemption model */
+int preempt_offer_of_file(const char *path, const char *release, struct preempt_offer *o,
+			  struct strbuf *why);
 /* PM_* of "none", "voluntary", "full", "lazy"; 0 for anything else */
 unsigned preempt_mode_bit(const char *mode);
 /* does the kernel offer `mode`? */

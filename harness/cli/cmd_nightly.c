@@ -91,17 +91,6 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-static int tag_ok(const char *t)
-{
-	if (!*t)
-		return 0;
-	for (const char *p = t; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-'))
-			return 0;
-	return 1;
-}
-
 struct nopts {
 	const char *plan, *dbpath, *tag, *dir, *session, *on_alert, *metrics;
 	size_t baseline, bisect_minutes, max_steps, session_runs, repetitions;
@@ -334,9 +323,16 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 	struct strbuf bsel = STRBUF_INIT;
 	for (size_t i = 0; i < r.nbaseline; i++)
 		strbuf_addf(&bsel, "%ssession=%lld", i ? "," : "", (long long)r.baseline[i]);
-	char *html = several ? xstrfmt("%s/%s-session-%lld.html", o->dir, sb.tag ? sb.tag : o->tag,
-				       (long long)sid)
-			     : xstrfmt("%s/%s.html", o->dir, sb.tag ? sb.tag : o->tag);
+	/* the file is named by the session's tag when that is a valid one (a
+	 * session stored before run --tag was checked may have any text: it
+	 * is then named by its id), so that it stays in --out-dir */
+	char sid_name[32];
+	snprintf(sid_name, sizeof(sid_name), "session-%lld", (long long)sid);
+	const char *fname = sb.tag && cli_valid_tag(sb.tag) ? sb.tag
+			    : !sb.tag && cli_valid_tag(o->tag) ? o->tag : sid_name;
+	char *html = several && fname != sid_name
+			     ? xstrfmt("%s/%s-session-%lld.html", o->dir, fname, (long long)sid)
+			     : xstrfmt("%s/%s.html", o->dir, fname);
 	char *sel = xstrfmt("session=%lld", (long long)sid);
 	char thr[32];
 	snprintf(thr, sizeof(thr), "%g", o->threshold);
@@ -545,8 +541,9 @@ int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 				     "session)");
 		return 2;
 	}
-	if (!tag_ok(o.tag)) {
-		cmd_error("nightly", "--tag '%s': letters, digits, . _ - only", o.tag);
+	if (!cli_valid_tag(o.tag)) {
+		cmd_error("nightly", "--tag '%s': 1 to %d letters, digits, . _ - (not . or ..)",
+			  o.tag, CLI_TAG_MAX);
 		return 2;
 	}
 	int64_t sid = 0;

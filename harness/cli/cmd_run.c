@@ -32,7 +32,7 @@ static const char usage_text[] =
 	"runs one session per target, in parallel, with progress lines prefixed by\n"
 	"the target.\n"
 	"  --db FILE       database (default schedlab.db; created when absent)\n"
-	"  --tag TAG       label the session (e.g. nightly-2026-12-01)\n"
+	"  --tag TAG       label the session (e.g. nightly-2026-12-01): letters, digits, . _ -\n"
 	"  --target SPEC   override the plan's target: local, qemu:KERNEL,\n"
 	"                  ssh://[user@]host[:port] (not for a lab plan)\n"
 	"  --resume S      finish session S (a number or \"last\"): runs that did not\n"
@@ -85,6 +85,11 @@ static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct run_arg
 	if (a->resume && (a->tag || a->target || a->until_decided)) {
 		cmd_error("run", "--resume continues a session as it was planned; "
 			  "--tag, --target and --until-decided cannot change it");
+		return 2;
+	}
+	if (a->tag && !cli_valid_tag(a->tag)) {
+		cmd_error("run", "--tag: 1 to %d letters, digits, . _ - (not . or ..): the tag "
+			  "names files (nightly's report TAG.html)", CLI_TAG_MAX);
 		return 2;
 	}
 	a->plan = a->resume ? NULL : argv[first];

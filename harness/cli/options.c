@@ -10,11 +10,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/verdict.h"
 #include "db/db.h"
 #include "harness/cli/cmd.h"
 #include "harness/util/strbuf.h"
@@ -93,6 +95,18 @@ int cmd_finish(int rc)
 	return rc;
 }
 
+int cli_valid_tag(const char *t)
+{
+	size_t n = t ? strlen(t) : 0;
+	if (!n || n > CLI_TAG_MAX || !strcmp(t, ".") || !strcmp(t, ".."))
+		return 0;
+	for (const char *p = t; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-'))
+			return 0;
+	return 1;
+}
+
 int cli_valid_date(const char *s)
 {
 	for (int i = 0; i < 10; i++) {
@@ -144,12 +158,15 @@ static int take_value(const char *cmd, const struct cli_opt *o, const char *arg,
 		}
 		*(const char **)o->dst = arg;
 		return 0;
-	case CLI_PERCENT:
-		if (open_interval(arg, 0, 1000, o->dst)) {
+	case CLI_PERCENT: {
+		double v;
+		if (open_interval(arg, -HUGE_VAL, HUGE_VAL, &v) || !verdict_threshold_valid(v)) {
 			cmd_error(cmd, "--%s %s: must be a percentage in (0, 1000)", o->name, arg);
 			return 2;
 		}
+		*(double *)o->dst = v;
 		return 0;
+	}
 	case CLI_PROB:
 		if (open_interval(arg, 0, 1, o->dst)) {
 			cmd_error(cmd, "--%s %s: must be a probability in (0, 1)", o->name, arg);

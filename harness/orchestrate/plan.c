@@ -972,12 +972,15 @@ int plan_kernel_offer(const char *spec, struct preempt_offer *o, char *src, size
 	const char *rel = json_string_value(json_object_get(j, "release"));
 	char *cfg = xstrfmt("%s/%s", spec, cf ? cf : "config");
 	int rc = 0;
-	if (!strchr(cf ? cf : "", '/') && !strbuf_read_regular(&text, cfg, 16 << 20, &no) &&
-	    !preempt_offer_decide(text.buf, rel, o, &e)) {
-		snprintf(src, srclen, "%s", cfg);
-		rc = 1;
+	/* a config that is there but is none (a FIFO, never waited on; a
+	 * folder; random bytes) is refused naming why, not taken for unknown */
+	if (!strchr(cf ? cf : "", '/')) {
+		rc = preempt_offer_of_file(cfg, rel, o, &e);
+		if (rc == 1)
+			snprintf(src, srclen, "%s", cfg);
+		else if (rc < 0 && why)
+			strbuf_addf(why, "kernel %s: %s", spec, e.buf);
 	}
-	(void)why;
 	strbuf_release(&text);
 	strbuf_release(&e);
 	free(cfg);
@@ -1054,8 +1057,13 @@ static int apply_offers(struct plan *p, struct strbuf *e)
 			bad++;
 			continue;
 		}
-		if (!path || plan_kernel_offer(path, &o, src, sizeof(src), NULL) != 1 ||
-		    preempt_offer_has(&o, b->preempt))
+		int known = path ? plan_kernel_offer(path, &o, src, sizeof(src), e) : 0;
+		if (known < 0) {
+			free(why_of);
+			strvec_clear(&lines);
+			return -1;
+		}
+		if (known != 1 || preempt_offer_has(&o, b->preempt))
 			continue;
 		why_of[i] = 1;
 		bad++;
@@ -1270,6 +1278,28 @@ bad:
 	return NULL;
 }
 
+/* one run's estimated time within PLAN_MAX_RUN_S; past it the error names
+ * the numeric keys the plan gave (what makes the run long) and the cap */
+static int check_run_time(const struct plan_workload *w, const json_t *given, const char *path,
+			  struct strbuf *e)
+{
+	double est = w->ops->estimate_s(w->params);
+	if (est <= PLAN_MAX_RUN_S)
+		return 0;
+	strbuf_addf(e, "%s: one run of %s is estimated at %.0f s, above the cap of %d s (%d h) "
+		       "on one run's time", path, w->ops->name, est, PLAN_MAX_RUN_S,
+		    PLAN_MAX_RUN_S / 3600);
+	int n = 0;
+	for (const struct param_spec *s = w->ops->params; s && s->name; s++) {
+		json_t *v = json_object_get(given, s->name);
+		if ((s->type != PT_INT && s->type != PT_NUM) || !json_is_number(v))
+			continue;
+		strbuf_addf(e, "%s%s.%s %.15g", n++ ? ", " : ": lower ", path, s->name,
+			    json_number_value(v));
+	}
+	return -1;
+}
+
 static int validate_workloads(struct plan *p, struct strbuf *e)
 {
 	json_t *wls = json_object_get(p->root, "workloads");
@@ -1320,6 +1350,8 @@ static int validate_workloads(struct plan *p, struct strbuf *e)
 		if (!p->wl[i].params)
 			return -1;
 		if (p->wl[i].ops->check && p->wl[i].ops->check(p->wl[i].params, path, e))
+			return -1;
+		if (check_run_time(&p->wl[i], k, path, e))
 			return -1;
 	}
 	return 0;

@@ -32,6 +32,12 @@ struct target_ops;
  * runs; a plan past these is refused before its expansion is allocated. */
 #define PLAN_MAX_BOOTS 100000
 #define PLAN_MAX_RUNS 1000000
+/* the longest a single run may be estimated to take (its workload's
+ * estimate_s; docs/plan-format.md "Limits"): a day of measurement, the
+ * longest duration_s any workload takes, with a day's room for its setup
+ * (pgbench's initialisation). Past it the plan is refused naming the
+ * workload's size keys: a run whose own timeout is days away is a typo */
+#define PLAN_MAX_RUN_S 172800
 /* the largest plan file read */
 #define PLAN_MAX_BYTES (16 << 20)
 /* matrix.cmdline: the kernel's command line is at most 2048 bytes on x86

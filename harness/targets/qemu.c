@@ -447,9 +447,13 @@ static int qemu_feasible(struct target *t, const struct boot_spec *b, const json
 	/* what the kernel offers, from its config when we have it (the plan
 	   checked it already: this is the same rule, for --target and resume) */
 	struct preempt_offer o;
-	if (config[0] && !strbuf_read_file(&cfg, config, 16 << 20) &&
-	    !preempt_offer_decide(cfg.buf, release[0] ? release : NULL, &o, &e) &&
-	    !preempt_offer_has(&o, b->preempt)) {
+	int known = config[0] ? preempt_offer_of_file(config, release[0] ? release : NULL, &o, &e)
+			      : 0;
+	if (known < 0) {
+		/* a config that is no config (a FIFO: never waited on) */
+		strbuf_addf(why, "kernel %s: %s", kernel, e.buf);
+		rc = 0;
+	} else if (known == 1 && !preempt_offer_has(&o, b->preempt)) {
 		struct strbuf d = STRBUF_INIT;
 		preempt_offer_describe(&o, &d);
 		strbuf_addf(why, "kernel %s does not offer preempt=%s: it offers %s (%s)", kernel,

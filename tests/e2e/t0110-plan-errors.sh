@@ -262,6 +262,15 @@ else
 	ok "nothing made beside /dev/null"
 fi
 
+# run --tag is a file name's part (nightly's report TAG.html): a path, a
+# newline or a control character is refused before anything runs, with
+# nightly --tag's check (issue 41)
+for t in '../../../x' "$(printf 'a\nb')" "$(printf 'a\033b')" '..' 'a/b'; do
+	expect_exit 2 "run --tag $(printf %q "$t"): exit 2" schedlab run "$TMP/preflight.json" --db "$TMP/tag.db" --tag "$t"
+	contains "... naming what a tag may hold" "$TMP/err" "--tag: 1 to 64 letters, digits, . _ -"
+done
+check "... no database made" test ! -e "$TMP/tag.db"
+
 # a variant's fragment path may name any file: its lines are never echoed,
 # and a FIFO is refused without being read (issue 33)
 printf 'root:SECRET-LINE-OF-A-FILE\n' >"$TMP/secret"

@@ -5,8 +5,9 @@
 # 6.13, a 7.0-like x86) with every preempt mode: refused by default, naming
 # each impossible pair and what that kernel offers; with
 # "matrix": {"impossible": "drop"} the pairs are left out with a note and
-# the rest expands. No boot: the kernels are folders with a config and an
-# empty vmlinuz.
+# the rest expands. A config that is no config (a FIFO, a folder, random
+# bytes) is refused naming it. No boot: the kernels are folders with a
+# config and an empty vmlinuz.
 # timeout: 60
 . "$(dirname "$0")/lib.sh"
 DATA=$(cd "$(dirname "$0")/../data/kconfig" && pwd)
@@ -88,14 +89,23 @@ expect_exit 0 "a variant not built yet: its offer is not known at plan time" sch
 contains "plan says when it is checked" "$TMP/out" \
 	"note: variant:minimal:hz1000 is not built yet: the preemption modes asked of it are checked against its config once it is (schedlab run)"
 
-# a kernel folder whose config is a FIFO: not read (no hang), its offer unknown
-mkdir -p "$TMP/k/fifo"
+# a kernel folder whose config is no config: a FIFO (never waited on), a
+# folder, random bytes, is refused naming the file and what it is (issue
+# 41: each was taken for "offer unknown" and the plan passed)
+mkdir -p "$TMP/k/fifo" "$TMP/k/dir/config" "$TMP/k/rand"
 mkfifo "$TMP/k/fifo/config"
-: >"$TMP/k/fifo/vmlinuz"
-printf '{"target": {"type": "qemu", "kernel": "%s"}, "matrix": {"preempt": ["lazy"]}, "workloads": [{"type": "hackbench"}]}\n' \
-	"$TMP/k/fifo" >"$TMP/fifo.json"
-expect_exit 0 "a config that is a FIFO is not read: the offer is unknown, the plan passes" \
-	timeout 10 schedlab plan "$TMP/fifo.json"
+head -c 4096 /dev/urandom >"$TMP/k/rand/config"
+for k in fifo:"config is a FIFO, not a kernel config" \
+	 dir:"config is a folder, not a kernel config" \
+	 rand:"config is not a kernel config: "; do
+	name=${k%%:*} want=${k#*:}
+	: >"$TMP/k/$name/vmlinuz"
+	printf '{"target": {"type": "qemu", "kernel": "%s"}, "matrix": {"preempt": ["lazy"]}, "workloads": [{"type": "hackbench"}]}\n' \
+		"$TMP/k/$name" >"$TMP/$name.json"
+	expect_exit 2 "a config that is $name: refused at once (exit 2, no hang)" \
+		timeout 30 schedlab plan "$TMP/$name.json"
+	contains "... naming the kernel, the file and what it is" "$TMP/err" "kernel $TMP/k/$name: $TMP/k/$name/$want"
+done
 
 bad_value() {
 	plan ', "impossible": "skip"' >"$TMP/bad.json"

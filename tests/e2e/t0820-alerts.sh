@@ -267,6 +267,16 @@ contains "... names the hook's time limit" "$TMP/out" "--on-alert-timeout SECOND
 expect_exit 2 "nightly without a plan or session" $SL nightly --db "$DB"
 expect_exit 2 "nightly --session of a session that does not exist" $SL nightly --db "$DB" --session 999 --out-dir "$TMP/rep"
 contains "... names it" "$TMP/err" "no session 999"
+# a session stored with a tag that is a path (before run --tag was
+# checked): its night's report stays in --out-dir, named by the session
+# (issue 41)
+cp "$TMP/pristine.db" "$TMP/esc.db"
+DB=$TMP/esc.db sql "UPDATE session SET tag = '../../../escaped' WHERE id = 1"
+mkdir -p "$TMP/esc/a/b"
+expect_exit 0 "nightly --session of a session tagged ../../../escaped" \
+	$SL nightly --db "$TMP/esc.db" --session 1 --no-bisect --out-dir "$TMP/esc/a/b"
+check "... writes no report outside --out-dir" test ! -e "$TMP/escaped.html"
+check "... but session-1.html in it" test -s "$TMP/esc/a/b/session-1.html"
 
 # ---- the hook: its time limit, the night's signals, the target lock -----------------------
 # hook_db NAME: a fresh copy of the history at $TMP/NAME.db whose night 5 is

@@ -949,6 +949,12 @@ TEST(perfbench_build_argv)
 	p = resolve(pip, "{\"type\":\"perf-pipe\",\"loops\":-5}", &err);
 	CHECK(p == NULL);
 	strbuf_reset(&err);
+	/* above the bound: the bound is named, in full (issue 41) */
+	p = resolve(pip, "{\"type\":\"perf-pipe\",\"loops\":2000000000}", &err);
+	CHECK(p == NULL);
+	CHECK_CONTAINS(err.buf, "workloads[0].loops: must be a positive integer no larger than "
+				"1000000000");
+	strbuf_reset(&err);
 	p = resolve(msg, "{\"type\":\"perf-messaging\",\"mode\":\"-l 1\"}", &err);
 	CHECK(p == NULL);
 	CHECK_CONTAINS(err.buf, "workloads[0].mode: must be one of \"process\", \"thread\"");

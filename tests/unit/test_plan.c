@@ -525,6 +525,24 @@ TEST(workload_param_error_by_path)
 		  "p.json: workloads[0].grups: unknown key (valid: type, groups, loops");
 }
 
+/* one run's estimated time is capped (PLAN_MAX_RUN_S): the error names the
+ * estimate, the cap and the keys that make the run long (issue 41) */
+TEST(run_time_cap)
+{
+	check_err("{\"workloads\": [{\"type\": \"hackbench\"}, {\"type\": \"perf-messaging\", "
+		  "\"groups\": 1000, \"loops\": 100000000, \"mode\": \"thread\"}]}",
+		  "p.json: workloads[1]: one run of perf-messaging is estimated at 48000050 s, "
+		  "above the cap of 172800 s (48 h) on one run's time: lower workloads[1].groups "
+		  "1000, workloads[1].loops 100000000");
+	/* a day's measurement is within it */
+	struct plan p;
+	CHECK(load_ok("{\"workloads\": [{\"type\": \"cyclictest\", \"duration_s\": 86400}, "
+		      "{\"type\": \"pgbench\", \"duration_s\": 86400}, "
+		      "{\"type\": \"perf-messaging\", \"groups\": 1000, \"loops\": 300}]}",
+		      &p) == 0);
+	plan_release(&p);
+}
+
 TEST(workloads_missing_or_empty)
 {
 	char *e = load_err("{\"name\": \"x\"}");
@@ -936,8 +954,38 @@ TEST(seq_boundaries)
 	strbuf_release(&err);
 }
 
+/* repetitions.threshold_pct and alpha: the CLI's bounds (--threshold in
+ * (0, 1000), an alpha some round can reach), one check (issue 41) */
+TEST(seq_threshold_alpha_bounds)
+{
+	const char *body = "{\"repetitions\": {\"max\": 30, \"until\": \"decided\"%s}, "
+			   "\"workloads\": [{\"type\": \"hackbench\"}]}";
+	static const struct {
+		const char *extra, *err;
+	} bad[] = {
+		{ ", \"threshold_pct\": 1e308", "repetitions: threshold_pct must be a percentage in "
+						 "(0, 1000), as the CLI's --threshold" },
+		{ ", \"threshold_pct\": 1000", "threshold_pct must be a percentage in (0, 1000)" },
+		{ ", \"threshold_pct\": 0", "threshold_pct must be a percentage in (0, 1000)" },
+		{ ", \"alpha\": 1e-300", "repetitions: alpha is at or below the smallest p max "
+					 "rounds a side can give" },
+		{ ", \"alpha\": 0.5", "repetitions: alpha must lie in (0, 0.5)" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *t = xstrfmt(body, bad[i].extra);
+		check_err(t, bad[i].err);
+		free(t);
+	}
+	struct plan p;
+	char *t = xstrfmt(body, ", \"threshold_pct\": 999, \"alpha\": 1e-10");
+	CHECK(load_ok(t, &p) == 0);
+	plan_release(&p);
+	free(t);
+}
+
 int main(void)
 {
+	RUN(seq_threshold_alpha_bounds);
 	RUN(seq_boundaries);
 	RUN(minimal_plan_defaults);
 	RUN(explicit_top_level_values);
@@ -958,6 +1006,7 @@ int main(void)
 	RUN(target_errors);
 	RUN(virtual_clock_errors);
 	RUN(workload_param_error_by_path);
+	RUN(run_time_cap);
 	RUN(workloads_missing_or_empty);
 	RUN(unknown_workload_type_lists_types);
 	RUN(workload_targets);

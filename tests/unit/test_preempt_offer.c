@@ -287,8 +287,56 @@ TEST(effective_rt_lazy_from_a_fake_root)
 	rm_root(base3);
 }
 
+/* a config file that is no config is refused naming why, never waited on
+ * (issue 41: a FIFO, a folder and random bytes were taken for "unknown") */
+TEST(of_file_refuses_what_is_no_config)
+{
+	char dir[] = "/tmp/sl-offer-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *fifo = xstrfmt("%s/fifo", dir), *sub = xstrfmt("%s/sub", dir),
+	     *rnd = xstrfmt("%s/rand", dir), *none = xstrfmt("%s/none", dir);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	CHECK(mkdir(sub, 0700) == 0);
+	FILE *f = fopen(rnd, "w");
+	CHECK(f != NULL);
+	for (int i = 0; i < 4096; i++)
+		fputc((i * 131 + 7) & 0xff, f); /* bytes with NULs, no CONFIG_ line */
+	fclose(f);
+	struct preempt_offer o;
+	struct strbuf why = STRBUF_INIT;
+	CHECK(preempt_offer_of_file(none, NULL, &o, &why) == 0);
+	CHECK(why.len == 0);
+	CHECK(preempt_offer_of_file(fifo, NULL, &o, &why) == -1);
+	CHECK_CONTAINS(why.buf, "/fifo is a FIFO, not a kernel config");
+	strbuf_reset(&why);
+	CHECK(preempt_offer_of_file(sub, NULL, &o, &why) == -1);
+	CHECK_CONTAINS(why.buf, "/sub is a folder, not a kernel config");
+	strbuf_reset(&why);
+	CHECK(preempt_offer_of_file(rnd, NULL, &o, &why) == -1);
+	CHECK_CONTAINS(why.buf, "/rand is not a kernel config: it is not text");
+	strbuf_reset(&why);
+	f = fopen(rnd, "w");
+	fputs("CONFIG_HZ=250\n", f);
+	fclose(f);
+	CHECK(preempt_offer_of_file(rnd, NULL, &o, &why) == -1);
+	CHECK_CONTAINS(why.buf, "/rand is not a kernel config: the config names no preemption model");
+	strbuf_reset(&why);
+	CHECK(preempt_offer_of_file("tests/data/kconfig/6.1.config", NULL, &o, &why) == 1);
+	CHECK(o.modes == (PM_NONE | PM_VOLUNTARY | PM_FULL));
+	unlink(fifo);
+	rmdir(sub);
+	unlink(rnd);
+	rmdir(dir);
+	free(fifo);
+	free(sub);
+	free(rnd);
+	free(none);
+	strbuf_release(&why);
+}
+
 int main(void)
 {
+	RUN(of_file_refuses_what_is_no_config);
 	RUN(debian_6_1_dynamic);
 	RUN(rt_6_1_only_full);
 	RUN(lazy_6_13);

@@ -150,7 +150,7 @@ TEST(rtla_plan_errors)
 		{ "timerlat", "{\"type\":\"timerlat\",\"cpus\":\"0-\"}",
 		  "workloads[0].cpus: \"0-\" is not a CPU list like \"0-3,6\"" },
 		{ "timerlat", "{\"type\":\"timerlat\",\"period_us\":50}",
-		  "workloads[0].period_us: must be an integer in [100, 1e+06]" },
+		  "workloads[0].period_us: must be an integer in [100, 1000000]" },
 		{ "timerlat", "{\"type\":\"timerlat\",\"auto_analysis\":1}",
 		  "workloads[0].auto_analysis: must be true or false" },
 		{ "timerlat", "{\"type\":\"timerlat\",\"nano\":true}",

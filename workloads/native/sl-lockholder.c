@@ -44,6 +44,10 @@
  * only detected and reported: "unavailable" with the kernel's answer when
  * the prctl is unknown (6.1), "available, not used" otherwise.
  *
+ * The run ends with its window: a waiter gives up when the window ends,
+ * and CPU work longer than 1 ms (--cs-us, --think-us) looks at the end
+ * after each millisecond; a hold cut so is released and not counted.
+ *
  * Output is one JSON object on stdout; the metrics are defined in
  * docs/workloads-native.md.
  */
@@ -101,6 +105,9 @@ static _Alignas(64) atomic_uchar lock_byte;
 static _Alignas(64) atomic_int go, stop_flag;
 static size_t page_size;
 static uint64_t cs_loops, think_loops;
+/* about 1 ms of nat_spin: CPU work longer than this (a critical section or
+ * a think time of --cs-us 1000000) looks at stop_flag after each chunk */
+static uint64_t chunk_loops;
 
 /*
  * The stamps. A hold must not enter the kernel to read a clock, so on
@@ -188,12 +195,14 @@ static void backoff(struct nat_rng *r, uint64_t *cur_us)
  * a clock reading) takes well under a microsecond even under qemu/TCG. */
 #define SPIN_GAP_NS 50000
 
-/* take the lock; adds the time spent in the spin loop (on a CPU) and the
- * blocks */
-static void acquire(struct worker *w, struct nat_rng *r)
+/* take the lock (0); adds the time spent in the spin loop (on a CPU) and
+ * the blocks. -1 without the lock when the window ended while waiting: a
+ * waiter stops with the window, it does not wait for its turn (64 threads
+ * each waiting for a hold of 1 s ran 32 s past a window of 0.05 s) */
+static int acquire(struct worker *w, struct nat_rng *r)
 {
 	if (try_lock())
-		return;
+		return 0;
 	uint64_t last = stamp(), cur_us = 0, spun = 0;
 	long spins = 0;
 	for (;;) {
@@ -205,6 +214,10 @@ static void acquire(struct worker *w, struct nat_rng *r)
 		last = now;
 		if (got)
 			break;
+		if (atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
+			w->spin_ns += spun;
+			return -1;
+		}
 		if (O.lock == L_TTS_YIELD && ++spins >= O.spins) {
 			w->backoffs++;
 			backoff(r, &cur_us);
@@ -213,6 +226,22 @@ static void acquire(struct worker *w, struct nat_rng *r)
 		}
 	}
 	w->spin_ns += spun;
+	return 0;
+}
+
+/* loops of CPU work in chunks of chunk_loops, -1 as soon as the window
+ * ended (stop_flag) between two of them: work of 1 ms or less is one call,
+ * with no look at the flag inside it */
+static int work(uint64_t loops)
+{
+	while (loops > chunk_loops) {
+		nat_spin(chunk_loops);
+		loops -= chunk_loops;
+		if (atomic_load_explicit(&stop_flag, memory_order_relaxed))
+			return -1;
+	}
+	nat_spin(loops);
+	return 0;
 }
 
 static inline void release(void)
@@ -229,7 +258,8 @@ static inline volatile uint32_t *rseq_cpu_id_start(void)
 #define RSEQ_SENTINEL 0xfffffff0u
 #endif
 
-static void critical_section(struct worker *w)
+/* 0, or -1 when the window ended inside the CPU work (longer than 1 ms) */
+static int critical_section(struct worker *w)
 {
 	if (O.enter == E_FAULT) {
 		for (long i = 0; i < O.entries; i++)
@@ -238,7 +268,7 @@ static void critical_section(struct worker *w)
 		for (long i = 0; i < O.entries; i++)
 			(void)syscall(SYS_getppid);
 	}
-	nat_spin(cs_loops);
+	return work(cs_loops);
 }
 
 static uint64_t tv_ns(const struct timeval *tv)
@@ -260,7 +290,8 @@ static void *worker_thread(void *p)
 	while (!atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
 		int preempted = 0;
 		uint64_t t0 = stamp();
-		acquire(w, &r);
+		if (acquire(w, &r))
+			break;
 		uint64_t t1 = stamp();
 #ifdef NAT_HAVE_RSEQ
 		if (O.detect == D_RSEQ)
@@ -268,7 +299,11 @@ static void *worker_thread(void *p)
 		else
 #endif
 			getrusage(RUSAGE_THREAD, &a);
-		critical_section(w);
+		if (critical_section(w)) {
+			/* cut by the window's end: not a whole hold, not counted */
+			release();
+			break;
+		}
 #ifdef NAT_HAVE_RSEQ
 		if (O.detect == D_RSEQ)
 			preempted = *rseq_cpu_id_start() != RSEQ_SENTINEL;
@@ -289,8 +324,8 @@ static void *worker_thread(void *p)
 			w->failed = 1;
 			break;
 		}
-		if (think_loops)
-			nat_spin(think_loops);
+		if (think_loops && work(think_loops))
+			break;
 	}
 	getrusage(RUSAGE_THREAD, &ru1);
 	w->nivcsw = (uint64_t)(ru1.ru_nivcsw - ru0.ru_nivcsw);
@@ -494,6 +529,9 @@ int main(int argc, char **argv)
 	double spin_per_us = nat_calibrate_spin();
 	cs_loops = (uint64_t)llround(spin_per_us * O.cs_us);
 	think_loops = (uint64_t)llround(spin_per_us * O.think_us);
+	chunk_loops = (uint64_t)llround(spin_per_us * 1000);
+	if (!chunk_loops)
+		chunk_loops = 1;
 	workers = calloc((size_t)n, sizeof(*workers));
 	if (!workers) {
 		nat_err("out of memory");

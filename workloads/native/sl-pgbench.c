@@ -45,9 +45,17 @@
  * agent usually is), every PostgreSQL program runs as the user --user
  * (default `nobody`, looked up in /etc/passwd: initdb needs a passwd entry
  * for its own uid), with setgroups/setgid/setuid in the child before exec;
- * the run directory gets mode 0711 so that user can reach pg/ (it still
- * cannot list the directory). Run as another user, the programs run as that
- * user.
+ * the run directory gets the search bits for group and others (0700 ->
+ * 0711) so that user can reach pg/ (it still cannot list the directory):
+ * no bit is taken away (run by hand from /tmp, mode 1777, nothing changes)
+ * and the mode is put back at the end. Run as another user, the programs
+ * run as that user.
+ *
+ * Room: before anything is made, the run directory's free space is
+ * checked against what `pgbench -i -s SCALE` needs (check_space); a disk
+ * that fills later fails the run with the server's reason from
+ * postgres.log (its PANIC "No space left on device"), not only pgbench's
+ * "PQputline failed".
  *
  * Nothing is left behind when the run is stopped early: every child stays
  * in the agent's process group (postgres is started directly, not through
@@ -58,8 +66,11 @@
  * pgbench get SIGKILL too (PR_SET_PDEATHSIG, set after setuid, which clears
  * it), the backends exit when they see their postmaster gone, and the
  * agent removes the run directory. The server's small System V segment
- * (postgres keeps one as an interlock) is removed here when the postmaster
- * had to be killed.
+ * (postgres keeps one as an interlock even with shared_memory_type mmap)
+ * is marked for removal as soon as the server is ready (mark_interlock),
+ * so the kernel removes it with its last process, even after a SIGKILL
+ * here; the server's shutdown then logs a harmless "shmctl(ID, 0, 0)
+ * failed: Invalid argument".
  *
  * Exit codes: pgbench's own (0 ok, 2 some client aborted), 1 when the
  * server or the initialisation failed (the reason on stderr), 2 for bad
@@ -79,6 +90,7 @@
 #include <sys/prctl.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -110,6 +122,8 @@ static char bundle_mnt[PATH_MAX + 16], bundle_bin[PATH_MAX + 64];
 static int bundle_mounts;         /* how many of pg/, lib/ are mounted */
 static uid_t run_uid;
 static gid_t run_gid;
+static mode_t rundir_mode;        /* the run folder's mode before we added x */
+static int rundir_chmod;          /* 1: we added search bits, taken back at the end */
 
 static void on_signal(int sig)
 {
@@ -196,11 +210,16 @@ static pid_t spawn(char *const argv[], int out_fd, int err_fd)
 	return pid;
 }
 
+static void mark_interlock(void);
+
 /* wait for pid; -1 when a stop was requested (the child is left running),
- * else its wait status in *st */
+ * else its wait status in *st; the server's interlock segment marked for
+ * removal again about every second (a restarted server's) */
 static int wait_child(pid_t pid, int *st)
 {
-	for (;;) {
+	for (int i = 1;; i++) {
+		if (pm_pid > 0 && !(i % 50))
+			mark_interlock();
 		pid_t r = waitpid(pid, st, WNOHANG);
 		if (r == pid)
 			return 0;
@@ -309,11 +328,13 @@ static void cleanup(int now)
 			pm_pid = -1;
 		}
 		if (killed && pm_shmid >= 0)
-			shmctl(pm_shmid, IPC_RMID, NULL);
+			shmctl(pm_shmid, IPC_RMID, NULL); /* marked at start; a restart's */
 	}
 	if (pgdir[0])
 		rm_tree(pgdir);
 	bundle_unmount();
+	if (rundir_chmod && !chmod(rundir, rundir_mode))
+		rundir_chmod = 0;
 }
 
 /* the last line of path containing FATAL, PANIC or ERROR (else its last
@@ -342,6 +363,54 @@ static void report_log(const char *what, const char *path)
 	nat_err("%s: %s", what, best[0] ? best : last[0] ? last : "(no output)");
 }
 
+/*
+ * Why the server failed a client, from postgres.log: its last PANIC line,
+ * else the last line that says "No space left on device", else its last
+ * FATAL or ERROR line, from the level on, into buf ("" when none). A full
+ * disk shows in pgbench only as "PQputline failed" or a lost connection;
+ * the server's log has the reason.
+ */
+static void server_cause(char *buf, size_t len)
+{
+	char line[1024], panic[1024] = "", space[1024] = "", other[1024] = "";
+	FILE *f = fopen("postgres.log", "r");
+	buf[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		const char *lv = strstr(line, "PANIC:");
+		if (lv) {
+			snprintf(panic, sizeof(panic), "%s", lv);
+			continue;
+		}
+		lv = strstr(line, "FATAL:");
+		if (!lv)
+			lv = strstr(line, "ERROR:");
+		if (lv && strstr(lv, "No space left on device"))
+			snprintf(space, sizeof(space), "%s", lv);
+		else if (lv)
+			snprintf(other, sizeof(other), "%s", lv);
+	}
+	fclose(f);
+	snprintf(buf, len, "%s", panic[0] ? panic : space[0] ? space : other);
+}
+
+/* what failed, its own log's reason, and the server's (a client of it
+ * failed: pgbench -i or the measured pgbench) */
+static void report_with_server(const char *what, const char *log)
+{
+	char cause[1024];
+	server_cause(cause, sizeof(cause));
+	if (!cause[0]) {
+		report_log(what, log);
+		return;
+	}
+	char both[1400];
+	snprintf(both, sizeof(both), "%s (the server's log, postgres.log: %s)", what, cause);
+	report_log(both, log);
+}
+
 /* a file of the run directory the agent returns, written by us (root) */
 static int open_out(const char *name)
 {
@@ -352,7 +421,7 @@ static int open_out(const char *name)
 }
 
 static int run_to_end(char *const argv[], int out_fd, int err_fd, const char *what,
-		      const char *log)
+		      const char *log, int server_client)
 {
 	int st = 0;
 	pid_t pid = spawn(argv, out_fd, err_fd);
@@ -363,7 +432,10 @@ static int run_to_end(char *const argv[], int out_fd, int err_fd, const char *wh
 		return -1;
 	bench_pid = -1;
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		report_log(what, log);
+		if (server_client)
+			report_with_server(what, log);
+		else
+			report_log(what, log);
 		return -1;
 	}
 	return 0;
@@ -386,6 +458,31 @@ static int pidfile_line(int n, char *buf, size_t len)
 		}
 	fclose(f);
 	return rc;
+}
+
+/*
+ * The server's System V interlock segment (postgres keeps a small one even
+ * with shared_memory_type mmap, and dynamic shared memory is POSIX):
+ * marked for removal (IPC_RMID) as soon as the server is ready, so the
+ * kernel removes it when its last process detaches, whoever ends them:
+ * our cleanup, PR_SET_PDEATHSIG after a SIGKILL of this program (which
+ * can remove nothing then), the OOM killer. Nothing attaches to it by its
+ * key after the start (the key is only looked at by a postmaster starting
+ * on this data directory). Looked at again while pgbench runs: a server
+ * that reinitialises after a backend's crash makes a new one.
+ */
+static void mark_interlock(void)
+{
+	char line[128];
+	/* line 7: "<shm key> <shm id>" of the interlock segment */
+	if (pidfile_line(7, line, sizeof(line)))
+		return;
+	char *sp = strchr(line + strspn(line, " "), ' ');
+	int id = sp ? atoi(sp) : -1;
+	if (id < 0 || id == pm_shmid)
+		return;
+	pm_shmid = id;
+	shmctl(id, IPC_RMID, NULL);
 }
 
 static int start_server(int log_fd)
@@ -424,12 +521,7 @@ static int start_server(int log_fd)
 		}
 		usleep(20000);
 	}
-	/* line 7: "<shm key> <shm id>" of the interlock segment */
-	if (!pidfile_line(7, line, sizeof(line))) {
-		char *sp = strchr(line + strspn(line, " "), ' ');
-		if (sp)
-			pm_shmid = atoi(sp);
-	}
+	mark_interlock();
 	return 0;
 }
 
@@ -534,8 +626,60 @@ static int prepare_dirs(void)
 		pgdir[0] = '\0';
 		return -1;
 	}
-	if (as_other && (chown(pgdir, run_uid, run_gid) || chmod(rundir, 0711))) {
+	if (as_other && chown(pgdir, run_uid, run_gid)) {
 		nat_err("cannot hand %s to user %s: %s", pgdir, O.user, strerror(errno));
+		return -1;
+	}
+	/* the server's user must reach pg/: the search bits for group and
+	 * others are added to the run folder, no bit taken away (run by hand
+	 * from /tmp, mode 1777 stays), and cleanup() puts its mode back */
+	struct stat st;
+	if (as_other && stat(rundir, &st)) {
+		nat_err("stat %s: %s", rundir, strerror(errno));
+		return -1;
+	}
+	if (as_other && (st.st_mode & 0011) != 0011) {
+		rundir_mode = st.st_mode & 07777;
+		if (chmod(rundir, rundir_mode | 0011)) {
+			nat_err("cannot let user %s reach %s: %s", O.user, pgdir, strerror(errno));
+			return -1;
+		}
+		rundir_chmod = 1;
+	}
+	return 0;
+}
+
+/*
+ * The room pgbench -i -s SCALE needs in the run folder, checked before
+ * anything is made (scale 10000 is about 150 GB): the server's files after
+ * initdb (about 40 MB: 64 MiB counted), the tables and their indexes (about
+ * 15 MB a scale unit: 16 MiB counted) and the WAL of the load, up to
+ * max_wal_size (1 GB by default: 1 GiB + 64 MiB counted). Measured on
+ * PostgreSQL 15: scale 2 took 85 MB. What a run adds later (pgbench_history,
+ * WAL of a long tpcb-like run) is not counted; a disk that fills during
+ * the run is named by the server's log (server_cause).
+ */
+static int check_space(void)
+{
+	struct statvfs v;
+	const double mib = 1024.0 * 1024.0;
+	double tables = 16.0 * mib * (double)O.scale;
+	double wal = tables < 1088.0 * mib ? tables : 1088.0 * mib;
+	double need = 64.0 * mib + tables + wal;
+	if (statvfs(rundir, &v)) {
+		nat_err("statvfs %s: %s", rundir, strerror(errno));
+		return -1;
+	}
+	/* a filesystem that reports no size has no limit to check: ramfs (a
+	 * guest's initramfs when the kernel got root=) says 0 blocks */
+	if (!v.f_blocks)
+		return 0;
+	double avail = (double)v.f_bavail * (double)v.f_frsize;
+	if (avail < need) {
+		nat_err("the run folder %s has %.0f MiB free; --scale %ld needs about %.0f MiB (64 "
+			"MiB for the server, 16 MiB a scale unit for the tables, %.0f MiB of WAL): "
+			"a smaller scale, or a run folder with room",
+			rundir, avail / mib, O.scale, need / mib, wal / mib);
 		return -1;
 	}
 	return 0;
@@ -548,7 +692,7 @@ static int run(json_t *res)
 	int log_fd, init_fd, pgrc;
 	uint64_t t0;
 
-	if (prepare_dirs())
+	if (prepare_dirs() || check_space())
 		return 1;
 	if (bundle_dir && as_other && bundle_mount())
 		return 1;
@@ -560,7 +704,7 @@ static int run(json_t *res)
 		if (fd < 0)
 			return 1;
 		t0 = nat_now_ns();
-		int rc = run_to_end(argv, fd, fd, "initdb failed", "initdb.txt");
+		int rc = run_to_end(argv, fd, fd, "initdb failed", "initdb.txt", 0);
 		close(fd);
 		if (rc)
 			return 1;
@@ -586,7 +730,7 @@ static int run(json_t *res)
 		char *const argv[] = { exe, "-i", "-q", "-s", s_scale, "-h", sock_opt, "-p", "5432",
 				       "-U", "postgres", "postgres", NULL };
 		t0 = nat_now_ns();
-		rc = run_to_end(argv, init_fd, init_fd, "pgbench -i failed", "pgbench-init.txt");
+		rc = run_to_end(argv, init_fd, init_fd, "pgbench -i failed", "pgbench-init.txt", 1);
 		close(init_fd);
 		if (rc)
 			return 1;
@@ -632,6 +776,15 @@ static int run(json_t *res)
 			return 1;
 		bench_pid = -1;
 		pgrc = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+		if (pgrc) {
+			/* pgbench's own error is on stderr already: the server's
+			 * reason, when it has one, is the run's error */
+			char cause[1024];
+			server_cause(cause, sizeof(cause));
+			if (cause[0])
+				nat_err("pgbench exited %d; the server's log, postgres.log: %s",
+					pgrc, cause);
+		}
 	}
 	json_object_set_new(res, "pgbench_exit", json_integer(pgrc));
 	if (read_logs(res))
