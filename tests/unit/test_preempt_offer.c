@@ -321,7 +321,9 @@ TEST(of_file_refuses_what_is_no_config)
 	CHECK(preempt_offer_of_file(rnd, NULL, &o, &why) == -1);
 	CHECK_CONTAINS(why.buf, "/rand is not a kernel config: the config names no preemption model");
 	strbuf_reset(&why);
-	CHECK(preempt_offer_of_file("tests/data/kconfig/6.1.config", NULL, &o, &why) == 1);
+	char cfg61[4096];
+	snprintf(cfg61, sizeof(cfg61), "%s/kconfig/6.1.config", testdata_dir());
+	CHECK(preempt_offer_of_file(cfg61, NULL, &o, &why) == 1);
 	CHECK(o.modes == (PM_NONE | PM_VOLUNTARY | PM_FULL));
 	unlink(fifo);
 	rmdir(sub);
