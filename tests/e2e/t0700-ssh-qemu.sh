@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tags: qemu (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
-# timeout: 1200 (tests/run.sh ends it past this many seconds; the resume's boot wait scales with the host's load)
+# timeout: 1800 (tests/run.sh ends it past this many seconds; the resume's boot wait scales with the host's load)
 # lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # End-to-end: the ssh target against a qemu guest that runs dropbear
 # (the qemu target's "ssh" option: e1000, user-mode network, the guest's
@@ -22,6 +22,10 @@
 # A small C driver (compiled here against build/libschedlab.a) keeps a guest running
 # through the qemu target while schedlab drives it over ssh. About 3 min.
 . "$(dirname "$0")/lib.sh"
+# each boot's wait (kexec, ssh): 150 s scaled by the host's load (lib.sh
+# load_scaled; CI at load 20-36 once saw a kexec take longer than 150 s)
+boot_wait=$(load_scaled 150)
+echo "# boot wait: $boot_wait s ($(host_load))"
 
 require qemu-system-x86:qemu-system-x86_64 openssh-client:ssh openssh-client:ssh-keygen \
 	dropbear-bin:dropbear dropbear-bin:dropbearkey python3:python3 sqlite3:sqlite3
@@ -137,7 +141,7 @@ cat >"$TMP/plan.json" <<EOF
 {"name": "ssh-kexec", "seed": 3, "repetitions": 1, "switch": "kexec",
  "target": {"type": "ssh", "host": "127.0.0.1", "port": $PORT, "user": "root",
             "identity": "$TMP/id", "known_hosts": "$TMP/known_hosts",
-            "initrd": "/boot/initrd.cpio", "timeout_s": 150},
+            "initrd": "/boot/initrd.cpio", "timeout_s": $boot_wait},
  "matrix": {"kernel": ["kernels/out/debian"], "preempt": ["none", "voluntary"]},
  "workloads": [{"type": "cyclictest", "duration_s": 2, "threads": 1},
                {"type": "hackbench", "groups": 1, "loops": 50}]}
@@ -182,7 +186,7 @@ cat >"$TMP/reboot.json" <<EOF
 {"name": "ssh-reboot", "seed": 3, "repetitions": 1, "switch": "reboot",
  "target": {"type": "ssh", "host": "127.0.0.1", "port": $PORT, "user": "root",
             "identity": "$TMP/id", "known_hosts": "$TMP/known_hosts",
-            "initrd": "/boot/initrd.cpio", "timeout_s": 150,
+            "initrd": "/boot/initrd.cpio", "timeout_s": $boot_wait,
             "reboot_hook": ["/bin/sh", "-c", "exec kexec -l -i \"\$0\" --initrd=\"\$1\" --append=\"\$2\""],
             "reboot_cmd": ["kexec", "-e"]},
  "matrix": {"kernel": ["kernels/out/debian"], "preempt": ["$next_preempt"]},
@@ -217,7 +221,7 @@ cat >"$TMP/runtime.json" <<EOF
 {"name": "ssh-runtime", "seed": 3, "repetitions": 1, "switch": "runtime", "order": "sequential",
  "target": {"type": "ssh", "host": "127.0.0.1", "port": $PORT, "user": "root",
             "identity": "$TMP/id", "known_hosts": "$TMP/known_hosts",
-            "initrd": "/boot/initrd.cpio", "timeout_s": 150},
+            "initrd": "/boot/initrd.cpio", "timeout_s": $boot_wait},
  "matrix": {"kernel": ["kernels/out/debian"], "preempt": ["$other", "voluntary"]},
  "workloads": [{"type": "hackbench", "groups": 1, "loops": 20}]}
 EOF

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tags: qemu (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
-# timeout: 1200 (tests/run.sh ends it past this many seconds)
+# timeout: 1800 (tests/run.sh ends it past this many seconds; the boot waits scale with the host's load)
 # lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # End-to-end: zero-install ssh targets. A qemu guest with dropbear stands in
 # for a bare lab box: its initramfs has busybox, dropbear and kexec-tools but
@@ -33,6 +33,10 @@
 #     message naming the Debian package, and a bad "tools" value is refused
 #     at plan time naming target.tools.
 . "$(dirname "$0")/lib.sh"
+# each boot's wait (kexec, ssh): 150 s scaled by the host's load (lib.sh
+# load_scaled; CI at load 20-36 once saw a kexec take longer than 150 s)
+boot_wait=$(load_scaled 150)
+echo "# boot wait: $boot_wait s ($(host_load))"
 
 require qemu-system-x86:qemu-system-x86_64 openssh-client:ssh openssh-client:ssh-keygen \
 	dropbear-bin:dropbear dropbear-bin:dropbearkey python3:python3 sqlite3:sqlite3 \
@@ -105,7 +109,7 @@ plan() { # NAME TOOLS -> $TMP/NAME.json
 	cat >"$TMP/$1.json" <<EOF
 {"name": "$1", "seed": 1, "repetitions": 1,
  "target": {"type": "ssh", "host": "127.0.0.1", "port": $PORT, "user": "root",
-            "identity": "$TMP/id", "known_hosts": "$TMP/known_hosts", "timeout_s": 150
+            "identity": "$TMP/id", "known_hosts": "$TMP/known_hosts", "timeout_s": $boot_wait
             $2},
  "workloads": [{"type": "cyclictest", "duration_s": 2, "threads": 1,
                 "load": {"type": "hackbench", "groups": 1}},
@@ -188,7 +192,7 @@ fi
 cat >"$TMP/pg.json" <<EOF
 {"name": "pg", "seed": 1, "repetitions": 1,
  "target": {"type": "ssh", "host": "127.0.0.1", "port": $PORT, "user": "root",
-            "identity": "$TMP/id", "known_hosts": "$TMP/known_hosts", "timeout_s": 150},
+            "identity": "$TMP/id", "known_hosts": "$TMP/known_hosts", "timeout_s": $boot_wait},
  "workloads": [{"type": "pgbench", "scale": 1, "clients": 2, "threads": 1, "duration_s": 5}]}
 EOF
 DB=$TMP/pg.db
@@ -265,7 +269,7 @@ cat >"$TMP/modes.json" <<EOF
 {"name": "bare-modes", "seed": 2, "repetitions": 1, "switch": "kexec",
  "target": {"type": "ssh", "host": "127.0.0.1", "port": $PORT, "user": "root",
             "identity": "$TMP/id", "known_hosts": "$TMP/known_hosts",
-            "initrd": "/boot/initrd.cpio", "timeout_s": 150},
+            "initrd": "/boot/initrd.cpio", "timeout_s": $boot_wait},
  "matrix": {"kernel": ["kernels/out/debian"], "preempt": ["none", "full"]},
  "workloads": [{"type": "cyclictest", "duration_s": 2, "threads": 1,
                 "load": {"type": "hackbench", "groups": 1}},
