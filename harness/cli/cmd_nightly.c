@@ -38,8 +38,9 @@ static const char usage_text[] =
 	"\n"
 	"One night of the regression robot (docs/alerts.md): runs PLAN tagged TAG\n"
 	"(default nightly-YYYY-MM-DD), compares the session with the previous N\n"
-	"nightly sessions of the plan on the machine (the rolling baseline, which\n"
-	"starts after the newest `expected` alert), and turns what moved into alerts:\n"
+	"nights of the plan on the machine (the rolling baseline, which starts\n"
+	"after the newest `expected` alert; a night is a session a nightly ran or\n"
+	"judged, whatever its tag), and turns what moved into alerts:\n"
 	"a new alert per series and metric, grouped by the change's commit range (a\n"
 	"kernel from git) or sessions; an open alert is not raised again (\"known:\n"
 	"alert N\") and is marked fixed when its series returns to its level. New\n"
@@ -365,9 +366,7 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 	printf("runs: %s\n", runs ? runs : "?");
 	print_open(db, &r);
 	if (!r.nbaseline) {
-		printf("no baseline yet: this is the first nightly session of %s on %s%s\n",
-		       sb.plan, sb.machine ? sb.machine : "this machine",
-		       r.expected_since ? " since the expected change" : "");
+		printf("%s\n", r.no_baseline ? r.no_baseline : "no baseline");
 	} else {
 		printf("baseline: sessions");
 		for (size_t i = 0; i < r.nbaseline; i++)

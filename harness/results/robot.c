@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analysis/verdict.h"
+#include "db/night_store.h"
 
 #define ROBOT_ALPHA 0.05
 
@@ -36,6 +37,7 @@ void robot_result_free(struct robot_result *r)
 	strvec_clear(&r->lines);
 	strvec_clear(&r->undecided);
 	strvec_clear(&r->breaks);
+	free(r->no_baseline);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -693,6 +695,54 @@ out:
 	return rc;
 }
 
+/* nbaseline 0: why (robot.h, no_baseline): the sessions of the plan
+ * since the expected change that the baseline did not take, and why */
+static int no_baseline_why(struct db *db, struct robot_result *r, struct strbuf *err)
+{
+	struct db_passed_over *po = NULL;
+	size_t n = 0, total = 0;
+	const char *machine = r->s.machine ? r->s.machine : "this machine";
+	if (db_nightly_passed_over(db, r->s.plan, r->s.machine_id, r->s.id, r->s.tag, 100000, &po,
+				   &n, &total)) {
+		strbuf_addstr(err, db_errmsg(db));
+		return -1;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (po[i].id >= r->expected_since)
+			po[k++] = po[i];
+		else
+			free(po[i].tag);
+	struct strbuf sb = STRBUF_INIT;
+	if (!k) {
+		strbuf_addf(&sb, "no baseline yet: this is the first nightly session of %s on %s%s",
+			    r->s.plan, machine, r->expected_since ? " since the expected change" : "");
+	} else {
+		strbuf_addf(&sb, "no baseline: no earlier session of %s on %s%s is a night the "
+			    "baseline can take; %zu passed over:", r->s.plan, machine,
+			    r->expected_since ? " since the expected change" : "", k);
+		for (size_t i = 0; i < k && i < 6; i++) {
+			strbuf_addf(&sb, "%s session %lld", i ? ";" : "", (long long)po[i].id);
+			if (po[i].tag)
+				strbuf_addf(&sb, " (%s)", po[i].tag);
+			if (!po[i].nightly)
+				strbuf_addstr(&sb, ": not run or judged by `schedlab nightly` (only its "
+						   "sessions form the baseline)");
+			else if (!po[i].on_machine)
+				strbuf_addstr(&sb, ": on another machine");
+			else if (!po[i].has_results)
+				strbuf_addstr(&sb, ": no results stored");
+			else
+				strbuf_addstr(&sb, ": not taken");
+		}
+		if (k > 6)
+			strbuf_addf(&sb, "; and %zu more", k - 6);
+	}
+	r->no_baseline = strbuf_detach(&sb, NULL);
+	db_passed_over_free(po, k);
+	return 0;
+}
+
 int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 		struct robot_result *r, struct strbuf *err)
 {
@@ -706,6 +756,12 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 	}
 	if (!r->s.has_results || !r->s.machine_id) {
 		strbuf_addf(err, "session %lld has no results to judge", (long long)sid);
+		return -1;
+	}
+	/* a session the nightly judges is one of its nights, whatever its tag:
+	   the baseline of the nights after it */
+	if (db_session_mark_nightly(db, sid)) {
+		strbuf_addstr(err, db_errmsg(db));
 		return -1;
 	}
 	r->expected_since = db_alert_expected_since(db, r->s.plan, r->s.machine_id);
@@ -734,7 +790,7 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 		    follow_alert(db, r, o, &open[i], &tonight, err))
 			goto out;
 	if (!r->nbaseline) {
-		rc = 0;
+		rc = no_baseline_why(db, r, err);
 		goto out;
 	}
 	if (pool_load(db, r->baseline, r->nbaseline, &base, err))

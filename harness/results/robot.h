@@ -73,6 +73,10 @@ struct robot_result {
 	 * against the sessions from the change on only) */
 	struct strvec breaks;
 	size_t nrestarted;          /* metrics not judged tonight: a new baseline */
+	/* nbaseline 0: why, one line for the summary ("no baseline yet: this
+	 * is the first nightly session of P on M", or the sessions of the plan
+	 * passed over and why: not the nightly's, no results, another machine) */
+	char *no_baseline;
 };
 void robot_result_free(struct robot_result *r);
 

@@ -72,8 +72,8 @@ s = ["BEGIN;",
 run = 0
 for i in range(1, 14):
     day = "2026-02-%02dT03:00:00.000Z" % i
-    s.append("INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at)"
-             " VALUES (%d, 'robot', '%s', 'nightly-%02d', 'local', 'test', 'done', '%s');" % (i, plan, i, day))
+    s.append("INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at, nightly)"
+             " VALUES (%d, 'robot', '%s', 'nightly-%02d', 'local', 'test', 'done', '%s', 1);" % (i, plan, i, day))
     s.append("INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline,"
              " kernel_commit, kernel_describe) VALUES (%d, %d, 0, 0, 'ok', 1, 1, 'full', 'root=/dev/vda', '%s', 'v-%d');"
              % (i, i, commits[i - 1], i))
@@ -386,4 +386,43 @@ check "... and let go of it before the hook: the lock is free while the hook run
 touch "$TMP/h4.go"
 wait "$N"
 equals "... and the night ends well once the hook is done" "$?" 0
+
+# ---- nights with tags of the user's own choosing (issue 43) ---------------------------------
+# the baseline takes the sessions the nightly ran or judged (session.nightly),
+# not a tag's spelling: a copy of the history whose sessions carry the
+# user's tags; 1 and 2 were never judged (as if `schedlab run` made them)
+cp "$TMP/pristine.db" "$TMP/u.db"
+sqlite3 -batch "$TMP/u.db" "UPDATE session SET nightly = 0, tag = 'adhoc-' || id WHERE id <= 2;
+	UPDATE session SET nightly = 0, tag = 'qa.run_' || id WHERE id > 2"
+unight() { # N: judge session N of u.db; output in $TMP/uN.out, exit code in $TMP/uN.rc
+	$SL nightly --db "$TMP/u.db" --session "$1" --no-bisect --out-dir "$TMP/urep" \
+		>"$TMP/u$1.out" 2>"$TMP/u$1.err"
+	echo $? >"$TMP/u$1.rc"
+}
+unight 3
+contains "own tags, night 1: the sessions passed over are named, with why" "$TMP/u3.out" \
+	"no baseline: no earlier session of robot on syn is a night the baseline can take; 2 passed over: session 2 (adhoc-2): not run or judged by \`schedlab nightly\`"
+if grep -q "first nightly session" "$TMP/u3.out"; then not_ok "... and it does not call itself the first" "$(grep baseline "$TMP/u3.out")"; else ok "... and it does not call itself the first"; fi
+equals "... the judged session is marked as a night" "$(sqlite3 -batch "$TMP/u.db" "SELECT group_concat(nightly, '') FROM session")" "0010000000000"
+unight 4
+contains "own tags, night 2: the first night is its baseline" "$TMP/u4.out" "baseline: sessions 3 (1 previous nightly runs"
+unight 5
+contains "own tags, night 3: baseline of both nights" "$TMP/u5.out" "baseline: sessions 4 3 (2 previous nightly runs"
+equals "own tags, night 3: the regression is raised (exit 1)" "$(cat "$TMP/u5.rc")" 1
+equals "... alert 1, time_s against nights 3 and 4" \
+	"$(sqlite3 -batch "$TMP/u.db" "SELECT kind || ' ' || metric || ' ' || good_session || '..' || bad_session || ' ' || baseline FROM alert")" \
+	"regression time_s 4..5 [4,3]"
+# the same through `nightly --plan --tag` on the local target: the run's
+# session is the nightly's whatever its tag, and a session `schedlab run`
+# made of the plan is passed over with why
+expect_exit 0 "schedlab run of the plan (not a night)" $SL run "$TMP/local.json" --db "$TMP/p.db" --tag nightly-by-hand --quiet
+timeout 300 $SL nightly --plan "$TMP/local.json" --db "$TMP/p.db" --tag first.night --no-bisect \
+	--out-dir "$TMP/prep" >"$TMP/p1.out" 2>"$TMP/p1.err"
+equals "nightly --plan --tag first.night: exit 0" "$?" 0
+contains "... a session tagged nightly-* by hand is passed over, with why" "$TMP/p1.out" \
+	"1 passed over: session 1 (nightly-by-hand): not run or judged by \`schedlab nightly\`"
+timeout 300 $SL nightly --plan "$TMP/local.json" --db "$TMP/p.db" --tag second_night --no-bisect \
+	--out-dir "$TMP/prep" >"$TMP/p2.out" 2>"$TMP/p2.err"
+contains "nightly --plan --tag second_night: the first night is its baseline" "$TMP/p2.out" \
+	"baseline: sessions 2 (1 previous nightly runs"
 done_testing

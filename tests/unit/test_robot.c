@@ -53,8 +53,8 @@ static struct db *history_of(const char *name, const char *const *models, const 
 	int run = 0;
 	for (size_t i = 1; i <= n; i++) {
 		strbuf_addf(&sql, "INSERT INTO session (id, name, plan_json, tag, target, "
-			    "harness_version, status, started_at) VALUES (%zu, 'robot', '{}', "
-			    "'nightly-%02zu', 'local', 'test', 'done', '2026-03-%02zuT03:00:00.000Z');",
+			    "harness_version, status, started_at, nightly) VALUES (%zu, 'robot', '{}', "
+			    "'nightly-%02zu', 'local', 'test', 'done', '2026-03-%02zuT03:00:00.000Z', 1);",
 			    i, i, i);
 		strbuf_addf(&sql, "INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, "
 			    "kernel_id, preempt, cmdline) VALUES (%zu, %zu, 0, 0, 'ok', 1, 1, '%s', "
