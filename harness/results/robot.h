@@ -59,6 +59,10 @@ struct robot_result {
 	int64_t *groups;            /* groups that got an alert tonight */
 	size_t ngroups;
 	size_t new_regressions, new_improvements, known, fixed;
+	/* of new_regressions + new_improvements: late alerts, a metric that
+	 * moved at a change already in an open group, raised into that group
+	 * (docs/alerts.md "Late alerts") */
+	size_t late;
 	int too_few;                /* 1: a side had fewer than 3 repetitions */
 	/* the metrics left inconclusive (of ninconclusive, not followed by an
 	 * open alert), one entry each: "WORKLOAD.METRIC (SERIES) ~N" with N
@@ -92,6 +96,17 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
  * "The culprit report"): 0, or -1 with the message */
 int robot_group_report(struct db *db, int64_t group_id, struct strbuf *out,
 		       struct strbuf *err);
+
+/* what the summary, `alerts show` and the reports say of an alert group
+ * whose good and bad sessions ran the same kernel (robot_group_same_kernel) */
+#define ROBOT_NO_KERNEL_CHANGE "no kernel change between its sessions"
+
+/* 1 when the good and bad sessions of alert group gid ran the same kernel
+ * (the same commit of a kernel from git; a kernel not from git: the
+ * series pins its release and config), and so, the alert's series being
+ * one, the same configuration and knobs: nothing to bisect. 0 when the
+ * group names a commit range, -1 on error */
+int robot_group_same_kernel(struct db *db, int64_t gid);
 
 /* "regression" alert kinds etc. as verdict directions: 1 worse, -1 better */
 int robot_kind_sign(const char *kind);
