@@ -25,6 +25,7 @@
 #include "harness/orchestrate/plan.h"
 #include "harness/orchestrate/tlock.h"
 #include "harness/results/robot.h"
+#include "harness/util/atomicfile.h"
 #include "harness/util/proc.h"
 #include "workloads/workload.h"
 
@@ -298,6 +299,25 @@ static void print_undecided(const struct robot_result *r)
 	printf(" (~N: about N repetitions a side would decide it)\n");
 }
 
+/* the night's page (docs/alerts.md "The night's report"): 0, or -1 said */
+static int night_page(struct db *db, const struct robot_result *r, const struct nopts *o,
+		      const char *path, const char *runs, const char *said, const char *detail)
+{
+	const char *slash = detail ? strrchr(detail, '/') : NULL;
+	struct robot_night_page pg = { .title = r->s.tag ? r->s.tag : o->tag, .runs = runs,
+				       .bisections = said,
+				       .detail_href = slash ? slash + 1 : detail,
+				       .threshold_pct = o->threshold };
+	struct strbuf page = STRBUF_INIT, err = STRBUF_INIT;
+	int rc = robot_night_html(db, r, &pg, &page, &err) ||
+		 outfile_write(path, page.buf, page.len, &err) ? -1 : 0;
+	if (rc)
+		cmd_error("nightly", "the night's report %s: %s", path, err.buf);
+	strbuf_release(&page);
+	strbuf_release(&err);
+	return rc;
+}
+
 /* judge session sid of tonight, bisect, print its summary, and add the
  * hook's calls for it to *n: the night's exit code for it (the exit status
  * line comes after the hooks, night_end) */
@@ -331,33 +351,23 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 		return 2;
 	}
 	judged = 1;
-	/* the HTML report of the night */
-	struct strbuf bsel = STRBUF_INIT;
-	for (size_t i = 0; i < r.nbaseline; i++)
-		strbuf_addf(&bsel, "%ssession=%lld", i ? "," : "", (long long)r.baseline[i]);
+	/* the HTML report of the night: the session's own report now (no
+	   judgement of its own), the night's page after the bisections */
 	char *html = several ? xstrfmt("%s/%s-session-%lld.html", o->dir, sb.tag ? sb.tag : o->tag,
 				       (long long)sid)
 			     : xstrfmt("%s/%s.html", o->dir, sb.tag ? sb.tag : o->tag);
-	char *sel = xstrfmt("session=%lld", (long long)sid);
-	char thr[32];
-	snprintf(thr, sizeof(thr), "%g", o->threshold);
-	int hrc;
-	if (r.nbaseline) {
-		const char *av[] = { robot_self(), "report", "--db", o->dbpath, "--compare", bsel.buf,
-				     sel, "--threshold", thr, "--title", sb.tag ? sb.tag : o->tag,
-				     "--out", html, NULL };
-		hrc = run_child(av, 1);
-	} else {
-		const char *av[] = { robot_self(), "report", "--db", o->dbpath, "--session", sel + 8,
-				     "--title", sb.tag ? sb.tag : o->tag, "--out", html, NULL };
-		hrc = run_child(av, 1);
-	}
+	char *detail = xstrfmt("%.*s-detail.html", (int)(strlen(html) - 5), html);
+	char *sel = xstrfmt("%lld", (long long)sid);
+	const char *av[] = { robot_self(), "report", "--db", o->dbpath, "--session", sel,
+			     "--title", sb.tag ? sb.tag : o->tag, "--out", detail, NULL };
+	int drc = run_child(av, 1);
 	/* the bisections */
 	struct strbuf said = STRBUF_INIT;
 	int64_t *touched = NULL;
 	size_t ntouched = 0;
 	if (!o->no_bisect && o->bisect_minutes)
 		bisect_queue(db, o, &r, &said, &touched, &ntouched);
+	int hrc = night_page(db, &r, o, html, runs, said.buf, drc ? NULL : detail);
 	/* the summary */
 	double el = now_mono() - t0;
 	printf("\n=== schedlab nightly %s: session %lld, plan %s, machine %s (%.0f min) ===\n",
@@ -393,7 +403,7 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 	if (!hrc)
 		printf("report: %s\n", html);
 	else
-		printf("report: not written (schedlab report exited %d)\n", hrc);
+		printf("report: not written\n");
 	/* the hook's calls: each group raised, fixed or bisected tonight, once,
 	   with what happened last */
 	if (o->on_alert) {
@@ -444,7 +454,7 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 	n->new_regressions += r.new_regressions;
 	free(touched);
 	strbuf_release(&said);
-	strbuf_release(&bsel);
+	free(detail);
 	free(html);
 	free(sel);
 	free(runs);

@@ -38,6 +38,14 @@ void robot_result_free(struct robot_result *r)
 	strvec_clear(&r->undecided);
 	strvec_clear(&r->breaks);
 	free(r->no_baseline);
+	free(r->events);
+	for (size_t i = 0; i < r->nverdicts; i++) {
+		free(r->verdicts[i].workload);
+		free(r->verdicts[i].metric);
+		free(r->verdicts[i].unit);
+		free(r->verdicts[i].series);
+	}
+	free(r->verdicts);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -351,6 +359,37 @@ static void add_group(struct robot_result *r, int64_t g)
 	r->groups[r->ngroups++] = g;
 }
 
+static void add_event(struct robot_result *r, int64_t alert, const char *what)
+{
+	r->events = xrealloc(r->events, (r->nevents + 1) * sizeof(*r->events));
+	r->events[r->nevents++] = (struct robot_event){ alert, what };
+}
+
+/* the verdict of a metric tonight (v NULL: too few values) */
+static struct robot_verdict *add_verdict(struct robot_result *r, const struct sel_series *ser,
+					 const struct sample_set *set, const struct sel_group *gr,
+					 const struct verdict *v, const char *what, int64_t from)
+{
+	r->verdicts = xrealloc(r->verdicts, (r->nverdicts + 1) * sizeof(*r->verdicts));
+	struct robot_verdict *d = &r->verdicts[r->nverdicts++];
+	memset(d, 0, sizeof(*d));
+	d->workload = xstrdup(gr->workload);
+	d->metric = xstrdup(gr->metric);
+	d->unit = gr->unit ? xstrdup(gr->unit) : NULL;
+	d->series = series_label(ser, set);
+	d->verdict = what ? what : v ? verdict_kind_name(v->kind) : "too few values";
+	d->a = v ? v->centre_a : NAN;
+	d->b = v ? v->centre_b : NAN;
+	d->change_pct = v ? v->change_pct : NAN;
+	d->ci_lo = v ? v->ci_lo_pct : NAN;
+	d->ci_hi = v ? v->ci_hi_pct : NAN;
+	d->p = v ? v->p : NAN;
+	d->na = v ? v->n_a : 0;
+	d->nb = v ? v->n_b : 0;
+	d->from = from;
+	return d;
+}
+
 /* the group of a change that came in between sessions good and bad */
 static int64_t group_for(struct db *db, const struct robot_result *r, int64_t good,
 			 const struct robot_options *o, struct strbuf *err)
@@ -492,6 +531,7 @@ static int raise_alert_in(struct db *db, struct robot_result *r, const struct ro
 		strbuf_addstr(err, db_errmsg(db));
 	} else {
 		add_group(r, gid);
+		add_event(r, id, late ? "late" : "raised");
 		if (v->kind == VERDICT_WORSE)
 			r->new_regressions++;
 		else
@@ -699,6 +739,7 @@ static int follow_alert(struct db *db, struct robot_result *r, const struct robo
 			    (long long)al->id, st, al->workload, al->metric, al->series_label);
 		alert_break_note(al, tonight, &line);
 		r->known++;
+		add_event(r, al->id, "known, not measured");
 	} else if (vb.kind == same && !ja && va.kind == same) {
 		/* worse than before and than the level after the change: a new
 		   step on top of the known one */
@@ -707,6 +748,7 @@ static int follow_alert(struct db *db, struct robot_result *r, const struct robo
 		strvec_push(&r->lines, line.buf);
 		strbuf_reset(&line);
 		r->known++;
+		add_event(r, al->id, "known, moved again");
 		db_alert_seen(db, al->id, r->s.id);
 		const struct sel_series *ser = series_of(tonight, al->series_key);
 		const struct sel_group *gr = NULL;
@@ -728,6 +770,7 @@ static int follow_alert(struct db *db, struct robot_result *r, const struct robo
 		strbuf_addf(&line, " against its level before session %lld",
 			    (long long)al->bad_session);
 		r->known++;
+		add_event(r, al->id, "known");
 		db_alert_seen(db, al->id, r->s.id);
 	} else if (vb.kind != same && !ja && va.kind == back) {
 		char note[200];
@@ -741,6 +784,7 @@ static int follow_alert(struct db *db, struct robot_result *r, const struct robo
 		strbuf_addf(&line, "fixed: alert %lld: %s.%s %s: %s", (long long)al->id,
 			    al->workload, al->metric, al->series_label, note);
 		r->fixed++;
+		add_event(r, al->id, "fixed");
 		add_group(r, al->group_id);
 	} else {
 		strbuf_addf(&line, "known: alert %lld (%s): %s.%s %s: not decided tonight (", (long long)al->id,
@@ -749,6 +793,7 @@ static int follow_alert(struct db *db, struct robot_result *r, const struct robo
 		strbuf_addf(&line, " against the level before session %lld: %s)",
 			    (long long)al->bad_session, verdict_kind_name(vb.kind));
 		r->known++;
+		add_event(r, al->id, "known, undecided");
 	}
 	if (line.len)
 		strvec_push(&r->lines, line.buf);
@@ -999,8 +1044,10 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 			goto out;
 		}
 		r->nmetrics++;
+		int64_t from = c ? c->al->bad_session : mb[gr->series].after ? mb[gr->series].at : 0;
 		if (owned) {
 			r->nknown_metrics++;
+			add_verdict(r, ser, &tonight.set, gr, NULL, "followed by an open alert", 0);
 			continue;
 		}
 		if (c && (j == 1 || (v.kind != VERDICT_WORSE && v.kind != VERDICT_BETTER)) &&
@@ -1026,6 +1073,8 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 				if (raise_alert_in(db, r, o, &tonight.set, ser, key, gr, &vl, NULL, 0,
 						   "LATE", &late, err))
 					goto out;
+				add_verdict(r, ser, &tonight.set, gr, &vl, NULL, 0)->alert =
+					r->events[r->nevents - 1].alert;
 				r->late++;
 				continue;
 			}
@@ -1034,8 +1083,10 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 			r->too_few = 1;
 			r->ninconclusive++;
 			undecided(r, ser, &tonight.set, gr, NULL);
+			add_verdict(r, ser, &tonight.set, gr, NULL, NULL, from);
 			continue;
 		}
+		struct robot_verdict *rv = add_verdict(r, ser, &tonight.set, gr, &v, NULL, from);
 		if (v.kind == VERDICT_INCONCLUSIVE)
 			undecided(r, ser, &tonight.set, gr, &v);
 		switch (v.kind) {
@@ -1066,6 +1117,8 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 				c ? c->since_ids : r->baseline, c ? c->nsince : r->nbaseline, "NEW",
 				err))
 			goto out;
+		rv = &r->verdicts[r->nverdicts - 1];   /* (add_verdict may have moved it) */
+		rv->alert = r->events[r->nevents - 1].alert;
 	}
 	rc = 0;
 out:

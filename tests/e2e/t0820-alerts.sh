@@ -134,6 +134,24 @@ contains "night 5: open alerts come first in the summary" "$TMP/n5.out" "open al
 check "night 5: the hook got the group's report" test -s "$TMP/hook-1-raised.txt"
 contains "... which names the metric and range" "$TMP/hook-1-raised.txt" "range:    good ${COMMITS[4]} .. bad ${COMMITS[5]} (3 commits)"
 check "night 5: the HTML report written" test -s "$TMP/rep/nightly-05.html"
+# the night's page leads with what the night decided (issue 45): the
+# regression with its numbers, group and range, not a second judgement
+# that calls it inconclusive
+P5=$TMP/rep/nightly-05.html
+first_h2() { grep -o '<h2 id="[a-z]*"' "$1" | head -n 1; }
+equals "night 5's page: its first section is what the night decided" "$(first_h2 "$P5")" '<h2 id="decided"'
+contains "... headed by the new regression" "$P5" '<span class="worse">1 new regression alert</span>'
+contains "... alert 1 raised tonight, a regression, group 1" "$P5" \
+	'<tr class="worse"><td>1</td><td><b>raised</b></td><td>regression</td><td>new</td><td>hackbench.time_s</td>'
+contains "... with its commit range" "$P5" "${COMMITS[4]:0:12}..${COMMITS[5]:0:12} (3 commits)"
+contains "... the comparison is the robot's, with its baseline" "$P5" "<b>Its baseline</b>: sessions 4 3 2 1"
+if grep -qi "inconclusive: need\|[0-9]* inconclusive</" "$P5" || grep -q "0 worse" "$P5"; then
+	not_ok "... and nothing calls the regression inconclusive" "$(grep -o '[0-9]* worse[^<]*' "$P5")"
+else ok "... and nothing calls the regression inconclusive"; fi
+equals "... the configuration label once per table, not per row" \
+	"$(grep -o 'preempt=full hz=250' "$P5" | wc -l)" 3
+check "... the session's own report beside it" test -s "$TMP/rep/nightly-05-detail.html"
+if [ -n "${KEEP_PAGES:-}" ]; then cp "$P5" "$KEEP_PAGES/"; fi
 
 night 6
 equals "night 6: exit 0 (nothing new)" "$(cat "$TMP/n6.rc")" 0
@@ -180,6 +198,14 @@ contains "... naming the commit first" "$TMP/hook-2-bisected.txt" \
 contains "... its subject and author" "$TMP/hook-2-bisected.txt" "author:   Ann Author <ann@example.org>"
 contains "... the commands that reproduce it" "$TMP/hook-2-bisected.txt" \
 	"schedlab compare --metric hackbench.time_s session=7 session=8"
+# the page of night 8 is written after its bisection: the culprit named
+# that night is on it, at the top
+P8=$TMP/rep/nightly-08.html
+equals "night 8's page: its first section is what the night decided" "$(first_h2 "$P8")" '<h2 id="decided"'
+contains "... alert 2 in state culprit found" "$P8" \
+	'<td>2</td><td><b>raised</b></td><td>regression</td><td>culprit found</td>'
+contains "... with its culprit" "$P8" "<b class=\"culprit\">${COMMITS[8]:0:12}</b> sched: night 8 change 1"
+if [ -n "${KEEP_PAGES:-}" ]; then cp "$P8" "$KEEP_PAGES/"; fi
 expect_exit 0 "alerts report 2" $SL alerts report 2 --db "$DB"
 contains "... the culprit report" "$TMP/out" "subject:  sched: night 8 change 1"
 contains "... the change with its CI and p" "$TMP/out" "alert 2 regression culprit found: hackbench.time_s"
