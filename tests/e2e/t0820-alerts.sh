@@ -438,6 +438,25 @@ equals "own tags, night 3: the regression is raised (exit 1)" "$(cat "$TMP/u5.rc
 equals "... alert 1, time_s against nights 3 and 4" \
 	"$(sqlite3 -batch "$TMP/u.db" "SELECT kind || ' ' || metric || ' ' || good_session || '..' || bad_session || ' ' || baseline FROM alert")" \
 	"regression time_s 4..5 [4,3]"
+# ---- a change over one kernel (issue 44) ------------------------------------------------------
+# night 5 of a copy boots night 4's commit: its alert's sessions ran the
+# same kernel, configuration and knobs; said everywhere, never bisected
+cp "$TMP/pristine.db" "$TMP/k.db"
+sqlite3 -batch "$TMP/k.db" "UPDATE boot SET kernel_commit = (SELECT kernel_commit FROM boot WHERE session_id = 4) WHERE session_id = 5"
+$SL nightly --db "$TMP/k.db" --session 5 --out-dir "$TMP/krep" >"$TMP/k5.out" 2>"$TMP/k5.err"
+equals "one kernel: the regression is raised (exit 1)" "$?" 1
+contains "... the summary says its sessions ran one kernel" "$TMP/k5.out" \
+	"sessions: good 4 .. bad 5, no kernel change between its sessions"
+if grep -q "bisecting alert group" "$TMP/k5.err"; then not_ok "... not bisected" "$(cat "$TMP/k5.err")"; else ok "... not bisected"; fi
+expect_exit 0 "alerts show 1 (one kernel)" $SL alerts show 1 --db "$TMP/k.db"
+contains "... says so after the group's range" "$TMP/out" "session 4..5: no kernel change between its sessions (nothing to bisect)"
+expect_exit 0 "alerts report 1 (one kernel)" $SL alerts report 1 --db "$TMP/k.db"
+contains "... says so on its sessions line" "$TMP/out" "sessions: good 4 .. bad 5: no kernel change between its sessions"
+expect_exit 2 "alerts bisect 1 (one kernel) is refused" $SL alerts bisect 1 --db "$TMP/k.db" --out-dir "$TMP/krep"
+contains "... with the reason" "$TMP/err" "alert 1: no kernel change between its sessions (sessions 4 and 5 ran the same kernel, configuration and knobs): there is nothing to bisect"
+equals "... and writes nothing" "$(sqlite3 -batch "$TMP/k.db" "SELECT status || ' ' || (SELECT count(*) FROM alert_event) FROM alert WHERE id = 1")" "new 1"
+contains "... the night's page says so too" "$TMP/krep/nightly-05.html" "no kernel change between its sessions (nothing to bisect)"
+
 # the same through `nightly --plan --tag` on the local target: the run's
 # session is the nightly's whatever its tag, and a session `schedlab run`
 # made of the plan is passed over with why
