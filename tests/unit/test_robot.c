@@ -410,6 +410,28 @@ TEST(a_late_alert_joins_its_change)
 			/* time_s raised, lat_us undecided tonight */
 			CHECK(r.new_regressions == 1 && r.late == 0);
 		}
+		if (n == 5) {
+			/* the night's page: the late alert among what the night
+			   decided, in group 1 with the change's range; the
+			   series' label once per table */
+			struct robot_night_page pg = { .title = "mine-5", .threshold_pct = 2 };
+			struct strbuf page = STRBUF_INIT, err = STRBUF_INIT;
+			CHECK(robot_night_html(db, &r, &pg, &page, &err) == 0);
+			CHECK_CONTAINS(page.buf, "<td>2</td><td><b>late</b></td><td>regression</td>"
+						 "<td>new</td><td>hackbench.lat_us</td>");
+			CHECK_CONTAINS(page.buf, "c3..c4");
+			CHECK_CONTAINS(page.buf, "(1 of them late: joined the group of their change)");
+			size_t labels = 0;
+			for (const char *q = page.buf; (q = strstr(q, "preempt=full hz=250 on syn"));
+			     q++)
+				labels++;
+			/* decisions, open alerts, the comparison, the note on the change */
+			CHECK(labels == 4);
+			if (labels != 4)
+				printf("#   %zu labels\n", labels);
+			strbuf_release(&page);
+			strbuf_release(&err);
+		}
 		robot_result_free(&r);
 	}
 	char *t = q1(db, "SELECT group_concat(a.metric || ' ' || a.good_session || '..' || "
