@@ -365,8 +365,11 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 	struct strbuf said = STRBUF_INIT;
 	int64_t *touched = NULL;
 	size_t ntouched = 0;
-	if (!o->no_bisect && o->bisect_minutes)
+	if (!o->no_bisect && o->bisect_minutes) {
+		/* a page before the bisections too: a night cut short keeps one */
+		night_page(db, &r, o, html, runs, NULL, drc ? NULL : detail);
 		bisect_queue(db, o, &r, &said, &touched, &ntouched);
+	}
 	int hrc = night_page(db, &r, o, html, runs, said.buf, drc ? NULL : detail);
 	/* the summary */
 	double el = now_mono() - t0;
