@@ -609,7 +609,7 @@ int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int
 	*ids = NULL;
 	*n = 0;
 	sqlite3_stmt *s = prep(db,
-		"SELECT s.id FROM session s WHERE s.name = ?1 AND s.tag LIKE 'nightly-%'"
+		"SELECT s.id FROM session s WHERE s.name = ?1 AND s.nightly = 1"
 		" AND s.id < ?3 AND s.id >= ?2 AND (?6 IS NULL OR s.tag != ?6)"
 		" AND EXISTS (SELECT 1 FROM boot b WHERE b.session_id = s.id AND b.status = 'ok'"
 		"   AND b.machine_id = ?4)"

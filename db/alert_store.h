@@ -120,7 +120,8 @@ int64_t db_session_by_tag(struct db *db, const char *tag);
 /* every session tagged `tag` (a lab's members share it), oldest first */
 int db_sessions_by_tag(struct db *db, const char *tag, int64_t **ids, size_t *n);
 
-/* the sessions with results tagged nightly-* (but not `but_tag`: the other
+/* the nightly's sessions (session.nightly, schema 15: whatever their tag)
+ * with results (but not `but_tag`: the other
  * members of tonight's lab) of `plan` on machine `machine_id`, with
  * from <= id < before (from 0: any), newest first, at most max of them */
 int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int64_t from,

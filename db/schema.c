@@ -473,5 +473,15 @@ const struct migration db_migrations[] = {
 	  "  LEFT JOIN machine m ON m.id = b.machine_id"
 	  "  LEFT JOIN kernel k ON k.id = b.kernel_id"
 	  "  WHERE r.status = 'ok' AND b.status = 'ok';" },
+	/* 15: the regression robot's own sessions (docs/alerts.md "The
+	   baseline"): 1 for a session `schedlab nightly` ran or judged, whatever
+	   its tag; the rolling baseline takes these, not a tag's spelling. A
+	   nightly before this one tagged every session it ran nightly-* (its
+	   baseline took only those): they are marked, so that a store written
+	   before keeps its baseline. */
+	{ 15,
+	  "ALTER TABLE session ADD COLUMN nightly INTEGER NOT NULL DEFAULT 0"
+	  "  CHECK (nightly IN (0, 1));"
+	  "UPDATE session SET nightly = 1 WHERE tag LIKE 'nightly-%';" },
 	{ 0, NULL },
 };

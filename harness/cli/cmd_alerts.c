@@ -168,6 +168,8 @@ static int do_show(struct db *db, int64_t id)
 	       g.range_key ? g.range_key : "?");
 	if (g.ncommits >= 0)
 		printf(" (%d commit%s)", g.ncommits, g.ncommits == 1 ? "" : "s");
+	if (robot_group_same_kernel(db, g.id) == 1)
+		printf(": %s (nothing to bisect)", ROBOT_NO_KERNEL_CHANGE);
 	putchar('\n');
 	if (g.bisect_id)
 		printf("bisection: %lld (schedlab bisect --resume %lld shows its log)\n",
@@ -228,6 +230,14 @@ static int do_bisect(struct db *db, int64_t id, const struct aopts *o)
 		return 2;
 	}
 	int rc = 0;
+	if (robot_group_same_kernel(db, a.group_id) == 1) {
+		cmd_error("alerts", "bisect: alert %lld: %s (sessions %lld and %lld ran the same "
+				    "kernel, configuration and knobs): there is nothing to bisect",
+			  (long long)id, ROBOT_NO_KERNEL_CHANGE, (long long)a.good_session,
+			  (long long)a.bad_session);
+		db_alert_free(&a);
+		return 2;
+	}
 	if (a.status == ALERT_UNRESOLVED || a.status == ALERT_NEW) {
 		if (db_alert_move(db, id, ALERT_BISECTING, ALERT_BY_PERSON, "bisect by hand", 0)) {
 			cmd_error("alerts", "bisect: %s", db_errmsg(db));

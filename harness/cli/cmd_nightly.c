@@ -25,6 +25,7 @@
 #include "harness/orchestrate/plan.h"
 #include "harness/orchestrate/tlock.h"
 #include "harness/results/robot.h"
+#include "harness/util/atomicfile.h"
 #include "harness/util/proc.h"
 #include "workloads/workload.h"
 
@@ -38,8 +39,9 @@ static const char usage_text[] =
 	"\n"
 	"One night of the regression robot (docs/alerts.md): runs PLAN tagged TAG\n"
 	"(default nightly-YYYY-MM-DD), compares the session with the previous N\n"
-	"nightly sessions of the plan on the machine (the rolling baseline, which\n"
-	"starts after the newest `expected` alert), and turns what moved into alerts:\n"
+	"nights of the plan on the machine (the rolling baseline, which starts\n"
+	"after the newest `expected` alert; a night is a session a nightly ran or\n"
+	"judged, whatever its tag), and turns what moved into alerts:\n"
 	"a new alert per series and metric, grouped by the change's commit range (a\n"
 	"kernel from git) or sessions; an open alert is not raised again (\"known:\n"
 	"alert N\") and is marked fixed when its series returns to its level. New\n"
@@ -286,6 +288,25 @@ static void print_undecided(const struct robot_result *r)
 	printf(" (~N: about N repetitions a side would decide it)\n");
 }
 
+/* the night's page (docs/alerts.md "The night's report"): 0, or -1 said */
+static int night_page(struct db *db, const struct robot_result *r, const struct nopts *o,
+		      const char *path, const char *runs, const char *said, const char *detail)
+{
+	const char *slash = detail ? strrchr(detail, '/') : NULL;
+	struct robot_night_page pg = { .title = r->s.tag ? r->s.tag : o->tag, .runs = runs,
+				       .bisections = said,
+				       .detail_href = slash ? slash + 1 : detail,
+				       .threshold_pct = o->threshold };
+	struct strbuf page = STRBUF_INIT, err = STRBUF_INIT;
+	int rc = robot_night_html(db, r, &pg, &page, &err) ||
+		 outfile_write(path, page.buf, page.len, &err) ? -1 : 0;
+	if (rc)
+		cmd_error("nightly", "the night's report %s: %s", path, err.buf);
+	strbuf_release(&page);
+	strbuf_release(&err);
+	return rc;
+}
+
 /* judge session sid of tonight, bisect, print its summary, and add the
  * hook's calls for it to *n: the night's exit code for it (the exit status
  * line comes after the hooks, night_end) */
@@ -319,13 +340,11 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 		return 2;
 	}
 	judged = 1;
-	/* the HTML report of the night */
-	struct strbuf bsel = STRBUF_INIT;
-	for (size_t i = 0; i < r.nbaseline; i++)
-		strbuf_addf(&bsel, "%ssession=%lld", i ? "," : "", (long long)r.baseline[i]);
-	/* the file is named by the session's tag when that is a valid one (a
-	 * session stored before run --tag was checked may have any text: it
-	 * is then named by its id), so that it stays in --out-dir */
+	/* the HTML report of the night: the session's own report now (no
+	   judgement of its own), the night's page after the bisections. The
+	   file is named by the session's tag when that is a valid one (a
+	   session stored before run --tag was checked may have any text: it
+	   is then named by its id), so that it stays in --out-dir */
 	char sid_name[32];
 	snprintf(sid_name, sizeof(sid_name), "session-%lld", (long long)sid);
 	const char *fname = sb.tag && cli_valid_tag(sb.tag) ? sb.tag
@@ -333,26 +352,21 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 	char *html = several && fname != sid_name
 			     ? xstrfmt("%s/%s-session-%lld.html", o->dir, fname, (long long)sid)
 			     : xstrfmt("%s/%s.html", o->dir, fname);
-	char *sel = xstrfmt("session=%lld", (long long)sid);
-	char thr[32];
-	snprintf(thr, sizeof(thr), "%g", o->threshold);
-	int hrc;
-	if (r.nbaseline) {
-		const char *av[] = { robot_self(), "report", "--db", o->dbpath, "--compare", bsel.buf,
-				     sel, "--threshold", thr, "--title", sb.tag ? sb.tag : o->tag,
-				     "--out", html, NULL };
-		hrc = run_child(av, 1);
-	} else {
-		const char *av[] = { robot_self(), "report", "--db", o->dbpath, "--session", sel + 8,
-				     "--title", sb.tag ? sb.tag : o->tag, "--out", html, NULL };
-		hrc = run_child(av, 1);
-	}
+	char *detail = xstrfmt("%.*s-detail.html", (int)(strlen(html) - 5), html);
+	char *sel = xstrfmt("%lld", (long long)sid);
+	const char *av[] = { robot_self(), "report", "--db", o->dbpath, "--session", sel,
+			     "--title", sb.tag ? sb.tag : o->tag, "--out", detail, NULL };
+	int drc = run_child(av, 1);
 	/* the bisections */
 	struct strbuf said = STRBUF_INIT;
 	int64_t *touched = NULL;
 	size_t ntouched = 0;
-	if (!o->no_bisect && o->bisect_minutes)
+	if (!o->no_bisect && o->bisect_minutes) {
+		/* a page before the bisections too: a night cut short keeps one */
+		night_page(db, &r, o, html, runs, NULL, drc ? NULL : detail);
 		bisect_queue(db, o, &r, &said, &touched, &ntouched);
+	}
+	int hrc = night_page(db, &r, o, html, runs, said.buf, drc ? NULL : detail);
 	/* the summary */
 	double el = now_mono() - t0;
 	printf("\n=== schedlab nightly %s: session %lld, plan %s, machine %s (%.0f min) ===\n",
@@ -361,9 +375,7 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 	printf("runs: %s\n", runs ? runs : "?");
 	print_open(db, &r);
 	if (!r.nbaseline) {
-		printf("no baseline yet: this is the first nightly session of %s on %s%s\n",
-		       sb.plan, sb.machine ? sb.machine : "this machine",
-		       r.expected_since ? " since the expected change" : "");
+		printf("%s\n", r.no_baseline ? r.no_baseline : "no baseline");
 	} else {
 		printf("baseline: sessions");
 		for (size_t i = 0; i < r.nbaseline; i++)
@@ -390,7 +402,7 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 	if (!hrc)
 		printf("report: %s\n", html);
 	else
-		printf("report: not written (schedlab report exited %d)\n", hrc);
+		printf("report: not written\n");
 	/* the hook's calls: each group raised, fixed or bisected tonight, once,
 	   with what happened last */
 	if (o->on_alert) {
@@ -441,7 +453,7 @@ static int night_of(struct db *db, int64_t sid, const struct nopts *o,
 	n->new_regressions += r.new_regressions;
 	free(touched);
 	strbuf_release(&said);
-	strbuf_release(&bsel);
+	free(detail);
 	free(html);
 	free(sel);
 	free(runs);

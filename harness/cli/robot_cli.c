@@ -23,6 +23,7 @@
 #include "harness/agent/preempt_offer.h"
 #include "harness/orchestrate/kgit.h"
 #include "harness/orchestrate/tlock.h"
+#include "harness/results/robot.h"
 #include "harness/util/atomicfile.h"
 #include "harness/util/proc.h"
 
@@ -322,7 +323,9 @@ int robot_bisect_group(struct db *db, int64_t gid, const struct robot_bisect_opt
 	char *plan = NULL, *path = NULL, *logpath = NULL;
 	if (!g.git_dir || !g.good_commit || !g.bad_commit) {
 		strbuf_addf(err, "alert group %lld is not a change of a kernel from git "
-			    "(%s): there is nothing to bisect", (long long)gid, g.range_key);
+			    "(%s%s%s): there is nothing to bisect", (long long)gid, g.range_key,
+			    robot_group_same_kernel(db, gid) == 1 ? ", " : "",
+			    robot_group_same_kernel(db, gid) == 1 ? ROBOT_NO_KERNEL_CHANGE : "");
 		goto out;
 	}
 	if (lead_alert(db, gid, &lead, err))

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analysis/verdict.h"
+#include "db/night_store.h"
 
 #define ROBOT_ALPHA 0.05
 
@@ -36,6 +37,15 @@ void robot_result_free(struct robot_result *r)
 	strvec_clear(&r->lines);
 	strvec_clear(&r->undecided);
 	strvec_clear(&r->breaks);
+	free(r->no_baseline);
+	free(r->events);
+	for (size_t i = 0; i < r->nverdicts; i++) {
+		free(r->verdicts[i].workload);
+		free(r->verdicts[i].metric);
+		free(r->verdicts[i].unit);
+		free(r->verdicts[i].series);
+	}
+	free(r->verdicts);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -349,6 +359,37 @@ static void add_group(struct robot_result *r, int64_t g)
 	r->groups[r->ngroups++] = g;
 }
 
+static void add_event(struct robot_result *r, int64_t alert, const char *what)
+{
+	r->events = xrealloc(r->events, (r->nevents + 1) * sizeof(*r->events));
+	r->events[r->nevents++] = (struct robot_event){ alert, what };
+}
+
+/* the verdict of a metric tonight (v NULL: too few values) */
+static struct robot_verdict *add_verdict(struct robot_result *r, const struct sel_series *ser,
+					 const struct sample_set *set, const struct sel_group *gr,
+					 const struct verdict *v, const char *what, int64_t from)
+{
+	r->verdicts = xrealloc(r->verdicts, (r->nverdicts + 1) * sizeof(*r->verdicts));
+	struct robot_verdict *d = &r->verdicts[r->nverdicts++];
+	memset(d, 0, sizeof(*d));
+	d->workload = xstrdup(gr->workload);
+	d->metric = xstrdup(gr->metric);
+	d->unit = gr->unit ? xstrdup(gr->unit) : NULL;
+	d->series = series_label(ser, set);
+	d->verdict = what ? what : v ? verdict_kind_name(v->kind) : "too few values";
+	d->a = v ? v->centre_a : NAN;
+	d->b = v ? v->centre_b : NAN;
+	d->change_pct = v ? v->change_pct : NAN;
+	d->ci_lo = v ? v->ci_lo_pct : NAN;
+	d->ci_hi = v ? v->ci_hi_pct : NAN;
+	d->p = v ? v->p : NAN;
+	d->na = v ? v->n_a : 0;
+	d->nb = v ? v->n_b : 0;
+	d->from = from;
+	return d;
+}
+
 /* the group of a change that came in between sessions good and bad */
 static int64_t group_for(struct db *db, const struct robot_result *r, int64_t good,
 			 const struct robot_options *o, struct strbuf *err)
@@ -398,17 +439,70 @@ static void range_text(struct strbuf *sb, struct db *db, int64_t gid)
 	} else {
 		strbuf_addf(sb, "sessions: good %lld .. bad %lld", (long long)g.good_session,
 			    (long long)g.bad_session);
+		if (robot_group_same_kernel(db, gid) == 1)
+			strbuf_addf(sb, ", %s", ROBOT_NO_KERNEL_CHANGE);
 	}
 	db_alert_group_free(&g);
 }
 
-static int raise_alert(struct db *db, struct robot_result *r, const struct robot_options *o,
-		       const struct sample_set *set, const struct sel_series *ser, const char *key,
-		       const struct sel_group *gr,
-		       const struct verdict *v, const int64_t *base, size_t nbase,
-		       const char *how, struct strbuf *err)
+int robot_group_same_kernel(struct db *db, int64_t gid)
 {
-	int64_t gid = group_for(db, r, base[0], o, err);
+	struct db_alert_group g;
+	if (db_alert_group_get(db, gid, &g))
+		return -1;
+	int same = -1;
+	if (g.good_commit && g.bad_commit && strcmp(g.good_commit, g.bad_commit)) {
+		same = 0;
+	} else {
+		struct db_session_brief a, b;
+		if (!db_session_brief(db, g.good_session, &a)) {
+			if (!db_session_brief(db, g.bad_session, &b)) {
+				/* a kernel from git: the same commit; any other: the
+				   series pins its release and config */
+				same = (!a.commit && !b.commit) ||
+				       (a.commit && b.commit && !strcmp(a.commit, b.commit));
+				db_session_brief_free(&b);
+			}
+			db_session_brief_free(&a);
+		}
+	}
+	db_alert_group_free(&g);
+	return same;
+}
+
+/* a late alert (docs/alerts.md "Late alerts"): the change it joins */
+struct late {
+	int64_t gid, good, bad;     /* its group and sessions */
+	const char *baseline;       /* its level before (JSON), borrowed */
+	enum alert_state status;    /* the group's alert's: the late one follows it */
+	int64_t first;              /* that alert */
+};
+
+/* a late alert takes its group's state: a group under bisection, or whose
+ * bisection ended, is not bisected again for it */
+static int late_follow(struct db *db, int64_t id, const struct late *late, struct strbuf *err)
+{
+	if (late->status != ALERT_BISECTING && late->status != ALERT_CULPRIT &&
+	    late->status != ALERT_UNRESOLVED)
+		return 0;
+	char *note = xstrfmt("joins alert group %lld, whose change it moved with",
+			     (long long)late->gid);
+	int rc = db_alert_move(db, id, ALERT_BISECTING, ALERT_BY_ROBOT, note, 0);
+	if (!rc && late->status != ALERT_BISECTING)
+		rc = db_alert_move(db, id, late->status, ALERT_BY_ROBOT, note, 0);
+	if (rc)
+		strbuf_addstr(err, db_errmsg(db));
+	free(note);
+	return rc ? -1 : 0;
+}
+
+static int raise_alert_in(struct db *db, struct robot_result *r, const struct robot_options *o,
+			  const struct sample_set *set, const struct sel_series *ser,
+			  const char *key, const struct sel_group *gr, const struct verdict *v,
+			  const int64_t *base, size_t nbase, const char *how,
+			  const struct late *late, struct strbuf *err)
+{
+	int64_t gid = late ? late->gid : group_for(db, r, base[0], o, err);
 	if (gid < 0)
 		return -1;
 	struct db_alert a = { 0 };
@@ -421,9 +515,9 @@ static int raise_alert(struct db *db, struct robot_result *r, const struct robot
 	a.metric = gr->metric;
 	a.unit = gr->unit;
 	a.detector = "check";
-	a.good_session = base[0];
-	a.bad_session = r->s.id;
-	a.baseline = sessions_json(base, nbase);
+	a.good_session = late ? late->good : base[0];
+	a.bad_session = late ? late->bad : r->s.id;
+	a.baseline = late ? xstrdup(late->baseline) : sessions_json(base, nbase);
 	a.base_value = v->centre_a;
 	a.value = v->centre_b;
 	a.change_pct = v->change_pct;
@@ -437,6 +531,7 @@ static int raise_alert(struct db *db, struct robot_result *r, const struct robot
 		strbuf_addstr(err, db_errmsg(db));
 	} else {
 		add_group(r, gid);
+		add_event(r, id, late ? "late" : "raised");
 		if (v->kind == VERDICT_WORSE)
 			r->new_regressions++;
 		else
@@ -445,9 +540,15 @@ static int raise_alert(struct db *db, struct robot_result *r, const struct robot
 			    how, a.kind, (long long)id, (long long)gid, gr->workload, gr->metric,
 			    a.series_label, v->centre_a, v->centre_b, gr->unit ? gr->unit : "");
 		change_text(&line, v);
+		if (late)
+			strbuf_addf(&line, "; it moved with the change at session %lld (alert %lld), "
+				    "undecided until tonight, and joins its group", (long long)late->bad,
+				    (long long)late->first);
 		strbuf_addstr(&line, "; ");
 		range_text(&line, db, gid);
 		strvec_push(&r->lines, line.buf);
+		if (late && late_follow(db, id, late, err))
+			id = -1;
 	}
 	strbuf_release(&note);
 	strbuf_release(&line);
@@ -455,6 +556,14 @@ static int raise_alert(struct db *db, struct robot_result *r, const struct robot
 	free(a.series_where);
 	free(a.baseline);
 	return id < 0 ? -1 : 0;
+}
+
+static int raise_alert(struct db *db, struct robot_result *r, const struct robot_options *o,
+		       const struct sample_set *set, const struct sel_series *ser, const char *key,
+		       const struct sel_group *gr, const struct verdict *v, const int64_t *base,
+		       size_t nbase, const char *how, struct strbuf *err)
+{
+	return raise_alert_in(db, r, o, set, ser, key, gr, v, base, nbase, how, NULL, err);
 }
 
 /* the series of p with key k (for a raised alert's label and selector) */
@@ -630,6 +739,7 @@ static int follow_alert(struct db *db, struct robot_result *r, const struct robo
 			    (long long)al->id, st, al->workload, al->metric, al->series_label);
 		alert_break_note(al, tonight, &line);
 		r->known++;
+		add_event(r, al->id, "known, not measured");
 	} else if (vb.kind == same && !ja && va.kind == same) {
 		/* worse than before and than the level after the change: a new
 		   step on top of the known one */
@@ -638,6 +748,7 @@ static int follow_alert(struct db *db, struct robot_result *r, const struct robo
 		strvec_push(&r->lines, line.buf);
 		strbuf_reset(&line);
 		r->known++;
+		add_event(r, al->id, "known, moved again");
 		db_alert_seen(db, al->id, r->s.id);
 		const struct sel_series *ser = series_of(tonight, al->series_key);
 		const struct sel_group *gr = NULL;
@@ -659,6 +770,7 @@ static int follow_alert(struct db *db, struct robot_result *r, const struct robo
 		strbuf_addf(&line, " against its level before session %lld",
 			    (long long)al->bad_session);
 		r->known++;
+		add_event(r, al->id, "known");
 		db_alert_seen(db, al->id, r->s.id);
 	} else if (vb.kind != same && !ja && va.kind == back) {
 		char note[200];
@@ -672,6 +784,7 @@ static int follow_alert(struct db *db, struct robot_result *r, const struct robo
 		strbuf_addf(&line, "fixed: alert %lld: %s.%s %s: %s", (long long)al->id,
 			    al->workload, al->metric, al->series_label, note);
 		r->fixed++;
+		add_event(r, al->id, "fixed");
 		add_group(r, al->group_id);
 	} else {
 		strbuf_addf(&line, "known: alert %lld (%s): %s.%s %s: not decided tonight (", (long long)al->id,
@@ -680,6 +793,7 @@ static int follow_alert(struct db *db, struct robot_result *r, const struct robo
 		strbuf_addf(&line, " against the level before session %lld: %s)",
 			    (long long)al->bad_session, verdict_kind_name(vb.kind));
 		r->known++;
+		add_event(r, al->id, "known, undecided");
 	}
 	if (line.len)
 		strvec_push(&r->lines, line.buf);
@@ -691,6 +805,155 @@ out:
 	free(before);
 	free(after);
 	return rc;
+}
+
+/* ---- an open change inside the rolling baseline ------------------------------ */
+
+/* per series of tonight: the newest open alert of the series whose change
+ * (its bad session) lies inside the rolling baseline, with sessions of the
+ * baseline on both sides of it (docs/alerts.md "Late alerts") */
+struct change {
+	const struct db_alert *al;   /* borrowed; NULL: none */
+	struct pool before;          /* the alert's level before */
+	struct pool since;           /* the baseline's sessions from its bad session on */
+	struct pool since_all;       /* those and tonight */
+	int64_t *since_ids;
+	size_t nsince;
+	struct db_alert *grp;        /* every alert of its group */
+	size_t ngrp;
+};
+
+static void change_free(struct change *c)
+{
+	pool_free(&c->before);
+	pool_free(&c->since);
+	pool_free(&c->since_all);
+	free(c->since_ids);
+	db_alerts_free(c->grp, c->ngrp);
+	memset(c, 0, sizeof(*c));
+}
+
+/* the changes of tonight's series (ch[i] for series i): 0, or -1 */
+static int find_changes(struct db *db, const struct robot_result *r, const struct pool *tonight,
+			const struct db_alert *open, size_t nopen, const struct model_break *mb,
+			struct change *ch, struct strbuf *err)
+{
+	for (size_t i = 0; i < tonight->set.nseries; i++) {
+		struct change *c = &ch[i];
+		if (mb[i].restart || mb[i].after)
+			continue;   /* a change of the model rules the baseline */
+		for (size_t k = 0; k < nopen; k++) {
+			const struct db_alert *al = &open[k];
+			if (strcmp(al->series_key, tonight->key[i]) || al->bad_session >= r->s.id)
+				continue;
+			int in = 0, older = 0;
+			for (size_t b = 0; b < r->nbaseline; b++) {
+				in |= r->baseline[b] == al->bad_session;
+				older |= r->baseline[b] < al->bad_session;
+			}
+			if (in && older && (!c->al || al->bad_session > c->al->bad_session))
+				c->al = al;
+		}
+		if (!c->al)
+			continue;
+		size_t nbefore;
+		int64_t *before = sessions_parse(c->al->baseline, &nbefore);
+		c->since_ids = xcalloc(r->nbaseline + 2, sizeof(*c->since_ids));
+		for (size_t b = 0; b < r->nbaseline; b++)
+			if (r->baseline[b] >= c->al->bad_session)
+				c->since_ids[c->nsince++] = r->baseline[b];
+		c->since_ids[c->nsince] = r->s.id;
+		struct db_alert_filter f = { .status = -1, .group_id = c->al->group_id };
+		int rc = pool_load(db, before, nbefore, &c->before, err) ||
+			 pool_load(db, c->since_ids, c->nsince, &c->since, err) ||
+			 pool_load(db, c->since_ids, c->nsince + 1, &c->since_all, err);
+		free(before);
+		if (rc)
+			return -1;
+		if (db_alerts_list(db, &f, &c->grp, &c->ngrp)) {
+			strbuf_addstr(err, db_errmsg(db));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* one line per change: its series' other metrics judged on one side of it */
+static void change_lines(struct robot_result *r, const struct pool *tonight,
+			 const struct change *ch)
+{
+	for (size_t i = 0; i < tonight->set.nseries; i++) {
+		if (!ch[i].al)
+			continue;
+		char *lab = series_label(&tonight->set.series[i], &tonight->set);
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "alert group %lld changed at session %lld, inside the baseline (%s): "
+			    "the series' other metrics are judged against the sessions from %lld on, "
+			    "and a move at the change joins its group",
+			    (long long)ch[i].al->group_id, (long long)ch[i].al->bad_session, lab,
+			    (long long)ch[i].al->bad_session);
+		strvec_push(&r->breaks, sb.buf);
+		strbuf_release(&sb);
+		free(lab);
+	}
+}
+
+/* the change's group holds an alert of (workload, metric) of the series */
+static int change_has(const struct change *c, const char *key, const char *wl, const char *m)
+{
+	for (size_t i = 0; i < c->ngrp; i++)
+		if (!strcmp(c->grp[i].series_key, key) && !strcmp(c->grp[i].workload, wl) &&
+		    !strcmp(c->grp[i].metric, m))
+			return 1;
+	return 0;
+}
+
+/* nbaseline 0: why (robot.h, no_baseline): the sessions of the plan
+ * since the expected change that the baseline did not take, and why */
+static int no_baseline_why(struct db *db, struct robot_result *r, struct strbuf *err)
+{
+	struct db_passed_over *po = NULL;
+	size_t n = 0, total = 0;
+	const char *machine = r->s.machine ? r->s.machine : "this machine";
+	if (db_nightly_passed_over(db, r->s.plan, r->s.machine_id, r->s.id, r->s.tag, 100000, &po,
+				   &n, &total)) {
+		strbuf_addstr(err, db_errmsg(db));
+		return -1;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (po[i].id >= r->expected_since)
+			po[k++] = po[i];
+		else
+			free(po[i].tag);
+	struct strbuf sb = STRBUF_INIT;
+	if (!k) {
+		strbuf_addf(&sb, "no baseline yet: this is the first nightly session of %s on %s%s",
+			    r->s.plan, machine, r->expected_since ? " since the expected change" : "");
+	} else {
+		strbuf_addf(&sb, "no baseline: no earlier session of %s on %s%s is a night the "
+			    "baseline can take; %zu passed over:", r->s.plan, machine,
+			    r->expected_since ? " since the expected change" : "", k);
+		for (size_t i = 0; i < k && i < 6; i++) {
+			strbuf_addf(&sb, "%s session %lld", i ? ";" : "", (long long)po[i].id);
+			if (po[i].tag)
+				strbuf_addf(&sb, " (%s)", po[i].tag);
+			if (!po[i].nightly)
+				strbuf_addstr(&sb, ": not run or judged by `schedlab nightly` (only its "
+						   "sessions form the baseline)");
+			else if (!po[i].on_machine)
+				strbuf_addstr(&sb, ": on another machine");
+			else if (!po[i].has_results)
+				strbuf_addstr(&sb, ": no results stored");
+			else
+				strbuf_addstr(&sb, ": not taken");
+		}
+		if (k > 6)
+			strbuf_addf(&sb, "; and %zu more", k - 6);
+	}
+	r->no_baseline = strbuf_detach(&sb, NULL);
+	db_passed_over_free(po, k);
+	return 0;
 }
 
 int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
@@ -708,6 +971,12 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 		strbuf_addf(err, "session %lld has no results to judge", (long long)sid);
 		return -1;
 	}
+	/* a session the nightly judges is one of its nights, whatever its tag:
+	   the baseline of the nights after it */
+	if (db_session_mark_nightly(db, sid)) {
+		strbuf_addstr(err, db_errmsg(db));
+		return -1;
+	}
 	r->expected_since = db_alert_expected_since(db, r->s.plan, r->s.machine_id);
 	if (r->expected_since < 0 ||
 	    db_nightly_sessions(db, r->s.plan, r->s.machine_id, r->expected_since, sid,
@@ -720,6 +989,8 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 		return -1;
 	int rc = -1;
 	struct model_break *mb = NULL;
+	struct change *ch = NULL;
+	size_t nch = 0;
 	/* the open alerts first: they own their series */
 	struct db_alert *open = NULL;
 	size_t nopen = 0;
@@ -734,7 +1005,7 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 		    follow_alert(db, r, o, &open[i], &tonight, err))
 			goto out;
 	if (!r->nbaseline) {
-		rc = 0;
+		rc = no_baseline_why(db, r, err);
 		goto out;
 	}
 	if (pool_load(db, r->baseline, r->nbaseline, &base, err))
@@ -742,6 +1013,11 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 	mb = xcalloc(tonight.set.nseries + 1, sizeof(*mb));
 	find_breaks(&tonight, &base, sid, mb);
 	break_lines(r, &tonight, mb);
+	ch = xcalloc(tonight.set.nseries + 1, sizeof(*ch));
+	nch = tonight.set.nseries;
+	if (find_changes(db, r, &tonight, open, nopen, mb, ch, err))
+		goto out;
+	change_lines(r, &tonight, ch);
 	for (size_t g = 0; g < tonight.set.ngroups; g++) {
 		const struct sel_group *gr = &tonight.set.groups[g];
 		const struct sel_series *ser = &tonight.set.series[gr->series];
@@ -759,23 +1035,58 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 				!strcmp(open[i].workload, gr->workload) &&
 				!strcmp(open[i].metric, gr->metric);
 		struct verdict v;
-		int j = judge(&base, &tonight, key, gr->workload, gr->metric, mb[gr->series].after,
-			      o, &v);
+		const struct change *c = ch[gr->series].al ? &ch[gr->series] : NULL;
+		/* a change inside the baseline: judged against one side of it */
+		int j = judge(c ? &c->since : &base, &tonight, key, gr->workload, gr->metric,
+			      mb[gr->series].after, o, &v);
 		if (j < 0) {
 			strbuf_addstr(err, "the verdict could not be computed");
 			goto out;
 		}
 		r->nmetrics++;
+		int64_t from = c ? c->al->bad_session : mb[gr->series].after ? mb[gr->series].at : 0;
 		if (owned) {
 			r->nknown_metrics++;
+			add_verdict(r, ser, &tonight.set, gr, NULL, "followed by an open alert", 0);
 			continue;
+		}
+		if (c && (j == 1 || (v.kind != VERDICT_WORSE && v.kind != VERDICT_BETTER)) &&
+		    !change_has(c, key, gr->workload, gr->metric)) {
+			/* not moved tonight: did it move at the change? */
+			struct verdict vl;
+			int jl = judge(&c->before, &c->since_all, key, gr->workload, gr->metric, 0, o,
+				       &vl);
+			if (jl < 0) {
+				strbuf_addstr(err, "the verdict could not be computed");
+				goto out;
+			}
+			if (!jl && (vl.kind == VERDICT_WORSE || vl.kind == VERDICT_BETTER)) {
+				if (vl.kind == VERDICT_WORSE)
+					r->nworse++;
+				else
+					r->nbetter++;
+				struct late late = { .gid = c->al->group_id,
+						     .good = c->al->good_session,
+						     .bad = c->al->bad_session,
+						     .baseline = c->al->baseline,
+						     .status = c->al->status, .first = c->al->id };
+				if (raise_alert_in(db, r, o, &tonight.set, ser, key, gr, &vl, NULL, 0,
+						   "LATE", &late, err))
+					goto out;
+				add_verdict(r, ser, &tonight.set, gr, &vl, NULL, 0)->alert =
+					r->events[r->nevents - 1].alert;
+				r->late++;
+				continue;
+			}
 		}
 		if (j == 1) {
 			r->too_few = 1;
 			r->ninconclusive++;
 			undecided(r, ser, &tonight.set, gr, NULL);
+			add_verdict(r, ser, &tonight.set, gr, NULL, NULL, from);
 			continue;
 		}
+		struct robot_verdict *rv = add_verdict(r, ser, &tonight.set, gr, &v, NULL, from);
 		if (v.kind == VERDICT_INCONCLUSIVE)
 			undecided(r, ser, &tonight.set, gr, &v);
 		switch (v.kind) {
@@ -802,12 +1113,18 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 		}
 		if (v.kind != VERDICT_WORSE && v.kind != VERDICT_BETTER)
 			continue;
-		if (raise_alert(db, r, o, &tonight.set, ser, key, gr, &v, r->baseline, r->nbaseline,
-				"NEW", err))
+		if (raise_alert(db, r, o, &tonight.set, ser, key, gr, &v,
+				c ? c->since_ids : r->baseline, c ? c->nsince : r->nbaseline, "NEW",
+				err))
 			goto out;
+		rv = &r->verdicts[r->nverdicts - 1];   /* (add_verdict may have moved it) */
+		rv->alert = r->events[r->nevents - 1].alert;
 	}
 	rc = 0;
 out:
+	for (size_t i = 0; i < nch; i++)
+		change_free(&ch[i]);
+	free(ch);
 	free(mb);
 	db_alerts_free(open, nopen);
 	pool_free(&tonight);
@@ -878,8 +1195,12 @@ int robot_group_report(struct db *db, int64_t gid, struct strbuf *out, struct st
 			strbuf_addf(out, " (%d commit%s)", g.ncommits, g.ncommits == 1 ? "" : "s");
 		strbuf_addf(out, "\nrepo:     %s\n", g.git_dir ? g.git_dir : "?");
 	}
-	strbuf_addf(out, "sessions: good %lld .. bad %lld\n\n", (long long)g.good_session,
+	strbuf_addf(out, "sessions: good %lld .. bad %lld", (long long)g.good_session,
 		    (long long)g.bad_session);
+	if (robot_group_same_kernel(db, gid) == 1)
+		strbuf_addf(out, ": %s (the same kernel, configuration and knobs: nothing to "
+			    "bisect)", ROBOT_NO_KERNEL_CHANGE);
+	strbuf_addstr(out, "\n\n");
 	strbuf_addf(out, "what moved (%zu metric%s):\n", n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
 		struct verdict v = { 0 };

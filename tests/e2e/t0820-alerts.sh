@@ -72,8 +72,8 @@ s = ["BEGIN;",
 run = 0
 for i in range(1, 14):
     day = "2026-02-%02dT03:00:00.000Z" % i
-    s.append("INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at)"
-             " VALUES (%d, 'robot', '%s', 'nightly-%02d', 'local', 'test', 'done', '%s');" % (i, plan, i, day))
+    s.append("INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at, nightly)"
+             " VALUES (%d, 'robot', '%s', 'nightly-%02d', 'local', 'test', 'done', '%s', 1);" % (i, plan, i, day))
     s.append("INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline,"
              " kernel_commit, kernel_describe) VALUES (%d, %d, 0, 0, 'ok', 1, 1, 'full', 'root=/dev/vda', '%s', 'v-%d');"
              % (i, i, commits[i - 1], i))
@@ -134,6 +134,25 @@ contains "night 5: open alerts come first in the summary" "$TMP/n5.out" "open al
 check "night 5: the hook got the group's report" test -s "$TMP/hook-1-raised.txt"
 contains "... which names the metric and range" "$TMP/hook-1-raised.txt" "range:    good ${COMMITS[4]} .. bad ${COMMITS[5]} (3 commits)"
 check "night 5: the HTML report written" test -s "$TMP/rep/nightly-05.html"
+# the night's page leads with what the night decided (issue 45): the
+# regression with its numbers, group and range, not a second judgement
+# that calls it inconclusive
+P5=$TMP/rep/nightly-05.html
+first_h2() { grep -o '<h2 id="[a-z]*"' "$1" | head -n 1; }
+equals "night 5's page: its first section is what the night decided" "$(first_h2 "$P5")" '<h2 id="decided"'
+contains "... headed by the new regression" "$P5" '<span class="worse">1 new regression alert</span>'
+contains "... alert 1 raised tonight, a regression, group 1" "$P5" \
+	'<tr class="worse"><td>1</td><td><b>raised</b></td><td>regression</td><td>new</td><td>hackbench.time_s</td>'
+contains "... with its commit range" "$P5" "${COMMITS[4]:0:12}..${COMMITS[5]:0:12} (3 commits)"
+contains "... the comparison is the robot's, with its baseline" "$P5" "<b>Its baseline</b>: sessions 4 3 2 1"
+H5=$(grep -o '<p class="headline">.*</p>' "$P5")
+if [ -n "$H5" ] && ! grep -qi "inconclusive" <<<"$H5"; then ok "... its headline does not call it inconclusive"; else not_ok "... its headline does not call it inconclusive" "$H5"; fi
+contains "... the robot's verdict on it: worse, alert 1" "$P5" '<td class="v-worse">worse</td><td>1</td>'
+contains "... counted as worse" "$P5" "2 metrics: 1 worse"
+equals "... the configuration label once per table, not per row" \
+	"$(grep -o 'preempt=full hz=250' "$P5" | wc -l)" 3
+check "... the session's own report beside it" test -s "$TMP/rep/nightly-05-detail.html"
+if [ -n "${KEEP_PAGES:-}" ]; then cp "$P5" "$KEEP_PAGES/"; fi
 
 night 6
 equals "night 6: exit 0 (nothing new)" "$(cat "$TMP/n6.rc")" 0
@@ -180,6 +199,14 @@ contains "... naming the commit first" "$TMP/hook-2-bisected.txt" \
 contains "... its subject and author" "$TMP/hook-2-bisected.txt" "author:   Ann Author <ann@example.org>"
 contains "... the commands that reproduce it" "$TMP/hook-2-bisected.txt" \
 	"schedlab compare --metric hackbench.time_s session=7 session=8"
+# the page of night 8 is written after its bisection: the culprit named
+# that night is on it, at the top
+P8=$TMP/rep/nightly-08.html
+equals "night 8's page: its first section is what the night decided" "$(first_h2 "$P8")" '<h2 id="decided"'
+contains "... alert 2 in state culprit found" "$P8" \
+	'<td>2</td><td><b>raised</b></td><td>regression</td><td>culprit found</td>'
+contains "... with its culprit" "$P8" "<b class=\"culprit\">${COMMITS[8]:0:12}</b> sched: night 8 change 1"
+if [ -n "${KEEP_PAGES:-}" ]; then cp "$P8" "$KEEP_PAGES/"; fi
 expect_exit 0 "alerts report 2" $SL alerts report 2 --db "$DB"
 contains "... the culprit report" "$TMP/out" "subject:  sched: night 8 change 1"
 contains "... the change with its CI and p" "$TMP/out" "alert 2 regression culprit found: hackbench.time_s"
@@ -396,4 +423,62 @@ check "... and let go of it before the hook: the lock is free while the hook run
 touch "$TMP/h4.go"
 wait "$N"
 equals "... and the night ends well once the hook is done" "$?" 0
+
+# ---- nights with tags of the user's own choosing (issue 43) ---------------------------------
+# the baseline takes the sessions the nightly ran or judged (session.nightly),
+# not a tag's spelling: a copy of the history whose sessions carry the
+# user's tags; 1 and 2 were never judged (as if `schedlab run` made them)
+cp "$TMP/pristine.db" "$TMP/u.db"
+sqlite3 -batch "$TMP/u.db" "UPDATE session SET nightly = 0, tag = 'adhoc-' || id WHERE id <= 2;
+	UPDATE session SET nightly = 0, tag = 'qa.run_' || id WHERE id > 2"
+unight() { # N: judge session N of u.db; output in $TMP/uN.out, exit code in $TMP/uN.rc
+	$SL nightly --db "$TMP/u.db" --session "$1" --no-bisect --out-dir "$TMP/urep" \
+		>"$TMP/u$1.out" 2>"$TMP/u$1.err"
+	echo $? >"$TMP/u$1.rc"
+}
+unight 3
+contains "own tags, night 1: the sessions passed over are named, with why" "$TMP/u3.out" \
+	"no baseline: no earlier session of robot on syn is a night the baseline can take; 2 passed over: session 2 (adhoc-2): not run or judged by \`schedlab nightly\`"
+if grep -q "first nightly session" "$TMP/u3.out"; then not_ok "... and it does not call itself the first" "$(grep baseline "$TMP/u3.out")"; else ok "... and it does not call itself the first"; fi
+equals "... the judged session is marked as a night" "$(sqlite3 -batch "$TMP/u.db" "SELECT group_concat(nightly, '') FROM session")" "0010000000000"
+unight 4
+contains "own tags, night 2: the first night is its baseline" "$TMP/u4.out" "baseline: sessions 3 (1 previous nightly runs"
+unight 5
+contains "own tags, night 3: baseline of both nights" "$TMP/u5.out" "baseline: sessions 4 3 (2 previous nightly runs"
+equals "own tags, night 3: the regression is raised (exit 1)" "$(cat "$TMP/u5.rc")" 1
+equals "... alert 1, time_s against nights 3 and 4" \
+	"$(sqlite3 -batch "$TMP/u.db" "SELECT kind || ' ' || metric || ' ' || good_session || '..' || bad_session || ' ' || baseline FROM alert")" \
+	"regression time_s 4..5 [4,3]"
+# ---- a change over one kernel (issue 44) ------------------------------------------------------
+# night 5 of a copy boots night 4's commit: its alert's sessions ran the
+# same kernel, configuration and knobs; said everywhere, never bisected
+cp "$TMP/pristine.db" "$TMP/k.db"
+sqlite3 -batch "$TMP/k.db" "UPDATE boot SET kernel_commit = (SELECT kernel_commit FROM boot WHERE session_id = 4) WHERE session_id = 5"
+$SL nightly --db "$TMP/k.db" --session 5 --out-dir "$TMP/krep" >"$TMP/k5.out" 2>"$TMP/k5.err"
+equals "one kernel: the regression is raised (exit 1)" "$?" 1
+contains "... the summary says its sessions ran one kernel" "$TMP/k5.out" \
+	"sessions: good 4 .. bad 5, no kernel change between its sessions"
+if grep -q "bisecting alert group" "$TMP/k5.err"; then not_ok "... not bisected" "$(cat "$TMP/k5.err")"; else ok "... not bisected"; fi
+expect_exit 0 "alerts show 1 (one kernel)" $SL alerts show 1 --db "$TMP/k.db"
+contains "... says so after the group's range" "$TMP/out" "session 4..5: no kernel change between its sessions (nothing to bisect)"
+expect_exit 0 "alerts report 1 (one kernel)" $SL alerts report 1 --db "$TMP/k.db"
+contains "... says so on its sessions line" "$TMP/out" "sessions: good 4 .. bad 5: no kernel change between its sessions"
+expect_exit 2 "alerts bisect 1 (one kernel) is refused" $SL alerts bisect 1 --db "$TMP/k.db" --out-dir "$TMP/krep"
+contains "... with the reason" "$TMP/err" "alert 1: no kernel change between its sessions (sessions 4 and 5 ran the same kernel, configuration and knobs): there is nothing to bisect"
+equals "... and writes nothing" "$(sqlite3 -batch "$TMP/k.db" "SELECT status || ' ' || (SELECT count(*) FROM alert_event) FROM alert WHERE id = 1")" "new 1"
+contains "... the night's page says so too" "$TMP/krep/nightly-05.html" "no kernel change between its sessions (nothing to bisect)"
+
+# the same through `nightly --plan --tag` on the local target: the run's
+# session is the nightly's whatever its tag, and a session `schedlab run`
+# made of the plan is passed over with why
+expect_exit 0 "schedlab run of the plan (not a night)" $SL run "$TMP/local.json" --db "$TMP/p.db" --tag nightly-by-hand --quiet
+timeout 300 $SL nightly --plan "$TMP/local.json" --db "$TMP/p.db" --tag first.night --no-bisect \
+	--out-dir "$TMP/prep" >"$TMP/p1.out" 2>"$TMP/p1.err"
+equals "nightly --plan --tag first.night: exit 0" "$?" 0
+contains "... a session tagged nightly-* by hand is passed over, with why" "$TMP/p1.out" \
+	"1 passed over: session 1 (nightly-by-hand): not run or judged by \`schedlab nightly\`"
+timeout 300 $SL nightly --plan "$TMP/local.json" --db "$TMP/p.db" --tag second_night --no-bisect \
+	--out-dir "$TMP/prep" >"$TMP/p2.out" 2>"$TMP/p2.err"
+contains "nightly --plan --tag second_night: the first night is its baseline" "$TMP/p2.out" \
+	"baseline: sessions 2 (1 previous nightly runs"
 done_testing

@@ -124,6 +124,14 @@ equals "the bisection's sessions of each commit are those its steps name (the ki
 	"$(sql "SELECT group_concat(n, ',') FROM (SELECT count(*) AS n FROM session WHERE tag LIKE 'bisect-%' GROUP BY json_extract(plan_json, '\$.matrix.kernel.commit') ORDER BY min(id))")" \
 	"$(sql "SELECT group_concat(json_extract(detail, '\$.rounds'), ',') FROM (SELECT * FROM bisect_step WHERE verdict != 'skip' ORDER BY seq)")"
 contains "the hook got the culprit report" "$TMP/hook.txt" "schedlab: $C4 is the first bad commit of alert group 1"
+# the night's page (issue 45), written after the night's bisection: what
+# the night decided first, the culprit it named on it
+P4=$TMP/rep/nightly-04.html
+equals "night 4's page: its first section is what the night decided" \
+	"$(grep -o '<h2 id="[a-z]*"' "$P4" | head -n 1)" '<h2 id="decided"'
+contains "... alert 1 known, culprit found, with the culprit named that night" "$P4" \
+	'<td>1</td><td><b>known</b></td><td>regression</td><td>culprit found</td>'
+contains "... the culprit" "$P4" "<b class=\"culprit\">${C4:0:12}</b> sched/core: wait 2 ms in every wakeup of sl-pingpong"
 expect_exit 0 "alerts report 1" schedlab alerts report 1 --db "$DB"
 contains "... names the commit and subject" "$TMP/out" "subject:  sched/core: wait 2 ms in every wakeup of sl-pingpong"
 contains "... how sure the bisection is" "$TMP/out" "how sure: the whole bisection's error rate is at most"
@@ -153,6 +161,17 @@ equals "night 5: req_p50_us against the new level, not +24000% (between +150% an
 equals "night 5: one commit in the range: c7 is the culprit at once" \
 	"$(sql "SELECT group_concat(DISTINCT a.status) || ' ' || json_extract(g.culprit, '\$.commit') FROM alert a JOIN alert_group g ON g.id = a.group_id WHERE a.id > 2")" \
 	"culprit $C7"
+
+P5=$TMP/rep/nightly-05.html
+equals "night 5's page: its first section is what the night decided" \
+	"$(grep -o '<h2 id="[a-z]*"' "$P5" | head -n 1)" '<h2 id="decided"'
+check "... headed by the new regression alerts" grep -qE '<span class="worse">[1-9] new regression alerts?</span>' "$P5"
+contains "... req_p50_us raised, culprit found" "$P5" '<td><b>raised</b></td><td>regression</td><td>culprit found</td><td>pingpong.req_p50_us</td>'
+contains "... with its one-commit range" "$P5" "(1 commit)"
+contains "... and its culprit, found that night" "$P5" "<b class=\"culprit\">${C7:0:12}</b> sched/core: wait 16 ms instead"
+H5=$(grep -o '<p class="headline">.*</p>' "$P5")
+if [ -n "$H5" ] && ! grep -qi "inconclusive" <<<"$H5"; then ok "... not headlined as inconclusive"; else not_ok "... not headlined as inconclusive" "$H5"; fi
+if [ -n "${KEEP_PAGES:-}" ]; then cp "$P4" "$P5" "$KEEP_PAGES/"; fi
 
 # --- night 6: the revert ----------------------------------------------------------------
 night 6

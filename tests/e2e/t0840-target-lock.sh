@@ -150,7 +150,8 @@ EOF
 expect_exit 0 "nightly over a lab of two local members" \
 	schedlab nightly --plan "$TMP/lab.json" --db "$DB" --out-dir "$TMP/rep" --tag nightly-lab
 equals "... both members' sessions judged" "$(grep -c 'no baseline yet: this is the first nightly session of lock-lab' "$TMP/out")" 2
-equals "... a report each" "$(ls "$TMP/rep" | grep -c '^nightly-lab-session-')" 2
+equals "... a report each" "$(ls "$TMP/rep" | grep -c '^nightly-lab-session-[0-9]*\.html$')" 2
+equals "... and the session's own report beside each" "$(ls "$TMP/rep" | grep -c '^nightly-lab-session-[0-9]*-detail\.html$')" 2
 # ---- the lock's descriptor stays with schedlab; a workload ends with its agent -----------
 cat >"$TMP/pp.json" <<'EOF'
 {"name": "lock-agent", "target": "local", "repetitions": 1,

@@ -42,8 +42,8 @@ def session(i, name, tag, day, preempt, level, rate=100, git=False):
         kid, commit = 100 + i, "'%040x'" % (0xc0ffee00 + i)
         s.append("INSERT INTO kernel (id, release, config_hash, hz, sched_mc) VALUES"
                  " (%d, '7.0.0-sl-g%012x', 'cfg%02d', 250, 1);" % (kid, 0xc0ffee00 + i, i))
-    s.append("INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at)"
-             " VALUES (%d, '%s', '%s', '%s', 'local', 'test', 'done', '%s');" % (i, name, plan, tag, day))
+    s.append("INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at, nightly)"
+             " VALUES (%d, '%s', '%s', '%s', 'local', 'test', 'done', '%s', 1);" % (i, name, plan, tag, day))
     s.append("INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline,"
              " kernel_commit) VALUES (%d, %d, 0, 0, 'ok', 1, %d, '%s', 'root=/dev/vda', %s);"
              % (i, i, kid, preempt, commit))

@@ -110,7 +110,7 @@ TEST(fresh_file_is_latest)
 	CHECK(db != NULL);
 	if (!db)
 		return;
-	CHECK(db_latest_version() == 14);
+	CHECK(db_latest_version() == 15);
 	CHECK(db_user_version(db) == db_latest_version());
 	check_q(db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
 		"alert;alert_event;alert_group;bisect;bisect_step;boot;histogram;kernel;machine;metric;"
@@ -191,6 +191,9 @@ TEST(migrate_from_v1_keeps_data)
 	CHECK(exec(db, "UPDATE boot SET clock = 'icount'") != 0);
 	CHECK(exec(db, "UPDATE boot SET clock = NULL, clock_shift = NULL") == 0);
 	check_q(db, "SELECT count(*) FROM metric", "1");
+	/* migration 15: a session tagged plain "nightly" is not one of the
+	 * nightly's (its tags were nightly-*); one that is, is marked */
+	check_q(db, "SELECT nightly FROM session WHERE id = 1", "0");
 	/* migration 6 rebuilt histogram: its row is there */
 	check_q(db, "SELECT run_id, name, unit, data FROM histogram", "1|latency_us|us|{\"total\":0}");
 	check_q(db, "SELECT before, after FROM schedstat", "b|a");
@@ -254,6 +257,30 @@ TEST(migrate_v3_sets_censored_from_notes)
 		"lat_p50_us|900.0|0;lat_p999_us|10000.0|1;lat_p99_us|9017.0|0");
 	/* the flag is 0 or 1 */
 	CHECK(db_exec(db, "UPDATE metric SET censored = 2") != 0);
+	db_close(db);
+}
+
+TEST(migrate_v14_marks_the_nightly_sessions)
+{
+	/* before schema 15 the robot knew its sessions by their tag alone
+	 * (nightly-*): migration 15 marks those as the nightly's, and no other */
+	char *p = tmp_path("v14.db");
+	struct db *db = NULL;
+	char *err = NULL;
+	CHECK(db_open_raw(p, &db, &err) == 0);
+	free(p);
+	if (!db)
+		return;
+	CHECK(db_migrate_to(db, 14) == 0);
+	CHECK(exec(db,
+		   "INSERT INTO session (id, name, plan_json, tag, target, harness_version) VALUES"
+		   "  (1, 'p', '{}', 'nightly-2026-01-01', 'local', 'v0'),"
+		   "  (2, 'p', '{}', 'night-2', 'local', 'v0'),"
+		   "  (3, 'p', '{}', NULL, 'local', 'v0'),"
+		   "  (4, 'p', '{}', 'nightlyx', 'local', 'v0');") == 0);
+	CHECK(db_migrate_to(db, db_latest_version()) == 0);
+	check_q(db, "SELECT group_concat(id || '=' || nightly, ' ') FROM session", "1=1 2=0 3=0 4=0");
+	CHECK(db_exec(db, "UPDATE session SET nightly = 2") != 0);
 	db_close(db);
 }
 
@@ -1365,6 +1392,7 @@ int main(void)
 	RUN(migrate_from_v1_keeps_data);
 	RUN(migrate_v1_then_open_migrates);
 	RUN(migrate_v3_sets_censored_from_notes);
+	RUN(migrate_v14_marks_the_nightly_sessions);
 	RUN(migrate_v11_keeps_bisect_threshold_rule);
 	RUN(machine_and_kernel_are_deduplicated);
 	RUN(run_finish_and_results_view);
