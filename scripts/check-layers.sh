@@ -6,7 +6,11 @@
 # two C files share a basename, because the library archives store members
 # by basename and a second jbb.o silently replaces the first (the programs'
 # entry points, harness/cli/main.c and harness/agent/main.c, are linked as
-# objects, never archived, and are the one name allowed twice).
+# objects, never archived, and are the one name allowed twice). And
+# harness/cli holds commands only: no SQL text (a string literal that starts
+# with an SQL statement: the queries live in db/) and no child-process
+# orchestration (proc_run, proc_start and the like, fork, exec*, system,
+# popen: the children of a command are started by harness/orchestrate).
 # Prints one line per violation (file:line: what) and exits 1 if any.
 #
 # One find and one awk over every file: a check that starts a few processes
@@ -24,7 +28,7 @@ harness/util:
 harness/agent: harness/util
 harness/targets: harness/agent harness/util
 harness/results: analysis db harness/util
-harness/orchestrate: analysis db workloads harness/agent harness/targets harness/util
+harness/orchestrate: analysis db workloads harness/agent harness/results harness/targets harness/util
 harness/cli: analysis db workloads harness/agent harness/orchestrate harness/results harness/targets harness/util
 '
 
@@ -72,6 +76,14 @@ FNR == 1 {
 }
 layer != "db" && /<sqlite3\.h>|(^|[^A-Za-z0-9_])sqlite3_[a-z_]+ *\(/ {
 	print FILENAME ":" FNR ": SQLite outside db/ (use the functions of db/db.h or db/results.h)"
+	bad = 1
+}
+layer == "harness/cli" && /(^|[^\\])"(SELECT|INSERT|UPDATE|DELETE|WITH|CREATE|PRAGMA|REPLACE) / {
+	print FILENAME ":" FNR ": SQL text in harness/cli (a query belongs in db/, behind a function)"
+	bad = 1
+}
+layer == "harness/cli" && /(^|[^A-Za-z0-9_])(proc_(run|start|capture|wait|try_wait|stop|kill)|fork|vfork|exec[lv]p?e?|posix_spawnp?|system|popen) *\(/ {
+	print FILENAME ":" FNR ": a child process started in harness/cli (harness/orchestrate starts the children)"
 	bad = 1
 }
 END {

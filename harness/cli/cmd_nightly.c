@@ -1,12 +1,13 @@
 /*
  * schedlab nightly: one night of the regression robot (docs/alerts.md).
- * Runs the plan as `schedlab run` (a child: its own signals, its own
- * resumable session), judges the session against the rolling baseline
- * and the open alerts (harness/results/robot.c), writes the HTML report,
- * bisects the alert groups of kernels from git within the night's budget
- * (harness/cli/robot_cli.c; a bisection cut short goes on the next night),
- * tells the site's hook, and prints the one-screen summary, open alerts
- * first. contrib/schedlab-nightly and its systemd units call this.
+ * The command parses, holds the target for the night, and prints; the
+ * robot's actions are harness/orchestrate/robot_act.h: the plan run as
+ * `schedlab run` (a child: its own signals, its own resumable session),
+ * the judgement against the rolling baseline and the open alerts, the HTML
+ * report, the bisections within the night's budget (one cut short goes on
+ * the next night), and the site's hook. Prints the one-screen summary,
+ * open alerts first. contrib/schedlab-nightly and its systemd units call
+ * this.
  */
 #include <errno.h>
 #include <signal.h>
@@ -18,11 +19,13 @@
 #include <unistd.h>
 
 #include "db/alert_store.h"
+#include "db/culprit.h"
 #include "db/db.h"
 #include "harness/cli/cmd.h"
 #include "harness/cli/options.h"
-#include "harness/cli/robot_cli.h"
+#include "harness/orchestrate/lab.h"
 #include "harness/orchestrate/plan.h"
+#include "harness/orchestrate/robot_act.h"
 #include "harness/orchestrate/tlock.h"
 #include "harness/results/robot.h"
 #include "harness/util/proc.h"
@@ -68,7 +71,9 @@ static const char usage_text[] =
 	"                         then it and all it started get SIGTERM, 2 s later\n"
 	"                         SIGKILL, and the night says so (exit status 4). The\n"
 	"                         hook is stopped too when the night is interrupted\n"
-	"                         and never outlives the nightly, even killed by SIGKILL\n"
+	"                         and never outlives the nightly, even killed by SIGKILL.\n"
+	"                         A hook that exits non-zero is named in the summary\n"
+	"                         (\"the --on-alert hook failed\") and exits 4 too\n"
 	"The summary names the metrics the night left inconclusive on a line of its\n"
 	"own (\"undecided: N metrics ...\", with the repetitions a side that would\n"
 	"decide each); they do not change the exit status.\n"
@@ -78,11 +83,12 @@ static const char usage_text[] =
 	"is not judged against the old model's baseline, a new baseline starts.\n"
 	"Exit status: 0 ok (no new regression; the first night), 1 a new regression\n"
 	"alert tonight, 2 setup failure (bad plan or options, the target could not be\n"
-	"used), 3 runs failed and nothing new regressed, 4 the --on-alert hook was\n"
-	"killed at its time limit (nothing worse happened), 130 interrupted.\n";
+	"used), 3 runs failed and nothing new regressed, 4 the --on-alert hook failed\n"
+	"(it exited non-zero or was killed at its time limit: the site may not have\n"
+	"been told; nothing worse happened), 130 interrupted.\n";
 
 static volatile sig_atomic_t stop_flag;
-/* the target's lock, held for the whole night and handed to the children */
+/* the target's lock, held for the night and handed to the children */
 static char *lock_key;
 
 static void on_signal(int sig)
@@ -110,58 +116,14 @@ struct nopts {
 	int no_bisect;
 };
 
-/* the night's hook calls, made once the target is let go */
-struct hook_call {
-	int64_t gid;
-	const char *event;
-	char *text;
-};
-
-/* what the sessions of the night add up to */
-struct night {
-	size_t new_regressions;
-	struct hook_call *calls;
-	size_t ncalls;
-};
-
-/* the worse of two exit codes of a night: 2, 130, 1, 3, 4, 0 */
-static int worse_rc(int a, int b)
+/* text from a plan, a note or a repository, printed: no control character
+ * reaches the terminal raw (newlines kept) */
+static void put(const char *s)
 {
-	static const int order[] = { 2, 130, 1, 3, 4 };
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (a == order[i] || b == order[i])
-			return order[i];
-	return 0;
-}
-
-/* run a child schedlab command with inherited output: its exit code, 130
- * when we were stopped, -1 when it could not start */
-static int run_child(const char *const *argv, int quiet_out)
-{
-	struct child c = CHILD_INIT;
-	c.argv = argv;
-	c.in = PROC_NULL;
-	c.out = quiet_out ? PROC_NULL : PROC_INHERIT;
-	c.err = quiet_out ? PROC_NULL : PROC_INHERIT;
-	c.stop_sig = SIGINT;
-	c.stop_grace_s = 120;
-	c.pdeathsig = SIGTERM;
-	const char *env[] = { tlock_child_env(lock_key), NULL };
-	c.env = env[0] ? env : NULL;
-	c.keep_fd = tlock_child_fd(lock_key);
-	struct proc_result res;
-	struct strbuf err = STRBUF_INIT;
-	int rc = proc_run(&c, 0, NULL, 0, NULL, 0, -1, (volatile int *)&stop_flag, &res, &err);
-	if (rc && errno == EINTR)
-		rc = 130;
-	else if (rc) {
-		cmd_error("nightly", "%s", err.buf);
-		rc = -1;
-	} else {
-		rc = res.exit_code >= 0 ? res.exit_code : 128 + res.term_signal;
-	}
-	strbuf_release(&err);
-	return rc;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addprintable(&sb, s, 1);
+	fputs(sb.buf, stdout);
+	strbuf_release(&sb);
 }
 
 /* open alerts of the plan on the machine, one line each */
@@ -176,85 +138,27 @@ static void print_open(struct db *db, const struct robot_result *r)
 	printf("open alerts: %zu\n", n);
 	for (size_t i = 0; i < n; i++) {
 		struct db_alert_group g;
-		const char *culprit = NULL;
+		struct db_culprit c;
 		memset(&g, 0, sizeof(g));
-		if (!db_alert_group_get(db, al[i].group_id, &g))
-			culprit = g.culprit;
-		printf("  alert %lld [%s] %s %s.%s %s: %+.1f%% since session %lld", (long long)al[i].id,
-		       alert_state_name(al[i].status), al[i].kind, al[i].workload, al[i].metric,
-		       al[i].series_label, al[i].change_pct, (long long)al[i].bad_session);
-		if (culprit) {
-			const char *c = strstr(culprit, "\"commit\":\"");
-			if (c)
-				printf("; culprit %.12s", c + 10);
-		} else if (al[i].status == ALERT_UNRESOLVED && g.why) {
-			printf("; %s", g.why);
-		}
+		int culprit = !db_alert_group_get(db, al[i].group_id, &g) &&
+			      !db_culprit_decode(g.culprit, &c);
+		struct strbuf line = STRBUF_INIT;
+		strbuf_addf(&line, "  alert %lld [%s] %s %s.%s %s: %+.1f%% since session %lld",
+			    (long long)al[i].id, alert_state_name(al[i].status), al[i].kind,
+			    al[i].workload, al[i].metric, al[i].series_label, al[i].change_pct,
+			    (long long)al[i].bad_session);
+		if (culprit)
+			strbuf_addf(&line, "; culprit %.12s", c.commit);
+		else if (al[i].status == ALERT_UNRESOLVED && g.why)
+			strbuf_addf(&line, "; %s", g.why);
+		put(line.buf);
 		putchar('\n');
+		strbuf_release(&line);
+		if (culprit)
+			db_culprit_free(&c);
 		db_alert_group_free(&g);
 	}
 	db_alerts_free(al, n);
-}
-
-/* bisect the groups that need it, oldest first, within the budget */
-static void bisect_queue(struct db *db, const struct nopts *o, const struct robot_result *r,
-			 struct strbuf *said, int64_t **touched, size_t *ntouched)
-{
-	double end = now_mono() + 60.0 * (double)o->bisect_minutes;
-	for (int pass = 0; pass < 2; pass++) {
-		/* first the bisections under way, then the new groups */
-		int64_t *ids;
-		size_t n;
-		if (db_alert_groups_with(db, pass ? ALERT_NEW : ALERT_BISECTING, &ids, &n))
-			return;
-		for (size_t i = 0; i < n && !stop_flag; i++) {
-			struct db_alert_group g;
-			if (db_alert_group_get(db, ids[i], &g))
-				continue;
-			int mine = !strcmp(g.plan, r->s.plan) && g.machine_id == r->s.machine_id;
-			int git = g.git_dir && g.good_commit && g.bad_commit && g.ncommits != 0;
-			db_alert_group_free(&g);
-			struct db_alert *al;
-			size_t na;
-			struct db_alert_filter f = { .status = pass ? ALERT_NEW : ALERT_BISECTING,
-						     .group_id = ids[i] };
-			int regression = 0;
-			if (!db_alerts_list(db, &f, &al, &na)) {
-				for (size_t k = 0; k < na; k++)
-					regression |= !strcmp(al[k].kind, "regression");
-				db_alerts_free(al, na);
-			}
-			if (!mine || !git || !regression)
-				continue;
-			double left = end - now_mono();
-			if (left < 60) {
-				strbuf_addf(said, "alert group %lld: not bisected tonight: the budget "
-					    "of %zu min is spent\n", (long long)ids[i], o->bisect_minutes);
-				continue;
-			}
-			struct robot_bisect_opts bo = {
-				.dbpath = o->dbpath, .dir = o->dir, .budget_s = left,
-				.max_steps = (int)o->max_steps,
-				.threshold_pct = o->bisect_threshold > 0 ? o->bisect_threshold
-									 : o->threshold,
-				.session_runs = (int)o->session_runs,
-				.repetitions = (int)o->repetitions,
-				.abort_flag = (volatile int *)&stop_flag,
-				.lock_key = lock_key,
-			};
-			struct strbuf err = STRBUF_INIT;
-			int more;
-			fprintf(stderr, "schedlab nightly: bisecting alert group %lld (%.0f min "
-					"left tonight)\n", (long long)ids[i], left / 60);
-			if (robot_bisect_group(db, ids[i], &bo, &more, said, &err))
-				strbuf_addf(said, "alert group %lld: not bisected: %s\n",
-					    (long long)ids[i], err.buf);
-			strbuf_release(&err);
-			*touched = xrealloc(*touched, (*ntouched + 1) * sizeof(**touched));
-			(*touched)[(*ntouched)++] = ids[i];
-		}
-		free(ids);
-	}
 }
 
 /* 0 to go on, else 1 + the exit code (--help: 1) */
@@ -288,172 +192,79 @@ static void print_undecided(const struct robot_result *r)
 {
 	if (!r->undecided.nr)
 		return;
-	printf("undecided: %zu metric%s left inconclusive tonight:", r->undecided.nr,
-	       r->undecided.nr == 1 ? "" : "s");
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "undecided: %zu metric%s left inconclusive tonight:", r->undecided.nr,
+		    r->undecided.nr == 1 ? "" : "s");
 	for (size_t i = 0; i < r->undecided.nr && i < 6; i++)
-		printf("%s %s", i ? "," : "", r->undecided.v[i]);
+		strbuf_addf(&sb, "%s %s", i ? "," : "", r->undecided.v[i]);
 	if (r->undecided.nr > 6)
-		printf(" and %zu more", r->undecided.nr - 6);
-	printf(" (~N: about N repetitions a side would decide it)\n");
+		strbuf_addf(&sb, " and %zu more", r->undecided.nr - 6);
+	strbuf_addstr(&sb, " (~N: about N repetitions a side would decide it)\n");
+	put(sb.buf);
+	strbuf_release(&sb);
 }
 
-/* judge session sid of tonight, bisect, print its summary, and add the
- * hook's calls for it to *n: the night's exit code for it (the exit status
- * line comes after the hooks, night_end) */
-static int night_of(struct db *db, int64_t sid, const struct nopts *o,
-		    const struct robot_options *ro, double t0, int runs_failed, int several,
-		    struct night *n)
+/* the summary of one judged session of the night */
+static void print_night(struct db *db, struct robot_night *n, const char *tag,
+			double t0)
 {
-	struct robot_result r;
-	struct strbuf err = STRBUF_INIT;
-	int judged = 0;
-	struct db_session_brief sb;
-	int rc = 0;
-	if (db_session_brief(db, sid, &sb)) {
-		cmd_error("nightly", "%s", db_errmsg(db));
-		return 2;
+	const struct robot_result *r = &n->r;
+	const char *machine = n->sb.machine ? n->sb.machine : "?";
+	struct strbuf sb = STRBUF_INIT;
+	if (!n->judged) {
+		strbuf_addf(&sb, "\n=== schedlab nightly %s: session %lld, plan %s ===\nruns: %s\n"
+			    "no results stored: every run failed\n", tag, (long long)n->sb.id,
+			    n->sb.plan, n->runs ? n->runs : "?");
+		put(sb.buf);
+		strbuf_release(&sb);
+		return;
 	}
-	char *runs = db_session_runs_text(db, sid);
-	if (!sb.has_results) {
-		printf("\n=== schedlab nightly %s: session %lld, plan %s ===\nruns: %s\n"
-		       "no results stored: every run failed\n",
-		       sb.tag ? sb.tag : o->tag, (long long)sid, sb.plan, runs ? runs : "?");
-		free(runs);
-		db_session_brief_free(&sb);
-		return 3;
-	}
-	if (robot_judge(db, sid, ro, &r, &err)) {
-		cmd_error("nightly", "%s", err.buf);
-		free(runs);
-		db_session_brief_free(&sb);
-		strbuf_release(&err);
-		return 2;
-	}
-	judged = 1;
-	/* the HTML report of the night */
-	struct strbuf bsel = STRBUF_INIT;
-	for (size_t i = 0; i < r.nbaseline; i++)
-		strbuf_addf(&bsel, "%ssession=%lld", i ? "," : "", (long long)r.baseline[i]);
-	char *html = several ? xstrfmt("%s/%s-session-%lld.html", o->dir, sb.tag ? sb.tag : o->tag,
-				       (long long)sid)
-			     : xstrfmt("%s/%s.html", o->dir, sb.tag ? sb.tag : o->tag);
-	char *sel = xstrfmt("session=%lld", (long long)sid);
-	char thr[32];
-	snprintf(thr, sizeof(thr), "%g", o->threshold);
-	int hrc;
-	if (r.nbaseline) {
-		const char *av[] = { robot_self(), "report", "--db", o->dbpath, "--compare", bsel.buf,
-				     sel, "--threshold", thr, "--title", sb.tag ? sb.tag : o->tag,
-				     "--out", html, NULL };
-		hrc = run_child(av, 1);
+	strbuf_addf(&sb, "\n=== schedlab nightly %s: session %lld, plan %s, machine %s (%.0f min) "
+		    "===\nruns: %s\n", tag, (long long)n->sb.id, n->sb.plan, machine,
+		    (now_mono() - t0) / 60, n->runs ? n->runs : "?");
+	put(sb.buf);
+	strbuf_reset(&sb);
+	print_open(db, r);
+	if (!r->nbaseline) {
+		strbuf_addf(&sb, "no baseline yet: this is the first nightly session of %s on %s%s\n",
+			    n->sb.plan, n->sb.machine ? n->sb.machine : "this machine",
+			    r->expected_since ? " since the expected change" : "");
 	} else {
-		const char *av[] = { robot_self(), "report", "--db", o->dbpath, "--session", sel + 8,
-				     "--title", sb.tag ? sb.tag : o->tag, "--out", html, NULL };
-		hrc = run_child(av, 1);
+		strbuf_addstr(&sb, "baseline: sessions");
+		for (size_t i = 0; i < r->nbaseline; i++)
+			strbuf_addf(&sb, " %lld", (long long)r->baseline[i]);
+		strbuf_addf(&sb, " (%zu previous nightly runs of this plan and machine",
+			    r->nbaseline);
+		if (r->expected_since)
+			strbuf_addf(&sb, ", from session %lld on: the expected change",
+				    (long long)r->expected_since);
+		strbuf_addstr(&sb, ")\n");
+		for (size_t i = 0; i < r->breaks.nr; i++)
+			strbuf_addf(&sb, "%s\n", r->breaks.v[i]);
+		strbuf_addf(&sb, "%zu metrics, %zu worse, %zu better, %zu no change, %zu "
+			    "inconclusive, %zu followed by open alerts", r->nmetrics, r->nworse,
+			    r->nbetter, r->nsame, r->ninconclusive, r->nknown_metrics);
+		if (r->nrestarted)
+			strbuf_addf(&sb, "; %zu not judged: a new baseline after a change of the "
+				    "preemption model", r->nrestarted);
+		strbuf_addch(&sb, '\n');
 	}
-	/* the bisections */
-	struct strbuf said = STRBUF_INIT;
-	int64_t *touched = NULL;
-	size_t ntouched = 0;
-	if (!o->no_bisect && o->bisect_minutes)
-		bisect_queue(db, o, &r, &said, &touched, &ntouched);
-	/* the summary */
-	double el = now_mono() - t0;
-	printf("\n=== schedlab nightly %s: session %lld, plan %s, machine %s (%.0f min) ===\n",
-	       sb.tag ? sb.tag : o->tag, (long long)sid, sb.plan, sb.machine ? sb.machine : "?",
-	       el / 60);
-	printf("runs: %s\n", runs ? runs : "?");
-	print_open(db, &r);
-	if (!r.nbaseline) {
-		printf("no baseline yet: this is the first nightly session of %s on %s%s\n",
-		       sb.plan, sb.machine ? sb.machine : "this machine",
-		       r.expected_since ? " since the expected change" : "");
+	put(sb.buf);
+	strbuf_reset(&sb);
+	if (r->nbaseline)
+		print_undecided(r);
+	for (size_t i = 0; i < r->lines.nr; i++)
+		strbuf_addf(&sb, "%s\n", r->lines.v[i]);
+	strbuf_addstr(&sb, n->said.buf);
+	if (!n->report_rc) {
+		strbuf_addf(&sb, "report: %s\n", n->html);
 	} else {
-		printf("baseline: sessions");
-		for (size_t i = 0; i < r.nbaseline; i++)
-			printf(" %lld", (long long)r.baseline[i]);
-		printf(" (%zu previous nightly runs of this plan and machine", r.nbaseline);
-		if (r.expected_since)
-			printf(", from session %lld on: the expected change", (long long)r.expected_since);
-		printf(")\n");
-		for (size_t i = 0; i < r.breaks.nr; i++)
-			printf("%s\n", r.breaks.v[i]);
-		printf("%zu metrics, %zu worse, %zu better, %zu no change, %zu inconclusive, "
-		       "%zu followed by open alerts", r.nmetrics, r.nworse, r.nbetter, r.nsame,
-		       r.ninconclusive, r.nknown_metrics);
-		if (r.nrestarted)
-			printf("; %zu not judged: a new baseline after a change of the preemption "
-			       "model", r.nrestarted);
-		printf("\n");
-		print_undecided(&r);
+		strbuf_trim(&n->report_err);
+		strbuf_addf(&sb, "report: not written (schedlab report exited %d%s%s)\n",
+			    n->report_rc, n->report_err.len ? ": " : "", n->report_err.buf);
 	}
-	for (size_t i = 0; i < r.lines.nr; i++)
-		printf("%s\n", r.lines.v[i]);
-	if (said.len)
-		fputs(said.buf, stdout);
-	if (!hrc)
-		printf("report: %s\n", html);
-	else
-		printf("report: not written (schedlab report exited %d)\n", hrc);
-	/* the hook's calls: each group raised, fixed or bisected tonight, once,
-	   with what happened last */
-	if (o->on_alert) {
-		size_t nall = r.ngroups + ntouched;
-		int64_t *ids = xcalloc(nall + 1, sizeof(*ids));
-		size_t k = 0;
-		for (size_t i = 0; i < nall; i++) {
-			int64_t g = i < r.ngroups ? r.groups[i] : touched[i - r.ngroups];
-			int dup = 0;
-			for (size_t m = 0; m < k; m++)
-				dup |= ids[m] == g;
-			if (!dup)
-				ids[k++] = g;
-		}
-		for (size_t i = 0; i < k; i++) {
-			const char *event = "raised";
-			for (size_t m = 0; m < ntouched; m++)
-				if (touched[m] == ids[i])
-					event = "bisected";
-			struct db_alert *al;
-			size_t na;
-			struct db_alert_filter f = { .status = ALERT_FIXED, .group_id = ids[i] };
-			if (strcmp(event, "bisected") && !db_alerts_list(db, &f, &al, &na)) {
-				for (size_t m = 0; m < na; m++)
-					if (al[m].fixed_session == sid)
-						event = "fixed";
-				db_alerts_free(al, na);
-			}
-			struct strbuf text = STRBUF_INIT, e2 = STRBUF_INIT;
-			if (!robot_group_report(db, ids[i], &text, &e2)) {
-				n->calls = xrealloc(n->calls, (n->ncalls + 1) * sizeof(*n->calls));
-				n->calls[n->ncalls++] = (struct hook_call){ ids[i], event,
-									    strbuf_detach(&text, NULL) };
-			} else {
-				cmd_error("nightly", "alert group %lld: %s", (long long)ids[i], e2.buf);
-			}
-			strbuf_release(&text);
-			strbuf_release(&e2);
-		}
-		free(ids);
-	}
-	if (stop_flag)
-		rc = 130;
-	else if (r.new_regressions)
-		rc = 1;
-	else if (runs_failed)
-		rc = 3;
-	n->new_regressions += r.new_regressions;
-	free(touched);
-	strbuf_release(&said);
-	strbuf_release(&bsel);
-	free(html);
-	free(sel);
-	free(runs);
-	if (judged)
-		robot_result_free(&r);
-	db_session_brief_free(&sb);
-	strbuf_release(&err);
-	return rc;
+	put(sb.buf);
+	strbuf_release(&sb);
 }
 
 /* let go of the target held for the night (the run, the bisections) */
@@ -466,17 +277,17 @@ static void release_target(void)
 	lock_key = NULL;
 }
 
-/* the hook's calls of the night, in turn: 1 when one was killed at its
- * time limit. Not started once the night is interrupted, and the one
- * running then is stopped */
-static int tell_hooks(const struct nopts *o, struct night *n)
+/* the hook's calls of the night, in turn: 1 when one failed (exited
+ * non-zero, could not start, or was killed at its time limit). Not started
+ * once the night is interrupted, and the one running then is stopped */
+static int tell_hooks(const struct nopts *o, const struct robot_hook_call *calls, size_t n)
 {
-	int killed = 0;
+	int failed = 0;
 	/* the summary first: the hook writes to the same stdout */
 	fflush(stdout);
 	fflush(stderr);
-	for (size_t i = 0; i < n->ncalls; i++) {
-		const struct hook_call *h = &n->calls[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct robot_hook_call *h = &calls[i];
 		if (stop_flag) {
 			printf("alert group %lld: the --on-alert hook not run: interrupted\n",
 			       (long long)h->gid);
@@ -488,8 +299,12 @@ static int tell_hooks(const struct nopts *o, struct night *n)
 						     (double)o->hook_timeout,
 						     (volatile int *)&stop_flag, &wall, &err);
 		if (end == ROBOT_HOOK_KILLED) {
-			killed = 1;
+			failed = 1;
 			printf("alert group %lld (%s): %s; it and what it started were ended\n",
+			       (long long)h->gid, h->event, err.buf);
+		} else if (end == ROBOT_HOOK_FAILED) {
+			failed = 1;
+			printf("alert group %lld (%s): the --on-alert hook failed: %s\n",
 			       (long long)h->gid, h->event, err.buf);
 		} else if (end != ROBOT_HOOK_OK) {
 			cmd_error("nightly", "alert group %lld: %s", (long long)h->gid, err.buf);
@@ -497,11 +312,11 @@ static int tell_hooks(const struct nopts *o, struct night *n)
 		fflush(stdout);
 		strbuf_release(&err);
 	}
-	return killed;
+	return failed;
 }
 
 /* the night's last line: its exit status and why */
-static void night_end(int rc, const struct night *n)
+static void night_end(int rc, size_t new_regressions)
 {
 	switch (rc) {
 	case 2:
@@ -511,19 +326,41 @@ static void night_end(int rc, const struct night *n)
 		printf("exit status 130: interrupted (the bisection goes on the next night)\n");
 		break;
 	case 1:
-		printf("exit status 1: regression (%zu new alert%s)\n", n->new_regressions,
-		       n->new_regressions == 1 ? "" : "s");
+		printf("exit status 1: regression (%zu new alert%s)\n", new_regressions,
+		       new_regressions == 1 ? "" : "s");
 		break;
 	case 3:
 		printf("exit status 3: runs failed\n");
 		break;
 	case 4:
-		printf("exit status 4: the --on-alert hook was killed at its time limit "
-		       "(--on-alert-timeout)\n");
+		printf("exit status 4: the --on-alert hook failed (see above; "
+		       "--on-alert-timeout is its time limit)\n");
 		break;
 	default:
 		printf("exit status 0: ok\n");
 	}
+}
+
+/* the plan checked and its target held for the night: 0, or the exit code */
+static int hold_target(const struct nopts *o)
+{
+	struct plan p;
+	struct strbuf perr = STRBUF_INIT;
+	if (plan_load(o->plan, &p, &perr)) {
+		cmd_error("nightly", "%s", perr.buf);
+		strbuf_release(&perr);
+		printf("exit status 2: setup failure\n");
+		return 2;
+	}
+	lock_key = p.targets ? NULL : tlock_key(p.target, NULL);
+	char *what = xstrfmt("schedlab nightly %s (plan %s)", o->tag, o->plan);
+	int lrc = lock_key ? tlock_take(lock_key, what, NULL, &stop_flag, &perr) : 0;
+	free(what);
+	plan_release(&p);
+	if (lrc)
+		cmd_error("nightly", "%s", perr.buf);
+	strbuf_release(&perr);
+	return lrc ? (stop_flag ? 130 : 2) : 0;
 }
 
 int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
@@ -559,10 +396,14 @@ int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 		}
 		sid = v;
 	}
-	if (mkdir(o.dir, 0755) && errno != EEXIST) {
-		cmd_error("nightly", "--out-dir %s: %m", o.dir);
+	struct strbuf derr = STRBUF_INIT;
+	if (robot_out_dir(o.dir, &derr)) {
+		/* before the night runs: its report and logs would have nowhere to go */
+		cmd_error("nightly", "%s", derr.buf);
+		strbuf_release(&derr);
 		return 2;
 	}
+	strbuf_release(&derr);
 	struct sigaction sa = { 0 };
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -573,32 +414,33 @@ int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 	if (o.plan) {
 		/* the plan is checked before anything runs, and its target held
 		   for the night: no other session measures there meanwhile */
-		struct plan p;
-		struct strbuf perr = STRBUF_INIT;
-		if (plan_load(o.plan, &p, &perr)) {
-			cmd_error("nightly", "%s", perr.buf);
-			strbuf_release(&perr);
-			printf("exit status 2: setup failure\n");
-			return 2;
-		}
-		lock_key = p.targets ? NULL : tlock_key(p.target, NULL);
-		char *what = xstrfmt("schedlab nightly %s (plan %s)", o.tag, o.plan);
-		int lrc = lock_key ? tlock_take(lock_key, what, NULL, &stop_flag, &perr) : 0;
-		free(what);
-		plan_release(&p);
-		if (lrc) {
-			cmd_error("nightly", "%s", perr.buf);
-			strbuf_release(&perr);
-			return stop_flag ? 130 : 2;
-		}
-		strbuf_release(&perr);
+		int hrc = hold_target(&o);
+		if (hrc)
+			return hrc;
 	}
 	if (!sid) {
-		fprintf(stderr, "schedlab nightly: running %s as %s into %s\n", o.plan, o.tag,
-			o.dbpath);
-		const char *av[] = { robot_self(), "run", o.plan, "--db", o.dbpath, "--tag", o.tag,
-				     NULL };
-		int rc = run_child(av, 0);
+		/* tonight's session left unfinished by a nightly that was killed:
+		   finished, not started again beside it (a night is one session) */
+		int64_t left = robot_unfinished(o.dbpath, o.tag);
+		char lefttxt[32];
+		snprintf(lefttxt, sizeof(lefttxt), "%lld", (long long)left);
+		const char *av_new[] = { robot_self(), "run", o.plan, "--db", o.dbpath, "--tag",
+					 o.tag, NULL };
+		const char *av_resume[] = { robot_self(), "run", "--resume", lefttxt, "--db",
+					    o.dbpath, NULL };
+		if (left)
+			fprintf(stderr, "schedlab nightly: session %lld tagged %s was left unfinished "
+					"(an earlier nightly was stopped): resuming it\n",
+				(long long)left, o.tag);
+		else
+			fprintf(stderr, "schedlab nightly: running %s as %s into %s\n", o.plan,
+				o.tag, o.dbpath);
+		struct strbuf cerr = STRBUF_INIT;
+		int rc = robot_child(left ? av_resume : av_new, lock_key,
+				     (volatile int *)&stop_flag, NULL, &cerr);
+		if (rc < 0)
+			cmd_error("nightly", "%s", cerr.buf);
+		strbuf_release(&cerr);
 		if (rc == 130 || stop_flag) {
 			cmd_error("nightly", "interrupted: `schedlab run --resume last --db %s` "
 					     "finishes the session", o.dbpath);
@@ -643,22 +485,62 @@ int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 		strvec_clear(&mlist);
 		return 2;
 	}
+	struct robot_night_opts no = {
+		.dbpath = o.dbpath, .tag = o.tag, .dir = o.dir, .threshold = o.threshold,
+		.bisect_threshold = o.bisect_threshold, .bisect_minutes = o.bisect_minutes,
+		.max_steps = o.max_steps, .session_runs = o.session_runs,
+		.repetitions = o.repetitions, .no_bisect = o.no_bisect, .hooks = !!o.on_alert,
+		.lock_key = lock_key, .abort_flag = (volatile int *)&stop_flag,
+	};
 	int rc = 0;
-	struct night nt = { 0 };
-	for (size_t i = 0; i < nsids && !stop_flag; i++)
-		rc = worse_rc(rc, night_of(db, sids[i], &o, &ro, t0, runs_failed, nsids > 1, &nt));
+	size_t new_regressions = 0;
+	struct robot_hook_call *calls = NULL;
+	size_t ncalls = 0;
+	for (size_t i = 0; i < nsids && !stop_flag; i++) {
+		struct robot_night n;
+		struct strbuf err = STRBUF_INIT;
+		struct db_session_brief sb;
+		if (!o.session && !db_session_brief(db, sids[i], &sb)) {
+			/* only complete sessions are judged (an unfinished one of a
+			   lab member is resumed by `schedlab run --resume`) */
+			int complete = robot_session_complete(&sb);
+			if (!complete)
+				printf("session %lld tagged %s is %s: not judged\n",
+				       (long long)sids[i], o.tag, sb.status);
+			db_session_brief_free(&sb);
+			if (!complete) {
+				rc = exit_worse(rc, 3);
+				continue;
+			}
+		}
+		if (robot_night_session(db, sids[i], &no, &ro, nsids > 1, runs_failed, &n, &err)) {
+			cmd_error("nightly", "%s", err.buf);
+			rc = exit_worse(rc, 2);
+		} else {
+			print_night(db, &n, n.sb.tag ? n.sb.tag : o.tag, t0);
+			rc = exit_worse(rc, n.rc);
+			if (n.judged)
+				new_regressions += n.r.new_regressions;
+			calls = xrealloc(calls, (ncalls + n.ncalls + 1) * sizeof(*calls));
+			memcpy(calls + ncalls, n.calls, n.ncalls * sizeof(*calls));
+			ncalls += n.ncalls;
+			n.ncalls = 0;
+		}
+		robot_night_free(&n);
+		strbuf_release(&err);
+	}
 	free(sids);
 	strvec_clear(&mlist);
 	/* the target is let go before the hook runs: a hook takes the time it
 	   takes (a mail server, a chat service), and no session waits for it */
 	release_target();
-	if (tell_hooks(&o, &nt))
-		rc = worse_rc(rc, 4);
+	if (tell_hooks(&o, calls, ncalls))
+		rc = exit_worse(rc, 4);
 	if (stop_flag)
-		rc = worse_rc(rc, 130);
-	night_end(rc, &nt);
-	for (size_t i = 0; i < nt.ncalls; i++)
-		free(nt.calls[i].text);
-	free(nt.calls);
+		rc = exit_worse(rc, 130);
+	night_end(rc, new_regressions);
+	for (size_t i = 0; i < ncalls; i++)
+		free(calls[i].text);
+	free(calls);
 	return cmd_finish(rc);
 }

@@ -1,10 +1,12 @@
 /*
- * The regression robot's actions shared by `schedlab nightly` and
- * `schedlab alerts` (robot_cli.h): bisecting an alert group with a child
- * `schedlab bisect` under a wall-time budget and writing its outcome back,
- * counting a range's commits, and the site's hook.
+ * The regression robot's actions (robot_act.h): a night (judge, report,
+ * bisection queue, the hook's calls), bisecting an alert group with a
+ * child `schedlab bisect` under a wall-time budget and writing its outcome
+ * back, a one-commit culprit, counting a range's commits, and the site's
+ * hook. Moved here from harness/cli (robot_cli.c, cmd_nightly.c) so that
+ * the commands only parse and print.
  */
-#include "harness/cli/robot_cli.h"
+#include "harness/orchestrate/robot_act.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -20,6 +22,7 @@
 
 #include "db/alert_store.h"
 #include "db/bisect_store.h"
+#include "db/culprit.h"
 #include "harness/agent/preempt_offer.h"
 #include "harness/orchestrate/kgit.h"
 #include "harness/orchestrate/tlock.h"
@@ -58,11 +61,14 @@ int robot_count_commits(void *ctx, const char *git_dir, const char *good, const 
 	return n;
 }
 
-/* "git log -1 --format=F commit" in dir, or "" */
+/* "git log -1 --format=F commit" in dir, or "": asked as UTF-8 (a
+ * repository may say i18n.logOutputEncoding ISO-8859-1); bytes that are
+ * not UTF-8 all the same are kept by the culprit's encoder (culprit.h) */
 static char *git_field(const char *dir, const char *commit, const char *fmt)
 {
 	char *f = xstrfmt("--format=%s", fmt);
-	const char *args[] = { "-C", dir, "log", "-1", f, commit, "--", NULL };
+	const char *args[] = { "-C", dir, "log", "-1", "--encoding=UTF-8", f, commit, "--",
+			       NULL };
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	if (kgit_git(args, 60, NULL, &out, &err))
 		strbuf_reset(&out);
@@ -98,39 +104,15 @@ static int lead_alert(struct db *db, int64_t gid, struct db_alert *lead, struct 
 	return 0;
 }
 
-/* move every alert of the group in state `from` (ALERT_NSTATES: any open
- * one but acknowledged) to `to`, as the nightly */
+/* the robot moves the group's alerts in state `from` (ALERT_NSTATES: any
+ * open one) that the life cycle lets it move to `to` (the store decides) */
 static int move_group(struct db *db, int64_t gid, enum alert_state from, enum alert_state to,
 		      const char *note, struct strbuf *err)
 {
-	struct db_alert *al;
-	size_t n;
-	struct db_alert_filter f = { .status = from == ALERT_NSTATES ? ALERT_NSTATES : (int)from,
-				     .group_id = gid };
-	if (db_alerts_list(db, &f, &al, &n)) {
+	if (db_alert_group_move(db, gid, (int)from, to, ALERT_BY_ROBOT, note, 0, NULL)) {
 		strbuf_addstr(err, db_errmsg(db));
 		return -1;
 	}
-	int rc = 0;
-	for (size_t i = 0; i < n && !rc; i++) {
-		if (al[i].status == to || al[i].status == ALERT_ACKNOWLEDGED ||
-		    !alert_transition_ok(al[i].status, to, ALERT_BY_ROBOT, (char[8]){ 0 }, 8))
-			continue;
-		if (db_alert_move(db, al[i].id, to, ALERT_BY_ROBOT, note, 0)) {
-			strbuf_addstr(err, db_errmsg(db));
-			rc = -1;
-		}
-	}
-	db_alerts_free(al, n);
-	return rc;
-}
-
-static int first_row(void *ctx, int nc, const char *const *nm, const char *const *v)
-{
-	(void)nm;
-	struct strbuf *sb = ctx;
-	if (v && nc && v[0] && !sb->len)
-		strbuf_addstr(sb, v[0]);
 	return 0;
 }
 
@@ -140,13 +122,13 @@ static int first_row(void *ctx, int nc, const char *const *nm, const char *const
 static char *narrowed_plan(struct db *db, const struct db_alert_group *g,
 			   const struct db_alert *lead, struct strbuf *err)
 {
-	char *sql = xstrfmt("SELECT plan_json FROM session WHERE id = %lld",
-			    (long long)g->bad_session);
-	struct strbuf pj = STRBUF_INIT;
-	int rc = db_query(db, sql, first_row, &pj);
-	free(sql);
-	json_t *plan = rc ? NULL : json_loads(pj.buf, 0, NULL);
-	strbuf_release(&pj);
+	char *pj = NULL, *ppath = NULL, *ptag = NULL, *pstatus = NULL;
+	int rc = db_session_load(db, g->bad_session, &pj, &ppath, &ptag, &pstatus);
+	json_t *plan = rc || !pj ? NULL : json_loads(pj, 0, NULL);
+	free(pj);
+	free(ppath);
+	free(ptag);
+	free(pstatus);
 	if (!json_is_object(plan)) {
 		strbuf_addf(err, "session %lld: its stored plan cannot be read",
 			    (long long)g->bad_session);
@@ -229,49 +211,56 @@ static char *narrowed_plan(struct db *db, const struct db_alert_group *g,
 	return text;
 }
 
+/* the culprit a bisection found, stored with the one encoder (culprit.h) */
 static char *culprit_json(struct db *db, const struct db_alert_group *g,
 			  const struct db_bisect *b, json_t *result)
 {
+	struct db_culprit c;
+	db_culprit_init(&c);
 	const char *commit = json_string_value(json_object_get(result, "first_bad"));
-	char *author = git_field(g->git_dir, commit, "%an <%ae>");
-	json_t *c = json_object();
-	json_object_set_new(c, "commit", json_string(commit));
-	json_object_set(c, "subject", json_object_get(result, "subject"));
-	json_object_set_new(c, "author", json_string(author));
-	if (json_object_get(result, "effect"))
-		json_object_set(c, "effect", json_object_get(result, "effect"));
-	json_object_set_new(c, "bisect_id", json_integer(b->id));
-	json_object_set_new(c, "error_bound", json_real(b->alpha));
+	const char *subject = json_string_value(json_object_get(result, "subject"));
+	c.commit = xstrdup(commit ? commit : "");
+	c.subject = subject ? xstrdup(subject) : git_field(g->git_dir, c.commit, "%s");
+	c.author = git_field(g->git_dir, c.commit, "%an <%ae>");
+	json_t *e = json_object_get(result, "effect");
+	if (json_is_number(json_object_get(e, "change_pct")))
+		c.change_pct = json_number_value(json_object_get(e, "change_pct"));
+	json_t *ci = json_object_get(e, "ci_pct");
+	if (json_array_size(ci) == 2) {
+		c.ci_lo = json_number_value(json_array_get(ci, 0));
+		c.ci_hi = json_number_value(json_array_get(ci, 1));
+	}
+	if (json_is_number(json_object_get(e, "p")))
+		c.p = json_number_value(json_object_get(e, "p"));
+	c.bisect_id = b->id;
+	c.error_bound = b->alpha;
 	struct db_bisect_step *st = NULL;
 	size_t nst = 0;
-	json_t *steps = json_array();
-	long boots = 0;
+	c.builds = c.boots = 0;
 	if (!db_bisect_steps(db, b->id, &st, &nst)) {
 		char *tag = xstrfmt("bisect-%lld", (long long)b->id);
+		c.steps = xcalloc(nst + 1, sizeof(*c.steps));
 		for (size_t i = 0; i < nst; i++) {
 			json_t *d = st[i].detail ? json_loads(st[i].detail, 0, NULL) : NULL;
 			const char *why = json_string_value(json_object_get(d, "skip"));
-			json_array_append_new(steps, json_pack("{s:s, s:s, s:s, s:s}", "commit",
-							       st[i].commit, "role", st[i].role,
-							       "verdict", st[i].verdict ? st[i].verdict : "pending",
-							       "why", why ? why : ""));
+			c.steps[c.nsteps++] = (struct db_culprit_step){
+				xstrdup(st[i].commit), xstrdup(st[i].role),
+				xstrdup(st[i].verdict ? st[i].verdict : "pending"),
+				xstrdup(why ? why : "") };
 			json_decref(d);
 			struct db_bisect_session *ss;
 			size_t nss;
 			if (!db_bisect_sessions(db, tag, st[i].commit, &ss, &nss)) {
-				boots += (long)nss;
+				c.boots += (long)nss;
 				db_bisect_sessions_free(ss, nss);
 			}
 		}
 		free(tag);
+		c.builds = (long)nst;
 		db_bisect_steps_free(st, nst);
 	}
-	json_object_set_new(c, "steps", steps);
-	json_object_set_new(c, "builds", json_integer((json_int_t)nst));
-	json_object_set_new(c, "boots", json_integer(boots));
-	char *t = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(c);
-	free(author);
+	char *t = db_culprit_encode(&c);
+	db_culprit_free(&c);
 	return t;
 }
 
@@ -279,17 +268,22 @@ static char *culprit_json(struct db *db, const struct db_alert_group *g,
 static int one_commit(struct db *db, const struct db_alert_group *g, const struct db_alert *lead,
 		      struct strbuf *said, struct strbuf *err)
 {
-	char *subject = git_field(g->git_dir, g->bad_commit, "%s");
-	char *author = git_field(g->git_dir, g->bad_commit, "%an <%ae>");
-	json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:{s:f}, s:i, s:i}", "commit", g->bad_commit,
-			      "subject", subject, "author", author, "why",
-			      "the range holds this one commit: no bisection needed", "effect",
-			      "change_pct", isfinite(lead->change_pct) ? lead->change_pct : 0.0,
-			      "builds", 0, "boots", 0);
-	char *t = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
-	int rc = db_alert_group_set_result(db, g->id, t, NULL) ? -1 : 0;
-	if (rc)
+	struct db_culprit c;
+	db_culprit_init(&c);
+	c.commit = xstrdup(g->bad_commit);
+	c.subject = git_field(g->git_dir, g->bad_commit, "%s");
+	c.author = git_field(g->git_dir, g->bad_commit, "%an <%ae>");
+	c.why = xstrdup("the range holds this one commit: no bisection needed");
+	c.change_pct = isfinite(lead->change_pct) ? lead->change_pct : 0.0;
+	c.builds = c.boots = 0;
+	char *t = db_culprit_encode(&c);
+	int rc = -1;
+	if (!t)
+		strbuf_addf(err, "alert group %lld: its culprit cannot be stored", (long long)g->id);
+	else if (db_alert_group_set_result(db, g->id, t, NULL))
 		strbuf_addstr(err, db_errmsg(db));
+	else
+		rc = 0;
 	/* new -> bisecting -> culprit found: a bisection of one commit */
 	if (!rc)
 		rc = move_group(db, g->id, ALERT_NEW, ALERT_BISECTING, "one commit in the range",
@@ -299,11 +293,9 @@ static int one_commit(struct db *db, const struct db_alert_group *g, const struc
 				"the range's one commit", err);
 	if (!rc)
 		strbuf_addf(said, "alert group %lld: one commit in the range: %.12s (%s) is the "
-			    "culprit\n", (long long)g->id, g->bad_commit, subject);
-	json_decref(c);
+			    "culprit\n", (long long)g->id, g->bad_commit, c.subject);
 	free(t);
-	free(subject);
-	free(author);
+	db_culprit_free(&c);
 	return rc;
 }
 
@@ -376,25 +368,30 @@ int robot_bisect_group(struct db *db, int64_t gid, const struct robot_bisect_opt
 	c.argv = strvec_argv(&av);
 	c.in = PROC_NULL;
 	c.out = PROC_PIPE;
-	c.err = PROC_INHERIT;
+	c.err = PROC_PIPE;         /* the log gets why, too (and our stderr) */
 	c.stop_sig = SIGINT;       /* bisect stores its session interrupted */
 	c.stop_grace_s = 120;
 	c.pdeathsig = SIGINT;
 	const char *env[] = { tlock_child_env(o->lock_key), NULL };
 	c.env = env[0] ? env : NULL;
 	c.keep_fd = tlock_child_fd(o->lock_key);
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
 	struct proc_result res;
 	double t0 = now_mono();
-	int prc = proc_run(&c, o->budget_s, &out, 0, NULL, 0, -1, o->abort_flag, &res, err);
+	int prc = proc_run(&c, o->budget_s, &out, 0, &errout, 0, -1, o->abort_flag, &res, err);
 	strvec_clear(&av);
-	/* the bisection's log, every call appended */
+	/* the bisection's log, every call appended: what it printed, then
+	   what it said on stderr (why it stopped) */
 	FILE *lf = fopen(logpath, "ae");
 	if (lf) {
 		fputs(out.buf, lf);
+		fputs(errout.buf, lf);
 		fclose(lf);
 	}
+	if (!o->quiet)
+		fputs(errout.buf, stderr);
 	strbuf_release(&out);
+	strbuf_release(&errout);
 	int64_t bid = db_bisect_by_plan_path(db, path);
 	if (bid > 0)
 		db_alert_group_set_bisect(db, gid, bid, NULL);
@@ -472,6 +469,371 @@ out:
 	db_alert_free(&lead);
 	db_alert_group_free(&g);
 	return rc;
+}
+
+int robot_out_dir(const char *dir, struct strbuf *err)
+{
+	struct stat st;
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		strbuf_addf(err, "--out-dir %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (stat(dir, &st)) {
+		strbuf_addf(err, "--out-dir %s: %s (a link to nothing?)", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		strbuf_addf(err, "--out-dir %s: not a folder", dir);
+		return -1;
+	}
+	if (access(dir, W_OK | X_OK)) {
+		strbuf_addf(err, "--out-dir %s: cannot write there: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int robot_bisect_alert(struct db *db, int64_t id, const struct robot_bisect_opts *o,
+		       int *more, struct strbuf *said, struct strbuf *err)
+{
+	*more = 0;
+	struct db_alert a;
+	if (db_alert_get(db, id, &a)) {
+		strbuf_addstr(err, db_errmsg(db));
+		return -1;
+	}
+	struct db_alert_group g;
+	memset(&g, 0, sizeof(g));
+	int rc = -1;
+	char why[400];
+	enum alert_state dest;
+	/* the refusals first: nothing is written before all have passed */
+	enum alert_move mv = alert_move_decide(a.status, ALERT_BISECTING, ALERT_BY_PERSON, 0,
+					       &dest, why, sizeof(why));
+	if (mv == ALERT_MOVE_REFUSED) {
+		strbuf_addf(err, "alert %lld: %s", (long long)id, why);
+		goto out;
+	}
+	if (db_alert_group_get(db, a.group_id, &g)) {
+		strbuf_addstr(err, db_errmsg(db));
+		goto out;
+	}
+	if (!g.git_dir || !g.good_commit || !g.bad_commit) {
+		strbuf_addf(err, "alert group %lld is not a change of a kernel from git (%s): "
+			    "there is nothing to bisect", (long long)g.id, g.range_key);
+		goto out;
+	}
+	if (robot_out_dir(o->dir, err))
+		goto out;
+	if (mv == ALERT_MOVE_DO &&
+	    db_alert_move(db, id, ALERT_BISECTING, ALERT_BY_PERSON, "bisect by hand", 0)) {
+		strbuf_addstr(err, db_errmsg(db));
+		goto out;
+	}
+	rc = robot_bisect_group(db, a.group_id, o, more, said, err);
+	if (rc) {
+		/* it did not start: the alerts do not stay "bisecting" */
+		char *note = xstrfmt("the bisection did not start: %s", err->buf);
+		db_alert_group_set_result(db, g.id, NULL, note);
+		db_alert_group_move(db, g.id, ALERT_BISECTING, ALERT_UNRESOLVED, ALERT_BY_ROBOT,
+				    note, 0, NULL);
+		free(note);
+	}
+out:
+	db_alert_group_free(&g);
+	db_alert_free(&a);
+	return rc;
+}
+
+int robot_child(const char *const *argv, const char *lock_key, volatile int *abort_flag,
+		struct strbuf *errout, struct strbuf *err)
+{
+	struct child c = CHILD_INIT;
+	c.argv = argv;
+	c.in = PROC_NULL;
+	c.out = errout ? PROC_NULL : PROC_INHERIT;
+	c.err = errout ? PROC_PIPE : PROC_INHERIT;
+	c.stop_sig = SIGINT;
+	c.stop_grace_s = 120;
+	c.pdeathsig = SIGTERM;
+	const char *env[] = { tlock_child_env(lock_key), NULL };
+	c.env = env[0] ? env : NULL;
+	c.keep_fd = tlock_child_fd(lock_key);
+	struct proc_result res;
+	int rc = proc_run(&c, 0, NULL, 0, errout, errout ? 4096 : 0, -1, abort_flag, &res, err);
+	if (rc && errno == EINTR)
+		return 130;
+	if (rc)
+		return -1;
+	return res.exit_code >= 0 ? res.exit_code : 128 + res.term_signal;
+}
+
+int robot_session_complete(const struct db_session_brief *sb)
+{
+	return sb->status && strcmp(sb->status, "running") && strcmp(sb->status, "interrupted");
+}
+
+int64_t robot_unfinished(const char *dbpath, const char *tag)
+{
+	struct db *db;
+	char *msg = NULL;
+	if (access(dbpath, F_OK) || db_open(dbpath, DB_READONLY, &db, &msg)) {
+		free(msg);
+		return 0;
+	}
+	int64_t *ids = NULL, found = 0;
+	size_t n = 0;
+	if (!db_sessions_by_tag(db, tag, &ids, &n))
+		for (size_t i = n; i-- > 0 && !found;) {
+			struct db_session_brief sb;
+			if (!db_session_brief(db, ids[i], &sb)) {
+				if (!robot_session_complete(&sb))
+					found = ids[i];
+				db_session_brief_free(&sb);
+			}
+		}
+	free(ids);
+	db_close(db);
+	return found;
+}
+
+void robot_night_free(struct robot_night *n)
+{
+	if (n->judged)
+		robot_result_free(&n->r);
+	db_session_brief_free(&n->sb);
+	free(n->runs);
+	free(n->html);
+	strbuf_release(&n->report_err);
+	strbuf_release(&n->said);
+	for (size_t i = 0; i < n->ncalls; i++)
+		free(n->calls[i].text);
+	free(n->calls);
+	memset(n, 0, sizeof(*n));
+}
+
+/* the group is tonight's plan's and machine's, a kernel from git, and has
+ * a regression in state st: the queue bisects it */
+static int wants_bisection(struct db *db, int64_t gid, enum alert_state st,
+			   const struct robot_result *r)
+{
+	struct db_alert_group g;
+	if (db_alert_group_get(db, gid, &g))
+		return 0;
+	int mine = !strcmp(g.plan, r->s.plan) && g.machine_id == r->s.machine_id;
+	int git = g.git_dir && g.good_commit && g.bad_commit && g.ncommits != 0;
+	db_alert_group_free(&g);
+	struct db_alert *al;
+	size_t na;
+	struct db_alert_filter f = { .status = (int)st, .group_id = gid };
+	int regression = 0;
+	if (!db_alerts_list(db, &f, &al, &na)) {
+		for (size_t k = 0; k < na; k++)
+			regression |= !strcmp(al[k].kind, "regression");
+		db_alerts_free(al, na);
+	}
+	return mine && git && regression;
+}
+
+/* bisect the groups that need it, oldest first, within the budget: the
+ * first group gets what there is; a later one starts with a minute left */
+static void bisect_queue(struct db *db, const struct robot_night_opts *o,
+			 const struct robot_result *r, struct strbuf *said, int64_t **touched,
+			 size_t *ntouched)
+{
+	double end = now_mono() + 60.0 * (double)o->bisect_minutes;
+	int started = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		/* first the bisections under way, then the new groups */
+		enum alert_state st = pass ? ALERT_NEW : ALERT_BISECTING;
+		int64_t *ids;
+		size_t n;
+		if (db_alert_groups_with(db, st, &ids, &n))
+			return;
+		for (size_t i = 0; i < n && !*o->abort_flag; i++) {
+			if (!wants_bisection(db, ids[i], st, r))
+				continue;
+			double left = end - now_mono();
+			if (left <= 0 || (started && left < 60)) {
+				strbuf_addf(said, "alert group %lld: not bisected tonight: the budget "
+					    "of %zu min is spent\n", (long long)ids[i], o->bisect_minutes);
+				continue;
+			}
+			started = 1;
+			struct robot_bisect_opts bo = {
+				.dbpath = o->dbpath, .dir = o->dir, .budget_s = left,
+				.max_steps = (int)o->max_steps,
+				.threshold_pct = o->bisect_threshold > 0 ? o->bisect_threshold
+									 : o->threshold,
+				.session_runs = (int)o->session_runs,
+				.repetitions = (int)o->repetitions,
+				.abort_flag = o->abort_flag,
+				.lock_key = o->lock_key,
+			};
+			struct strbuf err = STRBUF_INIT;
+			int more;
+			fprintf(stderr, "schedlab nightly: bisecting alert group %lld (%.0f min "
+					"left tonight)\n", (long long)ids[i], left / 60);
+			if (robot_bisect_group(db, ids[i], &bo, &more, said, &err))
+				strbuf_addf(said, "alert group %lld: not bisected: %s\n",
+					    (long long)ids[i], err.buf);
+			strbuf_release(&err);
+			*touched = xrealloc(*touched, (*ntouched + 1) * sizeof(**touched));
+			(*touched)[(*ntouched)++] = ids[i];
+		}
+		free(ids);
+	}
+}
+
+/* the hook's calls: each group raised, fixed or bisected tonight, once,
+ * with what happened last */
+static void gather_calls(struct db *db, int64_t sid, const int64_t *touched, size_t ntouched,
+			 struct robot_night *n)
+{
+	size_t nall = n->r.ngroups + ntouched;
+	int64_t *ids = xcalloc(nall + 1, sizeof(*ids));
+	size_t k = 0;
+	for (size_t i = 0; i < nall; i++) {
+		int64_t g = i < n->r.ngroups ? n->r.groups[i] : touched[i - n->r.ngroups];
+		int dup = 0;
+		for (size_t m = 0; m < k; m++)
+			dup |= ids[m] == g;
+		if (!dup)
+			ids[k++] = g;
+	}
+	for (size_t i = 0; i < k; i++) {
+		const char *event = "raised";
+		for (size_t m = 0; m < ntouched; m++)
+			if (touched[m] == ids[i])
+				event = "bisected";
+		struct db_alert *al;
+		size_t na;
+		struct db_alert_filter f = { .status = ALERT_FIXED, .group_id = ids[i] };
+		if (strcmp(event, "bisected") && !db_alerts_list(db, &f, &al, &na)) {
+			for (size_t m = 0; m < na; m++)
+				if (al[m].fixed_session == sid)
+					event = "fixed";
+			db_alerts_free(al, na);
+		}
+		struct strbuf text = STRBUF_INIT, e2 = STRBUF_INIT;
+		if (!robot_group_report(db, ids[i], &text, &e2)) {
+			n->calls = xrealloc(n->calls, (n->ncalls + 1) * sizeof(*n->calls));
+			n->calls[n->ncalls++] = (struct robot_hook_call){ ids[i], event,
+									  strbuf_detach(&text, NULL) };
+		} else {
+			strbuf_addf(&n->said, "alert group %lld: no report for the hook: %s\n",
+				    (long long)ids[i], e2.buf);
+		}
+		strbuf_release(&text);
+		strbuf_release(&e2);
+	}
+	free(ids);
+}
+
+/* the store's write lock for the judgement: another nightly judging on
+ * the same store is waited for (up to 30 min; SQLite's own busy wait is
+ * 10 s a try) */
+static int begin_turn(struct db *db, volatile int *abort_flag, struct strbuf *err)
+{
+	double end = now_mono() + 1800;
+	while (db_begin(db)) {
+		const char *m = db_errmsg(db);
+		if (!(strstr(m, "locked") || strstr(m, "busy")) || now_mono() > end ||
+		    (abort_flag && *abort_flag)) {
+			strbuf_addf(err, "the store's write lock for the judgement: %s", m);
+			return -1;
+		}
+		sleep(1);
+	}
+	return 0;
+}
+
+int robot_night_session(struct db *db, int64_t sid, const struct robot_night_opts *o,
+			const struct robot_options *ro, int several, int runs_failed,
+			struct robot_night *n, struct strbuf *err)
+{
+	memset(n, 0, sizeof(*n));
+	strbuf_init(&n->report_err, 0);
+	strbuf_init(&n->said, 0);
+	if (db_session_brief(db, sid, &n->sb)) {
+		strbuf_addstr(err, db_errmsg(db));
+		return -1;
+	}
+	n->runs = db_session_runs_text(db, sid);
+	if (!n->sb.has_results) {
+		n->rc = 3;
+		return 0;
+	}
+	/* a metric the session does not have is a mistake, not "0 metrics":
+	   refused before the judgement writes anything */
+	for (const char *const *m = ro->metrics; m && *m; m++) {
+		int has = db_session_has_metric(db, sid, *m);
+		if (has < 0) {
+			strbuf_addstr(err, db_errmsg(db));
+			return -1;
+		}
+		if (!has) {
+			strbuf_addf(err, "--metric %s: session %lld stored no such metric (NAME or "
+				    "WORKLOAD.NAME; `schedlab query` lists them)", *m, (long long)sid);
+			return -1;
+		}
+	}
+	/* the judgement is one write transaction: nightlies judging on one store
+	   at once take turns, and each sees the alerts the one before raised
+	   (an alert is raised once, a group made once) */
+	if (begin_turn(db, o->abort_flag, err))
+		return -1;
+	if (robot_judge(db, sid, ro, &n->r, err)) {
+		db_rollback(db);
+		return -1;
+	}
+	if (db_commit(db)) {
+		strbuf_addf(err, "storing the judgement: %s", db_errmsg(db));
+		db_rollback(db);
+		robot_result_free(&n->r);
+		return -1;
+	}
+	n->judged = 1;
+	const char *tag = n->sb.tag ? n->sb.tag : o->tag;
+	/* the HTML report of the night */
+	struct strbuf bsel = STRBUF_INIT;
+	for (size_t i = 0; i < n->r.nbaseline; i++)
+		strbuf_addf(&bsel, "%ssession=%lld", i ? "," : "", (long long)n->r.baseline[i]);
+	n->html = several ? xstrfmt("%s/%s-session-%lld.html", o->dir, tag, (long long)sid)
+			  : xstrfmt("%s/%s.html", o->dir, tag);
+	char *sel = xstrfmt("session=%lld", (long long)sid);
+	char thr[32];
+	snprintf(thr, sizeof(thr), "%g", o->threshold);
+	struct strbuf cerr = STRBUF_INIT;
+	if (n->r.nbaseline) {
+		const char *av[] = { robot_self(), "report", "--db", o->dbpath, "--compare", bsel.buf,
+				     sel, "--threshold", thr, "--title", tag, "--out", n->html, NULL };
+		n->report_rc = robot_child(av, o->lock_key, o->abort_flag, &n->report_err, &cerr);
+	} else {
+		const char *av[] = { robot_self(), "report", "--db", o->dbpath, "--session", sel + 8,
+				     "--title", tag, "--out", n->html, NULL };
+		n->report_rc = robot_child(av, o->lock_key, o->abort_flag, &n->report_err, &cerr);
+	}
+	if (n->report_rc < 0)
+		strbuf_addstr(&n->report_err, cerr.buf);
+	strbuf_release(&cerr);
+	free(sel);
+	strbuf_release(&bsel);
+	/* the bisections */
+	int64_t *touched = NULL;
+	size_t ntouched = 0;
+	if (!o->no_bisect && o->bisect_minutes)
+		bisect_queue(db, o, &n->r, &n->said, &touched, &ntouched);
+	if (o->hooks)
+		gather_calls(db, sid, touched, ntouched, n);
+	free(touched);
+	if (*o->abort_flag)
+		n->rc = 130;
+	else if (n->r.new_regressions)
+		n->rc = 1;
+	else if (runs_failed)
+		n->rc = 3;
+	return 0;
 }
 
 enum robot_hook_end robot_hook(const char *cmd, int64_t gid, const char *event,
