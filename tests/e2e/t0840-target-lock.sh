@@ -18,7 +18,9 @@
 #    the agent no workload process of the run is left (its process group
 #    ends with the agent: the guardian of harness/util/proc.h) and, once
 #    the nightly is over, no process holds the lock (sl-pingpong with its
-#    stages as processes, 30 s long unless stopped; about 1 s);
+#    stages as processes, 30 s long unless stopped; about 1 s); the run
+#    folder the killed agent left (known by its marker) is removed by the
+#    next agent's run, and no folder of a live agent or without the marker;
 #  - a test script holding the local target (lib.sh: hold_local_target, as
 #    the knob tests do) locks the file a session locks: its own sessions go
 #    ahead, another's waits for the script; a second such script waits at
@@ -184,6 +186,12 @@ for p in $(ours_named schedlab-agent); do
 	[ "$(ps -o pgid= -p "$p" | tr -d ' ')" = "$p" ] && AG=$p # the agent leads its group
 done
 check "... its agent found" test -n "$AG"
+# its run folder, known by the marker that names its agent (never by name)
+RUNDIR=""
+for m in /tmp/schedlab-run-*/.schedlab-agent; do
+	[ "$(cut -d' ' -f1 "$m" 2>/dev/null)" = "$AG" ] && RUNDIR=${m%/.schedlab-agent}
+done
+check "... its run folder carries the marker naming it" test -n "$RUNDIR"
 kill -9 "$AG"
 for i in $(seq 100); do [ -z "$(ours_named sl-pingpong)" ] && break; sleep 0.1; done
 equals "kill -9 of the agent: no workload process of the run is left (within 10 s)" \
@@ -193,4 +201,16 @@ wait "$N"
 equals "... the nightly ends (exit 3: its run was lost)" "$?" 3
 equals "... and then no process holds the target lock" "$(lock_holders | tr '\n' ' ')" ""
 no_leftovers "no workload processes left"
+# the folder the killed agent left is removed by the next agent's run; one
+# whose agent lives, or without the marker, is not touched
+check "... the killed agent's run folder is left at first" test -d "$RUNDIR"
+LIVE=$(mktemp -d /tmp/schedlab-run-t0840-XXXXXX) BARE=$(mktemp -d /tmp/schedlab-run-t0840-XXXXXX)
+CLEANUP_CMDS+=("rm -rf '$LIVE' '$BARE' '$RUNDIR'")
+read -r st <"/proc/$$/stat"
+set -- ${st##*) }
+echo "$$ ${20}" >"$LIVE/.schedlab-agent"
+expect_exit 0 "a later run on the target" schedlab run "$TMP/quick.json" --db "$TMP/pp.db" --quiet
+check "... removed the run folder of the agent that was killed" test ! -e "$RUNDIR"
+check "... not one whose agent lives" test -d "$LIVE"
+check "... nor one without the marker" test -d "$BARE"
 done_testing
