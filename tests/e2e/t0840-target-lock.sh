@@ -11,6 +11,8 @@
 #    the lock);
 #  - a waiter stopped with SIGINT while waiting exits 130, its session left
 #    to resume;
+#  - a nightly killed with SIGKILL mid-run: the same nightly again resumes
+#    its session (`run --resume`), not a second one beside it (issue 40);
 #  - two local members of one lab still run side by side (t0710 checks it),
 #    and a nightly over such a lab judges each member's session;
 #  - the lock's descriptor stays with schedlab (issue 40): while a nightly's
@@ -153,6 +155,32 @@ expect_exit 0 "nightly over a lab of two local members" \
 	schedlab nightly --plan "$TMP/lab.json" --db "$DB" --out-dir "$TMP/rep" --tag nightly-lab
 equals "... both members' sessions judged" "$(grep -c 'no baseline yet: this is the first nightly session of lock-lab' "$TMP/out")" 2
 equals "... a report each" "$(ls "$TMP/rep" | grep -c '^nightly-lab-session-')" 2
+# ---- a nightly killed mid-run: the same tag again resumes its session (issue 40) ----------
+KDB=$TMP/k.db
+schedlab nightly --plan "$TMP/slow.json" --db "$KDB" --out-dir "$TMP/rep" --tag nightly-k \
+	>"$TMP/k1.out" 2>"$TMP/k1.err" &
+N=$!
+CLEANUP_CMDS+=("kill -9 $N")
+for i in $(seq 600); do
+	[ "$(sqlite3 -batch "$KDB" "SELECT count(*) FROM run WHERE status = 'ok'" 2>/dev/null)" -gt 0 ] 2>/dev/null && break
+	sleep 0.1
+done
+kill -9 "$N"
+{ wait "$N"; } 2>/dev/null
+# its run child ends with it (SIGTERM at the nightly's death) and stores its
+# session interrupted
+for i in $(seq 600); do
+	[ "$(sqlite3 -batch "$KDB" "SELECT status FROM session WHERE tag = 'nightly-k'" 2>/dev/null)" = interrupted ] && break
+	sleep 0.1
+done
+equals "a nightly killed mid-run leaves its session interrupted" \
+	"$(sqlite3 -batch "$KDB" "SELECT status FROM session WHERE tag = 'nightly-k'")" interrupted
+expect_exit 0 "the same nightly again" \
+	schedlab nightly --plan "$TMP/slow.json" --db "$KDB" --out-dir "$TMP/rep" --tag nightly-k
+contains "... resumes the session it left" "$TMP/err" "was left unfinished (an earlier nightly was stopped): resuming it"
+equals "... one session tonight, done, all its runs measured" \
+	"$(sqlite3 -batch "$KDB" "SELECT count(*) || ' ' || max(status) FROM session WHERE tag = 'nightly-k'; SELECT count(*) FROM run WHERE status = 'ok'" | tr '\n' ' ')" "1 done 3 "
+
 # ---- the lock's descriptor stays with schedlab; a workload ends with its agent -----------
 cat >"$TMP/pp.json" <<'EOF'
 {"name": "lock-agent", "target": "local", "repetitions": 1,
