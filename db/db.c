@@ -457,6 +457,19 @@ static int open_common(const char *path, int flags, struct db **out, char **errm
 	}
 	sqlite3_busy_timeout(db->h, 10000);
 	sqlite3_extended_result_codes(db->h, 1);
+	/* asked for writing but opened read-only (an immutable or read-only
+	   file: SQLite falls back quietly): refused now, not when a write
+	   fails unseen later */
+	if (!db->readonly && sqlite3_db_readonly(db->h, "main") == 1) {
+		if (errmsg) {
+			char buf[512];
+			snprintf(buf, sizeof(buf), "%s: cannot be written (a read-only or immutable "
+				 "file, or its folder)", path);
+			*errmsg = strdup(buf);
+		}
+		db_close(db);
+		return -1;
+	}
 	if (!db->readonly && refuse_foreign(db, path)) {
 		if (errmsg)
 			*errmsg = strdup(db->err);

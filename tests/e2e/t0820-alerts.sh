@@ -373,6 +373,20 @@ contains "... says the store has no alerts (no SQL error)" "$TMP/err" "the store
 expect_exit 2 "... alerts ack 1" $SL alerts ack 1 --note x --db "$TMP/old.db"
 equals "... and the store is not migrated" "$(sqlite3 -batch "$TMP/old.db" "PRAGMA user_version")" 10
 
+# 11. an immutable store: refused before the night, not "known" with nothing written
+probe_db im
+$SL nightly --db "$TMP/im.db" --session 5 --no-bisect --out-dir "$TMP/rep" >/dev/null 2>&1
+if chattr +i "$TMP/im.db" 2>/dev/null; then
+	CLEANUP_CMDS+=("chattr -i '$TMP/im.db'")
+	expect_exit 2 "probe 11: nightly on an immutable store is refused" \
+		$SL nightly --db "$TMP/im.db" --session 6 --no-bisect --out-dir "$TMP/rep"
+	contains "... saying it cannot be written" "$TMP/err" "im.db: cannot be written"
+	expect_exit 0 "... and it is still read (alerts list)" $SL alerts --db "$TMP/im.db"
+	chattr -i "$TMP/im.db"
+else
+	skip "probe 11: nightly on an immutable store is refused" "no chattr +i on $TMP's file system"
+fi
+
 # 11. --bisect-minutes 1 gives the first group its minute; the log keeps why
 probe_db bm
 $SL nightly --db "$TMP/bm.db" --session 5 --out-dir "$TMP/bm" --bisect-minutes 1 >"$TMP/bm.out" 2>"$TMP/bm.err"

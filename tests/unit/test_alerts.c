@@ -345,11 +345,7 @@ TEST(group_move_and_nested_transactions)
 				    .good_session = 1, .bad_session = 2, .ncommits = -1 };
 	int existed;
 	int64_t gid = db_alert_group_find_or_add(db, &g, &existed);
-	struct db_alert a = { .group_id = gid, .kind = "regression", .series_key = "{}",
-			      .workload = "hackbench", .metric = "time_s", .detector = "check",
-			      .good_session = 1, .bad_session = 2, .base_value = NAN, .value = NAN,
-			      .change_pct = NAN, .ci_lo = NAN, .ci_hi = NAN, .p = NAN };
-	int64_t a1 = db_alert_add(db, &a, NULL), a2 = db_alert_add(db, &a, NULL);
+	int64_t a1 = add(db, gid, "time_s", "{}", 1, 2), a2 = add(db, gid, "time_s", "{}", 1, 2);
 	CHECK(a1 > 0 && a2 > 0);
 	CHECK(db_alert_move(db, a2, ALERT_EXPECTED, ALERT_BY_PERSON, "x", 0) == 0);
 	/* the robot's group move: the alert it may move moves, the expected one
