@@ -363,6 +363,122 @@ static int hold_target(const struct nopts *o)
 	return lrc ? (stop_flag ? 130 : 2) : 0;
 }
 
+/* the options checked beyond their syntax: 0 with *sid (--session, or 0),
+ * else the exit code */
+static int check_nightly(struct nopts *o, char *deftag, size_t ntag, int64_t *sid)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(deftag, ntag, "nightly-%Y-%m-%d", localtime_r(&now, &tm));
+	if (!o->tag)
+		o->tag = deftag;
+	if (!o->plan && !o->session) {
+		cmd_error("nightly", "--plan is required (or --session ID to judge a stored "
+				     "session)");
+		return 2;
+	}
+	if (!tag_ok(o->tag)) {
+		cmd_error("nightly", "--tag '%s': letters, digits, . _ - only", o->tag);
+		return 2;
+	}
+	*sid = 0;
+	if (o->session) {
+		char *end;
+		long long v = strtoll(o->session, &end, 10);
+		if (*end || v <= 0 || v > (1LL << 53)) {
+			cmd_error("nightly", "--session %s: a session id (schedlab sessions)", o->session);
+			return 2;
+		}
+		*sid = v;
+	}
+	struct strbuf derr = STRBUF_INIT;
+	int rc = robot_out_dir(o->dir, &derr);
+	/* before the night runs: its report and logs would have nowhere to go */
+	if (rc)
+		cmd_error("nightly", "%s", derr.buf);
+	strbuf_release(&derr);
+	return rc ? 2 : 0;
+}
+
+/* tonight's run: 0, 1 (runs failed), or the night's exit code (2, 130)
+ * after saying why. A session of tonight's tag left unfinished by a nightly
+ * that was killed is finished, not started again beside it (a night is one
+ * session) */
+static int night_run(const struct nopts *o)
+{
+	int64_t left = robot_unfinished(o->dbpath, o->tag);
+	char lefttxt[32];
+	snprintf(lefttxt, sizeof(lefttxt), "%lld", (long long)left);
+	const char *av_new[] = { robot_self(), "run", o->plan, "--db", o->dbpath, "--tag", o->tag,
+				 NULL };
+	const char *av_resume[] = { robot_self(), "run", "--resume", lefttxt, "--db", o->dbpath,
+				    NULL };
+	if (left)
+		fprintf(stderr, "schedlab nightly: session %lld tagged %s was left unfinished (an "
+				"earlier nightly was stopped): resuming it\n", (long long)left, o->tag);
+	else
+		fprintf(stderr, "schedlab nightly: running %s as %s into %s\n", o->plan, o->tag,
+			o->dbpath);
+	struct strbuf cerr = STRBUF_INIT;
+	int rc = robot_child(left ? av_resume : av_new, lock_key, (volatile int *)&stop_flag,
+			     NULL, &cerr);
+	if (rc < 0)
+		cmd_error("nightly", "%s", cerr.buf);
+	strbuf_release(&cerr);
+	if (rc == 130 || stop_flag) {
+		cmd_error("nightly", "interrupted: `schedlab run --resume last --db %s` finishes the "
+				     "session", o->dbpath);
+		return 130;
+	}
+	if (rc && rc != 1) {
+		cmd_error("nightly", "schedlab run exited %d", rc);
+		printf("exit status 2: setup failure\n");
+		return 2;
+	}
+	return rc;
+}
+
+/* what the nightly judges: --session, or the complete sessions tagged
+ * tonight (a lab made one per member); the number of those left out as
+ * unfinished, or -1 after saying why */
+static int night_sessions(struct db *db, const struct nopts *o, int64_t sid, int64_t **sids,
+			  size_t *nsids)
+{
+	int unfinished = 0;
+	*sids = NULL;
+	*nsids = 0;
+	if (sid) {
+		*sids = xcalloc(1, sizeof(**sids));
+		(*sids)[(*nsids)++] = sid;
+		return 0;
+	}
+	int64_t *all = NULL;
+	size_t n = 0;
+	if (db_sessions_by_tag(db, o->tag, &all, &n) || !n) {
+		cmd_error("nightly", "no session tagged %s in %s", o->tag, o->dbpath);
+		free(all);
+		return -1;
+	}
+	*sids = xcalloc(n, sizeof(**sids));
+	for (size_t i = 0; i < n; i++) {
+		struct db_session_brief sb;
+		if (db_session_brief(db, all[i], &sb))
+			continue;
+		/* only complete sessions are judged (one left unfinished is
+		   resumed by `schedlab run --resume`) */
+		if (robot_session_complete(&sb)) {
+			(*sids)[(*nsids)++] = all[i];
+		} else {
+			printf("session %lld tagged %s is %s: not judged\n", (long long)all[i],
+			       o->tag, sb.status);
+			unfinished++;
+		}
+		db_session_brief_free(&sb);
+	}
+	free(all);
+	return unfinished;
+}
+
 int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct nopts o = { .dir = "reports", .baseline = 7, .bisect_minutes = 240,
@@ -372,38 +488,9 @@ int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 		return prc - 1;
 	o.dbpath = ctx->dbpath;
 	char deftag[64];
-	time_t now = time(NULL);
-	struct tm tm;
-	strftime(deftag, sizeof(deftag), "nightly-%Y-%m-%d", localtime_r(&now, &tm));
-	if (!o.tag)
-		o.tag = deftag;
-	if (!o.plan && !o.session) {
-		cmd_error("nightly", "--plan is required (or --session ID to judge a stored "
-				     "session)");
-		return 2;
-	}
-	if (!tag_ok(o.tag)) {
-		cmd_error("nightly", "--tag '%s': letters, digits, . _ - only", o.tag);
-		return 2;
-	}
-	int64_t sid = 0;
-	if (o.session) {
-		char *end;
-		long long v = strtoll(o.session, &end, 10);
-		if (*end || v <= 0 || v > (1LL << 53)) {
-			cmd_error("nightly", "--session %s: a session id (schedlab sessions)", o.session);
-			return 2;
-		}
-		sid = v;
-	}
-	struct strbuf derr = STRBUF_INIT;
-	if (robot_out_dir(o.dir, &derr)) {
-		/* before the night runs: its report and logs would have nowhere to go */
-		cmd_error("nightly", "%s", derr.buf);
-		strbuf_release(&derr);
-		return 2;
-	}
-	strbuf_release(&derr);
+	int64_t sid;
+	if ((prc = check_nightly(&o, deftag, sizeof(deftag), &sid)))
+		return prc;
 	struct sigaction sa = { 0 };
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -411,52 +498,23 @@ int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 	sigaction(SIGHUP, &sa, NULL);
 	double t0 = now_mono();
 	int runs_failed = 0;
-	if (o.plan) {
-		/* the plan is checked before anything runs, and its target held
-		   for the night: no other session measures there meanwhile */
-		int hrc = hold_target(&o);
-		if (hrc)
-			return hrc;
-	}
+	/* the plan is checked before anything runs, and its target held for
+	   the night: no other session measures there meanwhile */
+	if (o.plan && (prc = hold_target(&o)))
+		return prc;
 	if (!sid) {
-		/* tonight's session left unfinished by a nightly that was killed:
-		   finished, not started again beside it (a night is one session) */
-		int64_t left = robot_unfinished(o.dbpath, o.tag);
-		char lefttxt[32];
-		snprintf(lefttxt, sizeof(lefttxt), "%lld", (long long)left);
-		const char *av_new[] = { robot_self(), "run", o.plan, "--db", o.dbpath, "--tag",
-					 o.tag, NULL };
-		const char *av_resume[] = { robot_self(), "run", "--resume", lefttxt, "--db",
-					    o.dbpath, NULL };
-		if (left)
-			fprintf(stderr, "schedlab nightly: session %lld tagged %s was left unfinished "
-					"(an earlier nightly was stopped): resuming it\n",
-				(long long)left, o.tag);
-		else
-			fprintf(stderr, "schedlab nightly: running %s as %s into %s\n", o.plan,
-				o.tag, o.dbpath);
-		struct strbuf cerr = STRBUF_INIT;
-		int rc = robot_child(left ? av_resume : av_new, lock_key,
-				     (volatile int *)&stop_flag, NULL, &cerr);
-		if (rc < 0)
-			cmd_error("nightly", "%s", cerr.buf);
-		strbuf_release(&cerr);
-		if (rc == 130 || stop_flag) {
-			cmd_error("nightly", "interrupted: `schedlab run --resume last --db %s` "
-					     "finishes the session", o.dbpath);
-			return 130;
-		}
-		if (rc == 1)
-			runs_failed = 1;
-		else if (rc) {
-			cmd_error("nightly", "schedlab run exited %d", rc);
-			printf("exit status 2: setup failure\n");
-			return 2;
-		}
+		runs_failed = night_run(&o);
+		if (runs_failed > 1)
+			return runs_failed;
 	}
 	/* the run child made the database; --session reads an existing one */
 	struct db *db = cmd_db(ctx, 1);
 	if (!db)
+		return 2;
+	int64_t *sids;
+	size_t nsids;
+	int unfinished = night_sessions(db, &o, sid, &sids, &nsids);
+	if (unfinished < 0)
 		return 2;
 	struct robot_options ro;
 	robot_options_default(&ro);
@@ -473,18 +531,6 @@ int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 		free(copy);
 		ro.metrics = mlist.v;
 	}
-	/* a lab made one session per member, with tonight's tag: each judged */
-	int64_t *sids = NULL;
-	size_t nsids = 0;
-	if (o.session) {
-		sids = xcalloc(1, sizeof(*sids));
-		sids[nsids++] = sid;
-	} else if (db_sessions_by_tag(db, o.tag, &sids, &nsids) || !nsids) {
-		cmd_error("nightly", "no session tagged %s in %s", o.tag, o.dbpath);
-		free(sids);
-		strvec_clear(&mlist);
-		return 2;
-	}
 	struct robot_night_opts no = {
 		.dbpath = o.dbpath, .tag = o.tag, .dir = o.dir, .threshold = o.threshold,
 		.bisect_threshold = o.bisect_threshold, .bisect_minutes = o.bisect_minutes,
@@ -492,27 +538,14 @@ int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 		.repetitions = o.repetitions, .no_bisect = o.no_bisect, .hooks = !!o.on_alert,
 		.lock_key = lock_key, .abort_flag = (volatile int *)&stop_flag,
 	};
-	int rc = 0;
+	/* an unfinished session left out: the night is not whole */
+	int rc = unfinished ? 3 : 0;
 	size_t new_regressions = 0;
 	struct robot_hook_call *calls = NULL;
 	size_t ncalls = 0;
 	for (size_t i = 0; i < nsids && !stop_flag; i++) {
 		struct robot_night n;
 		struct strbuf err = STRBUF_INIT;
-		struct db_session_brief sb;
-		if (!o.session && !db_session_brief(db, sids[i], &sb)) {
-			/* only complete sessions are judged (an unfinished one of a
-			   lab member is resumed by `schedlab run --resume`) */
-			int complete = robot_session_complete(&sb);
-			if (!complete)
-				printf("session %lld tagged %s is %s: not judged\n",
-				       (long long)sids[i], o.tag, sb.status);
-			db_session_brief_free(&sb);
-			if (!complete) {
-				rc = exit_worse(rc, 3);
-				continue;
-			}
-		}
 		if (robot_night_session(db, sids[i], &no, &ro, nsids > 1, runs_failed, &n, &err)) {
 			cmd_error("nightly", "%s", err.buf);
 			rc = exit_worse(rc, 2);
