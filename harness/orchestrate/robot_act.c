@@ -299,6 +299,138 @@ static int one_commit(struct db *db, const struct db_alert_group *g, const struc
 	return rc;
 }
 
+/* the child's command line: schedlab bisect of the lead alert's metric
+ * and series over the group's range, with the plan at `path` */
+static void bisect_argv(struct strvec *av, const struct robot_bisect_opts *o,
+			const struct db_alert_group *g, const struct db_alert *lead,
+			const char *path)
+{
+	char *metric = xstrfmt("%s.%s", lead->workload, lead->metric);
+	strvec_pushv(av, (const char *const[]){ robot_self(), "bisect", "--db", o->dbpath,
+						 "--plan", path, "--good", g->good_commit, "--bad",
+						 g->bad_commit, "--metric", metric, NULL });
+	free(metric);
+	if (lead->series_where && *lead->series_where)
+		strvec_pushv(av, (const char *const[]){ "--where", lead->series_where, NULL });
+	if (o->max_steps > 0)
+		strvec_pushf(av, "--max-steps=%d", o->max_steps);
+	if (o->threshold_pct > 0)
+		strvec_pushf(av, "--threshold=%g", o->threshold_pct);
+	if (o->session_runs > 0)
+		strvec_pushf(av, "--session-runs=%d", o->session_runs);
+	if (o->repetitions > 0)
+		strvec_pushf(av, "--repetitions=%d", o->repetitions);
+	if (o->quiet)
+		strvec_push(av, "--quiet");
+}
+
+/* run the bisection child within the budget; its stdout and stderr
+ * appended to the log (every call: what it printed, then why it stopped),
+ * its stderr echoed. proc_run's result */
+static int run_bisect(const struct robot_bisect_opts *o, struct strvec *av, const char *logpath,
+		      struct proc_result *res, struct strbuf *err)
+{
+	struct child c = CHILD_INIT;
+	c.argv = strvec_argv(av);
+	c.in = PROC_NULL;
+	c.out = PROC_PIPE;
+	c.err = PROC_PIPE;
+	c.stop_sig = SIGINT;       /* bisect stores its session interrupted */
+	c.stop_grace_s = 120;
+	c.pdeathsig = SIGINT;
+	const char *env[] = { tlock_child_env(o->lock_key), NULL };
+	c.env = env[0] ? env : NULL;
+	c.keep_fd = tlock_child_fd(o->lock_key);
+	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
+	int prc = proc_run(&c, o->budget_s, &out, 0, &errout, 0, -1, o->abort_flag, res, err);
+	int saved = errno;
+	FILE *lf = fopen(logpath, "ae");
+	if (lf) {
+		fputs(out.buf, lf);
+		fputs(errout.buf, lf);
+		fclose(lf);
+	}
+	if (!o->quiet)
+		fputs(errout.buf, stderr);
+	strbuf_release(&out);
+	strbuf_release(&errout);
+	errno = saved;
+	return prc;
+}
+
+/* why a finished bisection named no commit (malloc'd) */
+static char *unresolved_why(const struct db_bisect *b, json_t *result)
+{
+	const char *outcome = json_string_value(json_object_get(result, "outcome"));
+	const char *msg = json_string_value(json_object_get(result, "message"));
+	size_t left = json_array_size(json_object_get(result, "candidates"));
+	long long bid = (long long)b->id;
+	if (outcome && !strcmp(outcome, "max-steps"))
+		return xstrfmt("budget spent: --max-steps %d reached with %zu candidates left "
+			       "(bisection %lld)", b->max_steps, left, bid);
+	if (outcome && !strcmp(outcome, "ambiguous"))
+		return xstrfmt("skipped or unclear commits leave %zu candidates (bisection %lld)",
+			       left, bid);
+	if (outcome && !strcmp(outcome, "refused"))
+		return xstrfmt("the ends do not differ when measured again: the change was not "
+			       "reproduced (bisection %lld)", bid);
+	return xstrfmt("bisection %lld %s: %s", bid, b->status, msg ? msg : "see its log");
+}
+
+/* the group moves to unresolved, with why */
+static int unresolved(struct db *db, int64_t gid, const char *why, struct strbuf *said,
+		      struct strbuf *err)
+{
+	db_alert_group_set_result(db, gid, NULL, why);
+	strbuf_addf(said, "alert group %lld: unresolved: %s\n", (long long)gid, why);
+	return move_group(db, gid, ALERT_BISECTING, ALERT_UNRESOLVED, why, err);
+}
+
+/* the ended bisection `bid` written back to group g: its culprit, or
+ * unresolved with why */
+static int bisect_outcome(struct db *db, const struct db_alert_group *g, int64_t bid,
+			  int exit_code, const char *logpath, struct strbuf *said,
+			  struct strbuf *err)
+{
+	struct db_bisect b;
+	char idtxt[32];
+	snprintf(idtxt, sizeof(idtxt), "%lld", (long long)bid);
+	if (bid <= 0 || db_bisect_load(db, idtxt, &b)) {
+		char *why = xstrfmt("bisect exited %d before a bisection was stored (see %s)",
+				    exit_code, logpath);
+		int rc = unresolved(db, g->id, why, said, err);
+		free(why);
+		return rc;
+	}
+	int rc;
+	json_t *result = b.result ? json_loads(b.result, 0, NULL) : NULL;
+	const char *outcome = json_string_value(json_object_get(result, "outcome"));
+	if (exit_code == 0 && outcome && !strcmp(outcome, "found")) {
+		const char *first = json_string_value(json_object_get(result, "first_bad"));
+		const char *subject = json_string_value(json_object_get(result, "subject"));
+		char *cj = culprit_json(db, g, &b, result);
+		rc = db_alert_group_set_result(db, g->id, cj, NULL) ? -1 : 0;
+		if (rc)
+			strbuf_addstr(err, db_errmsg(db));
+		char *note = xstrfmt("bisection %lld: %s", (long long)bid, first ? first : "?");
+		if (!rc)
+			rc = move_group(db, g->id, ALERT_BISECTING, ALERT_CULPRIT, note, err);
+		if (!rc)
+			strbuf_addf(said, "alert group %lld: culprit found by bisection %lld: %s (%s)\n",
+				    (long long)g->id, (long long)bid, first ? first : "?",
+				    subject ? subject : "");
+		free(note);
+		free(cj);
+	} else {
+		char *why = unresolved_why(&b, result);
+		rc = unresolved(db, g->id, why, said, err);
+		free(why);
+	}
+	json_decref(result);
+	db_bisect_free(&b);
+	return rc;
+}
+
 int robot_bisect_group(struct db *db, int64_t gid, const struct robot_bisect_opts *o,
 		       int *more, struct strbuf *said, struct strbuf *err)
 {
@@ -341,63 +473,17 @@ int robot_bisect_group(struct db *db, int64_t gid, const struct robot_bisect_opt
 	}
 	if (move_group(db, gid, ALERT_NEW, ALERT_BISECTING, "bisection started", err))
 		goto out;
-	char metric[256];
-	snprintf(metric, sizeof(metric), "%s.%s", lead.workload, lead.metric);
-	char steps[32], thr[32], sruns[32], reps[32];
-	snprintf(steps, sizeof(steps), "%d", o->max_steps);
-	snprintf(thr, sizeof(thr), "%g", o->threshold_pct);
-	snprintf(sruns, sizeof(sruns), "%d", o->session_runs);
-	snprintf(reps, sizeof(reps), "%d", o->repetitions);
 	struct strvec av = STRVEC_INIT;
-	strvec_pushv(&av, (const char *const[]){ robot_self(), "bisect", "--db", o->dbpath,
-						  "--plan", path, "--good", g.good_commit, "--bad",
-						  g.bad_commit, "--metric", metric, NULL });
-	if (lead.series_where && *lead.series_where)
-		strvec_pushv(&av, (const char *const[]){ "--where", lead.series_where, NULL });
-	if (o->max_steps > 0)
-		strvec_pushv(&av, (const char *const[]){ "--max-steps", steps, NULL });
-	if (o->threshold_pct > 0)
-		strvec_pushv(&av, (const char *const[]){ "--threshold", thr, NULL });
-	if (o->session_runs > 0)
-		strvec_pushv(&av, (const char *const[]){ "--session-runs", sruns, NULL });
-	if (o->repetitions > 0)
-		strvec_pushv(&av, (const char *const[]){ "--repetitions", reps, NULL });
-	if (o->quiet)
-		strvec_push(&av, "--quiet");
-	struct child c = CHILD_INIT;
-	c.argv = strvec_argv(&av);
-	c.in = PROC_NULL;
-	c.out = PROC_PIPE;
-	c.err = PROC_PIPE;         /* the log gets why, too (and our stderr) */
-	c.stop_sig = SIGINT;       /* bisect stores its session interrupted */
-	c.stop_grace_s = 120;
-	c.pdeathsig = SIGINT;
-	const char *env[] = { tlock_child_env(o->lock_key), NULL };
-	c.env = env[0] ? env : NULL;
-	c.keep_fd = tlock_child_fd(o->lock_key);
-	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
+	bisect_argv(&av, o, &g, &lead, path);
 	struct proc_result res;
 	double t0 = now_mono();
-	int prc = proc_run(&c, o->budget_s, &out, 0, &errout, 0, -1, o->abort_flag, &res, err);
+	int prc = run_bisect(o, &av, logpath, &res, err);
 	strvec_clear(&av);
-	/* the bisection's log, every call appended: what it printed, then
-	   what it said on stderr (why it stopped) */
-	FILE *lf = fopen(logpath, "ae");
-	if (lf) {
-		fputs(out.buf, lf);
-		fputs(errout.buf, lf);
-		fclose(lf);
-	}
-	if (!o->quiet)
-		fputs(errout.buf, stderr);
-	strbuf_release(&out);
-	strbuf_release(&errout);
 	int64_t bid = db_bisect_by_plan_path(db, path);
 	if (bid > 0)
 		db_alert_group_set_bisect(db, gid, bid, NULL);
-	if (prc && !res.timed_out && errno != EINTR) {
+	if (prc && !res.timed_out && errno != EINTR)
 		goto out;
-	}
 	if (res.timed_out || (o->abort_flag && *o->abort_flag) || res.exit_code == 130) {
 		*more = 1;
 		strbuf_addf(said, "alert group %lld: bisection %lld paused after %.0f min (%s); "
@@ -407,61 +493,7 @@ int robot_bisect_group(struct db *db, int64_t gid, const struct robot_bisect_opt
 		rc = 0;
 		goto out;
 	}
-	struct db_bisect b;
-	char idtxt[32];
-	snprintf(idtxt, sizeof(idtxt), "%lld", (long long)bid);
-	if (bid <= 0 || db_bisect_load(db, idtxt, &b)) {
-		char *why = xstrfmt("bisect exited %d before a bisection was stored (see %s)",
-				    res.exit_code, logpath);
-		db_alert_group_set_result(db, gid, NULL, why);
-		rc = move_group(db, gid, ALERT_BISECTING, ALERT_UNRESOLVED, why, err);
-		strbuf_addf(said, "alert group %lld: unresolved: %s\n", (long long)gid, why);
-		free(why);
-		goto out;
-	}
-	json_t *result = b.result ? json_loads(b.result, 0, NULL) : NULL;
-	const char *outcome = json_string_value(json_object_get(result, "outcome"));
-	if (res.exit_code == 0 && outcome && !strcmp(outcome, "found")) {
-		char *cj = culprit_json(db, &g, &b, result);
-		rc = db_alert_group_set_result(db, gid, cj, NULL) ? -1 : 0;
-		if (rc)
-			strbuf_addstr(err, db_errmsg(db));
-		char *note = xstrfmt("bisection %lld: %s", (long long)bid,
-				     json_string_value(json_object_get(result, "first_bad")));
-		if (!rc)
-			rc = move_group(db, gid, ALERT_BISECTING, ALERT_CULPRIT, note, err);
-		if (!rc)
-			strbuf_addf(said, "alert group %lld: culprit found by bisection %lld: %s "
-				    "(%s)\n", (long long)gid, (long long)bid,
-				    json_string_value(json_object_get(result, "first_bad")),
-				    json_string_value(json_object_get(result, "subject")) ? json_string_value(json_object_get(result, "subject")) : "");
-		free(note);
-		free(cj);
-	} else {
-		const char *msg = json_string_value(json_object_get(result, "message"));
-		char *why;
-		if (outcome && !strcmp(outcome, "max-steps"))
-			why = xstrfmt("budget spent: --max-steps %d reached with %zu candidates left "
-				      "(bisection %lld)", b.max_steps,
-				      json_array_size(json_object_get(result, "candidates")),
-				      (long long)bid);
-		else if (outcome && !strcmp(outcome, "ambiguous"))
-			why = xstrfmt("skipped or unclear commits leave %zu candidates (bisection "
-				      "%lld)", json_array_size(json_object_get(result, "candidates")),
-				      (long long)bid);
-		else if (outcome && !strcmp(outcome, "refused"))
-			why = xstrfmt("the ends do not differ when measured again: the change was "
-				      "not reproduced (bisection %lld)", (long long)bid);
-		else
-			why = xstrfmt("bisection %lld %s: %s", (long long)bid, b.status,
-				      msg ? msg : "see its log");
-		db_alert_group_set_result(db, gid, NULL, why);
-		rc = move_group(db, gid, ALERT_BISECTING, ALERT_UNRESOLVED, why, err);
-		strbuf_addf(said, "alert group %lld: unresolved: %s\n", (long long)gid, why);
-		free(why);
-	}
-	json_decref(result);
-	db_bisect_free(&b);
+	rc = bisect_outcome(db, &g, bid, res.exit_code, logpath, said, err);
 out:
 	free(plan);
 	free(path);
