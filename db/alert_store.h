@@ -71,6 +71,14 @@ int db_alert_get(struct db *db, int64_t id, struct db_alert *out);
  */
 int db_alert_move(struct db *db, int64_t id, enum alert_state to, enum alert_actor by,
 		  const char *note, int64_t session);
+/*
+ * Move the alerts of group `gid` in state `from` (-1: any; ALERT_NSTATES:
+ * any open one) to `to` for `by`, each as db_alert_move() does; an alert
+ * the life cycle does not let `by` move that way (alertstate.h) is left as
+ * it is. How many moved in *moved (may be NULL).
+ */
+int db_alert_group_move(struct db *db, int64_t gid, int from, enum alert_state to,
+			enum alert_actor by, const char *note, int64_t session, size_t *moved);
 /* the nightly saw the alert's change again in session s (no status change) */
 int db_alert_seen(struct db *db, int64_t id, int64_t s);
 
@@ -98,41 +106,8 @@ void db_alert_events_free(struct db_alert_event *e, size_t n);
 /* the group ids with an alert in state s, oldest first (bisection queue) */
 int db_alert_groups_with(struct db *db, enum alert_state s, int64_t **ids, size_t *n);
 
-/* ---- the nightly's reads ---------------------------------------------- */
-
-/* what the robot needs of a session: its plan name, tag, the machine its
- * first good boot ran on (0: none), the kernel commit of that boot (NULL:
- * not from git) and the repository of the plan's git kernel (NULL) */
-struct db_session_brief {
-	int64_t id;
-	char *plan, *tag, *commit, *git_dir, *status;
-	int64_t machine_id;
-	char *machine;
-	int has_results;
-};
-int db_session_brief(struct db *db, int64_t id, struct db_session_brief *out);
-void db_session_brief_free(struct db_session_brief *b);
-/* "12 ok, 1 failed": the runs of a session by status (malloc'd, NULL on
- * error) */
-char *db_session_runs_text(struct db *db, int64_t id);
-/* the newest session tagged `tag` (0: none) */
-int64_t db_session_by_tag(struct db *db, const char *tag);
-/* every session tagged `tag` (a lab's members share it), oldest first */
-int db_sessions_by_tag(struct db *db, const char *tag, int64_t **ids, size_t *n);
-
-/* the nightly's sessions (session.nightly, schema 15: whatever their tag)
- * with results (but not `but_tag`: the other
- * members of tonight's lab) of `plan` on machine `machine_id`, with
- * from <= id < before (from 0: any), newest first, at most max of them */
-int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int64_t from,
-			int64_t before, size_t max, const char *but_tag, int64_t **ids,
-			size_t *n);
-
 /* the newest bad session of an expected alert of `plan` on `machine_id`
  * (0: none): the nightly's baseline starts there */
 int64_t db_alert_expected_since(struct db *db, const char *plan, int64_t machine_id);
-
-/* the id of the newest bisection made from the plan file `plan_path` (0) */
-int64_t db_bisect_by_plan_path(struct db *db, const char *plan_path);
 
 #endif

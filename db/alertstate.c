@@ -99,3 +99,29 @@ int alert_transition_ok(enum alert_state from, enum alert_state to, enum alert_a
 			 target);
 	return 0;
 }
+
+enum alert_move alert_move_decide(enum alert_state from, enum alert_state to,
+				  enum alert_actor by, int group_culprit,
+				  enum alert_state *dest, char *why, unsigned whylen)
+{
+	*dest = to == ALERT_NEW && group_culprit ? ALERT_CULPRIT : to;
+	if (from == to && to != ALERT_NEW) {
+		snprintf(why, whylen, "it is %s already", alert_state_name(from));
+		return ALERT_MOVE_NONE;
+	}
+	return alert_transition_ok(from, to, by, why, whylen) ? ALERT_MOVE_DO
+								: ALERT_MOVE_REFUSED;
+}
+
+const char *alert_open_words(void)
+{
+	static char w[128];
+	if (!w[0]) {
+		size_t n = 0;
+		w[n++] = ',';
+		for (int i = 0; i < ALERT_NSTATES; i++)
+			if (alert_state_open((enum alert_state)i))
+				n += (size_t)snprintf(w + n, sizeof(w) - n, "%s,", words[i]);
+	}
+	return w;
+}

@@ -9,32 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *dup_col(sqlite3_stmt *s, int i)
-{
-	const unsigned char *t = sqlite3_column_text(s, i);
-	return t ? strdup((const char *)t) : NULL;
-}
-
-static void bind_opt(sqlite3_stmt *s, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(s, i);
-}
-
-static sqlite3_stmt *prep(struct db *db, const char *sql)
-{
-	sqlite3_stmt *s = NULL;
-	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &s, NULL) != SQLITE_OK) {
-		db_seterr(db, "bisect store: preparing \"%.80s\": %s", sql,
-			  sqlite3_errmsg(db_sqlite(db)));
-		sqlite3_finalize(s);
-		return NULL;
-	}
-	return s;
-}
-
 void db_bisect_free(struct db_bisect *b)
 {
 	if (!b)
@@ -50,7 +24,7 @@ void db_bisect_free(struct db_bisect *b)
 
 static int64_t find_inputs(struct db *db, const char *inputs)
 {
-	sqlite3_stmt *s = prep(db, "SELECT id FROM bisect WHERE inputs = ?");
+	sqlite3_stmt *s = db_prep(db, "SELECT id FROM bisect WHERE inputs = ?");
 	if (!s)
 		return -1;
 	sqlite3_bind_text(s, 1, inputs, -1, SQLITE_TRANSIENT);
@@ -67,7 +41,7 @@ int64_t db_bisect_create(struct db *db, const struct db_bisect *b, int *existed)
 		*existed = id > 0;
 		return id;
 	}
-	sqlite3_stmt *s = prep(db,
+	sqlite3_stmt *s = db_prep(db,
 		"INSERT INTO bisect (inputs, plan_path, plan_json, git_dir, good, bad, good_ref,"
 		" bad_ref, workload, metric, where_sel, repetitions, max_repetitions, max_steps,"
 		" alpha, threshold_pct, session_runs, threshold_rule, drift_guard, looks_rule)"
@@ -78,7 +52,7 @@ int64_t db_bisect_create(struct db *db, const struct db_bisect *b, int *existed)
 			    b->good_ref, b->bad_ref, b->workload, b->metric,
 			    b->where_sel ? b->where_sel : "" };
 	for (int i = 0; i < 11; i++)
-		bind_opt(s, i + 1, t[i]);
+		db_bind_text(s, i + 1, t[i]);
 	sqlite3_bind_int(s, 12, b->repetitions);
 	sqlite3_bind_int(s, 13, b->max_repetitions);
 	sqlite3_bind_int(s, 14, b->max_steps);
@@ -119,7 +93,7 @@ int db_bisect_load(struct db *db, const char *spec, struct db_bisect *out)
 		}
 		snprintf(sql, sizeof(sql), "%s WHERE id = ?", cols);
 	}
-	sqlite3_stmt *s = prep(db, sql);
+	sqlite3_stmt *s = db_prep(db, sql);
 	if (!s)
 		return -1;
 	if (want)
@@ -140,16 +114,16 @@ int db_bisect_load(struct db *db, const char *spec, struct db_bisect *out)
 		       &out->bad, &out->good_ref, &out->bad_ref, &out->workload, &out->metric,
 		       &out->where_sel };
 	for (int i = 0; i < 11; i++)
-		*f[i] = dup_col(s, i + 1);
+		*f[i] = db_dup_col(s, i + 1);
 	out->repetitions = sqlite3_column_int(s, 12);
 	out->max_repetitions = sqlite3_column_int(s, 13);
 	out->max_steps = sqlite3_column_int(s, 14);
 	out->alpha = sqlite3_column_double(s, 15);
 	out->threshold_pct = sqlite3_column_double(s, 16);
-	out->status = dup_col(s, 17);
-	out->result = dup_col(s, 18);
-	out->created_at = dup_col(s, 19);
-	out->finished_at = dup_col(s, 20);
+	out->status = db_dup_col(s, 17);
+	out->result = db_dup_col(s, 18);
+	out->created_at = db_dup_col(s, 19);
+	out->finished_at = db_dup_col(s, 20);
 	out->session_runs = sqlite3_column_int(s, 21);
 	out->threshold_percent = sqlite3_column_int(s, 22);
 	out->drift_guard = sqlite3_column_int(s, 23);
@@ -160,14 +134,14 @@ int db_bisect_load(struct db *db, const char *spec, struct db_bisect *out)
 
 int db_bisect_finish(struct db *db, int64_t id, const char *status, const char *result_json)
 {
-	sqlite3_stmt *s = prep(db, "UPDATE bisect SET status = ?2, result = ?3, finished_at ="
+	sqlite3_stmt *s = db_prep(db, "UPDATE bisect SET status = ?2, result = ?3, finished_at ="
 				   " CASE WHEN ?2 = 'running' THEN NULL"
 				   " ELSE strftime('%Y-%m-%dT%H:%M:%SZ','now') END WHERE id = ?1");
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_text(s, 2, status, -1, SQLITE_TRANSIENT);
-	bind_opt(s, 3, result_json);
+	db_bind_text(s, 3, result_json);
 	int ok = sqlite3_step(s) == SQLITE_DONE;
 	if (!ok)
 		db_seterr(db, "updating bisection %lld: %s", (long long)id,
@@ -178,16 +152,16 @@ int db_bisect_finish(struct db *db, int64_t id, const char *status, const char *
 
 int db_bisect_step_put(struct db *db, int64_t id, const struct db_bisect_step *st)
 {
-	sqlite3_stmt *s = prep(db, "INSERT OR REPLACE INTO bisect_step (bisect_id, seq, commit_id,"
+	sqlite3_stmt *s = db_prep(db, "INSERT OR REPLACE INTO bisect_step (bisect_id, seq, commit_id,"
 				   " role, verdict, detail) VALUES (?,?,?,?,?,?)");
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_int(s, 2, st->seq);
-	bind_opt(s, 3, st->commit);
-	bind_opt(s, 4, st->role);
-	bind_opt(s, 5, st->verdict);
-	bind_opt(s, 6, st->detail);
+	db_bind_text(s, 3, st->commit);
+	db_bind_text(s, 4, st->role);
+	db_bind_text(s, 5, st->verdict);
+	db_bind_text(s, 6, st->detail);
 	int ok = sqlite3_step(s) == SQLITE_DONE;
 	if (!ok)
 		db_seterr(db, "storing step %d of bisection %lld: %s", st->seq, (long long)id,
@@ -200,7 +174,7 @@ int db_bisect_steps(struct db *db, int64_t id, struct db_bisect_step **out, size
 {
 	*out = NULL;
 	*n = 0;
-	sqlite3_stmt *s = prep(db, "SELECT seq, commit_id, role, verdict, detail FROM bisect_step"
+	sqlite3_stmt *s = db_prep(db, "SELECT seq, commit_id, role, verdict, detail FROM bisect_step"
 				   " WHERE bisect_id = ? ORDER BY seq");
 	if (!s)
 		return -1;
@@ -217,10 +191,10 @@ int db_bisect_steps(struct db *db, int64_t id, struct db_bisect_step **out, size
 		}
 		struct db_bisect_step *st = &(*out)[(*n)++];
 		st->seq = sqlite3_column_int(s, 0);
-		st->commit = dup_col(s, 1);
-		st->role = dup_col(s, 2);
-		st->verdict = dup_col(s, 3);
-		st->detail = dup_col(s, 4);
+		st->commit = db_dup_col(s, 1);
+		st->role = db_dup_col(s, 2);
+		st->verdict = db_dup_col(s, 3);
+		st->detail = db_dup_col(s, 4);
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
@@ -251,7 +225,7 @@ int db_bisect_sessions(struct db *db, const char *tag, const char *commit,
 	*out = NULL;
 	*n = 0;
 	/* matrix.kernel is one object or an array of one */
-	sqlite3_stmt *s = prep(db,
+	sqlite3_stmt *s = db_prep(db,
 		"SELECT s.id, s.status, (SELECT count(*) FROM run r WHERE r.session_id = s.id"
 		"   AND r.status IN ('planned','running','interrupted'))"
 		" FROM session s WHERE s.tag = ?1 AND json_valid(s.plan_json)"
@@ -274,7 +248,7 @@ int db_bisect_sessions(struct db *db, const char *tag, const char *commit,
 		}
 		struct db_bisect_session *e = &(*out)[(*n)++];
 		e->id = sqlite3_column_int64(s, 0);
-		e->status = dup_col(s, 1);
+		e->status = db_dup_col(s, 1);
 		e->todo = sqlite3_column_int(s, 2);
 	}
 	sqlite3_finalize(s);
@@ -294,4 +268,13 @@ void db_bisect_sessions_free(struct db_bisect_session *s, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(s[i].status);
 	free(s);
+}
+
+int64_t db_bisect_by_plan_path(struct db *db, const char *plan_path)
+{
+	sqlite3_stmt *s = db_prep(db, "SELECT coalesce(max(id), 0) FROM bisect WHERE plan_path = ?");
+	if (!s)
+		return -1;
+	db_bind_text(s, 1, plan_path);
+	return db_scalar(db, s);
 }

@@ -70,4 +70,7 @@ int db_bisect_sessions(struct db *db, const char *tag, const char *commit,
 		       struct db_bisect_session **out, size_t *n);
 void db_bisect_sessions_free(struct db_bisect_session *s, size_t n);
 
+/* the id of the newest bisection made from the plan file `plan_path` (0) */
+int64_t db_bisect_by_plan_path(struct db *db, const char *plan_path);
+
 #endif

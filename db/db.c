@@ -154,6 +154,7 @@ struct db {
 	sqlite3_stmt *st[STMT_COUNT];
 	char err[1024];
 	int readonly;
+	int nested;            /* db_begin's savepoints inside a transaction */
 };
 
 #define ERROR_SQLITE(db, what) sqlite_failed(db, what, __FILE__, __LINE__)
@@ -319,16 +320,35 @@ static int exec_stmt(struct db *db, enum stmt_id id)
 
 int db_begin(struct db *db)
 {
+	/* inside a transaction already (a caller that makes several writes
+	   one, such as the nightly's judgement): a savepoint of it */
+	if (!sqlite3_get_autocommit(db->h)) {
+		if (exec_sql(db, "SAVEPOINT db_nested"))
+			return -1;
+		db->nested++;
+		return 0;
+	}
 	return exec_stmt(db, STMT_BEGIN);
 }
 
 int db_commit(struct db *db)
 {
+	if (db->nested) {
+		if (exec_sql(db, "RELEASE db_nested"))
+			return -1;
+		db->nested--;
+		return 0;
+	}
 	return exec_stmt(db, STMT_COMMIT);
 }
 
 void db_rollback(struct db *db)
 {
+	if (db->nested) {
+		sqlite3_exec(db->h, "ROLLBACK TO db_nested; RELEASE db_nested", NULL, NULL, NULL);
+		db->nested--;
+		return;
+	}
 	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
 }
 
@@ -440,6 +460,19 @@ static int open_common(const char *path, int flags, struct db **out, char **errm
 	}
 	sqlite3_busy_timeout(db->h, 10000);
 	sqlite3_extended_result_codes(db->h, 1);
+	/* asked for writing but opened read-only (an immutable or read-only
+	   file: SQLite falls back quietly): refused now, not when a write
+	   fails unseen later */
+	if (!db->readonly && sqlite3_db_readonly(db->h, "main") == 1) {
+		if (errmsg) {
+			char buf[512];
+			snprintf(buf, sizeof(buf), "%s: cannot be written (a read-only or immutable "
+				 "file, or its folder)", path);
+			*errmsg = strdup(buf);
+		}
+		db_close(db);
+		return -1;
+	}
 	if (!db->readonly && refuse_foreign(db, path)) {
 		if (errmsg)
 			*errmsg = strdup(db->err);
@@ -564,14 +597,79 @@ void db_close(struct db *db)
 	free(db);
 }
 
-/* bind helpers: NULL strings bind as SQL NULL */
-static void bind_text(sqlite3_stmt *s, int i, const char *v)
+/* ---- the statement helpers of db/ (db_internal.h) ---------------------- */
+
+void db_bind_text(sqlite3_stmt *s, int i, const char *v)
 {
 	if (v)
 		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(s, i);
 }
+
+char *db_dup_col(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+	return t ? strdup((const char *)t) : NULL;
+}
+
+sqlite3_stmt *db_prep(struct db *db, const char *sql)
+{
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(db->h, sql, -1, &s, NULL) != SQLITE_OK) {
+		db_seterr(db, "preparing \"%.80s\": %s", sql, sqlite3_errmsg(db->h));
+		sqlite3_finalize(s);
+		return NULL;
+	}
+	return s;
+}
+
+int db_run(struct db *db, sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE)
+		db_seterr(db, "%s", sqlite3_errmsg(db->h));
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int64_t db_scalar(struct db *db, sqlite3_stmt *s)
+{
+	int64_t v = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+	if (v < 0)
+		db_seterr(db, "%s", sqlite3_errmsg(db->h));
+	sqlite3_finalize(s);
+	return v;
+}
+
+int db_collect_ids(struct db *db, sqlite3_stmt *s, int64_t **ids, size_t *n)
+{
+	size_t alloc = *n;
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == alloc) {
+			alloc = alloc ? 2 * alloc : 8;
+			int64_t *t = realloc(*ids, alloc * sizeof(**ids));
+			if (!t) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			*ids = t;
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(s, 0);
+	}
+	if (rc != SQLITE_DONE) {
+		db_seterr(db, "%s", rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db->h));
+		sqlite3_finalize(s);
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return -1;
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
 
 /* for strings that stay valid until the statement is stepped and reset */
 static void bind_static(sqlite3_stmt *s, int i, const char *v)
@@ -631,7 +729,7 @@ int64_t db_machine_get(struct db *db, const json_t *si)
 		sqlite3_stmt *s = stmt(db, STMT_MACHINE_FIND);
 		if (!s)
 			break;
-		bind_text(s, 1, fp);
+		db_bind_text(s, 1, fp);
 		if (sqlite3_step(s) == SQLITE_ROW)
 			id = sqlite3_column_int64(s, 0);
 		end_reads(db);
@@ -640,12 +738,12 @@ int64_t db_machine_get(struct db *db, const json_t *si)
 		s = stmt(db, STMT_MACHINE_INSERT);
 		if (!s)
 			break;
-		bind_text(s, 1, host ? host : "unknown");
-		bind_text(s, 2, model);
+		db_bind_text(s, 1, host ? host : "unknown");
+		db_bind_text(s, 2, model);
 		if (json_is_integer(ncpus))
 			sqlite3_bind_int64(s, 3, json_integer_value(ncpus));
-		bind_text(s, 4, llc);
-		bind_text(s, 5, fp);
+		db_bind_text(s, 4, llc);
+		db_bind_text(s, 5, fp);
 		int64_t r = step_insert(db, s, "inserting machine");
 		if (r < 0)
 			break;
@@ -669,9 +767,9 @@ int64_t db_kernel_get(struct db *db, const json_t *si)
 		sqlite3_stmt *s = stmt(db, STMT_KERNEL_FIND);
 		if (!s)
 			break;
-		bind_text(s, 1, rel ? rel : "unknown");
-		bind_text(s, 2, ver ? ver : "");
-		bind_text(s, 3, hash ? hash : "");
+		db_bind_text(s, 1, rel ? rel : "unknown");
+		db_bind_text(s, 2, ver ? ver : "");
+		db_bind_text(s, 3, hash ? hash : "");
 		if (sqlite3_step(s) == SQLITE_ROW)
 			id = sqlite3_column_int64(s, 0);
 		end_reads(db);
@@ -680,14 +778,14 @@ int64_t db_kernel_get(struct db *db, const json_t *si)
 		s = stmt(db, STMT_KERNEL_INSERT);
 		if (!s)
 			break;
-		bind_text(s, 1, rel ? rel : "unknown");
-		bind_text(s, 2, ver ? ver : "");
-		bind_text(s, 3, hash ? hash : "");
+		db_bind_text(s, 1, rel ? rel : "unknown");
+		db_bind_text(s, 2, ver ? ver : "");
+		db_bind_text(s, 3, hash ? hash : "");
 		if (json_is_integer(hz))
 			sqlite3_bind_int64(s, 4, json_integer_value(hz));
 		if (json_is_integer(mc))
 			sqlite3_bind_int64(s, 5, json_integer_value(mc));
-		bind_text(s, 6, si_str(si, "preempt_build"));
+		db_bind_text(s, 6, si_str(si, "preempt_build"));
 		if (json_is_boolean(dyn))
 			sqlite3_bind_int(s, 7, json_is_true(dyn));
 		int64_t r = step_insert(db, s, "inserting kernel");
@@ -706,12 +804,12 @@ int64_t db_session_create(struct db *db, const struct db_session *ses)
 	sqlite3_stmt *s = stmt(db, STMT_SESSION_INSERT);
 	if (!s)
 		return -1;
-	bind_text(s, 1, ses->name);
-	bind_text(s, 2, ses->plan_path);
-	bind_text(s, 3, ses->plan_json);
-	bind_text(s, 4, ses->tag);
-	bind_text(s, 5, ses->target);
-	bind_text(s, 6, ses->version);
+	db_bind_text(s, 1, ses->name);
+	db_bind_text(s, 2, ses->plan_path);
+	db_bind_text(s, 3, ses->plan_json);
+	db_bind_text(s, 4, ses->tag);
+	db_bind_text(s, 5, ses->target);
+	db_bind_text(s, 6, ses->version);
 	sqlite3_bind_int64(s, 7, ses->seed);
 	return step_insert(db, s, "inserting session");
 }
@@ -772,8 +870,8 @@ int db_session_claim(struct db *db, int64_t sid, const struct db_owner *me,
 			sqlite3_bind_int64(s, 1, sid);
 			sqlite3_bind_int64(s, 2, me->pid);
 			sqlite3_bind_int64(s, 3, me->start);
-			bind_text(s, 4, me->host);
-			bind_text(s, 5, me->boot);
+			db_bind_text(s, 4, me->host);
+			db_bind_text(s, 5, me->boot);
 			ret = step_done(db, s, "claiming the session");
 		}
 	}
@@ -796,7 +894,7 @@ int db_session_release(struct db *db, int64_t sid, const struct db_owner *me)
 	sqlite3_bind_int64(s, 1, sid);
 	sqlite3_bind_int64(s, 2, me->pid);
 	sqlite3_bind_int64(s, 3, me->start);
-	bind_text(s, 4, me->host);
+	db_bind_text(s, 4, me->host);
 	return step_done(db, s, "releasing the session");
 }
 
@@ -806,7 +904,7 @@ int db_session_set_status(struct db *db, int64_t sid, const char *status)
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, sid);
-	bind_text(s, 2, status);
+	db_bind_text(s, 2, status);
 	return step_done(db, s, "updating session status");
 }
 
@@ -859,9 +957,9 @@ int64_t db_boot_plan(struct db *db, int64_t sid, int seq, int cfg, const char *k
 	sqlite3_bind_int64(s, 1, sid);
 	sqlite3_bind_int(s, 2, seq);
 	sqlite3_bind_int(s, 3, cfg);
-	bind_text(s, 4, kernel);
-	bind_text(s, 5, preempt);
-	bind_text(s, 6, cmdline ? cmdline : "");
+	db_bind_text(s, 4, kernel);
+	db_bind_text(s, 5, preempt);
+	db_bind_text(s, 6, cmdline ? cmdline : "");
 	return step_insert(db, s, "inserting boot");
 }
 
@@ -872,24 +970,24 @@ int db_boot_finish(struct db *db, int64_t boot_id, const struct db_boot_result *
 		return -1;
 	char *si = json_text(r->sysinfo);
 	sqlite3_bind_int64(s, 1, boot_id);
-	bind_text(s, 2, r->status);
+	db_bind_text(s, 2, r->status);
 	if (r->machine_id > 0)
 		sqlite3_bind_int64(s, 3, r->machine_id);
 	if (r->kernel_id > 0)
 		sqlite3_bind_int64(s, 4, r->kernel_id);
-	bind_text(s, 5, r->preempt);
-	bind_text(s, 6, r->cmdline);
-	bind_text(s, 7, r->boot_uuid);
-	bind_text(s, 8, r->method);
+	db_bind_text(s, 5, r->preempt);
+	db_bind_text(s, 6, r->cmdline);
+	db_bind_text(s, 7, r->boot_uuid);
+	db_bind_text(s, 8, r->method);
 	sqlite3_bind_double(s, 9, r->switch_s);
-	bind_text(s, 10, r->accel);
-	bind_text(s, 11, si);
-	bind_text(s, 12, r->console);
-	bind_text(s, 13, r->error);
+	db_bind_text(s, 10, r->accel);
+	db_bind_text(s, 11, si);
+	db_bind_text(s, 12, r->console);
+	db_bind_text(s, 13, r->error);
 	if (r->lava_job_id > 0)
 		sqlite3_bind_int64(s, 14, r->lava_job_id);
-	bind_text(s, 15, r->lava_job_url);
-	bind_text(s, 16, r->clock);
+	db_bind_text(s, 15, r->lava_job_url);
+	db_bind_text(s, 16, r->clock);
 	if (r->clock && r->clock_shift >= 0)
 		sqlite3_bind_int(s, 17, r->clock_shift);
 	int ret = step_done(db, s, "updating boot");
@@ -903,8 +1001,8 @@ int db_boot_set_git(struct db *db, int64_t boot_id, const char *commit, const ch
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, boot_id);
-	bind_text(s, 2, commit);
-	bind_text(s, 3, describe);
+	db_bind_text(s, 2, commit);
+	db_bind_text(s, 3, describe);
 	return step_done(db, s, "recording the boot's commit");
 }
 
@@ -915,7 +1013,7 @@ int db_boot_set_job(struct db *db, int64_t boot_id, int64_t job_id, const char *
 		return -1;
 	sqlite3_bind_int64(s, 1, boot_id);
 	sqlite3_bind_int64(s, 2, job_id);
-	bind_text(s, 3, url);
+	db_bind_text(s, 3, url);
 	return step_done(db, s, "recording the boot's job");
 }
 
@@ -925,8 +1023,8 @@ int db_kernel_set_git(struct db *db, int64_t kernel_id, const char *commit, cons
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, kernel_id);
-	bind_text(s, 2, commit);
-	bind_text(s, 3, describe);
+	db_bind_text(s, 2, commit);
+	db_bind_text(s, 3, describe);
 	return step_done(db, s, "recording the kernel's commit");
 }
 
@@ -949,9 +1047,9 @@ int64_t db_run_plan(struct db *db, int64_t sid, int64_t boot_id, int seq, int ro
 	sqlite3_bind_int64(s, 2, boot_id);
 	sqlite3_bind_int(s, 3, seq);
 	sqlite3_bind_int(s, 4, round);
-	bind_text(s, 5, workload);
-	bind_text(s, 6, params_json);
-	bind_text(s, 7, knobs_json ? knobs_json : "{}");
+	db_bind_text(s, 5, workload);
+	db_bind_text(s, 6, params_json);
+	db_bind_text(s, 7, knobs_json ? knobs_json : "{}");
 	sqlite3_bind_int(s, 8, rep);
 	return step_insert(db, s, "inserting run");
 }
@@ -1068,9 +1166,9 @@ int db_run_finish_start(struct db *db, int64_t run_id, const struct db_run_resul
 			goto fail;
 		}
 		sqlite3_bind_int64(s, 1, run_id);
-		bind_text(s, 2, r->hists[i].name);
-		bind_text(s, 3, r->hists[i].unit);
-		bind_text(s, 4, data);
+		db_bind_text(s, 2, r->hists[i].name);
+		db_bind_text(s, 3, r->hists[i].unit);
+		db_bind_text(s, 4, data);
 		int rc = step_done(db, s, "inserting histogram");
 		free(data);
 		if (rc)
@@ -1125,12 +1223,6 @@ int db_session_reset_running(struct db *db, int64_t sid)
 	return step_done(db, s, "resetting interrupted runs");
 }
 
-static char *col_dup(sqlite3_stmt *s, int i)
-{
-	const unsigned char *t = sqlite3_column_text(s, i);
-	return t ? strdup((const char *)t) : NULL;
-}
-
 static int db_pending_runs_rows(struct db *db, int64_t sid, struct db_pending_run **runs, size_t *n)
 {
 	sqlite3_stmt *s = stmt(db, STMT_PENDING);
@@ -1152,9 +1244,9 @@ static int db_pending_runs_rows(struct db *db, int64_t sid, struct db_pending_ru
 		r->seq = sqlite3_column_int(s, 2);
 		r->round = sqlite3_column_int(s, 3);
 		r->rep = sqlite3_column_int(s, 4);
-		r->workload = col_dup(s, 5);
-		r->params = col_dup(s, 6);
-		r->knobs = col_dup(s, 7);
+		r->workload = db_dup_col(s, 5);
+		r->params = db_dup_col(s, 6);
+		r->knobs = db_dup_col(s, 7);
 		r->cfg = sqlite3_column_int(s, 8);
 	}
 	if (rc != SQLITE_DONE) {
@@ -1195,12 +1287,12 @@ static int db_boot_load_rows(struct db *db, int64_t boot_id, struct db_boot_row 
 	b->id = sqlite3_column_int64(s, 0);
 	b->seq = sqlite3_column_int(s, 1);
 	b->cfg = sqlite3_column_int(s, 2);
-	b->kernel = col_dup(s, 3);
-	b->preempt = col_dup(s, 4);
-	b->cmdline = col_dup(s, 5);
-	b->status = col_dup(s, 6);
+	b->kernel = db_dup_col(s, 3);
+	b->preempt = db_dup_col(s, 4);
+	b->cmdline = db_dup_col(s, 5);
+	b->status = db_dup_col(s, 6);
 	b->lava_job_id = sqlite3_column_int64(s, 7);
-	b->lava_job_url = col_dup(s, 8);
+	b->lava_job_url = db_dup_col(s, 8);
 	return 0;
 }
 
@@ -1232,10 +1324,10 @@ static int db_session_load_rows(struct db *db, int64_t sid, char **plan_json, ch
 		db_seterr(db, "session %lld does not exist", (long long)sid);
 		return -1;
 	}
-	*plan_json = col_dup(s, 0);
-	*plan_path = col_dup(s, 1);
-	*tag = col_dup(s, 2);
-	*status = col_dup(s, 3);
+	*plan_json = db_dup_col(s, 0);
+	*plan_path = db_dup_col(s, 1);
+	*tag = db_dup_col(s, 2);
+	*status = db_dup_col(s, 3);
 	return 0;
 }
 
@@ -1283,7 +1375,7 @@ static int db_session_first_resumable_rows(struct db *db, int64_t sid, char **wh
 	sqlite3_bind_int64(s, 1, sid);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
-		*why = col_dup(s, 0);
+		*why = db_dup_col(s, 0);
 		return 0;
 	}
 	if (rc != SQLITE_DONE) {
@@ -1315,7 +1407,7 @@ static int db_lab_resolve_rows(struct db *db, const char *spec, char **id)
 		sqlite3_bind_int64(s, 1, strtoll(spec, NULL, 10));
 	int rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
-		*id = col_dup(s, 0);
+		*id = db_dup_col(s, 0);
 		return 0;
 	}
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
@@ -1342,7 +1434,7 @@ static int db_lab_sessions_rows(struct db *db, const char *id, struct db_lab_ses
 	size_t alloc = 0;
 	if (!s)
 		return -1;
-	bind_text(s, 1, id);
+	db_bind_text(s, 1, id);
 	int rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (*n == alloc) {
@@ -1356,9 +1448,9 @@ static int db_lab_sessions_rows(struct db *db, const char *id, struct db_lab_ses
 		}
 		struct db_lab_session *m = &(*out)[(*n)++];
 		m->sid = sqlite3_column_int64(s, 0);
-		m->plan_json = col_dup(s, 1);
-		m->plan_path = col_dup(s, 2);
-		m->label = col_dup(s, 3);
+		m->plan_json = db_dup_col(s, 1);
+		m->plan_path = db_dup_col(s, 2);
+		m->label = db_dup_col(s, 3);
 	}
 	if (rc != SQLITE_DONE) {
 		ERROR_SQLITE(db, "listing the sessions of a lab");
@@ -1438,4 +1530,128 @@ int db_query(struct db *db, const char *sql, db_row_fn fn, void *ctx)
 			break;
 	}
 	return 0;
+}
+
+/* ---- the nightly's reads of sessions (db.h) --------------------------- */
+
+void db_session_brief_free(struct db_session_brief *b)
+{
+	char **f[] = { &b->plan, &b->tag, &b->commit, &b->git_dir, &b->status, &b->machine };
+	for (size_t i = 0; b && i < sizeof(f) / sizeof(f[0]); i++)
+		free(*f[i]);
+	if (b)
+		memset(b, 0, sizeof(*b));
+}
+
+int db_session_brief(struct db *db, int64_t id, struct db_session_brief *out)
+{
+	memset(out, 0, sizeof(*out));
+	sqlite3_stmt *s = db_prep(db,
+		"SELECT s.name, s.tag, s.status,"
+		" (SELECT b.machine_id FROM boot b WHERE b.session_id = s.id AND b.status = 'ok'"
+		"   ORDER BY b.seq LIMIT 1),"
+		" (SELECT coalesce(b.kernel_commit, k.git_commit) FROM boot b LEFT JOIN kernel k"
+		"   ON k.id = b.kernel_id WHERE b.session_id = s.id AND b.status = 'ok'"
+		"   ORDER BY b.seq LIMIT 1),"
+		" coalesce(json_extract(s.plan_json, '$.matrix.kernel.git'),"
+		"   json_extract(s.plan_json, '$.matrix.kernel[0].git')),"
+		" (SELECT m.name FROM boot b JOIN machine m ON m.id = b.machine_id"
+		"   WHERE b.session_id = s.id AND b.status = 'ok' ORDER BY b.seq LIMIT 1),"
+		" EXISTS (SELECT 1 FROM run r JOIN metric mv ON mv.run_id = r.id"
+		"   WHERE r.session_id = s.id)"
+		" FROM session s WHERE s.id = ?");
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		out->id = id;
+		out->plan = db_dup_col(s, 0);
+		out->tag = db_dup_col(s, 1);
+		out->status = db_dup_col(s, 2);
+		out->machine_id = sqlite3_column_int64(s, 3);
+		out->commit = db_dup_col(s, 4);
+		out->git_dir = db_dup_col(s, 5);
+		out->machine = db_dup_col(s, 6);
+		out->has_results = sqlite3_column_int(s, 7);
+	} else {
+		db_seterr(db, "no session %lld", (long long)id);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+int64_t db_session_by_tag(struct db *db, const char *tag)
+{
+	sqlite3_stmt *s = db_prep(db, "SELECT coalesce(max(id), 0) FROM session WHERE tag = ?");
+	if (!s)
+		return -1;
+	db_bind_text(s, 1, tag);
+	return db_scalar(db, s);
+}
+
+int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int64_t from,
+			int64_t before, size_t max, const char *but_tag, int64_t **ids,
+			size_t *n)
+{
+	*ids = NULL;
+	*n = 0;
+	sqlite3_stmt *s = db_prep(db,
+		"SELECT s.id FROM session s WHERE s.name = ?1 AND s.nightly = 1"
+		" AND s.id < ?3 AND s.id >= ?2 AND (?6 IS NULL OR s.tag != ?6)"
+		" AND s.status NOT IN ('running', 'interrupted')"
+		" AND EXISTS (SELECT 1 FROM boot b WHERE b.session_id = s.id AND b.status = 'ok'"
+		"   AND b.machine_id = ?4)"
+		" AND EXISTS (SELECT 1 FROM run r JOIN metric mv ON mv.run_id = r.id"
+		"   WHERE r.session_id = s.id)"
+		" ORDER BY s.id DESC LIMIT ?5");
+	if (!s)
+		return -1;
+	db_bind_text(s, 1, plan);
+	sqlite3_bind_int64(s, 2, from);
+	sqlite3_bind_int64(s, 3, before);
+	sqlite3_bind_int64(s, 4, machine_id);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)max);
+	db_bind_text(s, 6, but_tag);
+	return db_collect_ids(db, s, ids, n);
+}
+
+char *db_session_runs_text(struct db *db, int64_t id)
+{
+	sqlite3_stmt *s = db_prep(db, "SELECT group_concat(n || ' ' || status, ', ') FROM (SELECT"
+				   " status, count(*) AS n FROM run WHERE session_id = ?"
+				   " GROUP BY status ORDER BY status)");
+	if (!s)
+		return NULL;
+	sqlite3_bind_int64(s, 1, id);
+	char *t = NULL;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		t = db_dup_col(s, 0);
+	if (!t)
+		t = strdup("no runs");
+	sqlite3_finalize(s);
+	return t;
+}
+
+int db_sessions_by_tag(struct db *db, const char *tag, int64_t **ids, size_t *n)
+{
+	*ids = NULL;
+	*n = 0;
+	sqlite3_stmt *s = db_prep(db, "SELECT id FROM session WHERE tag = ? ORDER BY id");
+	if (!s)
+		return -1;
+	db_bind_text(s, 1, tag);
+	return db_collect_ids(db, s, ids, n);
+}
+
+int db_session_has_metric(struct db *db, int64_t sid, const char *metric)
+{
+	sqlite3_stmt *s = db_prep(db, "SELECT EXISTS (SELECT 1 FROM metric m JOIN run r"
+				      " ON r.id = m.run_id WHERE r.session_id = ?1 AND"
+				      " (m.name = ?2 OR m.workload || '.' || m.name = ?2))");
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, sid);
+	db_bind_text(s, 2, metric);
+	return db_scalar(db, s);
 }

@@ -37,6 +37,9 @@ int db_latest_version(void);
 /* apply migrations up to `version` (db_latest_version() for all) */
 int db_migrate_to(struct db *db, int version);
 
+/* a write transaction (BEGIN IMMEDIATE: the write lock at once, waiting up
+ * to the busy timeout for another process's); inside one already, a
+ * savepoint of it, which db_commit releases and db_rollback undoes alone */
 int db_begin(struct db *db);
 int db_commit(struct db *db);
 void db_rollback(struct db *db);
@@ -212,5 +215,38 @@ void db_lab_sessions_free(struct db_lab_session *s, size_t n);
 typedef int (*db_row_fn)(void *ctx, int ncols, const char *const *names,
 			 const char *const *values);
 int db_query(struct db *db, const char *sql, db_row_fn fn, void *ctx);
+
+/* ---- the nightly's reads of sessions ------------------------------------ */
+
+/* what the robot needs of a session: its plan name, tag, the machine its
+ * first good boot ran on (0: none), the kernel commit of that boot (NULL:
+ * not from git) and the repository of the plan's git kernel (NULL) */
+struct db_session_brief {
+	int64_t id;
+	char *plan, *tag, *commit, *git_dir, *status;
+	int64_t machine_id;
+	char *machine;
+	int has_results;
+};
+int db_session_brief(struct db *db, int64_t id, struct db_session_brief *out);
+void db_session_brief_free(struct db_session_brief *b);
+/* "12 ok, 1 failed": the runs of a session by status (malloc'd, NULL on
+ * error) */
+char *db_session_runs_text(struct db *db, int64_t id);
+/* the newest session tagged `tag` (0: none) */
+int64_t db_session_by_tag(struct db *db, const char *tag);
+/* 1 when session sid stored metric `metric` ("name" or "workload.name"),
+ * 0 when not, -1 on error */
+int db_session_has_metric(struct db *db, int64_t sid, const char *metric);
+/* every session tagged `tag` (a lab's members share it), oldest first */
+int db_sessions_by_tag(struct db *db, const char *tag, int64_t **ids, size_t *n);
+
+/* the nightly's complete sessions (session.nightly, schema 15: whatever
+ * their tag; not running, not interrupted: a night cut short is no
+ * baseline) with results (but not `but_tag`: the other members of tonight's lab) of `plan` on machine `machine_id`, with
+ * from <= id < before (from 0: any), newest first, at most max of them */
+int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int64_t from,
+			int64_t before, size_t max, const char *but_tag, int64_t **ids,
+			size_t *n);
 
 #endif

@@ -10,7 +10,11 @@
 # two C files share a basename, because the library archives store members
 # by basename and a second jbb.o silently replaces the first (the programs'
 # entry points, harness/cli/main.c and harness/agent/main.c, are linked as
-# objects, never archived, and are the one name allowed twice).
+# objects, never archived, and are the one name allowed twice). And
+# harness/cli holds commands only: no SQL text (a string literal that starts
+# with an SQL statement: the queries live in db/) and no child-process
+# orchestration (proc_run, proc_start and the like, fork, exec*, system,
+# popen: the children of a command are started by harness/orchestrate).
 # Prints one line per violation (file:line: what) and exits 1 if any.
 #
 # One find and one awk over every file: a check that starts a few processes
@@ -28,7 +32,7 @@ harness/util:
 harness/agent: harness/util
 harness/targets: harness/agent harness/util
 harness/results: analysis db harness/util
-harness/orchestrate: analysis db workloads harness/agent harness/targets harness/util
+harness/orchestrate: analysis db workloads harness/agent harness/results harness/targets harness/util
 harness/serve: analysis db harness/orchestrate harness/results harness/util
 harness/cli: analysis db workloads harness/agent harness/orchestrate harness/results harness/serve harness/targets harness/util
 '
@@ -37,7 +41,6 @@ harness/cli: analysis db workloads harness/agent harness/orchestrate harness/res
 # has any is named in a note (remove its line); the list is meant to shrink.
 sql_exceptions='
 workloads/pgbench.c: the pgbench custom script it writes is SQL for the PostgreSQL under test, not our database
-harness/cli/robot_cli.c: known exception: reads a session'"'"'s plan_json with SQL; to move into db/
 '
 
 files=$(find analysis db workloads harness -name '*.[ch]' 2>/dev/null | LC_ALL=C sort)
@@ -106,6 +109,14 @@ layer != "db" && /"[^"]*(SELECT|INSERT|UPDATE|DELETE)[ (]/ && !/^[ \t]*(\*|\/\/|
 	}
 }
 { prev = $0 }
+layer == "harness/cli" && /(^|[^\\])"(SELECT|INSERT|UPDATE|DELETE|WITH|CREATE|PRAGMA|REPLACE) / {
+	print FILENAME ":" FNR ": SQL text in harness/cli (a query belongs in db/, behind a function)"
+	bad = 1
+}
+layer == "harness/cli" && /(^|[^A-Za-z0-9_])(proc_(run|start|capture|wait|try_wait|stop|kill)|fork|vfork|exec[lv]p?e?|posix_spawnp?|system|popen) *\(/ {
+	print FILENAME ":" FNR ": a child process started in harness/cli (harness/orchestrate starts the children)"
+	bad = 1
+}
 END {
 	for (f in sqlok)
 		if (!sqlseen[f])

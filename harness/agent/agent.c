@@ -65,6 +65,7 @@
  */
 #include "harness/agent/agent.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -372,6 +373,54 @@ out:
 	return rc;
 }
 
+/*
+ * A run's folder carries a marker naming the agent that made it (its pid
+ * and start time, proc_start_time): an agent killed with SIGKILL cannot
+ * remove its folder, so the next exec of any agent of this user removes
+ * the marked folders whose agent is gone. Only folders with the marker,
+ * of this user, are touched: never one by its name alone.
+ */
+#define RUN_MARK ".schedlab-agent"
+
+static void mark_run_dir(const char *dir)
+{
+	char *p = xstrfmt("%s/" RUN_MARK, dir);
+	FILE *f = fopen(p, "we");
+	if (f) {
+		fprintf(f, "%ld %llu\n", (long)getpid(), proc_start_time(getpid()));
+		fclose(f);
+	}
+	free(p);
+}
+
+static void clean_stale_runs(void)
+{
+	DIR *d = opendir("/tmp");
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "schedlab-run-", 13))
+			continue;
+		char *dir = xstrfmt("/tmp/%s", e->d_name);
+		char *mark = xstrfmt("%s/" RUN_MARK, dir);
+		struct stat st;
+		struct strbuf sb = STRBUF_INIT;
+		const char *why;
+		long pid = 0;
+		unsigned long long start = 0;
+		if (!lstat(dir, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+		    !strbuf_read_regular(&sb, mark, 256, &why) &&
+		    sscanf(sb.buf, "%ld %llu", &pid, &start) == 2 && pid > 0 &&
+		    proc_start_time((pid_t)pid) != start)
+			rm_tree(dir);
+		strbuf_release(&sb);
+		free(mark);
+		free(dir);
+	}
+	closedir(d);
+}
+
 /* argv, and the run directory under /tmp */
 static int exec_prepare(struct exec_run *r, struct strbuf *err)
 {
@@ -394,12 +443,14 @@ static int exec_prepare(struct exec_run *r, struct strbuf *err)
 	}
 	if (resolve_tool(r->st, bundle, &r->argv, &r->exe, &r->tool, err) < 0)
 		return -1;
+	clean_stale_runs();
 	strcpy(r->dir, "/tmp/schedlab-run-XXXXXX");
 	if (!mkdtemp(r->dir)) {
 		strbuf_addf(err, "cannot create a run directory under /tmp: %s", strerror(errno));
 		return -1;
 	}
 	r->have_dir = 1;
+	mark_run_dir(r->dir);
 	return exec_write_inputs(r, err);
 }
 

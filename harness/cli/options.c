@@ -5,6 +5,7 @@
  * by its setup flag, the compare job that `compare` and `check` share, the
  * final check of stdout).
  */
+#include "harness/util/tag.h"
 #include "harness/cli/options.h"
 
 #include <ctype.h>
@@ -97,14 +98,7 @@ int cmd_finish(int rc)
 
 int cli_valid_tag(const char *t)
 {
-	size_t n = t ? strlen(t) : 0;
-	if (!n || n > CLI_TAG_MAX || !strcmp(t, ".") || !strcmp(t, ".."))
-		return 0;
-	for (const char *p = t; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-'))
-			return 0;
-	return 1;
+	return tag_valid(t);
 }
 
 int cli_valid_date(const char *s)

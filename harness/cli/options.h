@@ -33,6 +33,7 @@
 
 #include <stddef.h>
 
+#include "harness/util/tag.h"
 #include "harness/results/format.h"
 
 enum cli_kind {
@@ -97,7 +98,7 @@ int cli_valid_date(const char *s);
 /* a session tag (run --tag, nightly --tag): 1 to 64 letters, digits, '.',
  * '_' or '-', not "." or "..": it becomes a file name (nightly's report
  * TAG.html in --out-dir), so never a path, a newline or a control character */
-#define CLI_TAG_MAX 64
+#define CLI_TAG_MAX TAG_MAX
 int cli_valid_tag(const char *t);
 
 #endif

@@ -139,16 +139,23 @@ static size_t lab_reap(struct lab_member *m, size_t n)
 	return ended;
 }
 
-/* the worst exit code of the members: 2, 130, 1, 0 */
+int exit_worse(int a, int b)
+{
+	static const int order[] = { 2, 130, 1, 3, 4 };
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (a == order[i] || b == order[i])
+			return order[i];
+	return a || b ? 2 : 0;
+}
+
+/* the worst exit code of the members (exit_worse; a member's 3 or 4 is
+ * none of its own: 2) */
 static int lab_worst(const struct lab_member *m, size_t n)
 {
-	int any2 = 0, any130 = 0, any1 = 0;
-	for (size_t i = 0; i < n; i++) {
-		any2 |= m[i].rc == 2 || m[i].rc < 0 || (m[i].rc != 0 && m[i].rc != 1 && m[i].rc != 130);
-		any130 |= m[i].rc == 130;
-		any1 |= m[i].rc == 1;
-	}
-	return any2 ? 2 : any130 ? 130 : any1 ? 1 : 0;
+	int rc = 0;
+	for (size_t i = 0; i < n; i++)
+		rc = exit_worse(rc, m[i].rc < 0 || m[i].rc == 3 || m[i].rc == 4 ? 2 : m[i].rc);
+	return rc;
 }
 
 /* fork one child per member, forward signals, wait, combine the exit codes */

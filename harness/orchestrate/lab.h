@@ -53,4 +53,12 @@ int lab_resume(struct lab *lab, struct db **db, const char *dbpath, const struct
 	       struct strbuf *err);
 void lab_release(struct lab *lab);
 
+/*
+ * The worse of two exit codes, for a lab's members and a night's sessions
+ * alike (one order): 2 (setup failure, and any code not listed here), 130
+ * (interrupted), 1 (regression), 3 (runs failed: nightly), 4 (the hook
+ * failed: nightly), 0.
+ */
+int exit_worse(int a, int b);
+
 #endif

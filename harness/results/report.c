@@ -42,6 +42,7 @@
 #include "analysis/hist.h"
 #include "analysis/stats.h"
 #include "db/alert_store.h"
+#include "db/culprit.h"
 #include "db/results.h"
 
 #define CONFIG_DIMS ((1u << DIM_KERNEL) | (1u << DIM_PREEMPT) | (1u << DIM_HZ) | \
@@ -864,8 +865,13 @@ static int load_alerts(struct report *r, struct db *db, struct strbuf *err)
 			a->kind = xstrdup(al[k].kind);
 			a->metric = xstrfmt("%s.%s", al[k].workload, al[k].metric);
 			a->series = xstrdup(al[k].series_label ? al[k].series_label : "");
-			const char *c = g.culprit ? strstr(g.culprit, "\"commit\":\"") : NULL;
-			a->culprit = c ? xstrfmt("%.12s", c + 10) : xstrdup("");
+			struct db_culprit c;
+			if (!db_culprit_decode(g.culprit, &c)) {
+				a->culprit = xstrfmt("%.12s", c.commit);
+				db_culprit_free(&c);
+			} else {
+				a->culprit = xstrdup("");
+			}
 			a->range = xstrdup(g.range_key ? g.range_key : "");
 			a->change_pct = al[k].change_pct;
 			a->ci_lo = al[k].ci_lo;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analysis/verdict.h"
+#include "db/culprit.h"
 #include "db/night_store.h"
 
 #define ROBOT_ALPHA 0.05
@@ -1134,12 +1135,6 @@ out:
 
 /* ---- the culprit report ---------------------------------------------------- */
 
-static const char *jstr(json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "";
-}
-
 int robot_group_report(struct db *db, int64_t gid, struct strbuf *out, struct strbuf *err)
 {
 	struct db_alert_group g;
@@ -1157,34 +1152,33 @@ int robot_group_report(struct db *db, int64_t gid, struct strbuf *out, struct st
 	}
 	struct db_session_brief bad = { 0 };
 	db_session_brief(db, g.bad_session, &bad);
-	json_t *c = g.culprit ? json_loads(g.culprit, 0, NULL) : NULL;
+	/* built here, escaped at the end: a subject, an author, a series label
+	   or a reason reaches a mail or a terminal without a control character */
+	struct strbuf raw = STRBUF_INIT;
+	struct strbuf *keep = out;
+	out = &raw;
+	struct db_culprit cu;
+	int c = !db_culprit_decode(g.culprit, &cu);
 	const char *status = n ? alert_state_name(al[0].status) : "?";
 	if (c)
 		strbuf_addf(out, "schedlab: %s is the first bad commit of alert group %lld\n\n",
-			    jstr(c, "commit"), (long long)gid);
+			    cu.commit, (long long)gid);
 	else
 		strbuf_addf(out, "schedlab: alert group %lld, %s\n\n", (long long)gid, status);
 	if (c) {
-		strbuf_addf(out, "commit:   %s\nsubject:  %s\nauthor:   %s\n", jstr(c, "commit"),
-			    jstr(c, "subject"), jstr(c, "author"));
-		json_t *e = json_object_get(c, "effect");
-		if (json_is_object(e)) {
-			strbuf_addstr(out, "effect:   ");
-			json_t *ch = json_object_get(e, "change_pct"), *ci = json_object_get(e, "ci_pct");
-			if (json_is_number(ch))
-				strbuf_addf(out, "%+.1f%%", json_number_value(ch));
-			if (json_is_array(ci) && json_array_size(ci) == 2)
-				strbuf_addf(out, " [%+.1f, %+.1f]",
-					    json_number_value(json_array_get(ci, 0)),
-					    json_number_value(json_array_get(ci, 1)));
-			if (json_is_number(json_object_get(e, "p")))
-				strbuf_addf(out, ", p=%.2g", json_number_value(json_object_get(e, "p")));
+		strbuf_addf(out, "commit:   %s\nsubject:  %s\nauthor:   %s\n", cu.commit,
+			    cu.subject ? cu.subject : "", cu.author ? cu.author : "");
+		if (isfinite(cu.change_pct)) {
+			strbuf_addf(out, "effect:   %+.1f%%", cu.change_pct);
+			if (isfinite(cu.ci_lo) && isfinite(cu.ci_hi))
+				strbuf_addf(out, " [%+.1f, %+.1f]", cu.ci_lo, cu.ci_hi);
+			if (isfinite(cu.p))
+				strbuf_addf(out, ", p=%.2g", cu.p);
 			strbuf_addstr(out, " against the good end\n");
 		}
-		json_t *eb = json_object_get(c, "error_bound");
-		if (json_is_number(eb))
+		if (isfinite(cu.error_bound))
 			strbuf_addf(out, "how sure: the whole bisection's error rate is at most %.3g "
-				    "(each call a test at its share of it)\n", json_number_value(eb));
+				    "(each call a test at its share of it)\n", cu.error_bound);
 	} else if (g.why) {
 		strbuf_addf(out, "unresolved: %s\n", g.why);
 	}
@@ -1216,19 +1210,16 @@ int robot_group_report(struct db *db, int64_t gid, struct strbuf *out, struct st
 			    al[i].value, al[i].unit ? al[i].unit : "", ch.buf);
 		strbuf_release(&ch);
 	}
-	json_t *steps = c ? json_object_get(c, "steps") : NULL;
-	if (json_is_array(steps) && json_array_size(steps)) {
+	if (c && cu.nsteps) {
 		strbuf_addstr(out, "\ncommits tested:\n");
-		for (size_t i = 0; i < json_array_size(steps); i++) {
-			json_t *s = json_array_get(steps, i);
-			strbuf_addf(out, "  %.12s %-7s %s\n", jstr(s, "commit"), jstr(s, "verdict"),
-				    jstr(s, "why"));
-		}
+		for (size_t i = 0; i < cu.nsteps; i++)
+			strbuf_addf(out, "  %.12s %-7s %s\n", cu.steps[i].commit ? cu.steps[i].commit : "",
+				    cu.steps[i].verdict ? cu.steps[i].verdict : "",
+				    cu.steps[i].why ? cu.steps[i].why : "");
 	}
-	if (c && json_is_integer(json_object_get(c, "builds")))
-		strbuf_addf(out, "cost: %lld builds, %lld boots\n",
-			    (long long)json_integer_value(json_object_get(c, "builds")),
-			    (long long)json_integer_value(json_object_get(c, "boots")));
+	if (c && cu.builds >= 0)
+		strbuf_addf(out, "cost: %ld builds, %ld boots\n", cu.builds,
+			    cu.boots >= 0 ? cu.boots : 0L);
 	strbuf_addstr(out, "\nto reproduce:\n");
 	if (g.bisect_id)
 		strbuf_addf(out, "  schedlab bisect --resume %lld          # the bisection's log\n",
@@ -1238,7 +1229,10 @@ int robot_group_report(struct db *db, int64_t gid, struct strbuf *out, struct st
 			    al[0].workload, al[0].metric, (long long)g.good_session,
 			    (long long)g.bad_session);
 	strbuf_addf(out, "  schedlab alerts show %lld\n", n ? (long long)al[0].id : 0LL);
-	json_decref(c);
+	strbuf_addprintable(keep, raw.buf, 1);
+	strbuf_release(&raw);
+	if (c)
+		db_culprit_free(&cu);
 	db_session_brief_free(&bad);
 	db_alerts_free(al, n);
 	db_alert_group_free(&g);

@@ -279,3 +279,13 @@ const char **strvec_argv(struct strvec *sv)
 	}
 	return sv->v;
 }
+
+void strbuf_addprintable(struct strbuf *sb, const char *s, int keep_nl)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		if ((*p < 0x20 && !(keep_nl && *p == '\n')) || *p == 0x7f)
+			strbuf_addf(sb, "\\x%02x", *p);
+		else
+			strbuf_addch(sb, *p);
+	}
+}

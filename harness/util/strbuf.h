@@ -35,6 +35,9 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_trim(struct strbuf *sb);
+/* s for a terminal: every control character (a terminal escape in a note or
+ * a commit subject) as \xNN, but a newline when keep_nl */
+void strbuf_addprintable(struct strbuf *sb, const char *s, int keep_nl);
 /* keep only the last `max` bytes (for stdout/stderr tails) */
 /* keep the last max bytes (fewer when that would start inside a UTF-8
  * character) */

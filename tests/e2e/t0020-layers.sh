@@ -62,6 +62,17 @@ fresh
 printf '#include <sqlite3.h>\n' >>"$TMP/tree/harness/cli/cmd_query.c"
 expect_exit 1 "<sqlite3.h> outside db/ is refused" scripts/check-layers.sh "$TMP/tree"
 
+# harness/cli holds commands only (issue 40)
+fresh
+printf 'static const char *q = "SELECT plan_json FROM session WHERE id = ?";\n' >>"$TMP/tree/harness/cli/cmd_alerts.c"
+expect_exit 1 "SQL text in harness/cli is refused" scripts/check-layers.sh "$TMP/tree"
+contains "... by file and line, saying where it goes" "$TMP/out" "harness/cli/cmd_alerts.c:"
+
+fresh
+printf 'static int f(struct child *c, struct strbuf *e) { return proc_start(c, e); }\n' >>"$TMP/tree/harness/cli/cmd_nightly.c"
+expect_exit 1 "a child process started in harness/cli is refused" scripts/check-layers.sh "$TMP/tree"
+contains "... saying who starts children" "$TMP/out" "harness/orchestrate starts the children"
+
 fresh
 cp "$TMP/tree/workloads/jbb.c" "$TMP/tree/workloads/native/jbb.c"
 expect_exit 1 "two C files with one basename are refused" scripts/check-layers.sh "$TMP/tree"

@@ -54,6 +54,12 @@ equals "nightly session tagged by date" "$(sql "SELECT tag FROM session WHERE id
 check "nightly wrote the HTML report" test -s "$TMP/reports/nightly-2026-01-02.html"
 expect_exit 2 "nightly: bad baseline size is a setup failure" $NIGHTLY -n x -t nightly-x
 expect_exit 2 "nightly: missing plan is a setup failure" contrib/schedlab-nightly -p "$TMP/none.json" -d "$DB" -o "$TMP/reports"
+# the hook's time limit reaches schedlab nightly (-K, SCHEDLAB_ON_ALERT_TIMEOUT; issue 40)
+printf '#!/bin/sh\necho "$@"\n' >"$TMP/echo-sl" && chmod +x "$TMP/echo-sl"
+expect_exit 0 "nightly -H CMD -K 42: the hook and its time limit passed on" \
+	env SCHEDLAB="$TMP/echo-sl" contrib/schedlab-nightly -p "$TMP/ab.json" -d "$DB" -H cat -K 42
+contains "... as --on-alert-timeout" "$TMP/out" "--on-alert cat --on-alert-timeout 42"
+expect_exit 2 "nightly -K 0 is a setup failure" env SCHEDLAB="$TMP/echo-sl" contrib/schedlab-nightly -p "$TMP/ab.json" -K 0
 
 # ---- report ----------------------------------------------------------------------
 expect_exit 0 "report --help" "$SL" report --help

@@ -11,6 +11,8 @@
 #    the lock);
 #  - a waiter stopped with SIGINT while waiting exits 130, its session left
 #    to resume;
+#  - a nightly killed with SIGKILL mid-run: the same nightly again resumes
+#    its session (`run --resume`), not a second one beside it (issue 40);
 #  - two local members of one lab still run side by side (t0710 checks it),
 #    and a nightly over such a lab judges each member's session;
 #  - the lock's descriptor stays with schedlab (issue 40): while a nightly's
@@ -18,7 +20,9 @@
 #    the agent no workload process of the run is left (its process group
 #    ends with the agent: the guardian of harness/util/proc.h) and, once
 #    the nightly is over, no process holds the lock (sl-pingpong with its
-#    stages as processes, 30 s long unless stopped; about 1 s);
+#    stages as processes, 30 s long unless stopped; about 1 s); the run
+#    folder the killed agent left (known by its marker) is removed by the
+#    next agent's run, and no folder of a live agent or without the marker;
 #  - a test script holding the local target (lib.sh: hold_local_target, as
 #    the knob tests do) locks the file a session locks: its own sessions go
 #    ahead, another's waits for the script; a second such script waits at
@@ -152,6 +156,32 @@ expect_exit 0 "nightly over a lab of two local members" \
 equals "... both members' sessions judged" "$(grep -c 'no baseline yet: this is the first nightly session of lock-lab' "$TMP/out")" 2
 equals "... a report each" "$(ls "$TMP/rep" | grep -c '^nightly-lab-session-[0-9]*\.html$')" 2
 equals "... and the session's own report beside each" "$(ls "$TMP/rep" | grep -c '^nightly-lab-session-[0-9]*-detail\.html$')" 2
+# ---- a nightly killed mid-run: the same tag again resumes its session (issue 40) ----------
+KDB=$TMP/k.db
+schedlab nightly --plan "$TMP/slow.json" --db "$KDB" --out-dir "$TMP/rep" --tag nightly-k \
+	>"$TMP/k1.out" 2>"$TMP/k1.err" &
+N=$!
+CLEANUP_CMDS+=("kill -9 $N")
+for i in $(seq 600); do
+	[ "$(sqlite3 -batch "$KDB" "SELECT count(*) FROM run WHERE status = 'ok'" 2>/dev/null)" -gt 0 ] 2>/dev/null && break
+	sleep 0.1
+done
+kill -9 "$N"
+{ wait "$N"; } 2>/dev/null
+# its run child ends with it (SIGTERM at the nightly's death) and stores its
+# session interrupted
+for i in $(seq 600); do
+	[ "$(sqlite3 -batch "$KDB" "SELECT status FROM session WHERE tag = 'nightly-k'" 2>/dev/null)" = interrupted ] && break
+	sleep 0.1
+done
+equals "a nightly killed mid-run leaves its session interrupted" \
+	"$(sqlite3 -batch "$KDB" "SELECT status FROM session WHERE tag = 'nightly-k'")" interrupted
+expect_exit 0 "the same nightly again" \
+	schedlab nightly --plan "$TMP/slow.json" --db "$KDB" --out-dir "$TMP/rep" --tag nightly-k
+contains "... resumes the session it left" "$TMP/err" "was left unfinished (an earlier nightly was stopped): resuming it"
+equals "... one session tonight, done, all its runs measured" \
+	"$(sqlite3 -batch "$KDB" "SELECT count(*) || ' ' || max(status) FROM session WHERE tag = 'nightly-k'; SELECT count(*) FROM run WHERE status = 'ok'" | tr '\n' ' ')" "1 done 3 "
+
 # ---- the lock's descriptor stays with schedlab; a workload ends with its agent -----------
 cat >"$TMP/pp.json" <<'EOF'
 {"name": "lock-agent", "target": "local", "repetitions": 1,
@@ -185,6 +215,12 @@ for p in $(ours_named schedlab-agent); do
 	[ "$(ps -o pgid= -p "$p" | tr -d ' ')" = "$p" ] && AG=$p # the agent leads its group
 done
 check "... its agent found" test -n "$AG"
+# its run folder, known by the marker that names its agent (never by name)
+RUNDIR=""
+for m in /tmp/schedlab-run-*/.schedlab-agent; do
+	[ "$(cut -d' ' -f1 "$m" 2>/dev/null)" = "$AG" ] && RUNDIR=${m%/.schedlab-agent}
+done
+check "... its run folder carries the marker naming it" test -n "$RUNDIR"
 kill -9 "$AG"
 for i in $(seq 100); do [ -z "$(ours_named sl-pingpong)" ] && break; sleep 0.1; done
 equals "kill -9 of the agent: no workload process of the run is left (within 10 s)" \
@@ -194,4 +230,16 @@ wait "$N"
 equals "... the nightly ends (exit 3: its run was lost)" "$?" 3
 equals "... and then no process holds the target lock" "$(lock_holders | tr '\n' ' ')" ""
 no_leftovers "no workload processes left"
+# the folder the killed agent left is removed by the next agent's run; one
+# whose agent lives, or without the marker, is not touched
+check "... the killed agent's run folder is left at first" test -d "$RUNDIR"
+LIVE=$(mktemp -d /tmp/schedlab-run-t0840-XXXXXX) BARE=$(mktemp -d /tmp/schedlab-run-t0840-XXXXXX)
+CLEANUP_CMDS+=("rm -rf '$LIVE' '$BARE' '$RUNDIR'")
+read -r st <"/proc/$$/stat"
+set -- ${st##*) }
+echo "$$ ${20}" >"$LIVE/.schedlab-agent"
+expect_exit 0 "a later run on the target" schedlab run "$TMP/quick.json" --db "$TMP/pp.db" --quiet
+check "... removed the run folder of the agent that was killed" test ! -e "$RUNDIR"
+check "... not one whose agent lives" test -d "$LIVE"
+check "... nor one without the marker" test -d "$BARE"
 done_testing

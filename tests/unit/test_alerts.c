@@ -7,6 +7,10 @@
  * grouping (alerts with one range share a group, another range or machine
  * gets its own), status moves with their events (refused ones write
  * nothing), reopening to culprit found, the filters of `alerts list`.
+ * Issue 40: the one function that decides a move (alert_move_decide), the
+ * open states as the store asks for them, the culprit's codec (a subject
+ * that is not UTF-8 is kept), a group move that skips what the life cycle
+ * does not allow, and a transaction inside a transaction (a savepoint).
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +20,7 @@
 
 #include "db/alert_store.h"
 #include "db/alertstate.h"
+#include "db/culprit.h"
 #include "db/db.h"
 #include "harness/util/strbuf.h"
 #include "tests/unit/tap.h"
@@ -273,6 +278,102 @@ TEST(store_grouping_and_moves)
 	db_close(db);
 }
 
+TEST(move_decided_in_one_place)
+{
+	char why[400];
+	enum alert_state dest;
+	CHECK(alert_move_decide(ALERT_NEW, ALERT_BISECTING, ALERT_BY_ROBOT, 0, &dest, why,
+				sizeof(why)) == ALERT_MOVE_DO && dest == ALERT_BISECTING);
+	/* there already: nothing to do, not an error of the life cycle */
+	CHECK(alert_move_decide(ALERT_BISECTING, ALERT_BISECTING, ALERT_BY_PERSON, 0, &dest, why,
+				sizeof(why)) == ALERT_MOVE_NONE);
+	CHECK(strstr(why, "bisecting already") != NULL);
+	CHECK(alert_move_decide(ALERT_EXPECTED, ALERT_BISECTING, ALERT_BY_PERSON, 0, &dest, why,
+				sizeof(why)) == ALERT_MOVE_REFUSED);
+	CHECK(strstr(why, "it is expected and cannot become bisecting") != NULL);
+	/* reopening goes back to culprit found when the group has one */
+	CHECK(alert_move_decide(ALERT_FIXED, ALERT_NEW, ALERT_BY_PERSON, 1, &dest, why,
+				sizeof(why)) == ALERT_MOVE_DO && dest == ALERT_CULPRIT);
+	CHECK(alert_move_decide(ALERT_FIXED, ALERT_NEW, ALERT_BY_PERSON, 0, &dest, why,
+				sizeof(why)) == ALERT_MOVE_DO && dest == ALERT_NEW);
+	CHECK_STR(alert_open_words(), ",new,bisecting,culprit,unresolved,acknowledged,");
+}
+
+TEST(culprit_codec)
+{
+	struct db_culprit c, d;
+	db_culprit_init(&c);
+	CHECK(db_culprit_encode(&c) == NULL);   /* no commit: no culprit */
+	c.commit = xstrdup("0123456789abcdef");
+	c.subject = xstrdup("sched: caf\xe9 (ISO-8859-1)");   /* not UTF-8 */
+	c.author = xstrdup("Ann <ann@example.org>");
+	c.change_pct = 12.5;
+	c.ci_lo = 10;
+	c.ci_hi = 15;
+	c.bisect_id = 7;
+	c.builds = 3;
+	c.boots = 9;
+	c.steps = xcalloc(1, sizeof(*c.steps));
+	c.steps[0] = (struct db_culprit_step){ xstrdup("0123"), xstrdup("mid"), xstrdup("bad"),
+					       xstrdup("") };
+	c.nsteps = 1;
+	char *t = db_culprit_encode(&c);
+	CHECK(t != NULL);
+	CHECK(t && db_culprit_decode(t, &d) == 0);
+	if (t) {
+		CHECK_STR(d.commit, "0123456789abcdef");
+		CHECK_STR(d.subject, "sched: caf\xc3\xa9 (ISO-8859-1)");
+		CHECK(d.change_pct == 12.5 && d.ci_lo == 10 && d.ci_hi == 15 && isnan(d.p));
+		CHECK(d.bisect_id == 7 && d.builds == 3 && d.boots == 9 && d.nsteps == 1);
+		CHECK(d.nsteps == 1 && !strcmp(d.steps[0].verdict, "bad"));
+		db_culprit_free(&d);
+	}
+	CHECK(db_culprit_decode("{\"why\": \"x\"}", &d) == -1);
+	CHECK(db_culprit_decode(NULL, &d) == -1);
+	CHECK(db_culprit_decode("not json", &d) == -1);
+	free(t);
+	db_culprit_free(&c);
+}
+
+TEST(group_move_and_nested_transactions)
+{
+	struct db *db = fixture("group.db");
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	struct db_alert_group g = { .plan = "nightly", .machine_id = 1, .range_key = "a..b",
+				    .good_session = 1, .bad_session = 2, .ncommits = -1 };
+	int existed;
+	int64_t gid = db_alert_group_find_or_add(db, &g, &existed);
+	int64_t a1 = add(db, gid, "time_s", "{}", 1, 2), a2 = add(db, gid, "time_s", "{}", 1, 2);
+	CHECK(a1 > 0 && a2 > 0);
+	CHECK(db_alert_move(db, a2, ALERT_EXPECTED, ALERT_BY_PERSON, "x", 0) == 0);
+	/* the robot's group move: the alert it may move moves, the expected one
+	   is left as it is (no error) */
+	size_t moved = 9;
+	CHECK(db_alert_group_move(db, gid, -1, ALERT_BISECTING, ALERT_BY_ROBOT, "go", 0,
+				  &moved) == 0 && moved == 1);
+	struct db_alert x;
+	CHECK(db_alert_get(db, a1, &x) == 0 && x.status == ALERT_BISECTING);
+	db_alert_free(&x);
+	CHECK(db_alert_get(db, a2, &x) == 0 && x.status == ALERT_EXPECTED);
+	db_alert_free(&x);
+	/* a move inside the caller's transaction is a savepoint of it: undone
+	   with the caller's rollback, kept with its commit */
+	CHECK(db_begin(db) == 0);
+	CHECK(db_alert_move(db, a1, ALERT_UNRESOLVED, ALERT_BY_ROBOT, "y", 0) == 0);
+	db_rollback(db);
+	CHECK(db_alert_get(db, a1, &x) == 0 && x.status == ALERT_BISECTING);
+	db_alert_free(&x);
+	CHECK(db_begin(db) == 0);
+	CHECK(db_alert_move(db, a1, ALERT_EXPECTED, ALERT_BY_ROBOT, "z", 0) == -1);  /* refused */
+	CHECK(db_alert_move(db, a1, ALERT_UNRESOLVED, ALERT_BY_ROBOT, "y", 0) == 0);
+	CHECK(db_commit(db) == 0);
+	CHECK(db_alert_get(db, a1, &x) == 0 && x.status == ALERT_UNRESOLVED);
+	db_alert_free(&x);
+	db_close(db);
+}
+
 int main(void)
 {
 	const char *t = getenv("TMPDIR");
@@ -285,6 +386,9 @@ int main(void)
 	RUN(refusal_messages);
 	RUN(state_words);
 	RUN(store_grouping_and_moves);
+	RUN(move_decided_in_one_place);
+	RUN(culprit_codec);
+	RUN(group_move_and_nested_transactions);
 	char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
 	if (system(cmd))
 		printf("# could not remove %s\n", tmpdir);

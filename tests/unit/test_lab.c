@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/orchestrate/lab.h"
 #include "harness/orchestrate/plan.h"
 #include "harness/targets/target.h"
 #include "tests/unit/tap.h"
@@ -220,6 +221,19 @@ TEST(unknown_key_list_unchanged)
 		  "order, schedstat, matrix, workloads)");
 }
 
+/* one order of exit codes for a lab's members and a night (issue 41) */
+TEST(exit_worse_order)
+{
+	static const int order[] = { 2, 130, 1, 3, 4, 0 };
+	for (size_t i = 0; i < 6; i++)
+		for (size_t j = i; j < 6; j++) {
+			CHECK(exit_worse(order[i], order[j]) == order[i]);
+			CHECK(exit_worse(order[j], order[i]) == order[i]);
+		}
+	CHECK(exit_worse(0, 7) == 2);   /* a code of no meaning here: setup failure */
+	CHECK(exit_worse(0, 0) == 0);
+}
+
 int main(void)
 {
 	RUN(two_local_targets);
@@ -232,5 +246,6 @@ int main(void)
 	RUN(member_plan_and_marker);
 	RUN(marker_checked);
 	RUN(unknown_key_list_unchanged);
+	RUN(exit_worse_order);
 	return tap_done();
 }
