@@ -554,14 +554,19 @@ int robot_bisect_alert(struct db *db, int64_t id, const struct robot_bisect_opts
 		strbuf_addstr(err, db_errmsg(db));
 		goto out;
 	}
-	if (robot_group_same_kernel(db, a.group_id) == 1) {
+	int same = robot_group_same_kernel(db, a.group_id) == 1;
+	int git = g.git_dir && g.good_commit && g.bad_commit;
+	if (same) {
 		strbuf_addf(err, "alert %lld: %s (sessions %lld and %lld ran the same kernel, "
 			    "configuration and knobs): there is nothing to bisect", (long long)id,
 			    ROBOT_NO_KERNEL_CHANGE, (long long)a.good_session,
 			    (long long)a.bad_session);
+		if (!git)
+			strbuf_addf(err, " (its group %lld is not a change of a kernel from git "
+				    "either: %s)", (long long)g.id, g.range_key);
 		goto out;
 	}
-	if (!g.git_dir || !g.good_commit || !g.bad_commit) {
+	if (!git) {
 		strbuf_addf(err, "alert group %lld is not a change of a kernel from git (%s): "
 			    "there is nothing to bisect", (long long)g.id, g.range_key);
 		goto out;
