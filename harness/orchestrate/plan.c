@@ -29,7 +29,8 @@ static const char *const matrix_keys[] = { "kernel", "preempt", "cmdline", "knob
 					   "impossible", NULL };
 static const char *const impossible_values[] = { "refuse", "drop", NULL };
 static const char *const knob_keys[] = { "sched_features", "tunables", "sysctl", NULL };
-static const char *const preempt_modes[] = { "none", "voluntary", "full", "lazy", NULL };
+static const char *const preempt_modes[] = { "none", "voluntary", "full", "lazy", "laziest",
+					     NULL };
 static const char *const switch_methods[] = { "auto", "runtime", "reboot", "kexec", NULL };
 static const char *const orders[] = { "interleaved", "sequential", NULL };
 

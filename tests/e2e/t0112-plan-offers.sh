@@ -2,7 +2,8 @@
 # End-to-end: what each kernel offers, decided before anything runs.
 # `schedlab plan` (and `schedlab run`, before anything is stored) on a plan
 # crossing four kernel folders (configs of tests/data/kconfig/: 6.1, 6.1-rt,
-# 6.13, a 7.0-like x86) with every preempt mode: refused by default, naming
+# 6.13, a 7.0-like x86; Debian's 6.12 and 6.12-rt, laziest on the RT one)
+# with every preempt mode: refused by default, naming
 # each impossible pair and what that kernel offers; with
 # "matrix": {"impossible": "drop"} the pairs are left out with a note and
 # the rest expands. No boot: the kernels are folders with a config and an
@@ -11,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 DATA=$(cd "$(dirname "$0")/../data/kconfig" && pwd)
 
-for k in 6.1 6.1-rt 6.13 7.0; do
+for k in 6.1 6.1-rt 6.13 7.0 6.12 6.12-rt; do
 	mkdir -p "$TMP/k/$k"
 	cp "$DATA/$k.config" "$TMP/k/$k/config"
 	: >"$TMP/k/$k/vmlinuz"
@@ -96,6 +97,26 @@ printf '{"target": {"type": "qemu", "kernel": "%s"}, "matrix": {"preempt": ["laz
 	"$TMP/k/fifo" >"$TMP/fifo.json"
 expect_exit 0 "a config that is a FIFO is not read: the offer is unknown, the plan passes" \
 	timeout 10 schedlab plan "$TMP/fifo.json"
+
+# Debian's 6.12 and 6.12 RT (their real configs): laziest is offered by
+# the RT kernel only (the RT patch set's model), lazy by neither but RT
+cat >"$TMP/612.json" <<JSON
+{"name": "offers-6.12", "target": {"type": "qemu", "kernel": "$TMP/k/6.12"},
+ "matrix": {"kernel": ["$TMP/k/6.12", "$TMP/k/6.12-rt"],
+            "preempt": ["none", "voluntary", "full", "lazy", "laziest"]},
+ "workloads": [{"type": "hackbench", "groups": 1, "loops": 10}]}
+JSON
+expect_exit 2 "6.12 and 6.12-RT with every mode: refused" schedlab plan "$TMP/612.json"
+contains "4 of 10 impossible" "$TMP/err" \
+	"matrix: 4 of 10 boot configurations ask a kernel for a preemption mode it does not offer"
+contains "6.12 asked for laziest: named with its offer" "$TMP/err" \
+	"kernel $TMP/k/6.12, preempt=laziest: it offers none, voluntary, full (PREEMPT_DYNAMIC, built voluntary; Linux 6.12)"
+contains "6.12-RT asked for none: its offer has laziest, built lazy" "$TMP/err" \
+	"kernel $TMP/k/6.12-rt, preempt=none: it offers full, lazy, laziest (PREEMPT_RT, PREEMPT_DYNAMIC, built lazy; Linux 6.12)"
+equals "6.12-RT's full, lazy and laziest are not named" "$(grep -cE "k/6.12-rt, preempt=(full|lazy|laziest):" "$TMP/err")" 0
+sed 's/"laziest"\]}/"laziest"], "impossible": "drop"}/' "$TMP/612.json" >"$TMP/612drop.json"
+expect_exit 0 "dropped: 6 boot configurations left" schedlab plan "$TMP/612drop.json"
+contains "6.12-RT's laziest is kept" "$TMP/out" "kernel=$TMP/k/6.12-rt preempt=laziest"
 
 bad_value() {
 	plan ', "impossible": "skip"' >"$TMP/bad.json"

@@ -549,7 +549,7 @@ TEST(bad_preempt_lists_modes)
 {
 	check_err("{\"matrix\": {\"preempt\": [\"full\", \"rt\"]}, "
 		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
-		  "p.json: matrix.preempt[1]: \"rt\" is not valid (valid: none, voluntary, full, lazy)");
+		  "p.json: matrix.preempt[1]: \"rt\" is not valid (valid: none, voluntary, full, lazy, laziest)");
 	check_err("{\"matrix\": {\"preempt\": []}, \"workloads\": [{\"type\": \"hackbench\"}]}",
 		  "p.json: matrix.preempt: must be a string or a non-empty array of strings");
 	check_err("{\"matrix\": {\"preempt\": [1]}, \"workloads\": [{\"type\": \"hackbench\"}]}",
