@@ -37,7 +37,8 @@ static const char usage_text[] =
 	"knobs, workload, params); if the selection holds several, they are listed\n"
 	"and the command exits 2: narrow it with --where. Nightly sessions (tag\n"
 	"nightly-*) of one configuration whose effective preemption model changed\n"
-	"(a kernel's new default mode; kernels from git count as one) are one\n"
+	"(a kernel's new default mode; kernels from git count as one; another\n"
+	"kernel whose model differs, Debian's 6.1 RT to 6.12 RT, too) are one\n"
 	"trend with the break shown:\n"
 	"\"effective preemption model changed: voluntary -> lazy at session N\".\n"
 	"\n"
@@ -134,6 +135,31 @@ struct trend_out {
 	size_t nkernels; /* joined: distinct kernels (from git) */
 };
 
+/* a kernel from git: its commits are one kernel to a trend (as to the robot) */
+static int from_git(const struct sel_series *se)
+{
+	return se->kernel_commit && *se->kernel_commit;
+}
+
+/* at a break, the kernel changed too (not one from git): 1 */
+static int kernel_changed(const struct trend *tr, size_t i)
+{
+	const char *a = tr->pt[i - 1].kernel, *b = tr->pt[i].kernel;
+	return a && b && strcmp(a, b);
+}
+
+/* "6.1.0-57-rt-amd64 -> 6.12.118+deb12-rt-amd64": the kernels of the points
+ * in order of the breaks where they changed */
+static char *kernels_text(const struct trend *tr)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, tr->np && tr->pt[0].kernel ? tr->pt[0].kernel : "?");
+	for (size_t b = 0; b < tr->nbreaks; b++)
+		if (kernel_changed(tr, tr->breaks[b]))
+			strbuf_addf(&sb, " -> %s", tr->pt[tr->breaks[b]].kernel);
+	return strbuf_detach(&sb, NULL);
+}
+
 /* "voluntary -> lazy": the models of the points in order of the breaks */
 static char *models_text(const struct trend *tr)
 {
@@ -170,11 +196,15 @@ static void print_json(const struct trend_out *t)
 	json_t *brj = json_array();
 	for (size_t b = 0; b < t->tr->nbreaks; b++) {
 		size_t i = t->tr->breaks[b];
-		json_array_append_new(
-			brj, json_pack("{s:I,s:I,s:s,s:s,s:s}", "index", (json_int_t)i, "session",
+		json_t *bj = json_pack("{s:I,s:I,s:s,s:s,s:s}", "index", (json_int_t)i, "session",
 				       (json_int_t)pt[i].session, "from",
 				       model_or_none(pt[i - 1].model), "to", model_or_none(pt[i].model),
-				       "cause", "effective preemption model changed"));
+				       "cause", "effective preemption model changed");
+		if (kernel_changed(t->tr, i)) {
+			json_object_set_new(bj, "kernel_from", json_string(pt[i - 1].kernel));
+			json_object_set_new(bj, "kernel_to", json_string(pt[i].kernel));
+		}
+		json_array_append_new(brj, bj);
 	}
 	json_object_set_new(ser, "machine_id", json_string(se->dim[DIM_MACHINE]));
 	json_object_set_new(ser, "kernel_release", json_string(se->kernel_release));
@@ -262,8 +292,9 @@ static void print_csv(const struct trend_out *t)
 static void print_table_header(const struct trend_out *t)
 {
 	const struct sel_series *se = t->se;
-	char *k = t->nkernels > 1 ? xstrfmt("from git (%zu commits)", t->nkernels)
-				   : sel_series_dim_text(se, DIM_KERNEL);
+	char *k = t->nkernels > 1 && from_git(se) ? xstrfmt("from git (%zu commits)", t->nkernels)
+		  : t->nkernels > 1 ? kernels_text(t->tr)
+				    : sel_series_dim_text(se, DIM_KERNEL);
 	char *m = sel_series_dim_text(se, DIM_MACHINE);
 	char *pl = sel_json_label(se->dim[DIM_PARAMS], NULL, 0);
 	size_t np = t->tr->np;
@@ -313,8 +344,11 @@ static void print_table(const struct trend_out *t)
 	for (size_t b = 0; b < t->tr->nbreaks; b++) {
 		size_t i = t->tr->breaks[b];
 		printf("%sbreak: effective preemption model changed: %s -> %s at session %lld "
-		       "(%s)\n", b ? "" : "\n", model_or_none(pt[i - 1].model),
+		       "(%s)", b ? "" : "\n", model_or_none(pt[i - 1].model),
 		       model_or_none(pt[i].model), (long long)pt[i].session, pt[i].started_at);
+		if (kernel_changed(t->tr, i))
+			printf(", with the kernel: %s -> %s", pt[i - 1].kernel, pt[i].kernel);
+		printf("\n");
 	}
 	if (t->tr->nbreaks)
 		printf("(not a change point: change points are sought on each side of a break, "
@@ -337,23 +371,29 @@ static void print_table(const struct trend_out *t)
 }
 
 /* several series that are one: they differ in the effective preemption
- * model alone, no session holds two of them, and every session is a
- * nightly one (tag nightly-*): a nightly whose kernel's default mode moved.
- * A person's sessions of two modes stay two series. */
-static int from_git(const struct sel_series *se)
-{
-	return se->kernel_commit && *se->kernel_commit;
-}
+ * model alone (and in the kernel where it changed with the model), no
+ * session holds two of them, and every session is a nightly one (tag
+ * nightly-*): a nightly whose kernel's default mode moved. A person's
+ * sessions of two modes stay two series. */
 
 static int joinable(struct db *db, const struct sample_set *s)
 {
 	/* kernels from git count as one kernel whatever their commit, as the
-	   robot pools them (docs/alerts.md): a nightly on a moving branch */
+	   robot pools them (docs/alerts.md): a nightly on a moving branch;
+	   other kernels may differ where the model changes with them (Debian's
+	   6.1 RT, full, to its 6.12 RT, lazy by default): never two kernels of
+	   one model */
 	for (int d = 0; d < SEL_NDIMS; d++)
-		for (size_t i = 1; d != DIM_PREEMPT && i < s->nseries; i++)
-			if (strcmp(s->series[i].dim[d], s->series[0].dim[d]) &&
-			    !(d == DIM_KERNEL && from_git(&s->series[i]) && from_git(&s->series[0])))
+		for (size_t i = 0; d != DIM_PREEMPT && i < s->nseries; i++)
+			for (size_t j = i + 1; j < s->nseries; j++) {
+				const struct sel_series *a = &s->series[i], *b = &s->series[j];
+				if (!strcmp(a->dim[d], b->dim[d]))
+					continue;
+				if (d == DIM_KERNEL && ((from_git(a) && from_git(b)) ||
+							strcmp(a->dim[DIM_PREEMPT], b->dim[DIM_PREEMPT])))
+					continue;
 				return 0;
+			}
 	int64_t *sid = NULL;
 	size_t *owner = NULL, n = 0;
 	int ok = 1;
@@ -464,16 +504,21 @@ int cmd_trend(int argc, char **argv, struct cmd_ctx *ctx)
 	const struct sel_group *g = &set.groups[0];
 	const struct sel_group **gs = xcalloc(set.ngroups + 1, sizeof(*gs));
 	const char **models = xcalloc(set.ngroups + 1, sizeof(*models));
+	const char **kernels = xcalloc(set.ngroups + 1, sizeof(*kernels));
 	for (size_t i = 0; i < set.ngroups; i++) {
+		const struct sel_series *se = &set.series[set.groups[i].series];
 		gs[i] = &set.groups[i];
-		models[i] = set.series[set.groups[i].series].dim[DIM_PREEMPT];
+		models[i] = se->dim[DIM_PREEMPT];
+		/* kernels from git are one kernel: their points are not labelled */
+		kernels[i] = from_git(se) ? NULL : se->kernel_release;
 	}
 	struct strbuf err = STRBUF_INIT;
 	struct trend tr;
-	int brc = joined ? trend_build_models(db, gs, NULL, models, set.ngroups, &cpo, &tr, &err)
+	int brc = joined ? trend_build_models(db, gs, kernels, models, set.ngroups, &cpo, &tr, &err)
 			 : trend_build(db, &g, NULL, 1, &cpo, &tr, &err);
 	free(gs);
 	free(models);
+	free(kernels);
 	if (brc) {
 		cmd_error("trend", "%s", err.buf);
 		rc = 2;
