@@ -21,6 +21,8 @@
 #             and SCHED_OTHER beside a CPU hog (lazy defers fair-on-fair
 #             preemption to the tick; examples/rt-full-vs-lazy-virtual-6.12
 #             .json and rt-lazy-fair-virtual-6.12.json)
+#   v612      Debian's 6.1 vs its 6.12, voluntary: perf-pipe and hackbench
+#             (examples/6.1-vs-6.12-virtual.json)
 #   (docs/kernels.md "Known answers on 6.12" has their tables)
 #   bench/known-answers-virtual.sh [QUESTION...]   (default: the first four;
 #   env DB=file to keep the sessions, SHIFT=N for another icount shift)
@@ -132,6 +134,11 @@ P
 		example rt612fair rt-lazy-fair-virtual-6.12.json
 		values rt612fair lat_p50_us lat_p99_us lat_max_us
 		;;
-	*) echo "known-answers: unknown question '$q' (preempt lockholder rt hz dd612 rt612)" >&2; exit 2 ;;
+	v612)
+		[ -f kernels/out/debian-6.12/kernel.json ] || make -s -C kernels debian SERIES=6.12
+		example v612 6.1-vs-6.12-virtual.json
+		values v612 usecs_per_op time_s
+		;;
+	*) echo "known-answers: unknown question '$q' (preempt lockholder rt hz dd612 rt612 v612)" >&2; exit 2 ;;
 	esac
 done
