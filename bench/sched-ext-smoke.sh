@@ -4,8 +4,8 @@
 #   1. the kernel: the minimal base + kernels/fragments/sched_ext.config from
 #      Debian's linux-source-6.12 (build-variant.sh --series 6.12; BTF needs
 #      pahole from dwarves: 1.24 on Debian 12), or KERNEL=folder;
-#   2. tools/sched_ext of the same source (scx_simple, scx_qmap, scx_central,
-#      scx_flatcg), with the tree's own libbpf and bpftool, clang-16 (Debian 12's
+#   2. tools/sched_ext of the same source (the scheduler asked for: scx_simple,
+#      scx_qmap, scx_central; scx_flatcg needs cgroups, EXT_GROUP_SCHED), with the tree's own libbpf and bpftool, clang-16 (Debian 12's
 #      default clang 14 is older than the README's 16) and the vmlinux.h
 #      dumped from that kernel's BTF, into $CACHE/scx-<kernel key>/;
 #   3. a busybox initramfs with SCHED (default scx_simple), hackbench and their
@@ -44,8 +44,10 @@ out=$cache/scx-$key
 if [ ! -x "$out/build/bin/$SCHED" ]; then
 	say "tools/sched_ext with clang-16 against $K/vmlinux's BTF into $out"
 	mkdir -p "$out"
+	# the one scheduler asked for: scx_flatcg needs the cgroup interface
+	# (EXT_GROUP_SCHED), which the minimal base has not
 	make -C "$src/tools/sched_ext" -j"$(nproc)" O="$out" CLANG=clang-16 \
-		VMLINUX_BTF="$K/vmlinux" >"$out/build.log" 2>&1 ||
+		VMLINUX_BTF="$K/vmlinux" "$SCHED" >"$out/build.log" 2>&1 ||
 		{ tail -n 20 "$out/build.log" >&2; echo "sched-ext: tools/sched_ext failed (log: $out/build.log)" >&2; exit 1; }
 fi
 ls "$out/build/bin/"
@@ -54,7 +56,7 @@ ls "$out/build/bin/"
 r=$tmp/root
 mkdir -p "$r"/{bin,dev,proc,sys,lib64,lib/x86_64-linux-gnu,usr/lib/x86_64-linux-gnu}
 cp /bin/busybox "$r/bin/busybox"
-for a in sh mount cat sleep echo kill poweroff grep; do ln -sf busybox "$r/bin/$a"; done
+for a in sh mount cat sleep echo kill poweroff grep sed head dmesg; do ln -sf busybox "$r/bin/$a"; done
 cp "$out/build/bin/$SCHED" "$(command -v hackbench)" "$r/bin/"
 for b in "$out/build/bin/$SCHED" "$(command -v hackbench)"; do
 	for l in $(ldd "$b" | grep -o '/[^ ]*'); do cp -L "$l" "$r$l"; done
@@ -64,6 +66,7 @@ cat >"$r/init" <<EOF
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
 mount -t debugfs debugfs /sys/kernel/debug
 echo "SCX before: \$(cat /sys/kernel/sched_ext/state)"
+dmesg | grep -iE 'btf|sched_ext|scx|bpf' | sed 's/^/SCX dmesg: /'
 /bin/$SCHED >/scx.log 2>&1 &
 pid=\$!
 sleep 3
@@ -83,6 +86,7 @@ say "booting $img under TCG"
 timeout "${TIMEOUT:-300}" qemu-system-x86_64 -accel tcg -m 512 -smp 1 -nographic -no-reboot \
 	-kernel "$img" -initrd "$tmp/initrd.gz" -append "console=ttyS0 panic=-1 quiet" \
 	</dev/null >"$tmp/console" 2>&1 || true
+cp "$tmp/console" "$out/console.log"
 grep '^SCX' "$tmp/console" || { tail -n 30 "$tmp/console"; exit 1; }
 name=${SCHED#scx_}
 if grep -q "^SCX after hackbench: state enabled ops $name" "$tmp/console"; then
