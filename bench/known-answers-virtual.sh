@@ -13,7 +13,18 @@
 #             cyclictest as SCHED_OTHER beside a CPU hog with wakeup
 #             preemption off (NO_WAKEUP_PREEMPTION), so that a woken task
 #             waits for the next tick: its latency is timer-bound
-#   bench/known-answers-virtual.sh [QUESTION...]   (default: all four;
+#   dd612     Debian's 6.12 (make -C kernels debian SERIES=6.12): the
+#             6.12 feature DELAY_DEQUEUE on vs off, on perf bench sched
+#             pipe and hackbench (examples/delay-dequeue-virtual-6.12.json)
+#   rt612     Debian's 6.12 PREEMPT_RT: full vs lazy (its default) vs
+#             laziest, cyclictest SCHED_FIFO under hackbench and stress-ng,
+#             and SCHED_OTHER beside a CPU hog (lazy defers fair-on-fair
+#             preemption to the tick; examples/rt-full-vs-lazy-virtual-6.12
+#             .json and rt-lazy-fair-virtual-6.12.json)
+#   v612      Debian's 6.1 vs its 6.12, voluntary: perf-pipe and hackbench
+#             (examples/6.1-vs-6.12-virtual.json)
+#   (docs/kernels.md "Known answers on 6.12" has their tables)
+#   bench/known-answers-virtual.sh [QUESTION...]   (default: the first four;
 #   env DB=file to keep the sessions, SHIFT=N for another icount shift)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +33,11 @@ trap 'rm -rf "$tmp"' EXIT
 DB=${DB:-$tmp/ka.db}
 SHIFT=${SHIFT:-2}
 questions=${*:-preempt lockholder rt hz}
+example() { # NAME EXAMPLE: the example plan with this script's shift
+	sed "s/\"clock\": \"virtual\",/\"clock\": \"virtual\", \"icount_shift\": $SHIFT,/" \
+		"examples/$2" >"$tmp/$1.json"
+	run "$1" "$tmp/$1.json"
+}
 [ -f kernels/out/debian/kernel.json ] || make -s -C kernels debian
 target() { # KERNEL [APPEND]
 	printf '{"type": "qemu", "kernel": "%s", "clock": "virtual", "icount_shift": %s, "memory_mb": 768, "append": "%s"}' \
@@ -102,6 +118,27 @@ P
 		values hz lat_p50_us lat_p99_us lat_max_us
 		bin/schedlab compare hz=250,tag=hz hz=1000,tag=hz --db "$DB" | grep -E "workload|lat_p50|lat_p99|lat_max|mixes" || true
 		;;
-	*) echo "known-answers: unknown question '$q' (preempt lockholder rt hz)" >&2; exit 2 ;;
+	dd612)
+		[ -f kernels/out/debian-6.12/kernel.json ] || make -s -C kernels debian SERIES=6.12
+		example dd612 delay-dequeue-virtual-6.12.json
+		bin/schedlab query --db "$DB" "SELECT knobs, workload, metric, group_concat(value, ' ') AS runs
+			FROM (SELECT * FROM results WHERE tag = 'dd612' AND metric IN ('usecs_per_op', 'time_s')
+			ORDER BY run_id) GROUP BY knobs, workload, metric"
+		;;
+	rt612)
+		[ -f kernels/out/debian-6.12-rt/kernel.json ] || make -s -C kernels debian-rt SERIES=6.12
+		example rt612 rt-full-vs-lazy-virtual-6.12.json
+		values rt612 lat_p50_us lat_p99_us lat_max_us
+		bin/schedlab compare preempt=rt,tag=rt612 preempt=rt-lazy,tag=rt612 --db "$DB" \
+			| grep -E "workload|lat_max|lat_p99|mixes" || true
+		example rt612fair rt-lazy-fair-virtual-6.12.json
+		values rt612fair lat_p50_us lat_p99_us lat_max_us
+		;;
+	v612)
+		[ -f kernels/out/debian-6.12/kernel.json ] || make -s -C kernels debian SERIES=6.12
+		example v612 6.1-vs-6.12-virtual.json
+		values v612 usecs_per_op time_s
+		;;
+	*) echo "known-answers: unknown question '$q' (preempt lockholder rt hz dd612 rt612 v612)" >&2; exit 2 ;;
 	esac
 done

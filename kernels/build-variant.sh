@@ -4,8 +4,9 @@
 # The recipe, used by `make -C kernels variant` and by the harness
 # (harness/orchestrate/kbuild.c runs it through the child-process module before a session
 # starts). Steps:
-#   1. source: a tree given with --source, or Debian's linux-source-6.1
-#      (`apt-get download` into kernels/cache/ once, unpacked once into
+#   1. source: a tree given with --source, or Debian's linux-source-<series>
+#      (--series, default 6.1; 6.12 from bookworm-security; `apt-get download`
+#      into kernels/cache/ once, unpacked once into
 #      $CACHE/src/linux-source-<debian version>/);
 #   2. cache key: SHA-256 of the recipe version, the source's identity, the base,
 #      the compiler (gcc --version) and the text of every fragment in order;
@@ -30,11 +31,11 @@
 # $CACHE is ${XDG_CACHE_HOME:-$HOME/.cache}/schedlab. Concurrent builds of one
 # key wait on a lock (flock).
 #
-# Usage: build-variant.sh [--base minimal|distro] [--source DIR]
+# Usage: build-variant.sh [--series 6.1|6.12] [--base minimal|distro] [--source DIR]
 #                         [--source-id ID] [--tag TAG] [--keep-tree]
 #                         [--distro-config FILE] [--link DIR] [--jobs N]
 #                         [--key-only] [--] FRAGMENT...
-#        build-variant.sh --fetch-source
+#        build-variant.sh [--series S] --fetch-source
 # A FRAGMENT is a name from kernels/fragments/ (hz1000, sched_mc_off, ...) or
 # the path of a .config fragment. Progress goes to stderr; the last line on
 # stdout is the kernel folder. --link DIR also makes DIR/<base>-<fragments> a
@@ -67,11 +68,12 @@ say() { echo "kbuild: $*" >&2; }
 die() { echo "build-variant: $1" >&2; exit "${2:-1}"; }
 
 base=minimal source="" distro_config="" link="" jobs=$(nproc 2>/dev/null || echo 2)
-key_only=0 fetch_only=0 source_id="" tag="" keep_tree=0
+key_only=0 fetch_only=0 source_id="" tag="" keep_tree=0 series=6.1
 frags=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--base) base=${2:?}; shift 2 ;;
+	--series) series=${2:?}; shift 2 ;;
 	--source) source=${2:?}; shift 2 ;;
 	--source-id) source_id=${2:?}; shift 2 ;;
 	--tag) tag=${2:?}; shift 2 ;;
@@ -89,18 +91,22 @@ while [ $# -gt 0 ]; do
 done
 case "$base" in minimal|distro) ;; *) die "--base: must be minimal or distro, not '$base'" 2 ;; esac
 case "$jobs" in ''|*[!0-9]*) die "--jobs: must be a number" 2 ;; esac
+case "$series" in [0-9]*.[0-9]*) ;; *) die "--series: a kernel series like 6.1 or 6.12, not '$series'" 2 ;; esac
+case "$series" in *[!0-9.]*|*.*.*) die "--series: a kernel series like 6.1 or 6.12, not '$series'" 2 ;; esac
+srcpkg=linux-source-$series
 
 # --- 1. the source -------------------------------------------------------------
 fetch_debian_source() {
 	local deb
-	deb=$(ls -1 "$debcache"/linux-source-6.1_*_all.deb 2>/dev/null | sort -V | tail -n 1 || true)
+	deb=$(ls -1 "$debcache"/${srcpkg}_*_all.deb 2>/dev/null | sort -V | tail -n 1 || true)
 	if [ -z "$deb" ]; then
-		command -v apt-get >/dev/null || die "no linux-source-6.1 package in $debcache and no apt-get"
+		command -v apt-get >/dev/null || die "no $srcpkg package in $debcache and no apt-get"
 		mkdir -p "$debcache"
-		say "downloading linux-source-6.1 (about 140 MB) into $debcache"
-		(cd "$debcache" && apt-get download -q linux-source-6.1 >&2) ||
-			die "apt-get download linux-source-6.1 failed (apt-get update? network?)"
-		deb=$(ls -1 "$debcache"/linux-source-6.1_*_all.deb | sort -V | tail -n 1)
+		chmod 755 "$debcache" 2>/dev/null || true
+		say "downloading $srcpkg (about 140 MB) into $debcache"
+		(cd "$debcache" && apt-get download -q "$srcpkg" >&2) ||
+			die "apt-get download $srcpkg failed (apt-get update? network? apt-cache policy $srcpkg)"
+		deb=$(ls -1 "$debcache"/${srcpkg}_*_all.deb | sort -V | tail -n 1)
 	fi
 	echo "$deb"
 }
@@ -135,13 +141,13 @@ else
 		tmp=$cache_root/src/.unpack.$$
 		rm -rf "$tmp" && mkdir -p "$tmp"
 		dpkg-deb -x "$deb" "$tmp/deb"
-		tar -C "$tmp" -xf "$tmp"/deb/usr/src/linux-source-6.1.tar.xz
+		tar -C "$tmp" -xf "$tmp/deb/usr/src/$srcpkg.tar.xz"
 		rm -rf "$tmp/deb" "$src"
-		mv "$tmp/linux-source-6.1" "$src"
+		mv "$tmp/$srcpkg" "$src"
 		rmdir "$tmp"
 		touch "$src/.schedlab-unpacked"
 	fi
-	srcid="debian linux-source-6.1 $debver"
+	srcid="debian $srcpkg $debver"
 fi
 
 # --- 2. fragments and the cache key --------------------------------------------
@@ -159,12 +165,14 @@ done
 initial=""
 if [ "$base" = distro ]; then
 	if [ -z "$distro_config" ]; then
-		for c in "$here/out/debian/config" "/boot/config-$(uname -r)"; do
+		dl=debian
+		[ "$series" = 6.1 ] || dl=debian-$series
+		for c in "$here/out/$dl/config" "/boot/config-$(uname -r)"; do
 			[ -f "$c" ] && { distro_config=$c; break; }
 		done
 	fi
 	[ -n "$distro_config" ] && [ -f "$distro_config" ] ||
-		die "--base distro: no distribution config (make -C kernels debian, or --distro-config FILE)" 2
+		die "--base distro: no distribution config (make -C kernels debian SERIES=$series, or --distro-config FILE)" 2
 	initial=$(sha256sum <"$distro_config" | cut -c1-64)
 fi
 

@@ -1,62 +1,126 @@
 #!/bin/sh
-# Import Debian's distribution kernel for the qemu target (issue 5).
+# Import Debian's distribution kernel for the qemu target (issues 5, 39).
 #
-# Resolves the versioned package behind the metapackage linux-image-amd64
-# (e.g. linux-image-6.1.0-57-amd64), downloads it with `apt-get download`
-# into kernels/cache/, unpacks it with `dpkg -x` into a temporary folder and
-# installs vmlinuz, the ELF vmlinux extracted from it (for qemu's fast PVH
-# boot), config, the modules tree lib/modules/<release>/ and a small
-# kernel.json into kernels/out/debian-<abi>/ (e.g. debian-6.1.0-57).
-# kernels/out/debian is a symlink to the newest import.
+# A kernel series is a parameter (--series, default 6.1):
+#   6.1    the package behind linux-image-amd64 (e.g. linux-image-6.1.0-57-amd64)
+#          into out/debian-<abi>/ (debian-6.1.0-57), linked from out/debian
+#   S      the package behind linux-image-S-amd64 (bookworm-security carries
+#          6.12: linux-image-6.12.118+deb12-amd64) into
+#          out/debian-<abi>/ (debian-6.12.118+deb12), linked from out/debian-S
+# With --rt the PREEMPT_RT flavour (linux-image-rt-amd64,
+# linux-image-S-rt-amd64) into out/debian-<abi>-rt/, linked from
+# out/debian-rt (6.1) or out/debian-S-rt. out/debian and out/debian-rt
+# belong to the default series: importing another series never moves them.
 #
-# Idempotent: when kernels/out/debian-<abi>/kernel.json exists nothing is
-# downloaded. The output folder is written under a temporary name and renamed
-# at the end, so an interrupted import never looks complete.
+# --package PKG (or SCHEDLAB_DEBIAN_KPKG) names the package instead of the
+# series' metapackage: a metapackage (linux-image-6.12-amd64), an exact
+# version (linux-image-6.12.118+deb12-amd64) or its -unsigned twin. Its
+# series must be the one asked for (a 6.12 package with the default series
+# is refused: SERIES=6.12). The release is read from the package's
+# boot/vmlinuz-<release>, never from its name.
 #
-# With --rt the same for Debian's PREEMPT_RT kernel (the package behind
-# linux-image-rt-amd64, e.g. linux-image-6.1.0-57-rt-amd64) into
-# kernels/out/debian-<abi>-rt/ (e.g. debian-6.1.0-57-rt), linked from
-# kernels/out/debian-rt: `make -C kernels debian-rt`.
+# Downloads with `apt-get download` into kernels/cache/, unpacks with
+# `dpkg -x` into a temporary folder and installs vmlinuz, the ELF vmlinux
+# extracted from it (for qemu's fast PVH boot), config, the modules tree
+# lib/modules/<release>/ and a small kernel.json.
 #
-# Usage: import-debian.sh [--rt] [OUTDIR] [CACHEDIR]   (defaults: out, cache;
-# relative to this script's folder). SCHEDLAB_DEBIAN_KPKG overrides the
-# package name.
+# Idempotent: when the folder of that package's release has kernel.json,
+# nothing is downloaded. The output folder is written under a temporary
+# name and renamed at the end, so an interrupted import never looks
+# complete.
+#
+# Usage: import-debian.sh [--rt] [--series S] [--package PKG] [OUTDIR] [CACHEDIR]
+# (defaults: 6.1, the series' metapackage, out, cache; relative to this
+# script's folder). `make -C kernels debian|debian-rt [SERIES=S] [KPKG=PKG]`.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-meta=linux-image-amd64
-link=debian
-if [ "${1:-}" = --rt ]; then
-	meta=linux-image-rt-amd64
-	link=debian-rt
-	shift
-fi
+DEFAULT_SERIES=6.1
+rt="" series=$DEFAULT_SERIES pkg=${SCHEDLAB_DEBIAN_KPKG:-}
+die() { echo "import-debian: $*" >&2; exit 1; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--rt) rt=-rt; shift ;;
+	--series) [ $# -ge 2 ] || die "--series needs a value (6.1, 6.12)"; series=$2; shift 2 ;;
+	--package) [ $# -ge 2 ] || die "--package needs a package name"; pkg=$2; shift 2 ;;
+	--) shift; break ;;
+	-*) die "unknown option $1 (valid: --rt, --series S, --package PKG)" ;;
+	*) break ;;
+	esac
+done
+case "$series" in
+[0-9]*.[0-9]*) case "$series" in *[!0-9.]*|*.*.*) die "--series: a kernel series like 6.1 or 6.12, not '$series'" ;; esac ;;
+*) die "--series: a kernel series like 6.1 or 6.12, not '$series'" ;;
+esac
 out=${1:-$here/out}
 cache=${2:-$here/cache}
+if [ "$series" = "$DEFAULT_SERIES" ]; then
+	meta=linux-image${rt}-amd64
+	link=debian$rt
+else
+	meta=linux-image-$series$rt-amd64
+	link=debian-$series$rt
+fi
 
-die() { echo "import-debian: $*" >&2; exit 1; }
+# the Linux series of a package name or a release: 6.1.0-57-amd64 -> 6.1,
+# 6.12.118+deb12-rt-amd64 -> 6.12, 6.12-amd64 (metapackage) -> 6.12
+series_of() { echo "$1" | sed -n 's/^\([0-9][0-9]*\.[0-9][0-9]*\)[-.+].*/\1/p'; }
 
-pkg=${SCHEDLAB_DEBIAN_KPKG:-}
+# a metapackage (linux-image-6.12-amd64, linux-image-amd64) resolves to the
+# versioned package it depends on; apt-cache prints nothing for an unknown name
+resolve() { # META
+	apt-cache depends "$1" 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1
+}
+
+command -v apt-cache >/dev/null || [ -n "$pkg" ] ||
+	die "apt-cache not found (a Debian host is needed, or --package with a .deb in $cache)"
 if [ -z "$pkg" ]; then
-	command -v apt-cache >/dev/null || die "apt-cache not found (a Debian host is needed)"
-	pkg=$(apt-cache depends "$meta" 2>/dev/null |
-		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
+	pkg=$(resolve "$meta")
 	[ -n "$pkg" ] || {
-		# offline or no package lists: reuse the newest import, if any
+		# offline or no package lists: reuse the import, if any
 		if [ -f "$out/$link/kernel.json" ]; then
 			echo "import-debian: cannot resolve $meta; keeping $(readlink "$out/$link")" >&2
 			exit 0
 		fi
-		die "cannot resolve the versioned package behind $meta (run apt-get update?)"
+		if [ "$series" = "$DEFAULT_SERIES" ]; then
+			die "cannot resolve the versioned package behind $meta: apt-get update, then apt-cache depends $meta"
+		fi
+		die "no package $meta in the apt lists (Debian 12 has Linux $series only if bookworm-security carries it): apt-get update, then apt-cache policy $meta"
 	}
+else
+	# a metapackage given by name resolves like the series' own; a
+	# versioned name (6.12.118+deb12, 6.1.0-57, -unsigned) is taken as is
+	case "$pkg" in
+	*-unsigned|linux-image-[0-9]*.[0-9]*[.+-][0-9]*) ;;
+	*) if command -v apt-cache >/dev/null; then
+		r=$(resolve "$pkg")
+		[ -n "$r" ] || die "no package $pkg in the apt lists: apt-get update, then apt-cache policy $pkg"
+		pkg=$r
+	   fi ;;
+	esac
 fi
 case "$pkg" in
 linux-image-[0-9]*-*) ;;
 *) die "unexpected package name '$pkg'" ;;
 esac
+pseries=$(series_of "${pkg#linux-image-}")
+[ "$pseries" = "$series" ] || {
+	if [ "$series" = "$DEFAULT_SERIES" ]; then
+		die "$pkg is Linux $pseries, not the default series $series: import it with --series $pseries (make -C kernels debian${rt} SERIES=$pseries), which leaves out/$link alone"
+	fi
+	die "$pkg is Linux $pseries, not series $series"
+}
+case "$pkg" in
+*-rt-amd64|*-rt-amd64-unsigned) [ -n "$rt" ] || die "$pkg is a PREEMPT_RT kernel: import it with --rt (make -C kernels debian-rt)" ;;
+*) [ -z "$rt" ] || die "$pkg is no PREEMPT_RT kernel (--rt wants linux-image-${series}-rt-amd64 or a versioned -rt-amd64 package)" ;;
+esac
 
-release=${pkg#linux-image-}          # 6.1.0-57-amd64, 6.1.0-57-rt-amd64
-abi=${release%-*}                    # 6.1.0-57, 6.1.0-57-rt
+# the folder this package's release is expected in (its -unsigned twin is
+# the same kernel); checked again against boot/vmlinuz-* after unpacking
+guess=${pkg#linux-image-}
+guess=${guess%-unsigned}
+abi=${guess%-*}                      # 6.1.0-57, 6.12.118+deb12-rt
 dest="$out/debian-$abi"
 
 # vmlinuz -> vmlinux: the ELF kernel inside the bzImage. qemu boots it
@@ -102,7 +166,8 @@ chmod 755 "$cache" 2>/dev/null || true
 deb=$(ls "$cache/${pkg}_"*.deb 2>/dev/null | head -n 1 || true)
 if [ -z "$deb" ]; then
 	echo "import-debian: downloading $pkg" >&2
-	(cd "$cache" && apt-get download -q "$pkg") || die "apt-get download $pkg failed"
+	(cd "$cache" && apt-get download -q "$pkg") ||
+		die "apt-get download $pkg failed (into $cache; apt-get update? apt-cache policy $pkg shows where it comes from)"
 	deb=$(ls "$cache/${pkg}_"*.deb 2>/dev/null | head -n 1 || true)
 	[ -n "$deb" ] || die "apt-get download left no ${pkg}_*.deb in $cache"
 fi
@@ -112,13 +177,24 @@ tmp=$(mktemp -d "$out/.import.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 dpkg -x "$deb" "$tmp/root" || die "dpkg -x $deb failed"
 
+# the release from the package's own boot/vmlinuz-<release>
+release=""
+for f in "$tmp/root/boot/vmlinuz-"*; do
+	[ -f "$f" ] || continue
+	[ -z "$release" ] || die "$deb has more than one boot/vmlinuz-*"
+	release=${f##*/vmlinuz-}
+done
+[ -n "$release" ] || die "$deb has no boot/vmlinuz-* (not a kernel image package?)"
+[ "$(series_of "$release")" = "$series" ] ||
+	die "$deb holds Linux $release, not series $series"
+abi=${release%-*}
+dest="$out/debian-$abi"
 img="$tmp/root/boot/vmlinuz-$release"
 cfg="$tmp/root/boot/config-$release"
 mods=""
 for m in "$tmp/root/lib/modules/$release" "$tmp/root/usr/lib/modules/$release"; do
 	[ -d "$m" ] && mods=$m && break
 done
-[ -f "$img" ] || die "$deb has no boot/vmlinuz-$release"
 [ -f "$cfg" ] || die "$deb has no boot/config-$release"
 [ -n "$mods" ] || die "$deb has no lib/modules/$release"
 
@@ -128,7 +204,7 @@ mv "$img" "$stage/vmlinuz"
 mv "$cfg" "$stage/config"
 mv "$mods" "$stage/lib/modules/$release"
 cat >"$stage/kernel.json" <<JSON
-{"release": "$release", "image": "vmlinuz", "config": "config", "modules": "lib/modules/$release", "source": "debian $pkg $debver"}
+{"release": "$release", "image": "vmlinuz", "config": "config", "modules": "lib/modules/$release", "source": "debian $pkg $debver", "series": "$series"}
 JSON
 add_vmlinux "$stage"
 rm -rf "$dest"

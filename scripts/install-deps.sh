@@ -4,7 +4,7 @@
 #   build  gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev liblz4-dev
 #          libmicrohttpd-dev (the lava target serves job artifacts over HTTP)
 #   run    rt-tests (cyclictest, hackbench) stress-ng
-#          rtla (the timerlat and osnoise workloads; 6.1, as the kernel)
+#          rtla (the timerlat and osnoise workloads; Debian 12's rtla is 6.1's)
 #          linux-perf (perf bench sched: the perf-messaging and perf-pipe
 #          workloads) sockperf (the sockperf workload)
 #   pgbench postgresql-15 (the pgbench workload: initdb, postgres, pgbench;
@@ -20,7 +20,9 @@
 #          dropbear-bin openssh-client (a guest reachable by ssh; the ssh target)
 #          curl (the lava target: LAVA's REST API; it builds its initramfs too)
 #   kernel flex bison libelf-dev libssl-dev bc ccache (building kernel variants;
-#          the source, linux-source-6.1, comes with `make -C kernels source`)
+#          the source, linux-source-<series>, comes with `make -C kernels source
+#          [SERIES=6.12]`; Debian's kernels of any series with `make -C kernels
+#          debian|debian-rt [SERIES=6.12]`, which the tests that boot them run)
 # Usage: scripts/install-deps.sh [build run pgbench test qemu kernel]   (default: build run)
 #        scripts/install-deps.sh --all
 set -eu

@@ -1,6 +1,8 @@
 /*
  * What a kernel offers (preempt_offer.h): the preemption modes of a kernel
- * from its config, by the rules of Kconfig.preempt in 6.1, 6.13 and 7.0.
+ * from its config, by the rules of Kconfig.preempt in 6.1, 6.13 and 7.0,
+ * and of the 6.12 RT patch set (Debian's linux-image-6.12-rt-amd64: lazy
+ * and laziest backported).
  * Pure but for preempt_offer_of_file, through which the plan check
  * (harness/orchestrate/plan.c) and the qemu target's feasibility hook read
  * kernel folders' configs (a config that is no config refused, a FIFO
@@ -17,11 +19,12 @@
 #include "harness/agent/preempt_offer.h"
 #include "harness/agent/sysinfo.h"
 
-static const char *const mode_names[] = { "none", "voluntary", "full", "lazy" };
+static const char *const mode_names[] = { "none", "voluntary", "full", "lazy", "laziest" };
+#define NMODES (sizeof(mode_names) / sizeof(mode_names[0]))
 
 unsigned preempt_mode_bit(const char *mode)
 {
-	for (unsigned i = 0; mode && i < 4; i++)
+	for (unsigned i = 0; mode && i < NMODES; i++)
 		if (!strcmp(mode, mode_names[i]))
 			return 1u << i;
 	return 0;
@@ -36,7 +39,7 @@ int preempt_offer_has(const struct preempt_offer *o, const char *mode)
 void preempt_offer_modes(unsigned modes, struct strbuf *sb)
 {
 	int first = 1;
-	for (unsigned i = 0; i < 4; i++)
+	for (unsigned i = 0; i < NMODES; i++)
 		if (modes & (1u << i)) {
 			strbuf_addf(sb, "%s%s", first ? "" : ", ", mode_names[i]);
 			first = 0;
@@ -89,12 +92,19 @@ int preempt_offer_decide(const char *config, const char *release, struct preempt
 	o->dynamic = is_y(config, "PREEMPT_DYNAMIC");
 	o->rt = is_y(config, "PREEMPT_RT");
 	o->lazy_arch = is_y(config, "ARCH_HAS_PREEMPT_LAZY");
+	/* the laziest model of the RT patch set ("sched: Add laziest preempt
+	 * model", in 6.12-rt, never merged upstream): a member of the choice,
+	 * so the config lists it set or "is not set" wherever it exists */
+	o->laziest = o->lazy_arch && (is_y(config, "PREEMPT_LAZIEST") ||
+				      strstr(config, "# CONFIG_PREEMPT_LAZIEST is not set"));
 	/* the choice "Preemption Model"; RT was a member of it until 6.12.
 	 * PREEMPT_LAZY is the model only with ARCH_HAS_PREEMPT_LAZY (6.13 on):
 	 * the 6.1 RT patch set (Debian's linux-image-rt-amd64) has an option of
 	 * that name too, "def_bool y if HAVE_PREEMPT_LAZY && PREEMPT_RT", which
 	 * is no member of the choice */
-	if (is_y(config, "PREEMPT_LAZY") && o->lazy_arch)
+	if (is_y(config, "PREEMPT_LAZIEST") && o->laziest)
+		o->built = PM_LAZIEST;
+	else if (is_y(config, "PREEMPT_LAZY") && o->lazy_arch)
 		o->built = PM_LAZY;
 	else if (is_y(config, "PREEMPT"))
 		o->built = PM_FULL;
@@ -116,6 +126,8 @@ int preempt_offer_decide(const char *config, const char *release, struct preempt
 	o->modes = PM_NONE | PM_VOLUNTARY | PM_FULL;
 	if (o->lazy_arch)
 		o->modes |= PM_LAZY;
+	if (o->laziest)
+		o->modes |= PM_LAZIEST;
 	if (o->rt)
 		o->modes &= ~(unsigned)(PM_NONE | PM_VOLUNTARY);
 	if (o->major >= 7) {
@@ -234,6 +246,8 @@ void preempt_effective_of(const char *cur, const char *built, int dynamic, int r
 		e->model = "rt";
 	else if (rt && !strcmp(e->mode, "lazy"))
 		e->model = "rt-lazy";
+	else if (rt && !strcmp(e->mode, "laziest"))
+		e->model = "rt-laziest";
 }
 
 static int has_word(const char *s, const char *w)
@@ -261,5 +275,7 @@ const char *preempt_model_mode(const char *model)
 		return "full";
 	if (model && !strcmp(model, "rt-lazy"))
 		return "lazy";
+	if (model && !strcmp(model, "rt-laziest"))
+		return "laziest";
 	return model;
 }

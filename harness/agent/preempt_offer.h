@@ -15,7 +15,12 @@
  *                         option: Debian's 6.1 RT kernel offers full)
  *   PREEMPT_DYNAMIC       none, voluntary, full (6.1-6.12)
  *     + lazy              with ARCH_HAS_PREEMPT_LAZY (6.13: "sched: Add Lazy
- *                         preemption model")
+ *                         preemption model"; Debian's 6.12 RT kernel has it
+ *                         backported with the RT patch set)
+ *     + laziest           with ARCH_HAS_PREEMPT_LAZY where the config has
+ *                         PREEMPT_LAZIEST (set or "is not set": the RT patch
+ *                         set's "sched: Add laziest preempt model", in
+ *                         Debian's 6.12 RT kernel, never upstream)
  *     - none, voluntary   with PREEMPT_RT (6.13 took RT out of the choice and
  *                         allowed it with PREEMPT_DYNAMIC: full and lazy)
  *     - none              from 7.0 (PREEMPT_NONE needs ARCH_NO_PREEMPT, which
@@ -40,6 +45,7 @@ enum {
 	PM_VOLUNTARY = 2,
 	PM_FULL = 4,
 	PM_LAZY = 8,
+	PM_LAZIEST = 16,
 };
 
 struct preempt_offer {
@@ -48,6 +54,7 @@ struct preempt_offer {
 	int dynamic;           /* CONFIG_PREEMPT_DYNAMIC=y */
 	int rt;                /* CONFIG_PREEMPT_RT=y */
 	int lazy_arch;         /* CONFIG_ARCH_HAS_PREEMPT_LAZY=y */
+	int laziest;           /* the RT patch set's PREEMPT_LAZIEST exists */
 	int major, minor;      /* the kernel version; 0.0 unknown */
 };
 
@@ -63,7 +70,7 @@ int preempt_offer_decide(const char *config, const char *release, struct preempt
  * 16 MiB, not text, or naming no preemption model */
 int preempt_offer_of_file(const char *path, const char *release, struct preempt_offer *o,
 			  struct strbuf *why);
-/* PM_* of "none", "voluntary", "full", "lazy"; 0 for anything else */
+/* PM_* of "none", "voluntary", "full", "lazy", "laziest"; 0 for anything else */
 unsigned preempt_mode_bit(const char *mode);
 /* does the kernel offer `mode`? */
 int preempt_offer_has(const struct preempt_offer *o, const char *mode);
@@ -77,7 +84,7 @@ void preempt_offer_describe(const struct preempt_offer *o, struct strbuf *sb);
  * model"): `mode` is what a plan's preempt= is checked against (none,
  * voluntary, full, lazy), `model` what is stored as boot.preempt and so
  * results.preempt: the mode, except on a PREEMPT_RT kernel, where full is
- * "rt" and lazy "rt-lazy" (6.13 on: an RT kernel with PREEMPT_DYNAMIC
+ * "rt", lazy "rt-lazy" and laziest "rt-laziest" (6.12-rt, 6.13 on: an RT kernel with PREEMPT_DYNAMIC
  * offers full and lazy, and /sys/kernel/debug/sched/preempt prints the
  * same "(full) lazy " as a non-RT 7.0 kernel: only the config or uname -v
  * tells them apart). NULL: cannot be told.
@@ -103,7 +110,8 @@ void preempt_effective_of(const char *cur, const char *built, int dynamic, int r
  * PREEMPT_RT from preempt_build "rt" or a "PREEMPT_RT" word in
  * kernel_version, which is uname -v: "#1 SMP PREEMPT_RT ...") */
 void preempt_effective_sysinfo(const json_t *si, struct preempt_effective *e);
-/* the mode of a stored model: "rt" -> "full", "rt-lazy" -> "lazy", else
+/* the mode of a stored model: "rt" -> "full", "rt-lazy" -> "lazy",
+ * "rt-laziest" -> "laziest", else
  * the model itself */
 const char *preempt_model_mode(const char *model);
 

@@ -37,7 +37,8 @@ static const char usage_text[] =
 	"knobs, workload, params); if the selection holds several, they are listed\n"
 	"and the command exits 2: narrow it with --where. Nightly sessions (tag\n"
 	"nightly-*) of one configuration whose effective preemption model changed\n"
-	"(a kernel's new default mode; kernels from git count as one) are one\n"
+	"(a kernel's new default mode; kernels from git count as one; another\n"
+	"kernel whose model differs, Debian's 6.1 RT to 6.12 RT, too) are one\n"
 	"trend with the break shown:\n"
 	"\"effective preemption model changed: voluntary -> lazy at session N\".\n"
 	"\n"
@@ -183,8 +184,10 @@ static void print_csv(const struct trend_out *t)
 static void print_table_header(const struct trend_out *t)
 {
 	const struct sel_series *se = t->se;
-	char *k = t->nkernels > 1 ? xstrfmt("from git (%zu commits)", t->nkernels)
-				   : sel_series_dim_text(se, DIM_KERNEL);
+	char *k = t->nkernels > 1 && trend_series_from_git(se)
+			  ? xstrfmt("from git (%zu commits)", t->nkernels)
+		  : t->nkernels > 1 ? trend_kernels_text(t->tr)
+				    : sel_series_dim_text(se, DIM_KERNEL);
 	char *m = sel_series_dim_text(se, DIM_MACHINE);
 	char *pl = sel_json_label(se->dim[DIM_PARAMS], NULL, 0);
 	size_t np = t->tr->np;
@@ -234,8 +237,11 @@ static void print_table(const struct trend_out *t)
 	for (size_t b = 0; b < t->tr->nbreaks; b++) {
 		size_t i = t->tr->breaks[b];
 		printf("%sbreak: effective preemption model changed: %s -> %s at session %lld "
-		       "(%s)\n", b ? "" : "\n", model_or_none(pt[i - 1].model),
+		       "(%s)", b ? "" : "\n", model_or_none(pt[i - 1].model),
 		       model_or_none(pt[i].model), (long long)pt[i].session, pt[i].started_at);
+		if (trend_kernel_changed(t->tr, i))
+			printf(", with the kernel: %s -> %s", pt[i - 1].kernel, pt[i].kernel);
+		printf("\n");
 	}
 	if (t->tr->nbreaks)
 		printf("(not a change point: change points are sought on each side of a break, "

@@ -21,9 +21,28 @@
 #include "harness/orchestrate/kgit.h"
 #include "harness/util/proc.h"
 
-static const char *const spec_keys[] = { "variant", "base", "source", "image", "git", "ref",
-					 "patches", "fetch", "dirty", "commit", "describe",
+static const char *const spec_keys[] = { "variant", "base", "source", "series", "image", "git",
+					 "ref", "patches", "fetch", "dirty", "commit", "describe",
 					 NULL };
+
+/* "6.12": Debian's linux-source-<series> as the source (build-variant.sh
+ * --series); digits, one dot, digits */
+static int series_ok(const char *s)
+{
+	int dots = 0, digits = 0;
+	for (const char *p = s; p && *p; p++) {
+		if (*p == '.') {
+			if (!digits || dots++)
+				return 0;
+			digits = 0;
+		} else if (*p >= '0' && *p <= '9') {
+			digits++;
+		} else {
+			return 0;
+		}
+	}
+	return s && dots == 1 && digits > 0 && strlen(s) < 8;
+}
 static const char *const bases[] = { "minimal", "distro", NULL };
 
 static int is_dir(const char *p)
@@ -232,7 +251,7 @@ int kbuild_spec_check(const json_t *spec, const char *path, const char *kdir,
 	}
 	int from_git = kgit_is_git(spec);
 	if (!from_git)
-		for (const char *const *g = spec_keys + 4; *g; g++)
+		for (const char *const *g = spec_keys + 5; *g; g++) /* from "git" on */
 			if (json_object_get(spec, *g)) {
 				strbuf_addf(err, "%s.%s: only for a kernel from git (\"git\": DIR, "
 					    "\"ref\": REF)", path, *g);
@@ -252,6 +271,17 @@ int kbuild_spec_check(const json_t *spec, const char *path, const char *kdir,
 	if (v && (!json_is_string(v) || !in_list(bases, json_string_value(v)))) {
 		strbuf_addf(err, "%s.base: must be \"minimal\" (qemu guests) or \"distro\" "
 			    "(a distribution config)", path);
+		return -1;
+	}
+	v = json_object_get(spec, "series");
+	if (v && (!json_is_string(v) || !series_ok(json_string_value(v)))) {
+		strbuf_addf(err, "%s.series: must be a kernel series like \"6.12\" (Debian's "
+			    "linux-source-<series> as the source)", path);
+		return -1;
+	}
+	if (v && (json_object_get(spec, "source") || from_git)) {
+		strbuf_addf(err, "%s.series: only for Debian's source; a kernel from \"source\" or "
+			    "\"git\" has its own version", path);
 		return -1;
 	}
 	v = json_object_get(spec, "source");
@@ -373,8 +403,11 @@ char *kbuild_label(const json_t *spec)
 	json_array_foreach(json_object_get(spec, "variant"), i, f)
 		strbuf_addf(&sb, "%s%s", i ? "+" : "", json_string_value(f) ? json_string_value(f) : "?");
 	const char *src = json_string_value(json_object_get(spec, "source"));
+	const char *series = json_string_value(json_object_get(spec, "series"));
 	if (src)
 		strbuf_addf(&sb, "@%s", src);
+	else if (series)
+		strbuf_addf(&sb, "@linux-source-%s", series);
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -388,9 +421,14 @@ void kbuild_argv_tree(const json_t *spec, const char *script, const char *tree,
 {
 	const char *base = json_string_value(json_object_get(spec, "base"));
 	const char *src = tree ? tree : json_string_value(json_object_get(spec, "source"));
+	const char *series = json_string_value(json_object_get(spec, "series"));
 	strvec_push(argv, script);
 	strvec_push(argv, "--base");
 	strvec_push(argv, base ? base : "minimal");
+	if (series && !src) {
+		strvec_push(argv, "--series");
+		strvec_push(argv, series);
+	}
 	if (src) {
 		strvec_push(argv, "--source");
 		strvec_push(argv, src);

@@ -29,7 +29,8 @@ static const char *const matrix_keys[] = { "kernel", "preempt", "cmdline", "knob
 					   "impossible", NULL };
 static const char *const impossible_values[] = { "refuse", "drop", NULL };
 static const char *const knob_keys[] = { "sched_features", "tunables", "sysctl", NULL };
-static const char *const preempt_modes[] = { "none", "voluntary", "full", "lazy", NULL };
+static const char *const preempt_modes[] = { "none", "voluntary", "full", "lazy", "laziest",
+					     NULL };
 static const char *const switch_methods[] = { "auto", "runtime", "reboot", "kexec", NULL };
 static const char *const orders[] = { "interleaved", "sequential", NULL };
 
@@ -245,6 +246,33 @@ static int name_ok(const char *s, int upper)
 	return 1;
 }
 
+/* a scheduler tunable: a file below /sys/kernel/debug/sched/ by its
+ * relative name, a name_ok segment or up to four joined by '/' for the
+ * files in its folders (6.12's per-CPU fair_server/cpu0/runtime, the
+ * sched domains' domains/cpu0/domain0/imbalance_pct): no empty, '.' or
+ * '..' segment can be written (name_ok allows no '.') */
+static int tunable_name_ok(const char *s)
+{
+	if (!*s || strlen(s) > 64)
+		return 0;
+	int segs = 0;
+	for (const char *p = s;; segs++) {
+		const char *slash = strchr(p, '/');
+		size_t n = slash ? (size_t)(slash - p) : strlen(p);
+		char seg[65];
+		if (!n || n >= sizeof(seg))
+			return 0;
+		memcpy(seg, p, n);
+		seg[n] = '\0';
+		if (!name_ok(seg, 0))
+			return 0;
+		if (!slash)
+			break;
+		p = slash + 1;
+	}
+	return segs < 4;
+}
+
 static int value_ok(const json_t *v)
 {
 	if (json_is_integer(v))
@@ -297,10 +325,12 @@ int knob_object_check(const json_t *knob, const char *path, struct strbuf *err)
 		const char *key;
 		json_t *v;
 		json_object_foreach(o, key, v) {
-			if (!name_ok(key, 0)) {
+			if (k ? !name_ok(key, 0) : !tunable_name_ok(key)) {
 				strbuf_addf(err, "%s.%s.%s: not a valid %s name (lowercase letters, "
-					    "digits, _)", path, objs[k], key,
-					    k ? "sysctl (kernel.*)" : "scheduler tunable");
+					    "digits, _%s)", path, objs[k], key,
+					    k ? "sysctl (kernel.*)" : "scheduler tunable",
+					    k ? "" : "; a file in a folder of sched/ as "
+						     "fair_server/cpu0/runtime");
 				return -1;
 			}
 			if (!value_ok(v)) {

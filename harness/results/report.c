@@ -1068,7 +1068,8 @@ static int add_cmp(struct report *r, struct db *db, const char *a, const char *b
 
 static int preempt_rank(const char *p)
 {
-	static const char *const order[] = { "none", "voluntary", "full", "lazy", "rt", "rt-lazy", NULL };
+	static const char *const order[] = { "none", "voluntary", "full", "lazy", "laziest", "rt",
+					     "rt-lazy", "rt-laziest", NULL };
 	for (int i = 0; order[i]; i++)
 		if (!strcmp(p, order[i]))
 			return i;

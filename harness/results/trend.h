@@ -96,6 +96,13 @@ int trend_joinable(struct db *db, const struct sample_set *s);
 /* "voluntary -> lazy": the models of the points in the order of the breaks
  * (malloc'd) */
 char *trend_models_text(const struct trend *tr);
+/* a kernel from git: its commits are one kernel to a trend (as to the robot) */
+int trend_series_from_git(const struct sel_series *se);
+/* at break i the kernel changed too (not one from git): 1 */
+int trend_kernel_changed(const struct trend *tr, size_t i);
+/* "6.1.0-57-rt-amd64 -> 6.12.118+deb12-rt-amd64": the kernels of the points
+ * in order of the breaks where they changed (malloc'd) */
+char *trend_kernels_text(const struct trend *tr);
 /* the document `schedlab trend --format json` prints (schedlab_format 1) */
 json_t *trend_job_json(const struct trend_job *job, const char *metric,
 		       const struct cp_options *o);

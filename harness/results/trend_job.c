@@ -14,20 +14,45 @@
 #include "db/results.h"
 #include "harness/results/compare.h"
 
-static int from_git(const struct sel_series *se)
+int trend_series_from_git(const struct sel_series *se)
 {
 	return se->kernel_commit && *se->kernel_commit;
+}
+
+int trend_kernel_changed(const struct trend *tr, size_t i)
+{
+	const char *a = tr->pt[i - 1].kernel, *b = tr->pt[i].kernel;
+	return a && b && strcmp(a, b);
+}
+
+char *trend_kernels_text(const struct trend *tr)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, tr->np && tr->pt[0].kernel ? tr->pt[0].kernel : "?");
+	for (size_t b = 0; b < tr->nbreaks; b++)
+		if (trend_kernel_changed(tr, tr->breaks[b]))
+			strbuf_addf(&sb, " -> %s", tr->pt[tr->breaks[b]].kernel);
+	return strbuf_detach(&sb, NULL);
 }
 
 int trend_joinable(struct db *db, const struct sample_set *s)
 {
 	/* kernels from git count as one kernel whatever their commit, as the
-	   robot pools them (docs/alerts.md): a nightly on a moving branch */
+	   robot pools them (docs/alerts.md): a nightly on a moving branch;
+	   other kernels may differ where the model changes with them (Debian's
+	   6.1 RT, full, to its 6.12 RT, lazy by default): never two kernels of
+	   one model */
 	for (int d = 0; d < SEL_NDIMS; d++)
-		for (size_t i = 1; d != DIM_PREEMPT && i < s->nseries; i++)
-			if (strcmp(s->series[i].dim[d], s->series[0].dim[d]) &&
-			    !(d == DIM_KERNEL && from_git(&s->series[i]) && from_git(&s->series[0])))
+		for (size_t i = 0; d != DIM_PREEMPT && i < s->nseries; i++)
+			for (size_t j = i + 1; j < s->nseries; j++) {
+				const struct sel_series *a = &s->series[i], *b = &s->series[j];
+				if (!strcmp(a->dim[d], b->dim[d]))
+					continue;
+				if (d == DIM_KERNEL && ((trend_series_from_git(a) && trend_series_from_git(b)) ||
+							strcmp(a->dim[DIM_PREEMPT], b->dim[DIM_PREEMPT])))
+					continue;
 				return 0;
+			}
 	int64_t *sid = NULL;
 	size_t *owner = NULL, n = 0;
 	int ok = 1;
@@ -128,15 +153,20 @@ int trend_job_run(struct db *db, const char *metric, const char *where, const ch
 	const struct sel_group *g = &set->groups[0];
 	const struct sel_group **gs = xcalloc(set->ngroups + 1, sizeof(*gs));
 	const char **models = xcalloc(set->ngroups + 1, sizeof(*models));
+	const char **kernels = xcalloc(set->ngroups + 1, sizeof(*kernels));
 	for (size_t i = 0; i < set->ngroups; i++) {
+		const struct sel_series *se = &set->series[set->groups[i].series];
 		gs[i] = &set->groups[i];
-		models[i] = set->series[set->groups[i].series].dim[DIM_PREEMPT];
+		models[i] = se->dim[DIM_PREEMPT];
+		/* kernels from git are one kernel: their points are not labelled */
+		kernels[i] = trend_series_from_git(se) ? NULL : se->kernel_release;
 	}
 	int brc = job->joined
-			  ? trend_build_models(db, gs, NULL, models, set->ngroups, o, &job->tr, err)
+			  ? trend_build_models(db, gs, kernels, models, set->ngroups, o, &job->tr, err)
 			  : trend_build(db, &g, NULL, 1, o, &job->tr, err);
 	free(gs);
 	free(models);
+	free(kernels);
 	if (brc)
 		return -1;
 	job->built = 1;
@@ -200,11 +230,15 @@ json_t *trend_job_json(const struct trend_job *job, const char *metric,
 	json_t *brj = json_array();
 	for (size_t b = 0; b < tr->nbreaks; b++) {
 		size_t i = tr->breaks[b];
-		json_array_append_new(
-			brj, json_pack("{s:I,s:I,s:s,s:s,s:s}", "index", (json_int_t)i, "session",
+		json_t *bj = json_pack("{s:I,s:I,s:s,s:s,s:s}", "index", (json_int_t)i, "session",
 				       (json_int_t)pt[i].session, "from",
 				       model_or_none(pt[i - 1].model), "to", model_or_none(pt[i].model),
-				       "cause", "effective preemption model changed"));
+				       "cause", "effective preemption model changed");
+		if (trend_kernel_changed(tr, i)) {
+			json_object_set_new(bj, "kernel_from", json_string(pt[i - 1].kernel));
+			json_object_set_new(bj, "kernel_to", json_string(pt[i].kernel));
+		}
+		json_array_append_new(brj, bj);
 	}
 	json_object_set_new(ser, "machine_id", json_string(se->dim[DIM_MACHINE]));
 	json_object_set_new(ser, "kernel_release", json_string(se->kernel_release));

@@ -133,7 +133,7 @@ int target_agent_knob_restore(struct target *t, struct strbuf *err)
 int target_preempt_known(const char *mode)
 {
 	return !strcmp(mode, "none") || !strcmp(mode, "voluntary") || !strcmp(mode, "full") ||
-	       !strcmp(mode, "lazy");
+	       !strcmp(mode, "lazy") || !strcmp(mode, "laziest");
 }
 
 const char *target_agent_binary(const struct target *t)

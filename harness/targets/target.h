@@ -46,7 +46,7 @@ enum target_caps {
 struct boot_spec {
 	int index;                /* position in the plan's boot list */
 	const char *kernel;       /* kernel spec (path/folder) or NULL = the target's default */
-	const char *preempt;      /* none|voluntary|full|lazy or NULL = leave as is */
+	const char *preempt;      /* none|voluntary|full|lazy|laziest or NULL = leave as is */
 	const char *cmdline;      /* extra kernel parameters, "" for none */
 };
 
@@ -200,7 +200,7 @@ int target_agent_knob_restore(struct target *t, struct strbuf *err);
  * ("clock": "virtual", docs/virtual-time.md) */
 int target_clock_virtual(const json_t *target);
 
-/* none, voluntary, full or lazy: a preempt= mode a target can boot with */
+/* none, voluntary, full, lazy or laziest: a preempt= mode a target can boot with */
 int target_preempt_known(const char *mode);
 /* the agent binary for t: the plan's "agent", else t->agent_path, else the
  * one next to the running schedlab */

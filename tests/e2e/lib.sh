@@ -257,22 +257,25 @@ EOF_TINY
 
 # kernel_history: for the scripts that build kernels from a git history
 # (t0640, t0830): their prerequisites, Debian's kernel imported, the
-# linux-source-6.1 tree the shared variant is built from (SRC), ccache the
+# linux-source-<series> tree (kernel_history [SERIES], default 6.1; 6.12
+# works the same) the shared variant is built from (SRC), ccache the
 # user's and the rest of schedlab's cache the script's own, and R, a bare
 # repository whose main is that source as shipped. Ends the script with a
 # failure when something is missing.
 kernel_history() {
+	local series=${1:-6.1} link=debian
+	[ "$series" = 6.1 ] || link=debian-$series
 	require qemu-system-x86:qemu-system-x86_64 flex:flex bison:bison bc:bc make:make gcc:gcc \
 		libelf-dev:/usr/include/libelf.h libssl-dev:/usr/include/openssl/ssl.h ccache:ccache \
 		xz-utils:xz git:git sqlite3:sqlite3 busybox-static:/bin/busybox cpio:cpio
-	[ -f kernels/out/debian/kernel.json ] || make -s -C kernels debian >/dev/null 2>&1
-	if [ ! -f kernels/out/debian/kernel.json ]; then
-		not_ok "Debian kernel imported (make -C kernels debian)"; done_testing; exit
+	[ -f kernels/out/$link/kernel.json ] || make -s -C kernels debian SERIES="$series" >/dev/null 2>&1
+	if [ ! -f kernels/out/$link/kernel.json ]; then
+		not_ok "Debian kernel imported (make -C kernels debian SERIES=$series)"; done_testing; exit
 	fi
 	# the Debian source, unpacked where the variant builds unpack it
-	kernels/build-variant.sh --key-only hz1000 >/dev/null 2>"$TMP/unpack.err" ||
-		{ not_ok "linux-source-6.1 unpacked" "$(tail -n 3 "$TMP/unpack.err")"; done_testing; exit; }
-	SRC=$(ls -d "${XDG_CACHE_HOME:-$HOME/.cache}"/schedlab/src/linux-source-6.1* | head -n 1)
+	kernels/build-variant.sh --series "$series" --key-only hz1000 >/dev/null 2>"$TMP/unpack.err" ||
+		{ not_ok "linux-source-$series unpacked" "$(tail -n 3 "$TMP/unpack.err")"; done_testing; exit; }
+	SRC=$(ls -d "${XDG_CACHE_HOME:-$HOME/.cache}/schedlab/src/linux-source-$series".[0-9]* | head -n 1)
 	export CCACHE_DIR=${CCACHE_DIR:-$(ccache -k cache_dir)}
 	export XDG_CACHE_HOME=$TMP/cache TMPDIR=$TMP
 	export GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-t} GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-t@example.org} \
@@ -286,7 +289,7 @@ kernel_history() {
 	# the kernel's .gitignore says
 	local wt=(-c core.bare=false --git-dir="$R" --work-tree="$SRC")
 	git "${wt[@]}" add -A -f -- . ':!.sl-build-*' ':!.schedlab-unpacked' 2>"$TMP/add.err" &&
-		git "${wt[@]}" commit -qm "linux-source-6.1 as shipped" 2>>"$TMP/add.err" &&
+		git "${wt[@]}" commit -qm "linux-source-$series as shipped" 2>>"$TMP/add.err" &&
 		rm -f "$R/index" ||
 		{ not_ok "the base commit" "$(tail -n 3 "$TMP/add.err")"; done_testing; exit; }
 }

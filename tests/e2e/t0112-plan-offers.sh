@@ -2,7 +2,8 @@
 # End-to-end: what each kernel offers, decided before anything runs.
 # `schedlab plan` (and `schedlab run`, before anything is stored) on a plan
 # crossing four kernel folders (configs of tests/data/kconfig/: 6.1, 6.1-rt,
-# 6.13, a 7.0-like x86) with every preempt mode: refused by default, naming
+# 6.13, a 7.0-like x86; Debian's 6.12 and 6.12-rt, laziest on the RT one)
+# with every preempt mode: refused by default, naming
 # each impossible pair and what that kernel offers; with
 # "matrix": {"impossible": "drop"} the pairs are left out with a note and
 # the rest expands. A config that is no config (a FIFO, a folder, random
@@ -12,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 DATA=$(cd "$(dirname "$0")/../data/kconfig" && pwd)
 
-for k in 6.1 6.1-rt 6.13 7.0; do
+for k in 6.1 6.1-rt 6.13 7.0 6.12 6.12-rt; do
 	mkdir -p "$TMP/k/$k"
 	cp "$DATA/$k.config" "$TMP/k/$k/config"
 	: >"$TMP/k/$k/vmlinuz"
@@ -106,6 +107,26 @@ for k in fifo:"config is a FIFO, not a kernel config" \
 		timeout 30 schedlab plan "$TMP/$name.json"
 	contains "... naming the kernel, the file and what it is" "$TMP/err" "kernel $TMP/k/$name: $TMP/k/$name/$want"
 done
+
+# Debian's 6.12 and 6.12 RT (their real configs): laziest is offered by
+# the RT kernel only (the RT patch set's model), lazy by neither but RT
+cat >"$TMP/612.json" <<JSON
+{"name": "offers-6.12", "target": {"type": "qemu", "kernel": "$TMP/k/6.12"},
+ "matrix": {"kernel": ["$TMP/k/6.12", "$TMP/k/6.12-rt"],
+            "preempt": ["none", "voluntary", "full", "lazy", "laziest"]},
+ "workloads": [{"type": "hackbench", "groups": 1, "loops": 10}]}
+JSON
+expect_exit 2 "6.12 and 6.12-RT with every mode: refused" schedlab plan "$TMP/612.json"
+contains "4 of 10 impossible" "$TMP/err" \
+	"matrix: 4 of 10 boot configurations ask a kernel for a preemption mode it does not offer"
+contains "6.12 asked for laziest: named with its offer" "$TMP/err" \
+	"kernel $TMP/k/6.12, preempt=laziest: it offers none, voluntary, full (PREEMPT_DYNAMIC, built voluntary; Linux 6.12)"
+contains "6.12-RT asked for none: its offer has laziest, built lazy" "$TMP/err" \
+	"kernel $TMP/k/6.12-rt, preempt=none: it offers full, lazy, laziest (PREEMPT_RT, PREEMPT_DYNAMIC, built lazy; Linux 6.12)"
+equals "6.12-RT's full, lazy and laziest are not named" "$(grep -cE "k/6.12-rt, preempt=(full|lazy|laziest):" "$TMP/err")" 0
+sed 's/"laziest"\]}/"laziest"], "impossible": "drop"}/' "$TMP/612.json" >"$TMP/612drop.json"
+expect_exit 0 "dropped: 6 boot configurations left" schedlab plan "$TMP/612drop.json"
+contains "6.12-RT's laziest is kept" "$TMP/out" "kernel=$TMP/k/6.12-rt preempt=laziest"
 
 bad_value() {
 	plan ', "impossible": "skip"' >"$TMP/bad.json"

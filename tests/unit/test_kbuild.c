@@ -129,6 +129,13 @@ TEST(spec_validation)
 	SPEC_ERR("{\"variant\": [\"hz1000\"], \"source\": \"/nonexistent\"}",
 		 "matrix.kernel[0].source: /nonexistent is not a kernel source tree");
 	SPEC_ERR("{\"variant\": [\"hz1000\"], \"hz\": 1}", "matrix.kernel[0].hz: unknown key");
+	SPEC_ERR("{\"variant\": [\"hz1000\"], \"series\": \"6.12\"}", "(accepted)");
+	SPEC_ERR("{\"variant\": [\"hz1000\"], \"series\": \"6.12.1\"}",
+		 "matrix.kernel[0].series: must be a kernel series like \"6.12\"");
+	SPEC_ERR("{\"variant\": [\"hz1000\"], \"series\": \"6\"}", "series: must be");
+	SPEC_ERR("{\"variant\": [\"hz1000\"], \"series\": 6.12}", "series: must be");
+	SPEC_ERR("{\"variant\": [\"hz1000\"], \"series\": \"6.12\", \"source\": \"/src\"}",
+		 "matrix.kernel[0].series: only for Debian's source");
 	SPEC_ERR("{\"variant\": [\"hz1000\"], \"image\": 3}", "matrix.kernel[0].image: must be");
 }
 
@@ -136,7 +143,7 @@ TEST(shipped_fragments_parse)
 {
 	const char *names[] = { "hz100", "hz250", "hz300", "hz1000", "sched_mc_on", "sched_mc_off",
 				"preempt_dynamic_none", "preempt_dynamic_voluntary",
-				"preempt_dynamic_full", "schedstats", "tracing", NULL };
+				"preempt_dynamic_full", "schedstats", "tracing", "sched_ext", NULL };
 	const char *kdir = kbuild_kernels_dir();
 	for (int i = 0; names[i]; i++) {
 		char *path = xstrfmt("%s/fragments/%s.config", kdir, names[i]);
@@ -199,6 +206,20 @@ TEST(label_and_argv)
 	CHECK_STR(av.v[4], "/src/linux");
 	CHECK_STR(av.v[5], "--");
 	CHECK_STR(av.v[6], "hz250");
+	strvec_clear(&av);
+	json_decref(s);
+
+	/* Debian's linux-source-6.12 */
+	s = json_loads("{\"variant\": [\"sched_ext\"], \"series\": \"6.12\"}", 0, NULL);
+	l = kbuild_label(s);
+	CHECK_STR(l, "variant:minimal:sched_ext@linux-source-6.12");
+	free(l);
+	kbuild_argv(s, "b.sh", &av);
+	CHECK(av.nr == 7);
+	CHECK_STR(av.v[3], "--series");
+	CHECK_STR(av.v[4], "6.12");
+	CHECK_STR(av.v[5], "--");
+	CHECK_STR(av.v[6], "sched_ext");
 	strvec_clear(&av);
 	json_decref(s);
 }

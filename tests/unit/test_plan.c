@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/agent/knobs.h"
 #include "harness/orchestrate/plan.h"
 #include "tests/unit/tap.h"
 
@@ -567,7 +568,7 @@ TEST(bad_preempt_lists_modes)
 {
 	check_err("{\"matrix\": {\"preempt\": [\"full\", \"rt\"]}, "
 		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
-		  "p.json: matrix.preempt[1]: \"rt\" is not valid (valid: none, voluntary, full, lazy)");
+		  "p.json: matrix.preempt[1]: \"rt\" is not valid (valid: none, voluntary, full, lazy, laziest)");
 	check_err("{\"matrix\": {\"preempt\": []}, \"workloads\": [{\"type\": \"hackbench\"}]}",
 		  "p.json: matrix.preempt: must be a string or a non-empty array of strings");
 	check_err("{\"matrix\": {\"preempt\": [1]}, \"workloads\": [{\"type\": \"hackbench\"}]}",
@@ -632,6 +633,42 @@ TEST(knob_errors)
 	check_err("{\"matrix\": {\"knobs\": [{\"tunables\": {\"../../etc/passwd\": 1}}]}, "
 		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
 		  "p.json: matrix.knobs[0].tunables.../../etc/passwd: not a valid scheduler tunable");
+	/* a per-CPU tunable (6.12's fair_server/cpuN/runtime) is a name; an
+	   empty, dotted or too deep one is not */
+	check_err("{\"matrix\": {\"knobs\": [{\"tunables\": {\"fair_server//runtime\": 1}}]}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "p.json: matrix.knobs[0].tunables.fair_server//runtime: not a valid scheduler "
+		  "tunable name (lowercase letters, digits, _; a file in a folder of sched/ as "
+		  "fair_server/cpu0/runtime)");
+	check_err("{\"matrix\": {\"knobs\": [{\"tunables\": {\"fair_server/../x\": 1}}]}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "tunables.fair_server/../x: not a valid scheduler tunable");
+	check_err("{\"matrix\": {\"knobs\": [{\"tunables\": {\"a/b/c/d/e\": 1}}]}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "tunables.a/b/c/d/e: not a valid scheduler tunable");
+	check_err("{\"matrix\": {\"knobs\": [{\"sysctl\": {\"sched/x\": 1}}]}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "sysctl.sched/x: not a valid sysctl");
+	{
+		struct strbuf err = STRBUF_INIT;
+		json_t *k = json_loads("{\"tunables\": {\"fair_server/cpu0/runtime\": 40000000, "
+				       "\"base_slice_ns\": 2000000}}", 0, NULL);
+		CHECK(knob_object_check(k, "matrix.knobs[0]", &err) == 0);
+		if (err.len)
+			printf("#   %s\n", err.buf);
+		json_t *w = NULL;
+		CHECK(knobs_to_writes(k, &w, &err) == 0);
+		char *t = json_dumps(w, JSON_COMPACT);
+		CHECK_STR(t, "[{\"path\":\"/sys/kernel/debug/sched/fair_server/cpu0/runtime\","
+			     "\"value\":\"40000000\"},{\"path\":\"/sys/kernel/debug/sched/"
+			     "base_slice_ns\",\"value\":\"2000000\"}]");
+		/* the agent's allow-list takes the per-CPU path */
+		CHECK(knob_path_allowed("/sys/kernel/debug/sched/fair_server/cpu0/runtime"));
+		free(t);
+		json_decref(w);
+		json_decref(k);
+		strbuf_release(&err);
+	}
 	check_err("{\"matrix\": {\"knobs\": [{\"tunables\": {\"migration_cost_ns\": 1.5}}]}, "
 		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
 		  "p.json: matrix.knobs[0].tunables.migration_cost_ns: value must be an integer");

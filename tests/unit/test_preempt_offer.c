@@ -2,7 +2,8 @@
  * Unit tests of harness/agent/preempt_offer.c: the preemption modes a
  * kernel offers, decided from its config by the Kconfig rules of 6.1,
  * 6.13 and 7.0, on the fixtures of tests/data/kconfig/ (6.1, 6.1-rt,
- * 6.13, 6.13-rt, a 7.0-like x86 config) and on small inline configs for the
+ * 6.13, 6.13-rt, a 7.0-like x86 config; 6.12 and 6.12-rt are the real
+ * /boot/config-* of Debian's linux-image-6.12.118+deb12-amd64 and -rt-amd64) and on small inline configs for the
  * corners (non-dynamic builds, an unknown version, no model at all).
  * And the effective model of a booted kernel (preempt_effective_*): the
  * exact /sys/kernel/debug/sched/preempt texts of 6.1, 6.13 and 7.0, RT or
@@ -83,6 +84,45 @@ TEST(rt_6_13_dynamic_full_lazy)
 	struct preempt_offer o;
 	CHECK(offer_of_file("6.13-rt.config", &o) == (PM_FULL | PM_LAZY));
 	CHECK(o.rt && o.dynamic && o.built == PM_FULL);
+}
+
+/* Debian's 6.12 (bookworm-security): PREEMPT_DYNAMIC, built voluntary,
+ * no lazy model (no ARCH_HAS_PREEMPT_LAZY: lazy came in 6.13) */
+TEST(debian_6_12_dynamic)
+{
+	struct preempt_offer o;
+	CHECK(offer_of_file("6.12.config", &o) == (PM_NONE | PM_VOLUNTARY | PM_FULL));
+	CHECK(o.dynamic && !o.rt && !o.lazy_arch && !o.laziest && o.built == PM_VOLUNTARY);
+	CHECK(o.major == 6 && o.minor == 12);
+	CHECK(!preempt_offer_has(&o, "lazy") && !preempt_offer_has(&o, "laziest"));
+	char *d = describe(&o);
+	CHECK_STR(d, "none, voluntary, full (PREEMPT_DYNAMIC, built voluntary; Linux 6.12)");
+	free(d);
+}
+
+/* Debian's 6.12 RT: PREEMPT_RT with PREEMPT_DYNAMIC and the RT patch set's
+ * lazy models backported (ARCH_HAS_PREEMPT_LAZY, PREEMPT_LAZY=y, "#
+ * CONFIG_PREEMPT_LAZIEST is not set"): full, lazy and laziest, built lazy,
+ * which is what a boot without preempt= runs */
+TEST(debian_6_12_rt_full_lazy_laziest)
+{
+	struct preempt_offer o;
+	CHECK(offer_of_file("6.12-rt.config", &o) == (PM_FULL | PM_LAZY | PM_LAZIEST));
+	CHECK(o.rt && o.dynamic && o.lazy_arch && o.laziest && o.built == PM_LAZY);
+	CHECK(preempt_offer_has(&o, "laziest") && !preempt_offer_has(&o, "voluntary"));
+	char *d = describe(&o);
+	CHECK_STR(d, "full, lazy, laziest (PREEMPT_RT, PREEMPT_DYNAMIC, built lazy; Linux 6.12)");
+	free(d);
+	/* built laziest, and laziest without the lazy architecture support */
+	struct strbuf why = STRBUF_INIT;
+	CHECK(!preempt_offer_decide("CONFIG_ARCH_HAS_PREEMPT_LAZY=y\nCONFIG_PREEMPT_LAZIEST=y\n"
+				    "CONFIG_PREEMPT_RT=y\n", "6.12.0", &o, &why));
+	CHECK(o.built == PM_LAZIEST && o.modes == PM_LAZIEST);
+	CHECK(!preempt_offer_decide("# CONFIG_PREEMPT_LAZIEST is not set\nCONFIG_PREEMPT=y\n"
+				    "CONFIG_PREEMPT_DYNAMIC=y\n", "6.12.0", &o, &why));
+	CHECK(o.modes == (PM_NONE | PM_VOLUNTARY | PM_FULL));
+	CHECK(preempt_mode_bit("laziest") == PM_LAZIEST);
+	strbuf_release(&why);
 }
 
 TEST(x86_7_0_full_lazy)
@@ -191,8 +231,13 @@ TEST(effective_from_the_preempt_file)
 	/* 7.0 x86, not RT: the same text, lazy its default */
 	EFF("full (lazy) \n", "lazy", 1, 0, "lazy lazy");
 	EFF("(full) lazy \n", "lazy", 1, 0, "full full");
+	/* Debian's 6.12 RT (the RT patch set's laziest): booted without
+	 * preempt= it runs lazy; switched to laziest or full */
+	EFF("full (lazy) laziest \n", "rt", 1, 1, "lazy rt-lazy");
+	EFF("full lazy (laziest) \n", "rt", 1, 1, "laziest rt-laziest");
+	EFF("(full) lazy laziest \n", "rt", 1, 1, "full rt");
 	/* a mode this code does not know is not taken for one it knows */
-	EFF("full lazy (laziest) \n", "lazy", 1, 0, "- -");
+	EFF("full lazy (lazier) \n", "lazy", 1, 0, "- -");
 }
 
 TEST(effective_without_a_preempt_file)
@@ -209,6 +254,7 @@ TEST(effective_without_a_preempt_file)
 	EFF(NULL, "rt", -1, 1, "- -");
 	CHECK_STR(preempt_model_mode("rt"), "full");
 	CHECK_STR(preempt_model_mode("rt-lazy"), "lazy");
+	CHECK_STR(preempt_model_mode("rt-laziest"), "laziest");
 	CHECK_STR(preempt_model_mode("lazy"), "lazy");
 	CHECK(preempt_model_mode(NULL) == NULL);
 }
@@ -343,6 +389,8 @@ int main(void)
 	RUN(rt_6_1_only_full);
 	RUN(lazy_6_13);
 	RUN(rt_6_13_dynamic_full_lazy);
+	RUN(debian_6_12_dynamic);
+	RUN(debian_6_12_rt_full_lazy_laziest);
 	RUN(x86_7_0_full_lazy);
 	RUN(arch_without_lazy_7_0);
 	RUN(non_dynamic_builds);
