@@ -48,8 +48,9 @@ int trend_joinable(struct db *db, const struct sample_set *s)
 				const struct sel_series *a = &s->series[i], *b = &s->series[j];
 				if (!strcmp(a->dim[d], b->dim[d]))
 					continue;
-				if (d == DIM_KERNEL && ((trend_series_from_git(a) && trend_series_from_git(b)) ||
-							strcmp(a->dim[DIM_PREEMPT], b->dim[DIM_PREEMPT])))
+				int git = trend_series_from_git(a) && trend_series_from_git(b);
+				if (d == DIM_KERNEL &&
+				    (git || strcmp(a->dim[DIM_PREEMPT], b->dim[DIM_PREEMPT])))
 					continue;
 				return 0;
 			}
