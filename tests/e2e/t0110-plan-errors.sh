@@ -29,7 +29,7 @@ bad "unknown workload type" 'workloads[0].type: unknown workload "hackbenchh" (v
 bad "missing workloads" 'workloads: missing' '{"name": "x"}'
 bad "bad enum" 'workloads[0].transport: must be one of "socket", "pipe"' \
 	'{"workloads": [{"type": "hackbench", "transport": "tcp"}]}'
-bad "bad preempt mode" 'matrix.preempt[1]: "fulll" is not valid (valid: none, voluntary, full, lazy)' \
+bad "bad preempt mode" 'matrix.preempt[1]: "fulll" is not valid (valid: none, voluntary, full, lazy, laziest)' \
 	'{"matrix": {"preempt": ["none", "fulll"]}, "workloads": [{"type": "hackbench"}]}'
 bad "cmdline quoting trick" "matrix.cmdline[0]: character '\"' is not allowed" \
 	'{"matrix": {"cmdline": ["quiet \"init=/bin/sh\""]}, "workloads": [{"type": "hackbench"}]}'

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tags: qemu (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
 # timeout: 600 (tests/run.sh ends it past this many seconds)
 # lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # Debian's Linux 6.12 LTS and 6.12 PREEMPT_RT (bookworm-security) under
