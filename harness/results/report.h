@@ -186,6 +186,8 @@ int report_bisect_html(struct db *db, const char *spec, struct strbuf *out, stru
 /* HTML-escape s (& < > " ' and control characters) onto sb: for text and
  * for attribute values alike */
 void report_escape(struct strbuf *sb, const char *s);
+/* report_escape of a formatted text */
+void report_escf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- for the renderers (report_html.c, report_summary.c) ---- */
 

@@ -48,10 +48,8 @@ static void esc(struct strbuf *o, const char *s)
 	report_escape(o, s);
 }
 
-/* escape a formatted text */
-static void escf(struct strbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void render_trace(const struct report_trace *t, struct strbuf *o);
-static void escf(struct strbuf *o, const char *fmt, ...)
+void report_escf(struct strbuf *o, const char *fmt, ...)
 {
 	struct strbuf t = STRBUF_INIT;
 	va_list ap;
@@ -191,7 +189,7 @@ static void render_cmp(const struct report_cmp *c, struct strbuf *o)
 		strbuf_addstr(o, "compared:");
 		for (int d = 0; d < SEL_NDIMS; d++)
 			if (res->label_mask & (1u << d))
-				escf(o, " %s", sel_dim_name((enum sel_dim)d));
+				report_escf(o, " %s", sel_dim_name((enum sel_dim)d));
 	} else {
 		strbuf_addstr(o, "A and B are the same configuration (A/A): the noise floor column "
 				 "applies");
@@ -218,7 +216,7 @@ static void render_cmp(const struct report_cmp *c, struct strbuf *o)
 		esc(o, res->pairs[row->pair].label);
 		strbuf_addstr(o, "</td><td>");
 		if (row->kind == CMP_HIST)
-			escf(o, "%s p%g", row->metric, row->pct);
+			report_escf(o, "%s p%g", row->metric, row->pct);
 		else
 			esc(o, row->metric);
 		strbuf_addstr(o, "</td><td>");
@@ -336,9 +334,9 @@ static void dist_scale(const struct report_dist *d, struct dist_scale *s)
 static void dist_head(const struct report_dist *d, size_t idx, struct strbuf *o)
 {
 	strbuf_addstr(o, "<div class=\"chart\"><div class=\"t\">");
-	escf(o, "%s %s", d->workload, d->name);
+	report_escf(o, "%s %s", d->workload, d->name);
 	if (*d->params_label)
-		escf(o, " (%s)", d->params_label);
+		report_escf(o, " (%s)", d->params_label);
 	strbuf_addstr(o, "</div><div class=\"s\">latency by percentile (merged runs per "
 			 "configuration; x: percentile, log scale of nines)</div>\n");
 	strbuf_addf(o, "<svg class=\"chart-svg dist\" id=\"dist%zu\" width=\"%d\" height=\"%d\" "
@@ -384,7 +382,7 @@ static void dist_grid(const struct report_dist *d, const struct dist_scale *s, s
 		    LML + pw / 2, LH - 6);
 	strbuf_addf(o, "<text transform=\"translate(14,%.1f) rotate(-90)\" text-anchor=\"middle\">",
 		    LMT + ph / 2);
-	escf(o, "latency (%s, log)", d->unit);
+	report_escf(o, "latency (%s, log)", d->unit);
 	strbuf_addstr(o, "</text>\n");
 }
 
@@ -443,7 +441,7 @@ static void dist_curve(const struct report_curve *cv, const char *col, const cha
 		    col, npts, (unsigned long long)h->total);
 	esc(o, cv->label);
 	strbuf_addf(o, "\" d=\"%s\"><title>", path.buf);
-	escf(o, "%s: %zu runs, %llu samples", cv->label, cv->h.nruns,
+	report_escf(o, "%s: %zu runs, %llu samples", cv->label, cv->h.nruns,
 	     (unsigned long long)h->total);
 	strbuf_addstr(o, "</title></path>\n");
 	strbuf_release(&path);
@@ -456,7 +454,7 @@ static void dist_curve(const struct report_curve *cv, const char *col, const cha
 			       "fill=\"%s\" data-pct=\"%g\" data-value=\"%g\"><title>",
 			    dist_x(s, nines(dist_pcts[k] / 100, s->xmax)), dist_y(s, v), col,
 			    dist_pcts[k], v);
-		escf(o, "%s: p%g %s%g %s", cv->label, dist_pcts[k],
+		report_escf(o, "%s: p%g %s%g %s", cv->label, dist_pcts[k],
 		     st == HIST_IN_OVERFLOW ? ">= " : "", v, unit);
 		strbuf_addstr(o, "</title></circle>\n");
 	}
@@ -590,9 +588,9 @@ static void trend_head(const struct report_trend *rt, size_t idx, struct strbuf 
 	const char *better = rt->better == SEL_BETTER_LOWER ? "lower is better"
 			     : rt->better == SEL_BETTER_HIGHER ? "higher is better" : "";
 	strbuf_addstr(o, "<div class=\"chart trend\"><div class=\"t\">");
-	escf(o, "%s.%s", rt->workload, rt->metric);
+	report_escf(o, "%s.%s", rt->workload, rt->metric);
 	strbuf_addstr(o, "</div><div class=\"s\">");
-	escf(o, "%s%s%s, %s; %zu sessions, %zu change point%s", rt->config, *rt->config ? "; " : "",
+	report_escf(o, "%s%s%s, %s; %zu sessions, %zu change point%s", rt->config, *rt->config ? "; " : "",
 	     rt->unit, better, t->np, t->ncp, t->ncp == 1 ? "" : "s");
 	strbuf_addstr(o, "</div>\n");
 	strbuf_addf(o, "<svg class=\"chart-svg trend\" id=\"trend%zu\" width=\"%d\" height=\"%d\" "
@@ -655,7 +653,7 @@ static void trend_change_points(const struct report_trend *rt, const struct tren
 		strbuf_addf(o, "<line class=\"cp %s\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" "
 			       "data-session=\"%lld\" data-change-pct=\"%.3g\"><title>",
 			    cls, x, TMT, x, TMT + s->ph, (long long)p->session, 100 * cp->rel_change);
-		escf(o, "change point at session %lld (%s%s%s): mean %g -> %g (%+.1f%%), p=%.2g",
+		report_escf(o, "change point at session %lld (%s%s%s): mean %g -> %g (%+.1f%%), p=%.2g",
 		     (long long)p->session, p->tag ? p->tag : "", p->tag ? ", " : "",
 		     p->kernel ? p->kernel : "", cp->mean_before, cp->mean_after,
 		     100 * cp->rel_change, cp->pvalue);
@@ -686,7 +684,7 @@ static void trend_points(const struct report_trend *rt, const struct trend_scale
 		strbuf_addf(o, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
 			       "data-session=\"%lld\" data-value=\"%.10g\"><title>",
 			    trend_x(s, i), trend_y(s, p->value), (long long)p->session, p->value);
-		escf(o, "session %lld%s%s%s, %.10s, kernel %s: %g %s (median of %zu)",
+		report_escf(o, "session %lld%s%s%s, %.10s, kernel %s: %g %s (median of %zu)",
 		     (long long)p->session, p->tag ? " (" : "", p->tag ? p->tag : "",
 		     p->tag ? ")" : "", p->started_at, p->kernel ? p->kernel : "?", p->value,
 		     rt->unit, p->n);
@@ -707,9 +705,9 @@ static void render_trend(const struct report_trend *rt, size_t idx, struct strbu
 	trend_points(rt, &s, o);
 	/* x labels: first and last session */
 	strbuf_addf(o, "<text x=\"%d\" y=\"%d\">", TML, TH - 8);
-	escf(o, "%.10s", t->pt[0].started_at);
+	report_escf(o, "%.10s", t->pt[0].started_at);
 	strbuf_addf(o, "</text><text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">", TML + s.pw, TH - 8);
-	escf(o, "%.10s", t->pt[t->np - 1].started_at);
+	report_escf(o, "%.10s", t->pt[t->np - 1].started_at);
 	strbuf_addstr(o, "</text>\n</svg></div>\n");
 }
 
@@ -819,7 +817,7 @@ static void render_trace(const struct report_trace *t, struct strbuf *o)
 	strbuf_addstr(o, "<p><b>");
 	esc(o, t->label);
 	strbuf_addstr(o, "</b>: ");
-	escf(o, "window %.3g s (covered %.3g s), %lld switches, %lld preemptions, "
+	report_escf(o, "window %.3g s (covered %.3g s), %lld switches, %lld preemptions, "
 	     "%lld migrations, %lld wakeups: latency p50 %.3g us, p99 %.3g us, max %.3g us%s",
 	     json_number_value(json_object_get(s, "window_s")),
 	     json_number_value(json_object_get(s, "span_s")),
@@ -847,7 +845,7 @@ static void render_trace(const struct report_trace *t, struct strbuf *o)
 		strbuf_addf(o, "<tr><td>%lld</td><td>", (long long)json_integer_value(json_object_get(k, "pid")));
 		const char *comm = json_string_value(json_object_get(k, "comm"));
 		esc(o, comm ? comm : "");
-		escf(o, "</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%.3g</td>"
+		report_escf(o, "</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%.3g</td>"
 		     "<td>%.3g</td><td>%.3g</td></tr>\n",
 		     (long long)json_integer_value(json_object_get(k, "switches")),
 		     (long long)json_integer_value(json_object_get(k, "preemptions")),

@@ -24,18 +24,6 @@ static void esc(struct strbuf *o, const char *s)
 	report_escape(o, s ? s : "");
 }
 
-static void escf(struct strbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void escf(struct strbuf *o, const char *fmt, ...)
-{
-	struct strbuf t = STRBUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	strbuf_vaddf(&t, fmt, ap);
-	va_end(ap);
-	esc(o, t.buf);
-	strbuf_release(&t);
-}
-
 static void num(struct strbuf *o, double v)
 {
 	if (isfinite(v))
@@ -75,7 +63,7 @@ static const char *jstr(json_t *o, const char *k)
 static void range_cell(struct db *db, const struct db_alert_group *g, struct strbuf *o)
 {
 	if (g->good_commit && g->bad_commit) {
-		escf(o, "%.12s..%.12s", g->good_commit, g->bad_commit);
+		report_escf(o, "%.12s..%.12s", g->good_commit, g->bad_commit);
 		if (g->ncommits >= 0)
 			strbuf_addf(o, " (%d commit%s)", g->ncommits, g->ncommits == 1 ? "" : "s");
 	} else {
@@ -93,7 +81,7 @@ static void culprit_cell(const struct db_alert_group *g, struct strbuf *o)
 	json_t *c = g->culprit ? json_loads(g->culprit, 0, NULL) : NULL;
 	if (json_is_object(c)) {
 		strbuf_addstr(o, "<b class=\"culprit\">");
-		escf(o, "%.12s", jstr(c, "commit"));
+		report_escf(o, "%.12s", jstr(c, "commit"));
 		strbuf_addstr(o, "</b> ");
 		esc(o, jstr(c, "subject"));
 		json_t *e = json_object_get(c, "effect");
@@ -135,7 +123,7 @@ static void alert_row(struct db *db, const struct db_alert *a, const char *what,
 	strbuf_addstr(o, "</td><td>");
 	esc(o, alert_state_name(a->status));
 	strbuf_addstr(o, "</td><td>");
-	escf(o, "%s.%s", a->workload, a->metric);
+	report_escf(o, "%s.%s", a->workload, a->metric);
 	strbuf_addstr(o, "</td><td>");
 	num(o, a->base_value);
 	strbuf_addstr(o, " &rarr; ");
@@ -338,7 +326,7 @@ static void comparison(const struct robot_result *r, const struct robot_night_pa
 				  : !strcmp(d->verdict, "better") ? "better"
 								  : "";
 		strbuf_addf(o, "<tr class=\"%s\"><td>", cls);
-		escf(o, "%s.%s", d->workload, d->metric);
+		report_escf(o, "%s.%s", d->workload, d->metric);
 		if (d->unit && *d->unit) {
 			strbuf_addstr(o, " (");
 			esc(o, d->unit);
@@ -398,9 +386,9 @@ int robot_night_html(struct db *db, const struct robot_result *r,
 	(void)err;
 	strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 			   "<title>");
-	escf(out, "schedlab nightly %s", p->title ? p->title : "");
+	report_escf(out, "schedlab nightly %s", p->title ? p->title : "");
 	strbuf_addf(out, "</title><style>%s</style></head><body>\n<h1>", style);
-	escf(out, "schedlab nightly %s: session %lld, plan %s, machine %s", p->title ? p->title : "",
+	report_escf(out, "schedlab nightly %s: session %lld, plan %s, machine %s", p->title ? p->title : "",
 	     (long long)r->s.id, r->s.plan, r->s.machine ? r->s.machine : "?");
 	strbuf_addstr(out, "</h1>\n");
 	if (p->runs) {
