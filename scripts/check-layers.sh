@@ -13,7 +13,7 @@
 # objects, never archived, and are the one name allowed twice). And
 # harness/cli holds commands only: no SQL text (a string literal that starts
 # with an SQL statement: the queries live in db/) and no child-process
-# orchestration (proc_run, proc_start and the like, fork, exec*, system,
+# orchestration (proc_exec, proc_start and the like, fork, exec*, system,
 # popen: the children of a command are started by harness/orchestrate).
 # Prints one line per violation (file:line: what) and exits 1 if any.
 #
@@ -113,7 +113,7 @@ layer == "harness/cli" && /(^|[^\\])"(SELECT|INSERT|UPDATE|DELETE|WITH|CREATE|PR
 	print FILENAME ":" FNR ": SQL text in harness/cli (a query belongs in db/, behind a function)"
 	bad = 1
 }
-layer == "harness/cli" && /(^|[^A-Za-z0-9_])(proc_(run|start|capture|wait|try_wait|stop|kill)|fork|vfork|exec[lv]p?e?|posix_spawnp?|system|popen) *\(/ {
+layer == "harness/cli" && /(^|[^A-Za-z0-9_])(proc_(run|exec|start|capture|wait|try_wait|stop|kill)|fork|vfork|exec[lv]p?e?|posix_spawnp?|system|popen) *\(/ {
 	print FILENAME ":" FNR ": a child process started in harness/cli (harness/orchestrate starts the children)"
 	bad = 1
 }

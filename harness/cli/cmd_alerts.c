@@ -25,6 +25,7 @@
 #include "harness/cli/options.h"
 #include "harness/orchestrate/robot_act.h"
 #include "harness/results/robot.h"
+#include "harness/util/sigstop.h"
 
 static const char usage_text[] =
 	"usage: schedlab alerts [list] [--status S] [--machine NAME] [--metric M]\n"
@@ -355,10 +356,7 @@ static int check_move(struct db *db, int64_t id, enum alert_state to, const char
 
 static int do_bisect(struct db *db, int64_t id, const struct aopts *o)
 {
-	struct sigaction sa = { 0 };
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	sigstop_catch(on_signal, 0);
 	struct robot_bisect_opts bo = { .dbpath = o->dbpath, .dir = o->dir,
 					.budget_s = 60.0 * (double)o->bisect_minutes,
 					.max_steps = (int)o->max_steps,
@@ -433,7 +431,7 @@ int cmd_alerts(int argc, char **argv, struct cmd_ctx *ctx)
 		CLI_FORMAT(&o.fmt, 1), CLI_STR("out-dir", &o.dir),
 		CLI_RANGE("bisect-minutes", &o.bisect_minutes, 1, 100000),
 		CLI_RANGE("bisect-max-steps", &o.max_steps, 1, 1000),
-		{ "bisect-threshold", CLI_PERCENT, &o.bisect_threshold, 0, 0, NULL, NULL, NULL, 1 },
+		CLI_PERCENT_OF("bisect-threshold", &o.bisect_threshold),
 		CLI_END,
 	};
 	int first, rc = cli_parse("alerts", usage_text, opts, argc, argv, &first);

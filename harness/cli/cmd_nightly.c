@@ -28,6 +28,7 @@
 #include "harness/orchestrate/robot_act.h"
 #include "harness/orchestrate/tlock.h"
 #include "harness/results/robot.h"
+#include "harness/util/sigstop.h"
 #include "harness/util/proc.h"
 #include "workloads/workload.h"
 
@@ -161,7 +162,7 @@ static int opt_nightly(int argc, char **argv, struct nopts *o, struct cmd_ctx *c
 		CLI_BOOL("no-bisect", &o->no_bisect),
 		CLI_RANGE("bisect-minutes", &o->bisect_minutes, 0, 100000),
 		CLI_RANGE("bisect-max-steps", &o->max_steps, 1, 1000),
-		{ "bisect-threshold", CLI_PERCENT, &o->bisect_threshold, 0, 0, NULL, NULL, NULL, 1 },
+		CLI_PERCENT_OF("bisect-threshold", &o->bisect_threshold),
 		CLI_RANGE("bisect-session-runs", &o->session_runs, 1, 1000),
 		CLI_RANGE("bisect-repetitions", &o->repetitions, 2, 1000),
 		CLI_STR("on-alert", &o->on_alert),
@@ -480,11 +481,7 @@ int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
 	int64_t sid;
 	if ((prc = check_nightly(&o, deftag, sizeof(deftag), &sid)))
 		return prc;
-	struct sigaction sa = { 0 };
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	sigstop_catch(on_signal, 0);
 	double t0 = now_mono();
 	int runs_failed = 0;
 	/* the plan is checked before anything runs, and its target held for

@@ -328,7 +328,7 @@ static void bisect_argv(struct strvec *av, const struct robot_bisect_opts *o,
 
 /* run the bisection child within the budget; its stdout and stderr
  * appended to the log (every call: what it printed, then why it stopped),
- * its stderr echoed. proc_run's result */
+ * its stderr echoed. proc_exec's result */
 static int run_bisect(const struct robot_bisect_opts *o, struct strvec *av, const char *logpath,
 		      struct proc_result *res, struct strbuf *err)
 {
@@ -344,7 +344,12 @@ static int run_bisect(const struct robot_bisect_opts *o, struct strvec *av, cons
 	c.env = env[0] ? env : NULL;
 	c.keep_fd = tlock_child_fd(o->lock_key);
 	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
-	int prc = proc_run(&c, o->budget_s, &out, 0, &errout, 0, -1, o->abort_flag, res, err);
+	struct proc_io io = PROC_IO_INIT;
+	io.timeout_s = o->budget_s;
+	io.out = &out;
+	io.errout = &errout;
+	io.abort_flag = o->abort_flag;
+	int prc = proc_exec(&c, &io, res, err);
 	int saved = errno;
 	FILE *lf = fopen(logpath, "ae");
 	if (lf) {
@@ -608,7 +613,11 @@ int robot_child(const char *const *argv, const char *lock_key, volatile int *abo
 	c.env = env[0] ? env : NULL;
 	c.keep_fd = tlock_child_fd(lock_key);
 	struct proc_result res;
-	int rc = proc_run(&c, 0, NULL, 0, errout, errout ? 4096 : 0, -1, abort_flag, &res, err);
+	struct proc_io io = PROC_IO_INIT;
+	io.errout = errout;
+	io.err_max = errout ? 4096 : 0;
+	io.abort_flag = abort_flag;
+	int rc = proc_exec(&c, &io, &res, err);
 	if (rc && errno == EINTR)
 		return 130;
 	if (rc)
@@ -948,7 +957,10 @@ enum robot_hook_end robot_hook(const char *cmd, int64_t gid, const char *event,
 	struct proc_result res;
 	struct strbuf perr = STRBUF_INIT;
 	enum robot_hook_end end = ROBOT_HOOK_OK;
-	int rc = proc_run(&c, timeout_s, NULL, 0, NULL, 0, -1, abort_flag, &res, &perr);
+	struct proc_io io = PROC_IO_INIT;
+	io.timeout_s = timeout_s;
+	io.abort_flag = abort_flag;
+	int rc = proc_exec(&c, &io, &res, &perr);
 	*wall_s = res.wall_s;
 	if (rc && errno == EINTR) {
 		strbuf_addstr(err, "--on-alert hook stopped: interrupted");

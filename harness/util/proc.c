@@ -62,7 +62,7 @@ static int stop_signal(const struct child *c)
 	return c->stop_sig > 0 ? c->stop_sig : SIGTERM;
 }
 
-/* proc_run's time from the stop signal to SIGKILL */
+/* proc_exec's time from the stop signal to SIGKILL */
 static double stop_grace(const struct child *c)
 {
 	return c->stop_grace_s > 0 ? c->stop_grace_s : 2;
@@ -508,7 +508,7 @@ static void kill_pipe_holders(struct child *c, struct proc_result *res)
 		closedir(proc);
 }
 
-/* what proc_run keeps from one poll round to the next */
+/* what proc_exec keeps from one poll round to the next */
 struct run_state {
 	double start, deadline;      /* deadline 0: none */
 	double kill_at;              /* when a stopped child gets SIGKILL (0: not yet) */
@@ -697,14 +697,6 @@ int proc_exec(struct child *c, const struct proc_io *how, struct proc_result *re
 		run_timers(c, &rs, abort_flag);
 	}
 	return run_finish(c, &rs, out, out_max, errout, err_max, res, err);
-}
-
-int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_max,
-	     struct strbuf *errout, size_t err_max, int abort_fd,
-	     volatile int *abort_flag, struct proc_result *res, struct strbuf *err)
-{
-	const struct proc_io io = { timeout_s, out, out_max, errout, err_max, abort_fd, abort_flag };
-	return proc_exec(c, &io, res, err);
 }
 
 int proc_capture(const char *const *argv, double timeout_s, struct strbuf *out,

@@ -43,12 +43,12 @@ struct child {
 	/* prctl(PR_SET_THP_DISABLE) in the child: its anonymous memory (a VM's
 	 * RAM) in small pages, never transparent huge pages */
 	int no_thp;
-	/* the first signal of every stop (proc_run's timeout and aborts,
+	/* the first signal of every stop (proc_exec's timeout and aborts,
 	 * proc_stop), SIGKILL following after the grace; 0 = SIGTERM. SIGINT
 	 * for a tool that undoes its changes only in its SIGINT handler
 	 * (rtla: its tracefs instance and osnoise settings) */
 	int stop_sig;
-	/* proc_run: from the stop signal to SIGKILL; 0 = 2 s */
+	/* proc_exec: from the stop signal to SIGKILL; 0 = 2 s */
 	double stop_grace_s;
 	/* with new_pgrp: the process group does not outlive this process, even
 	 * when this process is killed with SIGKILL (a parent-death signal
@@ -60,7 +60,7 @@ struct child {
 	 * unless the group is gone by then (the guardian steps out of the
 	 * group to see it empty, and ends with it). Signals to the
 	 * group do not end it (it blocks them all) but SIGKILL does: the group
-	 * kill after every reap here (proc_wait, proc_stop, proc_run,
+	 * kill after every reap here (proc_wait, proc_stop, proc_exec,
 	 * proc_try_wait) ends it, and it is reaped with the child. A child
 	 * reaped other than through this module leaves its guardian waiting */
 	int group_guard;
@@ -133,13 +133,6 @@ struct proc_io {
  */
 int proc_exec(struct child *c, const struct proc_io *io, struct proc_result *res,
 	      struct strbuf *err);
-/* proc_exec with the fields of struct proc_io as arguments, in its order;
- * kept for the callers not yet moved (harness/cli/robot_cli.c,
- * harness/cli/cmd_nightly.c): new code uses proc_exec */
-int proc_run(struct child *c, double timeout_s, struct strbuf *out, size_t out_max,
-	     struct strbuf *errout, size_t err_max, int abort_fd,
-	     volatile int *abort_flag, struct proc_result *res, struct strbuf *err);
-
 /* convenience: argv, capture everything, timeout */
 int proc_capture(const char *const *argv, double timeout_s, struct strbuf *out,
 		 struct strbuf *errout, struct proc_result *res, struct strbuf *err);

@@ -213,8 +213,9 @@ TEST(group_guard_reaped_with_the_child)
 	c.argv = argv;
 	c.new_pgrp = 1;
 	c.group_guard = 1;
-	/* the positional form, kept for the callers not yet moved (proc.h) */
-	CHECK(!proc_run(&c, 10, NULL, 0, NULL, 0, -1, NULL, &res, &err));
+	struct proc_io io = PROC_IO_INIT;
+	io.timeout_s = 10;
+	CHECK(!proc_exec(&c, &io, &res, &err));
 	CHECK(c.guard_pid == -1 && c.guard_fd == -1);
 	CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD); /* no child left */
 	/* proc_try_wait: running, then exited, its guardian reaped */
