@@ -71,8 +71,8 @@ static const char *const sql[DB_SERVE_NQUERIES] = {
 		" r.evidence_of, r.evidence_why, r.stdout, r.stderr"
 		" FROM run r WHERE r.id = ?1",
 	[DB_SERVE_RUN_METRICS] =
-		"SELECT workload, name AS metric, value, unit, better, censored, note"
-		" FROM metric WHERE run_id = ?1 ORDER BY workload, name",
+		("SELECT workload, name AS metric, value, unit, better, censored, note"
+		 " FROM metric WHERE run_id = ?1 ORDER BY workload, name"),
 };
 
 int db_serve_rows(struct db *db, enum db_serve_query q, int64_t arg, db_row_fn fn, void *ctx)
