@@ -59,37 +59,8 @@ for i in $(seq 1 13); do
 done
 
 # the nights as SQL: level of time_s and of the rate per night
-python3 - "$TMP/gen.sql" "$R" "${COMMITS[@]:1}" <<'EOF'
-import json, sys
-out, repo, commits = sys.argv[1], sys.argv[2], sys.argv[3:]
-time = {5: 1.2, 6: 1.2, 7: 1.2, 8: 1.32, 9: 1.32, 10: 1.2, 11: 1.2, 12: 1.2, 13: 1.2}
-rate = {11: 130, 12: 130, 13: 170}
-plan = json.dumps({"name": "robot", "matrix": {"kernel": {"git": repo, "ref": "main"}}})
-P = '{"groups":2,"loops":200,"type":"hackbench"}'
-s = ["BEGIN;",
-     "INSERT INTO machine (id, name, fingerprint) VALUES (1, 'syn', 'fp-syn');",
-     "INSERT INTO kernel (id, release, config_hash, hz, sched_mc) VALUES (1, '6.1.0-robot', 'feedbeef', 250, 1);"]
-run = 0
-for i in range(1, 14):
-    day = "2026-02-%02dT03:00:00.000Z" % i
-    s.append("INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at, nightly)"
-             " VALUES (%d, 'robot', '%s', 'nightly-%02d', 'local', 'test', 'done', '%s', 1);" % (i, plan, i, day))
-    s.append("INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline,"
-             " kernel_commit, kernel_describe) VALUES (%d, %d, 0, 0, 'ok', 1, 1, 'full', 'root=/dev/vda', '%s', 'v-%d');"
-             % (i, i, commits[i - 1], i))
-    for rep in range(3):
-        run += 1
-        noise = 1 + 0.004 * (rep - 1) + 0.001 * ((i * 7) % 3 - 1)
-        s.append("INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, knobs, rep, status,"
-                 " started_at) VALUES (%d, %d, %d, %d, 0, 'hackbench', '%s', '{}', %d, 'ok', '%s%d');"
-                 % (run, i, i, rep, P, rep, day[:-1], rep))
-        s.append("INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES"
-                 " (%d, 'hackbench', 'time_s', %.5f, 's', 'lower');" % (run, time.get(i, 1.0) * noise))
-        s.append("INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES"
-                 " (%d, 'hackbench', 'rate_per_s', %.5f, '1/s', 'higher');" % (run, rate.get(i, 100) * noise))
-s.append("COMMIT;")
-open(out, "w").write("\n".join(s) + "\n")
-EOF
+python3 "$(dirname "$0")/robot-history.py" "$TMP/gen.sql" "$R" 13 \
+	'{"5": 1.2, "6": 1.2, "7": 1.2, "8": 1.32, "9": 1.32, "10": 1.2, "11": 1.2, "12": 1.2, "13": 1.2}' '{"11": 130, "12": 130, "13": 170}' "${COMMITS[@]:1}"
 empty_db "$DB"
 check "synthetic history loaded" sqlite3 -batch "$DB" ".read $TMP/gen.sql"
 cp "$DB" "$TMP/pristine.db" # for the hook's own nights (the end of the script)

@@ -46,34 +46,8 @@ for i in $(seq 1 8); do
 	done
 	COMMITS[$i]=$(git -C "$R" rev-parse HEAD)
 done
-python3 - "$TMP/gen.sql" "$R" "${COMMITS[@]:1}" <<'EOF'
-import json, sys
-out, repo, commits = sys.argv[1], sys.argv[2], sys.argv[3:]
-time = {5: 1.2, 6: 1.2, 7: 1.2, 8: 1.32}
-plan = json.dumps({"name": "robot", "matrix": {"kernel": {"git": repo, "ref": "main"}}})
-P = '{"groups":2,"loops":200,"type":"hackbench"}'
-s = ["BEGIN;",
-     "INSERT INTO machine (id, name, fingerprint) VALUES (1, 'syn', 'fp-syn');",
-     "INSERT INTO kernel (id, release, config_hash, hz, sched_mc) VALUES (1, '6.1.0-robot', 'feedbeef', 250, 1);"]
-run = 0
-for i in range(1, 9):
-    day = "2026-02-%02dT03:00:00.000Z" % i
-    s.append("INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at)"
-             " VALUES (%d, 'robot', '%s', 'nightly-%02d', 'local', 'test', 'done', '%s');" % (i, plan, i, day))
-    s.append("INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline,"
-             " kernel_commit, kernel_describe) VALUES (%d, %d, 0, 0, 'ok', 1, 1, 'full', 'root=/dev/vda', '%s', 'v-%d');"
-             % (i, i, commits[i - 1], i))
-    for rep in range(3):
-        run += 1
-        noise = 1 + 0.004 * (rep - 1) + 0.001 * ((i * 7) % 3 - 1)
-        s.append("INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, knobs, rep, status,"
-                 " started_at) VALUES (%d, %d, %d, %d, 0, 'hackbench', '%s', '{}', %d, 'ok', '%s%d');"
-                 % (run, i, i, rep, P, rep, day[:-1], rep))
-        s.append("INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES"
-                 " (%d, 'hackbench', 'time_s', %.5f, 's', 'lower');" % (run, time.get(i, 1.0) * noise))
-s.append("COMMIT;")
-open(out, "w").write("\n".join(s) + "\n")
-EOF
+python3 "$(dirname "$0")/robot-history.py" "$TMP/gen.sql" "$R" 8 \
+	'{"5": 1.2, "6": 1.2, "7": 1.2, "8": 1.32}' '' "${COMMITS[@]:1}"
 empty_db "$DB"
 check "synthetic history loaded" sqlite3 -batch "$DB" ".read $TMP/gen.sql"
 night() { # N: the robot judges night N (no bisection: a synthetic history has no kernels)
