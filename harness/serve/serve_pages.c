@@ -67,6 +67,20 @@ static json_t *rows(struct page *p, enum db_serve_query q, int64_t arg)
 	return a;
 }
 
+/* the rows of q for the thing `what` numbered id; NULL when there is none
+ * (404 naming it) or on a database error (500) */
+static json_t *rows_of(struct page *p, enum db_serve_query q, int64_t id, const char *what)
+{
+	json_t *a = rows(p, q, id);
+	if (a && !json_array_size(a)) {
+		json_decref(a);
+		p->status = 404;
+		strbuf_addf(&p->err, "no %s %lld", what, (long long)id);
+		return NULL;
+	}
+	return a;
+}
+
 static void set_title(struct page *p, const char *fmt, const char *s)
 {
 	free(p->title);
@@ -266,15 +280,9 @@ static char *metric_trend_url(const json_t *m, const char *machine)
 
 void page_session(struct page *p, int64_t id)
 {
-	json_t *s = rows(p, DB_SERVE_SESSION, id);
+	json_t *s = rows_of(p, DB_SERVE_SESSION, id, "session");
 	if (!s)
 		return;
-	if (!json_array_size(s)) {
-		json_decref(s);
-		p->status = 404;
-		strbuf_addf(&p->err, "no session %lld", (long long)id);
-		return;
-	}
 	json_t *boots = rows(p, DB_SERVE_BOOTS, id);
 	json_t *runs = boots ? rows(p, DB_SERVE_RUNS, id) : NULL;
 	json_t *metrics = runs ? rows(p, DB_SERVE_METRICS, id) : NULL;
@@ -381,15 +389,9 @@ void page_session(struct page *p, int64_t id)
 
 void page_run(struct page *p, int64_t id)
 {
-	json_t *r = rows(p, DB_SERVE_RUN, id);
+	json_t *r = rows_of(p, DB_SERVE_RUN, id, "run");
 	if (!r)
 		return;
-	if (!json_array_size(r)) {
-		json_decref(r);
-		p->status = 404;
-		strbuf_addf(&p->err, "no run %lld", (long long)id);
-		return;
-	}
 	json_t *m = rows(p, DB_SERVE_RUN_METRICS, id);
 	if (!m) {
 		json_decref(r);
