@@ -1,7 +1,8 @@
 # Synthetic history for the analysis and report tests (sourced; prints SQL).
 # On a machine "syn" (kernel 6.1.0-syn, HZ 250):
-#   nightly-01..20  preempt=full, hackbench time_s ~ 1.0 for 01..10 and
-#                   ~ 1.2 (a 20% step) from 11 on, 3 repetitions each, with a
+#   nightly-01..20  nights (session.nightly, schema 15), preempt=full,
+#                   hackbench time_s ~ 1.0 for 01..10 and ~ 1.2 (a 20%
+#                   step) from 11 on, 3 repetitions each, with a
 #                   latency_us histogram per run (10..19 us, from 11 on 10..29)
 #   none-01..05     preempt=none, same workload (a second series)
 # Session ids 101..125, one boot per session, runs 1001...
@@ -14,12 +15,12 @@ gen() {
 	for i in $(seq 1 25); do
 		s=$((s + 1))
 		if [ "$i" -le 20 ]; then
-			name=$(printf 'nightly-%02d' "$i") pre=full
+			name=$(printf 'nightly-%02d' "$i") pre=full night=1
 		else
-			name=$(printf 'none-%02d' $((i - 20))) pre=none
+			name=$(printf 'none-%02d' $((i - 20))) pre=none night=0
 		fi
 		day=$(printf '2026-01-%02dT03:00:00.000Z' "$i")
-		echo "INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at) VALUES ($s, 'syn', '{}', '$name', 'local', 'test', 'done', '$day');"
+		echo "INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at, nightly) VALUES ($s, 'syn', '{}', '$name', 'local', 'test', 'done', '$day', $night);"
 		echo "INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline) VALUES ($s, $s, 0, 0, 'ok', 100, 100, '$pre', 'root=/dev/vda');"
 		for rep in 0 1 2; do
 			run=$((run + 1))
