@@ -67,14 +67,23 @@ equals "the boots were switched at run time in one guest" \
 # the median wakeup latency repeats: all or all but one of a mode's runs
 # the same (measured at shift 2: 20 us under none, 16 under full; now and
 # then one run 1 us off, 21 or 15, in either mode or both, and compare
-# still decides: near-exact data); the tails come close (p99 none 61-69,
-# full 44-53), they are printed, not asserted
+# still decides: near-exact data). CI once saw three values a mode (none
+# 20/21/22, full 16/15/15): the check is that a mode's runs lie within 2 us
+# (under the real clock they lie hundreds apart); the tails come close
+# (p99 none 61-69, full 44-53), they are printed, not asserted
 got=$(sql "SELECT group_concat(preempt || ':' || n || 'x' || d, ' ') FROM (SELECT preempt,
 	count(*) AS n, count(DISTINCT value) AS d FROM results WHERE tag = 'quiet' AND metric = 'lat_p50_us'
 	GROUP BY preempt ORDER BY preempt)")
-case "$got" in
-"full:3x"[12]" none:3x"[12]) ok "lat_p50_us repeats: 3 runs a mode, all or all but one the same ($got)" ;;
-*) not_ok "lat_p50_us repeats: 3 runs a mode, all or all but one the same" "got '$got'" ;;
+spread=$(sql "SELECT group_concat(preempt || ':' || s, ' ') FROM (SELECT preempt, max(value) - min(value) AS s
+	FROM results WHERE tag = 'quiet' AND metric = 'lat_p50_us' GROUP BY preempt ORDER BY preempt)")
+exact=0
+case "$got" in "full:3x"[12]" none:3x"[12]) exact=1 ;; esac
+case "$spread" in
+"full:"[012]*" none:"[012]*) [ "${spread#full:}" != "$spread" ] &&
+	awk -v s="$spread" 'BEGIN { n = split(s, a, /[ :]/); for (i = 2; i <= n; i += 2) if (a[i] + 0 > 2) exit 1 }' &&
+	ok "lat_p50_us repeats: 3 runs a mode within 2 us ($got; spread $spread)" ||
+	not_ok "lat_p50_us repeats: 3 runs a mode within 2 us" "got '$got', spread '$spread'" ;;
+*) not_ok "lat_p50_us repeats: 3 runs a mode within 2 us" "got '$got', spread '$spread'" ;;
 esac
 echo "# values: $(sql "SELECT preempt || ' ' || metric || '=' || group_concat(value, '/') FROM results
 	WHERE tag = 'quiet' AND metric IN ('lat_p50_us', 'lat_avg_us', 'lat_p99_us', 'lat_max_us')
@@ -85,10 +94,21 @@ schedlab compare preempt=none,tag=quiet preempt=full,tag=quiet --db "$DB" >"$TMP
 sed 's/^/# /' "$TMP/cmp.out" | head -n 24
 contains "compare's header names the clock" "$TMP/cmp.out" "clock: virtual, shift 2 on both sides"
 row=$(grep -E "^ +lat_p50_us " "$TMP/cmp.out")
-case "$row" in
-*"better (exact data)"*) ok "compare decides lat_p50_us better under full from 3 runs a side (exact data)" ;;
-*) not_ok "compare decides lat_p50_us better under full from 3 runs a side (exact data)" "$row" ;;
-esac
+# all or all but one the same a mode: exact data, decided from 3 a side;
+# three values in a mode: not exact, so never decided on them, and never
+# the wrong way
+if [ "$exact" = 1 ]; then
+	case "$row" in
+	*"better (exact data)"*) ok "compare decides lat_p50_us better under full from 3 runs a side (exact data)" ;;
+	*) not_ok "compare decides lat_p50_us better under full from 3 runs a side (exact data)" "$row" ;;
+	esac
+else
+	case "$row" in
+	*" worse"*) not_ok "runs not exact: compare does not decide lat_p50_us the wrong way" "$row" ;;
+	*" better"* | *" inconclusive"*) ok "runs not exact: lat_p50_us better or inconclusive, never worse ($got)" ;;
+	*) not_ok "runs not exact: compare does not decide lat_p50_us the wrong way" "$row" ;;
+	esac
+fi
 row=$(grep -E "^ +lat_avg_us " "$TMP/cmp.out")
 case "$row" in
 *" -"[0-9]*) ok "lat_avg_us lower under full" ;;
