@@ -422,16 +422,46 @@ static const struct verb verbs[] = {
 	{ "report", ACT_REPORT, 0 },
 };
 
-int cmd_alerts(int argc, char **argv, struct cmd_ctx *ctx)
+/* the options and the verb, from parse to the work */
+static struct {
+	struct aopts o;
+	const struct verb *v;
+	int64_t id;
+} args;
+
+/* a move or a bisection checked in the store as it is (c->db read-only,
+ * NULL when there is no file: then main's opening says so): the store is
+ * opened for writing, and an older one migrated, only once it passes */
+static int alerts_check(struct cmd_ctx *ctx)
 {
-	struct aopts o = { .fmt = FMT_TABLE, .dir = "reports", .bisect_minutes = 240 };
+	const struct verb *v = args.v;
+	if (!ctx->db)
+		return CMD_GO;
+	if (v->act == ACT_MOVE && check_move(ctx->db, args.id, v->to, args.o.note, v->name))
+		return 2;
+	if (v->act == ACT_BISECT) {
+		struct db_alert a;
+		if (get_alert(ctx->db, args.id, &a))
+			return 2;
+		db_alert_free(&a);
+	}
+	return CMD_GO;
+}
+
+int cmd_alerts_parse(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct aopts *o = &args.o;
+	memset(&args, 0, sizeof(args));
+	o->fmt = FMT_TABLE;
+	o->dir = "reports";
+	o->bisect_minutes = 240;
 	const struct cli_opt opts[] = {
-		CLI_DB(&ctx->dbpath), CLI_STR("status", &o.status), CLI_STR("machine", &o.machine),
-		CLI_STR("metric", &o.metric), CLI_SINCE(&o.since), CLI_STR("note", &o.note),
-		CLI_FORMAT(&o.fmt, 1), CLI_STR("out-dir", &o.dir),
-		CLI_RANGE("bisect-minutes", &o.bisect_minutes, 1, 100000),
-		CLI_RANGE("bisect-max-steps", &o.max_steps, 1, 1000),
-		CLI_PERCENT_OF("bisect-threshold", &o.bisect_threshold),
+		CLI_DB(&ctx->dbpath), CLI_STR("status", &o->status), CLI_STR("machine", &o->machine),
+		CLI_STR("metric", &o->metric), CLI_SINCE(&o->since), CLI_STR("note", &o->note),
+		CLI_FORMAT(&o->fmt, 1), CLI_STR("out-dir", &o->dir),
+		CLI_RANGE("bisect-minutes", &o->bisect_minutes, 1, 100000),
+		CLI_RANGE("bisect-max-steps", &o->max_steps, 1, 1000),
+		CLI_PERCENT_OF("bisect-threshold", &o->bisect_threshold),
 		CLI_END,
 	};
 	int first, rc = cli_parse("alerts", usage_text, opts, argc, argv, &first);
@@ -453,42 +483,38 @@ int cmd_alerts(int argc, char **argv, struct cmd_ctx *ctx)
 						       : "%s takes no argument", verb);
 		return 2;
 	}
-	if (o.fmt == FMT_CSV && v->act != ACT_LIST) {
+	if (o->fmt == FMT_CSV && v->act != ACT_LIST) {
 		cmd_error("alerts", "%s: --format text or json (csv is for the list)", verb);
 		return 2;
 	}
-	int64_t id = 0;
-	if (v->act != ACT_LIST && parse_id(argv[first + 1], &id))
+	if (v->act != ACT_LIST && parse_id(argv[first + 1], &args.id))
 		return 2;
-	o.dbpath = ctx->dbpath;
-	/* every verb reads the store as it is first; one that writes checks its
-	   input there, and only then opens it for writing (an older store is
-	   migrated then, not before a refusal) */
-	ctx->flags = CMD_DB_RO;
-	struct db *db = cmd_db(ctx, 1);
-	if (!db)
-		return 2;
-	if (v->act == ACT_MOVE && check_move(db, id, v->to, o.note, verb))
-		return 2;
-	if (v->act == ACT_BISECT) {
-		struct db_alert a;
-		if (get_alert(db, id, &a))
-			return 2;
-		db_alert_free(&a);
-	}
-	if (v->act == ACT_MOVE || v->act == ACT_BISECT) {
-		db_close(ctx->db);
-		ctx->db = NULL;
-		ctx->flags = CMD_DB_RW;
-		if (!(db = cmd_db(ctx, 1)))
-			return 2;
-	}
-	switch (v->act) {
-	case ACT_LIST: rc = do_list(db, &o); break;
-	case ACT_SHOW: rc = do_show(db, id, o.fmt); break;
-	case ACT_MOVE: rc = do_move(db, id, v->to, o.note, verb, o.fmt); break;
-	case ACT_BISECT: rc = do_bisect(db, id, &o); break;
-	case ACT_REPORT: rc = do_report(db, id, o.fmt); break;
+	args.v = v;
+	o->dbpath = ctx->dbpath;
+	/* every verb reads the store as it is first, never a new file; one
+	   that writes checks its input there (alerts_check), and only then is
+	   it opened for writing (an older store is migrated then, not before a
+	   refusal) */
+	ctx->db_existing = 1;
+	if (v->act == ACT_MOVE || v->act == ACT_BISECT)
+		ctx->before_db = alerts_check;
+	else
+		ctx->flags = CMD_DB_RO;
+	return CMD_GO;
+}
+
+int cmd_alerts(struct cmd_ctx *ctx)
+{
+	const struct aopts *o = &args.o;
+	struct db *db = ctx->db;
+	int64_t id = args.id;
+	int rc = 2;
+	switch (args.v->act) {
+	case ACT_LIST: rc = do_list(db, o); break;
+	case ACT_SHOW: rc = do_show(db, id, o->fmt); break;
+	case ACT_MOVE: rc = do_move(db, id, args.v->to, o->note, args.v->name, o->fmt); break;
+	case ACT_BISECT: rc = do_bisect(db, id, o); break;
+	case ACT_REPORT: rc = do_report(db, id, o->fmt); break;
 	}
 	return cmd_finish(rc);
 }

@@ -105,37 +105,39 @@ static const char usage_text[] =
 	"differ, or skipped/unclear commits or --max-steps leave several), 2 bad input\n"
 	"or a setup error, 130 interrupted (resumable).\n";
 
-int cmd_bisect(int argc, char **argv, struct cmd_ctx *ctx)
+/* the options, from parse to the work */
+static struct bisect_args args;
+
+int cmd_bisect_parse(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	struct bisect_args a;
-	memset(&a, 0, sizeof(a));
+	memset(&args, 0, sizeof(args));
 	size_t reps = 0, maxreps = 0, steps = 0, sruns = 0;
 	static const char *const units[] = { "session", "run", NULL };
 	int unit = -1;
 	const struct cli_opt opts[] = {
-		CLI_DB(&ctx->dbpath), CLI_STR("plan", &a.plan_path), CLI_STR("good", &a.good),
-		CLI_STR("bad", &a.bad), CLI_STR("metric", &a.metric), CLI_STR("where", &a.where),
+		CLI_DB(&ctx->dbpath), CLI_STR("plan", &args.plan_path), CLI_STR("good", &args.good),
+		CLI_STR("bad", &args.bad), CLI_STR("metric", &args.metric), CLI_STR("where", &args.where),
 		CLI_RANGE("repetitions", &reps, 2, 1000),
 		CLI_RANGE("max-repetitions", &maxreps, 2, 10000),
 		CLI_RANGE("max-steps", &steps, 1, 1000), CLI_ONE_OF("unit", &unit, units),
 		CLI_RANGE("session-runs", &sruns, 1, 1000),
-		CLI_PROB_OF("alpha", &a.alpha),
-		CLI_THRESHOLD(&a.threshold_pct), CLI_STR("resume", &a.resume),
-		CLI_BOOL("quiet", &a.quiet), CLI_BOOL("drift-guard", &a.drift_guard), CLI_END,
+		CLI_PROB_OF("alpha", &args.alpha),
+		CLI_THRESHOLD(&args.threshold_pct), CLI_STR("resume", &args.resume),
+		CLI_BOOL("quiet", &args.quiet), CLI_BOOL("drift-guard", &args.drift_guard), CLI_END,
 	};
 	int first, rc = cli_parse("bisect", usage_text, opts, argc, argv, &first);
 	if (rc != CLI_OK)
 		return cli_parse_exit(rc);
 	if (cli_no_args("bisect", argc, argv, first))
 		return 2;
-	if (a.resume && (a.plan_path || a.good || a.bad || a.metric || a.where || reps ||
-			 maxreps || steps || a.alpha > 0 || a.threshold_pct > 0 || unit >= 0 ||
-			 sruns || a.drift_guard)) {
+	if (args.resume && (args.plan_path || args.good || args.bad || args.metric || args.where ||
+			    reps || maxreps || steps || args.alpha > 0 || args.threshold_pct > 0 ||
+			    unit >= 0 || sruns || args.drift_guard)) {
 		cmd_error("bisect", "--resume continues a bisection as it was started; its "
 			  "plan, range, metric and settings cannot change (start a new one)");
 		return 2;
 	}
-	if (!a.resume && (!a.plan_path || !a.good || !a.bad || !a.metric)) {
+	if (!args.resume && (!args.plan_path || !args.good || !args.bad || !args.metric)) {
 		cmd_error("bisect", "a new bisection needs --plan, --good, --bad and --metric "
 			  "(or --resume last)");
 		fputs(usage_text, stderr);
@@ -151,21 +153,25 @@ int cmd_bisect(int argc, char **argv, struct cmd_ctx *ctx)
 			  "--repetitions is the runs of a round)");
 		return 2;
 	}
-	a.unit_run = unit == 1;
-	a.session_runs = (int)sruns;
-	a.repetitions = (int)reps;
-	a.max_repetitions = (int)maxreps;
-	a.max_steps = (int)steps;
-	a.abort_flag = &session_abort;
-	a.values = (struct bisect_loader){ where_check, values_load, NULL };
+	args.unit_run = unit == 1;
+	args.session_runs = (int)sruns;
+	args.repetitions = (int)reps;
+	args.max_repetitions = (int)maxreps;
+	args.max_steps = (int)steps;
+	args.abort_flag = &session_abort;
+	args.values = (struct bisect_loader){ where_check, values_load, NULL };
 	/* --resume continues a stored bisection: never a new file */
-	a.db = cmd_db(ctx, !!a.resume);
-	if (!a.db)
-		return 2;
-	a.dbpath = ctx->dbpath;
+	ctx->db_existing = !!args.resume;
+	return CMD_GO;
+}
+
+int cmd_bisect(struct cmd_ctx *ctx)
+{
+	args.db = ctx->db;
+	args.dbpath = ctx->dbpath;
 	session_install_signals();
 	struct strbuf err = STRBUF_INIT;
-	rc = bisect_main(&a, &err);
+	int rc = bisect_main(&args, &err);
 	if (err.len)
 		cmd_error("bisect", "%s", err.buf);
 	strbuf_release(&err);

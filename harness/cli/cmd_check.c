@@ -90,28 +90,41 @@ static void say_undecided(const struct compare_job *job, double threshold_pct, s
 	free(u);
 }
 
-int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
-{
-	const char *base = NULL, *cand = NULL;
-	int require_decided = 0;
+static struct {
+	const char *base, *cand;
+	int require_decided;
 	struct cmp_options o;
-	cmp_options_default(&o);
-	o.range_param = workload_range_param;
+} args;
+
+int cmd_check_parse(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	memset(&args, 0, sizeof(args));
+	cmp_options_default(&args.o);
+	args.o.range_param = workload_range_param;
 	const struct cli_opt opts[] = {
-		CLI_DB(&ctx->dbpath), CLI_STR("baseline", &base), CLI_STR("candidate", &cand),
-		CLI_THRESHOLD(&o.threshold_pct), CLI_STR("metric", &o.metric),
-		CLI_BOOL("require-decided", &require_decided), CLI_END,
+		CLI_DB(&ctx->dbpath), CLI_STR("baseline", &args.base),
+		CLI_STR("candidate", &args.cand), CLI_THRESHOLD(&args.o.threshold_pct),
+		CLI_STR("metric", &args.o.metric),
+		CLI_BOOL("require-decided", &args.require_decided), CLI_END,
 	};
 	int first, prc = cli_parse("check", usage_text, opts, argc, argv, &first);
 	if (prc != CLI_OK)
 		return cli_parse_exit(prc);
 	if (cli_no_args("check", argc, argv, first))
 		return 2;
-	if (!base || !cand) {
+	if (!args.base || !args.cand) {
 		cmd_error("check", "--baseline and --candidate are both required");
 		fputs(usage_text, stderr);
 		return 2;
 	}
+	return CMD_GO;
+}
+
+int cmd_check(struct cmd_ctx *ctx)
+{
+	const char *base = args.base, *cand = args.cand;
+	int require_decided = args.require_decided;
+	const struct cmp_options o = args.o;
 	struct compare_job job;
 	if (cmd_compare_job(ctx, base, cand, &o, 0, &job))
 		return 2;

@@ -376,40 +376,55 @@ static void print_table(const struct compare_job *job, const char *sa, const cha
 		print_noise_floor(r, out);
 }
 
-int cmd_compare(int argc, char **argv, struct cmd_ctx *ctx)
+static struct {
+	enum out_format fmt;
+	struct cmp_options o;
+	const char *sa, *sb;
+} args;
+
+int cmd_compare_parse(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	/* in the order of enum cmp_centre_mode */
 	static const char *const centres[] = { "auto", "median", "mean", "hmean", NULL };
-	enum out_format fmt = FMT_TABLE;
-	struct cmp_options o;
-	cmp_options_default(&o);
-	o.range_param = workload_range_param;
+	struct cmp_options *o = &args.o;
+	args.fmt = FMT_TABLE;
+	cmp_options_default(o);
+	o->range_param = workload_range_param;
 	int centre = CMP_CENTRE_AUTO;
 	const struct cli_opt opts[] = {
-		CLI_DB(&ctx->dbpath), CLI_STR("metric", &o.metric), CLI_THRESHOLD(&o.threshold_pct),
-		CLI_ONE_OF("centre", &centre, centres), CLI_FORMAT(&fmt, 1), CLI_END,
+		CLI_DB(&ctx->dbpath), CLI_STR("metric", &o->metric), CLI_THRESHOLD(&o->threshold_pct),
+		CLI_ONE_OF("centre", &centre, centres), CLI_FORMAT(&args.fmt, 1), CLI_END,
 	};
 	int first, prc = cli_parse("compare", usage_text, opts, argc, argv, &first);
 	if (prc != CLI_OK)
 		return cli_parse_exit(prc);
-	o.centre = (enum cmp_centre_mode)centre;
+	o->centre = (enum cmp_centre_mode)centre;
 	if (argc - first != 2) {
 		cmd_error("compare", "expected two selectors A and B, got %d", argc - first);
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	const char *sa = argv[first], *sb = argv[first + 1];
+	args.sa = argv[first];
+	args.sb = argv[first + 1];
 	/* an empty selector would select every result */
 	for (int i = 0; i < 2; i++) {
-		const char *s = i ? sb : sa;
+		const char *s = i ? args.sb : args.sa;
 		if (!s[strspn(s, " \t")]) {
 			cmd_error("compare", "selector %s is empty: it would select every result "
 				  "(give key=value terms, e.g. tag=a)", i ? "B" : "A");
 			return 2;
 		}
 	}
+	return CMD_GO;
+}
+
+int cmd_compare(struct cmd_ctx *ctx)
+{
+	const char *sa = args.sa, *sb = args.sb;
+	const struct cmp_options *o = &args.o;
+	enum out_format fmt = args.fmt;
 	struct compare_job job;
-	if (cmd_compare_job(ctx, sa, sb, &o, 1, &job))
+	if (cmd_compare_job(ctx, sa, sb, o, 1, &job))
 		return 2;
 	int rc = 0;
 	if (!job.a.nrows || !job.b.nrows) {
@@ -417,7 +432,7 @@ int cmd_compare(int argc, char **argv, struct cmd_ctx *ctx)
 		rc = 2;
 	} else if (!job.r.nrows) {
 		cmd_error("compare", "A and B have no (workload, metric) in common%s",
-			  o.metric ? " for --metric" : "; see the warnings above");
+			  o->metric ? " for --metric" : "; see the warnings above");
 		rc = 2;
 	} else if (fmt == FMT_JSON) {
 		print_json(&job, sa, sb, stdout);

@@ -49,14 +49,19 @@ static int load_rows(struct db *db, const struct selector *sel, const char *sinc
 	return rc ? -1 : 0;
 }
 
-int cmd_export(int argc, char **argv, struct cmd_ctx *ctx)
+static struct {
+	const char *where, *since, *outpath;
+	enum out_format fmt;
+} args;
+
+int cmd_export_parse(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	const char *where = NULL, *since = NULL, *outpath = NULL;
-	enum out_format fmt = FMT_CSV;
+	memset(&args, 0, sizeof(args));
+	args.fmt = FMT_CSV;
 	const struct cli_opt opts[] = {
-		CLI_DB(&ctx->dbpath), CLI_STR("where", &where), CLI_SINCE(&since),
-		CLI_FORMAT_OF(&fmt, FMT_ALLOW(FMT_CSV) | FMT_ALLOW(FMT_JSON)),
-		CLI_STR("out", &outpath), CLI_END,
+		CLI_DB(&ctx->dbpath), CLI_STR("where", &args.where), CLI_SINCE(&args.since),
+		CLI_FORMAT_OF(&args.fmt, FMT_ALLOW(FMT_CSV) | FMT_ALLOW(FMT_JSON)),
+		CLI_STR("out", &args.outpath), CLI_END,
 	};
 	int first, rc = cli_parse("export", usage_text, opts, argc, argv, &first);
 	if (rc != CLI_OK)
@@ -64,20 +69,25 @@ int cmd_export(int argc, char **argv, struct cmd_ctx *ctx)
 	if (cli_no_args("export", argc, argv, first))
 		return 2;
 	struct strbuf err = STRBUF_INIT;
-	if (outpath && outfile_check(outpath, &err)) {
+	if (args.outpath && outfile_check(args.outpath, &err)) {
 		cmd_error("export", "--out %s", err.buf);
 		strbuf_release(&err);
 		return 2;
 	}
-	struct db *db = cmd_db(ctx, 0);
-	if (!db) {
-		strbuf_release(&err);
-		return 2;
-	}
+	strbuf_release(&err);
+	return CMD_GO;
+}
+
+int cmd_export(struct cmd_ctx *ctx)
+{
+	const char *where = args.where, *since = args.since, *outpath = args.outpath;
+	enum out_format fmt = args.fmt;
+	struct db *db = ctx->db;
+	struct strbuf err = STRBUF_INIT;
 	struct selector sel;
 	struct rowset rs;
 	memset(&rs, 0, sizeof(rs));
-	rc = 0;
+	int rc = 0;
 	if (select_from_text(db, where, &sel, &err)) {
 		cmd_error("export", "--where: %s", err.buf);
 		rc = 2;

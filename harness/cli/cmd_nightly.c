@@ -469,34 +469,61 @@ static int night_sessions(struct db *db, const struct nopts *o, int64_t sid, int
 	return unfinished;
 }
 
-int cmd_nightly(int argc, char **argv, struct cmd_ctx *ctx)
-{
-	struct nopts o = { .dir = "reports", .baseline = 7, .bisect_minutes = 240,
-			   .threshold = 2, .hook_timeout = 300 };
-	int prc = opt_nightly(argc, argv, &o, ctx);
-	if (prc)
-		return prc - 1;
-	o.dbpath = ctx->dbpath;
+/* the options, from parse through the night's run to its judgement */
+static struct {
+	struct nopts o;
 	char deftag[64];
-	int64_t sid;
-	if ((prc = check_nightly(&o, deftag, sizeof(deftag), &sid)))
-		return prc;
+	int64_t sid;     /* --session, or 0 */
+	double t0;       /* when the night began */
+	int runs_failed; /* tonight's run: 1 when some runs failed */
+} args;
+
+/* before the store is opened for the judgement: the plan checked and its
+ * target held for the night, and tonight's run (whose child makes the
+ * database); 2 or 130 when the night ends here */
+static int night_before_db(struct cmd_ctx *ctx)
+{
+	int prc;
+	(void)ctx;
 	sigstop_catch(on_signal, 0);
-	double t0 = now_mono();
-	int runs_failed = 0;
+	args.t0 = now_mono();
 	/* the plan is checked before anything runs, and its target held for
 	   the night: no other session measures there meanwhile */
-	if (o.plan && (prc = hold_target(&o)))
+	if (args.o.plan && (prc = hold_target(&args.o)))
 		return prc;
-	if (!sid) {
-		runs_failed = night_run(&o);
-		if (runs_failed > 1)
-			return runs_failed;
+	if (!args.sid) {
+		args.runs_failed = night_run(&args.o);
+		if (args.runs_failed > 1)
+			return args.runs_failed;
 	}
-	/* the run child made the database; --session reads an existing one */
-	struct db *db = cmd_db(ctx, 1);
-	if (!db)
-		return 2;
+	return CMD_GO;
+}
+
+int cmd_nightly_parse(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct nopts *o = &args.o;
+	memset(&args, 0, sizeof(args));
+	*o = (struct nopts){ .dir = "reports", .baseline = 7, .bisect_minutes = 240,
+			     .threshold = 2, .hook_timeout = 300 };
+	int prc = opt_nightly(argc, argv, o, ctx);
+	if (prc)
+		return prc - 1;
+	o->dbpath = ctx->dbpath;
+	if ((prc = check_nightly(o, args.deftag, sizeof(args.deftag), &args.sid)))
+		return prc;
+	/* the run child makes the database; --session reads an existing one */
+	ctx->db_existing = 1;
+	ctx->before_db = night_before_db;
+	return CMD_GO;
+}
+
+int cmd_nightly(struct cmd_ctx *ctx)
+{
+	const struct nopts o = args.o;
+	struct db *db = ctx->db;
+	int64_t sid = args.sid;
+	double t0 = args.t0;
+	int runs_failed = args.runs_failed;
 	int64_t *sids;
 	size_t nsids;
 	int unfinished = night_sessions(db, &o, sid, &sids, &nsids);

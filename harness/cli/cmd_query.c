@@ -60,10 +60,15 @@ static void print_sets(const struct result_sets *rs, enum out_format fmt)
 	}
 }
 
-int cmd_query(int argc, char **argv, struct cmd_ctx *ctx)
+static struct {
+	enum out_format fmt;
+	const char *sql;
+} args;
+
+int cmd_query_parse(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	enum out_format fmt = FMT_TABLE;
-	const struct cli_opt opts[] = { CLI_DB(&ctx->dbpath), CLI_FORMAT(&fmt, 1), CLI_END };
+	args.fmt = FMT_TABLE;
+	const struct cli_opt opts[] = { CLI_DB(&ctx->dbpath), CLI_FORMAT(&args.fmt, 1), CLI_END };
 	int first, rc = cli_parse("query", usage_text, opts, argc, argv, &first);
 	if (rc != CLI_OK)
 		return cli_parse_exit(rc);
@@ -72,18 +77,22 @@ int cmd_query(int argc, char **argv, struct cmd_ctx *ctx)
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	struct db *db = cmd_db(ctx, 0);
-	if (!db) {
-		return 2;
-	}
+	args.sql = argv[first];
+	return CMD_GO;
+}
+
+int cmd_query(struct cmd_ctx *ctx)
+{
+	enum out_format fmt = args.fmt;
+	int rc = 0;
 	struct result_sets rs = { 0 };
-	if (db_query(db, argv[first], collect_sets, &rs)) {
+	if (db_query(ctx->db, args.sql, collect_sets, &rs)) {
 		/* what the statements before the failing one returned, as the
 		   sqlite3 shell does (json is one statement's, all or nothing) */
 		if (fmt != FMT_JSON)
 			print_sets(&rs, fmt);
 		fflush(stdout);
-		cmd_error("query", "%s", db_errmsg(db));
+		cmd_error("query", "%s", db_errmsg(ctx->db));
 		rc = 2;
 	} else if (rs.n > 1 && fmt == FMT_JSON) {
 		cmd_error("query", "%zu statements return rows; --format json takes one "

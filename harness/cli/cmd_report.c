@@ -124,27 +124,35 @@ static int write_page(const struct strbuf *page, const char *outpath)
 	return rc;
 }
 
-int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
-{
+static struct {
 	struct report_options ro;
-	report_options_default(&ro);
-	ro.cmp.range_param = workload_range_param;
-	const char *outpath = "report.html";
-	int summary = 0;
-	struct scope sc = { &ro, 0, NULL };
+	const char *outpath;
+	int summary;
+	struct scope sc;
+} args;
+
+int cmd_report_parse(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct report_options *ro = &args.ro;
+	memset(&args, 0, sizeof(args));
+	report_options_default(ro);
+	ro->cmp.range_param = workload_range_param;
+	args.outpath = "report.html";
+	args.sc.ro = ro;
+	struct scope *sc = &args.sc;
 	const struct cli_opt opts[] = {
 		CLI_DB(&ctx->dbpath),
-		CLI_FN("session", opt_session, &sc, 1),
-		CLI_FN("compare", opt_compare, &sc, 1),
-		CLI_FN("since", opt_since, &sc, 1),
-		CLI_FN("bisect", opt_bisect, &sc, 1),
-		CLI_STR("out", &outpath),
-		CLI_STR("title", &ro.title),
-		CLI_BOOL("summary", &summary),
-		CLI_THRESHOLD(&ro.cmp.threshold_pct),
-		CLI_PVALUE(&ro.cp.max_pvalue),
-		CLI_RANGE("history", &ro.history, 0, 100000),
-		CLI_RANGE("max-points", &ro.max_points, 2, 100000),
+		CLI_FN("session", opt_session, sc, 1),
+		CLI_FN("compare", opt_compare, sc, 1),
+		CLI_FN("since", opt_since, sc, 1),
+		CLI_FN("bisect", opt_bisect, sc, 1),
+		CLI_STR("out", &args.outpath),
+		CLI_STR("title", &ro->title),
+		CLI_BOOL("summary", &args.summary),
+		CLI_THRESHOLD(&ro->cmp.threshold_pct),
+		CLI_PVALUE(&ro->cp.max_pvalue),
+		CLI_RANGE("history", &ro->history, 0, 100000),
+		CLI_RANGE("max-points", &ro->max_points, 2, 100000),
 		CLI_END,
 	};
 	int first, prc = cli_parse("report", usage_text, opts, argc, argv, &first);
@@ -152,28 +160,35 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 		return cli_parse_exit(prc);
 	if (cli_no_args("report", argc, argv, first))
 		return 2;
-	if (sc.nmodes > 1) {
+	if (sc->nmodes > 1) {
 		cmd_error("report", "--session, --compare, --since and --bisect exclude each other");
 		return 2;
 	}
-	if (summary && !strcmp(outpath, "-")) {
+	if (args.summary && !strcmp(args.outpath, "-")) {
 		cmd_error("report", "--summary prints to stdout: give --out a file");
 		return 2;
 	}
-	ro.dbpath = ctx->dbpath;
+	ro->dbpath = ctx->dbpath;
 	/* the output path is checked first: a directory, FIFO or block device
 	   is refused before any work (and checked again when written) */
-	struct strbuf err = STRBUF_INIT, page = STRBUF_INIT;
-	if (strcmp(outpath, "-") && outfile_check(outpath, &err)) {
+	struct strbuf err = STRBUF_INIT;
+	if (strcmp(args.outpath, "-") && outfile_check(args.outpath, &err)) {
 		cmd_error("report", "--out %s", err.buf);
 		strbuf_release(&err);
 		return 2;
 	}
-	struct db *db = cmd_db(ctx, 0);
-	if (!db) {
-		strbuf_release(&err);
-		return 2;
-	}
+	strbuf_release(&err);
+	return CMD_GO;
+}
+
+int cmd_report(struct cmd_ctx *ctx)
+{
+	const struct report_options *ro = &args.ro;
+	const struct scope sc = args.sc;
+	const char *outpath = args.outpath;
+	int summary = args.summary;
+	struct db *db = ctx->db;
+	struct strbuf err = STRBUF_INIT, page = STRBUF_INIT;
 	if (sc.bisect) {
 		int rc = 2;
 		if (summary)
@@ -189,7 +204,7 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 		return cmd_finish(rc);
 	}
 	struct report r;
-	if (report_build(db, &ro, &r, &err)) {
+	if (report_build(db, ro, &r, &err)) {
 		cmd_error("report", "%s", err.buf);
 		strbuf_release(&err);
 		return 2;

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "db/db.h"
 #include "harness/cli/cmd.h"
@@ -53,17 +52,15 @@ static const char usage_text[] =
 	"worst of its members in the order 2, 130, 1, 0.\n";
 
 struct run_args {
-	struct cmd_ctx *ctx; /* the database: --db, opened by cmd_db */
 	const char *tag, *target, *resume;
 	const char *plan;       /* the plan file; NULL with --resume */
 	int quiet, take_over, until_decided;
 };
 
-/* -1 to go on, else the exit code (--help, bad usage) */
+/* CMD_GO, else the exit code (--help, bad usage) */
 static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct run_args *a)
 {
 	memset(a, 0, sizeof(*a));
-	a->ctx = ctx;
 	const struct cli_opt opts[] = {
 		CLI_DB(&ctx->dbpath), CLI_STR("tag", &a->tag), CLI_STR("target", &a->target),
 		CLI_STR("resume", &a->resume), CLI_BOOL("quiet", &a->quiet),
@@ -93,18 +90,7 @@ static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct run_arg
 		return 2;
 	}
 	a->plan = a->resume ? NULL : argv[first];
-	return -1;
-}
-
-/* the database for writing (`existing`: --resume, which never makes a new
- * file), and Ctrl-C caught from here on; -1 after printing why */
-static int open_db(const struct run_args *a, int existing, struct db **db)
-{
-	*db = cmd_db(a->ctx, existing);
-	if (!*db)
-		return -1;
-	session_install_signals();
-	return 0;
+	return CMD_GO;
 }
 
 /* the plan file, with --target in place of its target; -1 after printing why */
@@ -174,36 +160,25 @@ static int execute(struct db *db, int64_t sid, struct plan *p, const char *dbpat
 	return rc;
 }
 
-/* schedlab run PLAN.json: a new session, or a new lab. A database that
- * exists is opened before the kernels are built and the preflight (a bad
- * one is refused at once); a new one is made only once they pass, so a run
- * refused before anything is stored leaves no file */
-static int run_plan(const struct run_args *a, const struct session_opts *so)
+/* schedlab run PLAN.json: a new session, or a new lab, in the database
+ * main opened once build_and_check passed (run_before_db) */
+static int run_plan(struct cmd_ctx *ctx, struct plan *p, const struct session_opts *so)
 {
 	struct strbuf err = STRBUF_INIT;
-	struct plan p;
-	struct db *db = NULL;
 	int rc = 2;
-	if (load_plan(a, &p, &err))
-		goto out;
-	session_install_signals();
-	if ((access(a->ctx->dbpath, F_OK) == 0 && open_db(a, 0, &db)) ||
-	    build_and_check(&p, so, &err) || session_aborted(so) || open_db(a, 0, &db))
-		goto out;
-	if (p.targets) {
-		rc = lab_run(&a->ctx->db, a->ctx->dbpath, &p, so, &err);
+	if (p->targets) {
+		rc = lab_run(&ctx->db, ctx->dbpath, p, so, &err);
 		if (err.len)
 			cmd_error("run", "%s", err.buf);
 		goto out;
 	}
-	int64_t sid = session_start(db, &p, so, &err);
+	int64_t sid = session_start(ctx->db, p, so, &err);
 	if (sid < 0) {
 		cmd_error("run", "%s", err.buf);
 		goto out;
 	}
-	rc = execute(db, sid, &p, a->ctx->dbpath, so);
+	rc = execute(ctx->db, sid, p, ctx->dbpath, so);
 out:
-	plan_release(&p);
 	strbuf_release(&err);
 	return rc;
 }
@@ -231,15 +206,14 @@ static int load_stored_plan(struct db *db, int64_t sid, struct plan *p, char **s
 }
 
 /* schedlab run --resume SESSION|last */
-static int resume_session(const struct run_args *a, const struct session_opts *so)
+static int resume_session(struct cmd_ctx *ctx, const struct run_args *a,
+			  const struct session_opts *so)
 {
 	struct plan p;
-	struct db *db = NULL;
+	struct db *db = ctx->db;
 	char *status = NULL;
 	int rc = 2;
 	memset(&p, 0, sizeof(p));
-	if (open_db(a, 1, &db))
-		goto out;
 	int64_t sid = db_session_resolve(db, a->resume);
 	if (sid < 0) {
 		cmd_error("run", "--resume %s: %s", a->resume, db_errmsg(db));
@@ -269,7 +243,7 @@ static int resume_session(const struct run_args *a, const struct session_opts *s
 	if (!a->quiet)
 		fprintf(stderr, "resuming session %lld: %d runs done, %d to do\n",
 			(long long)sid, ok + failed + skipped, planned);
-	rc = execute(db, sid, &p, a->ctx->dbpath, so);
+	rc = execute(db, sid, &p, ctx->dbpath, so);
 out:
 	free(status);
 	plan_release(&p);
@@ -277,19 +251,17 @@ out:
 }
 
 /* schedlab run --resume lab:ID|lab:SESSION|lab:last */
-static int resume_lab(const struct run_args *a, const struct session_opts *so)
+static int resume_lab(struct cmd_ctx *ctx, const struct run_args *a,
+		      const struct session_opts *so)
 {
 	struct strbuf err = STRBUF_INIT;
-	struct db *db = NULL;
 	struct lab lab;
 	int rc = 2;
-	if (open_db(a, 1, &db))
-		goto out;
-	if (lab_find(db, a->resume + 4, &lab, &err)) {
+	if (lab_find(ctx->db, a->resume + 4, &lab, &err)) {
 		cmd_error("run", "--resume %s: %s", a->resume, err.buf);
 		goto out;
 	}
-	rc = lab_resume(&lab, &a->ctx->db, a->ctx->dbpath, so, &err);
+	rc = lab_resume(&lab, &ctx->db, ctx->dbpath, so, &err);
 	if (err.len)
 		cmd_error("run", "%s", err.buf);
 	lab_release(&lab);
@@ -298,19 +270,66 @@ out:
 	return rc;
 }
 
-int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
-{
+/* the options, the plan and the session's settings, from parse to the work */
+static struct {
 	struct run_args a;
-	int rc = parse_args(argc, argv, ctx, &a);
-	if (rc >= 0)
+	struct plan plan; /* loaded by parse; not with --resume */
+	struct session_opts so;
+} args;
+
+/* before a new session's database is opened (c->db: the store read-only
+ * when its file exists, so that a bad one is refused at once): the kernels
+ * built and the preflight, so that a run refused before anything is stored
+ * makes no file */
+static int run_before_db(struct cmd_ctx *ctx)
+{
+	(void)ctx;
+	struct strbuf err = STRBUF_INIT;
+	session_install_signals();
+	int bad = build_and_check(&args.plan, &args.so, &err) || session_aborted(&args.so);
+	strbuf_release(&err);
+	return bad ? 2 : CMD_GO;
+}
+
+int cmd_run_parse(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct run_args *a = &args.a;
+	int rc = parse_args(argc, argv, ctx, a);
+	if (rc != CMD_GO)
 		return rc;
-	struct session_opts so = { .tag = a.tag, .quiet = a.quiet, .abort_flag = &session_abort,
-				   .take_over = a.take_over };
-	if (!a.resume)
-		rc = run_plan(&a, &so);
-	else if (!strncmp(a.resume, "lab:", 4))
-		rc = resume_lab(&a, &so);
-	else
-		rc = resume_session(&a, &so);
+	args.so = (struct session_opts){ .tag = a->tag, .quiet = a->quiet,
+					 .abort_flag = &session_abort,
+					 .take_over = a->take_over };
+	if (a->resume) {
+		/* --resume continues what is stored: never a new file */
+		ctx->db_existing = 1;
+		return CMD_GO;
+	}
+	/* the plan is checked before anything is opened: a bad one makes no file */
+	struct strbuf err = STRBUF_INIT;
+	if (load_plan(a, &args.plan, &err)) {
+		plan_release(&args.plan);
+		strbuf_release(&err);
+		return 2;
+	}
+	strbuf_release(&err);
+	ctx->before_db = run_before_db;
+	return CMD_GO;
+}
+
+int cmd_run(struct cmd_ctx *ctx)
+{
+	const struct run_args *a = &args.a;
+	int rc;
+	/* Ctrl-C caught from here on */
+	session_install_signals();
+	if (!a->resume) {
+		rc = run_plan(ctx, &args.plan, &args.so);
+		plan_release(&args.plan);
+	} else if (!strncmp(a->resume, "lab:", 4)) {
+		rc = resume_lab(ctx, a, &args.so);
+	} else {
+		rc = resume_session(ctx, a, &args.so);
+	}
 	return cmd_finish(rc);
 }

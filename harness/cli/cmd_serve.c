@@ -33,12 +33,19 @@ static const char usage_text[] =
 	"                      read-only and the database is opened read-only\n"
 	"Exit status: 0 stopped by SIGINT/SIGTERM, 2 bad input.\n";
 
-int cmd_serve(int argc, char **argv, struct cmd_ctx *ctx)
+static struct {
+	const char *listen;
+	char *token; /* --token-file's, loaded by parse; freed by the work */
+} args;
+
+int cmd_serve_parse(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	const char *listen = "127.0.0.1:8080", *token_file = NULL;
+	const char *token_file = NULL;
+	memset(&args, 0, sizeof(args));
+	args.listen = "127.0.0.1:8080";
 	const struct cli_opt opts[] = {
-		CLI_DB(&ctx->dbpath), CLI_STR("listen", &listen), CLI_STR("token-file", &token_file),
-		CLI_END,
+		CLI_DB(&ctx->dbpath), CLI_STR("listen", &args.listen),
+		CLI_STR("token-file", &token_file), CLI_END,
 	};
 	int first, rc = cli_parse("serve", usage_text, opts, argc, argv, &first);
 	if (rc != CLI_OK)
@@ -46,19 +53,24 @@ int cmd_serve(int argc, char **argv, struct cmd_ctx *ctx)
 	if (cli_no_args("serve", argc, argv, first))
 		return 2;
 	struct strbuf err = STRBUF_INIT;
-	char *token = NULL;
-	if (token_file && serve_token_load(token_file, &token, &err)) {
+	if (token_file && serve_token_load(token_file, &args.token, &err)) {
 		cmd_error("serve", "%s", err.buf);
 		strbuf_release(&err);
 		return 2;
 	}
-	/* a write needs the token: without one the store is opened read-only */
-	ctx->flags = token ? CMD_DB_RW : CMD_DB_RO;
-	struct db *db = cmd_db(ctx, 1);
-	if (!db) {
-		free(token);
-		return 2;
-	}
+	strbuf_release(&err);
+	/* a write needs the token: without one the store is opened read-only;
+	   serve never makes a database */
+	ctx->flags = args.token ? CMD_DB_RW : CMD_DB_RO;
+	ctx->db_existing = 1;
+	return CMD_GO;
+}
+
+int cmd_serve(struct cmd_ctx *ctx)
+{
+	const char *listen = args.listen;
+	char *token = args.token;
+	struct strbuf err = STRBUF_INIT;
 	/* the signals are taken by sigwait below: blocked before the server's
 	   thread starts, so that it inherits the mask and never takes them */
 	sigset_t set;
@@ -67,7 +79,7 @@ int cmd_serve(int argc, char **argv, struct cmd_ctx *ctx)
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	struct serve_opts so = { .db = db, .listen = listen, .token = token,
+	struct serve_opts so = { .db = ctx->db, .listen = listen, .token = token,
 				 .range_param = workload_range_param };
 	struct serve *s;
 	if (serve_start(&so, &s, &err)) {

@@ -263,35 +263,46 @@ static void print_table(const struct trend_out *t)
 	}
 }
 
-int cmd_trend(int argc, char **argv, struct cmd_ctx *ctx)
-{
-	const char *metric = NULL, *where = NULL, *since = NULL;
-	enum out_format fmt = FMT_TABLE;
+static struct {
+	const char *metric, *where, *since;
+	enum out_format fmt;
 	struct cp_options cpo;
-	cp_options_default(&cpo);
+} args;
+
+int cmd_trend_parse(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	memset(&args, 0, sizeof(args));
+	args.fmt = FMT_TABLE;
+	cp_options_default(&args.cpo);
 	const struct cli_opt opts[] = {
-		CLI_DB(&ctx->dbpath), CLI_STR("metric", &metric), CLI_STR("where", &where),
-		CLI_SINCE(&since), CLI_PVALUE(&cpo.max_pvalue),
-		CLI_RANGE("window", &cpo.window, 2, 100000), CLI_FORMAT(&fmt, 1), CLI_END,
+		CLI_DB(&ctx->dbpath), CLI_STR("metric", &args.metric), CLI_STR("where", &args.where),
+		CLI_SINCE(&args.since), CLI_PVALUE(&args.cpo.max_pvalue),
+		CLI_RANGE("window", &args.cpo.window, 2, 100000), CLI_FORMAT(&args.fmt, 1), CLI_END,
 	};
 	int first, rc = cli_parse("trend", usage_text, opts, argc, argv, &first);
 	if (rc != CLI_OK)
 		return cli_parse_exit(rc);
 	if (cli_no_args("trend", argc, argv, first))
 		return 2;
-	const char *dot = metric ? strchr(metric, '.') : NULL;
+	const char *metric = args.metric, *dot = metric ? strchr(metric, '.') : NULL;
 	if (!metric || !dot || dot == metric || !dot[1]) {
 		cmd_error("trend", "--metric WORKLOAD.METRIC is required (e.g. "
 				   "cyclictest.lat_p99_us)");
 		return 2;
 	}
-	struct db *db = cmd_db(ctx, 0);
-	if (!db)
-		return 2;
+	return CMD_GO;
+}
+
+int cmd_trend(struct cmd_ctx *ctx)
+{
+	const char *metric = args.metric;
+	enum out_format fmt = args.fmt;
+	struct cp_options cpo = args.cpo;
+	int rc = 0;
 	/* the job (harness/results/trend_job.c), shared with serve's trend page */
 	struct trend_job job;
 	struct strbuf err = STRBUF_INIT;
-	int jrc = trend_job_run(db, metric, where, since, &cpo, &job, &err);
+	int jrc = trend_job_run(ctx->db, metric, args.where, args.since, &cpo, &job, &err);
 	if (jrc > 0)
 		report_series(&job.set, metric);
 	else if (jrc < 0)

@@ -1,13 +1,15 @@
 /*
  * schedlab: the controller's entry point and its one table of subcommands
- * (git.c / perf.c style). Each command parses its own options; the flags in
- * the table are the shared preconditions main sets up (cmd.h: CMD_DB_RO,
- * CMD_DB_RW: the database of --db, opened once through cmd_db when the
- * command has checked its options, closed here).
+ * (git.c / perf.c style). Each command parses its own options (its parse
+ * phase); the flags in the table are the shared preconditions main sets up
+ * before the work (cmd.h: CMD_DB_RO, CMD_DB_RW: the database of --db,
+ * opened here once parse has checked the options, after the command's
+ * before_db step if it has one, and closed here after the work).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "db/db.h"
 #include "harness/cli/cmd.h"
@@ -18,41 +20,74 @@
 
 struct command {
 	const char *name;
-	int (*fn)(int argc, char **argv, struct cmd_ctx *c);
-	unsigned flags; /* CMD_* of cmd.h */
+	/* the options: CMD_GO, or the exit code (a command without a
+	   database does its work here and never says CMD_GO) */
+	int (*parse)(int argc, char **argv, struct cmd_ctx *c);
+	int (*fn)(struct cmd_ctx *c); /* the work, with what the flags ask for */
+	unsigned flags;               /* CMD_* of cmd.h */
 	const char *summary;
 };
 
+#define DB_COMMAND(n) cmd_##n##_parse, cmd_##n
 static const struct command commands[] = {
-	{ "run", cmd_run, CMD_DB_RW, "run a plan (or resume a session) and store the results" },
-	{ "plan", cmd_plan, 0, "validate a plan and show the expanded boots and runs" },
-	{ "sysinfo", cmd_sysinfo, 0, "what a machine is and what it can switch" },
-	{ "sessions", cmd_sessions, CMD_DB_RO, "list the sessions in a database" },
-	{ "query", cmd_query, CMD_DB_RO, "run read-only SQL against a database" },
-	{ "compare", cmd_compare, CMD_DB_RO,
+	{ "run", DB_COMMAND(run), CMD_DB_RW,
+	  "run a plan (or resume a session) and store the results" },
+	{ "plan", cmd_plan, NULL, 0, "validate a plan and show the expanded boots and runs" },
+	{ "sysinfo", cmd_sysinfo, NULL, 0, "what a machine is and what it can switch" },
+	{ "sessions", DB_COMMAND(sessions), CMD_DB_RO, "list the sessions in a database" },
+	{ "query", DB_COMMAND(query), CMD_DB_RO, "run read-only SQL against a database" },
+	{ "compare", DB_COMMAND(compare), CMD_DB_RO,
 	  "A/B table of two selections with verdicts per metric" },
-	{ "trend", cmd_trend, CMD_DB_RO, "history of one metric with change points" },
-	{ "check", cmd_check, CMD_DB_RO, "exit 1 when the candidate regressed against the baseline" },
-	{ "report", cmd_report, CMD_DB_RO,
+	{ "trend", DB_COMMAND(trend), CMD_DB_RO, "history of one metric with change points" },
+	{ "check", DB_COMMAND(check), CMD_DB_RO,
+	  "exit 1 when the candidate regressed against the baseline" },
+	{ "report", DB_COMMAND(report), CMD_DB_RO,
 	  "self-contained HTML report: A/B, latency curves, trends, sysinfo" },
-	{ "bisect", cmd_bisect, CMD_DB_RW,
+	{ "bisect", DB_COMMAND(bisect), CMD_DB_RW,
 	  "find the commit behind a change of one metric (kernels from git)" },
-	{ "nightly", cmd_nightly, CMD_DB_RW,
+	{ "nightly", DB_COMMAND(nightly), CMD_DB_RW,
 	  "one night of the regression robot: run, judge, alert, bisect" },
-	{ "alerts", cmd_alerts, CMD_DB_RW,
+	{ "alerts", DB_COMMAND(alerts), CMD_DB_RW,
 	  "the robot's alerts: list, show, ack/expect/invalid, bisect, report" },
-	{ "serve", cmd_serve, CMD_DB_RO,
+	{ "serve", DB_COMMAND(serve), CMD_DB_RO,
 	  "the store as a live site: trends, comparisons, alerts and their triage" },
-	{ "export", cmd_export, CMD_DB_RO, "rows of the results view as CSV or JSON" },
-	{ "agent", cmd_agent, 0, "serve the agent protocol on stdin/stdout (targets use this)" },
-	{ NULL, NULL, 0, NULL },
+	{ "export", DB_COMMAND(export), CMD_DB_RO, "rows of the results view as CSV or JSON" },
+	{ "agent", cmd_agent, NULL, 0,
+	  "serve the agent protocol on stdin/stdout (targets use this)" },
+	{ NULL, NULL, NULL, 0, NULL },
 };
 
-/* run command c with what its flags ask for; its exit code */
+/* a store at `path` for before_db to see: anything there but an empty
+ * file (which opening for writing makes a new database), so that a path
+ * that is no database is refused before the step */
+static int has_store(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && !(S_ISREG(st.st_mode) && st.st_size == 0);
+}
+
+/* run command c with what its flags ask for; its exit code. The database
+ * is opened only once parse says CMD_GO: --help and refused options open
+ * and create nothing */
 static int run_command(const struct command *c, int argc, char **argv)
 {
 	struct cmd_ctx ctx = { .name = c->name, .flags = c->flags, .dbpath = DEFAULT_DB };
-	int rc = c->fn(argc, argv, &ctx);
+	int rc = c->parse(argc, argv, &ctx);
+	int db = !!(ctx.flags & (CMD_DB_RO | CMD_DB_RW));
+	if (rc == CMD_GO && ctx.before_db) {
+		/* the store as it is, read-only, when there is one: a bad one is
+		   refused before the step, and nothing is written or migrated */
+		if (db && has_store(ctx.dbpath) && !cmd_db(&ctx, 1))
+			rc = 2;
+		else
+			rc = ctx.before_db(&ctx);
+		db_close(ctx.db);
+		ctx.db = NULL;
+	}
+	if (rc == CMD_GO && db && !cmd_db(&ctx, 0))
+		rc = 2;
+	if (rc == CMD_GO)
+		rc = c->fn ? c->fn(&ctx) : 2;
 	db_close(ctx.db);
 	return rc;
 }

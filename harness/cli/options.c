@@ -1,9 +1,9 @@
 /*
  * The commands' shared layer (see options.h and cmd.h): option tables run
  * through getopt_long, value checks with one message per kind, and the
- * helpers every command uses (errors, --format, the command's database
- * by its setup flag, the compare job that `compare` and `check` share, the
- * final check of stdout).
+ * helpers every command uses (errors, --format, the compare job that
+ * `compare` and `check` share, the final check of stdout), and main's
+ * opening of the command's database by its setup flags (cmd_db).
  */
 #include "harness/util/tag.h"
 #include "harness/cli/options.h"
@@ -54,12 +54,13 @@ int parse_format(const char *cmd, const char *s, enum out_format *out, unsigned 
 	return -1;
 }
 
-struct db *cmd_db(struct cmd_ctx *c, int existing)
+struct db *cmd_db(struct cmd_ctx *c, int ro)
 {
 	if (c->db)
 		return c->db;
-	enum db_mode mode = c->flags & CMD_DB_RW ? (existing ? DB_READWRITE_EXISTING : DB_READWRITE)
-						 : DB_READONLY;
+	enum db_mode mode = ro || !(c->flags & CMD_DB_RW) ? DB_READONLY
+			    : c->db_existing		 ? DB_READWRITE_EXISTING
+							 : DB_READWRITE;
 	char *msg = NULL;
 	if (db_open(c->dbpath, mode, &c->db, &msg)) {
 		cmd_error(c->name, "%s", msg ? msg : c->dbpath); /* it names the file */
@@ -72,11 +73,8 @@ struct db *cmd_db(struct cmd_ctx *c, int existing)
 int cmd_compare_job(struct cmd_ctx *c, const char *a, const char *b,
 		    const struct cmp_options *o, int hists, struct compare_job *job)
 {
-	struct db *db = cmd_db(c, 0);
-	if (!db)
-		return 2;
 	struct strbuf err = STRBUF_INIT;
-	int bad = compare_job_run(db, a, b, o, hists, job, &err);
+	int bad = compare_job_run(c->db, a, b, o, hists, job, &err);
 	if (bad)
 		cmd_error(c->name, "%s", err.buf);
 	strbuf_release(&err);
