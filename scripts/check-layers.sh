@@ -14,7 +14,10 @@
 # harness/cli holds commands only: no SQL text (a string literal that starts
 # with an SQL statement: the queries live in db/) and no child-process
 # orchestration (proc_exec, proc_start and the like, fork, exec*, system,
-# popen: the children of a command are started by harness/orchestrate).
+# popen: the children of a command are started by harness/orchestrate);
+# and a command (harness/cli/cmd_*.c) never opens its database: a call of
+# cmd_db outside a comment is refused (main opens what the command's
+# setup flags ask for between its parse and its work, harness/cli/cmd.h).
 # Prints one line per violation (file:line: what) and exits 1 if any.
 #
 # One find and one awk over every file: a check that starts a few processes
@@ -115,6 +118,11 @@ layer == "harness/cli" && /(^|[^\\])"(SELECT|INSERT|UPDATE|DELETE|WITH|CREATE|PR
 }
 layer == "harness/cli" && /(^|[^A-Za-z0-9_])(proc_(run|exec|start|capture|wait|try_wait|stop|kill)|fork|vfork|exec[lv]p?e?|posix_spawnp?|system|popen) *\(/ {
 	print FILENAME ":" FNR ": a child process started in harness/cli (harness/orchestrate starts the children)"
+	bad = 1
+}
+FILENAME ~ /^harness\/cli\/cmd_[^\/]*\.c$/ && /(^|[^A-Za-z0-9_])cmd_db *\(/ &&
+    !/^[ \t]*(\*|\/\/|\/\*)/ {
+	print FILENAME ":" FNR ": cmd_db called by a command (main opens the database its setup flags ask for, harness/cli/cmd.h)"
 	bad = 1
 }
 END {

@@ -8,22 +8,29 @@
  * --p (a probability), --window (an integer range), --centre (a choice).
  *
  *   static const char usage[] = "usage: schedlab sessions [--db FILE] ...";
- *   int cmd_sessions(int argc, char **argv, struct cmd_ctx *c)
+ *   static struct { enum out_format fmt; } args;   (from parse to the work)
+ *
+ *   int cmd_sessions_parse(int argc, char **argv, struct cmd_ctx *c)
  *   {
- *           enum out_format fmt = FMT_TABLE;
+ *           args.fmt = FMT_TABLE;
  *           const struct cli_opt opts[] = {
- *                   CLI_DB(&c->dbpath), CLI_FORMAT(&fmt, 1), CLI_END,
+ *                   CLI_DB(&c->dbpath), CLI_FORMAT(&args.fmt, 1), CLI_END,
  *           };
  *           int first, rc = cli_parse("sessions", usage, opts, argc, argv, &first);
  *           if (rc != CLI_OK)
- *                   return cli_parse_exit(rc);
+ *                   return cli_parse_exit(rc);    (--help: 0; refused: 2)
  *           if (cli_no_args("sessions", argc, argv, first))
  *                   return 2;
- *           struct db *db = cmd_db(c, 0);   (main closes it)
- *           ...
+ *           return CMD_GO;                        (main opens c->db now)
+ *   }
  *
- * --db goes into c->dbpath, where cmd_db() looks (cmd.h): a local variable
- * there would silently ignore --db.
+ *   int cmd_sessions(struct cmd_ctx *c)          (c->db open; main closes it)
+ *   ...
+ *
+ * --db goes into c->dbpath, where main looks when it opens the database
+ * (cmd.h): a local variable there would silently ignore --db. What the
+ * work needs of the options goes into the command's file-static struct:
+ * parse's locals are gone when the work begins.
  *
  * Messages go to stderr as "schedlab CMD: ..." (cmd_error); nothing here
  * exits.

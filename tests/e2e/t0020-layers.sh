@@ -3,9 +3,9 @@
 # The layering rules (scripts/check-layers.sh, docs/architecture.md) hold
 # on this tree, and the checker does catch each kind of violation: an
 # include across layers, SQLite or SQL text outside db/ (its exceptions
-# explicit), and two C files with one
-# basename (which the library archive would silently merge). And the
-# end-to-end scripts look only at their own processes
+# explicit), a command that opens its own database (main does), and two
+# C files with one basename (which the library archive would silently
+# merge). And the end-to-end scripts look only at their own processes
 # (scripts/check-test-procs.sh), which catches each machine-wide lookup.
 set -u
 cd "$(dirname "$0")/../.."
@@ -72,6 +72,16 @@ fresh
 printf 'static int f(struct child *c, struct strbuf *e) { return proc_start(c, e); }\n' >>"$TMP/tree/harness/cli/cmd_nightly.c"
 expect_exit 1 "a child process started in harness/cli is refused" scripts/check-layers.sh "$TMP/tree"
 contains "... saying who starts children" "$TMP/out" "harness/orchestrate starts the children"
+
+# a command never opens its database: main does, by its setup flags (issue 41)
+fresh
+printf 'static struct db *f(struct cmd_ctx *c) { return cmd_db(c, 1); }\n' >>"$TMP/tree/harness/cli/cmd_trend.c"
+printf '/* main opens it (no cmd_db(c, 0) here) */\nstatic struct db *g(struct cmd_ctx *c) { return c->db; }\n' >>"$TMP/tree/harness/cli/cmd_export.c"
+expect_exit 1 "a command that opens its own database is refused" scripts/check-layers.sh "$TMP/tree"
+contains "... by file and line, saying who opens it" "$TMP/out" \
+	"harness/cli/cmd_trend.c:$(wc -l <harness/cli/cmd_trend.c | awk '{ print $1 + 1 }'): cmd_db called by a command (main opens the database"
+if grep -q "cmd_export.c" "$TMP/out"; then not_ok "... but not a comment that names it" "$(cat "$TMP/out")"
+else ok "... but not a comment that names it"; fi
 
 fresh
 cp "$TMP/tree/workloads/jbb.c" "$TMP/tree/workloads/native/jbb.c"
