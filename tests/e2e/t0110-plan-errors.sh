@@ -3,7 +3,8 @@
 # message naming the file and line:column (syntax) or the JSON path. And a
 # refused command creates no file: not a database for a read-only command
 # or a --resume on a path that does not exist, nor for a run refused before
-# anything is stored, nor a journal beside a --db that is not a file.
+# anything is stored, nor a journal beside a --db that is not a file, nor
+# for --help or a refused option of any command with a database.
 . "$(dirname "$0")/lib.sh"
 hold_local_target   # its local sessions never wait inside the script (lib.sh)
 
@@ -234,6 +235,32 @@ for c in sessions "query SELECT" "trend --metric hackbench.time_s" "export"; do
 done
 expect_exit 2 "sessions with a bad option: exit 2" schedlab sessions --db new.db --bogus
 if [ -e new.db ]; then not_ok "... and no database is made"; rm -f new.db; else ok "... and no database is made"; fi
+# every command with a database (main opens it between the command's parse
+# and its work, issue 41): --help and a refused option open and make none
+for c in run sessions query compare trend check report bisect nightly alerts serve export; do
+	expect_exit 0 "$c --help: exit 0" timeout 60 schedlab "$c" --help --db "$TMP/nofile/x.db"
+	contains "... the usage" "$TMP/out" "usage: schedlab $c"
+	expect_exit 2 "$c --no-such-option: exit 2" timeout 60 schedlab "$c" --no-such-option --db "$TMP/nofile/y.db"
+	contains "... naming it" "$TMP/err" "no-such-option"
+	equals "... and no file made" "$(ls -A)" ""
+	rm -f -- "$TMP"/nofile/*
+done
+# the read-only ones (and the verbs that only read) on a missing database
+for c in "compare a=1 b=2" "check --baseline a=1 --candidate b=1" report alerts "alerts show 1" serve; do
+	# shellcheck disable=SC2086
+	expect_exit 2 "$c on a database that does not exist: exit 2" timeout 60 schedlab $c --db new.db
+	contains "... naming the file" "$TMP/err" "new.db"
+	equals "... and creating none" "$(ls -A)" ""
+	rm -f -- "$TMP"/nofile/*
+done
+# what writes to a stored database never makes one
+for c in "alerts ack 1 --note x" "nightly --session 1 --no-bisect --out-dir $TMP/rep"; do
+	# shellcheck disable=SC2086
+	expect_exit 2 "$c on a database that does not exist: exit 2" schedlab $c --db new.db
+	contains "... saying there is nothing stored" "$TMP/err" "new.db: no such file"
+	equals "... and making none" "$(ls -A)" ""
+	rm -f -- "$TMP"/nofile/*
+done
 expect_exit 2 "run --resume last on a database that does not exist: exit 2" schedlab run --resume last --db new.db
 contains "... saying there is nothing to continue" "$TMP/err" "schedlab run: new.db: no such file"
 expect_exit 2 "run --resume lab:last on a database that does not exist: exit 2" \
@@ -248,6 +275,11 @@ P
 expect_exit 2 "a run the preflight refuses: exit 2" schedlab run "$TMP/preflight.json" --db new.db
 contains "... saying why" "$TMP/err" "no_such_sysctl_schedlab"
 equals "no file made by any of them" "$(ls -A)" ""
+# an empty file is no store yet: the run goes as far as with none
+: >empty.db
+expect_exit 2 "a run the preflight refuses, --db an empty file: exit 2" schedlab run "$TMP/preflight.json" --db empty.db
+contains "... saying why (not that the file is no database)" "$TMP/err" "no_such_sysctl_schedlab"
+rm -f empty.db
 cd - >/dev/null || exit 1
 for c in "run $TMP/preflight.json" "run --resume last" sessions "bisect --resume last"; do
 	# shellcheck disable=SC2086
