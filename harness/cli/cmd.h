@@ -26,14 +26,14 @@
  *                list), or chosen (serve: read-write only with a token);
  *   db_existing  the file must exist (read-write is never a new file):
  *                work that continues what is stored (--resume), or a
- *                command that reads before it writes (alerts, nightly);
+ *                command that never makes one (alerts, nightly, serve);
  *   before_db    a step that must come before the database is opened for
  *                the work, with c->db the store read-only when its file
- *                exists (else NULL), so that a bad one is refused first and
- *                nothing is written or migrated: run's kernel builds and
- *                preflight (a new file only once they pass), nightly's run
- *                (its child makes the file), alerts' checks of a move;
- *                it returns CMD_GO or the exit code.
+ *                exists and is not empty (else NULL), so that a bad one is
+ *                refused first and nothing is written or migrated: run's
+ *                kernel builds and preflight (a new file only once they
+ *                pass), nightly's run (its child makes the file), alerts'
+ *                checks of a move; it returns CMD_GO or the exit code.
  *
  * Checklist for a new command:
  *   1. harness/cli/cmd_<name>.c with a usage text, its options as a
@@ -42,8 +42,9 @@
  *      a parse and a work function as above (the parsed options in a
  *      file-static struct between them);
  *   2. declare it here and add it to commands[] in main.c with its flags;
- *   3. document it in README.md and docs/, and add a test under tests/e2e/
- *      (t0110 checks that --help and a refused option make no database).
+ *   3. document it in README.md and docs/, and add a test under tests/e2e/;
+ *      one with a database goes into t0110's list too (--help and a refused
+ *      option make no file).
  */
 #ifndef SL_CMD_H
 #define SL_CMD_H
