@@ -28,6 +28,7 @@ struct command {
 	const char *summary;
 };
 
+/* a command with a database: its parse and its work (cmd.h) */
 #define DB_COMMAND(n) cmd_##n##_parse, cmd_##n
 static const struct command commands[] = {
 	{ "run", DB_COMMAND(run), CMD_DB_RW,
