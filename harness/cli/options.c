@@ -58,9 +58,9 @@ struct db *cmd_db(struct cmd_ctx *c, int ro)
 {
 	if (c->db)
 		return c->db;
-	enum db_mode mode = ro || !(c->flags & CMD_DB_RW) ? DB_READONLY
-			    : c->db_existing		 ? DB_READWRITE_EXISTING
-							 : DB_READWRITE;
+	enum db_mode mode = DB_READONLY;
+	if (!ro && (c->flags & CMD_DB_RW))
+		mode = c->db_existing ? DB_READWRITE_EXISTING : DB_READWRITE;
 	char *msg = NULL;
 	if (db_open(c->dbpath, mode, &c->db, &msg)) {
 		cmd_error(c->name, "%s", msg ? msg : c->dbpath); /* it names the file */
