@@ -534,6 +534,9 @@ int robot_out_dir(const char *dir, struct strbuf *err)
 	return 0;
 }
 
+/* the note of a person's move to bisecting */
+static const char by_hand[] = "bisect by hand";
+
 int robot_bisect_alert(struct db *db, int64_t id, const struct robot_bisect_opts *o,
 		       int *more, struct strbuf *said, struct strbuf *err)
 {
@@ -549,9 +552,9 @@ int robot_bisect_alert(struct db *db, int64_t id, const struct robot_bisect_opts
 	char why[400];
 	enum alert_state dest;
 	/* the refusals first: nothing is written before all have passed */
-	enum alert_move mv = alert_move_decide(a.status, ALERT_BISECTING, ALERT_BY_PERSON, 0,
-					       &dest, why, sizeof(why));
-	if (mv == ALERT_MOVE_REFUSED) {
+	enum alert_move mv = alert_move_decide(a.status, ALERT_BISECTING, ALERT_BY_PERSON,
+					       by_hand, 0, &dest, why, sizeof(why));
+	if (mv < ALERT_MOVE_NONE) {
 		strbuf_addf(err, "alert %lld: %s", (long long)id, why);
 		goto out;
 	}
@@ -579,7 +582,7 @@ int robot_bisect_alert(struct db *db, int64_t id, const struct robot_bisect_opts
 	if (robot_out_dir(o->dir, err))
 		goto out;
 	if (mv == ALERT_MOVE_DO &&
-	    db_alert_move(db, id, ALERT_BISECTING, ALERT_BY_PERSON, "bisect by hand", 0)) {
+	    db_alert_move(db, id, ALERT_BISECTING, ALERT_BY_PERSON, by_hand, 0)) {
 		strbuf_addstr(err, db_errmsg(db));
 		goto out;
 	}
