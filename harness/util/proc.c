@@ -732,7 +732,23 @@ int proc_capture(const char *const *argv, double timeout_s, struct strbuf *out,
 	return proc_exec(&c, &io, res, err);
 }
 
+static unsigned long long stat_start(pid_t pid, char *state);
+
 unsigned long long proc_start_time(pid_t pid)
+{
+	char state;
+	return stat_start(pid, &state);
+}
+
+int proc_alive(pid_t pid, unsigned long long start)
+{
+	char state = 0;
+	return pid > 0 && start && stat_start(pid, &state) == start && state != 'Z' &&
+	       state != 'X';
+}
+
+/* field 22 of /proc/PID/stat (0: no such process) and field 3, the state */
+static unsigned long long stat_start(pid_t pid, char *state)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
@@ -749,8 +765,8 @@ unsigned long long proc_start_time(pid_t pid)
 		return 0;
 	unsigned long long start = 0;
 	/* after ") ": state is field 3, starttime field 22 */
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-			  "%*d %*d %llu", &start) != 1)
+	if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+			  "%*d %*d %llu", state, &start) != 2)
 		return 0;
 	return start;
 }

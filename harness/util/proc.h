@@ -91,6 +91,10 @@ int proc_start(struct child *c, struct strbuf *err);
  * boot), 0 when there is no such process: with the pid it names a process
  * across pid reuse */
 unsigned long long proc_start_time(pid_t pid);
+/* 1 when process pid runs (a zombie does not) and started at `start`
+ * (proc_start_time's clock ticks): a process that is not this one's child,
+ * known across pid reuse; 0 otherwise */
+int proc_alive(pid_t pid, unsigned long long start);
 /* signal the child's process group (or the child when it has none) */
 void proc_kill(struct child *c, int sig);
 /* wait for exit; *status as from waitpid */
