@@ -17,6 +17,7 @@
 
 static const char usage_text[] =
 	"usage: schedlab serve [--db FILE] [--listen ADDR:PORT] [--token-file FILE]\n"
+	"                      [--out-dir DIR] [--bisect-minutes M]\n"
 	"\n"
 	"Serve the store over HTTP until interrupted (docs/serve.md): the plans and\n"
 	"machines with their latest nights and open alerts (/), sessions and runs\n"
@@ -31,13 +32,19 @@ static const char usage_text[] =
 	"                      alerts can then be triaged (ack, expect, invalid, reopen)\n"
 	"                      by a POST with the token; without it the site is\n"
 	"                      read-only and the database is opened read-only\n"
+	"  --out-dir DIR       a bisection started from an alert's page runs\n"
+	"                      `schedlab alerts bisect N --out-dir DIR`; its log in\n"
+	"                      DIR/serve (default: both in FILE.serve beside the store)\n"
+	"  --bisect-minutes M  its budget (default: alerts bisect's)\n"
 	"Exit status: 0 stopped by SIGINT/SIGTERM, 2 bad input.\n";
 
 int cmd_serve(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	const char *listen = "127.0.0.1:8080", *token_file = NULL;
+	const char *listen = "127.0.0.1:8080", *token_file = NULL, *out_dir = NULL;
+	size_t bisect_minutes = 0;
 	const struct cli_opt opts[] = {
 		CLI_DB(&ctx->dbpath), CLI_STR("listen", &listen), CLI_STR("token-file", &token_file),
+		CLI_STR("out-dir", &out_dir), CLI_RANGE("bisect-minutes", &bisect_minutes, 1, 100000),
 		CLI_END,
 	};
 	int first, rc = cli_parse("serve", usage_text, opts, argc, argv, &first);
@@ -68,7 +75,8 @@ int cmd_serve(int argc, char **argv, struct cmd_ctx *ctx)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	struct serve_opts so = { .db = db, .listen = listen, .token = token,
-				 .range_param = workload_range_param };
+				 .range_param = workload_range_param, .dbpath = ctx->dbpath,
+				 .out_dir = out_dir, .bisect_minutes = bisect_minutes };
 	struct serve *s;
 	if (serve_start(&so, &s, &err)) {
 		cmd_error("serve", "%s", err.buf);

@@ -29,7 +29,7 @@ int serve_triage(struct db *db, int64_t id, const char *action, const char *note
 	while (k < n && !(action && !strcmp(action, moves[k].verb)))
 		k++;
 	if (k == n) {
-		strbuf_addf(err, "action '%s': one of ack, expect, invalid, reopen",
+		strbuf_addf(err, "action '%s': one of ack, expect, invalid, reopen, bisect",
 			    action ? action : "");
 		return 400;
 	}
