@@ -1,7 +1,7 @@
 /*
  * What the parts of serve share: a request as the pages see it, the JSON
- * and HTML helpers (serve_html.c), the pages (serve_pages.c), the one
- * write (serve_triage.c).
+ * and HTML helpers (serve_html.c), the pages (serve_pages.c), the two
+ * writes (serve_triage.c: a move; serve_bisect.c: a bisection started).
  */
 #ifndef SL_SERVE_INTERNAL_H
 #define SL_SERVE_INTERNAL_H

@@ -1,5 +1,5 @@
 /*
- * The one write of schedlab serve: a person's move of an alert, through the
+ * A write of schedlab serve: a person's move of an alert, through the
  * store's move function exactly as `schedlab alerts ack|expect|invalid|
  * reopen` makes it (db_alert_move with ALERT_BY_PERSON, the note, no
  * session), so alert_event holds the same row whichever made it. What the
