@@ -996,8 +996,8 @@ static void bisect_job_html(struct strbuf *o, const json_t *j)
 	int running = json_is_true(json_object_get(j, "running"));
 	if (running)
 		strbuf_addstr(o, "<meta http-equiv=\"refresh\" content=\"10\">\n");
-	strbuf_addf(o, "<h2>Bisection started from this page</h2>\n<p id=\"bisect-job\" "
-		       "data-running=\"%d\">", running);
+	strbuf_addf(o, "<section id=\"bisect\"><h2>Bisection started from this page</h2>\n"
+		       "<p id=\"bisect-job\" data-running=\"%d\">", running);
 	if (running)
 		strbuf_addf(o, "<b>running</b> since ");
 	else
@@ -1034,7 +1034,7 @@ static void bisect_job_html(struct strbuf *o, const json_t *j)
 	html_esc(o, jget(j, "log"));
 	strbuf_addstr(o, "</code></p>\n<pre id=\"bisect-log\">");
 	html_esc(o, jget(j, "log_tail"));
-	strbuf_addstr(o, "</pre>\n");
+	strbuf_addstr(o, "</pre></section>\n");
 }
 
 void page_alert(struct page *p, int64_t id)

@@ -29,7 +29,8 @@
 #    note and clicks "ack": the page shows the alert acknowledged and the
 #    note, and alert_event holds the row `schedlab alerts ack 2 --note`
 #    writes (compared on a copy); a click without the token is refused, the
-#    page says why, nothing is written; screenshots of both.
+#    page says why, nothing is written; the bisect button of /alert/1 and
+#    the page until it shows the end; screenshots of each.
 # Needs sqlite3, git, python3, curl, jq, chromium, chromium-driver
 # (scripts/install-deps.sh test).
 . "$(dirname "$0")/lib.sh"
@@ -277,12 +278,13 @@ stop_serve
 # ---- a real click: triage in Chromium through chromedriver --------------------------------
 check "serve starts again" start_serve "$DB" --token-file "$TMP/serve.token" --out-dir "$OUT"
 cp "$DB" "$TMP/cmd2.db"
-N2=$(sql "SELECT count(*) FROM alert_event")
+N2=$(sql "SELECT count(*) FROM alert_event WHERE alert_id = 2")
 NOTE='known: EEVDF trade-off <b>not bold</b> & "quoted"'
 cat >"$TMP/click.py" <<'EOF'
 # the person's visit: on /alert/2 type the token and a note, click ack;
-# then a click of expect without the token. What they see, as JSON.
-import json, os, sys
+# then a click of expect without the token; then the bisect button of
+# /alert/1 and its end. What they see, as JSON.
+import json, os, sys, time
 sys.path.insert(0, os.environ["E2E"])
 from webdriver import Browser
 url, token, note, tmp = sys.argv[1:5]
@@ -308,6 +310,22 @@ try:
         seen["shot_refused"] = b.screenshot(os.path.join(tmp, "click-refused.png"))
         b.get(url + "alert/2")
         seen["still"] = b.text("#status")
+        # the bisect button of alert 1 (unresolved: bisected again), then
+        # the page until it shows the end (reloaded here, not in 10 s)
+        b.get(url + "alert/1")
+        b.type("#bisect-form input[name=token]", token)
+        b.click("#do-bisect")
+        seen["bisect_url"] = b.url()
+        end = time.monotonic() + 90
+        while time.monotonic() < end:
+            if b.find_all("#bisect-how"):
+                break
+            time.sleep(0.5)
+            b.get(url + "alert/1")
+        seen["bisect_how"] = b.text("#bisect-how")
+        seen["bisect_outcome"] = b.text("#bisect-outcome")
+        seen["bisect_log"] = b.text("#bisect-log")
+        seen["shot_bisect"] = b.screenshot(os.path.join(tmp, "click-bisect.png"), "#bisect")
 except Exception as e:  # what went wrong, for the checks below
     seen["error"] = str(e)
 json.dump(seen, open(os.path.join(tmp, "click.json"), "w"), indent=1)
@@ -323,17 +341,24 @@ equals "... on the alert's own page (the answer's redirect)" "$(jq -r .after_url
 equals "... its title says so" "$(jq -r .after_title "$C")" "alert 2: regression acknowledged - schedlab"
 equals "... and its history the note, as text" "$(jq -r .history_note "$C")" "$NOTE"
 expect_exit 0 "the same move by the command on a copy" $SL alerts ack 2 --note "$NOTE" --db "$TMP/cmd2.db"
-ev='SELECT actor, from_status, to_status, quote(note), quote(session) FROM alert_event ORDER BY id DESC LIMIT 1'
+ev='SELECT actor, from_status, to_status, quote(note), quote(session) FROM alert_event WHERE alert_id = 2 ORDER BY id DESC LIMIT 1'
 equals "alert_event: the click's row is the command's" "$(sql "$ev")" "$(sqlite3 -batch "$TMP/cmd2.db" "$ev")"
-equals "... one row written" "$(sql "SELECT count(*) FROM alert_event")" "$((N2 + 1))"
+equals "... one row written" "$(sql "SELECT count(*) FROM alert_event WHERE alert_id = 2")" "$((N2 + 1))"
 equals "a click without the token: the page says it was refused" "$(jq -r .refused_title "$C")" "refused - schedlab"
 contains "... and why" <(jq -r .refused_text "$C") "the token is missing or wrong"
 equals "... the alert is still acknowledged" "$(jq -r .still "$C")" "status: acknowledged"
-equals "... nothing written" "$(sql "SELECT count(*) FROM alert_event")" "$((N2 + 1))"
-for s in ack refused; do
+equals "... nothing written" "$(sql "SELECT count(*) FROM alert_event WHERE alert_id = 2")" "$((N2 + 1))"
+H0=$(grep -c '^==== ' "$STATE/group-1.log")
+equals "the bisect button clicked: back on the alert's page" "$(jq -r .bisect_url "$C")" "${URL}alert/1"
+equals "... which shows its end" "$(jq -r .bisect_how "$C")" "exit 0"
+contains "... its outcome" <(jq -r .bisect_outcome "$C") "outcome: unresolved: bisect exited 2"
+contains "... its log" <(jq -r .bisect_log "$C") "workloads: missing"
+equals "... a third start in the log" "$H0" 3
+for s in ack refused bisect; do
 	if [ "$(jq -r ".shot_$s" "$C")" -gt 10000 ] 2>/dev/null; then ok "a screenshot ($s)"; else not_ok "a screenshot ($s)" "$(jq -r ".shot_$s" "$C")"; fi
 done
-[ -n "${SERVE_SHOTS:-}" ] && cp "$TMP/click-ack.png" "$SERVE_SHOTS-click.png"
+# docs/serve.md's picture of a bisection's end: SERVE_SHOTS=docs/serve tests/run.sh t0862
+[ -n "${SERVE_SHOTS:-}" ] && cp "$TMP/click-bisect.png" "$SERVE_SHOTS-bisect.png"
 equals "chromedriver and Chromium ended with the session" "$(ours 'chromedriver|chromium')" ""
 stop_serve
 equals "serve said nothing on stderr" "$(head -c 2000 "$SOUT.err")" ""

@@ -4,7 +4,8 @@
 # a session of its own: the test's cleanup ends it with the test), one
 # headless Chromium session, and the few commands a person's visit needs:
 # navigate, find an element by CSS selector, type into it, click it, read
-# its text or an attribute, the page's title and URL, a screenshot; then
+# its text or an attribute, the page's title and URL, a screenshot (of the
+# window, or of one element); then
 # the session deleted and chromedriver ended.
 #
 #   from webdriver import Browser
@@ -157,8 +158,10 @@ class Browser:
                 return got
             time.sleep(0.2)
 
-    def screenshot(self, path):
-        png = base64.b64decode(self._s("/screenshot", method="GET"))
+    def screenshot(self, path, css=None):
+        """the viewport as PNG into path, or only the element css; its size"""
+        where = "/element/%s/screenshot" % self.find(css) if css else "/screenshot"
+        png = base64.b64decode(self._s(where, method="GET"))
         with open(path, "wb") as f:
             f.write(png)
         return len(png)
