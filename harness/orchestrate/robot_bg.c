@@ -33,6 +33,7 @@ struct bg_kid {
 struct robot_bg {
 	char *dbpath, *out_dir, *dir;
 	size_t bisect_minutes;
+	int writable;          /* opened to start: records are written */
 	struct bg_kid *kids;
 	size_t nkids;
 };
@@ -87,6 +88,7 @@ int robot_bg_open(const struct robot_bg_opts *o, int create, struct robot_bg **o
 	bg->out_dir = xstrdup(o->out_dir);
 	bg->dir = xstrdup(o->state_dir);
 	bg->bisect_minutes = o->bisect_minutes;
+	bg->writable = create;
 	*out = bg;
 	return 0;
 }
@@ -131,14 +133,12 @@ static int record_save(const struct robot_bg *bg, int64_t gid, json_t *r, struct
 }
 
 /* the end of the group's latest start, written into its record */
-static void record_end(const struct robot_bg *bg, int64_t gid, int exit_code, int sig,
-		       const char *how)
+static json_t *record_end(const struct robot_bg *bg, int64_t gid, int exit_code, int sig,
+			  const char *how)
 {
 	json_t *r = record_load(bg, gid);
-	if (!r || !json_is_null(json_object_get(r, "ended_at"))) {
-		json_decref(r);
-		return;
-	}
+	if (!r || !json_is_null(json_object_get(r, "ended_at")))
+		return r;
 	char *now = utc_now();
 	json_object_set_new(r, "ended_at", json_string(now));
 	free(now);
@@ -146,9 +146,10 @@ static void record_end(const struct robot_bg *bg, int64_t gid, int exit_code, in
 	json_object_set_new(r, "signal", sig ? json_integer(sig) : json_null());
 	json_object_set_new(r, "how", json_string(how));
 	struct strbuf err = STRBUF_INIT;
-	record_save(bg, gid, r, &err);
+	if (bg->writable)
+		record_save(bg, gid, r, &err);
 	strbuf_release(&err);
-	json_decref(r);
+	return r;
 }
 
 void robot_bg_reap(struct robot_bg *bg)
@@ -167,8 +168,9 @@ void robot_bg_reap(struct robot_bg *bg)
 			else
 				snprintf(how, sizeof(how), "killed by signal %d (%s)", WTERMSIG(st),
 					 strsignal(WTERMSIG(st)));
-			record_end(bg, bg->kids[i].gid, WIFEXITED(st) ? WEXITSTATUS(st) : -1,
-				   WIFSIGNALED(st) ? WTERMSIG(st) : 0, how);
+			json_decref(record_end(bg, bg->kids[i].gid,
+					       WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+					       WIFSIGNALED(st) ? WTERMSIG(st) : 0, how));
 		}
 		/* ended (or no longer ours to wait for): out of the list */
 		bg->kids[i] = bg->kids[--bg->nkids];
@@ -201,11 +203,12 @@ int robot_bg_get(struct robot_bg *bg, int64_t gid, struct robot_bg_job *job)
 		json_int_t pid = json_integer_value(json_object_get(r, "pid"));
 		const char *start = json_string_value(json_object_get(r, "pid_start"));
 		if (!proc_alive((pid_t)pid, start ? strtoull(start, NULL, 10) : 0)) {
-			record_end(bg, gid, -1, 0, "its exit status is unknown: it ended while no "
-					       "schedlab serve of this folder was there to see it; "
-					       "the outcome is the alert's, as stored");
+			/* written back when this process may write there */
 			json_decref(r);
-			if (!(r = record_load(bg, gid)))
+			r = record_end(bg, gid, -1, 0, "its exit status is unknown: it ended while "
+						  "no schedlab serve of this folder was there to "
+						  "see it; the outcome is the alert's, as stored");
+			if (!r)
 				return 0;
 		}
 	}

@@ -59,8 +59,9 @@ struct robot_bg;
 
 /* the folder o->state_dir, made 0700 when missing and `create`; refused
  * (-1 with why) when it is not a folder of this user's that only this user
- * may enter (mode 0700 or stricter). Without `create` a missing folder is
- * no error: nothing was started from it. o's strings are copied */
+ * may enter (mode 0700 or stricter). Without `create` (a reader: nothing is
+ * started, no record written) a missing folder is no error: nothing was
+ * started from it. o's strings are copied */
 int robot_bg_open(const struct robot_bg_opts *o, int create, struct robot_bg **out,
 		  struct strbuf *err);
 /* forget the children: they go on, and are reaped by whoever inherits them */

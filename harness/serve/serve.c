@@ -644,6 +644,12 @@ int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *e
 		}
 		int rc = robot_bg_open(&bo, s->token != NULL, &s->bg, err);
 		free(dir);
+		if (rc && !s->token) {
+			/* read-only: a folder of someone else's is not shown, and
+			   serve starts all the same */
+			strbuf_reset(err);
+			rc = 0;
+		}
 		if (rc) {
 			free(s->token);
 			free(s);

@@ -4,7 +4,8 @@
  * store: the folder's checks (made 0700; refused when others may enter it
  * or when it is a link), a record of an earlier starter read back (running
  * while its pid is that process, its end recorded as unknown once it has
- * gone, a process of the same pid but another start time is not it), and
+ * gone, a process of the same pid but another start time is not it; a
+ * reader writes nothing), and
  * the log's tail (this start's output only, cut at a line's start).
  * t0862 starts real ones through schedlab serve.
  */
@@ -128,6 +129,17 @@ TEST(record_of_an_earlier_starter)
 	CHECK(robot_bg_get(bg, 5, &j) == 1);
 	CHECK(!j.running && j.ended_at && strstr(j.how, "unknown"));
 	robot_bg_job_free(&j);
+	robot_bg_close(bg);
+	/* a reader (a read-only serve) says so too, and writes nothing */
+	record((long)pid, start ? start : 1, 0);
+	CHECK((bg = open_bg(d, 0, &err)) != NULL);
+	CHECK(bg && robot_bg_get(bg, 5, &j) == 1 && !j.running && strstr(j.how, "unknown"));
+	robot_bg_job_free(&j);
+	struct strbuf rec = STRBUF_INIT;
+	char *rp = path("state/group-5.json");
+	CHECK(strbuf_read_file(&rec, rp, 0) >= 0 && strstr(rec.buf, "\"ended_at\": null"));
+	free(rp);
+	strbuf_release(&rec);
 	robot_bg_close(bg);
 	free(d);
 	strbuf_release(&err);
