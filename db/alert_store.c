@@ -310,7 +310,7 @@ int db_alert_move(struct db *db, int64_t id, enum alert_state to, enum alert_act
 	}
 	char why[400];
 	enum alert_state dest;
-	if (alert_move_decide(a.status, to, by, culprit, &dest, why, sizeof(why)) !=
+	if (alert_move_decide(a.status, to, by, note, culprit, &dest, why, sizeof(why)) !=
 	    ALERT_MOVE_DO) {
 		db_rollback(db);
 		db_seterr(db, "alert %lld: %s", (long long)id, why);
@@ -351,7 +351,7 @@ int db_alert_group_move(struct db *db, int64_t gid, int from, enum alert_state t
 	for (size_t i = 0; i < n && !rc; i++) {
 		char why[400];
 		enum alert_state dest;
-		if (alert_move_decide(al[i].status, to, by, 0, &dest, why, sizeof(why)) !=
+		if (alert_move_decide(al[i].status, to, by, note, 0, &dest, why, sizeof(why)) !=
 		    ALERT_MOVE_DO)
 			continue;
 		rc = db_alert_move(db, al[i].id, to, by, note, session);

@@ -101,10 +101,15 @@ int alert_transition_ok(enum alert_state from, enum alert_state to, enum alert_a
 }
 
 enum alert_move alert_move_decide(enum alert_state from, enum alert_state to,
-				  enum alert_actor by, int group_culprit,
+				  enum alert_actor by, const char *note, int group_culprit,
 				  enum alert_state *dest, char *why, unsigned whylen)
 {
 	*dest = to == ALERT_NEW && group_culprit ? ALERT_CULPRIT : to;
+	if (by == ALERT_BY_PERSON && to != ALERT_NEW && (!note || !*note)) {
+		snprintf(why, whylen, "a note is required (--note TEXT, or the note of the page's "
+				      "form): it stays in the alert's history");
+		return ALERT_MOVE_NO_NOTE;
+	}
 	if (from == to && to != ALERT_NEW) {
 		snprintf(why, whylen, "it is %s already", alert_state_name(from));
 		return ALERT_MOVE_NONE;

@@ -55,6 +55,7 @@ int alert_transition_ok(enum alert_state from, enum alert_state to, enum alert_a
 
 /* what alert_move_decide() says of a move */
 enum alert_move {
+	ALERT_MOVE_NO_NOTE = -2,   /* a person's move without the note it needs (why says so) */
 	ALERT_MOVE_REFUSED = -1,   /* the life cycle does not allow it (why says so) */
 	ALERT_MOVE_NONE = 0,       /* nothing to do: the alert is there already */
 	ALERT_MOVE_DO = 1,         /* write the move to *dest */
@@ -62,13 +63,16 @@ enum alert_move {
 
 /*
  * The one place the life cycle is applied: `by` asks to move an alert in
- * `from` to `to`; group_culprit says whether its group's bisection named a
- * commit (reopening goes back to culprit found then, else to new). The
- * store writes what this decides (db_alert_move, db_alert_group_move);
- * everything else that moves an alert goes through the store.
+ * `from` to `to` with `note`; group_culprit says whether its group's
+ * bisection named a commit (reopening goes back to culprit found then, else
+ * to new). Every move of a person's but reopen needs a note, which stays in
+ * the alert's history (ALERT_MOVE_NO_NOTE, asked before the table: the
+ * same message for `schedlab alerts` and serve's form). The store writes
+ * what this decides (db_alert_move, db_alert_group_move); everything else
+ * that moves an alert goes through the store.
  */
 enum alert_move alert_move_decide(enum alert_state from, enum alert_state to,
-				  enum alert_actor by, int group_culprit,
+				  enum alert_actor by, const char *note, int group_culprit,
 				  enum alert_state *dest, char *why, unsigned whylen);
 
 /* ",new,bisecting,...,": the stored words of the open states, each between

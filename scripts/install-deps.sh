@@ -11,7 +11,8 @@
 #          its postinst also makes and starts Debian's own "15 main" cluster
 #          on localhost:5432, which schedlab never uses; with --all)
 #   test   python3, jq (JSON checks in end-to-end tests) sqlite3 procps
-#          chromium (report and serve tests, headless) systemd (systemd-analyze verify)
+#          chromium (report and serve tests, headless) chromium-driver (chromedriver:
+#          serve's clicks through W3C WebDriver, t0862) systemd (systemd-analyze verify)
 #          rt-app (the rtapp workload's end-to-end test) curl (LAVA's REST API, serve's pages)
 #   (LAVA: lava-server lava-dispatcher lavacli postgresql are installed by
 #    tests/lava/setup.sh, not here: PostgreSQL must be running before
@@ -34,7 +35,7 @@ for g in $groups; do
 	build) pkgs="$pkgs gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev liblz4-dev libmicrohttpd-dev" ;;
 	run) pkgs="$pkgs rt-tests stress-ng rtla linux-perf sockperf" ;;
 	pgbench) pkgs="$pkgs postgresql-15" ;;
-	test) pkgs="$pkgs python3 sqlite3 procps jq chromium systemd clang libclang-rt-14-dev rt-app curl" ;;
+	test) pkgs="$pkgs python3 sqlite3 procps jq chromium chromium-driver systemd clang libclang-rt-14-dev rt-app curl" ;;
 	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio kexec-tools gzip dropbear-bin openssh-client curl" ;;
 	kernel) pkgs="$pkgs flex bison libelf-dev libssl-dev bc ccache make gcc xz-utils" ;;
 	*) echo "install-deps: unknown group '$g' (valid: build run pgbench test qemu kernel --all)" >&2; exit 2 ;;

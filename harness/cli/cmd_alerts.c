@@ -330,22 +330,18 @@ static int do_move(struct db *db, int64_t id, enum alert_state to, const char *n
 }
 
 /* a move checked on the store as it is, before it is opened for writing
- * (which migrates an older one): 0, or 2 after saying why */
+ * (which migrates an older one), by the life cycle (a note included): 0, or
+ * 2 after saying why */
 static int check_move(struct db *db, int64_t id, enum alert_state to, const char *note,
 		      const char *verb)
 {
-	if (to != ALERT_NEW && (!note || !*note)) {
-		cmd_error("alerts", "%s %lld: --note TEXT is required (why: it stays in the alert's "
-				    "history)", verb, (long long)id);
-		return 2;
-	}
 	struct db_alert a;
 	if (get_alert(db, id, &a))
 		return 2;
 	char why[400];
 	enum alert_state dest;
 	int rc = 0;
-	if (alert_move_decide(a.status, to, ALERT_BY_PERSON, 0, &dest, why, sizeof(why)) !=
+	if (alert_move_decide(a.status, to, ALERT_BY_PERSON, note, 0, &dest, why, sizeof(why)) !=
 	    ALERT_MOVE_DO) {
 		cmd_error("alerts", "%s: alert %lld: %s", verb, (long long)id, why);
 		rc = 2;

@@ -17,6 +17,7 @@
 
 static const char usage_text[] =
 	"usage: schedlab serve [--db FILE] [--listen ADDR:PORT] [--token-file FILE]\n"
+	"                      [--out-dir DIR] [--bisect-minutes M]\n"
 	"\n"
 	"Serve the store over HTTP until interrupted (docs/serve.md): the plans and\n"
 	"machines with their latest nights and open alerts (/), sessions and runs\n"
@@ -31,10 +32,16 @@ static const char usage_text[] =
 	"                      alerts can then be triaged (ack, expect, invalid, reopen)\n"
 	"                      by a POST with the token; without it the site is\n"
 	"                      read-only and the database is opened read-only\n"
+	"  --out-dir DIR       a bisection started from an alert's page runs\n"
+	"                      `schedlab alerts bisect N --out-dir DIR`; its log in\n"
+	"                      DIR/serve (default: both in FILE.serve beside the store)\n"
+	"  --bisect-minutes M  its budget (default: alerts bisect's)\n"
 	"Exit status: 0 stopped by SIGINT/SIGTERM, 2 bad input.\n";
 
 static struct {
 	const char *listen;
+	const char *out_dir; /* --out-dir: the bisections' folder */
+	size_t bisect_minutes;
 	char *token; /* --token-file's, loaded by parse; freed by the work */
 } args;
 
@@ -45,7 +52,8 @@ int cmd_serve_parse(int argc, char **argv, struct cmd_ctx *ctx)
 	args.listen = "127.0.0.1:8080";
 	const struct cli_opt opts[] = {
 		CLI_DB(&ctx->dbpath), CLI_STR("listen", &args.listen),
-		CLI_STR("token-file", &token_file), CLI_END,
+		CLI_STR("token-file", &token_file), CLI_STR("out-dir", &args.out_dir),
+		CLI_RANGE("bisect-minutes", &args.bisect_minutes, 1, 100000), CLI_END,
 	};
 	int first, rc = cli_parse("serve", usage_text, opts, argc, argv, &first);
 	if (rc != CLI_OK)
@@ -80,7 +88,8 @@ int cmd_serve(struct cmd_ctx *ctx)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	struct serve_opts so = { .db = ctx->db, .listen = listen, .token = token,
-				 .range_param = workload_range_param };
+				 .range_param = workload_range_param, .dbpath = ctx->dbpath,
+				 .out_dir = args.out_dir, .bisect_minutes = args.bisect_minutes };
 	struct serve *s;
 	if (serve_start(&so, &s, &err)) {
 		cmd_error("serve", "%s", err.buf);

@@ -534,6 +534,65 @@ int robot_out_dir(const char *dir, struct strbuf *err)
 	return 0;
 }
 
+/* the note of a person's move to bisecting */
+static const char by_hand[] = "bisect by hand";
+
+/* the refusals of `alerts bisect` for alert a, in order, nothing written
+ * to the store: 0 with what the life cycle says of the alert's own move
+ * and its group in *g (to be freed either way), or -1 with why in err */
+static int bisect_refusals(struct db *db, const struct db_alert *a, const char *dir,
+			   enum alert_move *mv, struct db_alert_group *g, struct strbuf *err)
+{
+	char why[400];
+	enum alert_state dest;
+	memset(g, 0, sizeof(*g));
+	*mv = alert_move_decide(a->status, ALERT_BISECTING, ALERT_BY_PERSON, by_hand, 0, &dest,
+				why, sizeof(why));
+	if (*mv < ALERT_MOVE_NONE) {
+		strbuf_addf(err, "alert %lld: %s", (long long)a->id, why);
+		return -1;
+	}
+	if (db_alert_group_get(db, a->group_id, g)) {
+		strbuf_addstr(err, db_errmsg(db));
+		return -1;
+	}
+	int same = robot_group_same_kernel(db, a->group_id) == 1;
+	int git = g->git_dir && g->good_commit && g->bad_commit;
+	if (same) {
+		strbuf_addf(err, "alert %lld: %s (sessions %lld and %lld ran the same kernel, "
+			    "configuration and knobs): there is nothing to bisect", (long long)a->id,
+			    ROBOT_NO_KERNEL_CHANGE, (long long)a->good_session,
+			    (long long)a->bad_session);
+		if (!git)
+			strbuf_addf(err, " (its group %lld is not a change of a kernel from git "
+				    "either: %s)", (long long)g->id, g->range_key);
+		return -1;
+	}
+	if (!git) {
+		strbuf_addf(err, "alert group %lld is not a change of a kernel from git (%s): "
+			    "there is nothing to bisect", (long long)g->id, g->range_key);
+		return -1;
+	}
+	return robot_out_dir(dir, err);
+}
+
+int robot_bisect_alert_check(struct db *db, int64_t id, const char *dir, int64_t *gid,
+			     struct strbuf *err)
+{
+	struct db_alert a;
+	if (db_alert_get(db, id, &a)) {
+		strbuf_addstr(err, db_errmsg(db));
+		return -1;
+	}
+	struct db_alert_group g;
+	enum alert_move mv;
+	int rc = bisect_refusals(db, &a, dir, &mv, &g, err);
+	*gid = a.group_id;
+	db_alert_group_free(&g);
+	db_alert_free(&a);
+	return rc;
+}
+
 int robot_bisect_alert(struct db *db, int64_t id, const struct robot_bisect_opts *o,
 		       int *more, struct strbuf *said, struct strbuf *err)
 {
@@ -544,42 +603,13 @@ int robot_bisect_alert(struct db *db, int64_t id, const struct robot_bisect_opts
 		return -1;
 	}
 	struct db_alert_group g;
-	memset(&g, 0, sizeof(g));
 	int rc = -1;
-	char why[400];
-	enum alert_state dest;
+	enum alert_move mv;
 	/* the refusals first: nothing is written before all have passed */
-	enum alert_move mv = alert_move_decide(a.status, ALERT_BISECTING, ALERT_BY_PERSON, 0,
-					       &dest, why, sizeof(why));
-	if (mv == ALERT_MOVE_REFUSED) {
-		strbuf_addf(err, "alert %lld: %s", (long long)id, why);
-		goto out;
-	}
-	if (db_alert_group_get(db, a.group_id, &g)) {
-		strbuf_addstr(err, db_errmsg(db));
-		goto out;
-	}
-	int same = robot_group_same_kernel(db, a.group_id) == 1;
-	int git = g.git_dir && g.good_commit && g.bad_commit;
-	if (same) {
-		strbuf_addf(err, "alert %lld: %s (sessions %lld and %lld ran the same kernel, "
-			    "configuration and knobs): there is nothing to bisect", (long long)id,
-			    ROBOT_NO_KERNEL_CHANGE, (long long)a.good_session,
-			    (long long)a.bad_session);
-		if (!git)
-			strbuf_addf(err, " (its group %lld is not a change of a kernel from git "
-				    "either: %s)", (long long)g.id, g.range_key);
-		goto out;
-	}
-	if (!git) {
-		strbuf_addf(err, "alert group %lld is not a change of a kernel from git (%s): "
-			    "there is nothing to bisect", (long long)g.id, g.range_key);
-		goto out;
-	}
-	if (robot_out_dir(o->dir, err))
+	if (bisect_refusals(db, &a, o->dir, &mv, &g, err))
 		goto out;
 	if (mv == ALERT_MOVE_DO &&
-	    db_alert_move(db, id, ALERT_BISECTING, ALERT_BY_PERSON, "bisect by hand", 0)) {
+	    db_alert_move(db, id, ALERT_BISECTING, ALERT_BY_PERSON, by_hand, 0)) {
 		strbuf_addstr(err, db_errmsg(db));
 		goto out;
 	}

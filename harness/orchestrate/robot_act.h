@@ -61,6 +61,17 @@ int robot_bisect_group(struct db *db, int64_t gid, const struct robot_bisect_opt
 int robot_bisect_alert(struct db *db, int64_t id, const struct robot_bisect_opts *o,
 		       int *more, struct strbuf *said, struct strbuf *err);
 
+/*
+ * The refusals of robot_bisect_alert alone, in its order and with its
+ * messages, nothing written to the store (dir made when missing, as
+ * robot_out_dir): 0 when alert `id`'s group may be bisected by a person
+ * now, -1 with why in err. *gid: the alert's group (when it exists). For a
+ * start that runs robot_bisect_alert elsewhere (serve's page, robot_bg.h)
+ * and must refuse first.
+ */
+int robot_bisect_alert_check(struct db *db, int64_t id, const char *dir, int64_t *gid,
+			     struct strbuf *err);
+
 /* commits in good..bad of git_dir (-1 unknown): for robot_options */
 int robot_count_commits(void *ctx, const char *git_dir, const char *good, const char *bad);
 

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/orchestrate/robot_act.h"
+#include "harness/orchestrate/robot_bg.h"
 #include "harness/util/sha256.h"
 
 #define MAX_BODY (256 * 1024)  /* a POST's form: a note of 85,000 escaped bytes at least */
@@ -27,6 +29,7 @@ struct serve {
 	char *token;
 	struct MHD_Daemon *d;
 	char *url;
+	struct robot_bg *bg;   /* the bisections started from the pages */
 };
 
 struct req {
@@ -419,7 +422,22 @@ static enum MHD_Result post_alert(struct serve *s, struct MHD_Connection *c, con
 	else if (!csrf || !same_secret(csrf, want))
 		r = send_text(c, 403, "the form's csrf value is missing or is not this page's "
 				      "(reload the page)", json);
-	else {
+	else if (action && !strcmp(action, "bisect")) {
+		struct strbuf err = STRBUF_INIT;
+		json_t *d = NULL;
+		int code = serve_bisect(s->o.db, s->bg, id, &d, &err);
+		if (code)
+			r = send_text(c, (unsigned)code, err.buf, json);
+		else if (json) {
+			char *t = json_dumps(d, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+			r = t ? send_buf(c, 202, "application/json", t, strlen(t), NULL) : MHD_NO;
+		} else {
+			char *t = xstrfmt("alert %lld: its group's bisection started\n", (long long)id);
+			r = send_buf(c, 303, "text/plain", t, strlen(t), url);
+		}
+		json_decref(d);
+		strbuf_release(&err);
+	} else {
 		struct strbuf err = STRBUF_INIT;
 		const char *status = NULL;
 		int code = serve_triage(s->o.db, id, action, note, &status, &err);
@@ -465,6 +483,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return MHD_YES;
 	}
 	int json = wants_json(c);
+	/* the bisections started here that have ended: reaped, their end
+	   recorded (one thread: no request runs meanwhile) */
+	if (s->bg)
+		robot_bg_reap(s->bg);
 	/* DNS rebinding: a site whose name resolves to 127.0.0.1 would be the
 	   same origin as this server in the victim's browser; on loopback only
 	   the loopback names are answered */
@@ -489,8 +511,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	}
 	if (!strcmp(url, "/favicon.ico"))
 		return send_buf(c, 404, "text/plain", xstrdup(""), 0, NULL);
-	struct page p = { .o = &s->o, .path = url, .arg = query_arg, .cls = c, .status = 200,
-			  .want_html = !json };
+	struct page p = { .o = &s->o, .bg = s->bg, .path = url, .arg = query_arg, .cls = c,
+			  .status = 200, .want_html = !json };
 	strbuf_init(&p.html, 0);
 	strbuf_init(&p.err, 0);
 	int64_t sid = path_id(url, "/session/"), rid = path_id(url, "/run/");
@@ -608,6 +630,32 @@ int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *e
 	else
 		s->loopback = (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
 	s->token = o->token ? xstrdup(o->token) : NULL;
+	if (o->dbpath) {
+		/* serve's folder for the bisections it starts: made (0700) only
+		   when it may write */
+		char *dir = o->out_dir ? xstrfmt("%s/serve", o->out_dir) : xstrfmt("%s.serve", o->dbpath);
+		struct robot_bg_opts bo = { .dbpath = o->dbpath, .out_dir = o->out_dir ? o->out_dir : dir,
+					    .state_dir = dir, .bisect_minutes = o->bisect_minutes };
+		if (o->out_dir && s->token && robot_out_dir(o->out_dir, err)) {
+			free(dir);
+			free(s->token);
+			free(s);
+			return -1;
+		}
+		int rc = robot_bg_open(&bo, s->token != NULL, &s->bg, err);
+		free(dir);
+		if (rc && !s->token) {
+			/* read-only: a folder of someone else's is not shown, and
+			   serve starts all the same */
+			strbuf_reset(err);
+			rc = 0;
+		}
+		if (rc) {
+			free(s->token);
+			free(s);
+			return -1;
+		}
+	}
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
@@ -618,6 +666,7 @@ int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *e
 	if (!s->d) {
 		strbuf_addf(err, "--listen %s: cannot listen there (in use, or not an address "
 				 "of this machine)", listen);
+		robot_bg_close(s->bg);
 		free(s->token);
 		free(s);
 		return -1;
@@ -646,6 +695,8 @@ void serve_stop(struct serve *s)
 	if (!s)
 		return;
 	MHD_stop_daemon(s->d);
+	/* a bisection still running goes on (its own session) */
+	robot_bg_close(s->bg);
 	free(s->token);
 	free(s->url);
 	free(s);

@@ -7,11 +7,15 @@
  * path, JSON (Accept: application/json or ?format=json). Read-only unless a
  * token is given: then an alert can be triaged (ack, expect, invalid,
  * reopen) by a POST carrying the token and the page's CSRF value, from the
- * same origin, through the alert store's one move function.
+ * same origin, through the alert store's one move function, and an
+ * alert's group bisected (`schedlab alerts bisect N` as a detached child:
+ * harness/orchestrate/robot_bg.h), its progress and outcome shown on the
+ * alert's page.
  */
 #ifndef SL_SERVE_H
 #define SL_SERVE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "db/db.h"
@@ -24,6 +28,14 @@ struct serve_opts {
 	/* the workload parameter named in a censored verdict's advice (as
 	 * compare's; NULL: none) */
 	const char *(*range_param)(const char *workload);
+	/* bisections started from the page: the store's path for the child
+	 * (--db), its --out-dir (NULL: serve's folder below), its
+	 * --bisect-minutes (0: the command's default). serve's own folder of
+	 * their records and logs is OUT_DIR/serve, or DBPATH.serve without
+	 * an out dir (made 0700 with a token) */
+	const char *dbpath;
+	const char *out_dir;
+	size_t bisect_minutes;
 };
 
 struct serve;

@@ -1,7 +1,7 @@
 /*
  * What the parts of serve share: a request as the pages see it, the JSON
- * and HTML helpers (serve_html.c), the pages (serve_pages.c), the one
- * write (serve_triage.c).
+ * and HTML helpers (serve_html.c), the pages (serve_pages.c), the two
+ * writes (serve_triage.c: a move; serve_bisect.c: a bisection started).
  */
 #ifndef SL_SERVE_INTERNAL_H
 #define SL_SERVE_INTERNAL_H
@@ -14,8 +14,11 @@
 #include "harness/util/strbuf.h"
 
 /* a request as a page sees it */
+struct robot_bg;
+
 struct page {
 	const struct serve_opts *o;
+	struct robot_bg *bg;                       /* the bisections started here (robot_bg.h) */
 	const char *path;                          /* "/trend" */
 	const char *(*arg)(void *cls, const char *name);  /* a query argument or NULL */
 	void *cls;
@@ -47,6 +50,17 @@ void page_bisect(struct page *p, int64_t id);
 /* the triage forms of an alert page, with this page's csrf value (NULL:
  * read-only, no forms) */
 void page_alert_forms(struct page *p, int64_t id, const char *csrf);
+
+/* the bisection of alert id's group started by a request that passed the
+ * checks of serve.c (robot_bg_start): 0 with *doc (the alert, its group,
+ * "bisect_job" as the alert's page shows it), else the HTTP status (404;
+ * 409 one runs, or the command refuses, with its message; 500) with the
+ * reason in err */
+int serve_bisect(struct db *db, struct robot_bg *bg, int64_t id, json_t **doc,
+		 struct strbuf *err);
+/* the latest bisection of group gid started from the page, as the alert
+ * page's "bisect_job": null when none was */
+json_t *bisect_job_json(struct robot_bg *bg, struct db *db, int64_t gid);
 
 /* the triage of alert id by a request that passed the checks of serve.c:
  * action ack|expect|invalid|reopen, the note; 0 done (*status_word the

@@ -976,6 +976,65 @@ static void triage_forms(struct strbuf *o, int64_t id, const char *csrf)
 		strbuf_addf(o, "<button name=\"action\" value=\"%s\" id=\"do-%s\">%s</button> ",
 			    verbs[i], verbs[i], verbs[i]);
 	strbuf_addstr(o, "</p></form>\n");
+	strbuf_addf(o, "<form class=\"triage\" method=\"post\" action=\"/alert/%lld\" "
+		       "id=\"bisect-form\"><p>Bisect the alert's group (as <code>schedlab alerts "
+		       "bisect %lld</code>, in the background: it outlives this page and this "
+		       "server):</p><input type=\"hidden\" name=\"csrf\" value=\"%s\">"
+		       "<p><label>token <input type=\"password\" name=\"token\" "
+		       "autocomplete=\"current-password\"></label> <button name=\"action\" "
+		       "value=\"bisect\" id=\"do-bisect\">bisect</button></p></form>\n",
+		    (long long)id, (long long)id, csrf);
+}
+
+/* the latest bisection started from this page: running or how it ended,
+ * the outcome as stored, its log's tail (a running one reloads the page
+ * every 10 s) */
+static void bisect_job_html(struct strbuf *o, const json_t *j)
+{
+	if (!json_is_object(j))
+		return;
+	int running = json_is_true(json_object_get(j, "running"));
+	if (running)
+		strbuf_addstr(o, "<meta http-equiv=\"refresh\" content=\"10\">\n");
+	strbuf_addf(o, "<section id=\"bisect\"><h2>Bisection started from this page</h2>\n"
+		       "<p id=\"bisect-job\" data-running=\"%d\">", running);
+	if (running)
+		strbuf_addf(o, "<b>running</b> since ");
+	else
+		strbuf_addstr(o, "started ");
+	html_esc(o, jget(j, "started_at"));
+	strbuf_addf(o, " (pid %lld)", (long long)json_integer_value(json_object_get(j, "pid")));
+	if (!running) {
+		strbuf_addstr(o, ", <b>ended</b> ");
+		html_esc(o, jget(j, "ended_at"));
+		strbuf_addstr(o, ": <span id=\"bisect-how\">");
+		html_esc(o, jget(j, "how"));
+		strbuf_addstr(o, "</span>");
+	}
+	strbuf_addstr(o, "</p>\n");
+	const json_t *oc = json_object_get(j, "outcome");
+	if (json_is_object(oc)) {
+		strbuf_addstr(o, "<p id=\"bisect-outcome\">outcome: <b>");
+		html_esc(o, jget(oc, "status"));
+		strbuf_addstr(o, "</b>");
+		if (json_is_string(json_object_get(oc, "culprit"))) {
+			strbuf_addstr(o, ", culprit <code>");
+			html_esc(o, jget(oc, "culprit"));
+			strbuf_addstr(o, "</code>");
+		}
+		if (json_is_string(json_object_get(oc, "why"))) {
+			strbuf_addstr(o, ": ");
+			html_esc(o, jget(oc, "why"));
+		}
+		strbuf_addstr(o, "</p>\n");
+	}
+	strbuf_addstr(o, "<p class=\"muted\"><code>");
+	html_esc(o, jget(j, "command"));
+	strbuf_addstr(o, "</code>; its log: <code>");
+	html_esc(o, jget(j, "log"));
+	strbuf_addstr(o, "</code></p>\n<pre id=\"bisect-log\">");
+	html_esc(o, jget(j, "log_tail"));
+	strbuf_addstr(o, "</pre></section>\n");
 }
 
 void page_alert(struct page *p, int64_t id)
@@ -1005,10 +1064,15 @@ void page_alert(struct page *p, int64_t id)
 			       g.bisect_id ? json_integer(g.bisect_id) : json_null(), "culprit",
 			       cul ? cul : jstr(g.culprit), "why", jstr(g.why), "created_at",
 			       jstr(g.created_at), "updated_at", jstr(g.updated_at));
-		if (g.bisect_id) {
+		/* the group's bisection, or the one under way for its plan (a
+		   running bisection is the group's once it ends) */
+		int64_t bid = g.bisect_id;
+		if (!bid && g.bisect_plan)
+			bid = db_bisect_by_plan_path(db, g.bisect_plan);
+		if (bid) {
 			struct db_bisect_step *st;
 			size_t n;
-			if (!db_bisect_steps(db, g.bisect_id, &st, &n)) {
+			if (!db_bisect_steps(db, bid, &st, &n)) {
 				for (size_t i = 0; i < n; i++)
 					json_array_append_new(
 						steps, json_pack("{s:i,s:o,s:o,s:o,s:o}", "step", st[i].seq,
@@ -1038,9 +1102,10 @@ void page_alert(struct page *p, int64_t id)
 						  "note", jstr(ev[i].note)));
 		db_alert_events_free(ev, ne);
 	}
-	p->doc = json_pack("{s:i,s:s,s:o,s:o,s:o,s:o,s:o}", "schedlab_format", 1, "page", "alert",
-			   "alert", aj, "group", gj, "bisection_steps", steps, "history", events,
-			   "report", jstr(report));
+	p->doc = json_pack("{s:i,s:s,s:o,s:o,s:o,s:o,s:o,s:o}", "schedlab_format", 1, "page",
+			   "alert", "alert", aj, "group", gj, "bisection_steps", steps, "history",
+			   events, "report", jstr(report), "bisect_job",
+			   gok ? bisect_job_json(p->bg, db, g.id) : json_null());
 	free(report);
 	char *t = xstrfmt("alert %lld: %s %s", (long long)id, a.kind, alert_state_name(a.status));
 	set_title(p, "%s", t);
@@ -1094,6 +1159,7 @@ void page_alert(struct page *p, int64_t id)
 		strbuf_addf(o, "<p><a id=\"bisect-link\" href=\"/bisect/%lld\">the bisection's "
 			       "page</a></p>\n",
 			    (long long)json_integer_value(json_object_get(gj, "bisection")));
+	bisect_job_html(o, json_object_get(p->doc, "bisect_job"));
 	strbuf_addf(o, "<h2>Bisection steps (%zu)</h2>\n", json_array_size(steps));
 	html_table(o, steps, NULL, NULL, NULL);
 	strbuf_addstr(o, "<h2>Culprit report</h2>\n<pre id=\"report\">");

@@ -1,11 +1,11 @@
 /*
- * The one write of schedlab serve: a person's move of an alert, through the
+ * A write of schedlab serve: a person's move of an alert, through the
  * store's move function exactly as `schedlab alerts ack|expect|invalid|
  * reopen` makes it (db_alert_move with ALERT_BY_PERSON, the note, no
- * session), so alert_event holds the same row whichever made it. The rule
- * that every move but reopen needs a note is the command's (cmd_alerts.c's
- * do_move); when that code moves to harness/orchestrate, this file is the
- * one call site to re-point.
+ * session), so alert_event holds the same row whichever made it. What the
+ * life cycle says of the move (a note missing included) is asked of
+ * alert_move_decide first, as the command does: a missing note is bad input
+ * (400), a move the life cycle refuses a conflict (409).
  */
 #include "harness/serve/serve_internal.h"
 
@@ -29,22 +29,25 @@ int serve_triage(struct db *db, int64_t id, const char *action, const char *note
 	while (k < n && !(action && !strcmp(action, moves[k].verb)))
 		k++;
 	if (k == n) {
-		strbuf_addf(err, "action '%s': one of ack, expect, invalid, reopen",
+		strbuf_addf(err, "action '%s': one of ack, expect, invalid, reopen, bisect",
 			    action ? action : "");
 		return 400;
 	}
 	enum alert_state to = moves[k].to;
-	if (to != ALERT_NEW && (!note || !*note)) {
-		strbuf_addf(err, "%s %lld: a note is required (why: it stays in the alert's "
-				 "history)", moves[k].verb, (long long)id);
-		return 400;
-	}
 	struct db_alert a;
 	if (db_alert_get(db, id, &a)) {
 		strbuf_addstr(err, db_errmsg(db));
 		return 404;
 	}
+	char why[400];
+	enum alert_state dest;
+	enum alert_move mv = alert_move_decide(a.status, to, ALERT_BY_PERSON, note, 0, &dest, why,
+					       sizeof(why));
 	db_alert_free(&a);
+	if (mv == ALERT_MOVE_NO_NOTE) {
+		strbuf_addf(err, "%s: alert %lld: %s", moves[k].verb, (long long)id, why);
+		return 400;
+	}
 	if (db_alert_move(db, id, to, ALERT_BY_PERSON, note && *note ? note : NULL, 0)) {
 		strbuf_addf(err, "%s: %s", moves[k].verb, db_errmsg(db));
 		return 409;

@@ -165,6 +165,19 @@ static void guard_end(struct child *c)
 	c->guard_fd = -1;
 }
 
+/* in a forked child: every descriptor from `from` up closed at exec (the
+ * kernel's close_range, else one by one up to the soft limit) */
+static void cloexec_from(int from)
+{
+	if (!close_range((unsigned)from, ~0U, CLOSE_RANGE_CLOEXEC))
+		return;
+	long max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (int fd = from; fd < max; fd++)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
 int proc_start(struct child *c, struct strbuf *err)
 {
 	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1}, pexec[2] = {-1, -1};
@@ -194,7 +207,9 @@ int proc_start(struct child *c, struct strbuf *err)
 	}
 	if (pid == 0) {
 		int nul = -1;
-		if (c->new_pgrp)
+		if (c->new_session)
+			setsid();
+		else if (c->new_pgrp)
 			setpgid(0, 0);
 		if (c->pdeathsig)
 			prctl(PR_SET_PDEATHSIG, c->pdeathsig);
@@ -218,12 +233,16 @@ int proc_start(struct child *c, struct strbuf *err)
 			dup2(pout[1], 1);
 		else if (c->out == PROC_NULL)
 			dup2(nul, 1);
+		else if (c->out == PROC_FD && c->out_src != 1)
+			dup2(c->out_src, 1);
 		if (c->stderr_to_stdout)
 			dup2(1, 2);
 		else if (c->err == PROC_PIPE)
 			dup2(perr[1], 2);
 		else if (c->err == PROC_NULL)
 			dup2(nul, 2);
+		if (c->new_session)
+			cloexec_from(3);
 		if (c->keep_fd >= 0) {
 			int fl = fcntl(c->keep_fd, F_GETFD);
 			if (fl >= 0)
@@ -244,7 +263,7 @@ int proc_start(struct child *c, struct strbuf *err)
 			_exit(127);
 		_exit(127);
 	}
-	if (c->new_pgrp)
+	if (c->new_pgrp && !c->new_session)
 		setpgid(pid, pid); /* avoid the race with the child's own setpgid */
 	close(pexec[1]);
 	pexec[1] = -1;
@@ -295,7 +314,7 @@ void proc_kill(struct child *c, int sig)
 {
 	if (c->pid <= 0)
 		return;
-	if (c->new_pgrp)
+	if (c->new_pgrp || c->new_session)
 		kill(-c->pid, sig);
 	kill(c->pid, sig);
 }
@@ -713,7 +732,23 @@ int proc_capture(const char *const *argv, double timeout_s, struct strbuf *out,
 	return proc_exec(&c, &io, res, err);
 }
 
+static unsigned long long stat_start(pid_t pid, char *state);
+
 unsigned long long proc_start_time(pid_t pid)
+{
+	char state;
+	return stat_start(pid, &state);
+}
+
+int proc_alive(pid_t pid, unsigned long long start)
+{
+	char state = 0;
+	return pid > 0 && start && stat_start(pid, &state) == start && state != 'Z' &&
+	       state != 'X';
+}
+
+/* field 22 of /proc/PID/stat (0: no such process) and field 3, the state */
+static unsigned long long stat_start(pid_t pid, char *state)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
@@ -730,8 +765,8 @@ unsigned long long proc_start_time(pid_t pid)
 		return 0;
 	unsigned long long start = 0;
 	/* after ") ": state is field 3, starttime field 22 */
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-			  "%*d %*d %llu", &start) != 1)
+	if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+			  "%*d %*d %llu", state, &start) != 2)
 		return 0;
 	return start;
 }

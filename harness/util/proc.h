@@ -19,8 +19,9 @@
 
 #include "harness/util/strbuf.h"
 
-/* PROC_FD: stdin only, from the caller's descriptor in_src (a file the
- * child reads at its pace: nothing here blocks on a child that does not) */
+/* PROC_FD: from the caller's descriptor: stdin from in_src (a file the
+ * child reads at its pace: nothing here blocks on a child that does not),
+ * stdout into out_src (a log file) */
 enum proc_stdio { PROC_INHERIT = 0, PROC_PIPE = 1, PROC_NULL = 2, PROC_FD = 3 };
 
 struct child {
@@ -70,8 +71,18 @@ struct child {
 	 * -1 without one */
 	pid_t guard_pid;
 	int guard_fd;
+	/* out == PROC_FD: the descriptor that becomes the child's stdout */
+	int out_src;
+	/* a detached child (one that outlives this process on purpose: a
+	 * bisection started by schedlab serve's page): setsid() in the child,
+	 * so it is the leader of a session and a process group of its own, out
+	 * of reach of this one's terminal and group signals; every descriptor
+	 * it inherits but 0, 1, 2 and keep_fd is closed at its exec (a
+	 * server's listening socket must not outlive the server in it). Not
+	 * with new_pgrp, group_guard or pdeathsig */
+	int new_session;
 };
-#define CHILD_INIT { NULL, NULL, NULL, PROC_INHERIT, PROC_INHERIT, PROC_INHERIT, 0, 0, -1, 0, -1, -1, -1, -1, NULL, 0, 0, 0, 0, -1, -1, -1 }
+#define CHILD_INIT { NULL, NULL, NULL, PROC_INHERIT, PROC_INHERIT, PROC_INHERIT, 0, 0, -1, 0, -1, -1, -1, -1, NULL, 0, 0, 0, 0, -1, -1, -1, -1, 0 }
 
 /* -1 with a message (naming argv[0]) when it cannot be started; a missing
  * executable is detected before fork (PATH search) so the message is exact */
@@ -80,6 +91,10 @@ int proc_start(struct child *c, struct strbuf *err);
  * boot), 0 when there is no such process: with the pid it names a process
  * across pid reuse */
 unsigned long long proc_start_time(pid_t pid);
+/* 1 when process pid runs (a zombie does not) and started at `start`
+ * (proc_start_time's clock ticks): a process that is not this one's child,
+ * known across pid reuse; 0 otherwise */
+int proc_alive(pid_t pid, unsigned long long start);
 /* signal the child's process group (or the child when it has none) */
 void proc_kill(struct child *c, int sig);
 /* wait for exit; *status as from waitpid */

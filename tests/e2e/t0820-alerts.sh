@@ -134,7 +134,7 @@ equals "night 6: the alert was seen again" "$(sql "SELECT last_seen_session FROM
 
 # ---- a person decides -----------------------------------------------------------------
 expect_exit 2 "alerts expect without a note is refused" $SL alerts expect 1 --db "$DB"
-contains "... asking for the note" "$TMP/err" "--note TEXT is required"
+contains "... asking for the note (alert_move_decide's message, the page's too)" "$TMP/err" "alert 1: a note is required (--note TEXT"
 expect_exit 2 "a person cannot declare an alert fixed (no such verb)" $SL alerts fixed 1 --db "$DB"
 expect_exit 0 "alerts expect 1 --note" $SL alerts expect 1 --note "EEVDF trade-off, accepted" --db "$DB"
 contains "... says the baseline moves" "$TMP/out" "now starts at session 5"

@@ -209,8 +209,10 @@ TOKEN=tok-$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 (umask 077; printf '%s\n' "$TOKEN" >"$TMP/serve.token")
 check "serve starts with a 0600 token file" start_serve --token-file "$TMP/serve.token"
 get /alert/1 a1t.html >/dev/null
-CSRF=$(sed -n 's/.*name="csrf" value="\([0-9a-f]*\)".*/\1/p' "$TMP/a1t.html")
-equals "the alert page carries a 64-hex CSRF value" "${#CSRF}" 64
+# the triage form and the bisect form (t0862) carry the same value
+CSRF=$(sed -n 's/.*name="csrf" value="\([0-9a-f]*\)".*/\1/p' "$TMP/a1t.html" | sort -u)
+equals "the alert page carries a 64-hex CSRF value (one, in both its forms)" "${#CSRF}" 64
+contains "... the bisect button beside the triage form" "$TMP/a1t.html" 'id="do-bisect"'
 equals "... the same in its JSON" "$(jget /alert/1 a1t.json .csrf)" "$CSRF"
 NOTE=$(printf 'EEVDF trade-off <script>document.title="owned"</script> \033[31mred\033[0m & "q"')
 post() { # FILE [curl options]: POST the expect of alert 1 with the token; prints the status

@@ -221,6 +221,10 @@ TEST(store_grouping_and_moves)
 	free(v);
 	CHECK(db_alert_group_set_result(db, g1, "{\"commit\":\"c4\"}", NULL) == 0);
 	CHECK(db_alert_move(db, a1, ALERT_CULPRIT, ALERT_BY_ROBOT, "c4", 5) == 0);
+	/* the store asks the life cycle for the note too: no path writes a
+	   person's move without one */
+	CHECK(db_alert_move(db, a1, ALERT_EXPECTED, ALERT_BY_PERSON, NULL, 0) == -1);
+	CHECK_CONTAINS(db_errmsg(db), "alert 1: a note is required");
 	CHECK(db_alert_move(db, a1, ALERT_EXPECTED, ALERT_BY_PERSON, "a trade-off", 0) == 0);
 	/* reopening goes back to culprit found: the group has one */
 	CHECK(db_alert_move(db, a1, ALERT_NEW, ALERT_BY_PERSON, "not so", 0) == 0);
@@ -282,20 +286,32 @@ TEST(move_decided_in_one_place)
 {
 	char why[400];
 	enum alert_state dest;
-	CHECK(alert_move_decide(ALERT_NEW, ALERT_BISECTING, ALERT_BY_ROBOT, 0, &dest, why,
+	CHECK(alert_move_decide(ALERT_NEW, ALERT_BISECTING, ALERT_BY_ROBOT, NULL, 0, &dest, why,
 				sizeof(why)) == ALERT_MOVE_DO && dest == ALERT_BISECTING);
 	/* there already: nothing to do, not an error of the life cycle */
-	CHECK(alert_move_decide(ALERT_BISECTING, ALERT_BISECTING, ALERT_BY_PERSON, 0, &dest, why,
-				sizeof(why)) == ALERT_MOVE_NONE);
+	CHECK(alert_move_decide(ALERT_BISECTING, ALERT_BISECTING, ALERT_BY_PERSON, "n", 0, &dest,
+				why, sizeof(why)) == ALERT_MOVE_NONE);
 	CHECK(strstr(why, "bisecting already") != NULL);
-	CHECK(alert_move_decide(ALERT_EXPECTED, ALERT_BISECTING, ALERT_BY_PERSON, 0, &dest, why,
-				sizeof(why)) == ALERT_MOVE_REFUSED);
+	CHECK(alert_move_decide(ALERT_EXPECTED, ALERT_BISECTING, ALERT_BY_PERSON, "n", 0, &dest,
+				why, sizeof(why)) == ALERT_MOVE_REFUSED);
 	CHECK(strstr(why, "it is expected and cannot become bisecting") != NULL);
 	/* reopening goes back to culprit found when the group has one */
-	CHECK(alert_move_decide(ALERT_FIXED, ALERT_NEW, ALERT_BY_PERSON, 1, &dest, why,
+	CHECK(alert_move_decide(ALERT_FIXED, ALERT_NEW, ALERT_BY_PERSON, NULL, 1, &dest, why,
 				sizeof(why)) == ALERT_MOVE_DO && dest == ALERT_CULPRIT);
-	CHECK(alert_move_decide(ALERT_FIXED, ALERT_NEW, ALERT_BY_PERSON, 0, &dest, why,
+	CHECK(alert_move_decide(ALERT_FIXED, ALERT_NEW, ALERT_BY_PERSON, "", 0, &dest, why,
 				sizeof(why)) == ALERT_MOVE_DO && dest == ALERT_NEW);
+	/* a person's every move but reopen needs a note: asked first, one
+	   message for the command and the page */
+	CHECK(alert_move_decide(ALERT_NEW, ALERT_ACKNOWLEDGED, ALERT_BY_PERSON, NULL, 0, &dest, why,
+				sizeof(why)) == ALERT_MOVE_NO_NOTE);
+	CHECK(strstr(why, "a note is required (--note TEXT") != NULL);
+	CHECK(alert_move_decide(ALERT_EXPECTED, ALERT_EXPECTED, ALERT_BY_PERSON, "", 0, &dest, why,
+				sizeof(why)) == ALERT_MOVE_NO_NOTE);
+	CHECK(alert_move_decide(ALERT_NEW, ALERT_ACKNOWLEDGED, ALERT_BY_PERSON, "why", 0, &dest,
+				why, sizeof(why)) == ALERT_MOVE_DO);
+	/* the nightly's moves carry their own notes; none is asked of it */
+	CHECK(alert_move_decide(ALERT_BISECTING, ALERT_UNRESOLVED, ALERT_BY_ROBOT, NULL, 0, &dest,
+				why, sizeof(why)) == ALERT_MOVE_DO);
 	CHECK_STR(alert_open_words(), ",new,bisecting,culprit,unresolved,acknowledged,");
 }
 

@@ -4,11 +4,14 @@
  * target's guest RAM under TCG), inherited otherwise, read back from the
  * child's own /proc/self/status; the signal a stopped child gets first
  * (SIGTERM, or stop_sig: rtla cleans up on SIGINT only); stdin from a file
- * (PROC_FD); and the group guardian: a child's process group ends with the
+ * (PROC_FD); a detached child (its own session, its output in a file,
+ * none of our descriptors); and the group guardian: a child's process group ends with the
  * process that started it even when that one is killed with SIGKILL, and
  * the guardian is reaped with the child otherwise.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -237,6 +240,43 @@ TEST(group_guard_reaped_with_the_child)
 	strbuf_release(&err);
 }
 
+/* a detached child (new_session): the leader of its own session and
+ * group, its stdout and stderr in a file, no descriptor of ours but 0-2 */
+TEST(detached_child)
+{
+	char path[] = "/tmp/test-proc-XXXXXX";
+	int log = mkstemp(path);
+	int leak[2];
+	CHECK(log >= 0 && pipe(leak) == 0);   /* no O_CLOEXEC: would be inherited */
+	const char *argv[] = { "sh", "-c", "echo pid $$ sid $(cut -d' ' -f6 /proc/$$/stat); "
+				     "ls /proc/$$/fd | tr '\\n' ' '; echo >&2 err", NULL };
+	struct child c = CHILD_INIT;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	int st;
+	c.argv = argv;
+	c.in = PROC_NULL;
+	c.out = PROC_FD;
+	c.out_src = log;
+	c.stderr_to_stdout = 1;
+	c.new_session = 1;
+	CHECK(!proc_start(&c, &err));
+	pid_t pid = c.pid;
+	CHECK(proc_wait(&c, &st) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	char buf[512];
+	ssize_t n = pread(log, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = 0;
+	strbuf_addf(&out, "pid %d sid %d\n0 1 2 err\n", (int)pid, (int)pid);
+	CHECK_STR(buf, out.buf);
+	/* the pipe's ends are still ours */
+	CHECK(fcntl(leak[0], F_GETFD) >= 0 && fcntl(leak[1], F_GETFD) >= 0);
+	close(leak[0]);
+	close(leak[1]);
+	close(log);
+	unlink(path);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	RUN(no_thp_in_the_child_only);
@@ -244,5 +284,6 @@ int main(void)
 	RUN(stdin_from_a_file);
 	RUN(group_guard_outlives_a_sigkill);
 	RUN(group_guard_reaped_with_the_child);
+	RUN(detached_child);
 	return tap_done();
 }
