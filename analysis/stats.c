@@ -744,31 +744,22 @@ struct boot_side {
 #define BOOT_BLOCK 4
 
 /* the median (percentile type 7 at 50%) of a resample of q whose draws of
- * each sorted position are count[0..n): order statistics lo and lo + 1 */
+ * each sorted position are count[0..n): order statistics lo and lo + 1,
+ * the first positions whose running count passes lo and lo + 1 (the
+ * number of positions at or below each: no branch to mispredict) */
 static double median_of_counts(const struct boot_side *q, const size_t *count)
 {
 	double h = (double)(q->n - 1) / 2.0;
-	size_t lo = (size_t)floor(h), seen = 0, pos = 0;
-	double vlo = NAN, vhi = NAN;
-	for (; pos < q->n; pos++) {
+	size_t lo = (size_t)floor(h), seen = 0, at_lo = 0, at_hi = 0;
+	for (size_t pos = 0; pos < q->n; pos++) {
 		seen += count[pos];
-		if (seen > lo) {
-			vlo = q->sorted[pos];
-			break;
-		}
+		at_lo += seen <= lo;
+		at_hi += seen <= lo + 1;
 	}
+	double vlo = q->sorted[at_lo];
 	if (lo + 1 >= q->n)
 		return vlo;
-	if (seen > lo + 1) {
-		vhi = vlo;
-	} else {
-		for (pos++; pos < q->n; pos++)
-			if (count[pos]) {
-				vhi = q->sorted[pos];
-				break;
-			}
-	}
-	return vlo + (h - (double)lo) * (vhi - vlo);
+	return vlo + (h - (double)lo) * (q->sorted[at_hi] - vlo);
 }
 
 /* the centre of one resample of q (n > 1), its indices from dr */
