@@ -637,6 +637,9 @@ struct stats_boot_draws {
 	unsigned resamples;
 	uint64_t seed;
 	uint16_t *idx;
+	/* up to 255 a side: per resample how often each index of a (na of
+	 * them, none when na is 1) then of b was drawn; else NULL */
+	uint8_t *cnt;
 };
 
 #define BOOT_DRAWS_MAX_N     65535u
@@ -690,7 +693,7 @@ struct stats_boot_draws *stats_boot_draws_new(size_t na, size_t nb, unsigned res
 		errno = ENOMEM;
 		return NULL;
 	}
-	*d = (struct stats_boot_draws){ na, nb, resamples, seed, idx };
+	*d = (struct stats_boot_draws){ na, nb, resamples, seed, idx, NULL };
 	struct drawer dr;
 	drawer_init(&dr, na, nb, seed, NULL);
 	uint16_t *p = idx;
@@ -700,14 +703,111 @@ struct stats_boot_draws *stats_boot_draws_new(size_t na, size_t nb, unsigned res
 		for (size_t i = 0; i < db; i++)
 			*p++ = (uint16_t)draw(&dr, 1);
 	}
+	/* the counts (a count is at most n): a median reads them in the
+	 * sample's sorted order, none drawn again */
+	if (na <= UINT8_MAX && nb <= UINT8_MAX && per)
+		d->cnt = calloc((size_t)resamples * per, 1);
+	for (size_t r = 0; d->cnt && r < resamples; r++) {
+		const uint16_t *ix = idx + r * per;
+		uint8_t *c = d->cnt + r * per;
+		for (size_t i = 0; i < da; i++)
+			c[ix[i]]++;
+		for (size_t i = da; i < per; i++)
+			c[da + ix[i]]++;
+	}
 	return d;
 }
 
 void stats_boot_draws_free(struct stats_boot_draws *d)
 {
-	if (d)
+	if (d) {
 		free(d->idx);
+		free(d->cnt);
+	}
 	free(d);
+}
+
+/* sift x down from the root of heap h[0..n): a max-heap (dir 1) or a
+ * min-heap (dir -1) */
+static void heap_replace_top(double *h, size_t n, double x, int dir)
+{
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && (dir > 0 ? h[c + 1] > h[c] : h[c + 1] < h[c]))
+			c++;
+		if (dir > 0 ? !(h[c] > x) : !(h[c] < x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+static void heap_push(double *h, size_t n, double x, int dir)
+{
+	size_t i = n;
+	while (i > 0) {
+		size_t up = (i - 1) / 2;
+		if (dir > 0 ? !(x > h[up]) : !(x < h[up]))
+			break;
+		h[i] = h[up];
+		i = up;
+	}
+	h[i] = x;
+}
+
+/*
+ * The two tail percentiles of a bootstrap (type 7, the same values as
+ * percentile_select: order statistics are order statistics) in one pass:
+ * a max-heap keeps the k smallest values seen, a min-heap the m largest,
+ * and a value enters only when it beats a heap's top (a few per cent of
+ * them), instead of two selections over every ratio. For tails of at most
+ * an eighth each; otherwise percentile_select twice.
+ */
+static void tail_percentiles(double *a, size_t n, double plo, double phi, double *lo_out,
+			     double *hi_out)
+{
+	double hlo = (double)(n - 1) * plo / 100.0, hhi = (double)(n - 1) * phi / 100.0;
+	size_t klo = (size_t)floor(hlo), khi = (size_t)floor(hhi);
+	if (n < 64 || !(plo >= 0.0 && phi <= 100.0 && plo <= phi) || klo + 2 > n / 8 ||
+	    khi + 1 >= n || n - khi > n / 8) {
+		*lo_out = percentile_select(a, n, plo);
+		*hi_out = percentile_select(a, n, phi);
+		return;
+	}
+	size_t k = klo + 2, m = n - khi;   /* order statistics klo, klo + 1; khi, khi + 1 */
+	double *small = malloc((k + m) * sizeof(double));
+	if (!small) {
+		*lo_out = percentile_select(a, n, plo);
+		*hi_out = percentile_select(a, n, phi);
+		return;
+	}
+	double *large = small + k;
+	size_t ns = 0, nl = 0;
+	for (size_t i = 0; i < n; i++) {
+		double x = a[i];
+		if (ns < k)
+			heap_push(small, ns++, x, 1);
+		else if (x < small[0])
+			heap_replace_top(small, k, x, 1);
+		if (nl < m)
+			heap_push(large, nl++, x, -1);
+		else if (x > large[0])
+			heap_replace_top(large, m, x, -1);
+	}
+	/* the top is the last of the k smallest (klo + 1); the larger child
+	 * of the root the one before it (klo); likewise khi and khi + 1 */
+	double vlo_hi = small[0], vlo = small[1], vhi = large[0], vhi_hi = large[1];
+	if (k > 2 && small[2] > vlo)
+		vlo = small[2];
+	if (m > 2 && large[2] < vhi_hi)
+		vhi_hi = large[2];
+	*lo_out = vlo + (hlo - (double)klo) * (vlo_hi - vlo);
+	*hi_out = vhi + (hhi - (double)khi) * (vhi_hi - vhi);
+	free(small);
 }
 
 int stats_bootstrap_ratio(const double *a, size_t na, const double *b,
@@ -733,6 +833,7 @@ struct boot_side {
 	const double *x;
 	size_t n;
 	double *sorted;   /* the median: the values sorted, */
+	size_t *order;    /* the index of each sorted position, */
 	size_t *rank;     /* each value's position among them (ties by index), */
 	size_t *count;    /* a resample's draws of each position (BOOT_BLOCK x n) */
 	double *inv;      /* a harmonic mean of positive values: 1 / x */
@@ -783,11 +884,49 @@ static double resample_centre(struct boot_side *q, int k, enum stats_centre c,
 	return median_of_counts(q, q->count);
 }
 
-/* the centres of BOOT_BLOCK resamples of q (n > 1, harmonic mean of
- * positive values or median) whose indices are p[0..BOOT_BLOCK) */
-static void block_centres(struct boot_side *q, const uint16_t *const *p, double *cen)
+/* the medians of BOOT_BLOCK resamples of q from how often each index was
+ * drawn, k[0..BOOT_BLOCK): median_of_counts with each sorted position's
+ * count read through order[] */
+static void block_medians(const struct boot_side *q, const uint8_t *const *k, double *cen)
 {
 	size_t n = q->n;
+	double h = (double)(n - 1) / 2.0;
+	size_t lo = (size_t)floor(h), lo1 = lo + 1;
+	size_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	size_t l0 = 0, l1 = 0, l2 = 0, l3 = 0, h0 = 0, h1 = 0, h2 = 0, h3 = 0;
+	for (size_t pos = 0; pos < n; pos++) {
+		size_t i = q->order[pos];
+		s0 += k[0][i];
+		s1 += k[1][i];
+		s2 += k[2][i];
+		s3 += k[3][i];
+		l0 += s0 <= lo;
+		l1 += s1 <= lo;
+		l2 += s2 <= lo;
+		l3 += s3 <= lo;
+		h0 += s0 <= lo1;
+		h1 += s1 <= lo1;
+		h2 += s2 <= lo1;
+		h3 += s3 <= lo1;
+	}
+	const size_t at_lo[BOOT_BLOCK] = { l0, l1, l2, l3 }, at_hi[BOOT_BLOCK] = { h0, h1, h2, h3 };
+	for (int b = 0; b < BOOT_BLOCK; b++) {
+		double vlo = q->sorted[at_lo[b]];
+		cen[b] = lo1 >= n ? vlo : vlo + (h - (double)lo) * (q->sorted[at_hi[b]] - vlo);
+	}
+}
+
+/* the centres of BOOT_BLOCK resamples of q (n > 1, harmonic mean of
+ * positive values or median) whose indices are p[0..BOOT_BLOCK) and, when
+ * kept, their counts k (else NULL) */
+static void block_centres(struct boot_side *q, const uint16_t *const *p,
+			  const uint8_t *const *k, double *cen)
+{
+	size_t n = q->n;
+	if (!q->inv && k) {
+		block_medians(q, k, cen);
+		return;
+	}
 	if (q->inv) {
 		double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
 		for (size_t i = 0; i < n; i++) {
@@ -843,8 +982,8 @@ int stats_bootstrap_ratio_drawn(const double *a, size_t na, const double *b,
 	 * instead of O(n log n). Harmonic means add the reciprocals, computed
 	 * once, in the order drawn (stats_hmean's sum, the same bits).
 	 */
-	struct boot_side sd[2] = { { a, na, NULL, NULL, NULL, NULL },
-				   { b, nb, NULL, NULL, NULL, NULL } };
+	struct boot_side sd[2] = { { a, na, NULL, NULL, NULL, NULL, NULL },
+				   { b, nb, NULL, NULL, NULL, NULL, NULL } };
 	size_t nmax = na > nb ? na : nb;
 	double *buf = malloc(nmax * sizeof(*buf));
 	double *ratios = malloc((size_t)resamples * sizeof(*ratios));
@@ -864,9 +1003,10 @@ int stats_bootstrap_ratio_drawn(const double *a, size_t na, const double *b,
 	for (int k = 0; k < 2 && !oom && c == STATS_MEDIAN; k++) {
 		struct boot_side *q = &sd[k];
 		q->sorted = malloc(q->n * sizeof(double));
+		q->order = malloc(q->n * sizeof(size_t));
 		q->rank = malloc(q->n * sizeof(size_t));
 		q->count = malloc(BOOT_BLOCK * q->n * sizeof(size_t));
-		if (!q->sorted || !q->rank || !q->count) {
+		if (!q->sorted || !q->order || !q->rank || !q->count) {
 			oom = 1;
 			break;
 		}
@@ -883,15 +1023,16 @@ int stats_bootstrap_ratio_drawn(const double *a, size_t na, const double *b,
 		}
 		for (size_t r = 0; r < q->n; r++)
 			q->sorted[r] = q->x[q->rank[r]];
-		/* rank[] now maps sorted position -> index; invert it into count[] as
-		 * scratch, then keep index -> sorted position in rank[] */
+		/* rank[] now maps sorted position -> index: keep it in order[],
+		 * and index -> sorted position in rank[] */
+		memcpy(q->order, q->rank, q->n * sizeof(size_t));
 		for (size_t r = 0; r < q->n; r++)
-			q->count[q->rank[r]] = r;
-		memcpy(q->rank, q->count, q->n * sizeof(size_t));
+			q->rank[q->order[r]] = r;
 	}
 	if (oom) {
 		for (int k = 0; k < 2; k++) {
 			free(sd[k].sorted);
+			free(sd[k].order);
 			free(sd[k].rank);
 			free(sd[k].count);
 			free(sd[k].inv);
@@ -916,10 +1057,14 @@ int stats_bootstrap_ratio_drawn(const double *a, size_t na, const double *b,
 				continue;
 			}
 			const uint16_t *p[BOOT_BLOCK];
-			for (int j = 0; j < BOOT_BLOCK; j++)
-				p[j] = draws->idx + (size_t)(r + (unsigned)j) * per + (k ? da : 0);
+			const uint8_t *kc[BOOT_BLOCK];
+			for (int j = 0; j < BOOT_BLOCK; j++) {
+				size_t at = (size_t)(r + (unsigned)j) * per + (k ? da : 0);
+				p[j] = draws->idx + at;
+				kc[j] = draws->cnt ? draws->cnt + at : NULL;
+			}
 			if (q->inv || c == STATS_MEDIAN) {
-				block_centres(q, p, cen[k]);
+				block_centres(q, p, draws->cnt ? kc : NULL, cen[k]);
 				continue;
 			}
 			for (int j = 0; j < BOOT_BLOCK; j++) {
@@ -946,6 +1091,7 @@ int stats_bootstrap_ratio_drawn(const double *a, size_t na, const double *b,
 	free(buf);
 	for (int k = 0; k < 2; k++) {
 		free(sd[k].sorted);
+		free(sd[k].order);
 		free(sd[k].rank);
 		free(sd[k].count);
 		free(sd[k].inv);
@@ -962,8 +1108,8 @@ int stats_bootstrap_ratio_drawn(const double *a, size_t na, const double *b,
 		errno = EDOM;
 		return -1;
 	}
-	out->lo = percentile_select(ratios, valid, 50.0 * (1.0 - level));
-	out->hi = percentile_select(ratios, valid, 50.0 * (1.0 + level));
+	tail_percentiles(ratios, valid, 50.0 * (1.0 - level), 50.0 * (1.0 + level), &out->lo,
+			 &out->hi);
 	free(ratios);
 	return 0;
 }

@@ -464,6 +464,24 @@ TEST(bootstrap_kept_draws)
 				stats_boot_draws_free(d);
 			}
 		}
+	/* the tails read off two heaps, or by selection: every level */
+	static const double levels[] = { 0.5, 0.8, 0.9, 0.99, 0.999, 0.9999 };
+	static const unsigned few[] = { 63, 64, 1003, 2000 };
+	for (size_t l = 0; l < N_(levels); l++)
+		for (size_t k = 0; k < N_(few); k++) {
+			double a[30], b[31], lo, hi;
+			unsigned valid;
+			fill_normal(&r, a, 30, 100, 3);
+			fill_normal(&r, b, 31, 100, 3);
+			struct stats_boot_ci x;
+			CHECK(stats_bootstrap_ratio(a, 30, b, 31, STATS_MEDIAN, few[k], levels[l], 3,
+						    &x) == 0);
+			boot_reference(a, 30, b, 31, STATS_MEDIAN, few[k], levels[l], 3, &lo, &hi,
+				       &valid);
+			ran++;
+			if (memcmp(&x.lo, &lo, sizeof(double)) || memcmp(&x.hi, &hi, sizeof(double)))
+				same_ref = 0;
+		}
 	printf("# %d intervals compared\n", ran);
 	CHECK(same_ref);
 	CHECK(same_kept);
