@@ -10,9 +10,11 @@
 # variants) x 10 metrics = 500 metric rows; and one alert a machine a year
 # (a group, an alert on w0.m0, preempt=full, the first variant, two events).
 # The lab, 50 machines x 3650 nights, is 91 million metric rows
-# (about 8 GB); the default here is what a busy 2-core machine generates in
-# minutes. Each page is fetched once to warm it, then ROUNDS times (default
-# 5); the median wall time of curl (HTML, and JSON where it differs) is
+# (4.7 GB; 25 minutes under nice beside other jobs on 2 cores:
+# OUT=/path/lab.db GEN_ONLY=1 bench/serve-scale.sh 50 3650, then DB=); the
+# default here is what a busy 2-core machine generates in minutes. Each
+# page is fetched once to warm it, then ROUNDS times (default 5); the
+# median wall time of curl (HTML, and JSON where it differs) is
 # printed with the server's CPU time a fetch (its utime + stime: on a busy
 # machine the wall time is mostly the wait for a CPU) and the page's size.
 # Figures: docs/serve.md "Speed".
