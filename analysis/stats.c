@@ -227,6 +227,21 @@ static double *mwu_null_counts(size_t m, size_t n)
 	return res;
 }
 
+/* p from the m*n+1 null frequencies f of U, at u */
+static double mwu_p_of(const double *f, size_t umax, double u)
+{
+	double total = 0.0, le = 0.0, ge = 0.0;
+	for (size_t k = 0; k <= umax; k++) {
+		total += f[k];
+		if ((double)k <= u + 1e-9)
+			le += f[k];
+		if ((double)k >= u - 1e-9)
+			ge += f[k];
+	}
+	double pv = 2.0 * fmin(le, ge) / total;
+	return pv > 1.0 ? 1.0 : pv;
+}
+
 int stats_mwu_exact_p(size_t m, size_t n, double u, double *p)
 {
 	if (m == 0 || n == 0 || !p || m > STATS_MWU_EXACT_MAX ||
@@ -238,19 +253,38 @@ int stats_mwu_exact_p(size_t m, size_t n, double u, double *p)
 	double *f = mwu_null_counts(m, n);
 	if (!f)
 		return -1;
-	size_t umax = m * n;
-	double total = 0.0, le = 0.0, ge = 0.0;
-	for (size_t k = 0; k <= umax; k++) {
-		total += f[k];
-		if ((double)k <= u + 1e-9)
-			le += f[k];
-		if ((double)k >= u - 1e-9)
-			ge += f[k];
-	}
+	*p = mwu_p_of(f, m * n, u);
 	free(f);
-	double pv = 2.0 * fmin(le, ge) / total;
-	*p = pv > 1.0 ? 1.0 : pv;
 	return 0;
+}
+
+struct stats_mwu_null {
+	size_t m, n;
+	double *f;   /* mwu_null_counts(m, n) */
+};
+
+struct stats_mwu_null *stats_mwu_null_new(size_t m, size_t n)
+{
+	if (m == 0 || n == 0 || m >= MWU_EXACT_LIMIT || n >= MWU_EXACT_LIMIT) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct stats_mwu_null *z = malloc(sizeof(*z));
+	double *f = z ? mwu_null_counts(m, n) : NULL;
+	if (!f) {
+		free(z);
+		errno = ENOMEM;
+		return NULL;
+	}
+	*z = (struct stats_mwu_null){ m, n, f };
+	return z;
+}
+
+void stats_mwu_null_free(struct stats_mwu_null *z)
+{
+	if (z)
+		free(z->f);
+	free(z);
 }
 
 /*
@@ -315,6 +349,12 @@ static int has_nan(const double *x, size_t n)
 int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 		       struct stats_mwu *out)
 {
+	return stats_mann_whitney_kept(a, na, b, nb, NULL, out);
+}
+
+int stats_mann_whitney_kept(const double *a, size_t na, const double *b, size_t nb,
+			    const struct stats_mwu_null *null, struct stats_mwu *out)
+{
 	if (!a || !b || !out || na == 0 || nb == 0 || has_nan(a, na) ||
 	    has_nan(b, nb)) {
 		errno = EINVAL;
@@ -366,6 +406,14 @@ int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 		free(r2);
 		out->method = STATS_MWU_EXACT;
 		out->z = NAN;
+		if (null && null->m == na && null->n == nb) {
+			if (!(out->u_a >= 0 && out->u_a <= (double)(na * nb))) {
+				errno = EINVAL;
+				return -1;
+			}
+			out->p = mwu_p_of(null->f, na * nb, out->u_a);
+			return 0;
+		}
 		return stats_mwu_exact_p(na, nb, out->u_a, &out->p);
 	}
 	if (out->ties && N <= STATS_MWU_TIES_EXACT_N) {
@@ -582,10 +630,334 @@ static double percentile_select(double *a, size_t n, double p)
 	return vlo + (h - (double)lo) * (vhi - vlo);
 }
 
+/* the indices of resample after resample: per resample na below na (none
+ * when na is 1), then nb below nb */
+struct stats_boot_draws {
+	size_t na, nb;
+	unsigned resamples;
+	uint64_t seed;
+	uint16_t *idx;
+	/* up to 255 a side: per resample how often each index of a (na of
+	 * them, none when na is 1) then of b was drawn; else NULL */
+	uint8_t *cnt;
+};
+
+#define BOOT_DRAWS_MAX_N     65535u
+#define BOOT_DRAWS_MAX_BYTES ((size_t)64 << 20)
+
+/* what draws the indices of a resample: the stream, or a kept one */
+struct drawer {
+	struct stats_rng rng;
+	uint64_t n[2], thr[2];  /* sizes and stats_rng_below's rejection thresholds */
+	const uint16_t *p;      /* the kept draws, or NULL */
+};
+
+static void drawer_init(struct drawer *d, size_t na, size_t nb, uint64_t seed,
+			const struct stats_boot_draws *kept)
+{
+	stats_rng_seed(&d->rng, seed);
+	d->n[0] = na;
+	d->n[1] = nb;
+	d->thr[0] = (0 - (uint64_t)na) % (uint64_t)na;
+	d->thr[1] = (0 - (uint64_t)nb) % (uint64_t)nb;
+	d->p = kept ? kept->idx : NULL;
+}
+
+static inline size_t draw(struct drawer *d, int k)
+{
+	if (d->p)
+		return *d->p++;
+	return (size_t)rng_below_t(&d->rng, d->n[k], d->thr[k]);
+}
+
+struct stats_boot_draws *stats_boot_draws_new(size_t na, size_t nb, unsigned resamples,
+					      uint64_t seed)
+{
+	if (resamples == 0)
+		resamples = STATS_BOOT_RESAMPLES;
+	if (na == 0 || nb == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	size_t da = na > 1 ? na : 0, db = nb > 1 ? nb : 0, per = da + db;
+	if (na > BOOT_DRAWS_MAX_N || nb > BOOT_DRAWS_MAX_N ||
+	    (per && resamples > BOOT_DRAWS_MAX_BYTES / sizeof(uint16_t) / per)) {
+		errno = ERANGE;
+		return NULL;
+	}
+	struct stats_boot_draws *d = malloc(sizeof(*d));
+	uint16_t *idx = malloc((size_t)resamples * per * sizeof(uint16_t) + 1);
+	if (!d || !idx) {
+		free(d);
+		free(idx);
+		errno = ENOMEM;
+		return NULL;
+	}
+	*d = (struct stats_boot_draws){ na, nb, resamples, seed, idx, NULL };
+	struct drawer dr;
+	drawer_init(&dr, na, nb, seed, NULL);
+	uint16_t *p = idx;
+	for (unsigned r = 0; r < resamples; r++) {
+		for (size_t i = 0; i < da; i++)
+			*p++ = (uint16_t)draw(&dr, 0);
+		for (size_t i = 0; i < db; i++)
+			*p++ = (uint16_t)draw(&dr, 1);
+	}
+	/* the counts (a count is at most n): a median reads them in the
+	 * sample's sorted order, none drawn again */
+	if (na <= UINT8_MAX && nb <= UINT8_MAX && per)
+		d->cnt = calloc((size_t)resamples * per, 1);
+	for (size_t r = 0; d->cnt && r < resamples; r++) {
+		const uint16_t *ix = idx + r * per;
+		uint8_t *c = d->cnt + r * per;
+		for (size_t i = 0; i < da; i++)
+			c[ix[i]]++;
+		for (size_t i = da; i < per; i++)
+			c[da + ix[i]]++;
+	}
+	return d;
+}
+
+void stats_boot_draws_free(struct stats_boot_draws *d)
+{
+	if (d) {
+		free(d->idx);
+		free(d->cnt);
+	}
+	free(d);
+}
+
+/* sift x down from the root of heap h[0..n): a max-heap (dir 1) or a
+ * min-heap (dir -1) */
+static void heap_replace_top(double *h, size_t n, double x, int dir)
+{
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && (dir > 0 ? h[c + 1] > h[c] : h[c + 1] < h[c]))
+			c++;
+		if (dir > 0 ? !(h[c] > x) : !(h[c] < x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+static void heap_push(double *h, size_t n, double x, int dir)
+{
+	size_t i = n;
+	while (i > 0) {
+		size_t up = (i - 1) / 2;
+		if (dir > 0 ? !(x > h[up]) : !(x < h[up]))
+			break;
+		h[i] = h[up];
+		i = up;
+	}
+	h[i] = x;
+}
+
+/*
+ * The two tail percentiles of a bootstrap (type 7, the same values as
+ * percentile_select: order statistics are order statistics) in one pass:
+ * a max-heap keeps the k smallest values seen, a min-heap the m largest,
+ * and a value enters only when it beats a heap's top (a few per cent of
+ * them), instead of two selections over every ratio. For tails of at most
+ * an eighth each; otherwise percentile_select twice.
+ */
+static void tail_percentiles(double *a, size_t n, double plo, double phi, double *lo_out,
+			     double *hi_out)
+{
+	double hlo = (double)(n - 1) * plo / 100.0, hhi = (double)(n - 1) * phi / 100.0;
+	size_t klo = (size_t)floor(hlo), khi = (size_t)floor(hhi);
+	if (n < 64 || !(plo >= 0.0 && phi <= 100.0 && plo <= phi) || klo + 2 > n / 8 ||
+	    khi + 1 >= n || n - khi > n / 8) {
+		*lo_out = percentile_select(a, n, plo);
+		*hi_out = percentile_select(a, n, phi);
+		return;
+	}
+	size_t k = klo + 2, m = n - khi;   /* order statistics klo, klo + 1; khi, khi + 1 */
+	double *small = malloc((k + m) * sizeof(double));
+	if (!small) {
+		*lo_out = percentile_select(a, n, plo);
+		*hi_out = percentile_select(a, n, phi);
+		return;
+	}
+	double *large = small + k;
+	size_t ns = 0, nl = 0;
+	for (size_t i = 0; i < n; i++) {
+		double x = a[i];
+		if (ns < k)
+			heap_push(small, ns++, x, 1);
+		else if (x < small[0])
+			heap_replace_top(small, k, x, 1);
+		if (nl < m)
+			heap_push(large, nl++, x, -1);
+		else if (x > large[0])
+			heap_replace_top(large, m, x, -1);
+	}
+	/* the top is the last of the k smallest (klo + 1); the larger child
+	 * of the root the one before it (klo); likewise khi and khi + 1 */
+	double vlo_hi = small[0], vlo = small[1], vhi = large[0], vhi_hi = large[1];
+	if (k > 2 && small[2] > vlo)
+		vlo = small[2];
+	if (m > 2 && large[2] < vhi_hi)
+		vhi_hi = large[2];
+	*lo_out = vlo + (hlo - (double)klo) * (vlo_hi - vlo);
+	*hi_out = vhi + (hhi - (double)khi) * (vhi_hi - vhi);
+	free(small);
+}
+
 int stats_bootstrap_ratio(const double *a, size_t na, const double *b,
 			  size_t nb, enum stats_centre c, unsigned resamples,
 			  double level, uint64_t seed,
 			  struct stats_boot_ci *out)
+{
+	return stats_bootstrap_ratio_drawn(a, na, b, nb, c, resamples, level, seed, NULL, out);
+}
+
+/* all of x[0..n) positive and finite: a harmonic mean of any resample */
+static int all_pos_finite(const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(x[i] > 0.0) || !isfinite(x[i]))
+			return 0;
+	return 1;
+}
+
+/* one side of a bootstrap: its values and what its resamples' centres are
+ * computed from */
+struct boot_side {
+	const double *x;
+	size_t n;
+	double *sorted;   /* the median: the values sorted, */
+	size_t *order;    /* the index of each sorted position, */
+	size_t *rank;     /* each value's position among them (ties by index), */
+	size_t *count;    /* a resample's draws of each position (BOOT_BLOCK x n) */
+	double *inv;      /* a harmonic mean of positive values: 1 / x */
+};
+
+/* resamples computed side by side from kept draws: their sums and counts
+ * are independent, so the CPU overlaps them (each one's own arithmetic, in
+ * its own order, unchanged) */
+#define BOOT_BLOCK 4
+
+/* the median (percentile type 7 at 50%) of a resample of q whose draws of
+ * each sorted position are count[0..n): order statistics lo and lo + 1,
+ * the first positions whose running count passes lo and lo + 1 (the
+ * number of positions at or below each: no branch to mispredict) */
+static double median_of_counts(const struct boot_side *q, const size_t *count)
+{
+	double h = (double)(q->n - 1) / 2.0;
+	size_t lo = (size_t)floor(h), seen = 0, at_lo = 0, at_hi = 0;
+	for (size_t pos = 0; pos < q->n; pos++) {
+		seen += count[pos];
+		at_lo += seen <= lo;
+		at_hi += seen <= lo + 1;
+	}
+	double vlo = q->sorted[at_lo];
+	if (lo + 1 >= q->n)
+		return vlo;
+	return vlo + (h - (double)lo) * (q->sorted[at_hi] - vlo);
+}
+
+/* the centre of one resample of q (n > 1), its indices from dr */
+static double resample_centre(struct boot_side *q, int k, enum stats_centre c,
+			      struct drawer *dr, double *buf)
+{
+	if (q->inv) {
+		double s = 0.0;
+		for (size_t i = 0; i < q->n; i++)
+			s += q->inv[draw(dr, k)];
+		return (double)q->n / s;
+	}
+	if (c != STATS_MEDIAN) {
+		for (size_t i = 0; i < q->n; i++)
+			buf[i] = q->x[draw(dr, k)];
+		return centre_inplace(buf, q->n, c);
+	}
+	memset(q->count, 0, q->n * sizeof(size_t));
+	for (size_t i = 0; i < q->n; i++)
+		q->count[q->rank[draw(dr, k)]]++;
+	return median_of_counts(q, q->count);
+}
+
+/* the medians of BOOT_BLOCK resamples of q from how often each index was
+ * drawn, k[0..BOOT_BLOCK): median_of_counts with each sorted position's
+ * count read through order[] */
+static void block_medians(const struct boot_side *q, const uint8_t *const *k, double *cen)
+{
+	size_t n = q->n;
+	double h = (double)(n - 1) / 2.0;
+	size_t lo = (size_t)floor(h), lo1 = lo + 1;
+	size_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	size_t l0 = 0, l1 = 0, l2 = 0, l3 = 0, h0 = 0, h1 = 0, h2 = 0, h3 = 0;
+	for (size_t pos = 0; pos < n; pos++) {
+		size_t i = q->order[pos];
+		s0 += k[0][i];
+		s1 += k[1][i];
+		s2 += k[2][i];
+		s3 += k[3][i];
+		l0 += s0 <= lo;
+		l1 += s1 <= lo;
+		l2 += s2 <= lo;
+		l3 += s3 <= lo;
+		h0 += s0 <= lo1;
+		h1 += s1 <= lo1;
+		h2 += s2 <= lo1;
+		h3 += s3 <= lo1;
+	}
+	const size_t at_lo[BOOT_BLOCK] = { l0, l1, l2, l3 }, at_hi[BOOT_BLOCK] = { h0, h1, h2, h3 };
+	for (int b = 0; b < BOOT_BLOCK; b++) {
+		double vlo = q->sorted[at_lo[b]];
+		cen[b] = lo1 >= n ? vlo : vlo + (h - (double)lo) * (q->sorted[at_hi[b]] - vlo);
+	}
+}
+
+/* the centres of BOOT_BLOCK resamples of q (n > 1, harmonic mean of
+ * positive values or median) whose indices are p[0..BOOT_BLOCK) and, when
+ * kept, their counts k (else NULL) */
+static void block_centres(struct boot_side *q, const uint16_t *const *p,
+			  const uint8_t *const *k, double *cen)
+{
+	size_t n = q->n;
+	if (!q->inv && k) {
+		block_medians(q, k, cen);
+		return;
+	}
+	if (q->inv) {
+		double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+		for (size_t i = 0; i < n; i++) {
+			s0 += q->inv[p[0][i]];
+			s1 += q->inv[p[1][i]];
+			s2 += q->inv[p[2][i]];
+			s3 += q->inv[p[3][i]];
+		}
+		cen[0] = (double)n / s0;
+		cen[1] = (double)n / s1;
+		cen[2] = (double)n / s2;
+		cen[3] = (double)n / s3;
+		return;
+	}
+	size_t *c0 = q->count, *c1 = c0 + n, *c2 = c1 + n, *c3 = c2 + n;
+	memset(q->count, 0, BOOT_BLOCK * n * sizeof(size_t));
+	for (size_t i = 0; i < n; i++) {
+		c0[q->rank[p[0][i]]]++;
+		c1[q->rank[p[1][i]]]++;
+		c2[q->rank[p[2][i]]]++;
+		c3[q->rank[p[3][i]]]++;
+	}
+	for (int b = 0; b < BOOT_BLOCK; b++)
+		cen[b] = median_of_counts(q, q->count + (size_t)b * n);
+}
+
+int stats_bootstrap_ratio_drawn(const double *a, size_t na, const double *b,
+				size_t nb, enum stats_centre c, unsigned resamples,
+				double level, uint64_t seed,
+				const struct stats_boot_draws *draws,
+				struct stats_boot_ci *out)
 {
 	if (!a || !b || !out || na == 0 || nb == 0 || !centre_ok(c) ||
 	    !(level > 0.0 && level < 1.0)) {
@@ -594,6 +966,9 @@ int stats_bootstrap_ratio(const double *a, size_t na, const double *b,
 	}
 	if (resamples == 0)
 		resamples = STATS_BOOT_RESAMPLES;
+	if (draws && (draws->na != na || draws->nb != nb || draws->resamples != resamples ||
+		      draws->seed != seed))
+		draws = NULL;
 	double ca, cb;
 	if (stats_centre(a, na, c, &ca) || stats_centre(b, nb, c, &cb))
 		return -1;
@@ -604,24 +979,34 @@ int stats_bootstrap_ratio(const double *a, size_t na, const double *b,
 	 * and the median is read off the cumulative counts. The random stream
 	 * and the multiset of each resample are exactly those of drawing values
 	 * and sorting them, so the interval is bit-identical, in O(n) a resample
-	 * instead of O(n log n).
+	 * instead of O(n log n). Harmonic means add the reciprocals, computed
+	 * once, in the order drawn (stats_hmean's sum, the same bits).
 	 */
-	struct side {
-		const double *x;
-		size_t n;
-		double *sorted;
-		size_t *rank, *count;
-	} sd[2] = { { a, na, NULL, NULL, NULL }, { b, nb, NULL, NULL, NULL } };
+	struct boot_side sd[2] = { { a, na, NULL, NULL, NULL, NULL, NULL },
+				   { b, nb, NULL, NULL, NULL, NULL, NULL } };
 	size_t nmax = na > nb ? na : nb;
 	double *buf = malloc(nmax * sizeof(*buf));
 	double *ratios = malloc((size_t)resamples * sizeof(*ratios));
 	int oom = !buf || !ratios;
+	for (int k = 0; k < 2 && !oom && c == STATS_HMEAN; k++) {
+		struct boot_side *q = &sd[k];
+		if (!all_pos_finite(q->x, q->n))
+			continue;
+		q->inv = malloc(q->n * sizeof(double));
+		if (!q->inv) {
+			oom = 1;
+			break;
+		}
+		for (size_t i = 0; i < q->n; i++)
+			q->inv[i] = 1.0 / q->x[i];
+	}
 	for (int k = 0; k < 2 && !oom && c == STATS_MEDIAN; k++) {
-		struct side *q = &sd[k];
+		struct boot_side *q = &sd[k];
 		q->sorted = malloc(q->n * sizeof(double));
+		q->order = malloc(q->n * sizeof(size_t));
 		q->rank = malloc(q->n * sizeof(size_t));
-		q->count = malloc(q->n * sizeof(size_t));
-		if (!q->sorted || !q->rank || !q->count) {
+		q->count = malloc(BOOT_BLOCK * q->n * sizeof(size_t));
+		if (!q->sorted || !q->order || !q->rank || !q->count) {
 			oom = 1;
 			break;
 		}
@@ -638,71 +1023,67 @@ int stats_bootstrap_ratio(const double *a, size_t na, const double *b,
 		}
 		for (size_t r = 0; r < q->n; r++)
 			q->sorted[r] = q->x[q->rank[r]];
-		/* rank[] now maps sorted position -> index; invert it into count[] as
-		 * scratch, then keep index -> sorted position in rank[] */
+		/* rank[] now maps sorted position -> index: keep it in order[],
+		 * and index -> sorted position in rank[] */
+		memcpy(q->order, q->rank, q->n * sizeof(size_t));
 		for (size_t r = 0; r < q->n; r++)
-			q->count[q->rank[r]] = r;
-		memcpy(q->rank, q->count, q->n * sizeof(size_t));
+			q->rank[q->order[r]] = r;
 	}
 	if (oom) {
 		for (int k = 0; k < 2; k++) {
 			free(sd[k].sorted);
+			free(sd[k].order);
 			free(sd[k].rank);
 			free(sd[k].count);
+			free(sd[k].inv);
 		}
 		free(buf);
 		free(ratios);
 		errno = ENOMEM;
 		return -1;
 	}
-	struct stats_rng rng;
-	stats_rng_seed(&rng, seed);
-	unsigned valid = 0;
-	/* the rejection thresholds of stats_rng_below, computed once */
-	uint64_t thr[2] = { (0 - (uint64_t)na) % (uint64_t)na, (0 - (uint64_t)nb) % (uint64_t)nb };
-	for (unsigned r = 0; r < resamples; r++) {
-		double cen[2];
+	struct drawer dr;
+	drawer_init(&dr, na, nb, seed, draws);
+	unsigned valid = 0, r = 0;
+	/* kept draws: BOOT_BLOCK resamples at a time, where the centre allows */
+	size_t da = na > 1 ? na : 0, per = da + (nb > 1 ? nb : 0);
+	for (; draws && resamples - r >= BOOT_BLOCK; r += BOOT_BLOCK) {
+		double cen[2][BOOT_BLOCK];
 		for (int k = 0; k < 2; k++) {
-			struct side *q = &sd[k];
+			struct boot_side *q = &sd[k];
 			if (q->n <= 1) {
-				cen[k] = q->x[0];
+				for (int j = 0; j < BOOT_BLOCK; j++)
+					cen[k][j] = q->x[0];
 				continue;
 			}
-			if (c != STATS_MEDIAN) {
-				for (size_t i = 0; i < q->n; i++)
-					buf[i] = q->x[rng_below_t(&rng, q->n, thr[k])];
-				cen[k] = centre_inplace(buf, q->n, c);
+			const uint16_t *p[BOOT_BLOCK];
+			const uint8_t *kc[BOOT_BLOCK];
+			for (int j = 0; j < BOOT_BLOCK; j++) {
+				size_t at = (size_t)(r + (unsigned)j) * per + (k ? da : 0);
+				p[j] = draws->idx + at;
+				kc[j] = draws->cnt ? draws->cnt + at : NULL;
+			}
+			if (q->inv || c == STATS_MEDIAN) {
+				block_centres(q, p, draws->cnt ? kc : NULL, cen[k]);
 				continue;
 			}
-			memset(q->count, 0, q->n * sizeof(size_t));
-			for (size_t i = 0; i < q->n; i++)
-				q->count[q->rank[rng_below_t(&rng, q->n, thr[k])]]++;
-			/* percentile type 7 at 50%: order statistics lo and lo + 1 */
-			double h = (double)(q->n - 1) / 2.0;
-			size_t lo = (size_t)floor(h), seen = 0, pos = 0;
-			double vlo = NAN, vhi = NAN;
-			for (; pos < q->n; pos++) {
-				seen += q->count[pos];
-				if (seen > lo) {
-					vlo = q->sorted[pos];
-					break;
-				}
+			for (int j = 0; j < BOOT_BLOCK; j++) {
+				dr.p = p[j];
+				cen[k][j] = resample_centre(q, k, c, &dr, buf);
 			}
-			if (lo + 1 >= q->n) {
-				cen[k] = vlo;
-				continue;
-			}
-			if (seen > lo + 1) {
-				vhi = vlo;
-			} else {
-				for (pos++; pos < q->n; pos++)
-					if (q->count[pos]) {
-						vhi = q->sorted[pos];
-						break;
-					}
-			}
-			cen[k] = vlo + (h - (double)lo) * (vhi - vlo);
 		}
+		for (int j = 0; j < BOOT_BLOCK; j++) {
+			double q = cen[1][j] / cen[0][j];
+			if (isfinite(q))
+				ratios[valid++] = q;
+		}
+	}
+	if (draws)
+		dr.p = draws->idx + (size_t)r * per;
+	for (; r < resamples; r++) {
+		double cen[2];
+		for (int k = 0; k < 2; k++)
+			cen[k] = sd[k].n <= 1 ? sd[k].x[0] : resample_centre(&sd[k], k, c, &dr, buf);
 		double q = cen[1] / cen[0];
 		if (isfinite(q))
 			ratios[valid++] = q;
@@ -710,8 +1091,10 @@ int stats_bootstrap_ratio(const double *a, size_t na, const double *b,
 	free(buf);
 	for (int k = 0; k < 2; k++) {
 		free(sd[k].sorted);
+		free(sd[k].order);
 		free(sd[k].rank);
 		free(sd[k].count);
+		free(sd[k].inv);
 	}
 
 	out->estimate = cb / ca;
@@ -725,8 +1108,8 @@ int stats_bootstrap_ratio(const double *a, size_t na, const double *b,
 		errno = EDOM;
 		return -1;
 	}
-	out->lo = percentile_select(ratios, valid, 50.0 * (1.0 - level));
-	out->hi = percentile_select(ratios, valid, 50.0 * (1.0 + level));
+	tail_percentiles(ratios, valid, 50.0 * (1.0 - level), 50.0 * (1.0 + level), &out->lo,
+			 &out->hi);
 	free(ratios);
 	return 0;
 }

@@ -95,6 +95,19 @@ int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 int stats_mwu_exact_p(size_t m, size_t n, double u, double *p);
 
 /*
+ * The exact null distribution of U depends on the sizes only: kept once
+ * (stats_mwu_null_new: m, n < 50, as the exact test without ties; NULL with
+ * errno EINVAL otherwise, ENOMEM), stats_mann_whitney_kept uses it instead
+ * of computing it again, the same p bit for bit (null NULL or made for
+ * other sizes: as stats_mann_whitney). Read only once made.
+ */
+struct stats_mwu_null;
+struct stats_mwu_null *stats_mwu_null_new(size_t m, size_t n);
+void stats_mwu_null_free(struct stats_mwu_null *z);
+int stats_mann_whitney_kept(const double *a, size_t na, const double *b, size_t nb,
+			    const struct stats_mwu_null *null, struct stats_mwu *out);
+
+/*
  * Two-sample t tests, two-sided, difference mean_a - mean_b.
  *  Welch:   t = d / sqrt(va/na + vb/nb), df by Welch-Satterthwaite.
  *  Student: pooled variance ((na-1)va + (nb-1)vb) / (na+nb-2),
@@ -158,5 +171,26 @@ int stats_bootstrap_ratio(const double *a, size_t na, const double *b,
 			  size_t nb, enum stats_centre c, unsigned resamples,
 			  double level, uint64_t seed,
 			  struct stats_boot_ci *out);
+
+/*
+ * The indices a bootstrap draws depend on na, nb, resamples and seed only,
+ * not on the values: many metrics compared at once (every metric of a
+ * series has the same runs) draw the same ones. stats_boot_draws_new keeps
+ * them (2 bytes a draw: resamples x (na + nb), 1.2 MB for 10,000 resamples
+ * of 30 a side; NULL with errno ERANGE beyond 65,535 a side or 64 MB, or
+ * ENOMEM); stats_bootstrap_ratio_drawn replays them instead of drawing,
+ * the same interval bit for bit (draws NULL, or made for other sizes, seed
+ * or resamples: it draws, as stats_bootstrap_ratio). A draws object is
+ * read only once made: threads may share it.
+ */
+struct stats_boot_draws;
+struct stats_boot_draws *stats_boot_draws_new(size_t na, size_t nb, unsigned resamples,
+					      uint64_t seed);
+void stats_boot_draws_free(struct stats_boot_draws *d);
+int stats_bootstrap_ratio_drawn(const double *a, size_t na, const double *b,
+				size_t nb, enum stats_centre c, unsigned resamples,
+				double level, uint64_t seed,
+				const struct stats_boot_draws *draws,
+				struct stats_boot_ci *out);
 
 #endif

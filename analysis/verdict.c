@@ -24,6 +24,8 @@ void verdict_options_default(struct verdict_options *o,
 	o->resamples = STATS_BOOT_RESAMPLES;
 	o->seed = STATS_BOOT_SEED;
 	o->source = VERDICT_SOURCE_UNKNOWN;
+	o->draws = NULL;
+	o->mwu_null = NULL;
 }
 
 const char *verdict_kind_name(enum verdict_kind k)
@@ -474,7 +476,7 @@ static int compare_censored(const double *a, const unsigned char *ca, size_t na,
 		v->change_pct = 100.0 * (v->centre_b / v->centre_a - 1.0);
 	if (na && nb && !v->censored_a && !v->censored_b) {
 		struct stats_mwu m;
-		if (stats_mann_whitney(a, na, b, nb, &m))
+		if (stats_mann_whitney_kept(a, na, b, nb, o->mwu_null, &m))
 			return -1;
 		v->p_mwu = m.p;
 		v->mwu_exact = m.method != STATS_MWU_NORMAL;
@@ -508,8 +510,8 @@ static int compare_censored(const double *a, const unsigned char *ca, size_t na,
 	}
 
 	struct stats_boot_ci ci;
-	if (stats_bootstrap_ratio(a, na, b, nb, o->centre, o->resamples,
-				  o->level, o->seed, &ci)) {
+	if (stats_bootstrap_ratio_drawn(a, na, b, nb, o->centre, o->resamples,
+					o->level, o->seed, o->draws, &ci)) {
 		if (errno == ENOMEM)
 			return -1;
 		v->reason = "bootstrap ratio undefined";
@@ -597,8 +599,8 @@ int verdict_noise_floor(const double *a, size_t na, const double *b,
 	if (noise_cvs(a, na, b, nb, nf))
 		return -1;
 	struct stats_boot_ci ci;
-	if (stats_bootstrap_ratio(a, na, b, nb, o->centre, o->resamples,
-				  o->level, o->seed, &ci))
+	if (stats_bootstrap_ratio_drawn(a, na, b, nb, o->centre, o->resamples,
+					o->level, o->seed, o->draws, &ci))
 		return -1;
 	nf->ratio = ci.estimate;
 	nf->ci_lo = ci.lo;

@@ -140,6 +140,14 @@ struct verdict_options {
 	unsigned resamples;        /* bootstrap resamples (default 10000) */
 	uint64_t seed;             /* bootstrap seed (default STATS_BOOT_SEED) */
 	enum verdict_source source; /* default VERDICT_SOURCE_UNKNOWN */
+	const struct stats_boot_draws *draws; /* the bootstrap's indices kept
+				    * (stats_boot_draws_new) for these sizes,
+				    * resamples and seed: the same interval,
+				    * faster; NULL (default) draws them */
+	const struct stats_mwu_null *mwu_null; /* the rank test's exact null
+				    * distribution kept (stats_mwu_null_new) for
+				    * these sizes: the same p; NULL (default)
+				    * computes it */
 };
 void verdict_options_default(struct verdict_options *o,
 			     enum verdict_better better);

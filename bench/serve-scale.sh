@@ -10,14 +10,20 @@
 # variants) x 10 metrics = 500 metric rows; and one alert a machine a year
 # (a group, an alert on w0.m0, preempt=full, the first variant, two events).
 # The issue's lab, 50 machines x 3650 nights, is 91 million metric rows
-# (about 8 GB); the default here is what a busy 2-core machine generates in
-# minutes. Each page is fetched once to warm it, then ROUNDS times (default
-# 5); the median wall time of curl (HTML, and JSON where it differs) is
+# (4.7 GB; 25 minutes under nice beside other jobs on 2 cores:
+# OUT=/path/lab.db GEN_ONLY=1 bench/serve-scale.sh 50 3650, then DB=); the
+# default here is what a busy 2-core machine generates in minutes. Each
+# page is fetched once to warm it, then ROUNDS times (default 5); the
+# median wall time of curl (HTML, and JSON where it differs) is
 # printed with the server's CPU time a fetch (its utime + stime: on a busy
 # machine the wall time is mostly the wait for a CPU) and the page's size.
 # Figures: docs/serve.md "Speed".
 #   bench/serve-scale.sh [MACHINES=5] [NIGHTS=3650] [ROUNDS=5]
-# KEEP=1 keeps the database; DB=FILE times an existing one.
+# KEEP=1 keeps the database; DB=FILE times an existing one; OUT=FILE
+# generates into FILE (kept), GEN_ONLY=1 only generates. The generator
+# commits a year of nights at a time and stops after a commit once the file
+# STOP (default in the temporary folder) exists: the store then holds the
+# years done, whole.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 machines=${1:-5}
@@ -30,7 +36,7 @@ cleanup() {
 	[ "${KEEP:-0}" = 1 ] || rm -rf "$tmp"
 }
 trap cleanup EXIT
-db=${DB:-$tmp/serve-scale.db}
+db=${DB:-${OUT:-$tmp/serve-scale.db}}
 sl=bin/schedlab
 [ -x "$sl" ] || make -s all
 gen_s=0
@@ -41,20 +47,34 @@ cat >"$tmp/tiny.json" <<'EOF'
 EOF
 "$sl" run "$tmp/tiny.json" --db "$db" --tag schema --quiet >/dev/null
 start=$(date +%s.%N)
-python3 - "$db" "$machines" "$nights" <<'PY'
-import json, math, random, sqlite3, sys
+python3 - "$db" "$machines" "$nights" "${STOP:-$tmp/stop}" <<'PY'
+import json, math, os, random, sqlite3, sys, time
 from datetime import datetime, timedelta
-db = sqlite3.connect(sys.argv[1])
-nmach, nnights = int(sys.argv[2]), int(sys.argv[3])
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+nmach, nnights, stop = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 rng = random.Random(1)
+gauss, exp = rng.gauss, math.exp
 WORKLOADS = ["w%d" % i for i in range(5)]
 VARIANTS = [json.dumps({"groups": g, "loops": 100 * (g + 1), "type": "bench"},
                        sort_keys=True, separators=(",", ":")) for g in range(5)]
 METRICS = [("m%d" % i, "us" if i < 5 else "ops/s", "lower" if i < 5 else "higher")
            for i in range(10)]
 PREEMPT = ["none", "full"]
+# a boot's 25 runs x 10 metrics, their base values (the same expression as
+# before: the same values), and the runs' start times within the night
+PLAN = [[(wl, params, [(name, unit, better,
+                        10.0 * (1 + w + v + mi) * (1.1 if pre == "full" else 1.0))
+                       for mi, (name, unit, better) in enumerate(METRICS)])
+         for w, wl in enumerate(WORKLOADS) for v, params in enumerate(VARIANTS)]
+        for pre in PREEMPT]
+TOD = [(datetime(2016, 1, 1, 3, 0, 0) + timedelta(seconds=10 * seq)).strftime("%H:%M:%S.000Z")
+       for seq in range(50)]
+# bulk load: no rollback journal, no fsync, a large page cache; one
+# transaction a year of nights (all machines), so that a stop (the file
+# STOP, checked after each commit) leaves a whole, consistent store
 db.execute("PRAGMA journal_mode = OFF")
 db.execute("PRAGMA synchronous = OFF")
+db.execute("PRAGMA cache_size = -262144")
 db.execute("BEGIN")
 for m in range(nmach):
     db.execute("INSERT INTO machine (id, name, cpu_model, ncpus, fingerprint) "
@@ -65,28 +85,27 @@ day0 = datetime(2016, 1, 1, 3, 0, 0)
 sid = bid = rid = 1000
 gid = aid = 0
 where = "preempt=full,hz=250,sched_mc=1,knobs={},run_workload=w0,params=" + VARIANTS[0]
+t0 = time.time()
+done = 0
 for s in range(nnights):
     t = day0 + timedelta(days=s)
+    day = t.strftime("%Y-%m-%dT")
+    tag = "nightly-" + t.strftime("%Y-%m")
     runs, metrics, boots, sess = [], [], [], []
     for mach in range(nmach):
         sid += 1
-        sess.append((sid, "nightly", "{}", "nightly-" + t.strftime("%Y-%m"), "local",
-                     "bench", "done", t.strftime("%Y-%m-%dT%H:%M:%S.000Z")))
+        sess.append((sid, "nightly", "{}", tag, "local", "bench", "done", day + TOD[0]))
         seq = 0
         for bi, pre in enumerate(PREEMPT):
             bid += 1
             boots.append((bid, sid, bi, bi, "ok", 100 + mach, 100, pre,
                           "root=/dev/sda1 preempt=" + pre))
-            for w, wl in enumerate(WORKLOADS):
-                for v, params in enumerate(VARIANTS):
-                    rid += 1
-                    st = (t + timedelta(seconds=10 * seq)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-                    runs.append((rid, sid, bid, seq, 0, wl, params, "{}", 0, "ok", st))
-                    seq += 1
-                    for mi, (name, unit, better) in enumerate(METRICS):
-                        base = 10.0 * (1 + w + v + mi) * (1.1 if pre == "full" else 1.0)
-                        metrics.append((rid, wl, name, base * math.exp(rng.gauss(0, 0.03)),
-                                        unit, better))
+            for wl, params, mets in PLAN[bi]:
+                rid += 1
+                runs.append((rid, sid, bid, seq, 0, wl, params, "{}", 0, "ok", day + TOD[seq]))
+                seq += 1
+                for name, unit, better, base in mets:
+                    metrics.append((rid, wl, name, base * exp(gauss(0, 0.03)), unit, better))
         if s % 365 == 200:   # one alert a machine a year
             gid += 1
             aid += 1
@@ -110,12 +129,25 @@ for s in range(nnights):
                    "knobs, rep, status, started_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)", runs)
     db.executemany("INSERT INTO metric (run_id, workload, name, value, unit, better) "
                    "VALUES (?,?,?,?,?,?)", metrics)
-db.commit()
+    done = s + 1
+    if done % 365 == 0 or done == nnights:
+        db.execute("COMMIT")
+        print("generated %d of %d nights, %.0f s" % (done, nnights, time.time() - t0),
+              file=sys.stderr, flush=True)
+        if done < nnights and os.path.exists(stop):
+            print("stopped at night %d (%s exists)" % (done, stop), file=sys.stderr)
+            break
+        if done < nnights:
+            db.execute("BEGIN")
+# the planner's statistics from a sample of each index (a full ANALYZE
+# reads the whole store)
+db.execute("PRAGMA analysis_limit = 1000")
 db.execute("ANALYZE")
-db.commit()
+db.close()
 PY
 gen_s=$(echo "$(date +%s.%N) - $start" | bc)
 fi
+[ "${GEN_ONLY:-0}" = 1 ] && { echo "generated $db in $gen_s s"; exit 0; }
 
 q() { sqlite3 -batch -noheader "$db" "$1"; }
 printf 'store: %s machines, %s sessions, %s runs, %s metric rows, %s alerts, %.0f MB (generated in %.0f s)\n' \

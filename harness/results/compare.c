@@ -330,6 +330,82 @@ static void *job_worker(void *arg)
 	}
 }
 
+/*
+ * The bootstrap's indices depend on the two sizes, the resamples and the
+ * seed, not on the values, and the rank test's exact null distribution on
+ * the sizes: the metrics of a series pair (every metric of its runs) draw
+ * the same indices and test against the same distribution. Both are kept
+ * once for each such key that two or more rows share (the draws at most
+ * 256 MB in all) and used by every row of it: the same intervals and p,
+ * without the random stream's and the distribution's cost a row (half the
+ * CPU of a month against a month, 500 rows). The jobs point at them.
+ */
+struct kept {
+	struct stats_boot_draws **draws;
+	struct stats_mwu_null **nulls;
+	size_t ndraws, nnulls;
+};
+
+static int same_key(const struct row_job *x, const struct row_job *y)
+{
+	unsigned rx = x->vo.resamples ? x->vo.resamples : STATS_BOOT_RESAMPLES;
+	unsigned ry = y->vo.resamples ? y->vo.resamples : STATS_BOOT_RESAMPLES;
+	return x->ga->n == y->ga->n && x->gb->n == y->gb->n && rx == ry &&
+	       x->vo.seed == y->vo.seed;
+}
+
+static void share_kept(struct row_job *jobs, size_t n, struct kept *k)
+{
+	memset(k, 0, sizeof(*k));
+	size_t bytes = 0;
+	char *done = xcalloc(n + 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		const struct row_job *j = &jobs[i];
+		size_t na = j->ga->n, nb = j->gb->n, same = 0;
+		if (done[i] || na < 2 || nb < 2)
+			continue;
+		for (size_t o = i; o < n; o++)
+			if (same_key(&jobs[o], j)) {
+				done[o] = 1;
+				same++;
+			}
+		if (same < 2)
+			continue;
+		unsigned rs = j->vo.resamples ? j->vo.resamples : STATS_BOOT_RESAMPLES;
+		size_t size = (size_t)rs * (na + nb) * sizeof(uint16_t);
+		/* NULL when not possible: each row then does its own */
+		struct stats_boot_draws *d = bytes + size <= ((size_t)256 << 20)
+						     ? stats_boot_draws_new(na, nb, rs, j->vo.seed)
+						     : NULL;
+		struct stats_mwu_null *z = stats_mwu_null_new(na, nb);
+		if (d) {
+			bytes += size;
+			k->draws = xrealloc(k->draws, (k->ndraws + 1) * sizeof(*k->draws));
+			k->draws[k->ndraws++] = d;
+		}
+		if (z) {
+			k->nulls = xrealloc(k->nulls, (k->nnulls + 1) * sizeof(*k->nulls));
+			k->nulls[k->nnulls++] = z;
+		}
+		for (size_t o = i; o < n; o++)
+			if (same_key(&jobs[o], j)) {
+				jobs[o].vo.draws = d;
+				jobs[o].vo.mwu_null = z;
+			}
+	}
+	free(done);
+}
+
+static void kept_free(struct kept *k)
+{
+	for (size_t i = 0; i < k->ndraws; i++)
+		stats_boot_draws_free(k->draws[i]);
+	for (size_t i = 0; i < k->nnulls; i++)
+		stats_mwu_null_free(k->nulls[i]);
+	free(k->draws);
+	free(k->nulls);
+}
+
 /* the bootstraps dominate a large comparison: spread them over the CPUs */
 static void run_jobs(struct row_job *jobs, size_t n)
 {
@@ -609,8 +685,11 @@ int compare_sets(const struct sample_set *a, const struct sample_set *b,
 	 * deterministic), then keep them in order */
 	struct row_job *jobs;
 	size_t njobs = collect_row_jobs(r, a, b, o, &jobs);
+	struct kept kept;
+	share_kept(jobs, njobs, &kept);
 	run_jobs(jobs, njobs);
 	int bad = keep_rows(r, jobs, njobs, err);
+	kept_free(&kept);
 	free(jobs);
 	if (bad) {
 		cmp_result_free(r);

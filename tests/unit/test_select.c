@@ -332,6 +332,37 @@ TEST(load_groups)
 	sample_set_free(&s);
 }
 
+TEST(load_by_key)
+{
+	/* session, tag, machine and machine_id terms also go by key
+	 * (db/results.c); the rows are those of the text comparison */
+	static const struct {
+		const char *sel;
+		size_t rows;
+	} cases[] = {
+		{ "machine=box", 80 },
+		{ "machine=box,tag=base", 50 },
+		{ "machine_id=fp-lab2", 5 },
+		{ "machine=box,machine=lab2,tag=other", 5 },
+		{ "machine=lab2,tag=base", 0 },
+		{ "session=1,session=04", 25 },      /* "04" is not session 4's text */
+		{ "session=5,tag=vol,machine=box", 5 },
+		{ "tag=,tag=vol", 5 },               /* "" also matches NULL: no key */
+		{ "machine=,machine=box,tag=cand", 25 },
+		{ "session=abc", 0 },
+		{ "machine=nobox", 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sample_set s;
+		load(cases[i].sel, &s);
+		if (s.nrows != cases[i].rows)
+			printf("# %s: %zu rows, expected %zu\n", cases[i].sel, s.nrows,
+			       cases[i].rows);
+		CHECK(s.nrows == cases[i].rows);
+		sample_set_free(&s);
+	}
+}
+
 TEST(filter_since)
 {
 	struct selector sel;
@@ -629,6 +660,7 @@ int main(void)
 	RUN(parse_basic);
 	RUN(parse_errors);
 	RUN(load_groups);
+	RUN(load_by_key);
 	RUN(filter_since);
 	RUN(json_label);
 	RUN(compare_preempt);

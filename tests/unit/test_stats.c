@@ -17,6 +17,7 @@
 #include "analysis/verdict.h"
 #include "tests/unit/tap.h"
 
+#include <errno.h>
 #include <stdint.h>
 
 #define N_(a) (sizeof(a) / sizeof((a)[0]))
@@ -363,6 +364,212 @@ TEST(bootstrap_coverage)
 	       covered_mean);
 	CHECK(covered >= 176);      /* >= 88% */
 	CHECK(covered_mean >= 180); /* >= 90% */
+}
+
+/* the bootstrap as its definition says (stats.h): draw na indices, then
+ * nb, from one stream; the centres of the values drawn (median: sorted,
+ * type 7); the ratios sorted, type 7 percentiles. What the library's
+ * faster ways (rank counts, kept draws, blocks of resamples) must give bit
+ * for bit */
+static int boot_reference(const double *a, size_t na, const double *b, size_t nb,
+			  enum stats_centre c, unsigned resamples, double level, uint64_t seed,
+			  double *lo, double *hi, unsigned *valid)
+{
+	struct stats_rng r;
+	stats_rng_seed(&r, seed);
+	double *ra = malloc(na * sizeof(double)), *rb = malloc(nb * sizeof(double));
+	double *q = malloc(resamples * sizeof(double));
+	*valid = 0;
+	for (unsigned k = 0; k < resamples; k++) {
+		double cen[2];
+		for (int side = 0; side < 2; side++) {
+			const double *x = side ? b : a;
+			size_t n = side ? nb : na;
+			double *buf = side ? rb : ra;
+			if (n <= 1) {
+				cen[side] = x[0];
+				continue;
+			}
+			for (size_t i = 0; i < n; i++)
+				buf[i] = x[stats_rng_below(&r, n)];
+			if (c == STATS_MEDIAN) {
+				stats_sort(buf, n);
+				cen[side] = stats_percentile_sorted(buf, n, 50);
+			} else {
+				cen[side] = c == STATS_MEAN ? stats_mean(buf, n) : stats_hmean(buf, n);
+			}
+		}
+		double v = cen[1] / cen[0];
+		if (isfinite(v))
+			q[(*valid)++] = v;
+	}
+	stats_sort(q, *valid);
+	*lo = stats_percentile_sorted(q, *valid, 50.0 * (1.0 - level));
+	*hi = stats_percentile_sorted(q, *valid, 50.0 * (1.0 + level));
+	free(ra);
+	free(rb);
+	free(q);
+	return 0;
+}
+
+TEST(bootstrap_kept_draws)
+{
+	/* sizes: one value a side, two, odd and even, unequal; values with
+	 * ties (a grid) and a non-positive one (no harmonic mean of it) */
+	static const size_t sizes[][2] = { { 30, 31 }, { 2, 2 }, { 1, 7 }, { 8, 1 },
+					   { 5, 12 }, { 25, 25 } };
+	static const enum stats_centre centres[] = { STATS_MEDIAN, STATS_MEAN, STATS_HMEAN };
+	static const unsigned resamples[] = { 2000, 1003 };   /* a block of 4, and not */
+	struct stats_rng r;
+	stats_rng_seed(&r, 42);
+	int same_ref = 1, same_kept = 1, ran = 0;
+	for (size_t s = 0; s < N_(sizes); s++)
+		for (int data = 0; data < 3; data++) {
+			size_t na = sizes[s][0], nb = sizes[s][1];
+			double a[32], b[32];
+			fill_normal(&r, a, na, 100, 3);
+			fill_normal(&r, b, nb, 103, 3);
+			for (size_t i = 0; data == 1 && i < 32; i++) {
+				a[i] = floor(a[i]);   /* ties */
+				b[i] = floor(b[i]);
+			}
+			if (data == 2)
+				a[0] = -1;            /* no harmonic mean */
+			for (size_t k = 0; k < N_(resamples); k++) {
+				struct stats_boot_draws *d =
+					stats_boot_draws_new(na, nb, resamples[k], 9);
+				CHECK(d != NULL);
+				for (size_t ci = 0; ci < N_(centres); ci++) {
+					struct stats_boot_ci x, y;
+					double lo, hi;
+					unsigned valid;
+					int rx = stats_bootstrap_ratio(a, na, b, nb, centres[ci],
+								       resamples[k], 0.95, 9, &x);
+					int ry = stats_bootstrap_ratio_drawn(a, na, b, nb, centres[ci],
+									     resamples[k], 0.95, 9,
+									     d, &y);
+					boot_reference(a, na, b, nb, centres[ci], resamples[k], 0.95,
+						       9, &lo, &hi, &valid);
+					ran++;
+					if (rx != ry || x.valid != y.valid ||
+					    (!rx && (memcmp(&x.lo, &y.lo, sizeof(double)) ||
+						     memcmp(&x.hi, &y.hi, sizeof(double)) ||
+						     memcmp(&x.estimate, &y.estimate, sizeof(double)))))
+						same_kept = 0;
+					if (x.valid != valid ||
+					    (!rx && (memcmp(&x.lo, &lo, sizeof(double)) ||
+						     memcmp(&x.hi, &hi, sizeof(double)))))
+						same_ref = 0;
+				}
+				stats_boot_draws_free(d);
+			}
+		}
+	/* the tails read off two heaps, or by selection: every level */
+	static const double levels[] = { 0.5, 0.8, 0.9, 0.99, 0.999, 0.9999 };
+	static const unsigned few[] = { 63, 64, 1003, 2000 };
+	for (size_t l = 0; l < N_(levels); l++)
+		for (size_t k = 0; k < N_(few); k++) {
+			double a[30], b[31], lo, hi;
+			unsigned valid;
+			fill_normal(&r, a, 30, 100, 3);
+			fill_normal(&r, b, 31, 100, 3);
+			struct stats_boot_ci x;
+			CHECK(stats_bootstrap_ratio(a, 30, b, 31, STATS_MEDIAN, few[k], levels[l], 3,
+						    &x) == 0);
+			boot_reference(a, 30, b, 31, STATS_MEDIAN, few[k], levels[l], 3, &lo, &hi,
+				       &valid);
+			ran++;
+			if (memcmp(&x.lo, &lo, sizeof(double)) || memcmp(&x.hi, &hi, sizeof(double)))
+				same_ref = 0;
+		}
+	printf("# %d intervals compared\n", ran);
+	CHECK(same_ref);
+	CHECK(same_kept);
+
+	/* draws made for other sizes, resamples or seed are not used */
+	double a[10], b[10];
+	fill_normal(&r, a, 10, 100, 3);
+	fill_normal(&r, b, 10, 100, 3);
+	struct stats_boot_draws *other = stats_boot_draws_new(10, 9, 500, 1);
+	struct stats_boot_ci x, y;
+	CHECK(stats_bootstrap_ratio(a, 10, b, 10, STATS_MEDIAN, 500, 0.95, 1, &x) == 0);
+	CHECK(stats_bootstrap_ratio_drawn(a, 10, b, 10, STATS_MEDIAN, 500, 0.95, 1, other,
+					  &y) == 0);
+	CHECK(x.lo == y.lo && x.hi == y.hi);
+	CHECK(stats_bootstrap_ratio_drawn(a, 10, b, 9, STATS_MEDIAN, 500, 0.95, 2, other,
+					  &y) == 0);
+	CHECK(stats_bootstrap_ratio(a, 10, b, 9, STATS_MEDIAN, 500, 0.95, 2, &x) == 0);
+	CHECK(x.lo == y.lo && x.hi == y.hi);
+	stats_boot_draws_free(other);
+	stats_boot_draws_free(NULL);
+	/* what cannot be kept */
+	errno = 0;
+	CHECK(stats_boot_draws_new(0, 3, 100, 1) == NULL && errno == EINVAL);
+	errno = 0;
+	CHECK(stats_boot_draws_new(70000, 3, 100, 1) == NULL && errno == ERANGE);
+	errno = 0;
+	CHECK(stats_boot_draws_new(3000, 3000, 10000, 1) == NULL && errno == ERANGE);
+}
+
+TEST(mwu_kept_null)
+{
+	struct stats_rng r;
+	stats_rng_seed(&r, 5);
+	int same = 1;
+	static const size_t sizes[][2] = { { 30, 31 }, { 31, 30 }, { 1, 12 }, { 49, 49 }, { 7, 9 } };
+	for (size_t s = 0; s < N_(sizes); s++) {
+		size_t na = sizes[s][0], nb = sizes[s][1];
+		struct stats_mwu_null *z = stats_mwu_null_new(na, nb);
+		CHECK(z != NULL);
+		for (int k = 0; k < 5; k++) {
+			double a[49], b[49];
+			fill_normal(&r, a, na, 100, 3);
+			fill_normal(&r, b, nb, 100 + k, 3);
+			struct stats_mwu x, y;
+			CHECK(stats_mann_whitney(a, na, b, nb, &x) == 0);
+			CHECK(stats_mann_whitney_kept(a, na, b, nb, z, &y) == 0);
+			if (memcmp(&x.p, &y.p, sizeof(double)) || x.method != y.method ||
+			    x.u_a != y.u_a)
+				same = 0;
+		}
+		stats_mwu_null_free(z);
+	}
+	CHECK(same);
+	/* ties, or sizes of the normal approximation: not the kept null's */
+	const double t[] = { 1, 2, 2, 3 }, u[] = { 2, 3, 3, 4 };
+	struct stats_mwu_null *z = stats_mwu_null_new(4, 4);
+	struct stats_mwu x, y;
+	CHECK(stats_mann_whitney(t, 4, u, 4, &x) == 0);
+	CHECK(stats_mann_whitney_kept(t, 4, u, 4, z, &y) == 0);
+	CHECK(x.p == y.p && y.method == STATS_MWU_EXACT_TIES);
+	stats_mwu_null_free(z);
+	errno = 0;
+	CHECK(stats_mwu_null_new(50, 3) == NULL && errno == EINVAL);
+	CHECK(stats_mwu_null_new(0, 3) == NULL);
+	stats_mwu_null_free(NULL);
+}
+
+TEST(verdict_kept)
+{
+	/* a verdict with the kept draws and null distribution is the verdict
+	 * without them, field by field */
+	struct stats_rng r;
+	stats_rng_seed(&r, 77);
+	double a[30], b[31];
+	fill_normal(&r, a, 30, 100, 2);
+	fill_normal(&r, b, 31, 101.5, 2);
+	struct verdict_options o;
+	verdict_options_default(&o, VERDICT_HIGHER_IS_BETTER);
+	o.centre = STATS_HMEAN;
+	struct verdict v1, v2;
+	CHECK(verdict_compare(a, 30, b, 31, &o, &v1) == 0);
+	o.draws = stats_boot_draws_new(30, 31, o.resamples, o.seed);
+	o.mwu_null = stats_mwu_null_new(30, 31);
+	CHECK(o.draws && o.mwu_null);
+	CHECK(verdict_compare(a, 30, b, 31, &o, &v2) == 0);
+	CHECK(!memcmp(&v1, &v2, sizeof(v1)));
+	stats_boot_draws_free((struct stats_boot_draws *)o.draws);
+	stats_mwu_null_free((struct stats_mwu_null *)o.mwu_null);
 }
 
 /* ---- change points ---------------------------------------------------- */
@@ -1223,6 +1430,9 @@ int main(void)
 	RUN(rng);
 	RUN(bootstrap_deterministic);
 	RUN(bootstrap_coverage);
+	RUN(bootstrap_kept_draws);
+	RUN(mwu_kept_null);
+	RUN(verdict_kept);
 	RUN(cp_qhat_values);
 	RUN(cp_single_step);
 	RUN(cp_several_steps);
