@@ -33,14 +33,19 @@
 
 const char *robot_self(void)
 {
+	/* read at every call: a long-lived process (serve, a nightly) whose
+	   file was replaced by a new build or package sees "PATH (deleted)";
+	   its children then run this same program through /proc/self/exe
+	   (the fork's exe is ours), never a path that is not there */
 	static char self[PATH_MAX];
-	if (!self[0]) {
-		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		if (n > 0)
-			self[n] = '\0';
-		else
-			snprintf(self, sizeof(self), "schedlab");
-	}
+	static const char deleted[] = " (deleted)";
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return "schedlab";
+	self[n] = '\0';
+	size_t dl = sizeof(deleted) - 1;
+	if ((size_t)n > dl && !strcmp(self + n - dl, deleted))
+		return "/proc/self/exe";
 	return self;
 }
 

@@ -169,7 +169,9 @@ enum robot_hook_end robot_hook(const char *cmd, int64_t gid, const char *event,
 			       const char *text, double timeout_s, volatile int *abort_flag,
 			       double *wall_s, struct strbuf *err);
 
-/* this program, for the children (/proc/self/exe) */
+/* this program, for the children: the path of /proc/self/exe, or
+ * "/proc/self/exe" itself once that file was replaced or removed (a serve
+ * or nightly that outlives an upgrade still runs its own code) */
 const char *robot_self(void);
 
 #endif

@@ -24,6 +24,7 @@
 #include "harness/orchestrate/robot_act.h"
 #include "harness/util/atomicfile.h"
 #include "harness/util/proc.h"
+#include "harness/util/numfmt.h"
 
 struct bg_kid {
 	int64_t gid;
@@ -46,16 +47,6 @@ void robot_bg_job_free(struct robot_bg_job *j)
 	free(j->log_path);
 	free(j->command);
 	memset(j, 0, sizeof(*j));
-}
-
-static char *utc_now(void)
-{
-	char b[32];
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return xstrdup(b);
 }
 
 int robot_bg_open(const struct robot_bg_opts *o, int create, struct robot_bg **out,

@@ -31,6 +31,7 @@
  * the mean of the session values +- 2 standard deviations of them (of the
  * segment's single runs when it has fewer than 3 sessions).
  */
+#include "harness/util/numfmt.h"
 #include "harness/results/report.h"
 #include "harness/results/format.h"
 
@@ -1180,22 +1181,12 @@ static int build_session(struct report *r, struct db *db, const struct report_op
 	return 0;
 }
 
-static char *now_utc(void)
-{
-	char buf[32];
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return xstrdup(buf);
-}
-
 int report_build(struct db *db, const struct report_options *o, struct report *r,
 		 struct strbuf *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->mode = o->mode;
-	r->generated_at = now_utc();
+	r->generated_at = utc_now();
 	r->dbpath = xstrdup(o->dbpath ? o->dbpath : "");
 	size_t max_curves = o->max_curves ? o->max_curves : 8;
 	size_t max_boots = o->max_boots ? o->max_boots : 50;

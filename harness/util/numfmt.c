@@ -1,10 +1,14 @@
 /*
- * fmt_num (numfmt.h): the one way a number is printed for a person.
+ * fmt_num (numfmt.h): the one way a number is printed for a person; and
+ * utc_now, the one way a moment is.
  */
 #include "harness/util/numfmt.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
+
+#include "harness/util/strbuf.h"
 
 void fmt_num(char *buf, size_t n, double v)
 {
@@ -14,4 +18,14 @@ void fmt_num(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.0f", v);
 	else
 		snprintf(buf, n, "%.4g", v);
+}
+
+char *utc_now(void)
+{
+	char buf[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return xstrdup(buf);
 }

@@ -12,4 +12,8 @@
  * 4 significant digits */
 void fmt_num(char *buf, size_t n, double v);
 
+/* now in UTC as the store and the pages write a moment,
+ * "2026-12-07T01:02:03Z"; the caller frees it */
+char *utc_now(void);
+
 #endif

@@ -37,26 +37,15 @@
 #   - a nightly --plan holds its target through the night, but not while the
 #     hook runs: the lock is free then (0.5 s).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/robot-history.sh"
 hold_local_target   # its local sessions never wait inside the script (lib.sh)
 require sqlite3:sqlite3 git:git python3:python3
 SL=schedlab
 DB=$TMP/a.db
-export GIT_AUTHOR_NAME="Ann Author" GIT_AUTHOR_EMAIL=ann@example.org GIT_COMMITTER_NAME=t \
-	GIT_COMMITTER_EMAIL=t@example.org GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 
 # the repository: one commit a night, three on night 5
 R=$TMP/linux
-git init -q -b main "$R"
-COMMITS=()
-for i in $(seq 1 13); do
-	k=1
-	[ "$i" = 5 ] && k=3
-	for j in $(seq 1 $k); do
-		echo "$i.$j" >"$R/core.c"
-		git -C "$R" add core.c && git -C "$R" commit -qm "sched: night $i change $j"
-	done
-	COMMITS[$i]=$(git -C "$R" rev-parse HEAD)
-done
+check "the history's repository, 13 nights" history_repo "$R" 13
 
 # the nights as SQL: level of time_s and of the rate per night
 python3 "$(dirname "$0")/robot-history.py" "$TMP/gen.sql" "$R" 13 \

@@ -23,29 +23,17 @@
 #    error, and takes a screenshot.
 # Needs sqlite3, git, python3, curl, jq, chromium (scripts/install-deps.sh test).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/robot-history.sh"
 hold_local_target   # its local session never waits inside the script (lib.sh)
 require sqlite3:sqlite3 git:git python3:python3 curl:curl jq:jq chromium:chromium
 SL=schedlab
 DB=$TMP/s.db
-export GIT_AUTHOR_NAME="Ann Author" GIT_AUTHOR_EMAIL=ann@example.org GIT_COMMITTER_NAME=t \
-	GIT_COMMITTER_EMAIL=t@example.org GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 
 # ---- the store: t0820's first eight nights, then a real local session --------------
 R=$TMP/linux
-git init -q -b main "$R"
-COMMITS=()
-for i in $(seq 1 8); do
-	k=1
-	[ "$i" = 5 ] && k=3
-	for j in $(seq 1 $k); do
-		echo "$i.$j" >"$R/core.c"
-		msg="sched: night $i change $j"
-		# night 8's commit, the culprit, has a hostile subject
-		[ "$i" = 8 ] && msg=$'sched: night 8 <img src=x onerror="document.title=1"> \e[7mrev\e[0m'
-		git -C "$R" add core.c && git -C "$R" commit -qm "$msg"
-	done
-	COMMITS[$i]=$(git -C "$R" rev-parse HEAD)
-done
+# night 8's commit, the culprit, has a hostile subject
+SUBJECT[8]=$'sched: night 8 <img src=x onerror="document.title=1"> \e[7mrev\e[0m'
+check "the history's repository, 8 nights" history_repo "$R" 8
 python3 "$(dirname "$0")/robot-history.py" "$TMP/gen.sql" "$R" 8 \
 	'{"5": 1.2, "6": 1.2, "7": 1.2, "8": 1.32}' '' "${COMMITS[@]:1}"
 empty_db "$DB"
@@ -73,35 +61,7 @@ LRUN=$(sql "SELECT min(id) FROM run WHERE session_id = $LS")
 sql "UPDATE run SET stderr = '<b>bold</b> ' || char(27) || '[1mesc' WHERE id = 1"
 
 # ---- the server ---------------------------------------------------------------------
-SPID=
-stop_serve() {
-	[ -n "$SPID" ] || return 0
-	kill -TERM "$SPID" 2>/dev/null
-	for _ in $(seq 1 100); do kill -0 "$SPID" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$SPID" 2>/dev/null
-	wait "$SPID" 2>/dev/null
-	SPID=
-}
-CLEANUP_CMDS+=("stop_serve")
-NSERVE=0
-start_serve() { # [options]: serve $DB on a free port; URL is its address, SOUT its output
-	NSERVE=$((NSERVE + 1))
-	SOUT=$TMP/serve.$NSERVE.out
-	: >"$SOUT"
-	$SL serve --db "$DB" --listen 127.0.0.1:0 "$@" >"$SOUT" 2>"$SOUT.err" &
-	SPID=$!
-	URL=
-	for _ in $(seq 1 300); do
-		URL=$(sed -n 's|.* on \(http://[^ ]*/\) .*|\1|p' "$SOUT")
-		[ -n "$URL" ] && break
-		kill -0 "$SPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	[ -n "$URL" ]
-}
-# get PATH FILE [curl options]: the page into $TMP/FILE; prints the HTTP status
-get() { local p=$1 f=$2; shift 2; curl -sS --max-time 60 -o "$TMP/$f" -w '%{http_code}' "$@" "${URL%/}$p"; }
-jget() { get "$1" "$2" -H 'Accept: application/json' >/dev/null; jq -r "$3" "$TMP/$2"; }
+. "$(dirname "$0")/serve-lib.sh"
 
 printf 'an-open-token-of-thirty-two-chars\n' >"$TMP/open.token"
 chmod 644 "$TMP/open.token"
@@ -110,7 +70,7 @@ contains "... saying to chmod 600 it" "$TMP/err" "chmod 600"
 expect_exit 2 "--listen without a port is refused" $SL serve --db "$DB" --listen 127.0.0.1
 contains "... naming what is valid" "$TMP/err" "ADDR:PORT expected"
 
-check "serve starts read-only on a free port" start_serve
+check "serve starts read-only on a free port" start_serve "$DB"
 contains "... and says so" "$SOUT" "(read-only)"
 ALERTS_BEFORE=$(sql "SELECT count(*) FROM alert_event")
 
@@ -207,7 +167,7 @@ equals "serve said nothing on stderr (a sanitizer's report would be there)" "$(h
 # ---- triage with the token ---------------------------------------------------------------
 TOKEN=tok-$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 (umask 077; printf '%s\n' "$TOKEN" >"$TMP/serve.token")
-check "serve starts with a 0600 token file" start_serve --token-file "$TMP/serve.token"
+check "serve starts with a 0600 token file" start_serve "$DB" --token-file "$TMP/serve.token"
 get /alert/1 a1t.html >/dev/null
 # the triage form and the bisect form (t0862) carry the same value
 CSRF=$(sed -n 's/.*name="csrf" value="\([0-9a-f]*\)".*/\1/p' "$TMP/a1t.html" | sort -u)

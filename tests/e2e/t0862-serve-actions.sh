@@ -34,27 +34,16 @@
 # Needs sqlite3, git, python3, curl, jq, chromium, chromium-driver
 # (scripts/install-deps.sh test).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/robot-history.sh"
 hold_local_target   # empty_db's tiny local session never waits inside the script
 require sqlite3:sqlite3 git:git python3:python3 curl:curl jq:jq chromium:chromium \
 	chromium-driver:chromedriver
 SL=schedlab
 DB=$TMP/s.db
-export GIT_AUTHOR_NAME="Ann Author" GIT_AUTHOR_EMAIL=ann@example.org GIT_COMMITTER_NAME=t \
-	GIT_COMMITTER_EMAIL=t@example.org GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 
 # ---- the store: t0860's eight nights ------------------------------------------------------
 R=$TMP/linux
-git init -q -b main "$R"
-COMMITS=()
-for i in $(seq 1 8); do
-	k=1
-	[ "$i" = 5 ] && k=3
-	for j in $(seq 1 $k); do
-		echo "$i.$j" >"$R/core.c"
-		git -C "$R" add core.c && git -C "$R" commit -qm "sched: night $i change $j"
-	done
-	COMMITS[$i]=$(git -C "$R" rev-parse HEAD)
-done
+check "the history's repository, 8 nights" history_repo "$R" 8
 python3 "$(dirname "$0")/robot-history.py" "$TMP/gen.sql" "$R" 8 \
 	'{"5": 1.2, "6": 1.2, "7": 1.2, "8": 1.32}' '' "${COMMITS[@]:1}"
 empty_db "$DB"
@@ -74,36 +63,7 @@ equals "nights 1-8: alert 1 unresolved (3 commits), alert 2 culprit found" \
 	"1 unresolved 3, 2 culprit 1"
 
 # ---- the server -------------------------------------------------------------------------
-SPID=
-stop_serve() {
-	[ -n "$SPID" ] || return 0
-	kill -TERM "$SPID" 2>/dev/null
-	for _ in $(seq 1 100); do kill -0 "$SPID" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$SPID" 2>/dev/null
-	wait "$SPID" 2>/dev/null
-	SPID=
-}
-CLEANUP_CMDS+=("stop_serve")
-NSERVE=0
-start_serve() { # DB [options]: serve DB on a free port; URL is its address, SOUT its output
-	local db=$1; shift
-	NSERVE=$((NSERVE + 1))
-	SOUT=$TMP/serve.$NSERVE.out
-	: >"$SOUT"
-	$SL serve --db "$db" --listen 127.0.0.1:0 "$@" >"$SOUT" 2>"$SOUT.err" &
-	SPID=$!
-	URL=
-	for _ in $(seq 1 300); do
-		URL=$(sed -n 's|.* on \(http://[^ ]*/\) .*|\1|p' "$SOUT")
-		[ -n "$URL" ] && break
-		kill -0 "$SPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	[ -n "$URL" ]
-}
-# get PATH FILE [curl options]: the page into $TMP/FILE; prints the HTTP status
-get() { local p=$1 f=$2; shift 2; curl -sS --max-time 60 -o "$TMP/$f" -w '%{http_code}' "$@" "${URL%/}$p"; }
-jget() { get "$1" "$2" -H 'Accept: application/json' >/dev/null; jq -r "$3" "$TMP/$2"; }
+. "$(dirname "$0")/serve-lib.sh"
 TOKEN=tok-$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 (umask 077; printf '%s\n' "$TOKEN" >"$TMP/serve.token")
 # bisect ALERT FILE [curl options]: POST the bisect action of ALERT's page
@@ -273,6 +233,24 @@ contains "... ROBOT_NO_KERNEL_CHANGE, the command's message" "$TMP/b6.json" \
 	"alert 1: no kernel change between its sessions (sessions 4 and 5 ran the same kernel, configuration and knobs): there is nothing to bisect"
 equals "... nothing written, no child" \
 	"$(sqlite3 -batch "$TMP/k.db" "SELECT count(*) FROM alert_event") $(ls -A "$TMP/k.db.serve")" "$K0 "
+stop_serve
+
+# ---- serve outlives an upgrade: its program file replaced while it runs ------------------
+# (a package upgrade or a new build; /proc/self/exe then reads "PATH (deleted)")
+cp "$DB" "$TMP/u.db"
+mkdir -p "$TMP/upg"
+cp "$(command -v schedlab)" "$TMP/upg/schedlab"
+SL=$TMP/upg/schedlab
+check "serve started from a copy of the program" \
+	start_serve "$TMP/u.db" --token-file "$TMP/serve.token" --out-dir "$TMP/ubis"
+SL=schedlab
+rm -f "$TMP/upg/schedlab"
+equals "its program file removed, a bisection still starts: 202" \
+	"$(bisect 1 b7.json -d "token=$TOKEN")" 202
+if wait_ended 1; then ok "... and runs to its end"; else not_ok "... and runs to its end" "$(cat "$TMP/wait.json")"; fi
+equals "... exit 0, run by serve's own program" \
+	"$(jq -r '"\(.bisect_job.how) \(.bisect_job.command | startswith("/proc/self/exe alerts bisect 1"))"' "$TMP/wait.json")" \
+	"exit 0 true"
 stop_serve
 
 # ---- a real click: triage in Chromium through chromedriver --------------------------------
