@@ -22,7 +22,9 @@
 #    the nightly is over, no process holds the lock (sl-pingpong with its
 #    stages as processes, 30 s long unless stopped; about 1 s); the run
 #    folder the killed agent left (known by its marker) is removed by the
-#    next agent's run, and no folder of a live agent or without the marker;
+#    next agent's run, and no folder of a live agent or without the marker
+#    (the machine's own lock of the local target held meanwhile, so that
+#    no other session's agent removes it first);
 #  - a test script holding the local target (lib.sh: hold_local_target, as
 #    the knob tests do) locks the file a session locks: its own sessions go
 #    ahead, another's waits for the script; a second such script waits at
@@ -201,6 +203,17 @@ lock_holders() {
 		done
 	done < <(ours)
 }
+# The machine's own lock of the local target, held from here to the end:
+# this section's sessions use the script's lock folder, so a session of
+# someone else on this machine (a concurrent make test, busy-test.sh's
+# beside loop) could start an agent meanwhile, and an agent's start removes
+# the folder of the agent killed below before the script looks at it (seen
+# beside busy-test.sh: "left at first" failed)
+MLOCK=$(SCHEDLAB_TARGET_LOCK_DIR= local_target_lock)
+mkdir -p "${MLOCK%/*}" && chmod 0700 "${MLOCK%/*}" 2>/dev/null
+exec {MFD}<>"$MLOCK"
+check "the machine's local target lock, for the run folder's checks (within 300 s)" flock -w 300 "$MFD"
+printf 'pid %d: the test %s\n' $$ "${0##*/}" >"$MLOCK"
 schedlab nightly --plan "$TMP/pp.json" --db "$TMP/pp.db" --out-dir "$TMP/rep" --tag nightly-pp \
 	>"$TMP/pp.out" 2>"$TMP/pp.err" &
 N=$!
