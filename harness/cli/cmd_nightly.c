@@ -382,7 +382,7 @@ static int check_nightly(struct nopts *o, char *deftag, size_t ntag, int64_t *si
 		*sid = v;
 	}
 	struct strbuf derr = STRBUF_INIT;
-	int rc = robot_out_dir(o->dir, &derr);
+	int rc = robot_out_dir(o->dir, NULL, &derr);
 	/* before the night runs: its report and logs would have nowhere to go */
 	if (rc)
 		cmd_error("nightly", "%s", derr.buf);

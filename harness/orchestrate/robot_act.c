@@ -9,6 +9,7 @@
 #include "harness/orchestrate/robot_act.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -28,6 +29,7 @@
 #include "harness/orchestrate/tlock.h"
 #include "harness/results/robot.h"
 #include "harness/util/atomicfile.h"
+#include "harness/util/privdir.h"
 #include "harness/util/proc.h"
 #include "harness/util/tag.h"
 
@@ -356,7 +358,10 @@ static int run_bisect(const struct robot_bisect_opts *o, struct strvec *av, cons
 	io.abort_flag = o->abort_flag;
 	int prc = proc_exec(&c, &io, res, err);
 	int saved = errno;
-	FILE *lf = fopen(logpath, "ae");
+	int lfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FILE *lf = lfd < 0 ? NULL : fdopen(lfd, "a");
+	if (!lf && lfd >= 0)
+		close(lfd);
 	if (lf) {
 		fputs(out.buf, lf);
 		fputs(errout.buf, lf);
@@ -443,6 +448,26 @@ static int bisect_outcome(struct db *db, const struct db_alert_group *g, int64_t
 	return rc;
 }
 
+/* whether group gid's narrowed plan is in the out-dir (dfd, checked):
+ * 1 when this user wrote it (it is used again: the same file, the same
+ * bisection), 0 when there is none, -1 with why when it is there but a
+ * link, not a regular file, or not this user's alone (never read, never
+ * run: another user may have planted it) */
+static int plan_file(int dfd, const char *dir, int64_t gid, struct strbuf *err)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "alert-group-%lld.json", (long long)gid);
+	struct strbuf why = STRBUF_INIT;
+	int fd = privdir_openat(dfd, dir, name, O_RDONLY, 0, &why);
+	int rc = fd >= 0 ? 1 : errno == ENOENT ? 0 : -1;
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0)
+		strbuf_addstr(err, why.buf);
+	strbuf_release(&why);
+	return rc;
+}
+
 int robot_bisect_group(struct db *db, int64_t gid, const struct robot_bisect_opts *o,
 		       int *more, struct strbuf *said, struct strbuf *err)
 {
@@ -454,8 +479,8 @@ int robot_bisect_group(struct db *db, int64_t gid, const struct robot_bisect_opt
 		strbuf_addstr(err, db_errmsg(db));
 		return -1;
 	}
-	int rc = -1;
-	char *plan = NULL, *path = NULL, *logpath = NULL;
+	int rc = -1, dfd = -1;
+	char *plan = NULL, *path = NULL, *logpath = NULL, *dir = NULL;
 	if (!g.git_dir || !g.good_commit || !g.bad_commit) {
 		int same = robot_group_same_kernel(db, gid) == 1;
 		strbuf_addf(err, "alert group %lld is not a change of a kernel from git "
@@ -469,14 +494,21 @@ int robot_bisect_group(struct db *db, int64_t gid, const struct robot_bisect_opt
 		rc = one_commit(db, &g, &lead, said, err);
 		goto out;
 	}
-	path = xstrfmt("%s/alert-group-%lld.json", o->dir, (long long)gid);
-	logpath = xstrfmt("%s/alert-group-%lld.log", o->dir, (long long)gid);
-	struct stat st;
-	if (stat(path, &st)) {
+	/* the folder checked again from / down, and named by its canonical
+	   path (no link left for anyone to re-point) in what the child opens */
+	int have;
+	if (robot_out_dir(o->dir, &dir, err) || privdir_open(dir, 0, 022, &dfd, err) ||
+	    (have = plan_file(dfd, dir, gid, err)) < 0)
+		goto out;
+	path = xstrfmt("%s/alert-group-%lld.json", dir, (long long)gid);
+	logpath = xstrfmt("%s/alert-group-%lld.log", dir, (long long)gid);
+	if (!have) {
 		/* the plan is written once: the same file, the same bisection */
+		char name[64];
+		snprintf(name, sizeof(name), "alert-group-%lld.json", (long long)gid);
 		if (!(plan = narrowed_plan(db, &g, &lead, err)))
 			goto out;
-		if (outfile_write(path, plan, strlen(plan), err))
+		if (privdir_write(dfd, dir, name, plan, strlen(plan), err))
 			goto out;
 	}
 	/* the group names its narrowed plan before the child starts: a nightly
@@ -509,6 +541,9 @@ int robot_bisect_group(struct db *db, int64_t gid, const struct robot_bisect_opt
 	}
 	rc = bisect_outcome(db, &g, bid, res.exit_code, logpath, said, err);
 out:
+	if (dfd >= 0)
+		close(dfd);
+	free(dir);
 	free(plan);
 	free(path);
 	free(logpath);
@@ -517,23 +552,28 @@ out:
 	return rc;
 }
 
-int robot_out_dir(const char *dir, struct strbuf *err)
+int robot_out_dir(const char *dir, char **canon, struct strbuf *err)
 {
-	struct stat st;
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		strbuf_addf(err, "--out-dir %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	if (stat(dir, &st)) {
-		strbuf_addf(err, "--out-dir %s: %s (a link to nothing?)", dir, strerror(errno));
+	/* what the robot reads back from here (a narrowed plan that a child
+	   bisection builds and runs) must be this user's alone: the folder and
+	   every folder above it out of other users' reach */
+	struct strbuf why = STRBUF_INIT;
+	if (privdir_path_safe(dir, 022, canon, &why)) {
+		strbuf_addf(err, "--out-dir %s", why.buf);
+		strbuf_release(&why);
 		return -1;
 	}
-	if (!S_ISDIR(st.st_mode)) {
-		strbuf_addf(err, "--out-dir %s: not a folder", dir);
-		return -1;
-	}
+	strbuf_release(&why);
 	if (access(dir, W_OK | X_OK)) {
 		strbuf_addf(err, "--out-dir %s: cannot write there: %s", dir, strerror(errno));
+		if (canon) {
+			free(*canon);
+			*canon = NULL;
+		}
 		return -1;
 	}
 	return 0;
@@ -578,7 +618,15 @@ static int bisect_refusals(struct db *db, const struct db_alert *a, const char *
 			    "there is nothing to bisect", (long long)g->id, g->range_key);
 		return -1;
 	}
-	return robot_out_dir(dir, err);
+	char *canon = NULL;
+	int dfd = -1, rc = -1;
+	if (!robot_out_dir(dir, &canon, err) && !privdir_open(canon, 0, 022, &dfd, err) &&
+	    plan_file(dfd, canon, g->id, err) >= 0)
+		rc = 0;
+	if (dfd >= 0)
+		close(dfd);
+	free(canon);
+	return rc;
 }
 
 int robot_bisect_alert_check(struct db *db, int64_t id, const char *dir, int64_t *gid,

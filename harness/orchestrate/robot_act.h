@@ -77,9 +77,13 @@ int robot_count_commits(void *ctx, const char *git_dir, const char *good, const 
 
 /* ---- a night --------------------------------------------------------------- */
 
-/* dir as a folder the night may write in (made when missing): 0, or -1
- * with why in err (a regular file, a dangling link, not writable) */
-int robot_out_dir(const char *dir, struct strbuf *err);
+/* dir as a folder the night may write in and later trust what it wrote
+ * there (made when missing, 0755): 0, with its canonical path in *canon
+ * when canon is not NULL (malloc'd), or -1 with why in err (a regular
+ * file, a dangling link, not writable; owned by another user, writable by
+ * others, or below a folder that another user could replace:
+ * privdir_path_safe) */
+int robot_out_dir(const char *dir, char **canon, struct strbuf *err);
 
 /*
  * Run this program's command `argv` (argv[0] is robot_self()) as a child

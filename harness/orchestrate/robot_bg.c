@@ -22,9 +22,9 @@
 #include <unistd.h>
 
 #include "harness/orchestrate/robot_act.h"
-#include "harness/util/atomicfile.h"
-#include "harness/util/proc.h"
 #include "harness/util/numfmt.h"
+#include "harness/util/privdir.h"
+#include "harness/util/proc.h"
 
 struct bg_kid {
 	int64_t gid;
@@ -35,6 +35,7 @@ struct robot_bg {
 	char *dbpath, *out_dir, *dir;
 	size_t bisect_minutes;
 	int writable;          /* opened to start: records are written */
+	int dfd;               /* the folder as checked; -1: not (yet) there */
 	struct bg_kid *kids;
 	size_t nkids;
 };
@@ -52,36 +53,40 @@ void robot_bg_job_free(struct robot_bg_job *j)
 int robot_bg_open(const struct robot_bg_opts *o, int create, struct robot_bg **out,
 		  struct strbuf *err)
 {
-	struct stat st;
-	if (create && mkdir(o->state_dir, 0700) && errno != EEXIST) {
-		strbuf_addf(err, "%s: %s", o->state_dir, strerror(errno));
+	int dfd;
+	int rc = privdir_open(o->state_dir, create, 077, &dfd, err);
+	if (rc < 0)
 		return -1;
-	}
-	if (lstat(o->state_dir, &st)) {
-		if (create || errno != ENOENT) {
-			strbuf_addf(err, "%s: %s", o->state_dir, strerror(errno));
-			return -1;
-		}
-	} else if (!S_ISDIR(st.st_mode)) {
-		strbuf_addf(err, "%s: not a folder (a link is not followed)", o->state_dir);
-		return -1;
-	} else if (st.st_uid != geteuid()) {
-		strbuf_addf(err, "%s: owned by uid %u, not by this user", o->state_dir,
-			    (unsigned)st.st_uid);
-		return -1;
-	} else if (st.st_mode & 077) {
-		strbuf_addf(err, "%s: mode %04o lets others read the bisections' logs; chmod 700 "
-				 "it", o->state_dir, (unsigned)(st.st_mode & 07777));
-		return -1;
-	}
 	struct robot_bg *bg = xcalloc(1, sizeof(*bg));
 	bg->dbpath = xstrdup(o->dbpath);
 	bg->out_dir = xstrdup(o->out_dir);
 	bg->dir = xstrdup(o->state_dir);
 	bg->bisect_minutes = o->bisect_minutes;
 	bg->writable = create;
+	bg->dfd = dfd;
 	*out = bg;
 	return 0;
+}
+
+/* the folder, checked now (owner, mode: it may have been chmod'ed since the
+ * start); a reader opens it here when it appeared after the start. -1 when
+ * there is none to use (a reader's missing or refused folder: nothing shown) */
+static int bg_dir(struct robot_bg *bg, struct strbuf *err)
+{
+	if (bg->dfd < 0 && !bg->writable) {
+		struct strbuf why = STRBUF_INIT;
+		int rc = privdir_open(bg->dir, 0, 077, &bg->dfd, &why);
+		if (rc < 0)
+			strbuf_addstr(err, why.buf);
+		strbuf_release(&why);
+		if (rc)
+			return -1;
+	}
+	if (bg->dfd < 0) {
+		strbuf_addf(err, "%s: not open", bg->dir);
+		return -1;
+	}
+	return privdir_check(bg->dfd, bg->dir, 077, err) ? -1 : bg->dfd;
 }
 
 void robot_bg_close(struct robot_bg *bg)
@@ -92,39 +97,52 @@ void robot_bg_close(struct robot_bg *bg)
 	free(bg->out_dir);
 	free(bg->dir);
 	free(bg->kids);
+	if (bg->dfd >= 0)
+		close(bg->dfd);
 	free(bg);
 }
 
-static char *record_path(const struct robot_bg *bg, int64_t gid)
+/* the record as stored, NULL when there is none, or when it or the folder
+ * is not this user's alone (never read from a folder that was not checked) */
+static json_t *record_load(struct robot_bg *bg, int64_t gid)
 {
-	return xstrfmt("%s/group-%lld.json", bg->dir, (long long)gid);
-}
-
-/* the record as stored, NULL when there is none or it is not ours */
-static json_t *record_load(const struct robot_bg *bg, int64_t gid)
-{
-	char *p = record_path(bg, gid);
-	json_t *r = json_load_file(p, 0, NULL);
-	free(p);
-	if (r && !json_is_object(r)) {
+	struct strbuf err = STRBUF_INIT;
+	char name[64];
+	snprintf(name, sizeof(name), "group-%lld.json", (long long)gid);
+	int dfd = bg_dir(bg, &err);
+	int fd = dfd < 0 ? -1 : privdir_openat(dfd, bg->dir, name, O_RDONLY, 0, &err);
+	json_t *r = NULL;
+	if (fd >= 0) {
+		r = json_loadfd(fd, 0, NULL);
+		close(fd);
+	}
+	if (fd < 0 && errno != ENOENT && err.len)
+		fprintf(stderr, "schedlab: %s\n", err.buf);
+	strbuf_release(&err);
+	/* a record of another group is no record of this one */
+	if (r && (!json_is_object(r) ||
+		  json_integer_value(json_object_get(r, "group")) != (json_int_t)gid)) {
 		json_decref(r);
 		r = NULL;
 	}
 	return r;
 }
 
-static int record_save(const struct robot_bg *bg, int64_t gid, json_t *r, struct strbuf *err)
+static int record_save(struct robot_bg *bg, int64_t gid, json_t *r, struct strbuf *err)
 {
+	char name[64];
+	snprintf(name, sizeof(name), "group-%lld.json", (long long)gid);
+	int dfd = bg_dir(bg, err);
+	if (dfd < 0)
+		return -1;
 	char *t = json_dumps(r, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-	char *p = record_path(bg, gid);
-	int rc = t ? outfile_write(p, t, strlen(t), err) : -1;
+	int rc = t ? privdir_write(dfd, bg->dir, name, t, strlen(t), err) : -1;
 	free(t);
-	free(p);
 	return rc;
 }
 
 /* the end of the group's latest start, written into its record */
-static json_t *record_end(const struct robot_bg *bg, int64_t gid, int exit_code, int sig,
+static json_t *record_end(struct robot_bg *bg, int64_t gid, int exit_code, int sig,
 			  const char *how)
 {
 	json_t *r = record_load(bg, gid);
@@ -213,16 +231,22 @@ int robot_bg_get(struct robot_bg *bg, int64_t gid, struct robot_bg_job *job)
 	job->exit_code = json_is_integer(x) ? (int)json_integer_value(x) : -1;
 	job->term_signal = (int)json_integer_value(json_object_get(r, "signal"));
 	job->how = jdup(r, "how");
-	job->log_path = jdup(r, "log");
+	/* the log's place is the folder's and the group's, never the record's */
+	job->log_path = xstrfmt("%s/group-%lld.log", bg->dir, (long long)gid);
 	job->command = jdup(r, "command");
 	job->log_from = (long long)json_integer_value(json_object_get(r, "log_from"));
 	json_decref(r);
 	return 1;
 }
 
-char *robot_bg_log_tail(const struct robot_bg_job *job, size_t max)
+char *robot_bg_log_tail(struct robot_bg *bg, const struct robot_bg_job *job, size_t max)
 {
-	int fd = job->log_path ? open(job->log_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+	struct strbuf err = STRBUF_INIT;
+	char name[64];
+	snprintf(name, sizeof(name), "group-%lld.log", (long long)job->group);
+	int dfd = bg_dir(bg, &err);
+	int fd = dfd < 0 ? -1 : privdir_openat(dfd, bg->dir, name, O_RDONLY, 0, &err);
+	strbuf_release(&err);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st)) {
 		if (fd >= 0)
@@ -282,7 +306,12 @@ enum robot_bg_start robot_bg_start(struct robot_bg *bg, struct db *db, int64_t a
 	robot_bg_reap(bg);
 	/* one starter at a time in this folder: the check and the start are
 	   one step */
-	int dfd = open(bg->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* the folder as checked at the start, looked at again; its lock on an
+	   open file description of its own */
+	int held = bg_dir(bg, err);
+	if (held < 0)
+		return ROBOT_BG_FAILED;
+	int dfd = openat(held, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || flock(dfd, LOCK_EX)) {
 		strbuf_addf(err, "%s: %s", bg->dir, strerror(errno));
 		if (dfd >= 0)
@@ -311,9 +340,13 @@ enum robot_bg_start robot_bg_start(struct robot_bg *bg, struct db *db, int64_t a
 		goto busy;
 	robot_bg_job_free(job);
 	logpath = xstrfmt("%s/group-%lld.log", bg->dir, (long long)gid);
-	logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	char logname[64];
+	snprintf(logname, sizeof(logname), "group-%lld.log", (long long)gid);
+	logfd = privdir_openat(held, bg->dir, logname, O_WRONLY | O_CREAT | O_APPEND, 0600, err);
 	struct stat st;
-	if (logfd < 0 || fstat(logfd, &st)) {
+	if (logfd < 0)
+		goto out;
+	if (fstat(logfd, &st)) {
 		strbuf_addf(err, "%s: %s", logpath, strerror(errno));
 		goto out;
 	}

@@ -10,8 +10,12 @@
  * What is known of it lives in a folder of the starter's own (mode 0700):
  * group-G.json, the record of the group's latest start (the alert, the
  * child's pid and start time, when it started, its argv, and once it has
- * ended when and how), replaced whole at each change (atomicfile.h), and
- * group-G.log, the output of every start, each after a header line. The
+ * ended when and how), replaced whole at each change (privdir_write), and
+ * group-G.log, the output of every start, each after a header line. Both
+ * are read only from that folder as checked, only when this user wrote
+ * them (owner, mode, no symlink: privdir.h); the log's path is the
+ * folder's and the group's, never taken from the record, so a record that
+ * another user planted can neither show a file nor hold a group busy. The
  * starter reaps its own children (waitpid WNOHANG, robot_bg_reap) and
  * writes their ends; a child of an earlier starter (serve restarted) is
  * known to run by its pid and start time (proc_alive), and once it is gone
@@ -59,9 +63,14 @@ struct robot_bg;
 
 /* the folder o->state_dir, made 0700 when missing and `create`; refused
  * (-1 with why) when it is not a folder of this user's that only this user
- * may enter (mode 0700 or stricter). Without `create` (a reader: nothing is
- * started, no record written) a missing folder is no error: nothing was
- * started from it. o's strings are copied */
+ * may enter (mode 0700 or stricter; a symlink is not followed). It is held
+ * open from here on, and every use looks at its owner and mode again and
+ * reads or writes through that descriptor (privdir.h), so a folder swapped
+ * or chmod'ed later is never read: nothing of it is shown then, and no
+ * start is made. Without `create` (a reader: nothing is started, no record
+ * written) a missing folder is no error: nothing was started from it; it
+ * is opened, with the same checks, when it appears. o's strings are
+ * copied */
 int robot_bg_open(const struct robot_bg_opts *o, int create, struct robot_bg **out,
 		  struct strbuf *err);
 /* forget the children: they go on, and are reaped by whoever inherits them */
@@ -92,6 +101,6 @@ int robot_bg_get(struct robot_bg *bg, int64_t gid, struct robot_bg_job *job);
 
 /* the job's output as far as it went, at most `max` bytes (from a line's
  * start when cut), malloc'd; "" when the log cannot be read */
-char *robot_bg_log_tail(const struct robot_bg_job *job, size_t max);
+char *robot_bg_log_tail(struct robot_bg *bg, const struct robot_bg_job *job, size_t max);
 
 #endif

@@ -636,7 +636,7 @@ int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *e
 		char *dir = o->out_dir ? xstrfmt("%s/serve", o->out_dir) : xstrfmt("%s.serve", o->dbpath);
 		struct robot_bg_opts bo = { .dbpath = o->dbpath, .out_dir = o->out_dir ? o->out_dir : dir,
 					    .state_dir = dir, .bisect_minutes = o->bisect_minutes };
-		if (o->out_dir && s->token && robot_out_dir(o->out_dir, err)) {
+		if (o->out_dir && s->token && robot_out_dir(o->out_dir, NULL, err)) {
 			free(dir);
 			free(s->token);
 			free(s);

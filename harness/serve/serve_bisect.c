@@ -23,7 +23,7 @@ json_t *bisect_job_json(struct robot_bg *bg, struct db *db, int64_t gid)
 	struct robot_bg_job j;
 	if (!bg || !robot_bg_get(bg, gid, &j))
 		return json_null();
-	char *tail = robot_bg_log_tail(&j, LOG_TAIL_MAX);
+	char *tail = robot_bg_log_tail(bg, &j, LOG_TAIL_MAX);
 	json_t *o = json_pack("{s:I,s:I,s:b,s:o,s:o,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "group",
 			      (json_int_t)gid, "alert", (json_int_t)j.alert, "running", j.running,
 			      "started_at", jstr(j.started_at), "ended_at", jstr(j.ended_at), "pid",

@@ -6,7 +6,12 @@
  * while its pid is that process, its end recorded as unknown once it has
  * gone, a process of the same pid but another start time is not it; a
  * reader writes nothing), and
- * the log's tail (this start's output only, cut at a line's start).
+ * the log's tail (this start's output only, cut at a line's start), and
+ * what another local user may plant (issue 51's first item): a record
+ * naming any file as its log, a log that is a link, a record or folder of
+ * another user's, a folder swapped or chmod'ed after the start, a folder
+ * that appears only after a reader's start. The uid checks need root
+ * (chown to nobody); t0866 plants them as nobody against a running serve.
  * t0862 starts real ones through schedlab serve.
  */
 #include <errno.h>
@@ -159,20 +164,116 @@ TEST(log_tail)
 	record((long)getpid(), proc_start_time(getpid()), (long long)strlen(earlier));
 	struct robot_bg_job j;
 	CHECK(robot_bg_get(bg, 5, &j) == 1);
-	char *t = robot_bg_log_tail(&j, 4096);
+	char *t = robot_bg_log_tail(bg, &j, 4096);
 	CHECK_STR(t, "==== this start\nline one\nline two\n");   /* this start's only */
 	free(t);
-	t = robot_bg_log_tail(&j, 12);
+	t = robot_bg_log_tail(bg, &j, 12);
 	CHECK_STR(t, "line two\n");   /* cut: from the next line's start */
 	free(t);
-	free(j.log_path);
-	j.log_path = path("state/nothing.log");
-	t = robot_bg_log_tail(&j, 100);
+	/* no log: nothing, whatever the record says */
+	char *lp = path("state/group-5.log");
+	CHECK(unlink(lp) == 0);
+	t = robot_bg_log_tail(bg, &j, 100);
 	CHECK_STR(t, "");
 	free(t);
+	free(lp);
 	robot_bg_job_free(&j);
 	robot_bg_close(bg);
 	free(d);
+	strbuf_release(&err);
+}
+
+
+#define NOBODY 65534
+
+/* a record of group 5 that says it runs (this process) and names `log` */
+static void planted_record(const char *dir, const char *log)
+{
+	char *t = xstrfmt("{\"group\": 5, \"alert\": 9, \"pid\": %ld, \"pid_start\": \"%llu\","
+			  " \"started_at\": \"2026-12-07T01:00:00Z\", \"command\": \"x\","
+			  " \"log\": \"%s\", \"log_from\": 0, \"ended_at\": null}",
+			  (long)getpid(), proc_start_time(getpid()), log);
+	char *name = xstrfmt("%s/group-5.json", dir);
+	put(name, t);
+	free(name);
+	free(t);
+}
+
+TEST(planted)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *d = path("mine"), *secret = path("secret"), *logp = path("mine/group-5.log");
+	put("secret", "the secret\n");
+	struct robot_bg *bg = open_bg(d, 1, &err);
+	CHECK(bg != NULL);
+	if (!bg)
+		return;
+	struct robot_bg_job j;
+	/* the record's "log" is never opened: the log is the folder's */
+	planted_record("mine", secret);
+	CHECK(robot_bg_get(bg, 5, &j) == 1);
+	CHECK_STR(j.log_path, logp);
+	char *t = robot_bg_log_tail(bg, &j, 4096);
+	CHECK_STR(t, "");
+	free(t);
+	/* nor a log that is a link to it */
+	CHECK(symlink(secret, logp) == 0);
+	t = robot_bg_log_tail(bg, &j, 4096);
+	CHECK_STR(t, "");
+	free(t);
+	robot_bg_job_free(&j);
+	/* a record of another group under this group's name is none */
+	put("mine/group-6.json", "{\"group\": 5, \"pid\": 1, \"ended_at\": null}");
+	CHECK(robot_bg_get(bg, 6, &j) == 0);
+	/* the folder chmod'ed after the start: nothing read from it, no start */
+	CHECK(chmod(d, 0755) == 0);
+	CHECK(robot_bg_get(bg, 5, &j) == 0);
+	CHECK(chmod(d, 0700) == 0);
+	CHECK(robot_bg_get(bg, 5, &j) == 1);
+	robot_bg_job_free(&j);
+	if (geteuid() != 0) {
+		printf("# skipped: the checks of another user's files need root (chown)\n");
+		goto out;
+	}
+	/* a record another user owns, in this folder */
+	char *rec = path("mine/group-5.json");
+	CHECK(chown(rec, NOBODY, NOBODY) == 0);
+	CHECK(robot_bg_get(bg, 5, &j) == 0);
+	CHECK(chown(rec, 0, 0) == 0);
+	free(rec);
+	/* the folder swapped after the start for another user's, a running
+	   record in it: the folder as checked is still the one read */
+	char *old = path("mine.old"), *mine = path("mine/group-5.json");
+	CHECK(unlink(mine) == 0);
+	free(mine);
+	CHECK(rename(d, old) == 0);
+	CHECK(mkdir(d, 0700) == 0 && chown(d, NOBODY, NOBODY) == 0);
+	planted_record("mine", secret);
+	char *pr = path("mine/group-5.json");
+	CHECK(chown(pr, NOBODY, NOBODY) == 0);
+	CHECK(robot_bg_get(bg, 5, &j) == 0);
+	free(pr);
+	free(old);
+	robot_bg_close(bg);
+	/* a reader whose folder is another user's shows none ... */
+	CHECK(open_bg(d, 0, &err) == NULL);
+	CHECK(strstr(err.buf, "owned by uid 65534") != NULL);
+	/* ... and so when it appears only after the reader's start */
+	char *later = path("later");
+	CHECK((bg = open_bg(later, 0, &err)) != NULL);
+	CHECK(mkdir(later, 0700) == 0 && chown(later, NOBODY, NOBODY) == 0);
+	planted_record("later", secret);
+	CHECK(bg && robot_bg_get(bg, 5, &j) == 0);
+	/* while one of this user's that appears later is read */
+	CHECK(chown(later, 0, 0) == 0);
+	CHECK(bg && robot_bg_get(bg, 5, &j) == 1 && j.running);
+	robot_bg_job_free(&j);
+	free(later);
+out:
+	robot_bg_close(bg);
+	free(d);
+	free(secret);
+	free(logp);
 	strbuf_release(&err);
 }
 
@@ -185,6 +286,7 @@ int main(void)
 	RUN(folder_checks);
 	RUN(record_of_an_earlier_starter);
 	RUN(log_tail);
+	RUN(planted);
 	rm_tree(root);
 	return tap_done();
 }
