@@ -42,6 +42,7 @@ fakedeb linux-image-6.12.9+deb12-amd64 6.12.9+deb12-amd64
 fakedeb linux-image-6.12.9+deb12-rt-amd64-unsigned 6.12.9+deb12-rt-amd64
 fakedeb linux-image-6.12.8+deb12-amd64 6.12.8+deb12-amd64 nokernel
 fakedeb linux-image-6.1.0-99-rt-amd64 6.1.0-99-rt-amd64
+fakedeb linux-image-6.1.0-98-amd64 '6.1.0-98"q-amd64'
 
 # apt-cache depends META: the versioned package behind it; apt-get
 # download PKG: copies it from the archive (counted in $TMP/downloads)
@@ -114,6 +115,11 @@ expect_exit 1 "an RT package without --rt: refused" \
 contains "saying so" "$TMP/err" "is a PREEMPT_RT kernel: import it with --rt"
 expect_exit 1 "a bad series: refused" imp --series six
 contains "naming valid ones" "$TMP/err" "--series: a kernel series like 6.1 or 6.12, not 'six'"
+expect_exit 1 "a package whose boot/vmlinuz-* names no release: refused" imp --package linux-image-6.1.0-98-amd64
+contains "naming the file and the valid characters" "$TMP/err" \
+	'its boot/vmlinuz-6.1.0-98"q-amd64 names no kernel release (letters, digits, . + _ ~ -)'
+[ -e "$OUT/debian-6.1.0-98" ] && not_ok "and leaves no folder (its kernel.json would be no JSON)" ||
+	ok "and leaves no folder (its kernel.json would be no JSON)"
 equals "no temporary folder left" "$(ls -A "$OUT" | grep -c '^\.import')" 0
 
 # --- make -C kernels: the variables from the command line (issue 51) -------
