@@ -52,6 +52,17 @@ case "$series" in
 [0-9]*.[0-9]*) case "$series" in *[!0-9.]*|*.*.*) die "--series: a kernel series like 6.1 or 6.12, not '$series'" ;; esac ;;
 *) die "--series: a kernel series like 6.1 or 6.12, not '$series'" ;;
 esac
+# a Debian package name (Policy 5.6.1): a-z 0-9 . + -, starting with a letter
+# or a digit, at least 2 characters; nothing else reaches a path or apt
+# (a '/' would put the import, and the link to it, outside OUTDIR)
+pkgname_ok() {
+	case "$1" in
+	[a-z0-9]*[a-z0-9.+-]) case "$1" in *[!a-z0-9.+-]*) return 1 ;; esac ;;
+	*) return 1 ;;
+	esac
+}
+[ -z "$pkg" ] || pkgname_ok "$pkg" ||
+	die "--package (KPKG, SCHEDLAB_DEBIAN_KPKG): '$pkg' is no Debian package name (a-z 0-9 . + - only, starting with a letter or a digit, at least 2 characters: linux-image-6.1.0-57-amd64, linux-image-6.12-amd64)"
 out=${1:-$here/out}
 cache=${2:-$here/cache}
 if [ "$series" = "$DEFAULT_SERIES" ]; then
@@ -100,6 +111,7 @@ else
 	   fi ;;
 	esac
 fi
+pkgname_ok "$pkg" || die "apt-cache named '$pkg', which is no Debian package name"
 case "$pkg" in
 linux-image-[0-9]*-*) ;;
 *) die "unexpected package name '$pkg'" ;;
@@ -185,6 +197,9 @@ for f in "$tmp/root/boot/vmlinuz-"*; do
 	release=${f##*/vmlinuz-}
 done
 [ -n "$release" ] || die "$deb has no boot/vmlinuz-* (not a kernel image package?)"
+case "$release" in
+*[!A-Za-z0-9.+_~-]*) die "$deb: its boot/vmlinuz-$release names no kernel release (letters, digits, . + _ ~ -)" ;;
+esac
 [ "$(series_of "$release")" = "$series" ] ||
 	die "$deb holds Linux $release, not series $series"
 abi=${release%-*}
