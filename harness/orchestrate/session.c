@@ -1538,7 +1538,7 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		c.seq_looked = -1;
 	}
 	size_t i = 0;
-	if (c.t.ops->batch_submit) {
+	if (target_batch(c.t.ops, c.t.conf)) {
 		batch_execute(&c);
 		i = c.n;
 	}
