@@ -591,6 +591,8 @@ static enum MHD_Result post_alert(struct serve *s, struct MHD_Connection *c, con
 		return r;
 	}
 	strbuf_release(&trouble);
+	free(s->said);   /* put right: the same trouble again is said again */
+	s->said = NULL;
 	int bad = 0;
 	const char *body = rq->body.buf ? rq->body.buf : "";
 	char *token = form_field(body, "token", &bad), *csrf = form_field(body, "csrf", &bad);

@@ -24,7 +24,7 @@
 
 struct serve_opts {
 	struct db *db;          /* read-only without a token, read-write with one */
-	const char *listen;     /* "ADDR:PORT" (IPv4 or [IPv6]); NULL: 127.0.0.1:8080 */
+	const char *listen;     /* "ADDR[:PORT]" (IPv4 or [IPv6]; no port: 8080); NULL: 127.0.0.1:8080 */
 	const char *token;      /* the token's text; NULL: every write refused */
 	/* the file it was read from (serve_token_load), checked again before
 	 * every write: changed, read again; removed or opened to others,
