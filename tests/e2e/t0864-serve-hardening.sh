@@ -144,26 +144,6 @@ stop_serve
 # ---- the store's write lock held by another process ------------------------------------------
 cp "$TMP/pristine.db" "$DB"
 rm -f "$DB-wal" "$DB-shm"
-LPID=
-lock_store() { # the write lock, held by python3 until $TMP/unlock exists (60 s at most)
-	rm -f "$TMP/locked" "$TMP/unlock"
-	python3 - "$DB" "$TMP" <<'EOF' &
-import os, sqlite3, sys, time
-db, tmp = sys.argv[1:3]
-c = sqlite3.connect(db, isolation_level=None, timeout=30)
-c.execute("BEGIN IMMEDIATE")
-open(os.path.join(tmp, "locked"), "w").close()
-end = time.monotonic() + 60
-while not os.path.exists(os.path.join(tmp, "unlock")) and time.monotonic() < end:
-    time.sleep(0.05)
-c.execute("COMMIT")
-EOF
-	LPID=$!
-	for _ in $(seq 1 300); do [ -e "$TMP/locked" ] && return 0; sleep 0.1; done
-	return 1
-}
-unlock_store() { [ -n "$LPID" ] || return 0; touch "$TMP/unlock"; wait "$LPID"; LPID=; }
-CLEANUP_CMDS+=("unlock_store")
 check "serve starts on the store" start_serve "$DB" --token-file "$TF"
 CSRF=$(jget /alert/1 l0.json .csrf)
 check "another process holds the store's write lock" lock_store
@@ -184,33 +164,15 @@ equals "the lock let go: the triage is taken" \
 stop_serve
 
 # ---- --listen ----------------------------------------------------------------------------------
-# start_at ADDR [options]: serve DB on ADDR (read-only), URL its address
-start_at() {
-	local addr=$1
-	shift
-	NSERVE=$((NSERVE + 1))
-	SOUT=$TMP/serve.$NSERVE.out
-	: >"$SOUT"
-	$SL serve --db "$DB" --listen "$addr" "$@" >"$SOUT" 2>"$SOUT.err" &
-	SPID=$!
-	URL=
-	for _ in $(seq 1 300); do
-		URL=$(sed -n 's|.* on \(http://[^ ]*/\) .*|\1|p' "$SOUT")
-		[ -n "$URL" ] && break
-		kill -0 "$SPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	[ -n "$URL" ]
-}
 PORT() { local p=${URL%/}; echo "${p##*:}"; }
-check "--listen 127.0.0.2:0 starts" start_at 127.0.0.2:0
+LISTEN=127.0.0.2:0 check "--listen 127.0.0.2:0 starts" start_serve "$DB"
 equals "... its printed URL answers 200" "$(get / l127.html)" 200
 stop_serve
-check "--listen [::1]:0 starts" start_at '[::1]:0'
+LISTEN='[::1]:0' check "--listen [::1]:0 starts" start_serve "$DB"
 equals "... its printed URL answers 200" "$(get / l6.html)" 200
 equals "... a Host of another name: 421 (DNS rebinding)" "$(get / l6e.html -H 'Host: evil.example')" 421
 stop_serve
-check "--listen 0.0.0.0:0 starts" start_at 0.0.0.0:0
+LISTEN=0.0.0.0:0 check "--listen 0.0.0.0:0 starts" start_serve "$DB"
 contains "... warning on stderr that the site is reachable from other machines" "$SOUT.err" \
 	"reachable from other machines"
 contains "... that it is read-only" "$SOUT.err" "read-only"
@@ -223,7 +185,7 @@ equals "... a Host of another name: 421 (the Host check stays on)" \
 	"$(get / w2.html -H "Host: evil.example:$P")" 421
 contains "... naming the names it answers to" "$TMP/w2.html" "answers only to"
 stop_serve
-check "--listen [::]:0 with a token starts" start_at '[::]:0' --token-file "$TF"
+LISTEN='[::]:0' check "--listen [::]:0 with a token starts" start_serve "$DB" --token-file "$TF"
 contains "... warning on stderr that the site is reachable from other machines" "$SOUT.err" \
 	"reachable from other machines"
 contains "... and that the token crosses the network" "$SOUT.err" "token"
