@@ -689,11 +689,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	   the same origin as it in the victim's browser */
 	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
 	if (!host_ok(s, host)) {
-		char *m = xstrfmt("this server answers only to localhost, 127.0.0.1, [::1] and "
-				  "%s:%u%s (the Host '%.100s' names another: DNS rebinding guard)",
-				  s->wildcard ? "this machine's addresses and name" : s->addr,
-				  s->port, s->wildcard ? "" : ", the address it listens on",
-				  host ? host : "");
+		char *m = s->wildcard
+			? xstrfmt("this server answers only to localhost, 127.0.0.1, [::1] and "
+				  "this machine's addresses and name with port %u (the Host '%.100s' "
+				  "names another: DNS rebinding guard)", s->port, host ? host : "")
+			: xstrfmt("this server answers only to localhost, 127.0.0.1, [::1] and "
+				  "%s:%u, the address it listens on (the Host '%.100s' names another: "
+				  "DNS rebinding guard)", s->addr, s->port, host ? host : "");
 		enum MHD_Result r = send_text(c, 421, m, json);
 		free(m);
 		return r;
