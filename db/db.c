@@ -155,6 +155,7 @@ struct db {
 	char err[1024];
 	int readonly;
 	int nested;            /* db_begin's savepoints inside a transaction */
+	int busy;              /* the last failure: another process's lock */
 };
 
 #define ERROR_SQLITE(db, what) sqlite_failed(db, what, __FILE__, __LINE__)
@@ -165,11 +166,22 @@ void db_seterr(struct db *db, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(db->err, sizeof(db->err), fmt, ap);
 	va_end(ap);
+	db->busy = 0;
 }
 
 const char *db_errmsg(const struct db *db)
 {
 	return db->err;
+}
+
+int db_failed_busy(const struct db *db)
+{
+	return db->busy;
+}
+
+void db_set_busy_timeout(struct db *db, int ms)
+{
+	sqlite3_busy_timeout(db->h, ms);
 }
 
 sqlite3 *db_sqlite(struct db *db)
@@ -289,7 +301,9 @@ static void sqlite_failed(struct db *db, const char *what, const char *file, int
 		hint = "; the database file is damaged";
 		break;
 	}
+	int code = sqlite3_errcode(db->h) & 0xff;
 	db_seterr(db, "%s: %s%s (%s:%d)", what, sqlite3_errmsg(db->h), hint, file, line);
+	db->busy = code == SQLITE_BUSY || code == SQLITE_LOCKED;
 }
 
 static int exec_sql(struct db *db, const char *sql)
@@ -458,7 +472,7 @@ static int open_common(const char *path, int flags, struct db **out, char **errm
 		free(db);
 		return -1;
 	}
-	sqlite3_busy_timeout(db->h, 10000);
+	sqlite3_busy_timeout(db->h, DB_BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(db->h, 1);
 	/* asked for writing but opened read-only (an immutable or read-only
 	   file: SQLite falls back quietly): refused now, not when a write

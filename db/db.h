@@ -31,6 +31,13 @@ int db_open(const char *path, enum db_mode mode, struct db **db, char **errmsg);
 int db_open_raw(const char *path, struct db **db, char **errmsg);
 void db_close(struct db *db);
 const char *db_errmsg(const struct db *db);
+/* how long a write waits for another process's write lock (SQLite's busy
+ * timeout) unless set otherwise; a step that waited longer fails, and
+ * db_failed_busy says that was the reason (1: the last failure was the lock
+ * held by another process, nothing written) */
+#define DB_BUSY_TIMEOUT_MS 10000
+void db_set_busy_timeout(struct db *db, int ms);
+int db_failed_busy(const struct db *db);
 
 int db_user_version(struct db *db);
 int db_latest_version(void);
