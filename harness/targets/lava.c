@@ -370,6 +370,10 @@ struct batch_job {
 	struct strbuf ferr;         /* why following it stopped, when it did */
 	int ended;
 	char http[48];              /* its prefix on the artifact server, "" = none */
+	int initrd_hold;            /* initramfs_build's hold on its initramfs: the
+				       worker fetches it by name when the job
+				       runs, so no other process prunes it
+				       until the job is freed */
 };
 
 static void job_free(struct target *t, struct batch_job *j)
@@ -383,6 +387,7 @@ static void job_free(struct target *t, struct batch_job *j)
 		unlink(j->reqfile);
 	if (j->logfile)
 		unlink(j->logfile);
+	initramfs_release(&j->initrd_hold);
 	free(j->reqfile);
 	free(j->logfile);
 	free(j->ids);
@@ -459,8 +464,15 @@ static json_t *make_job(struct target *t, const struct boot_spec *b, const char 
 	}
 	spec.agent_batch = "/etc/schedlab/requests.jsonl";
 	spec.compress = INITRAMFS_PLAIN;
-	if (initramfs_build(&spec, initrd, sizeof(initrd), err) < 0)
+	int hold;
+	if (initramfs_build(&spec, initrd, sizeof(initrd), &hold, err) < 0)
 		goto out;
+	if (j) {
+		initramfs_release(&j->initrd_hold);
+		j->initrd_hold = hold;
+	} else {
+		initramfs_release(&hold); /* only shown */
+	}
 	if (artifact_urls(t, j, image, initrd, &kurl, &iurl, err))
 		goto out;
 	struct strbuf cl = STRBUF_INIT;
@@ -532,6 +544,7 @@ static struct batch_job *lava_submit(struct target *t, const struct boot_spec *b
 	struct batch_job *j = xcalloc(1, sizeof(*j));
 	json_t *job = NULL;
 	strbuf_init(&j->ferr, 0);
+	j->initrd_hold = -1;
 	j->seq = ++p->seq;
 	j->ids = xcalloc(n + 1, sizeof(*j->ids));
 	j->n = n;

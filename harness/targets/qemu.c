@@ -81,6 +81,10 @@ struct qemu_priv {
 	char console[128];
 	char kernel[PATH_MAX];     /* image the VM runs (realpath) */
 	char initrd[PATH_MAX];
+	int initrd_hold;           /* initramfs_build's hold on initrd: no other
+				      process prunes it while the target is open
+				      (a KVM probe's VM and the TCG one after it
+				      read it, and every new VM of the session) */
 	char kexec_kernel[32];     /* the kernel for kexec in the guest (build_initrd) */
 	char *cmdline;             /* the command line the running kernel booted with */
 	json_t *si;                /* the sysinfo of the VM's last boot (runtime_vm) */
@@ -1063,8 +1067,11 @@ static int build_initrd(struct target *t, struct qemu_priv *p, const char *image
 			(struct initramfs_file){ boot_image, p->kexec_kernel, 0644, elf };
 		spec.carry = QEMU_CARRY;
 	}
-	if (initramfs_build(&spec, p->initrd, sizeof(p->initrd), err) < 0)
+	int hold;
+	if (initramfs_build(&spec, p->initrd, sizeof(p->initrd), &hold, err) < 0)
 		goto out;
+	initramfs_release(&p->initrd_hold); /* the archive of the VM before, if another */
+	p->initrd_hold = hold;
 	rc = 0;
 out:
 	free(cfgdst);
@@ -1238,6 +1245,7 @@ static int qemu_open(struct target *t, struct strbuf *err)
 {
 	struct qemu_priv *p = xcalloc(1, sizeof(*p));
 	p->qemu = (struct child)CHILD_INIT;
+	p->initrd_hold = -1;
 	strbuf_init(&p->qerr, 0);
 	if (make_tmpdir(p, err) < 0) {
 		strbuf_release(&p->qerr);
@@ -1363,6 +1371,7 @@ static void qemu_close(struct target *t)
 		return;
 	t->agent = NULL;
 	vm_stop(p);
+	initramfs_release(&p->initrd_hold);
 	rm_tmpdir(p);
 	strbuf_release(&p->qerr);
 	free(p->cmdline);
