@@ -174,6 +174,14 @@ static void warn_mixed(struct cmp_result *r, const char *side, const struct samp
 			     "add clock=real or clock=virtual to its selector",
 			     side, n, t);
 	free(t);
+	t = distinct_text(s, DIM_QEMU, &n);
+	if (n > 1)
+		strvec_pushf(&r->warnings,
+			     "side %s mixes %zu qemu versions (%s): another emulator is another "
+			     "series (a virtual clock's values move with it, docs/virtual-time.md); "
+			     "add qemu_version=VERSION to its selector",
+			     side, n, t);
+	free(t);
 	t = distinct_text(s, DIM_KERNEL, &n);
 	if (n > 1) {
 		int same_release = 1;
