@@ -29,6 +29,11 @@
  * gets only the tools the plan's workloads run (qemu_guest_tools), in an
  * LZ4 archive when the kernel unpacks LZ4; docs/qemu.md has the measurements.
  *
+ * The binary: the plan's "qemu", else with a virtual clock the qemu >= 8.1
+ * that `make -C kernels qemu` provides when it is there, else the system's
+ * qemu-system-x86_64 (qemu_vt.h); its version goes into every boot's row
+ * and sysinfo.
+ *
  * Acceleration: "auto" tries KVM when /dev/kvm opens, and gives up on it when
  * the kernel has printed nothing within kvm_probe_s (LAB-NOTES: KVM guests
  * hang at "Booting from ROM" on nested hosts); the VM is then started again
