@@ -20,11 +20,12 @@
 # The archive is the host's own Debian mirror as apt knows it (`apt-cache
 # policy`: the source of the host's release with label Debian), or
 # SCHEDLAB_DEBIAN_MIRROR. Needs root (debootstrap, chroot, mount), the
-# debootstrap package and about 1 GB free under $CACHE.
+# debootstrap package and about 1 GB free under $CACHE
+# (SCHEDLAB_DEBIAN13_NEED_MB, for tests).
 set -eu
 
 SUITE=trixie
-NEED_MB=1024
+NEED_MB=${SCHEDLAB_DEBIAN13_NEED_MB:-1024}
 die() { echo "debian13-root: $*" >&2; exit 1; }
 
 pkgs=""
