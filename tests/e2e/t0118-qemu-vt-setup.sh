@@ -9,6 +9,7 @@
 # second call; and a failed setup names what is missing: debootstrap (the
 # package), disk (how much), the archive (the URL it could not fetch),
 # with the leftovers of an interrupted build removed and no root made.
+# Two builds at once wait for each other (a fake debootstrap): one runs.
 # The real root (debootstrap, about 1 minute) is made by make test's setup
 # and used by t0546.
 # timeout: 120
@@ -74,6 +75,27 @@ if ! command -v debootstrap >/dev/null; then
 	skip "disk and archive failures" "no debootstrap"
 	done_testing; exit
 fi
+# two builds at once (two make tests): one debootstrap, both get the root,
+# never a half one (a fake debootstrap and wget on PATH; no packages asked)
+mkdir -p "$TMP/fake"
+cat >"$TMP/fake/debootstrap" <<EOF
+#!/bin/sh
+echo "\$*" >>"$TMP/debootstrap.calls"
+sleep 2
+mkdir -p "\$3/etc/apt" "\$3/var/lib/dpkg" && : >"\$3/var/lib/dpkg/status"
+EOF
+printf '#!/bin/sh\nexit 0\n' >"$TMP/fake/wget"
+chmod +x "$TMP/fake/debootstrap" "$TMP/fake/wget"
+for i in 1 2; do
+	SCHEDLAB_DEBIAN_MIRROR=http://mirror.invalid/debian XDG_CACHE_HOME=$TMP/c6 PATH=$TMP/fake:$PATH \
+		kernels/debian13-root.sh >"$TMP/o6.$i" 2>"$TMP/e6.$i" &
+done
+wait
+equals "two builds at once: one debootstrap" "$(wc -l <"$TMP/debootstrap.calls")" 1
+equals "both print the root" "$(cat "$TMP/o6.1" "$TMP/o6.2" | sort -u)" "$TMP/c6/schedlab/debian13-root"
+equals "the root has the mirror's sources" \
+	"$(cat "$TMP/c6/schedlab/debian13-root/etc/apt/sources.list")" "deb http://mirror.invalid/debian trixie main"
+equals "no temporary folder is left" "$(ls -A "$TMP/c6/schedlab" | grep -c tmp)" 0
 # no disk (the need raised past what any disk has)
 SCHEDLAB_DEBIAN13_NEED_MB=999999999 XDG_CACHE_HOME=$TMP/c4 PATH=$TMP/bin:$PATH "$VT" >"$TMP/o4" 2>"$TMP/e4"
 equals "without the disk, qemu-vt fails (exit 1)" "$?" 1
