@@ -15,7 +15,7 @@
 # - rows of two qemu versions are not pooled: compare says when the sides
 #   ran on different ones and when a side mixes them (a version changed by
 #   hand, as t0545 does for the clock).
-# Cost: about 1-2 min here (one VM, two short runs; measured in the commit).
+# Cost: 21-41 s here (one VM, two short runs; host load 9-13 for the 41).
 . "$(dirname "$0")/lib.sh"
 DB=$TMP/smp.db
 export TMPDIR=$TMP   # the VMs' folders, so that leftovers are ours to find
