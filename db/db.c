@@ -101,7 +101,7 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	[STMT_BOOT_FINISH] = "UPDATE boot SET status = ?2, machine_id = ?3, kernel_id = ?4, preempt = ?5,"
 			     " cmdline = ?6, boot_uuid = ?7, method = ?8, switch_s = ?9, accel = ?10,"
 			     " sysinfo = ?11, console = ?12, error = ?13, lava_job_id = ?14,"
-			     " lava_job_url = ?15, clock = ?16, clock_shift = ?17, booted_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
+			     " lava_job_url = ?15, clock = ?16, clock_shift = ?17, qemu_version = ?18, booted_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
 	[STMT_BOOT_REPLAN] = "INSERT INTO boot (session_id, seq, cfg, req_kernel, req_preempt, req_cmdline,"
 			     " kernel_commit, kernel_describe)"
 			     " SELECT session_id, seq, cfg, req_kernel, req_preempt, req_cmdline,"
@@ -1004,6 +1004,7 @@ int db_boot_finish(struct db *db, int64_t boot_id, const struct db_boot_result *
 	db_bind_text(s, 16, r->clock);
 	if (r->clock && r->clock_shift >= 0)
 		sqlite3_bind_int(s, 17, r->clock_shift);
+	db_bind_text(s, 18, r->qemu_version);
 	int ret = step_done(db, s, "updating boot");
 	free(si);
 	return ret;

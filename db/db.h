@@ -99,6 +99,7 @@ struct db_boot_result {
 	const char *preempt, *cmdline, *boot_uuid, *method, *accel, *error;
 	const char *clock;           /* "real", "virtual" or NULL (not recorded) */
 	int clock_shift;             /* "virtual": the icount shift, else -1 */
+	const char *qemu_version;    /* qemu: its version ("10.0.13"), NULL otherwise */
 	double switch_s;
 	const json_t *sysinfo;
 	const char *console;

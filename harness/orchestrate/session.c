@@ -1190,6 +1190,7 @@ int store_boot(struct exec_ctx *c, struct boot_ctx *b)
 	bres.accel = bi->accel[0] ? bi->accel : NULL;
 	bres.clock = bi->clock[0] ? bi->clock : NULL;
 	bres.clock_shift = bi->clock_shift;
+	bres.qemu_version = bi->qemu_version[0] ? bi->qemu_version : NULL;
 	bres.console = bi->console.len ? bi->console.buf : NULL;
 	bres.lava_job_id = bi->lava_job_id;
 	bres.lava_job_url = bi->lava_job_url[0] ? bi->lava_job_url : NULL;

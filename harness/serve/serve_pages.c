@@ -332,7 +332,7 @@ void page_session(struct page *p, int64_t id)
 	static const char *const bc[] = { "boot", "seq", "cfg", "status", "machine", "kernel",
 					  "config_hash", "hz", "sched_mc", "req_preempt", "preempt",
 					  "cmdline", "kernel_commit", "kernel_describe", "clock",
-					  "method", "error", "booted_at", NULL };
+					  "qemu_version", "method", "error", "booted_at", NULL };
 	html_table(o, boots, bc, NULL, NULL);
 	for (size_t i = 0; i < json_array_size(boots); i++) {
 		json_t *b = json_array_get(boots, i);

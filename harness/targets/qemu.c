@@ -29,6 +29,11 @@
  * gets only the tools the plan's workloads run (qemu_guest_tools), in an
  * LZ4 archive when the kernel unpacks LZ4; docs/qemu.md has the measurements.
  *
+ * The binary: the plan's "qemu", else with a virtual clock the qemu >= 8.1
+ * that `make -C kernels qemu` provides when it is there, else the system's
+ * qemu-system-x86_64 (qemu_vt.h); its version goes into every boot's row
+ * and sysinfo.
+ *
  * Acceleration: "auto" tries KVM when /dev/kvm opens, and gives up on it when
  * the kernel has printed nothing within kvm_probe_s (LAB-NOTES: KVM guests
  * hang at "Booting from ROM" on nested hosts); the VM is then started again
@@ -57,6 +62,7 @@
 #include "harness/agent/sysinfo.h"
 #include "harness/targets/initramfs.h"
 #include "harness/targets/pgfiles.h"
+#include "harness/targets/qemu_vt.h"
 #include "harness/util/proc.h"
 #include "harness/agent/preempt_offer.h"
 #include "harness/targets/batchio.h"
@@ -89,6 +95,9 @@ struct qemu_priv {
 	char *cmdline;             /* the command line the running kernel booted with */
 	json_t *si;                /* the sysinfo of the VM's last boot (runtime_vm) */
 	char accel[16];
+	char *qemu_bin;            /* the qemu this target runs (qemu_vt_binary) */
+	int qemu_fallback;         /* a virtual clock on the system's qemu: the
+				    * provided one is missing */
 	struct agent_conn conn;
 	int conn_open;
 	struct strbuf qerr;        /* qemu's stderr (tail) */
@@ -223,12 +232,30 @@ out:
  * instructions it executes (qemu -icount shift=N,sleep=off,align=off), each
  * 2^icount_shift ns, so what the guest measures does not depend on what the
  * host is doing (docs/virtual-time.md). It needs TCG in one thread (qemu's
- * icount does not run with KVM or multi-threaded TCG) and one vCPU: with two,
- * Debian's 6.1 hangs in the CPU bring-up and 6.12's numbers are no longer
- * exact (the vCPUs' interleaving follows the host). Runs before
- * check_numbers, which would default cpus to 2.
+ * icount does not run with KVM or multi-threaded TCG). cpus defaults to 1
+ * there (check_numbers would make it 2); 2 to 8 need qemu >= 8.1 (7.2 hangs
+ * a 2-vCPU guest in its CPU bring-up), which is asked of the qemu the
+ * target will run (qemu_vt_binary: without a "qemu" key the one `make -C
+ * kernels qemu` provides) before anything runs.
  */
 #define ICOUNT_SHIFT_DEFAULT 2
+static int check_vt_cpus(json_t *out, long long cpus, const char *prefix, struct strbuf *err)
+{
+	struct qemu_version ver;
+	struct strbuf perr = STRBUF_INIT;
+	int fallback, rc;
+	char *bin;
+
+	if (cpus <= 1)
+		return 0;
+	bin = qemu_vt_binary(out, &fallback);
+	int known = cpus <= QEMU_VT_MAX_CPUS && qemu_version_probe(bin, &ver, &perr) == 0;
+	rc = qemu_vt_admit(cpus, known ? &ver : NULL, perr.buf, bin, fallback, prefix, err);
+	strbuf_release(&perr);
+	free(bin);
+	return rc;
+}
+
 static int check_clock(json_t *out, const char *prefix, struct strbuf *err)
 {
 	static const char *const clocks[] = { "real", "virtual", NULL };
@@ -261,17 +288,14 @@ static int check_clock(json_t *out, const char *prefix, struct strbuf *err)
 			    prefix);
 		return -1;
 	}
+	v = json_object_get(out, "qemu");
+	if (v && (!json_is_string(v) || !*json_string_value(v)))
+		return 0; /* check_boot_keys says what is wrong with it */
 	v = json_object_get(out, "cpus");
 	if (!v)
 		json_object_set_new(out, "cpus", json_integer(1));
-	else if (json_is_integer(v) && json_integer_value(v) > 1) {
-		strbuf_addf(err, "%scpus: a virtual clock runs 1 vCPU: with %lld, Debian's 6.1 "
-				 "hangs in the CPU bring-up under icount and 6.12's repeats are not "
-				 "exact (the vCPUs' interleaving follows the host); see "
-				 "docs/virtual-time.md, \"More than one vCPU\"",
-			    prefix, (long long)json_integer_value(v));
+	else if (json_is_integer(v) && check_vt_cpus(out, json_integer_value(v), prefix, err))
 		return -1;
-	}
 	return 0;
 }
 
@@ -349,10 +373,11 @@ static int check_boot_keys(json_t *out, const char *where, struct strbuf *err)
 		strbuf_release(&m);
 		return -1;
 	}
+	/* no default: without one the qemu is chosen when it runs (qemu_vt_binary:
+	 * a virtual clock takes the one `make -C kernels qemu` provides), so that
+	 * a stored plan resumed later chooses the same way */
 	v = json_object_get(out, "qemu");
-	if (!v)
-		json_object_set_new(out, "qemu", json_string("qemu-system-x86_64"));
-	else if (!json_is_string(v) || !*json_string_value(v)) {
+	if (v && (!json_is_string(v) || !*json_string_value(v))) {
 		strbuf_addf(err, "%s: target.qemu: must be the qemu binary's name or path", where);
 		return -1;
 	}
@@ -786,7 +811,7 @@ static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 {
 	/* sealed runs: the console is the only channel, out of the guest */
 	int sealed = p->batch != NULL;
-	const char *qemu = json_string_value(json_object_get(t->conf, "qemu"));
+	const char *qemu = p->qemu_bin;
 	struct strvec av = STRVEC_INIT;
 	char *e1, *e2;
 	int fd, rc = -1;
@@ -1252,6 +1277,7 @@ static int qemu_open(struct target *t, struct strbuf *err)
 		free(p);
 		return -1;
 	}
+	p->qemu_bin = qemu_vt_binary(t->conf, &p->qemu_fallback);
 	t->priv = p;
 	t->agent = NULL;
 	/* a virtual clock at shift 0 (1 ns an instruction) measured 4.3 host
@@ -1268,14 +1294,52 @@ static int qemu_open(struct target *t, struct strbuf *err)
 	return 0;
 }
 
-/* accel and clock of the running VM into the boot row */
+/* accel, clock and qemu's version of the running VM into the boot row */
 static void set_clock(const struct target *t, const struct qemu_priv *p, struct boot_info *bi)
 {
 	int virt = target_clock_virtual(t->conf);
+	struct qemu_version v;
+	struct strbuf e = STRBUF_INIT;
 	snprintf(bi->accel, sizeof(bi->accel), "%s", p->accel);
 	snprintf(bi->clock, sizeof(bi->clock), "%s", virt ? "virtual" : "real");
 	bi->clock_shift = virt ? (int)json_integer_value(json_object_get(t->conf, "icount_shift"))
 			       : -1;
+	snprintf(bi->qemu_version, sizeof(bi->qemu_version), "%s",
+		 qemu_version_probe(p->qemu_bin, &v, &e) == 0 ? v.text : "");
+	strbuf_release(&e);
+}
+
+/*
+ * The qemu of the boot in its sysinfo, as a field of its own: {"value":
+ * "10.0.13", "source": "BINARY -version", "binary": BINARY}, and "note"
+ * when a virtual clock ran the system's qemu because the provided one
+ * (make -C kernels qemu) is missing; "value": null with "error" when the
+ * version could not be read.
+ */
+static void add_qemu_field(const struct qemu_priv *p, json_t *si)
+{
+	struct qemu_version v;
+	struct strbuf e = STRBUF_INIT;
+	json_t *f;
+	if (!json_is_object(si))
+		return;
+	if (qemu_version_probe(p->qemu_bin, &v, &e) == 0)
+		f = json_pack("{s:s,s:s+,s:s}", "value", v.text, "source", p->qemu_bin,
+			      " -version", "binary", p->qemu_bin);
+	else
+		f = json_pack("{s:n,s:s,s:s,s:s}", "value", "source", "unknown", "binary",
+			      p->qemu_bin, "error", e.buf);
+	if (f && p->qemu_fallback) {
+		char *pp = qemu_vt_provided_path();
+		char *note = xstrfmt("the system's qemu: the provided one (%s, `make -C kernels "
+				     "qemu`) is missing", pp ? pp : "none");
+		json_object_set_new(f, "note", json_string(note));
+		free(note);
+		free(pp);
+	}
+	if (f)
+		json_object_set_new(si, "qemu", f);
+	strbuf_release(&e);
 }
 
 static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_info *bi,
@@ -1360,6 +1424,7 @@ static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_in
 		strbuf_release(&m);
 		return -1;
 	}
+	add_qemu_field(p, bi->sysinfo);
 	p->si = json_incref(bi->sysinfo);
 	return 0;
 }
@@ -1375,6 +1440,7 @@ static void qemu_close(struct target *t)
 	rm_tmpdir(p);
 	strbuf_release(&p->qerr);
 	free(p->cmdline);
+	free(p->qemu_bin);
 	json_decref(p->si);
 	free(p);
 	t->priv = NULL;
@@ -1603,7 +1669,8 @@ static int sealed_collect(struct target *t, struct batch_job *j, int cancel,
 	}
 	strbuf_release(&why);
 	json_decref(bi->sysinfo);
-	bi->sysinfo = json_incref(si);
+	bi->sysinfo = json_deep_copy(si);
+	add_qemu_field(p, bi->sysinfo);
 	batch_take_replies(&d, j->ids, runs, n < j->n ? n : j->n, where.buf);
 	strbuf_release(&where);
 	ret = 0;

@@ -61,6 +61,9 @@ struct boot_info {
 				   * "" otherwise (the machine's own, real, clock) */
 	int clock_shift;          /* "virtual": qemu's icount shift (an instruction
 				   * takes 2^shift ns); -1 otherwise */
+	char qemu_version[32];    /* qemu: the emulator's version ("10.0.13", from
+				   * `qemu -version`); "" otherwise or unknown. A
+				   * series dimension like the clock */
 	struct strbuf console;    /* console log of this boot (tail), when there is one */
 	long long lava_job_id;    /* lava: the job that ran the boot (0 = none) */
 	char lava_job_url[600];   /* lava: its web page, "" = none */

@@ -110,7 +110,7 @@ TEST(fresh_file_is_latest)
 	CHECK(db != NULL);
 	if (!db)
 		return;
-	CHECK(db_latest_version() == 15);
+	CHECK(db_latest_version() == 16);
 	CHECK(db_user_version(db) == db_latest_version());
 	check_q(db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
 		"alert;alert_event;alert_group;bisect;bisect_step;boot;histogram;kernel;machine;metric;"
@@ -133,7 +133,8 @@ TEST(fresh_file_is_latest)
 		    " ORDER BY cid)",
 		"session,tag,run_id,started_at,target,machine,kernel_release,hz,sched_mc,preempt,"
 		"cmdline,knobs,workload,params,rep,metric,value,unit,better,run_workload,config_hash,"
-		"preempt_build,boot,plan,machine_id,note,censored,kernel_commit,kernel_describe,clock,clock_shift");
+		"preempt_build,boot,plan,machine_id,note,censored,kernel_commit,kernel_describe,clock,clock_shift,"
+		"qemu_version");
 	/* migrating again is a no-op */
 	CHECK(db_migrate_to(db, db_latest_version()) == 0);
 	CHECK(db_user_version(db) == db_latest_version());
@@ -142,6 +143,45 @@ TEST(fresh_file_is_latest)
 	db = open_fresh("t.db");
 	CHECK(db && db_user_version(db) == db_latest_version());
 	db_close(db);
+}
+
+/* docs/schema.md's table of the results view names its columns, in the
+ * view's order: a column added by a migration is documented there */
+TEST(schema_doc_lists_the_view_columns)
+{
+	struct db *db = open_fresh("t.db");
+	char *path = xstrfmt("%s/../../docs/schema.md", SCHEDLAB_TESTDATA_DIR);
+	FILE *f = fopen(path, "r");
+	struct strbuf doc = STRBUF_INIT;
+	char line[4096];
+	int in_view = 0;
+	CHECK(db != NULL && f != NULL);
+	if (!db || !f) {
+		printf("#   cannot open %s\n", path);
+		goto out;
+	}
+	/* the rows "| `name` | meaning |" of the section "The `results` view" */
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "## ", 3))
+			in_view = strstr(line, "`results` view") != NULL;
+		else if (in_view && !strncmp(line, "| `", 3)) {
+			char *end = strchr(line + 3, '`');
+			if (end)
+				strbuf_addf(&doc, "%s%.*s", doc.len ? "," : "", (int)(end - line - 3),
+					    line + 3);
+		}
+	}
+	char *view = q(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM "
+			   "pragma_table_info('results') ORDER BY cid)");
+	CHECK_STR(doc.buf, view);
+	free(view);
+out:
+	if (f)
+		fclose(f);
+	if (db)
+		db_close(db);
+	strbuf_release(&doc);
+	free(path);
 }
 
 TEST(migrate_from_v1_keeps_data)
@@ -194,6 +234,12 @@ TEST(migrate_from_v1_keeps_data)
 	/* migration 15: a session tagged plain "nightly" is not one of the
 	 * nightly's (its tags were nightly-*); one that is, is marked */
 	check_q(db, "SELECT nightly FROM session WHERE id = 1", "0");
+	/* migration 16: a boot stored before has no qemu version; one that has
+	 * is in the view */
+	check_q(db, "SELECT quote(qemu_version) FROM results", "NULL");
+	CHECK(exec(db, "UPDATE boot SET qemu_version = '10.0.13'") == 0);
+	check_q(db, "SELECT qemu_version FROM results", "10.0.13");
+	CHECK(exec(db, "UPDATE boot SET qemu_version = NULL") == 0);
 	/* migration 6 rebuilt histogram: its row is there */
 	check_q(db, "SELECT run_id, name, unit, data FROM histogram", "1|latency_us|us|{\"total\":0}");
 	check_q(db, "SELECT before, after FROM schedstat", "b|a");
@@ -1389,6 +1435,7 @@ int main(void)
 {
 	make_tmpdir();
 	RUN(fresh_file_is_latest);
+	RUN(schema_doc_lists_the_view_columns);
 	RUN(migrate_from_v1_keeps_data);
 	RUN(migrate_v1_then_open_migrates);
 	RUN(migrate_v3_sets_censored_from_notes);
