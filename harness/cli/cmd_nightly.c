@@ -70,8 +70,9 @@ static const char usage_text[] =
 	"                         environment, after the target is let go. Nothing is\n"
 	"                         sent by default.\n"
 	"  --on-alert-timeout SECONDS  the hook's time limit, each call (default 300):\n"
-	"                         then it and all it started get SIGTERM, 2 s later\n"
-	"                         SIGKILL, and the night says so (exit status 4). The\n"
+	"                         then it and all it started (setsid ones too) get\n"
+	"                         SIGTERM, 2 s later SIGKILL, and the night says so\n"
+	"                         (exit status 4). The\n"
 	"                         hook is stopped too when the night is interrupted\n"
 	"                         and never outlives the nightly, even killed by SIGKILL.\n"
 	"                         A hook that exits non-zero is named in the summary\n"
@@ -289,7 +290,7 @@ static int tell_hooks(const struct nopts *o, const struct robot_hook_call *calls
 						     (volatile int *)&stop_flag, &wall, &err);
 		if (end == ROBOT_HOOK_KILLED) {
 			failed = 1;
-			printf("alert group %lld (%s): %s; it and what it started were ended\n",
+			printf("alert group %lld (%s): %s\n",
 			       (long long)h->gid, h->event, err.buf);
 		} else if (end == ROBOT_HOOK_FAILED) {
 			failed = 1;

@@ -990,12 +990,18 @@ enum robot_hook_end robot_hook(const char *cmd, int64_t gid, const char *event,
 	c.new_pgrp = 1;
 	c.group_guard = 1;
 	struct proc_result res;
-	struct strbuf perr = STRBUF_INIT;
+	struct strbuf perr = STRBUF_INIT, oerr = STRBUF_INIT;
 	enum robot_hook_end end = ROBOT_HOOK_OK;
 	struct proc_io io = PROC_IO_INIT;
 	io.timeout_s = timeout_s;
 	io.abort_flag = abort_flag;
+	/* what leaves the group (setsid, a double fork) is adopted by this
+	   process meanwhile, and ended when the hook is: TERM, KILL 2 s later */
+	struct proc_orphans orph;
+	int adopt = !proc_orphans_begin(&orph, &oerr);
 	int rc = proc_exec(&c, &io, &res, &perr);
+	if (adopt)
+		proc_orphans_end(&orph, SIGTERM, 2, 5);
 	*wall_s = res.wall_s;
 	if (rc && errno == EINTR) {
 		strbuf_addstr(err, "--on-alert hook stopped: interrupted");
@@ -1012,8 +1018,22 @@ enum robot_hook_end robot_hook(const char *cmd, int64_t gid, const char *event,
 			    res.exit_code >= 0 ? res.exit_code : 128 + res.term_signal);
 		end = ROBOT_HOOK_FAILED;
 	}
+	/* what it started: ended, or said not to be */
+	if (adopt && orph.left) {
+		strbuf_addf(err, "%s%d process%s it started could not be ended: %s",
+			    err->len ? "; " : "--on-alert hook: ", orph.left,
+			    orph.left == 1 ? "" : "es", orph.left_desc);
+		if (end == ROBOT_HOOK_OK)
+			end = ROBOT_HOOK_FAILED;
+	} else if (!adopt && end == ROBOT_HOOK_KILLED) {
+		strbuf_addf(err, "; its process group was ended, but what left the group may "
+			    "remain (%s)", oerr.buf);
+	} else if (end == ROBOT_HOOK_KILLED) {
+		strbuf_addstr(err, "; it and what it started were ended");
+	}
 	close(in);
 	strbuf_release(&perr);
+	strbuf_release(&oerr);
 	free(g);
 	free(e);
 	return end;

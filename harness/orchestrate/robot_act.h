@@ -161,9 +161,14 @@ enum robot_hook_end {
  * SCHEDLAB_ALERT_GROUP, SCHEDLAB_ALERT_EVENT in its environment, in a
  * process group of its own that does not outlive this process (not even
  * its SIGKILL: proc.h group_guard). Past timeout_s, or when *abort_flag
- * becomes non-zero, the group gets SIGTERM and 2 s later SIGKILL. How it
- * ended; all but ROBOT_HOOK_OK with why in err; its time in *wall_s. The
- * caller holds no target lock meanwhile (the hook may take its time).
+ * becomes non-zero, the group gets SIGTERM and 2 s later SIGKILL. What it
+ * started outside its group (setsid) is adopted meanwhile (proc.h
+ * proc_orphans_begin) and ended once the hook is, however it ended. How it
+ * ended; all but ROBOT_HOOK_OK with why in err (KILLED: ending in "it and
+ * what it started were ended", or naming what could not be; a hook that
+ * exited but left a process that could not be ended is FAILED); its time
+ * in *wall_s. The caller holds no target lock meanwhile (the hook may take
+ * its time).
  */
 enum robot_hook_end robot_hook(const char *cmd, int64_t gid, const char *event,
 			       const char *text, double timeout_s, volatile int *abort_flag,
