@@ -23,6 +23,7 @@
 #include "db/alert_store.h"
 #include "db/bisect_store.h"
 #include "db/culprit.h"
+#include "db/night_store.h"
 #include "harness/agent/preempt_offer.h"
 #include "harness/orchestrate/kgit.h"
 #include "harness/orchestrate/tlock.h"
@@ -665,28 +666,46 @@ int robot_session_complete(const struct db_session_brief *sb)
 	return sb->status && strcmp(sb->status, "running") && strcmp(sb->status, "interrupted");
 }
 
-int64_t robot_unfinished(const char *dbpath, const char *tag)
+int robot_night_target(const char *const *targets, const char *target)
 {
+	for (const char *const *t = targets; t && *t; t++)
+		if (target && !strcmp(*t, target))
+			return 1;
+	return 0;
+}
+
+int robot_tonight(const char *dbpath, const char *plan, const char *const *targets,
+		  const char *tag, struct robot_tonight *t, struct strbuf *err)
+{
+	memset(t, 0, sizeof(*t));
 	struct db *db;
 	char *msg = NULL;
-	if (access(dbpath, F_OK) || db_open(dbpath, DB_READONLY, &db, &msg)) {
-		free(msg);
+	if (access(dbpath, F_OK))
 		return 0;
+	if (db_open(dbpath, DB_READONLY, &db, &msg)) {
+		strbuf_addf(err, "%s", msg ? msg : dbpath);
+		free(msg);
+		return -1;
 	}
-	int64_t *ids = NULL, found = 0;
+	struct db_night_session *ss = NULL;
 	size_t n = 0;
-	if (!db_sessions_by_tag(db, tag, &ids, &n))
-		for (size_t i = n; i-- > 0 && !found;) {
-			struct db_session_brief sb;
-			if (!db_session_brief(db, ids[i], &sb)) {
-				if (!robot_session_complete(&sb))
-					found = ids[i];
-				db_session_brief_free(&sb);
-			}
+	int rc = db_night_sessions(db, plan, tag, &ss, &n);
+	if (rc)
+		strbuf_addstr(err, db_errmsg(db));
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (!robot_night_target(targets, ss[i].target))
+			continue;
+		struct db_session_brief sb = { .status = ss[i].status };
+		if (!robot_session_complete(&sb)) {
+			t->unfinished = ss[i].id;
+		} else {
+			t->stored = ss[i].id;
+			t->judged = ss[i].nightly;
 		}
-	free(ids);
+	}
+	db_night_sessions_free(ss, n);
 	db_close(db);
-	return found;
+	return rc;
 }
 
 void robot_night_free(struct robot_night *n)

@@ -92,10 +92,25 @@ int robot_out_dir(const char *dir, struct strbuf *err);
 int robot_child(const char *const *argv, const char *lock_key, volatile int *abort_flag,
 		struct strbuf *errout, struct strbuf *err);
 
-/* a session tagged `tag` in the store at dbpath that an earlier nightly
- * left unfinished (running or interrupted: it was killed): its id, the
- * newest; 0 when there is none (or no store yet) */
-int64_t robot_unfinished(const char *dbpath, const char *tag);
+/*
+ * One night (docs/alerts.md "One night"): the sessions of plan `plan`
+ * tagged `tag` on one of the targets `targets` (session.target labels,
+ * NULL-terminated: the plan's target, or a lab's members). A night is one
+ * session a target: a nightly whose night has a session already does not
+ * run another beside it.
+ */
+struct robot_tonight {
+	int64_t unfinished;   /* the newest left running or interrupted (an earlier
+				 nightly was killed): resumed; 0 none */
+	int64_t stored;       /* the newest complete one: not run again; 0 none */
+	int judged;           /* `stored` was judged already (session.nightly) */
+};
+/* 1 when session target label `target` is one of `targets` */
+int robot_night_target(const char *const *targets, const char *target);
+/* tonight's night in the store at dbpath: 0 with *t filled (all 0 when
+ * there is no store yet), or -1 with why in err */
+int robot_tonight(const char *dbpath, const char *plan, const char *const *targets,
+		  const char *tag, struct robot_tonight *t, struct strbuf *err);
 
 /* 1 when the session is complete (neither running nor interrupted): the
  * night judges only those */
