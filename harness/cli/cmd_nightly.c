@@ -72,7 +72,9 @@ static const char usage_text[] =
 	"                         raised, fixed, or bisected tonight on its stdin;\n"
 	"                         SCHEDLAB_ALERT_GROUP and SCHEDLAB_ALERT_EVENT in its\n"
 	"                         environment, after the target is let go. Nothing is\n"
-	"                         sent by default.\n"
+	"                         sent by default. The calls are stored with the\n"
+	"                         judgement: a nightly killed before its hook ran\n"
+	"                         leaves them to the rerun or the next night.\n"
 	"  --on-alert-timeout SECONDS  the hook's time limit, each call (default 300):\n"
 	"                         then it and all it started (setsid ones too) get\n"
 	"                         SIGTERM, 2 s later SIGKILL, and the night says so\n"
@@ -274,7 +276,8 @@ static void release_target(void)
 /* the hook's calls of the night, in turn: 1 when one failed (exited
  * non-zero, could not start, or was killed at its time limit). Not started
  * once the night is interrupted, and the one running then is stopped */
-static int tell_hooks(const struct nopts *o, const struct robot_hook_call *calls, size_t n)
+static int tell_hooks(struct db *db, const struct nopts *o, const struct robot_hook_call *calls,
+		      size_t n)
 {
 	int failed = 0;
 	/* the summary first: the hook writes to the same stdout */
@@ -303,6 +306,11 @@ static int tell_hooks(const struct nopts *o, const struct robot_hook_call *calls
 		} else if (end != ROBOT_HOOK_OK) {
 			cmd_error("nightly", "alert group %lld: %s", (long long)h->gid, err.buf);
 		}
+		/* the hook ran: its call is made (one stopped by an interruption
+		   stays pending for the next nightly) */
+		strbuf_reset(&err);
+		if (end != ROBOT_HOOK_STOPPED && robot_hook_delivered(db, h, &err))
+			cmd_error("nightly", "%s", err.buf);
 		fflush(stdout);
 		strbuf_release(&err);
 	}
@@ -464,11 +472,14 @@ static int night_run(const struct nopts *o, const char *plan, const char *const 
  * tonight (a lab made one per member); the number of those left out as
  * unfinished, or -1 after saying why */
 static int night_sessions(struct db *db, const struct nopts *o, const char *plan,
-			  const char *const *targets, int64_t sid, int64_t **sids, size_t *nsids)
+			  const char *const *targets, int64_t sid, int64_t **sids, size_t *nsids,
+			  int64_t **judged, size_t *njudged)
 {
 	int unfinished = 0;
 	*sids = NULL;
 	*nsids = 0;
+	*judged = NULL;
+	*njudged = 0;
 	if (sid) {
 		*sids = xcalloc(1, sizeof(**sids));
 		(*sids)[(*nsids)++] = sid;
@@ -481,6 +492,7 @@ static int night_sessions(struct db *db, const struct nopts *o, const char *plan
 		return -1;
 	}
 	*sids = xcalloc(n + 1, sizeof(**sids));
+	*judged = xcalloc(n + 1, sizeof(**judged));
 	for (size_t i = 0; i < n; i++) {
 		if (!robot_night_target(targets, all[i].target))
 			continue;
@@ -497,6 +509,7 @@ static int night_sessions(struct db *db, const struct nopts *o, const char *plan
 			printf("session %lld tagged %s was judged by an earlier nightly of the night: "
 			       "not judged again (`schedlab nightly --session %lld` would)\n",
 			       (long long)all[i].id, o->tag, (long long)all[i].id);
+			(*judged)[(*njudged)++] = all[i].id;
 		} else {
 			(*sids)[(*nsids)++] = all[i].id;
 		}
@@ -568,9 +581,10 @@ int cmd_nightly(struct cmd_ctx *ctx)
 	int64_t sid = args.sid;
 	double t0 = args.t0;
 	int runs_failed = args.runs_failed;
-	int64_t *sids;
-	size_t nsids;
-	int unfinished = night_sessions(db, &o, args.plan_name, args.targets.v, sid, &sids, &nsids);
+	int64_t *sids, *judged;
+	size_t nsids, njudged;
+	int unfinished = night_sessions(db, &o, args.plan_name, args.targets.v, sid, &sids, &nsids,
+					&judged, &njudged);
 	free(args.plan_name);
 	args.plan_name = NULL;
 	strvec_clear(&args.targets);
@@ -624,10 +638,23 @@ int cmd_nightly(struct cmd_ctx *ctx)
 	}
 	free(sids);
 	strvec_clear(&mlist);
+	/* a night judged by an earlier nightly: the hook's calls it left
+	   (killed before its hook ran) are made now */
+	for (size_t i = 0; o.on_alert && i < njudged && !stop_flag; i++) {
+		struct db_session_brief sb;
+		struct strbuf said = STRBUF_INIT;
+		if (!db_session_brief(db, judged[i], &sb)) {
+			robot_hook_calls(db, sb.plan, sb.machine_id, &calls, &ncalls, &said);
+			db_session_brief_free(&sb);
+		}
+		put(said.buf);
+		strbuf_release(&said);
+	}
+	free(judged);
 	/* the target is let go before the hook runs: a hook takes the time it
 	   takes (a mail server, a chat service), and no session waits for it */
 	release_target();
-	if (tell_hooks(&o, calls, ncalls))
+	if (tell_hooks(db, &o, calls, ncalls))
 		rc = exit_worse(rc, 4);
 	if (stop_flag)
 		rc = exit_worse(rc, 130);

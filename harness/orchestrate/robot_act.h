@@ -108,7 +108,9 @@ struct robot_tonight {
 /* 1 when session target label `target` is one of `targets` */
 int robot_night_target(const char *const *targets, const char *target);
 /* tonight's night in the store at dbpath: 0 with *t filled (all 0 when
- * there is no store yet), or -1 with why in err */
+ * there is no store it can read yet: none, an empty file, an older
+ * schema; the run's child makes or migrates it, or says what is wrong),
+ * or -1 with why in err */
 int robot_tonight(const char *dbpath, const char *plan, const char *const *targets,
 		  const char *tag, struct robot_tonight *t, struct strbuf *err);
 
@@ -131,7 +133,22 @@ struct robot_hook_call {
 	int64_t gid;
 	const char *event;          /* raised, fixed, bisected */
 	char *text;                 /* the group's culprit report */
+	int64_t hook_id;            /* the store's row (db_alert_hook), 0: none */
+	int64_t session;            /* the night that made it */
 };
+/*
+ * The hook's calls the store holds for the groups of `plan` on
+ * `machine_id` and not yet delivered (this night's, and those a nightly
+ * killed before its hook left: schema 16, docs/alerts.md "The hook"),
+ * each claimed for this process (one claimed by a nightly that still runs
+ * is left to it), appended to *calls with the group's report as it is now.
+ * 0, or -1 when the store could not be read; what went wrong in `said`.
+ */
+int robot_hook_calls(struct db *db, const char *plan, int64_t machine_id,
+		     struct robot_hook_call **calls, size_t *ncalls, struct strbuf *said);
+/* the call was made (the hook ran, whatever its end): marked delivered,
+ * not called again. 0, or -1 with why in err */
+int robot_hook_delivered(struct db *db, const struct robot_hook_call *call, struct strbuf *err);
 
 /* one judged session of the night: what the summary prints */
 struct robot_night {

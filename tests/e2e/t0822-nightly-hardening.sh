@@ -12,7 +12,12 @@
 #     of the night runs nothing beside the first and judges nothing twice,
 #     naming the first; a complete session of the night not yet judged is
 #     judged, not run again; the next night's baseline holds the night
-#     once; and a night stored twice (before this) counts once.
+#     once; and a night stored twice (before this) counts once;
+#   - a nightly killed between its judgement's commit and its hook (the
+#     fault point SCHEDLAB_FAULT=nightly-judged, harness/util/fault.h)
+#     leaves the hook's call pending in the store: the rerun of the night
+#     calls the hook once with the alert, a third run no more (the night
+#     by `--plan --tag`, and by `--session`).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/robot-history.sh"
 hold_local_target   # its local sessions never wait inside the script (lib.sh)
@@ -105,5 +110,46 @@ fresh d
 sqlite3 -batch "$TMP/d.db" "UPDATE session SET tag = 'nightly-03' WHERE id = 4"
 $SL nightly --db "$TMP/d.db" --session 5 --no-bisect --out-dir "$TMP/rep" >"$TMP/d.out" 2>"$TMP/d.err"
 contains "a night stored twice counts once in the baseline" "$TMP/d.out" "baseline: sessions 4 2 1 (3 previous nightly runs"
+
+# ---- 7. killed after the judgement's commit, before the hook ------------------------------
+# night 5 of the history, not yet judged, is tonight's night of local.json
+# (plan robot on local, tag nightly-05): judged, not run
+KHOOK="cat >\"$TMP/k-\$SCHEDLAB_ALERT_GROUP-\$SCHEDLAB_ALERT_EVENT.txt\"; echo \"\$SCHEDLAB_ALERT_GROUP \$SCHEDLAB_ALERT_EVENT\" >>\"$TMP/k.calls\""
+fresh k
+DB=$TMP/k.db
+sql "UPDATE session SET nightly = 0 WHERE id = 5"
+knight() { # NAME [env...]: nightly --plan local.json of night nightly-05 with the hook
+	local n=$1; shift
+	env "$@" timeout 120 $SL nightly --plan "$TMP/local.json" --db "$DB" --tag nightly-05 \
+		--no-bisect --out-dir "$TMP/krep" --on-alert "$KHOOK" >"$TMP/$n.out" 2>"$TMP/$n.err"
+	echo $? >"$TMP/$n.rc"
+}
+knight k1 SCHEDLAB_FAULT=nightly-judged
+equals "a nightly killed after its judgement's commit (SCHEDLAB_FAULT=nightly-judged): SIGKILL" "$(cat "$TMP/k1.rc")" 137
+check "... its hook was not called" test ! -e "$TMP/k.calls"
+equals "... the judgement is stored: alert 1, a regression" "$(sql "SELECT id || ' ' || kind FROM alert")" "1 regression"
+equals "... with the hook's call pending beside it" \
+	"$(sql "SELECT group_id || ' ' || session_id || ' ' || event || ' ' || (delivered_at IS NULL) FROM alert_hook")" "1 5 raised 1"
+knight k2
+equals "the rerun of the night exits 0 (judged already: nothing run or judged)" "$(cat "$TMP/k2.rc")" 0
+equals "... and calls the hook once, with the alert" "$(cat "$TMP/k.calls" 2>/dev/null)" "1 raised"
+contains "... the group's report on its stdin" "$TMP/k-1-raised.txt" "alert 1 regression new: hackbench.time_s"
+equals "... the call marked delivered" "$(sql "SELECT delivered_at IS NOT NULL FROM alert_hook")" 1
+equals "... no session run beside the night's" "$(sql "SELECT count(*) FROM session WHERE tag = 'nightly-05'")" 1
+knight k3
+equals "a third run: exit 0" "$(cat "$TMP/k3.rc")" 0
+equals "... and the hook called no more" "$(wc -l <"$TMP/k.calls")" 1
+# the same by --session: the rerun judges the session again (known) and
+# makes the call the killed one left
+fresh ks
+rm -f "$TMP/k.calls"
+DB=$TMP/ks.db
+SCHEDLAB_FAULT=nightly-judged $SL nightly --db "$DB" --session 5 --no-bisect --out-dir "$TMP/krep" \
+	--on-alert "$KHOOK" >"$TMP/ks1.out" 2>&1
+equals "nightly --session killed after its judgement: SIGKILL, no hook called" "$? $(test -e "$TMP/k.calls"; echo $?)" "137 1"
+$SL nightly --db "$DB" --session 5 --no-bisect --out-dir "$TMP/krep" --on-alert "$KHOOK" >"$TMP/ks2.out" 2>&1
+equals "... the rerun calls the hook once, with the alert" "$(cat "$TMP/k.calls" 2>/dev/null)" "1 raised"
+$SL nightly --db "$DB" --session 5 --no-bisect --out-dir "$TMP/krep" --on-alert "$KHOOK" >"$TMP/ks3.out" 2>&1
+equals "... a third run no more" "$(wc -l <"$TMP/k.calls")" 1
 
 done_testing
