@@ -747,26 +747,33 @@ int proc_alive(pid_t pid, unsigned long long start)
 	       state != 'X';
 }
 
-/* field 22 of /proc/PID/stat (0: no such process) and field 3, the state */
-static unsigned long long stat_start(pid_t pid, char *state)
+/* /proc/PID/stat into buf (n bytes): what follows the command name's
+ * ") " (field 3 on), or NULL when there is no such process */
+static const char *stat_after_comm(pid_t pid, char *buf, size_t n)
 {
-	char path[64], buf[1024];
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		return NULL;
+	ssize_t k = read(fd, buf, n - 1);
 	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
+	if (k <= 0)
+		return NULL;
+	buf[k] = 0;
 	const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
-	if (!p)
-		return 0;
+	return p && p[1] ? p + 2 : NULL;
+}
+
+/* field 22 of /proc/PID/stat (0: no such process) and field 3, the state */
+static unsigned long long stat_start(pid_t pid, char *state)
+{
+	char buf[1024];
+	const char *p = stat_after_comm(pid, buf, sizeof(buf));
 	unsigned long long start = 0;
 	/* after ") ": state is field 3, starttime field 22 */
-	if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-			  "%*d %*d %llu", state, &start) != 2)
+	if (!p || sscanf(p, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+			    "%*d %*d %llu", state, &start) != 2)
 		return 0;
 	return start;
 }
@@ -774,19 +781,10 @@ static unsigned long long stat_start(pid_t pid, char *state)
 /* the ppid of process pid (field 4 of /proc/PID/stat), 0 when unknown */
 static pid_t stat_ppid(pid_t pid)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')');
+	char buf[1024];
+	const char *p = stat_after_comm(pid, buf, sizeof(buf));
 	int ppid = 0;
-	if (!p || sscanf(p + 2, "%*c %d", &ppid) != 1)
+	if (!p || sscanf(p, "%*c %d", &ppid) != 1)
 		return 0;
 	return (pid_t)ppid;
 }

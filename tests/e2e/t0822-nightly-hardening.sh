@@ -38,22 +38,26 @@ fresh() { cp "$TMP/pristine.db" "$TMP/$1.db"; }
 # hook's process group) whose command line carries the marker, then sleeps
 # past its limit
 MARK="orphan-$SCHEDLAB_TEST_MARK"
+# none_left NAME: within 5 s, no process of this script's with the marker
+# (nor the sleep under it) is left; those that are get SIGKILL after
+none_left() {
+	local left="" i p
+	for i in $(seq 50); do
+		left=$(ours "$MARK|^sleep 1000$")
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	if [ -z "$left" ]; then ok "$1"; else
+		not_ok "$1" "$left"
+		for p in $(echo "$left" | cut -d' ' -f1); do kill -9 "$p"; done
+	fi
+}
 fresh o
 ORPHAN="setsid sh -c 'sleep 1000; :' $MARK & sleep 60"
 timeout 120 $SL nightly --db "$TMP/o.db" --session 5 --no-bisect --out-dir "$TMP/rep" \
 	--on-alert "$ORPHAN" --on-alert-timeout 2 >"$TMP/o.out" 2>"$TMP/o.err"
 equals "a hook past its limit whose child left its group (setsid): the night exits 1 (the regression; the hook's 4 is milder)" "$?" 1
-left=""
-for i in $(seq 50); do
-	left=$(ours "$MARK|^sleep 1000$")
-	[ -z "$left" ] && break
-	sleep 0.1
-done
-if [ -z "$left" ]; then ok "... and no process the hook started remains (the setsid one and its sleep)"
-else
-	not_ok "... and no process the hook started remains (the setsid one and its sleep)" "$left"
-	for p in $(echo "$left" | cut -d' ' -f1); do kill -9 "$p"; done
-fi
+none_left "... and no process the hook started remains (the setsid one and its sleep)"
 contains "... the summary says it and what it started were ended" "$TMP/o.out" \
 	"alert group 1 (raised): --on-alert hook killed after 2 s (its time limit, --on-alert-timeout); it and what it started were ended"
 # a hook that ends well and leaves a setsid process behind: ended too (the
@@ -63,17 +67,7 @@ fresh o2
 timeout 120 $SL nightly --db "$TMP/o2.db" --session 5 --no-bisect --out-dir "$TMP/rep" \
 	--on-alert "setsid sh -c 'sleep 1000; :' $MARK & sleep 1; exit 0" >"$TMP/o2.out" 2>"$TMP/o2.err"
 equals "a hook that exits 0 leaving a setsid process: the night exits 1 (the regression)" "$?" 1
-left=""
-for i in $(seq 50); do
-	left=$(ours "$MARK|^sleep 1000$")
-	[ -z "$left" ] && break
-	sleep 0.1
-done
-if [ -z "$left" ]; then ok "... and what it left is ended with it"
-else
-	not_ok "... and what it left is ended with it" "$left"
-	for p in $(echo "$left" | cut -d' ' -f1); do kill -9 "$p"; done
-fi
+none_left "... and what it left is ended with it"
 
 # ---- 17. one night, one session ---------------------------------------------------------
 printf '%s\n' '{"name": "robot", "target": "local", "repetitions": 3,' \
