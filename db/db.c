@@ -1612,14 +1612,17 @@ int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int
 	*ids = NULL;
 	*n = 0;
 	sqlite3_stmt *s = db_prep(db,
-		"SELECT s.id FROM session s WHERE s.name = ?1 AND s.nightly = 1"
+		/* one session a night: a tag that two sessions of the plan on
+		   the machine carry (a night run twice before the nightly
+		   refused it) counts once, by its newest session */
+		"SELECT max(s.id) FROM session s WHERE s.name = ?1 AND s.nightly = 1"
 		" AND s.id < ?3 AND s.id >= ?2 AND (?6 IS NULL OR s.tag != ?6)"
 		" AND s.status NOT IN ('running', 'interrupted')"
 		" AND EXISTS (SELECT 1 FROM boot b WHERE b.session_id = s.id AND b.status = 'ok'"
 		"   AND b.machine_id = ?4)"
 		" AND EXISTS (SELECT 1 FROM run r JOIN metric mv ON mv.run_id = r.id"
 		"   WHERE r.session_id = s.id)"
-		" ORDER BY s.id DESC LIMIT ?5");
+		" GROUP BY coalesce(s.tag, '#' || s.id) ORDER BY 1 DESC LIMIT ?5");
 	if (!s)
 		return -1;
 	db_bind_text(s, 1, plan);

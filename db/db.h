@@ -252,7 +252,8 @@ int db_sessions_by_tag(struct db *db, const char *tag, int64_t **ids, size_t *n)
 /* the nightly's complete sessions (session.nightly, schema 15: whatever
  * their tag; not running, not interrupted: a night cut short is no
  * baseline) with results (but not `but_tag`: the other members of tonight's lab) of `plan` on machine `machine_id`, with
- * from <= id < before (from 0: any), newest first, at most max of them */
+ * from <= id < before (from 0: any), newest first, at most max of them;
+ * one a night: of sessions that share a tag, the newest */
 int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int64_t from,
 			int64_t before, size_t max, const char *but_tag, int64_t **ids,
 			size_t *n);

@@ -513,5 +513,23 @@ const struct migration db_migrations[] = {
 	  "  LEFT JOIN machine m ON m.id = b.machine_id"
 	  "  LEFT JOIN kernel k ON k.id = b.kernel_id"
 	  "  WHERE r.status = 'ok' AND b.status = 'ok';" },
+	/* 17: the site's hook's calls (docs/alerts.md "The hook"): one row a
+	   group and night that raised, fixed or bisected it, written with the
+	   night's judgement (a nightly killed before its hook ran leaves it
+	   pending: the rerun or the next night calls the hook), claimed by
+	   the nightly that calls it (pid and its start time: a dead claimer's
+	   claim is taken over) and marked delivered once the hook ran. */
+	{ 17,
+	  "CREATE TABLE alert_hook ("
+	  "  id INTEGER PRIMARY KEY,"
+	  "  group_id INTEGER NOT NULL REFERENCES alert_group(id),"
+	  "  session_id INTEGER NOT NULL REFERENCES session(id),"
+	  "  event TEXT NOT NULL CHECK (event IN ('raised', 'fixed', 'bisected')),"
+	  "  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+	  "  claim_pid INTEGER,"
+	  "  claim_start INTEGER,"
+	  "  delivered_at TEXT,"
+	  "  UNIQUE (group_id, session_id));"
+	  "CREATE INDEX alert_hook_pending ON alert_hook(group_id) WHERE delivered_at IS NULL;" },
 	{ 0, NULL },
 };

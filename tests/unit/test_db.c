@@ -110,13 +110,14 @@ TEST(fresh_file_is_latest)
 	CHECK(db != NULL);
 	if (!db)
 		return;
-	CHECK(db_latest_version() == 16);
+	CHECK(db_latest_version() == 17);
 	CHECK(db_user_version(db) == db_latest_version());
 	check_q(db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
-		"alert;alert_event;alert_group;bisect;bisect_step;boot;histogram;kernel;machine;metric;"
+		"alert;alert_event;alert_group;alert_hook;bisect;bisect_step;boot;histogram;kernel;"
+		"machine;metric;"
 		"results;run;schedstat;session");
 	check_q(db, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
-		    "ORDER BY name", "alert_series;session_tag");
+		    "ORDER BY name", "alert_hook_pending;alert_series;session_tag");
 	/* metric and histogram are clustered on their keys (migrations 5 and 6:
 	 * ingest rate), and no CHECK builds a temporary B-tree per row */
 	check_q(db, "SELECT sql LIKE '%WITHOUT ROWID' FROM sqlite_master WHERE name = 'metric'", "1");
