@@ -6,18 +6,19 @@
 # virtual clock that gets its runs with its initramfs, runs them with no
 # input from the host, writes its replies to its console (a file) and
 # powers off; the host stores them afterwards through the batch path.
-# On Debian's 6.1 kernel, 1 vCPU, preempt=none and full, cyclictest under
-# hackbench and pingpong, one run each a session:
+# On Debian's 6.1 kernel, 1 vCPU, preempt=full, cyclictest under hackbench
+# and pingpong, one run each a session (one boot):
 # - every boot is stored as method "sealed" with its virtual clock, every
 #   run ok with its raw output;
 # - the same plan again beside a CPU hog on every host CPU stores the same
 #   value for every metric of every run, bit for bit (the live virtual
 #   clock only came within 10%: t0545);
-# - the known answer's direction: cyclictest's p99 lower under full;
 # - a guest that does not power off in time is ended at the host's limit
 #   and the boot's runs are stored not ok, once, not lost (the limit made
 #   45 s by SCHEDLAB_TEST_SEALED_LIMIT_S, a fault injection).
-# Cost: about 4 boots of 30-120 s wall each (the host's load decides).
+# (The known answers in virtual time, none against full, are t0545's.)
+# Cost: three boots of 40-190 s wall each (the host's load decides: 934 s
+# for five at load 10 beside make test).
 . "$(dirname "$0")/lib.sh"
 DB=$TMP/s.db
 export TMPDIR=$TMP   # the VMs' folders, so that leftovers are ours to find
@@ -31,7 +32,7 @@ cat >"$TMP/p.json" <<'P'
 { "name": "sealed", "repetitions": 1, "seed": 3,
   "target": {"type": "qemu", "kernel": "kernels/out/debian", "clock": "virtual",
              "sealed": true, "memory_mb": 512},
-  "matrix": {"preempt": ["none", "full"]},
+  "matrix": {"preempt": ["full"]},
   "workloads": [ {"type": "cyclictest", "duration_s": 2, "load": {"type": "hackbench", "groups": 2}},
                  {"type": "pingpong", "stages": 2, "duration_s": 2} ] }
 P
@@ -47,7 +48,7 @@ echo "# quiet session: $(($(date +%s) - t0)) s wall; $(host_load)"
 equals "every boot sealed, on the virtual clock" \
 	"$(sql "SELECT group_concat(DISTINCT method || ':' || status || ':' || clock) FROM boot")" "sealed:ok:virtual"
 equals "every run ok, its raw output kept" \
-	"$(sql "SELECT count(*) || ' ' || sum(status = 'ok') || ' ' || sum(length(stdout) > 0) FROM run")" "4 4 4"
+	"$(sql "SELECT count(*) || ' ' || sum(status = 'ok') || ' ' || sum(length(stdout) > 0) FROM run")" "2 2 2"
 
 setsid stress-ng --cpu "$(nproc)" --timeout 1200 >/dev/null 2>&1 &
 hog=$!
@@ -64,20 +65,13 @@ vals() { sql "SELECT preempt || ' ' || workload || ' ' || metric || '=' || print
 vals quiet >"$TMP/quiet.vals"
 vals hog >"$TMP/hog.vals"
 n=$(wc -l <"$TMP/quiet.vals")
-[ "$n" -ge 10 ] && ok "the quiet session stored $n metric values" || not_ok "metric values stored" "$n"
+[ "$n" -ge 8 ] && ok "the quiet session stored $n metric values" || not_ok "metric values stored" "$n"
 if cmp -s "$TMP/quiet.vals" "$TMP/hog.vals"; then
 	ok "beside the hog: every metric value identical, bit for bit ($n values)"
 else
 	not_ok "beside the hog: every metric value identical" "$(diff "$TMP/quiet.vals" "$TMP/hog.vals" | head -n 8)"
 fi
 grep -E "lat_p99_us|rps=" "$TMP/quiet.vals" | sed 's/^/# /'
-p99() { sql "SELECT value FROM results WHERE tag = 'quiet' AND preempt = '$1' AND metric = 'lat_p99_us'"; }
-none=$(p99 none)
-full=$(p99 full)
-awk -v a="$none" -v b="$full" 'BEGIN { exit !(a + 0 > b + 0) }' &&
-	ok "cyclictest p99 lower under full ($full us) than none ($none us)" ||
-	not_ok "cyclictest p99 lower under full than none" "none '$none' full '$full'"
-
 # a guest that does not power off in time: ended, its runs failed, kept
 cat >"$TMP/hang.json" <<'P'
 { "name": "sealed-hang", "repetitions": 1,
