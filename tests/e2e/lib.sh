@@ -252,6 +252,21 @@ ssh_test_keys() {
 # empty_db PATH: an empty database with the current schema at PATH (for the
 # scripts that load a synthetic history with sqlite3): `run --resume` on a
 # new path makes no file, so the schema of one a tiny local run made
+# provided_qemu: the qemu >= 8.1 for virtual time that `make -C kernels
+# qemu` provides (make test's setup made it; a second call is a no-op):
+# its path in VT, its version in VT_VER, both checked; the script ends
+# when there is none (t0546, t0547)
+provided_qemu() {
+	VT=$(make -s --no-print-directory -C kernels qemu 2>"$TMP/vt.err")
+	local rc=$?
+	equals "make -C kernels qemu provides a qemu (exit 0)" "$rc" 0
+	[ $rc = 0 ] || { echo "# $(tail -n 5 "$TMP/vt.err")"; done_testing; exit; }
+	VT_VER=$("$VT" -version | sed -n '1s/^QEMU emulator version \([0-9][0-9.]*\).*/\1/p')
+	case "$VT_VER" in
+	[89].[1-9]* | [89].[1-9][0-9]* | [1-9][0-9].*) ok "the provided qemu is >= 8.1 ($VT: $VT_VER)" ;;
+	*) not_ok "the provided qemu is >= 8.1" "$VT answers '$VT_VER'" ;;
+	esac
+}
 empty_db() {
 	cat >"$TMP/tiny.json" <<'EOF_TINY'
 {"name": "tiny", "target": "local", "repetitions": 1,

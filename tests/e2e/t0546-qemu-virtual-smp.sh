@@ -27,15 +27,8 @@ if [ ! -f kernels/out/debian/kernel.json ]; then
 fi
 
 # --- the provided qemu (make test's setup made it; a second call is a no-op)
-vt=$(make -s --no-print-directory -C kernels qemu 2>"$TMP/vt.err")
-rc=$?
-equals "make -C kernels qemu provides a qemu (exit 0)" "$rc" 0
-[ $rc = 0 ] || { echo "# $(tail -n 5 "$TMP/vt.err")"; done_testing; exit; }
-ver=$("$vt" -version | sed -n '1s/^QEMU emulator version \([0-9][0-9.]*\).*/\1/p')
-case "$ver" in
-[89].[1-9]* | [89].[1-9][0-9]* | [1-9][0-9].*) ok "the provided qemu is >= 8.1 ($vt: $ver)" ;;
-*) not_ok "the provided qemu is >= 8.1" "$vt answers '$ver'" ;;
-esac
+provided_qemu
+vt=$VT ver=$VT_VER
 
 # --- an older qemu named by the plan is refused before anything runs
 printf '#!/bin/sh\necho "QEMU emulator version 7.2.22 (fake)"\n' >"$TMP/qemu-old"
