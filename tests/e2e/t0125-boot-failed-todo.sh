@@ -11,7 +11,7 @@
 # none as skipped. Before, sessions counted them skipped and serve not at
 # all. docs/reliability.md: --resume redoes the runs whose boot failed.
 . "$(dirname "$0")/lib.sh"
-require_built bin/schedlab
+require_built bin/schedlab bin/schedlab-agent
 require openssh-client:ssh curl:curl jq:jq sqlite3:sqlite3
 . "$(dirname "$0")/serve-lib.sh"
 SL=schedlab
