@@ -874,6 +874,15 @@ TEST(boot_failed_is_to_do_everywhere)
 	struct counts_row r = { .want = { "todo" } };
 	CHECK(db_serve_rows(f.db, DB_SERVE_RECENT, 10, grab_counts, &r) == 0);
 	CHECK_STR(r.got[0], "1");
+	/* a bisection resumes the session of a commit whose boot failed
+	   (docs/bisect.md: a later --resume tries that boot once more) */
+	CHECK(exec(f.db, "UPDATE session SET plan_json = '{\"matrix\": {\"kernel\":"
+			 " {\"commit\": \"c0ffee\"}}}'") == 0);
+	struct db_bisect_session *bs = NULL;
+	size_t nbs = 0;
+	CHECK(db_bisect_sessions(f.db, "t1", "c0ffee", &bs, &nbs) == 0);
+	CHECK(nbs == 1 && bs[0].todo == 1);
+	db_bisect_sessions_free(bs, nbs);
 	/* a finished run is not finished again: the table refuses the move */
 	CHECK(db_run_finish(f.db, f.run[0], &fail) == -1);
 	CHECK(strstr(db_errmsg(f.db), "run is ok and cannot become failed (from ok: none)") != NULL);
