@@ -68,7 +68,7 @@ static const char *const sql[DB_SERVE_NQUERIES] = {
 	[DB_SERVE_RUNS] =
 		"SELECT r.id AS run, r.boot_id AS boot, r.seq, r.round, r.workload, r.params,"
 		" r.knobs, r.rep, r.status, r.error, r.started_at, r.finished_at,"
-		" r.evidence_of"
+		" r.evidence_of, r.skip_reason, r.notes"
 		" FROM run r WHERE r.session_id = ?1 ORDER BY r.seq, r.round, r.id",
 	[DB_SERVE_METRICS] =
 		"SELECT r.workload AS run_workload, r.params, mv.workload, mv.name AS metric,"
@@ -82,7 +82,7 @@ static const char *const sql[DB_SERVE_NQUERIES] = {
 		"SELECT r.id AS run, r.session_id AS session, r.boot_id AS boot, r.seq, r.round,"
 		" r.workload, r.params, r.knobs, r.rep, r.status, r.error, r.started_at,"
 		" r.finished_at, r.wall_s, r.exit_code, r.argv, r.knobs_applied, r.load, r.files,"
-		" r.evidence_of, r.evidence_why, r.stdout, r.stderr"
+		" r.evidence_of, r.evidence_why, r.stdout, r.stderr, r.skip_reason, r.notes"
 		" FROM run r WHERE r.id = ?1",
 	[DB_SERVE_RUN_METRICS] =
 		("SELECT workload, name AS metric, value, unit, better, censored, note"

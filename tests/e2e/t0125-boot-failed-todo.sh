@@ -40,6 +40,10 @@ check "serve starts" start_serve "$DB"
 equals "serve /session/1: 2 to do of 2" \
 	"$(jget /session/1 s1.json '"\(.session.todo) \(.session.runs) \(.session.ok) \(.session.failed)"')" "2 2 0 0"
 equals "serve /sessions: 2 to do" "$(jget /sessions ss.json '.recent[0].todo')" 2
+equals "serve /session/1: each run's skip reason" \
+	"$(jq -r '[.runs[].skip_reason] | join(" ")' "$TMP/s1.json")" "boot-failed boot-failed"
+equals "serve /run/1 answers 200" "$(get /run/1 r1.html)" 200
+contains "... and shows the skip reason" "$TMP/r1.html" "boot-failed"
 stop_serve
 
 # --resume redoes exactly those (the target still refuses: skipped again)
