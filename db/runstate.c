@@ -223,7 +223,7 @@ static const char *cached(int kind, int arg, const char *alias)
 		int kind, arg;
 		char alias[8];
 		char sql[640];
-	} cache[32];
+	} cache[64];
 	static size_t nc;
 	if (!alias)
 		alias = "";
