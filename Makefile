@@ -126,8 +126,9 @@ build/tests/%: tests/unit/%.c build/asan/libschedlab.a tests/unit/tap.h
 
 unit: $(UNITBINS)
 
-# the tests install what they need (scripts/install-deps.sh --all: packages
-# only, never anything else) and then run everything; a missing prerequisite
+# the tests install what they need (scripts/install-deps.sh --all: Debian's
+# packages; and `make -C kernels qemu`: a qemu >= 8.1 under ~/.cache/schedlab
+# when the system's is older) and then run everything; a missing prerequisite
 # is a failure that names its package
 test: deps-test all unit
 	@tests/run.sh
@@ -154,8 +155,12 @@ demo: deps all
 deps:
 	@scripts/install-deps.sh
 
+# and a qemu >= 8.1 for the virtual-time tests on more than one vCPU (the
+# system's, or Debian 13's from a root under ~/.cache/schedlab: about 3-4
+# minutes the first time, nothing after; docs/virtual-time.md)
 deps-test:
 	@scripts/install-deps.sh --all
+	@$(MAKE) -s --no-print-directory -C kernels qemu
 
 bench: all bench-ingest bench-pingpong
 	@bench/run-all.sh

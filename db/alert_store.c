@@ -508,3 +508,95 @@ int64_t db_alert_expected_since(struct db *db, const char *plan, int64_t machine
 	sqlite3_bind_int64(s, 2, machine_id);
 	return db_scalar(db, s);
 }
+
+void db_alert_hooks_free(struct db_alert_hook *h, size_t n)
+{
+	for (size_t i = 0; h && i < n; i++)
+		free(h[i].event);
+	free(h);
+}
+
+int db_alert_hook_add(struct db *db, int64_t gid, int64_t sid, const char *event)
+{
+	sqlite3_stmt *s = db_prep(db,
+		"INSERT INTO alert_hook (group_id, session_id, event) VALUES (?1, ?2, ?3)"
+		" ON CONFLICT (group_id, session_id) DO UPDATE SET event ="
+		"   CASE WHEN event = 'bisected' THEN event ELSE excluded.event END"
+		" WHERE delivered_at IS NULL");
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, gid);
+	sqlite3_bind_int64(s, 2, sid);
+	db_bind_text(s, 3, event);
+	return db_run(db, s);
+}
+
+int db_alert_hooks_pending(struct db *db, const char *plan, int64_t machine_id,
+			   struct db_alert_hook **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *s = db_prep(db,
+		"SELECT h.id, h.group_id, h.session_id, h.event, coalesce(h.claim_pid, 0),"
+		" coalesce(h.claim_start, 0) FROM alert_hook h JOIN alert_group g ON g.id = h.group_id"
+		" WHERE h.delivered_at IS NULL AND g.plan = ?1 AND g.machine_id = ?2 ORDER BY h.id");
+	if (!s)
+		return -1;
+	db_bind_text(s, 1, plan);
+	sqlite3_bind_int64(s, 2, machine_id);
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct db_alert_hook *t = realloc(*out, (*n + 1) * sizeof(**out));
+		if (!t) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		*out = t;
+		struct db_alert_hook *h = &(*out)[(*n)++];
+		h->id = sqlite3_column_int64(s, 0);
+		h->group_id = sqlite3_column_int64(s, 1);
+		h->session_id = sqlite3_column_int64(s, 2);
+		h->event = db_dup_col(s, 3);
+		h->claim_pid = sqlite3_column_int64(s, 4);
+		h->claim_start = (unsigned long long)sqlite3_column_int64(s, 5);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		db_seterr(db, "the hook's calls: %s", sqlite3_errmsg(db_sqlite(db)));
+		db_alert_hooks_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
+}
+
+int db_alert_hook_claim(struct db *db, int64_t id, int64_t old_pid,
+			unsigned long long old_start, int64_t pid, unsigned long long start)
+{
+	sqlite3_stmt *s = db_prep(db,
+		"UPDATE alert_hook SET claim_pid = ?2, claim_start = ?3 WHERE id = ?1"
+		" AND delivered_at IS NULL AND coalesce(claim_pid, 0) = ?4"
+		" AND coalesce(claim_start, 0) = ?5");
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, pid);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)start);
+	sqlite3_bind_int64(s, 4, old_pid);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)old_start);
+	if (db_run(db, s))
+		return -1;
+	return sqlite3_changes(db_sqlite(db)) > 0;
+}
+
+int db_alert_hook_delivered(struct db *db, int64_t id)
+{
+	sqlite3_stmt *s = db_prep(db,
+		"UPDATE alert_hook SET delivered_at = strftime('%Y-%m-%dT%H:%M:%SZ','now')"
+		" WHERE id = ?1 AND delivered_at IS NULL");
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	return db_run(db, s);
+}

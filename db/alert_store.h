@@ -110,4 +110,30 @@ int db_alert_groups_with(struct db *db, enum alert_state s, int64_t **ids, size_
  * (0: none): the nightly's baseline starts there */
 int64_t db_alert_expected_since(struct db *db, const char *plan, int64_t machine_id);
 
+/* ---- the site's hook's calls (schema 16, docs/alerts.md "The hook") ------ */
+
+/* a call of the hook the store holds */
+struct db_alert_hook {
+	int64_t id, group_id, session_id;
+	char *event;                 /* raised, fixed, bisected */
+	int64_t claim_pid;           /* 0: not claimed */
+	unsigned long long claim_start;
+};
+void db_alert_hooks_free(struct db_alert_hook *h, size_t n);
+/* group gid's call for night `sid` with `event` (not yet delivered: its
+ * event replaced, `bisected` over the others; delivered: left as it is): 0,
+ * or -1 with the message. Within the caller's transaction when there is one */
+int db_alert_hook_add(struct db *db, int64_t gid, int64_t sid, const char *event);
+/* the calls not yet delivered of the groups of `plan` on `machine_id`,
+ * oldest first */
+int db_alert_hooks_pending(struct db *db, const char *plan, int64_t machine_id,
+			   struct db_alert_hook **out, size_t *n);
+/* claim call `id` for the process (pid, start) when its claim is still
+ * (old_pid, old_start) and it is not delivered: 1 claimed, 0 not (another
+ * took it meanwhile), -1 with the message */
+int db_alert_hook_claim(struct db *db, int64_t id, int64_t old_pid,
+			unsigned long long old_start, int64_t pid, unsigned long long start);
+/* call `id` delivered (the hook ran): 0, or -1 with the message */
+int db_alert_hook_delivered(struct db *db, int64_t id);
+
 #endif

@@ -101,7 +101,7 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	[STMT_BOOT_FINISH] = "UPDATE boot SET status = ?2, machine_id = ?3, kernel_id = ?4, preempt = ?5,"
 			     " cmdline = ?6, boot_uuid = ?7, method = ?8, switch_s = ?9, accel = ?10,"
 			     " sysinfo = ?11, console = ?12, error = ?13, lava_job_id = ?14,"
-			     " lava_job_url = ?15, clock = ?16, clock_shift = ?17, booted_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
+			     " lava_job_url = ?15, clock = ?16, clock_shift = ?17, qemu_version = ?18, booted_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
 	[STMT_BOOT_REPLAN] = "INSERT INTO boot (session_id, seq, cfg, req_kernel, req_preempt, req_cmdline,"
 			     " kernel_commit, kernel_describe)"
 			     " SELECT session_id, seq, cfg, req_kernel, req_preempt, req_cmdline,"
@@ -139,6 +139,7 @@ struct db {
 	char err[1024];
 	int readonly;
 	int nested;            /* db_begin's savepoints inside a transaction */
+	int busy;              /* the last failure: another process's lock */
 };
 
 #define ERROR_SQLITE(db, what) sqlite_failed(db, what, __FILE__, __LINE__)
@@ -149,11 +150,22 @@ void db_seterr(struct db *db, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(db->err, sizeof(db->err), fmt, ap);
 	va_end(ap);
+	db->busy = 0;
 }
 
 const char *db_errmsg(const struct db *db)
 {
 	return db->err;
+}
+
+int db_failed_busy(const struct db *db)
+{
+	return db->busy;
+}
+
+void db_set_busy_timeout(struct db *db, int ms)
+{
+	sqlite3_busy_timeout(db->h, ms);
 }
 
 sqlite3 *db_sqlite(struct db *db)
@@ -333,7 +345,9 @@ static void sqlite_failed(struct db *db, const char *what, const char *file, int
 		hint = "; the database file is damaged";
 		break;
 	}
+	int code = sqlite3_errcode(db->h) & 0xff;
 	db_seterr(db, "%s: %s%s (%s:%d)", what, sqlite3_errmsg(db->h), hint, file, line);
+	db->busy = code == SQLITE_BUSY || code == SQLITE_LOCKED;
 }
 
 static int exec_sql(struct db *db, const char *sql)
@@ -502,7 +516,7 @@ static int open_common(const char *path, int flags, struct db **out, char **errm
 		free(db);
 		return -1;
 	}
-	sqlite3_busy_timeout(db->h, 10000);
+	sqlite3_busy_timeout(db->h, DB_BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(db->h, 1);
 	/* asked for writing but opened read-only (an immutable or read-only
 	   file: SQLite falls back quietly): refused now, not when a write
@@ -1038,6 +1052,7 @@ int db_boot_finish(struct db *db, int64_t boot_id, const struct db_boot_result *
 	db_bind_text(s, 16, r->clock);
 	if (r->clock && r->clock_shift >= 0)
 		sqlite3_bind_int(s, 17, r->clock_shift);
+	db_bind_text(s, 18, r->qemu_version);
 	int ret = step_done(db, s, "updating boot");
 	free(si);
 	return ret;
@@ -1688,14 +1703,18 @@ int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int
 	static char sql[1024];
 	if (!sql[0])
 		snprintf(sql, sizeof(sql),
-		"SELECT s.id FROM session s WHERE s.name = ?1 AND s.nightly = 1"
+		/* one session a night: a tag that two sessions of the plan on
+		   the machine carry (a night run twice before the nightly
+		   refused it) counts once, by its newest session */
+		"SELECT max(s.id) FROM session s WHERE s.name = ?1 AND s.nightly = 1"
 		" AND s.id < ?3 AND s.id >= ?2 AND (?6 IS NULL OR s.tag != ?6)"
 		" AND %s"
 		" AND EXISTS (SELECT 1 FROM boot b WHERE b.session_id = s.id AND b.status = 'ok'"
 		"   AND b.machine_id = ?4)"
 		" AND EXISTS (SELECT 1 FROM run r JOIN metric mv ON mv.run_id = r.id"
 		"   WHERE r.session_id = s.id)"
-		" ORDER BY s.id DESC LIMIT ?5", session_ended_sql("s"));
+		" GROUP BY coalesce(s.tag, '#' || s.id) ORDER BY 1 DESC LIMIT ?5",
+		session_ended_sql("s"));
 	sqlite3_stmt *s = db_prep(db, sql);
 	if (!s)
 		return -1;

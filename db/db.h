@@ -32,6 +32,13 @@ int db_open(const char *path, enum db_mode mode, struct db **db, char **errmsg);
 int db_open_raw(const char *path, struct db **db, char **errmsg);
 void db_close(struct db *db);
 const char *db_errmsg(const struct db *db);
+/* how long a write waits for another process's write lock (SQLite's busy
+ * timeout) unless set otherwise; a step that waited longer fails, and
+ * db_failed_busy says that was the reason (1: the last failure was the lock
+ * held by another process, nothing written) */
+#define DB_BUSY_TIMEOUT_MS 10000
+void db_set_busy_timeout(struct db *db, int ms);
+int db_failed_busy(const struct db *db);
 
 int db_user_version(struct db *db);
 int db_latest_version(void);
@@ -93,6 +100,7 @@ struct db_boot_result {
 	const char *preempt, *cmdline, *boot_uuid, *method, *accel, *error;
 	const char *clock;           /* "real", "virtual" or NULL (not recorded) */
 	int clock_shift;             /* "virtual": the icount shift, else -1 */
+	const char *qemu_version;    /* qemu: its version ("10.0.13"), NULL otherwise */
 	double switch_s;
 	const json_t *sysinfo;
 	const char *console;
@@ -136,10 +144,10 @@ struct db_run_result {
 	const char *status;          /* ok | failed | timeout | skipped | interrupted
 				      * (db/runstate.h: a move from planned or running) */
 	const char *error;
-	enum skip_reason skip;       /* skipped: why (run.skip_reason, schema 16), which
+	enum skip_reason skip;       /* skipped: why (run.skip_reason, schema 18), which
 				      * decides whether --resume redoes it; else SKIP_NONE */
 	const char *notes;           /* what the run could not give, and why: one note a
-				      * line (run.notes, schema 16), NULL for none */
+				      * line (run.notes, schema 18), NULL for none */
 	double wall_s;
 	int exit_code;
 	const char *argv_json, *out, *err, *files_json, *knobs_applied_json, *load_json;
@@ -251,7 +259,8 @@ int db_sessions_by_tag(struct db *db, const char *tag, int64_t **ids, size_t *n)
 /* the nightly's complete sessions (session.nightly, schema 15: whatever
  * their tag; not running, not interrupted: a night cut short is no
  * baseline) with results (but not `but_tag`: the other members of tonight's lab) of `plan` on machine `machine_id`, with
- * from <= id < before (from 0: any), newest first, at most max of them */
+ * from <= id < before (from 0: any), newest first, at most max of them;
+ * one a night: of sessions that share a tag, the newest */
 int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int64_t from,
 			int64_t before, size_t max, const char *but_tag, int64_t **ids,
 			size_t *n);

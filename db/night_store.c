@@ -95,3 +95,48 @@ int db_nightly_passed_over(struct db *db, const char *plan, int64_t machine_id, 
 	}
 	return 0;
 }
+
+void db_night_sessions_free(struct db_night_session *s, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++) {
+		free(s[i].target);
+		free(s[i].status);
+	}
+	free(s);
+}
+
+int db_night_sessions(struct db *db, const char *plan, const char *tag,
+		      struct db_night_session **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *s = prep(db, "SELECT id, target, status, nightly FROM session"
+				   " WHERE name = ?1 AND tag = ?2 ORDER BY id");
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, plan ? plan : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 2, tag ? tag : "", -1, SQLITE_TRANSIENT);
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct db_night_session *t = realloc(*out, (*n + 1) * sizeof(**out));
+		if (!t) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		*out = t;
+		struct db_night_session *p = &(*out)[(*n)++];
+		p->id = sqlite3_column_int64(s, 0);
+		p->target = db_dup_col(s, 1);
+		p->status = db_dup_col(s, 2);
+		p->nightly = sqlite3_column_int(s, 3);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		db_seterr(db, "night store: %s", sqlite3_errmsg(db_sqlite(db)));
+		db_night_sessions_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
+}

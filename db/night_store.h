@@ -31,4 +31,18 @@ int db_nightly_passed_over(struct db *db, const char *plan, int64_t machine_id, 
 			   size_t *n, size_t *total);
 void db_passed_over_free(struct db_passed_over *p, size_t n);
 
+/* a session of one night (docs/alerts.md "One night": the plan, its
+ * target, the tag) */
+struct db_night_session {
+	int64_t id;
+	char *target;       /* session.target: the label of its target */
+	char *status;       /* running, interrupted, done, ... */
+	int nightly;        /* judged by a nightly (session.nightly) */
+};
+/* the sessions of `plan` tagged `tag`, oldest first, into *out (*n of
+ * them): 0, or -1 with the message */
+int db_night_sessions(struct db *db, const char *plan, const char *tag,
+		      struct db_night_session **out, size_t *n);
+void db_night_sessions_free(struct db_night_session *s, size_t n);
+
 #endif

@@ -32,7 +32,7 @@ static const char *const rq_sql[RQ_COUNT] = {
 		       " finished_at, plan_path FROM session WHERE id = ?",
 	[RQ_RUN_BOOT] = "SELECT boot_id FROM run WHERE id = ?",
 	[RQ_BOOT] = "SELECT b.session_id, b.sysinfo, b.method, b.accel, b.status,"
-		    " b.booted_at, m.name, b.clock, b.clock_shift FROM boot b LEFT JOIN machine m"
+		    " b.booted_at, m.name, b.clock, b.clock_shift, b.qemu_version FROM boot b LEFT JOIN machine m"
 		    " ON m.id = b.machine_id WHERE b.id = ?",
 	/* ?1: a JSON array of session ids (no limit on their number) */
 	[RQ_HISTORY] = "SELECT r.session_id, min(r.started_at) AS t FROM run r"
@@ -67,13 +67,14 @@ enum {
 	C_SESSION, C_RUN, C_STARTED, C_MACHINE_ID, C_MACHINE, C_RELEASE, C_HASH, C_PREEMPT,
 	C_HZ, C_MC, C_CMDLINE, C_KNOBS, C_RUN_WORKLOAD, C_PARAMS, C_WORKLOAD, C_METRIC,
 	C_VALUE, C_UNIT, C_BETTER, C_CENSORED, C_COMMIT, C_DESCRIBE, C_CLOCK, C_CLOCK_SHIFT,
+	C_QEMU_VERSION,
 };
 
 static const char select_cols[] =
 	"SELECT session, run_id, started_at, machine_id, machine, kernel_release, config_hash,"
 	" preempt, hz, sched_mc, cmdline, knobs, run_workload, params, workload, metric,"
-	" value, unit, better, censored, kernel_commit, kernel_describe, clock, clock_shift"
-	" FROM results";
+	" value, unit, better, censored, kernel_commit, kernel_describe, clock, clock_shift,"
+	" qemu_version FROM results";
 
 static const char results_order[] = " ORDER BY session, started_at, run_id, workload, metric";
 
@@ -290,6 +291,7 @@ int db_results_select(struct db *db, const struct db_where *w, db_result_fn fn, 
 			.clock_shift = sqlite3_column_type(st, C_CLOCK_SHIFT) == SQLITE_NULL
 					       ? -1
 					       : sqlite3_column_int(st, C_CLOCK_SHIFT),
+			.qemu_version = text_or_empty(st, C_QEMU_VERSION),
 		};
 		ret = fn(ctx, &r);
 	}
@@ -590,6 +592,7 @@ static int boot_row(sqlite3_stmt *st, size_t i, int64_t id, void *arg)
 		.clock = text_or_null(st, 7),
 		.clock_shift = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1
 								    : sqlite3_column_int(st, 8),
+		.qemu_version = text_or_null(st, 9),
 	};
 	return w->fn(w->ctx, &b);
 }

@@ -59,6 +59,7 @@ struct db_result_row {
 	const char *kernel_commit, *kernel_describe; /* kernels from git, else "" */
 	const char *clock;       /* "real" or "virtual" (docs/virtual-time.md) */
 	int clock_shift;         /* "virtual": the icount shift; -1 otherwise */
+	const char *qemu_version; /* a qemu boot's emulator ("10.0.13"), else "" */
 };
 typedef int (*db_result_fn)(void *ctx, const struct db_result_row *row);
 /* the rows of results matching w, ordered by session, started_at, run_id,
@@ -142,6 +143,7 @@ struct db_boot_info {
 	const char *machine;   /* NULL when the boot has no machine */
 	const char *clock;     /* "real", "virtual" or NULL (not recorded: real) */
 	int clock_shift;       /* "virtual": the icount shift, else -1 */
+	const char *qemu_version; /* a qemu boot's emulator, NULL otherwise */
 };
 typedef int (*db_boot_fn)(void *ctx, const struct db_boot_info *b);
 int db_results_boots(struct db *db, const int64_t *id, size_t n, db_boot_fn fn, void *ctx);

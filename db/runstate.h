@@ -5,7 +5,7 @@
  * --resume` redoes, what `schedlab sessions` and serve count as "todo"), and
  * the SQL fragments of those classes that every query of db/ takes from here
  * (docs/schema.md "States"). A skipped run says why in its own column
- * (run.skip_reason, schema 16), never in its error: a run skipped because
+ * (run.skip_reason, schema 18), never in its error: a run skipped because
  * its boot failed is still to do, one skipped for any other reason is final.
  *
  * Runs:   planned --> running --> ok | failed | timeout | skipped | interrupted

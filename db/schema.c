@@ -483,7 +483,55 @@ const struct migration db_migrations[] = {
 	  "ALTER TABLE session ADD COLUMN nightly INTEGER NOT NULL DEFAULT 0"
 	  "  CHECK (nightly IN (0, 1));"
 	  "UPDATE session SET nightly = 1 WHERE tag LIKE 'nightly-%';" },
-	/* 16: a run's skip reason and its notes in columns of their own
+	/* 16: the emulator's version of a qemu boot (`qemu-system-x86_64
+	   -version`: "10.0.13"), NULL for other targets and for the rows there
+	   are. qemu 8.1 changed how icount shares time between vCPUs and a new
+	   qemu changes a virtual clock's values slightly (docs/virtual-time.md):
+	   like the clock, it is a series dimension, never pooled across
+	   (docs/analysis.md). The view gains `qemu_version` at its end. */
+	{ 16,
+	  "ALTER TABLE boot ADD COLUMN qemu_version TEXT;"
+	  "DROP VIEW results;"
+	  "CREATE VIEW results AS"
+	  "  SELECT s.id AS session, s.tag AS tag, r.id AS run_id, r.started_at AS started_at,"
+	  "         s.target AS target, m.name AS machine, k.release AS kernel_release,"
+	  "         k.hz AS hz, k.sched_mc AS sched_mc, b.preempt AS preempt,"
+	  "         b.cmdline AS cmdline, r.knobs AS knobs, mv.workload AS workload,"
+	  "         r.params AS params, r.rep AS rep, mv.name AS metric, mv.value AS value,"
+	  "         mv.unit AS unit, mv.better AS better,"
+	  "         r.workload AS run_workload, k.config_hash AS config_hash,"
+	  "         k.preempt_build AS preempt_build, b.id AS boot, s.name AS plan,"
+	  "         m.fingerprint AS machine_id, mv.note AS note, mv.censored AS censored,"
+	  "         COALESCE(b.kernel_commit, k.git_commit) AS kernel_commit,"
+	  "         COALESCE(b.kernel_describe, k.git_describe) AS kernel_describe,"
+	  "         COALESCE(b.clock, 'real') AS clock, b.clock_shift AS clock_shift,"
+	  "         b.qemu_version AS qemu_version"
+	  "  FROM metric mv"
+	  "  JOIN run r ON r.id = mv.run_id"
+	  "  JOIN boot b ON b.id = r.boot_id"
+	  "  JOIN session s ON s.id = r.session_id"
+	  "  LEFT JOIN machine m ON m.id = b.machine_id"
+	  "  LEFT JOIN kernel k ON k.id = b.kernel_id"
+	  "  WHERE r.status = 'ok' AND b.status = 'ok';" },
+	/* 17: the site's hook's calls (docs/alerts.md "The hook"): one row a
+	   group and night that raised, fixed or bisected it, written with the
+	   night's judgement (a nightly killed before its hook ran leaves it
+	   pending: the rerun or the next night calls the hook), claimed by
+	   the nightly that calls it (pid and its start time: a dead claimer's
+	   claim is taken over) and marked delivered once the hook ran. */
+	{ 17,
+	  "CREATE TABLE alert_hook ("
+	  "  id INTEGER PRIMARY KEY,"
+	  "  group_id INTEGER NOT NULL REFERENCES alert_group(id),"
+	  "  session_id INTEGER NOT NULL REFERENCES session(id),"
+	  "  event TEXT NOT NULL CHECK (event IN ('raised', 'fixed', 'bisected')),"
+	  "  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+	  "  claim_pid INTEGER,"
+	  "  claim_start INTEGER,"
+	  "  delivered_at TEXT,"
+	  "  UNIQUE (group_id, session_id));"
+	  "CREATE INDEX alert_hook_pending ON alert_hook(group_id) WHERE delivered_at IS NULL;" },
+	/* 18: a run's skip reason and its notes in columns of their own
 	   (db/runstate.h, issue 52): whether --resume redoes a skipped run was
 	   read from its error's first words ("boot failed: ..."), and a good
 	   run's notes were its error, "note: A; note: B". The reason is one
@@ -493,7 +541,7 @@ const struct migration db_migrations[] = {
 	   name none stays skipped for good, as it was), the notes split off
 	   it (a run that did not go well keeps its error before the first
 	   "; note: "). The results view is unchanged. */
-	{ 16,
+	{ 18,
 	  "ALTER TABLE run ADD COLUMN skip_reason TEXT CHECK (skip_reason IS NULL"
 	  "  OR skip_reason = 'boot-failed' OR skip_reason = 'boot-mismatch'"
 	  "  OR skip_reason = 'unsupported' OR skip_reason = 'decided'"

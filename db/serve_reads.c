@@ -61,7 +61,7 @@ static const char *const sql[DB_SERVE_NQUERIES] = {
 		"SELECT b.id AS boot, b.seq, b.cfg, b.status, m.name AS machine,"
 		" k.release AS kernel, k.config_hash, k.hz, k.sched_mc, b.req_preempt,"
 		" b.preempt, b.cmdline, b.kernel_commit, b.kernel_describe,"
-		" COALESCE(b.clock, 'real') AS clock, b.method, b.error, b.booted_at, b.sysinfo"
+		" COALESCE(b.clock, 'real') AS clock, b.qemu_version, b.method, b.error, b.booted_at, b.sysinfo"
 		" FROM boot b LEFT JOIN machine m ON m.id = b.machine_id"
 		" LEFT JOIN kernel k ON k.id = b.kernel_id"
 		" WHERE b.session_id = ?1 ORDER BY b.seq, b.id",

@@ -14,6 +14,8 @@
 #          chromium (report and serve tests, headless) chromium-driver (chromedriver:
 #          serve's clicks through W3C WebDriver, t0862) systemd (systemd-analyze verify)
 #          rt-app (the rtapp workload's end-to-end test) curl (LAVA's REST API, serve's pages)
+#          debootstrap (the Debian 13 root whose qemu >= 8.1 runs virtual time on
+#          more than one vCPU: `make -C kernels qemu`, which make test's setup runs)
 #   (LAVA: lava-server lava-dispatcher lavacli postgresql are installed by
 #    tests/lava/setup.sh, not here: PostgreSQL must be running before
 #    lava-server's postinst creates its database, and setup.sh starts it)
@@ -35,7 +37,7 @@ for g in $groups; do
 	build) pkgs="$pkgs gcc make libc6-dev libjansson-dev libsqlite3-dev libgsl-dev liblz4-dev libmicrohttpd-dev" ;;
 	run) pkgs="$pkgs rt-tests stress-ng rtla linux-perf sockperf" ;;
 	pgbench) pkgs="$pkgs postgresql-15" ;;
-	test) pkgs="$pkgs python3 sqlite3 procps jq chromium chromium-driver systemd clang libclang-rt-14-dev rt-app curl" ;;
+	test) pkgs="$pkgs python3 sqlite3 procps jq chromium chromium-driver systemd clang libclang-rt-14-dev rt-app curl debootstrap" ;;
 	qemu) pkgs="$pkgs qemu-system-x86 busybox-static cpio kexec-tools gzip dropbear-bin openssh-client curl" ;;
 	kernel) pkgs="$pkgs flex bison libelf-dev libssl-dev bc ccache make gcc xz-utils" ;;
 	*) echo "install-deps: unknown group '$g' (valid: build run pgbench test qemu kernel --all)" >&2; exit 2 ;;

@@ -235,6 +235,19 @@ static void print_table_head(const struct compare_job *job, const char *sa, cons
 			break;
 		}
 	}
+	/* the emulator, when the sides ran on another (or on several): a series
+	 * of one qemu is not another's (docs/virtual-time.md) */
+	const char *qa = job->a.nseries ? job->a.series[0].dim[DIM_QEMU] : "";
+	const char *qb = job->b.nseries ? job->b.series[0].dim[DIM_QEMU] : "";
+	for (size_t i = 1; i < job->a.nseries; i++)
+		if (strcmp(job->a.series[i].dim[DIM_QEMU], qa))
+			qa = "several";
+	for (size_t i = 1; i < job->b.nseries; i++)
+		if (strcmp(job->b.series[i].dim[DIM_QEMU], qb))
+			qb = "several";
+	if (strcmp(qa, qb) || !strcmp(qa, "several"))
+		fprintf(out, "qemu: A %s; B %s (not one emulator)\n", *qa ? qa : "none",
+			*qb ? qb : "none");
 	fprintf(out, "centre: median, harmonic mean (*) for rates; change = B/A - 1; "
 		     "noise threshold %g%%\n",
 		r->threshold_pct);

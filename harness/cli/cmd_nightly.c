@@ -21,11 +21,13 @@
 #include "db/alert_store.h"
 #include "db/culprit.h"
 #include "db/db.h"
+#include "db/night_store.h"
 #include "harness/cli/cmd.h"
 #include "harness/cli/options.h"
 #include "harness/orchestrate/lab.h"
 #include "harness/orchestrate/plan.h"
 #include "harness/orchestrate/robot_act.h"
+#include "harness/orchestrate/session.h"
 #include "harness/orchestrate/tlock.h"
 #include "harness/results/robot.h"
 #include "harness/util/sigstop.h"
@@ -44,7 +46,9 @@ static const char usage_text[] =
 	"(default nightly-YYYY-MM-DD), compares the session with the previous N\n"
 	"nights of the plan on the machine (the rolling baseline, which starts\n"
 	"after the newest `expected` alert; a night is a session a nightly ran or\n"
-	"judged, whatever its tag), and turns what moved into alerts:\n"
+	"judged, whatever its tag; one a night: the plan on its target with the\n"
+	"tag, never run twice: one left unfinished is resumed, one not yet judged\n"
+	"is judged, one judged is left as it is), and turns what moved into alerts:\n"
 	"a new alert per series and metric, grouped by the change's commit range (a\n"
 	"kernel from git) or sessions; an open alert is not raised again (\"known:\n"
 	"alert N\") and is marked fixed when its series returns to its level. New\n"
@@ -68,10 +72,13 @@ static const char usage_text[] =
 	"                         raised, fixed, or bisected tonight on its stdin;\n"
 	"                         SCHEDLAB_ALERT_GROUP and SCHEDLAB_ALERT_EVENT in its\n"
 	"                         environment, after the target is let go. Nothing is\n"
-	"                         sent by default.\n"
+	"                         sent by default. The calls are stored with the\n"
+	"                         judgement: a nightly killed before its hook ran\n"
+	"                         leaves them to the rerun or the next night.\n"
 	"  --on-alert-timeout SECONDS  the hook's time limit, each call (default 300):\n"
-	"                         then it and all it started get SIGTERM, 2 s later\n"
-	"                         SIGKILL, and the night says so (exit status 4). The\n"
+	"                         then it and all it started (setsid ones too) get\n"
+	"                         SIGTERM, 2 s later SIGKILL, and the night says so\n"
+	"                         (exit status 4). The\n"
 	"                         hook is stopped too when the night is interrupted\n"
 	"                         and never outlives the nightly, even killed by SIGKILL.\n"
 	"                         A hook that exits non-zero is named in the summary\n"
@@ -269,7 +276,8 @@ static void release_target(void)
 /* the hook's calls of the night, in turn: 1 when one failed (exited
  * non-zero, could not start, or was killed at its time limit). Not started
  * once the night is interrupted, and the one running then is stopped */
-static int tell_hooks(const struct nopts *o, const struct robot_hook_call *calls, size_t n)
+static int tell_hooks(struct db *db, const struct nopts *o, const struct robot_hook_call *calls,
+		      size_t n)
 {
 	int failed = 0;
 	/* the summary first: the hook writes to the same stdout */
@@ -289,7 +297,7 @@ static int tell_hooks(const struct nopts *o, const struct robot_hook_call *calls
 						     (volatile int *)&stop_flag, &wall, &err);
 		if (end == ROBOT_HOOK_KILLED) {
 			failed = 1;
-			printf("alert group %lld (%s): %s; it and what it started were ended\n",
+			printf("alert group %lld (%s): %s\n",
 			       (long long)h->gid, h->event, err.buf);
 		} else if (end == ROBOT_HOOK_FAILED) {
 			failed = 1;
@@ -298,6 +306,11 @@ static int tell_hooks(const struct nopts *o, const struct robot_hook_call *calls
 		} else if (end != ROBOT_HOOK_OK) {
 			cmd_error("nightly", "alert group %lld: %s", (long long)h->gid, err.buf);
 		}
+		/* the hook ran: its call is made (one stopped by an interruption
+		   stays pending for the next nightly) */
+		strbuf_reset(&err);
+		if (end != ROBOT_HOOK_STOPPED && robot_hook_delivered(db, h, &err))
+			cmd_error("nightly", "%s", err.buf);
 		fflush(stdout);
 		strbuf_release(&err);
 	}
@@ -330,8 +343,10 @@ static void night_end(int rc, size_t new_regressions)
 	}
 }
 
-/* the plan checked and its target held for the night: 0, or the exit code */
-static int hold_target(const struct nopts *o)
+/* the plan checked and its target held for the night: 0, or the exit
+ * code. The night's plan name and target labels into *plan_name and
+ * *targets (docs/alerts.md "One night") */
+static int hold_target(const struct nopts *o, char **plan_name, struct strvec *targets)
 {
 	struct plan p;
 	struct strbuf perr = STRBUF_INIT;
@@ -340,6 +355,12 @@ static int hold_target(const struct nopts *o)
 		strbuf_release(&perr);
 		printf("exit status 2: setup failure\n");
 		return 2;
+	}
+	*plan_name = xstrdup(p.name);
+	for (size_t i = 0; i < (p.targets ? p.ntargets : 1); i++) {
+		char *label = session_target_label(p.targets ? plan_lab_target(&p, i) : p.target);
+		strvec_push(targets, label);
+		free(label);
 	}
 	lock_key = p.targets ? NULL : tlock_key(p.target, NULL);
 	char *what = xstrfmt("schedlab nightly %s (plan %s)", o->tag, o->plan);
@@ -391,12 +412,31 @@ static int check_nightly(struct nopts *o, char *deftag, size_t ntag, int64_t *si
 }
 
 /* tonight's run: 0, 1 (runs failed), or the night's exit code (2, 130)
- * after saying why. A session of tonight's tag left unfinished by a nightly
- * that was killed is finished, not started again beside it (a night is one
- * session) */
-static int night_run(const struct nopts *o)
+ * after saying why. A night is one session (docs/alerts.md "One night":
+ * the plan, its target, the tag): one left unfinished by a nightly that
+ * was killed is finished, not started again beside it, and one stored
+ * already is not run again (what is left of it is judged) */
+static int night_run(const struct nopts *o, const char *plan, const char *const *targets)
 {
-	int64_t left = robot_unfinished(o->dbpath, o->tag);
+	struct robot_tonight t;
+	struct strbuf terr = STRBUF_INIT;
+	if (robot_tonight(o->dbpath, plan, targets, o->tag, &t, &terr)) {
+		cmd_error("nightly", "%s", terr.buf);
+		strbuf_release(&terr);
+		printf("exit status 2: setup failure\n");
+		return 2;
+	}
+	strbuf_release(&terr);
+	if (!t.unfinished && t.stored) {
+		fprintf(stderr, "schedlab nightly: the night %s of plan %s on %s is session %lld, "
+				"run already (a night is one session): not run again; %s\n",
+			o->tag, plan, targets[0], (long long)t.stored,
+			t.judged ? "it was judged too (`schedlab nightly --session N` judges a "
+				   "session again; another --tag is another night)"
+				 : "judging it");
+		return 0;
+	}
+	int64_t left = t.unfinished;
 	char lefttxt[32];
 	snprintf(lefttxt, sizeof(lefttxt), "%lld", (long long)left);
 	const char *av_new[] = { robot_self(), "run", o->plan, "--db", o->dbpath, "--tag", o->tag,
@@ -431,41 +471,55 @@ static int night_run(const struct nopts *o)
 /* what the nightly judges: --session, or the complete sessions tagged
  * tonight (a lab made one per member); the number of those left out as
  * unfinished, or -1 after saying why */
-static int night_sessions(struct db *db, const struct nopts *o, int64_t sid, int64_t **sids,
-			  size_t *nsids)
+static int night_sessions(struct db *db, const struct nopts *o, const char *plan,
+			  const char *const *targets, int64_t sid, int64_t **sids, size_t *nsids,
+			  int64_t **judged, size_t *njudged)
 {
 	int unfinished = 0;
 	*sids = NULL;
 	*nsids = 0;
+	*judged = NULL;
+	*njudged = 0;
 	if (sid) {
 		*sids = xcalloc(1, sizeof(**sids));
 		(*sids)[(*nsids)++] = sid;
 		return 0;
 	}
-	int64_t *all = NULL;
-	size_t n = 0;
-	if (db_sessions_by_tag(db, o->tag, &all, &n) || !n) {
-		cmd_error("nightly", "no session tagged %s in %s", o->tag, o->dbpath);
-		free(all);
+	struct db_night_session *all = NULL;
+	size_t n = 0, mine = 0;
+	if (db_night_sessions(db, plan, o->tag, &all, &n)) {
+		cmd_error("nightly", "%s", db_errmsg(db));
 		return -1;
 	}
-	*sids = xcalloc(n, sizeof(**sids));
+	*sids = xcalloc(n + 1, sizeof(**sids));
+	*judged = xcalloc(n + 1, sizeof(**judged));
 	for (size_t i = 0; i < n; i++) {
-		struct db_session_brief sb;
-		if (db_session_brief(db, all[i], &sb))
+		if (!robot_night_target(targets, all[i].target))
 			continue;
+		mine++;
+		struct db_session_brief sb = { .status = all[i].status };
 		/* only complete sessions are judged (one left unfinished is
-		   resumed by `schedlab run --resume`) */
-		if (robot_session_complete(&sb)) {
-			(*sids)[(*nsids)++] = all[i];
-		} else {
-			printf("session %lld tagged %s is %s: not judged\n", (long long)all[i],
-			       o->tag, sb.status);
+		   resumed by `schedlab run --resume`), and once by a nightly of
+		   the night (--session judges one again) */
+		if (!robot_session_complete(&sb)) {
+			printf("session %lld tagged %s is %s: not judged\n", (long long)all[i].id,
+			       o->tag, all[i].status);
 			unfinished++;
+		} else if (all[i].nightly) {
+			printf("session %lld tagged %s was judged by an earlier nightly of the night: "
+			       "not judged again (`schedlab nightly --session %lld` would)\n",
+			       (long long)all[i].id, o->tag, (long long)all[i].id);
+			(*judged)[(*njudged)++] = all[i].id;
+		} else {
+			(*sids)[(*nsids)++] = all[i].id;
 		}
-		db_session_brief_free(&sb);
 	}
-	free(all);
+	db_night_sessions_free(all, n);
+	if (!mine) {
+		cmd_error("nightly", "no session of plan %s tagged %s in %s", plan, o->tag,
+			  o->dbpath);
+		return -1;
+	}
 	return unfinished;
 }
 
@@ -476,6 +530,8 @@ static struct {
 	int64_t sid;     /* --session, or 0 */
 	double t0;       /* when the night began */
 	int runs_failed; /* tonight's run: 1 when some runs failed */
+	char *plan_name; /* the night (with --plan): its plan's name, */
+	struct strvec targets; /* its targets' labels */
 } args;
 
 /* before the store is opened for the judgement: the plan checked and its
@@ -489,10 +545,10 @@ static int night_before_db(struct cmd_ctx *ctx)
 	args.t0 = now_mono();
 	/* the plan is checked before anything runs, and its target held for
 	   the night: no other session measures there meanwhile */
-	if (args.o.plan && (prc = hold_target(&args.o)))
+	if (args.o.plan && (prc = hold_target(&args.o, &args.plan_name, &args.targets)))
 		return prc;
 	if (!args.sid) {
-		args.runs_failed = night_run(&args.o);
+		args.runs_failed = night_run(&args.o, args.plan_name, args.targets.v);
 		if (args.runs_failed > 1)
 			return args.runs_failed;
 	}
@@ -503,6 +559,7 @@ int cmd_nightly_parse(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct nopts *o = &args.o;
 	memset(&args, 0, sizeof(args));
+	args.targets = (struct strvec)STRVEC_INIT;
 	*o = (struct nopts){ .dir = "reports", .baseline = 7, .bisect_minutes = 240,
 			     .threshold = 2, .hook_timeout = 300 };
 	int prc = opt_nightly(argc, argv, o, ctx);
@@ -524,9 +581,13 @@ int cmd_nightly(struct cmd_ctx *ctx)
 	int64_t sid = args.sid;
 	double t0 = args.t0;
 	int runs_failed = args.runs_failed;
-	int64_t *sids;
-	size_t nsids;
-	int unfinished = night_sessions(db, &o, sid, &sids, &nsids);
+	int64_t *sids, *judged;
+	size_t nsids, njudged;
+	int unfinished = night_sessions(db, &o, args.plan_name, args.targets.v, sid, &sids, &nsids,
+					&judged, &njudged);
+	free(args.plan_name);
+	args.plan_name = NULL;
+	strvec_clear(&args.targets);
 	if (unfinished < 0)
 		return 2;
 	struct robot_options ro;
@@ -577,10 +638,23 @@ int cmd_nightly(struct cmd_ctx *ctx)
 	}
 	free(sids);
 	strvec_clear(&mlist);
+	/* a night judged by an earlier nightly: the hook's calls it left
+	   (killed before its hook ran) are made now */
+	for (size_t i = 0; o.on_alert && i < njudged && !stop_flag; i++) {
+		struct db_session_brief sb;
+		struct strbuf said = STRBUF_INIT;
+		if (!db_session_brief(db, judged[i], &sb)) {
+			robot_hook_calls(db, sb.plan, sb.machine_id, &calls, &ncalls, &said);
+			db_session_brief_free(&sb);
+		}
+		put(said.buf);
+		strbuf_release(&said);
+	}
+	free(judged);
 	/* the target is let go before the hook runs: a hook takes the time it
 	   takes (a mail server, a chat service), and no session waits for it */
 	release_target();
-	if (tell_hooks(&o, calls, ncalls))
+	if (tell_hooks(db, &o, calls, ncalls))
 		rc = exit_worse(rc, 4);
 	if (stop_flag)
 		rc = exit_worse(rc, 130);

@@ -16,6 +16,7 @@
 #include "harness/cli/options.h"
 #include "harness/results/report.h"
 #include "harness/util/atomicfile.h"
+#include "harness/util/numfmt.h"
 #include "workloads/workload.h"
 
 static const char usage_text[] =
@@ -94,8 +95,8 @@ static int opt_bisect(void *ctx, const char *arg, int argc, char **argv, int *ne
 static int opt_since(void *ctx, const char *arg, int argc, char **argv, int *next)
 {
 	struct scope *sc = ctx;
-	if (!cli_valid_date(arg)) {
-		cmd_error("report", "--since %s: expected YYYY-MM-DD[THH:MM:SS]", arg);
+	if (!date_arg_valid(arg)) {
+		cmd_error("report", "--since %s: expected " DATE_ARG_FORMAT, arg);
 		return 2;
 	}
 	sc->ro->mode = REPORT_SINCE;

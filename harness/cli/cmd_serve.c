@@ -16,7 +16,7 @@
 #include "workloads/workload.h"
 
 static const char usage_text[] =
-	"usage: schedlab serve [--db FILE] [--listen ADDR:PORT] [--token-file FILE]\n"
+	"usage: schedlab serve [--db FILE] [--listen ADDR[:PORT]] [--token-file FILE]\n"
 	"                      [--out-dir DIR] [--bisect-minutes M]\n"
 	"\n"
 	"Serve the store over HTTP until interrupted (docs/serve.md): the plans and\n"
@@ -26,12 +26,16 @@ static const char usage_text[] =
 	"as JSON (Accept: application/json or ?format=json); report's pages\n"
 	"(/report?a=SEL&b=SEL, /bisect/N). Prints the address it listens on.\n"
 	"\n"
-	"  --listen ADDR:PORT  default 127.0.0.1:8080; port 0 takes a free one;\n"
-	"                      [::1]:PORT for IPv6\n"
+	"  --listen ADDR[:PORT]\n"
+	"                      default 127.0.0.1:8080; port 0 takes a free one, none\n"
+	"                      8080; [::1]:PORT for IPv6; beyond loopback (0.0.0.0,\n"
+	"                      [::]) a warning: other machines can reach the site\n"
 	"  --token-file FILE   mode 0600, its first line the token (16+ characters):\n"
 	"                      alerts can then be triaged (ack, expect, invalid, reopen)\n"
 	"                      by a POST with the token; without it the site is\n"
-	"                      read-only and the database is opened read-only\n"
+	"                      read-only and the database is opened read-only. Checked\n"
+	"                      again at each write: a new token is taken; the file\n"
+	"                      removed or opened to others stops the writes (503)\n"
 	"  --out-dir DIR       a bisection started from an alert's page runs\n"
 	"                      `schedlab alerts bisect N --out-dir DIR`; its log in\n"
 	"                      DIR/serve (default: both in FILE.serve beside the store)\n"
@@ -40,6 +44,7 @@ static const char usage_text[] =
 
 static struct {
 	const char *listen;
+	const char *token_file;
 	const char *out_dir; /* --out-dir: the bisections' folder */
 	size_t bisect_minutes;
 	char *token; /* --token-file's, loaded by parse; freed by the work */
@@ -47,12 +52,11 @@ static struct {
 
 int cmd_serve_parse(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	const char *token_file = NULL;
 	memset(&args, 0, sizeof(args));
 	args.listen = "127.0.0.1:8080";
 	const struct cli_opt opts[] = {
 		CLI_DB(&ctx->dbpath), CLI_STR("listen", &args.listen),
-		CLI_STR("token-file", &token_file), CLI_STR("out-dir", &args.out_dir),
+		CLI_STR("token-file", &args.token_file), CLI_STR("out-dir", &args.out_dir),
 		CLI_RANGE("bisect-minutes", &args.bisect_minutes, 1, 100000), CLI_END,
 	};
 	int first, rc = cli_parse("serve", usage_text, opts, argc, argv, &first);
@@ -61,7 +65,7 @@ int cmd_serve_parse(int argc, char **argv, struct cmd_ctx *ctx)
 	if (cli_no_args("serve", argc, argv, first))
 		return 2;
 	struct strbuf err = STRBUF_INIT;
-	if (token_file && serve_token_load(token_file, &args.token, &err)) {
+	if (args.token_file && serve_token_load(args.token_file, &args.token, NULL, &err)) {
 		cmd_error("serve", "%s", err.buf);
 		strbuf_release(&err);
 		return 2;
@@ -88,6 +92,7 @@ int cmd_serve(struct cmd_ctx *ctx)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	struct serve_opts so = { .db = ctx->db, .listen = listen, .token = token,
+				 .token_file = args.token_file,
 				 .range_param = workload_range_param, .dbpath = ctx->dbpath,
 				 .out_dir = args.out_dir, .bisect_minutes = args.bisect_minutes };
 	struct serve *s;
@@ -97,6 +102,13 @@ int cmd_serve(struct cmd_ctx *ctx)
 		free(token);
 		return 2;
 	}
+	if (serve_public(s))
+		fprintf(stderr, "schedlab serve: warning: listening on %s: the site is reachable "
+				"from other machines%s\n", listen,
+			token ? "; the token crosses the network in clear text with every write: "
+				"put serve behind TLS (a reverse proxy) or reach it through an ssh "
+				"tunnel"
+			      : " (read-only: anyone who reaches it reads every page)");
 	printf("schedlab serve: %s on %s (%s)\n", ctx->dbpath, serve_url(s),
 	       token ? "triage with the token of --token-file" : "read-only");
 	fflush(stdout);

@@ -84,6 +84,9 @@ int cmd_sysinfo(int argc, char **argv, struct cmd_ctx *ctx)
 							    ? json_pack("{s:s,s:i}", "type", bi.clock,
 									"icount_shift", bi.clock_shift)
 							    : json_pack("{s:s}", "type", bi.clock));
+			if (bi.qemu_version[0])
+				json_object_set_new(doc, "qemu_version",
+						    json_string(bi.qemu_version));
 			json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			putchar('\n');
 			json_decref(doc);
@@ -114,6 +117,15 @@ int cmd_sysinfo(int argc, char **argv, struct cmd_ctx *ctx)
 				       bi.clock, bi.clock_shift, 1 << bi.clock_shift);
 			else if (bi.clock[0])
 				printf("\nclock: %s\n", bi.clock);
+			if (bi.qemu_version[0]) {
+				/* which qemu, and why when it is not the one asked for */
+				json_t *q = json_object_get(si, "qemu");
+				const char *bin = json_string_value(json_object_get(q, "binary"));
+				const char *note = json_string_value(json_object_get(q, "note"));
+				printf("qemu: %s%s%s%s%s%s\n", bi.qemu_version, bin ? " (" : "",
+				       bin ? bin : "", bin ? ")" : "", note ? "; " : "",
+				       note ? note : "");
+			}
 			struct boot_spec probe = { 0, NULL, "full", "" };
 			struct strbuf why = STRBUF_INIT;
 			if (ops->feasible && !ops->feasible(&t, &probe, si, &why))

@@ -5,10 +5,10 @@
  * `compare` and `check` share, the final check of stdout), and main's
  * opening of the command's database by its setup flags (cmd_db).
  */
+#include "harness/util/numfmt.h"
 #include "harness/util/tag.h"
 #include "harness/cli/options.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -99,19 +99,6 @@ int cli_valid_tag(const char *t)
 	return tag_valid(t);
 }
 
-int cli_valid_date(const char *s)
-{
-	for (int i = 0; i < 10; i++) {
-		if (i == 4 || i == 7) {
-			if (s[i] != '-')
-				return 0;
-		} else if (!isdigit((unsigned char)s[i])) {
-			return 0;
-		}
-	}
-	return s[10] == 0 || s[10] == 'T' || s[10] == ' ';
-}
-
 /* a real number in the open interval (lo, hi), the whole argument */
 static int open_interval(const char *arg, double lo, double hi, double *out)
 {
@@ -144,8 +131,8 @@ static int take_value(const char *cmd, const struct cli_opt *o, const char *arg,
 	case CLI_FORMAT:
 		return parse_format(cmd, arg, o->dst, (unsigned)o->max) ? 2 : 0;
 	case CLI_DATE:
-		if (!cli_valid_date(arg)) {
-			cmd_error(cmd, "--%s %s: expected YYYY-MM-DD[THH:MM:SS]", o->name, arg);
+		if (!date_arg_valid(arg)) {
+			cmd_error(cmd, "--%s %s: expected " DATE_ARG_FORMAT, o->name, arg);
 			return 2;
 		}
 		*(const char **)o->dst = arg;

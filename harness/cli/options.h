@@ -100,8 +100,6 @@ int cli_parse(const char *cmd, const char *usage, const struct cli_opt *opts, in
 int cli_parse_exit(int rc);
 /* no positional arguments allowed: 0, else "unexpected argument 'X'" and 2 */
 int cli_no_args(const char *cmd, int argc, char **argv, int first);
-/* YYYY-MM-DD, optionally followed by T or a space and a time */
-int cli_valid_date(const char *s);
 /* a session tag (run --tag, nightly --tag): 1 to 64 letters, digits, '.',
  * '_' or '-', not "." or "..": it becomes a file name (nightly's report
  * TAG.html in --out-dir), so never a path, a newline or a control character */

@@ -1400,7 +1400,7 @@ static int check_evidence_target(const struct plan *p, struct strbuf *e)
 			const json_t *to = p->targets ? json_array_get(p->targets, t) : p->target;
 			const struct target_ops *ops =
 				target_find(json_string_value(json_object_get(to, "type")));
-			if (ops && ops->batch_submit) {
+			if (target_batch(ops, to)) {
 				strbuf_addf(e, "workloads[%zu].evidence.when: \"%s\" is not possible on "
 					    "the %s target (it runs a boot's runs in one batch, so the "
 					    "runs a trigger looks at are not known before the traced run "

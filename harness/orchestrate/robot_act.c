@@ -24,11 +24,13 @@
 #include "db/alert_store.h"
 #include "db/bisect_store.h"
 #include "db/culprit.h"
+#include "db/night_store.h"
 #include "harness/agent/preempt_offer.h"
 #include "harness/orchestrate/kgit.h"
 #include "harness/orchestrate/tlock.h"
 #include "harness/results/robot.h"
 #include "harness/util/atomicfile.h"
+#include "harness/util/fault.h"
 #include "harness/util/privdir.h"
 #include "harness/util/proc.h"
 #include "harness/util/tag.h"
@@ -714,28 +716,48 @@ int robot_session_complete(const struct db_session_brief *sb)
 	return st >= 0 && session_state_ended((enum session_state)st);
 }
 
-int64_t robot_unfinished(const char *dbpath, const char *tag)
+int robot_night_target(const char *const *targets, const char *target)
 {
+	for (const char *const *t = targets; t && *t; t++)
+		if (target && !strcmp(*t, target))
+			return 1;
+	return 0;
+}
+
+int robot_tonight(const char *dbpath, const char *plan, const char *const *targets,
+		  const char *tag, struct robot_tonight *t, struct strbuf *err)
+{
+	memset(t, 0, sizeof(*t));
 	struct db *db;
 	char *msg = NULL;
+	/* no store yet, an empty file, one of another program or an older
+	   schema (read only: not migrated here): the run's child opens it
+	   and says what is wrong, or makes it */
 	if (access(dbpath, F_OK) || db_open(dbpath, DB_READONLY, &db, &msg)) {
 		free(msg);
 		return 0;
 	}
-	int64_t *ids = NULL, found = 0;
+	struct db_night_session *ss = NULL;
 	size_t n = 0;
-	if (!db_sessions_by_tag(db, tag, &ids, &n))
-		for (size_t i = n; i-- > 0 && !found;) {
-			struct db_session_brief sb;
-			if (!db_session_brief(db, ids[i], &sb)) {
-				if (!robot_session_complete(&sb))
-					found = ids[i];
-				db_session_brief_free(&sb);
-			}
+	int rc = db_night_sessions(db, plan, tag, &ss, &n);
+	if (rc && db_user_version(db) < db_latest_version())
+		rc = 0; /* before session.nightly (schema 15): the run migrates it */
+	else if (rc)
+		strbuf_addstr(err, db_errmsg(db));
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (!robot_night_target(targets, ss[i].target))
+			continue;
+		struct db_session_brief sb = { .status = ss[i].status };
+		if (!robot_session_complete(&sb)) {
+			t->unfinished = ss[i].id;
+		} else {
+			t->stored = ss[i].id;
+			t->judged = ss[i].nightly;
 		}
-	free(ids);
+	}
+	db_night_sessions_free(ss, n);
 	db_close(db);
-	return found;
+	return rc;
 }
 
 void robot_night_free(struct robot_night *n)
@@ -826,49 +848,75 @@ static void bisect_queue(struct db *db, const struct robot_night_opts *o,
 	}
 }
 
-/* the hook's calls: each group raised, fixed or bisected tonight, once,
- * with what happened last */
-static void gather_calls(struct db *db, int64_t sid, const int64_t *touched, size_t ntouched,
-			 struct robot_night *n)
+/* what night `sid` did to group gid that its judgement decided: fixed
+ * (an alert of the group fixed by the night) or raised */
+static const char *group_event(struct db *db, int64_t gid, int64_t sid)
 {
-	size_t nall = n->r.ngroups + ntouched;
-	int64_t *ids = xcalloc(nall + 1, sizeof(*ids));
-	size_t k = 0;
-	for (size_t i = 0; i < nall; i++) {
-		int64_t g = i < n->r.ngroups ? n->r.groups[i] : touched[i - n->r.ngroups];
-		int dup = 0;
-		for (size_t m = 0; m < k; m++)
-			dup |= ids[m] == g;
-		if (!dup)
-			ids[k++] = g;
+	const char *event = "raised";
+	struct db_alert *al;
+	size_t na;
+	struct db_alert_filter f = { .status = ALERT_FIXED, .group_id = gid };
+	if (!db_alerts_list(db, &f, &al, &na)) {
+		for (size_t m = 0; m < na; m++)
+			if (al[m].fixed_session == sid)
+				event = "fixed";
+		db_alerts_free(al, na);
 	}
-	for (size_t i = 0; i < k; i++) {
-		const char *event = "raised";
-		for (size_t m = 0; m < ntouched; m++)
-			if (touched[m] == ids[i])
-				event = "bisected";
-		struct db_alert *al;
-		size_t na;
-		struct db_alert_filter f = { .status = ALERT_FIXED, .group_id = ids[i] };
-		if (strcmp(event, "bisected") && !db_alerts_list(db, &f, &al, &na)) {
-			for (size_t m = 0; m < na; m++)
-				if (al[m].fixed_session == sid)
-					event = "fixed";
-			db_alerts_free(al, na);
+	return event;
+}
+
+/* the event's name as a constant (the store's text is the caller's to free) */
+static const char *event_const(const char *e)
+{
+	return !strcmp(e, "fixed") ? "fixed" : !strcmp(e, "bisected") ? "bisected" : "raised";
+}
+
+int robot_hook_calls(struct db *db, const char *plan, int64_t machine_id,
+		     struct robot_hook_call **calls, size_t *ncalls, struct strbuf *said)
+{
+	struct db_alert_hook *h;
+	size_t n;
+	if (db_alert_hooks_pending(db, plan, machine_id, &h, &n)) {
+		strbuf_addf(said, "the --on-alert hook's calls: %s\n", db_errmsg(db));
+		return -1;
+	}
+	pid_t me = getpid();
+	unsigned long long mine = proc_start_time(me);
+	for (size_t i = 0; i < n; i++) {
+		/* taken by a nightly that still runs (this one: gathered already) */
+		if (h[i].claim_pid && proc_alive((pid_t)h[i].claim_pid, h[i].claim_start))
+			continue;
+		int c = db_alert_hook_claim(db, h[i].id, h[i].claim_pid, h[i].claim_start, me, mine);
+		if (c <= 0) {
+			if (c < 0)
+				strbuf_addf(said, "alert group %lld: the --on-alert hook's call: %s\n",
+					    (long long)h[i].group_id, db_errmsg(db));
+			continue;
 		}
 		struct strbuf text = STRBUF_INIT, e2 = STRBUF_INIT;
-		if (!robot_group_report(db, ids[i], &text, &e2)) {
-			n->calls = xrealloc(n->calls, (n->ncalls + 1) * sizeof(*n->calls));
-			n->calls[n->ncalls++] = (struct robot_hook_call){ ids[i], event,
-									  strbuf_detach(&text, NULL) };
+		if (!robot_group_report(db, h[i].group_id, &text, &e2)) {
+			*calls = xrealloc(*calls, (*ncalls + 1) * sizeof(**calls));
+			(*calls)[(*ncalls)++] = (struct robot_hook_call){
+				h[i].group_id, event_const(h[i].event), strbuf_detach(&text, NULL),
+				h[i].id, h[i].session_id };
 		} else {
-			strbuf_addf(&n->said, "alert group %lld: no report for the hook: %s\n",
-				    (long long)ids[i], e2.buf);
+			strbuf_addf(said, "alert group %lld: no report for the hook: %s\n",
+				    (long long)h[i].group_id, e2.buf);
 		}
 		strbuf_release(&text);
 		strbuf_release(&e2);
 	}
-	free(ids);
+	db_alert_hooks_free(h, n);
+	return 0;
+}
+
+int robot_hook_delivered(struct db *db, const struct robot_hook_call *call, struct strbuf *err)
+{
+	if (!call->hook_id || !db_alert_hook_delivered(db, call->hook_id))
+		return 0;
+	strbuf_addf(err, "alert group %lld: marking the hook's call delivered: %s",
+		    (long long)call->gid, db_errmsg(db));
+	return -1;
 }
 
 /* the store's write lock for the judgement: another nightly judging on
@@ -946,6 +994,16 @@ int robot_night_session(struct db *db, int64_t sid, const struct robot_night_opt
 		db_rollback(db);
 		return -1;
 	}
+	/* the hook's calls with the judgement: a nightly killed before its
+	   hook ran leaves them pending for the rerun or the next night */
+	for (size_t i = 0; o->hooks && i < n->r.ngroups; i++)
+		if (db_alert_hook_add(db, n->r.groups[i], sid,
+				      group_event(db, n->r.groups[i], sid))) {
+			strbuf_addf(err, "storing the hook's calls: %s", db_errmsg(db));
+			db_rollback(db);
+			robot_result_free(&n->r);
+			return -1;
+		}
 	if (db_commit(db)) {
 		strbuf_addf(err, "storing the judgement: %s", db_errmsg(db));
 		db_rollback(db);
@@ -953,6 +1011,7 @@ int robot_night_session(struct db *db, int64_t sid, const struct robot_night_opt
 		return -1;
 	}
 	n->judged = 1;
+	fault_point("nightly-judged");
 	const char *tag = n->sb.tag ? n->sb.tag : o->tag;
 	/* the night's page (docs/alerts.md "The night's report"), written
 	   before the bisections (a night cut short keeps one) and after them;
@@ -985,8 +1044,14 @@ int robot_night_session(struct db *db, int64_t sid, const struct robot_night_opt
 	}
 	n->report_rc = night_page(db, n, o, n->said.buf, drc ? NULL : detail);
 	free(detail);
+	/* a group bisected tonight: its call says so (one a group and night) */
+	for (size_t i = 0; o->hooks && i < ntouched; i++)
+		if (db_alert_hook_add(db, touched[i], sid, "bisected"))
+			strbuf_addf(&n->said, "alert group %lld: the hook's call: %s\n",
+				    (long long)touched[i], db_errmsg(db));
 	if (o->hooks)
-		gather_calls(db, sid, touched, ntouched, n);
+		robot_hook_calls(db, n->r.s.plan, n->r.s.machine_id, &n->calls, &n->ncalls,
+				 &n->said);
 	free(touched);
 	if (*o->abort_flag)
 		n->rc = 130;
@@ -1039,12 +1104,18 @@ enum robot_hook_end robot_hook(const char *cmd, int64_t gid, const char *event,
 	c.new_pgrp = 1;
 	c.group_guard = 1;
 	struct proc_result res;
-	struct strbuf perr = STRBUF_INIT;
+	struct strbuf perr = STRBUF_INIT, oerr = STRBUF_INIT;
 	enum robot_hook_end end = ROBOT_HOOK_OK;
 	struct proc_io io = PROC_IO_INIT;
 	io.timeout_s = timeout_s;
 	io.abort_flag = abort_flag;
+	/* what leaves the group (setsid, a double fork) is adopted by this
+	   process meanwhile, and ended when the hook is: TERM, KILL 2 s later */
+	struct proc_orphans orph;
+	int adopt = !proc_orphans_begin(&orph, &oerr);
 	int rc = proc_exec(&c, &io, &res, &perr);
+	if (adopt)
+		proc_orphans_end(&orph, SIGTERM, 2, 5);
 	*wall_s = res.wall_s;
 	if (rc && errno == EINTR) {
 		strbuf_addstr(err, "--on-alert hook stopped: interrupted");
@@ -1061,8 +1132,22 @@ enum robot_hook_end robot_hook(const char *cmd, int64_t gid, const char *event,
 			    res.exit_code >= 0 ? res.exit_code : 128 + res.term_signal);
 		end = ROBOT_HOOK_FAILED;
 	}
+	/* what it started: ended, or said not to be */
+	if (adopt && orph.left) {
+		strbuf_addf(err, "%s%d process%s it started could not be ended: %s",
+			    err->len ? "; " : "--on-alert hook: ", orph.left,
+			    orph.left == 1 ? "" : "es", orph.left_desc);
+		if (end == ROBOT_HOOK_OK)
+			end = ROBOT_HOOK_FAILED;
+	} else if (!adopt && end == ROBOT_HOOK_KILLED) {
+		strbuf_addf(err, "; its process group was ended, but what left the group may "
+			    "remain (%s)", oerr.buf);
+	} else if (end == ROBOT_HOOK_KILLED) {
+		strbuf_addstr(err, "; it and what it started were ended");
+	}
 	close(in);
 	strbuf_release(&perr);
+	strbuf_release(&oerr);
 	free(g);
 	free(e);
 	return end;

@@ -96,10 +96,27 @@ int robot_out_dir(const char *dir, char **canon, struct strbuf *err);
 int robot_child(const char *const *argv, const char *lock_key, volatile int *abort_flag,
 		struct strbuf *errout, struct strbuf *err);
 
-/* a session tagged `tag` in the store at dbpath that an earlier nightly
- * left unfinished (running or interrupted: it was killed): its id, the
- * newest; 0 when there is none (or no store yet) */
-int64_t robot_unfinished(const char *dbpath, const char *tag);
+/*
+ * One night (docs/alerts.md "One night"): the sessions of plan `plan`
+ * tagged `tag` on one of the targets `targets` (session.target labels,
+ * NULL-terminated: the plan's target, or a lab's members). A night is one
+ * session a target: a nightly whose night has a session already does not
+ * run another beside it.
+ */
+struct robot_tonight {
+	int64_t unfinished;   /* the newest left running or interrupted (an earlier
+				 nightly was killed): resumed; 0 none */
+	int64_t stored;       /* the newest complete one: not run again; 0 none */
+	int judged;           /* `stored` was judged already (session.nightly) */
+};
+/* 1 when session target label `target` is one of `targets` */
+int robot_night_target(const char *const *targets, const char *target);
+/* tonight's night in the store at dbpath: 0 with *t filled (all 0 when
+ * there is no store it can read yet: none, an empty file, an older
+ * schema; the run's child makes or migrates it, or says what is wrong),
+ * or -1 with why in err */
+int robot_tonight(const char *dbpath, const char *plan, const char *const *targets,
+		  const char *tag, struct robot_tonight *t, struct strbuf *err);
 
 /* 1 when the session is complete (neither running nor interrupted): the
  * night judges only those */
@@ -120,7 +137,22 @@ struct robot_hook_call {
 	int64_t gid;
 	const char *event;          /* raised, fixed, bisected */
 	char *text;                 /* the group's culprit report */
+	int64_t hook_id;            /* the store's row (db_alert_hook), 0: none */
+	int64_t session;            /* the night that made it */
 };
+/*
+ * The hook's calls the store holds for the groups of `plan` on
+ * `machine_id` and not yet delivered (this night's, and those a nightly
+ * killed before its hook left: schema 16, docs/alerts.md "The hook"),
+ * each claimed for this process (one claimed by a nightly that still runs
+ * is left to it), appended to *calls with the group's report as it is now.
+ * 0, or -1 when the store could not be read; what went wrong in `said`.
+ */
+int robot_hook_calls(struct db *db, const char *plan, int64_t machine_id,
+		     struct robot_hook_call **calls, size_t *ncalls, struct strbuf *said);
+/* the call was made (the hook ran, whatever its end): marked delivered,
+ * not called again. 0, or -1 with why in err */
+int robot_hook_delivered(struct db *db, const struct robot_hook_call *call, struct strbuf *err);
 
 /* one judged session of the night: what the summary prints */
 struct robot_night {
@@ -165,9 +197,14 @@ enum robot_hook_end {
  * SCHEDLAB_ALERT_GROUP, SCHEDLAB_ALERT_EVENT in its environment, in a
  * process group of its own that does not outlive this process (not even
  * its SIGKILL: proc.h group_guard). Past timeout_s, or when *abort_flag
- * becomes non-zero, the group gets SIGTERM and 2 s later SIGKILL. How it
- * ended; all but ROBOT_HOOK_OK with why in err; its time in *wall_s. The
- * caller holds no target lock meanwhile (the hook may take its time).
+ * becomes non-zero, the group gets SIGTERM and 2 s later SIGKILL. What it
+ * started outside its group (setsid) is adopted meanwhile (proc.h
+ * proc_orphans_begin) and ended once the hook is, however it ended. How it
+ * ended; all but ROBOT_HOOK_OK with why in err (KILLED: ending in "it and
+ * what it started were ended", or naming what could not be; a hook that
+ * exited but left a process that could not be ended is FAILED); its time
+ * in *wall_s. The caller holds no target lock meanwhile (the hook may take
+ * its time).
  */
 enum robot_hook_end robot_hook(const char *cmd, int64_t gid, const char *event,
 			       const char *text, double timeout_s, volatile int *abort_flag,

@@ -1239,6 +1239,7 @@ int store_boot(struct exec_ctx *c, struct boot_ctx *b)
 	bres.accel = bi->accel[0] ? bi->accel : NULL;
 	bres.clock = bi->clock[0] ? bi->clock : NULL;
 	bres.clock_shift = bi->clock_shift;
+	bres.qemu_version = bi->qemu_version[0] ? bi->qemu_version : NULL;
 	bres.console = bi->console.len ? bi->console.buf : NULL;
 	bres.lava_job_id = bi->lava_job_id;
 	bres.lava_job_url = bi->lava_job_url[0] ? bi->lava_job_url : NULL;
@@ -1590,7 +1591,7 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		c.seq_looked = -1;
 	}
 	size_t i = 0;
-	if (c.t.ops->batch_submit) {
+	if (target_batch(c.t.ops, c.t.conf)) {
 		batch_execute(&c);
 		i = c.n;
 	}

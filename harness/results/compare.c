@@ -166,14 +166,25 @@ static void warn_mixed(struct cmp_result *r, const char *side, const struct samp
 			     "to its selector",
 			     side, n, t);
 	free(t);
-	t = distinct_text(s, DIM_CLOCK, &n);
-	if (n > 1)
-		strvec_pushf(&r->warnings,
-			     "side %s mixes %zu clocks (%s): a virtual clock counts instructions "
-			     "(docs/virtual-time.md), so its values are not the real clock's; "
-			     "add clock=real or clock=virtual to its selector",
-			     side, n, t);
-	free(t);
+	/* what a guest's values are measured by: never one series across it */
+	static const struct {
+		enum sel_dim d;
+		const char *what, *why;
+	} bases[] = {
+		{ DIM_CLOCK, "clocks",
+		  "a virtual clock counts instructions (docs/virtual-time.md), so its values "
+		  "are not the real clock's; add clock=real or clock=virtual to its selector" },
+		{ DIM_QEMU, "qemu versions",
+		  "another emulator is another series (a virtual clock's values move with it, "
+		  "docs/virtual-time.md); add qemu_version=VERSION to its selector" },
+	};
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		t = distinct_text(s, bases[i].d, &n);
+		if (n > 1)
+			strvec_pushf(&r->warnings, "side %s mixes %zu %s (%s): %s", side, n,
+				     bases[i].what, t, bases[i].why);
+		free(t);
+	}
 	t = distinct_text(s, DIM_KERNEL, &n);
 	if (n > 1) {
 		int same_release = 1;

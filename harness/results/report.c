@@ -937,6 +937,7 @@ static int add_boot(void *ctx, const struct db_boot_info *in)
 		b->accel = dup_or_null(in->accel);
 		b->clock = clock;
 		clock = NULL;
+		b->qemu = dup_or_null(in->qemu_version);
 		b->status = dup_or_null(in->status);
 		b->first_at = dup_or_null(in->booted_at);
 		strbuf_init(&bc->txt[g], 64);
@@ -1325,6 +1326,7 @@ void report_free(struct report *r)
 		free(b->method);
 		free(b->accel);
 		free(b->clock);
+		free(b->qemu);
 		free(b->status);
 		free(b->first_at);
 	}

@@ -97,6 +97,7 @@ struct report_boot {
 	char *boots;          /* "session 3: boots 7, 8, 9; session 4: ..." */
 	char *method, *accel, *status;
 	char *clock;          /* "virtual, shift N"; NULL for a real clock */
+	char *qemu;           /* a qemu boot's emulator version; NULL otherwise */
 	char *first_at;       /* booted_at of the first boot */
 	size_t nboots;
 };

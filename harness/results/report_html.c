@@ -768,6 +768,10 @@ static void render_boot(const struct report_boot *b, struct strbuf *o)
 		strbuf_addstr(o, ", accel ");
 		esc(o, b->accel);
 	}
+	if (b->qemu) {
+		strbuf_addstr(o, ", qemu ");
+		esc(o, b->qemu);
+	}
 	if (b->clock) {
 		strbuf_addstr(o, ", clock ");
 		esc(o, b->clock);

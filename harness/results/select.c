@@ -15,11 +15,11 @@
 
 static const char *const dim_names[SEL_NDIMS] = {
 	"machine", "kernel", "preempt", "hz", "sched_mc", "cmdline", "knobs", "clock",
-	"workload", "params",
+	"qemu", "workload", "params",
 };
 static const char *const dim_keys[SEL_NDIMS] = {
 	"machine", "kernel_release", "preempt", "hz", "sched_mc", "cmdline", "knobs",
-	"clock", "run_workload", "params",
+	"clock", "qemu_version", "run_workload", "params",
 };
 
 const char *sel_dim_name(enum sel_dim d)
@@ -368,6 +368,7 @@ static int load_row(void *ctx, const struct db_result_row *row)
 	dim[DIM_CLOCK] = row->clock_shift >= 0
 		? xstrfmt("%s, shift %d", *row->clock ? row->clock : "real", row->clock_shift)
 		: xstrdup(*row->clock ? row->clock : "real");
+	dim[DIM_QEMU] = xstrdup(row->qemu_version);
 	dim[DIM_WORKLOAD] = xstrdup(row->run_workload);
 	dim[DIM_PARAMS] = xstrdup(row->params);
 	size_t si = find_series(out, &lc->salloc, dim, row);

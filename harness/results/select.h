@@ -15,7 +15,8 @@
  *
  * Loading turns the matching rows into *series* (the comparability identity:
  * machine, kernel release + config hash, effective preempt mode, HZ,
- * SCHED_MC, command line, knobs, the run's workload and its params) and
+ * SCHED_MC, command line, knobs, the clock, the qemu version, the run's
+ * workload and its params) and
  * *groups* (one series x one metric's workload and name: the values of the
  * repetitions). Nothing here prints; errors go into a strbuf.
  */
@@ -40,6 +41,7 @@ enum sel_dim {
 	DIM_CMDLINE,
 	DIM_KNOBS,
 	DIM_CLOCK,       /* clock (+ clock_shift): "real" or "virtual, shift N" */
+	DIM_QEMU,        /* qemu_version: a qemu guest's emulator, "" for other targets */
 	DIM_WORKLOAD,    /* run_workload: the workload the run was for */
 	DIM_PARAMS,
 	SEL_NDIMS

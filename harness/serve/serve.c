@@ -11,8 +11,12 @@
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,11 +26,25 @@
 #include "harness/util/sha256.h"
 
 #define MAX_BODY (256 * 1024)  /* a POST's form: a note of 85,000 escaped bytes at least */
+/* how long a write waits for another process's write lock before it is
+ * answered 503 (one thread answers every request: the 10 s the commands
+ * wait would stop the whole site), and the Retry-After it is told */
+#define WRITE_WAIT_MS 250
+#define WRITE_RETRY_S 5
 
 struct serve {
 	struct serve_opts o;
 	int loopback;     /* listening on 127.0.0.0/8 or ::1 only */
+	int wildcard;     /* listening on 0.0.0.0 or :: (every address) */
+	char addr[INET6_ADDRSTRLEN + 2];  /* the listen address as a Host names it */
+	unsigned port;    /* the port bound */
+	char hostname[256];  /* this machine's name (a Host over a network) */
 	char *token;
+	unsigned char csrf_key[32];  /* the CSRF values' secret, this process's */
+	struct stat token_st;  /* the token file as last read (o.token_file) */
+	struct stat db_st;     /* the store file as opened (o.dbpath) */
+	int db_st_ok;          /* db_st holds it */
+	char *said;            /* the last trouble said on stderr (said once) */
 	struct MHD_Daemon *d;
 	char *url;
 	struct robot_bg *bg;   /* the bisections started from the pages */
@@ -35,20 +53,24 @@ struct serve {
 struct req {
 	struct strbuf body;
 	int too_big;
+	int started;      /* handle has seen the request's first call */
+	int nul;          /* the raw URL holds %00 */
 };
 
 /* ---- the token ---------------------------------------------------------- */
 
-int serve_token_load(const char *path, char **token, struct strbuf *err)
+int serve_token_load(const char *path, char **token, struct stat *stp, struct strbuf *err)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO's open would wait for a writer */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		strbuf_addf(err, "--token-file %s: %s", path, strerror(errno));
 		return -1;
 	}
 	struct stat st;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		strbuf_addf(err, "--token-file %s: not a regular file", path);
+		strbuf_addf(err, "--token-file %s: not a regular file (a FIFO, a device or a "
+				 "folder): the token is the first line of a file of its own", path);
 		close(fd);
 		return -1;
 	}
@@ -84,20 +106,88 @@ int serve_token_load(const char *path, char **token, struct strbuf *err)
 		return -1;
 	}
 	*token = strbuf_detach(&t, NULL);
+	if (stp)
+		*stp = st;
 	return 0;
 }
 
-void serve_csrf(const char *token, const char *path, char hex[65])
+void serve_csrf(const unsigned char key[32], const char *path, char hex[65])
 {
-	struct sha256 s;
+	static const char tag[] = "schedlab serve csrf v2";
+	struct strbuf m = STRBUF_INIT;
 	unsigned char d[32];
-	static const char tag[] = "schedlab serve csrf v1";
-	sha256_init(&s);
-	sha256_update(&s, tag, sizeof(tag));
-	sha256_update(&s, token, strlen(token) + 1);
-	sha256_update(&s, path, strlen(path) + 1);
-	sha256_final(&s, d);
+	strbuf_add(&m, tag, sizeof(tag));
+	strbuf_addstr(&m, path);
+	hmac_sha256(key, 32, m.buf, m.len, d);
 	sha256_hex(d, hex);
+	strbuf_release(&m);
+}
+
+/* trouble that stops the writes, said once on serve's stderr (the person
+ * who started serve reads it there; the page says it to whoever wrote) */
+static void say_once(struct serve *s, const char *msg)
+{
+	if (s->said && !strcmp(s->said, msg))
+		return;
+	free(s->said);
+	s->said = xstrdup(msg);
+	fprintf(stderr, "schedlab serve: %s\n", msg);
+	fflush(stderr);
+}
+
+/* the token file as it is now (o.token_file: re-read when it changed since
+ * it was read, by its inode, size, times or mode); 0 and s->token the
+ * token it holds, or -1 with the reason (gone, readable by others, no
+ * token): then no write is taken until it is put right */
+static int token_current(struct serve *s, struct strbuf *why)
+{
+	const char *path = s->o.token_file;
+	if (!path)
+		return 0;
+	struct stat st;
+	if (lstat(path, &st)) {
+		strbuf_addf(why, "--token-file %s: %s: every write is refused until it is back "
+				 "(mode 0600)", path, strerror(errno));
+		return -1;
+	}
+	const struct stat *o = &s->token_st;
+	if (st.st_dev == o->st_dev && st.st_ino == o->st_ino && st.st_size == o->st_size &&
+	    st.st_mode == o->st_mode && st.st_uid == o->st_uid &&
+	    st.st_mtim.tv_sec == o->st_mtim.tv_sec && st.st_mtim.tv_nsec == o->st_mtim.tv_nsec &&
+	    st.st_ctim.tv_sec == o->st_ctim.tv_sec && st.st_ctim.tv_nsec == o->st_ctim.tv_nsec)
+		return 0;
+	char *t = NULL;
+	if (serve_token_load(path, &t, &st, why)) {
+		strbuf_addstr(why, " (every write is refused until it is put right)");
+		return -1;
+	}
+	free(s->token);
+	s->token = t;
+	s->token_st = st;
+	return 0;
+}
+
+/* the store's path still names the file serve opened: a file moved over
+ * it, or removed, would take a write nowhere, or into the new file's
+ * journal where it damages it; 0, or -1 with the reason */
+static int store_current(struct serve *s, struct strbuf *why)
+{
+	if (!s->db_st_ok)
+		return 0;
+	struct stat st;
+	if (stat(s->o.dbpath, &st)) {
+		strbuf_addf(why, "%s: the store was removed while schedlab serve runs (%s): writes are "
+				 "refused; restart serve on the store", s->o.dbpath, strerror(errno));
+		return -1;
+	}
+	if (st.st_dev != s->db_st.st_dev || st.st_ino != s->db_st.st_ino) {
+		strbuf_addf(why, "%s: the store was replaced while schedlab serve runs (another "
+				 "file is at its path now; serve has the old one open): writes are "
+				 "refused lest they damage the new one; restart serve on it",
+			    s->o.dbpath);
+		return -1;
+	}
+	return 0;
 }
 
 /* compare without an early exit on the first difference */
@@ -125,8 +215,10 @@ static void security_headers(struct MHD_Response *r, const char *csp)
 	MHD_add_response_header(r, "Cache-Control", "no-store");
 }
 
+/* retry: the seconds of a Retry-After (0: none) */
 static enum MHD_Result send_buf_csp(struct MHD_Connection *c, unsigned code, const char *ctype,
-				    char *buf, size_t len, const char *location, const char *csp)
+				    char *buf, size_t len, const char *location, const char *csp,
+				    unsigned retry)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
@@ -136,6 +228,11 @@ static enum MHD_Result send_buf_csp(struct MHD_Connection *c, unsigned code, con
 	MHD_add_response_header(r, "Content-Type", ctype);
 	if (location)
 		MHD_add_response_header(r, "Location", location);
+	if (retry) {
+		char v[16];
+		snprintf(v, sizeof(v), "%u", retry);
+		MHD_add_response_header(r, "Retry-After", v);
+	}
 	security_headers(r, csp);
 	enum MHD_Result ret = MHD_queue_response(c, code, r);
 	MHD_destroy_response(r);
@@ -145,7 +242,7 @@ static enum MHD_Result send_buf_csp(struct MHD_Connection *c, unsigned code, con
 static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned code, const char *ctype,
 				char *buf, size_t len, const char *location)
 {
-	return send_buf_csp(c, code, ctype, buf, len, location, NULL);
+	return send_buf_csp(c, code, ctype, buf, len, location, NULL, 0);
 }
 
 static void base64(struct strbuf *o, const unsigned char *d, size_t n)
@@ -255,14 +352,15 @@ static enum MHD_Result send_page(struct MHD_Connection *c, struct page *p, int j
 		}
 		body[n] = '\n';
 		body[n + 1] = 0;
-		return send_buf(c, (unsigned)p->status, "application/json", body, n + 1, NULL);
+		return send_buf_csp(c, (unsigned)p->status, "application/json", body, n + 1, NULL,
+				    NULL, p->retry_after);
 	}
 	if (p->whole && p->status < 400) {
 		char *csp = csp_of_document(p->html.buf ? p->html.buf : "");
 		size_t n;
 		char *t = strbuf_detach(&p->html, &n);
 		enum MHD_Result r = send_buf_csp(c, (unsigned)p->status, "text/html; charset=utf-8",
-						 t, n, NULL, csp);
+						 t, n, NULL, csp, 0);
 		free(csp);
 		return r;
 	}
@@ -278,13 +376,15 @@ static enum MHD_Result send_page(struct MHD_Connection *c, struct page *p, int j
 	strbuf_release(&b);
 	size_t n;
 	char *t = strbuf_detach(&o, &n);
-	return send_buf(c, (unsigned)p->status, "text/html; charset=utf-8", t, n, NULL);
+	return send_buf_csp(c, (unsigned)p->status, "text/html; charset=utf-8", t, n, NULL, NULL,
+			    p->retry_after);
 }
 
-static enum MHD_Result send_text(struct MHD_Connection *c, unsigned code, const char *msg,
-				 int json)
+/* a refusal (code) saying msg; retry: its Retry-After (0: none) */
+static enum MHD_Result send_text_retry(struct MHD_Connection *c, unsigned code, const char *msg,
+				       int json, unsigned retry)
 {
-	struct page p = { .status = (int)code };
+	struct page p = { .status = (int)code, .retry_after = retry };
 	strbuf_init(&p.err, 0);
 	strbuf_init(&p.html, 0);
 	strbuf_addstr(&p.err, msg);
@@ -292,6 +392,12 @@ static enum MHD_Result send_text(struct MHD_Connection *c, unsigned code, const 
 	strbuf_release(&p.err);
 	strbuf_release(&p.html);
 	return r;
+}
+
+static enum MHD_Result send_text(struct MHD_Connection *c, unsigned code, const char *msg,
+				 int json)
+{
+	return send_text_retry(c, code, msg, json, 0);
 }
 
 /* ---- requests ------------------------------------------------------------ */
@@ -379,17 +485,80 @@ static const char *cross_site(struct MHD_Connection *c)
 	return NULL;
 }
 
-/* "localhost", "127.0.0.1", "[::1]", with or without ":port" */
-static int loopback_host(const char *h)
+/* "localhost", "127.0.0.1", "[::1]" (any port: an ssh tunnel's is its own) */
+static int loopback_name(const char *name)
 {
-	static const char *const names[] = { "localhost", "127.0.0.1", "[::1]", NULL };
-	for (size_t i = 0; names[i]; i++) {
-		size_t n = strlen(names[i]);
-		if (!strncmp(h, names[i], n) &&
-		    (!h[n] || (h[n] == ':' && h[n + 1] && strspn(h + n + 1, "0123456789") == strlen(h + n + 1))))
-			return 1;
+	return !strcasecmp(name, "localhost") || !strcmp(name, "127.0.0.1") ||
+	       !strcmp(name, "[::1]");
+}
+
+/*
+ * The Host header names this server: a loopback name, or this listen
+ * address with its port (on 0.0.0.0 or ::, any IP address of the family,
+ * or this machine's name, with the port). A name an attacker controls that
+ * resolves to this server (DNS rebinding) makes the attacker's site the
+ * same origin as this one in a victim's browser, which could then read
+ * the pages and their csrf values: such a Host is refused (421).
+ */
+static int host_ok(const struct serve *s, const char *h)
+{
+	char name[300];
+	const char *colon;
+	if (!h || !*h || strlen(h) >= sizeof(name))
+		return 0;
+	if (h[0] == '[') {
+		const char *e = strchr(h, ']');
+		if (!e)
+			return 0;
+		colon = e[1] == ':' ? e + 1 : e[1] ? NULL : e + 1;
+		if (!colon)
+			return 0;
+	} else {
+		colon = strchr(h, ':');
+		if (!colon)
+			colon = h + strlen(h);
 	}
-	return 0;
+	memcpy(name, h, (size_t)(colon - h));
+	name[colon - h] = 0;
+	unsigned port = 80;
+	if (*colon) {
+		const char *p = colon + 1;
+		if (!*p || strlen(p) > 5 || strspn(p, "0123456789") != strlen(p))
+			return 0;
+		port = (unsigned)atoi(p);
+	}
+	if (loopback_name(name))
+		return 1;
+	if (port != s->port)
+		return 0;
+	if (!strcasecmp(name, s->addr))
+		return 1;
+	if (!s->wildcard)
+		return 0;
+	if (s->hostname[0] && !strcasecmp(name, s->hostname))
+		return 1;
+	/* an address of the family: a browser that reached this server by
+	   its address is no rebinding */
+	unsigned char buf[sizeof(struct in6_addr)];
+	size_t n = strlen(name);
+	if (s->addr[0] == '[') {
+		if (n < 3 || name[0] != '[' || name[n - 1] != ']')
+			return 0;
+		name[n - 1] = 0;
+		return inet_pton(AF_INET6, name + 1, buf) == 1;
+	}
+	return inet_pton(AF_INET, name, buf) == 1;
+}
+
+/* a form's type: application/x-www-form-urlencoded (an HTML form's
+ * default, curl -d), with parameters or none; an empty body may say none */
+static int form_type(const char *ct, size_t body_len)
+{
+	static const char want[] = "application/x-www-form-urlencoded";
+	if (!ct)
+		return body_len == 0;
+	size_t n = sizeof(want) - 1;
+	return !strncasecmp(ct, want, n) && (!ct[n] || ct[n] == ';' || ct[n] == ' ');
 }
 
 static enum MHD_Result post_alert(struct serve *s, struct MHD_Connection *c, const char *url,
@@ -403,6 +572,27 @@ static enum MHD_Result post_alert(struct serve *s, struct MHD_Connection *c, con
 		return send_text(c, 403, why, json);
 	if (rq->too_big)
 		return send_text(c, 413, "the form is larger than 256 KiB", json);
+	const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+	if (!form_type(ct, rq->body.len)) {
+		char *m = xstrfmt("Content-Type '%.100s': a write takes a form as "
+				  "application/x-www-form-urlencoded (an HTML form's default, curl -d)",
+				  ct ? ct : "(none)");
+		enum MHD_Result r = send_text(c, 415, m, json);
+		free(m);
+		return r;
+	}
+	/* the token file as it is now (rotated, opened to others, removed),
+	   and the store still the file serve opened: else no write */
+	struct strbuf trouble = STRBUF_INIT;
+	if (token_current(s, &trouble) || store_current(s, &trouble)) {
+		say_once(s, trouble.buf);
+		enum MHD_Result r = send_text(c, 503, trouble.buf, json);
+		strbuf_release(&trouble);
+		return r;
+	}
+	strbuf_release(&trouble);
+	free(s->said);   /* put right: the same trouble again is said again */
+	s->said = NULL;
 	int bad = 0;
 	const char *body = rq->body.buf ? rq->body.buf : "";
 	char *token = form_field(body, "token", &bad), *csrf = form_field(body, "csrf", &bad);
@@ -412,10 +602,10 @@ static enum MHD_Result post_alert(struct serve *s, struct MHD_Connection *c, con
 	if (!given && auth && !strncmp(auth, "Bearer ", 7))
 		given = auth + 7;
 	char want[65];
-	serve_csrf(s->token, url, want);
+	serve_csrf(s->csrf_key, url, want);
 	enum MHD_Result r;
 	if (bad)
-		r = send_text(c, 400, "a form field holds a NUL byte or a broken %-escape", json);
+		r = send_text(c, 400, "a form field holds a NUL byte (%00) or a broken %-escape", json);
 	else if (!given || !same_secret(given, s->token))
 		r = send_text(c, 403, "the token is missing or wrong: every write needs the token "
 				      "of the file given to schedlab serve --token-file", json);
@@ -440,9 +630,14 @@ static enum MHD_Result post_alert(struct serve *s, struct MHD_Connection *c, con
 	} else {
 		struct strbuf err = STRBUF_INIT;
 		const char *status = NULL;
+		/* another process's write lock: answered at once (503), not
+		   after the commands' wait, which would stop every page */
+		db_set_busy_timeout(s->o.db, WRITE_WAIT_MS);
 		int code = serve_triage(s->o.db, id, action, note, &status, &err);
+		db_set_busy_timeout(s->o.db, DB_BUSY_TIMEOUT_MS);
 		if (code)
-			r = send_text(c, (unsigned)code, err.buf, json);
+			r = send_text_retry(c, (unsigned)code, err.buf, json,
+					    code == 503 ? WRITE_RETRY_S : 0);
 		else if (json) {
 			json_t *d = json_pack("{s:i,s:I,s:s}", "schedlab_format", 1, "alert",
 					      (json_int_t)id, "status", status);
@@ -472,6 +667,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		rq = xcalloc(1, sizeof(*rq));
 		strbuf_init(&rq->body, 0);
 		*con_cls = rq;
+	}
+	if (!rq->started) {
+		rq->started = 1;
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -487,15 +685,26 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	   recorded (one thread: no request runs meanwhile) */
 	if (s->bg)
 		robot_bg_reap(s->bg);
-	/* DNS rebinding: a site whose name resolves to 127.0.0.1 would be the
-	   same origin as this server in the victim's browser; on loopback only
-	   the loopback names are answered */
-	if (s->loopback) {
-		const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
-		if (!host || !loopback_host(host))
-			return send_text(c, 421, "this server answers only to localhost, 127.0.0.1 "
-						 "and [::1] (it listens on loopback)", json);
+	/* DNS rebinding: a site whose name resolves to this server would be
+	   the same origin as it in the victim's browser */
+	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+	if (!host_ok(s, host)) {
+		char *m = s->wildcard
+			? xstrfmt("this server answers only to localhost, 127.0.0.1, [::1] and "
+				  "this machine's addresses and name with port %u (the Host '%.100s' "
+				  "names another: DNS rebinding guard)", s->port, host ? host : "")
+			: xstrfmt("this server answers only to localhost, 127.0.0.1, [::1] and "
+				  "%s:%u, the address it listens on (the Host '%.100s' names another: "
+				  "DNS rebinding guard)", s->addr, s->port, host ? host : "");
+		enum MHD_Result r = send_text(c, 421, m, json);
+		free(m);
+		return r;
 	}
+	/* the URL's %-escapes are undone before the path and the query values
+	   reach here: a %00 would cut them short unseen */
+	if (rq->nul)
+		return send_text(c, 400, "the URL holds %00 (a NUL byte): no path or query value "
+					 "may hold one", json);
 	int is_get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
 	int64_t aid = path_id(url, "/alert/");
 	if (!strcmp(method, MHD_HTTP_METHOD_POST)) {
@@ -540,7 +749,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		page_alert(&p, aid);
 		char h[65];
 		if (p.status == 200 && s->token) {
-			serve_csrf(s->token, url, h);
+			serve_csrf(s->csrf_key, url, h);
 			json_object_set_new(p.doc, "csrf", json_string(h));
 		}
 		if (p.status == 200 && p.want_html)
@@ -558,6 +767,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	return r;
 }
 
+/* the request's URL as sent, before its %-escapes are undone: the request's
+ * own state starts here (the first call of handle finds it) */
+static void *uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct req *rq = xcalloc(1, sizeof(*rq));
+	strbuf_init(&rq->body, 0);
+	rq->nul = strstr(uri, "%00") != NULL;
+	return rq;
+}
+
 static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 		      enum MHD_RequestTerminationCode toe)
 {
@@ -571,32 +790,55 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 /* ---- the daemon ----------------------------------------------------------- */
 
-static int parse_listen(const char *l, struct sockaddr_storage *ss, socklen_t *len,
-			struct strbuf *err)
+int serve_parse_listen(const char *l, struct sockaddr_storage *ss, socklen_t *len,
+		       struct strbuf *err)
 {
+	static const char expected[] = "ADDR[:PORT] expected (e.g. 127.0.0.1:8080, [::1]:8080, "
+				       "0.0.0.0:8080 for every interface; without a port 8080)";
 	memset(ss, 0, sizeof(*ss));
-	const char *colon = strrchr(l, ':');
 	char host[128];
-	if (!colon || (size_t)(colon - l) >= sizeof(host)) {
-		strbuf_addf(err, "--listen %s: ADDR:PORT expected (e.g. 127.0.0.1:8080, "
-				 "[::1]:8080, 0.0.0.0:8080 for every interface)", l);
+	const char *port_text = NULL, *host_end;
+	int v6 = l[0] == '[';
+	if (v6) {
+		const char *e = strchr(l, ']');
+		if (!e || (e[1] && e[1] != ':')) {
+			strbuf_addf(err, "--listen %s: %s", l, expected);
+			return -1;
+		}
+		l++;
+		host_end = e;
+		port_text = e[1] ? e + 2 : NULL;
+	} else {
+		host_end = strchr(l, ':');
+		if (host_end && strchr(host_end + 1, ':')) {
+			strbuf_addf(err, "--listen %s: an IPv6 address is written in brackets, "
+					 "[::1]:8080", l);
+			return -1;
+		}
+		port_text = host_end ? host_end + 1 : NULL;
+		if (!host_end)
+			host_end = l + strlen(l);
+	}
+	if ((size_t)(host_end - l) >= sizeof(host) || host_end == l) {
+		strbuf_addf(err, "--listen %s%s: %s", v6 ? "[" : "", l, expected);
 		return -1;
 	}
-	memcpy(host, l, (size_t)(colon - l));
-	host[colon - l] = 0;
-	char *end;
-	errno = 0;
-	long port = strtol(colon + 1, &end, 10);
-	if (errno || *end || !colon[1] || port < 0 || port > 65535) {
-		strbuf_addf(err, "--listen %s: the port must be a number 0-65535 (0: any free one)",
-			    l);
-		return -1;
+	memcpy(host, l, (size_t)(host_end - l));
+	host[host_end - l] = 0;
+	long port = 8080;
+	if (port_text) {
+		char *end;
+		errno = 0;
+		port = strtol(port_text, &end, 10);
+		if (errno || *end || !*port_text || port < 0 || port > 65535) {
+			strbuf_addf(err, "--listen %s%s: the port must be a number 0-65535 (0: any "
+					 "free one)", v6 ? "[" : "", l);
+			return -1;
+		}
 	}
-	size_t hl = strlen(host);
-	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+	if (v6) {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-		host[hl - 1] = 0;
-		if (inet_pton(AF_INET6, host + 1, &s6->sin6_addr) != 1)
+		if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
 			goto bad;
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons((uint16_t)port);
@@ -611,9 +853,25 @@ static int parse_listen(const char *l, struct sockaddr_storage *ss, socklen_t *l
 	*len = sizeof(*s4);
 	return 0;
 bad:
-	strbuf_addf(err, "--listen %s: '%s' is not an IPv4 address or a [bracketed] IPv6 one", l,
-		    host);
+	strbuf_addf(err, "--listen %s%s: '%s' is not an IPv4 address or a [bracketed] IPv6 one",
+		    v6 ? "[" : "", l, host);
 	return -1;
+}
+
+/* what a write needs besides the token: the CSRF values' secret, new in
+ * every process and never stored, and the files a write depends on as they
+ * are now (a write checks them again: token_current, store_current) */
+static int write_state(struct serve *s, struct strbuf *err)
+{
+	if (getrandom(s->csrf_key, sizeof(s->csrf_key), 0) != (ssize_t)sizeof(s->csrf_key)) {
+		strbuf_addf(err, "the CSRF secret: getrandom: %s", strerror(errno));
+		return -1;
+	}
+	const char *tf = s->o.token_file, *db = s->o.dbpath;
+	if (tf && lstat(tf, &s->token_st))
+		memset(&s->token_st, 0, sizeof(s->token_st));
+	s->db_st_ok = db && strcmp(db, ":memory:") && strncmp(db, "file:", 5) && !stat(db, &s->db_st);
+	return 0;
 }
 
 int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *err)
@@ -621,10 +879,14 @@ int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *e
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	const char *listen = o->listen ? o->listen : "127.0.0.1:8080";
-	if (parse_listen(listen, &ss, &sl, err))
+	if (serve_parse_listen(listen, &ss, &sl, err))
 		return -1;
 	struct serve *s = xcalloc(1, sizeof(*s));
 	s->o = *o;
+	if (o->token && write_state(s, err)) {
+		free(s);
+		return -1;
+	}
 	if (ss.ss_family == AF_INET6)
 		s->loopback = IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr);
 	else
@@ -662,7 +924,8 @@ int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *e
 	s->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR,
 				(struct sockaddr *)&ss, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
-				MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
+				MHD_OPTION_NOTIFY_COMPLETED, completed, s,
+				MHD_OPTION_URI_LOG_CALLBACK, uri_seen, s, MHD_OPTION_END);
 	if (!s->d) {
 		strbuf_addf(err, "--listen %s: cannot listen there (in use, or not an address "
 				 "of this machine)", listen);
@@ -671,16 +934,24 @@ int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *e
 		free(s);
 		return -1;
 	}
+	s->wildcard = ss.ss_family == AF_INET6
+		? IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr)
+		: ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_ANY);
+	if (gethostname(s->hostname, sizeof(s->hostname)))
+		s->hostname[0] = 0;
+	s->hostname[sizeof(s->hostname) - 1] = 0;
 	const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
 	unsigned port = di ? di->port : 0;
 	char host[INET6_ADDRSTRLEN] = "?";
 	if (ss.ss_family == AF_INET6) {
 		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof(host));
-		s->url = xstrfmt("http://[%s]:%u/", host, port);
+		snprintf(s->addr, sizeof(s->addr), "[%s]", host);
 	} else {
 		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
-		s->url = xstrfmt("http://%s:%u/", host, port);
+		snprintf(s->addr, sizeof(s->addr), "%s", host);
 	}
+	s->port = port;
+	s->url = xstrfmt("http://%s:%u/", s->addr, port);
 	*out = s;
 	return 0;
 }
@@ -688,6 +959,11 @@ int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *e
 const char *serve_url(const struct serve *s)
 {
 	return s->url;
+}
+
+int serve_public(const struct serve *s)
+{
+	return !s->loopback;
 }
 
 void serve_stop(struct serve *s)
@@ -698,6 +974,7 @@ void serve_stop(struct serve *s)
 	/* a bisection still running goes on (its own session) */
 	robot_bg_close(s->bg);
 	free(s->token);
+	free(s->said);
 	free(s->url);
 	free(s);
 }

@@ -17,14 +17,20 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "db/db.h"
 #include "harness/util/strbuf.h"
 
 struct serve_opts {
 	struct db *db;          /* read-only without a token, read-write with one */
-	const char *listen;     /* "ADDR:PORT" (IPv4 or [IPv6]); NULL: 127.0.0.1:8080 */
+	const char *listen;     /* "ADDR[:PORT]" (IPv4 or [IPv6]; no port: 8080); NULL: 127.0.0.1:8080 */
 	const char *token;      /* the token's text; NULL: every write refused */
+	/* the file it was read from (serve_token_load), checked again before
+	 * every write: changed, read again; removed or opened to others,
+	 * every write refused (503) until it is put right. NULL: the token as
+	 * given, for good */
+	const char *token_file;
 	/* the workload parameter named in a censored verdict's advice (as
 	 * compare's; NULL: none) */
 	const char *(*range_param)(const char *workload);
@@ -43,19 +49,24 @@ struct serve;
 /*
  * The token of a file given to serve: its first line, without blanks around
  * it, at least 16 characters. Refused (-1, the reason in err naming the
- * file) when the file is not a regular file of ours, is readable or
- * writable by group or others (mode 0600 or stricter), or is empty.
+ * file) when the file is not a regular file of ours (a FIFO is refused, not
+ * waited on), is readable or writable by group or others (mode 0600 or
+ * stricter), or is empty. *st (NULL: not wanted): the file as read.
  */
-int serve_token_load(const char *path, char **token, struct strbuf *err);
+int serve_token_load(const char *path, char **token, struct stat *st, struct strbuf *err);
 
 /* start answering on o->listen (port 0: a free one); -1 with the reason */
 int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *err);
 /* the address it listens on, "http://ADDR:PORT/" (owned by s) */
 const char *serve_url(const struct serve *s);
+/* 1: it listens beyond loopback (other machines may reach it: the caller
+ * warns) */
+int serve_public(const struct serve *s);
 void serve_stop(struct serve *s);
 
-/* the CSRF value of a page path for a token (hex SHA-256 of both): what a
- * form of that page carries; exposed for the tests of docs/serve.md */
-void serve_csrf(const char *token, const char *path, char hex[65]);
+/* the CSRF value of a page path under the process's secret key (hex
+ * HMAC-SHA256 of a fixed tag and the path): what a form of that page
+ * carries; exposed for the tests of docs/serve.md */
+void serve_csrf(const unsigned char key[32], const char *path, char hex[65]);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "db/db.h"
 #include "harness/serve/serve.h"
@@ -31,6 +32,7 @@ struct page {
 	int want_html;                             /* 0: only doc is wanted */
 	int whole;                                 /* html is a whole document (a
 						      report's), doc NULL: HTML only */
+	unsigned retry_after;                      /* a 503's Retry-After (s), 0 none */
 };
 
 /* the pages: fill p->doc (and p->html when p->want_html), or set p->status
@@ -64,9 +66,17 @@ json_t *bisect_job_json(struct robot_bg *bg, struct db *db, int64_t gid);
 
 /* the triage of alert id by a request that passed the checks of serve.c:
  * action ack|expect|invalid|reopen, the note; 0 done (*status_word the
- * alert's new state), else the HTTP status with the reason in err */
+ * alert's new state), else the HTTP status with the reason in err (503:
+ * another process holds the store's write lock, nothing written; the
+ * caller set how long the write waits for it, db_set_busy_timeout) */
 int serve_triage(struct db *db, int64_t id, const char *action, const char *note,
 		 const char **status_name, struct strbuf *err);
+
+/* --listen's ADDR[:PORT] (IPv4, or IPv6 in brackets; no port: 8080) as a
+ * socket address; -1 with the reason naming what is valid */
+struct sockaddr_storage;
+int serve_parse_listen(const char *l, struct sockaddr_storage *ss, socklen_t *len,
+		       struct strbuf *err);
 
 /* ---- helpers (serve_html.c) -------------------------------------------- */
 

@@ -20,6 +20,7 @@
 #include "harness/results/report.h"
 #include "harness/results/robot.h"
 #include "harness/results/trend.h"
+#include "harness/util/numfmt.h"
 
 static const char *const numeric_cols[] = {
 	"session", "sessions", "latest_session", "machine_id", "open_alerts", "runs", "ok",
@@ -331,7 +332,7 @@ void page_session(struct page *p, int64_t id)
 	static const char *const bc[] = { "boot", "seq", "cfg", "status", "machine", "kernel",
 					  "config_hash", "hz", "sched_mc", "req_preempt", "preempt",
 					  "cmdline", "kernel_commit", "kernel_describe", "clock",
-					  "method", "error", "booted_at", NULL };
+					  "qemu_version", "method", "error", "booted_at", NULL };
 	html_table(o, boots, bc, NULL, NULL);
 	for (size_t i = 0; i < json_array_size(boots); i++) {
 		json_t *b = json_array_get(boots, i);
@@ -635,10 +636,22 @@ static void trend_form(struct strbuf *o, const char *metric, const char *where,
 	strbuf_addstr(o, "\"> <button>show</button></form>\n");
 }
 
+/* since=: a date as the commands' --since takes it; 0, or -1 with 400 */
+static int since_ok(struct page *p, const char *since)
+{
+	if (!since || date_arg_valid(since))
+		return 0;
+	p->status = 400;
+	strbuf_addf(&p->err, "since=%s: expected " DATE_ARG_FORMAT " (as --since)", since);
+	return -1;
+}
+
 void page_trend(struct page *p)
 {
 	const char *metric = p->arg(p->cls, "metric"), *where = p->arg(p->cls, "where");
 	const char *since = p->arg(p->cls, "since");
+	if (since_ok(p, since))
+		return;
 	struct cp_options cpo;
 	cp_options_default(&cpo);
 	const char *pv = p->arg(p->cls, "p"), *win = p->arg(p->cls, "window");
@@ -930,6 +943,8 @@ void page_alerts(struct page *p)
 				     .metric = p->arg(p->cls, "metric"),
 				     .since = p->arg(p->cls, "since") };
 	/* the filters of `schedlab alerts list` */
+	if (since_ok(p, f.since))
+		return;
 	if (status && !strcmp(status, "all"))
 		f.status = -1;
 	else if (status && strcmp(status, "open")) {
@@ -1194,9 +1209,20 @@ void page_report(struct page *p)
 		ro.a = a;
 		ro.b = b;
 	} else if (session) {
+		/* a session that is not there is 404, as /session/N's */
+		if (db_session_resolve(p->o->db, session) < 0) {
+			int number = !strcmp(session, "last") ||
+				     (strspn(session, "0123456789") == strlen(session) &&
+				      strlen(session) < 19 && atoll(session) > 0);
+			p->status = number ? 404 : 400;
+			strbuf_addstr(&p->err, db_errmsg(p->o->db));
+			return;
+		}
 		ro.mode = REPORT_SESSION;
 		ro.session = session;
 	} else if (since) {
+		if (since_ok(p, since))
+			return;
 		ro.mode = REPORT_SINCE;
 		ro.since = since;
 	} else {

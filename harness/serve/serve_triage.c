@@ -5,7 +5,8 @@
  * session), so alert_event holds the same row whichever made it. What the
  * life cycle says of the move (a note missing included) is asked of
  * alert_move_decide first, as the command does: a missing note is bad input
- * (400), a move the life cycle refuses a conflict (409).
+ * (400), a move the life cycle refuses a conflict (409), the store's write
+ * lock held by another process 503 (try again).
  */
 #include "harness/serve/serve_internal.h"
 
@@ -49,6 +50,12 @@ int serve_triage(struct db *db, int64_t id, const char *action, const char *note
 		return 400;
 	}
 	if (db_alert_move(db, id, to, ALERT_BY_PERSON, note && *note ? note : NULL, 0)) {
+		if (db_failed_busy(db)) {
+			strbuf_addf(err, "%s: another process is writing the store (it holds its "
+					 "write lock: a nightly, a bisection, schedlab alerts): nothing "
+					 "was changed; try again in a few seconds", moves[k].verb);
+			return 503;
+		}
 		strbuf_addf(err, "%s: %s", moves[k].verb, db_errmsg(db));
 		return 409;
 	}

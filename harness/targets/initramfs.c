@@ -10,8 +10,11 @@
  *   2. hash the manifest including every file's bytes and the output
  *      options (SHA-256);
  *   3. on a cache miss write the archive (newc in memory, then LZ4, then the
- *      carry wrapper) to <name>.tmp.<pid> in the cache folder and rename it
- *      into place; then write the index of step 0.
+ *      carry wrapper) to <name>.tmp.<pid> in the cache folder and link it
+ *      into place; then write the index of step 0 and prune the cache.
+ * Whatever archive a build answers with, it holds it first (a shared flock,
+ * hold_archive; given to the caller as initramfs_build's hold), so that
+ * the pruning of other processes leaves it alone.
  * Step 1 is collect(): mf_skeleton, add_binaries (each resolved by
  * initramfs_resolve, which the ssh target's workload bundle shares, then
  * add_libs),
@@ -31,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -340,7 +344,8 @@ static int mf_inline(struct manifest *m, const char *dst, unsigned mode, const c
 	if (mf_dirs(m, dst, err))
 		return -1;
 	e = mf_new(m, dst, mode);
-	strbuf_add(&e->data, data, len);
+	if (len) /* a device node has no data (NULL) */
+		strbuf_add(&e->data, data, len);
 	return 0;
 }
 
@@ -951,8 +956,12 @@ static int archive_name(const char *name)
 /*
  * Keep the INITRAMFS_CACHE_KEEP most recently used archives of the cache
  * folder (a hit refreshes the mtime); older ones go, and so do index files
- * that name an archive no longer there. Errors are ignored: the cache is
- * only a cache.
+ * that name an archive no longer there. An archive a process holds
+ * (initramfs_build's hold: a shared flock on the archive, for as long as a
+ * guest may read it) is never removed, however old: it is removed only
+ * under an exclusive flock taken without waiting, and only when the name
+ * still names the inode locked. Errors are ignored: the cache is only a
+ * cache.
  */
 #define INITRAMFS_CACHE_KEEP 6
 
@@ -969,6 +978,26 @@ static int cached_cmp(const void *a, const void *b)
 	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
 		return x->mtime.tv_nsec < y->mtime.tv_nsec ? 1 : -1;
 	return 0;
+}
+
+/* does path (still) name the file open as fd? */
+static int names_fd(const char *path, int fd)
+{
+	struct stat a, b;
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/* remove the archive at path unless a process holds it (a shared flock) */
+static void remove_unheld(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* a holder's shared lock, or another pruner's exclusive one: leave it */
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0 && names_fd(path, fd))
+		unlink(path);
+	close(fd); /* releases the flock */
 }
 
 static void prune_index(const char *dir)
@@ -1031,11 +1060,50 @@ static void prune_cache(const char *dir)
 		qsort(c, n, sizeof(*c), cached_cmp);
 	for (i = 0; i < n; i++) {
 		if (i >= INITRAMFS_CACHE_KEEP)
-			unlink(c[i].path);
+			remove_unheld(c[i].path);
 		free(c[i].path);
 	}
 	free(c);
 	prune_index(dir);
+}
+
+/*
+ * Hold the archive at path: open it and take a shared flock, then check
+ * that the name still names the file locked (a pruner removes a file only
+ * under an exclusive lock, so once this holds, the name stays). 1 with the
+ * descriptor in *fd, 0 when the archive is gone (pruned meanwhile: build it
+ * again), -1 with a message.
+ */
+static int hold_archive(const char *path, int *fd, struct strbuf *err)
+{
+	int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0) {
+		if (errno == ENOENT)
+			return 0;
+		strbuf_addf(err, "initramfs: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* a pruner holds its exclusive lock only while it unlinks */
+	while (flock(f, LOCK_SH) < 0) {
+		if (errno != EINTR) {
+			strbuf_addf(err, "initramfs: locking %s: %s", path, strerror(errno));
+			close(f);
+			return -1;
+		}
+	}
+	if (!names_fd(path, f)) {
+		close(f);
+		return 0;
+	}
+	*fd = f;
+	return 1;
+}
+
+void initramfs_release(int *hold)
+{
+	if (*hold >= 0)
+		close(*hold); /* releases the flock */
+	*hold = -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1173,53 +1241,94 @@ static int index_lookup(const char *dir, const char *key, struct strbuf *path)
 	return hit;
 }
 
+/*
+ * Put the archive written to tmp in place at path. A link, not a rename: when
+ * another process published the same archive meanwhile, its file stays (and
+ * with it the locks of those who hold it) and ours goes. A rename where the
+ * file system has no links.
+ */
+static int publish(const char *tmp, const char *path, struct strbuf *err)
+{
+	if (link(tmp, path) == 0 || errno == EEXIST) {
+		unlink(tmp);
+		return 0;
+	}
+	if (rename(tmp, path) == 0)
+		return 0;
+	strbuf_addf(err, "initramfs: rename to %s: %s", path, strerror(errno));
+	return -1;
+}
+
+/* how often a build starts again when the archive it found or wrote was
+ * pruned before it could hold it (each time, 6 newer archives came) */
+#define INITRAMFS_HOLD_TRIES 5
+
 int initramfs_build(const struct initramfs_spec *spec, char *out_path, size_t out_len,
-		    struct strbuf *err)
+		    int *hold, struct strbuf *err)
 {
 	struct manifest m = { 0 };
 	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT, tmp = STRBUF_INIT;
 	char hex[65], key[65], *name = NULL;
-	int rc = -1;
+	int rc = -1, fd = -1, r = 0;
 
+	if (hold)
+		*hold = -1;
 	if (spec->cache_dir)
 		strbuf_addstr(&dir, spec->cache_dir);
 	else if (default_cache_dir(&dir, err) < 0)
 		goto out;
 	initramfs_spec_key(spec, getenv("PATH"), getenv("LD_LIBRARY_PATH"), key);
-	if (index_lookup(dir.buf, key, &path))
-		goto found;
-	if (collect(spec, &m, err) < 0 || mf_hash(&m, spec, hex, err) < 0)
-		goto out;
-	name = xstrfmt("%s%s", hex, archive_suffix(spec));
-	strbuf_reset(&path);
-	strbuf_addf(&path, "%s/%s", dir.buf, name);
-	if (access(path.buf, R_OK) == 0) {
-		write_index(dir.buf, key, name, &m);
-		goto found;
+	for (int tries = 0; tries < INITRAMFS_HOLD_TRIES; tries++) {
+		if (index_lookup(dir.buf, key, &path) && (r = hold_archive(path.buf, &fd, err)))
+			goto held;
+		if (!name) {
+			if (collect(spec, &m, err) < 0 || mf_hash(&m, spec, hex, err) < 0)
+				goto out;
+			name = xstrfmt("%s%s", hex, archive_suffix(spec));
+		}
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%s", dir.buf, name);
+		if ((r = hold_archive(path.buf, &fd, err))) {
+			if (r > 0)
+				write_index(dir.buf, key, name, &m);
+			goto held;
+		}
+		if (mkdir_p(dir.buf, err) < 0)
+			goto out;
+		strbuf_reset(&tmp);
+		strbuf_addf(&tmp, "%s.tmp.%d", path.buf, (int)getpid());
+		if (write_archive(spec, &m, tmp.buf, err) < 0 || publish(tmp.buf, path.buf, err) < 0)
+			goto out;
+		strbuf_reset(&tmp);
+		if ((r = hold_archive(path.buf, &fd, err))) {
+			if (r > 0) {
+				write_index(dir.buf, key, name, &m);
+				prune_cache(dir.buf); /* never what this process holds */
+			}
+			goto held;
+		}
 	}
-	if (mkdir_p(dir.buf, err) < 0)
+	strbuf_addf(err, "initramfs: %s was removed %d times before it could be used (the cache "
+			 "folder %s is pruned by other processes)",
+		    path.buf, INITRAMFS_HOLD_TRIES, dir.buf);
+	goto out;
+held:
+	if (r < 0)
 		goto out;
-	strbuf_addf(&tmp, "%s.tmp.%d", path.buf, (int)getpid());
-	if (write_archive(spec, &m, tmp.buf, err) < 0)
-		goto out;
-	if (rename(tmp.buf, path.buf) < 0) {
-		strbuf_addf(err, "initramfs: rename to %s: %s", path.buf, strerror(errno));
-		goto out;
-	}
-	strbuf_reset(&tmp);
-	write_index(dir.buf, key, name, &m);
-	prune_cache(dir.buf);
-found:
 	if (path.len + 1 > out_len) {
 		strbuf_addf(err, "initramfs: path %s too long", path.buf);
 		goto out;
 	}
-	utimensat(AT_FDCWD, path.buf, NULL, 0); /* most recently used */
+	futimens(fd, NULL); /* most recently used */
 	memcpy(out_path, path.buf, path.len + 1);
 	rc = 0;
 out:
 	if (rc < 0 && tmp.len)
 		unlink(tmp.buf);
+	if (rc == 0 && hold)
+		*hold = fd;
+	else if (fd >= 0)
+		close(fd);
 	free(name);
 	mf_release(&m);
 	strbuf_release(&dir);

@@ -39,7 +39,12 @@
  * with its size, times, inode and device, and the archive; when none of them
  * changed, the archive is used without reading anything (a few dozen
  * stat()s). The six most recently used archives are kept, older ones and
- * index files naming a deleted archive are removed.
+ * index files naming a deleted archive are removed, except an archive a
+ * process holds (initramfs_build's hold, a shared flock): the cache is one
+ * folder for every schedlab process of the user, and one's build must not
+ * remove the archive another's guest is about to boot. An archive is
+ * removed only under an exclusive flock, and published by link(), so that
+ * the file a holder locked stays the file at its name.
  *
  * The pure parts (SHA-256, ldd output parsing, the /init text, ELF checks,
  * the spec key, the index format) are exported for
@@ -110,9 +115,20 @@ struct initramfs_spec {
  * Build (or find in the cache) the archive for spec; out_path receives its
  * path. -1 with a message on failure (a missing binary, a library ldd cannot
  * find, an unwritable cache).
+ *
+ * hold (may be NULL) receives a descriptor of the archive with a shared
+ * flock on it: while it is open no process prunes the archive, however many
+ * others are built meanwhile. Keep it for as long as anything may read the
+ * file by its name (a qemu started or started again, a LAVA job that fetches
+ * it), then initramfs_release(hold). -1 on failure. With NULL the archive is
+ * held only while the build runs: fine for a look at the file, not for a
+ * guest.
  */
 int initramfs_build(const struct initramfs_spec *spec, char *out_path, size_t out_len,
-		    struct strbuf *err);
+		    int *hold, struct strbuf *err);
+
+/* close a hold of initramfs_build (when *hold >= 0) and set it to -1 */
+void initramfs_release(int *hold);
 
 /* ---- pure parts ---- */
 

@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "harness/targets/artserve.h"
+#include "harness/targets/batchio.h"
 #include "harness/targets/initramfs.h"
 #include "harness/targets/lava_job.h"
 #include "harness/targets/pgfiles.h"
@@ -349,84 +350,10 @@ out:
 /* ---- the batch ----------------------------------------------------------- */
 
 /* the request ids of one run in the batch file */
-struct run_ids {
-	long first_knob, nknobs, exec, restore; /* 0 = none */
-};
-
-static int write_requests(const char *file, struct target *t, struct batch_run *runs, size_t n,
-			  struct run_ids *ids, struct strbuf *err)
-{
-	FILE *f = fopen(file, "w");
-	if (!f) {
-		strbuf_addf(err, "lava: %s: %s", file, strerror(errno));
-		return -1;
-	}
-	long id = 1;
-	json_t *r = json_pack("{s:i,s:s}", "id", id++, "op", "sysinfo");
-	char *s = json_dumps(r, JSON_COMPACT);
-	fprintf(f, "%s\n", s);
-	free(s);
-	json_decref(r);
-	for (size_t i = 0; i < n; i++) {
-		memset(&ids[i], 0, sizeof(ids[i]));
-		if (!runs[i].req)
-			continue;
-		size_t k;
-		json_t *w;
-		ids[i].first_knob = id;
-		json_array_foreach(runs[i].writes, k, w) {
-			r = json_pack("{s:i,s:s,s:O}", "id", id++, "op", "knob_set", "args", w);
-			s = json_dumps(r, JSON_COMPACT);
-			fprintf(f, "%s\n", s);
-			free(s);
-			json_decref(r);
-			ids[i].nknobs++;
-		}
-		ids[i].exec = id;
-		r = json_pack("{s:i,s:s,s:O}", "id", id++, "op", "exec", "args", runs[i].req);
-		s = json_dumps(r, JSON_COMPACT);
-		fprintf(f, "%s\n", s);
-		free(s);
-		json_decref(r);
-		if (ids[i].nknobs) {
-			ids[i].restore = id;
-			r = json_pack("{s:i,s:s,s:{s:i}}", "id", id++, "op", "knob_restore", "args",
-				      "keep", t->knob_keep);
-			s = json_dumps(r, JSON_COMPACT);
-			fprintf(f, "%s\n", s);
-			free(s);
-			json_decref(r);
-		}
-	}
-	if (fclose(f)) {
-		strbuf_addf(err, "lava: %s: %s", file, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* read the job's log file (at most LAVA_LOG_MAX bytes) into l */
 static int read_log(const char *file, struct lava_log *l, struct strbuf *err)
 {
-	FILE *f = fopen(file, "r");
-	if (!f) {
-		strbuf_addf(err, "lava: the job log %s: %s", file, strerror(errno));
-		return -1;
-	}
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	long total = 0;
-	while (total < LAVA_LOG_MAX && (n = getline(&line, &cap, f)) > 0) {
-		total += n;
-		if (line[n - 1] == '\n')
-			line[--n] = '\0';
-		lava_log_line(l, line, (size_t)n);
-	}
-	free(line);
-	fclose(f);
-	lava_log_finish(l);
-	return 0;
+	return batch_read_log(file, "lava: the job log", LAVA_LOG_MAX, l, err);
 }
 
 /* a job in flight (the session's struct batch_job) */
@@ -435,7 +362,7 @@ struct batch_job {
 	char url[600];              /* its web page */
 	unsigned seq;               /* names its files in the private folder */
 	char *reqfile, *logfile;
-	struct run_ids *ids;
+	struct batch_ids *ids;
 	size_t n;
 	long max_id;
 	double t0, deadline;
@@ -443,6 +370,10 @@ struct batch_job {
 	struct strbuf ferr;         /* why following it stopped, when it did */
 	int ended;
 	char http[48];              /* its prefix on the artifact server, "" = none */
+	int initrd_hold;            /* initramfs_build's hold on its initramfs: the
+				       worker fetches it by name when the job
+				       runs, so no other process prunes it
+				       until the job is freed */
 };
 
 static void job_free(struct target *t, struct batch_job *j)
@@ -456,6 +387,7 @@ static void job_free(struct target *t, struct batch_job *j)
 		unlink(j->reqfile);
 	if (j->logfile)
 		unlink(j->logfile);
+	initramfs_release(&j->initrd_hold);
 	free(j->reqfile);
 	free(j->logfile);
 	free(j->ids);
@@ -532,8 +464,15 @@ static json_t *make_job(struct target *t, const struct boot_spec *b, const char 
 	}
 	spec.agent_batch = "/etc/schedlab/requests.jsonl";
 	spec.compress = INITRAMFS_PLAIN;
-	if (initramfs_build(&spec, initrd, sizeof(initrd), err) < 0)
+	int hold;
+	if (initramfs_build(&spec, initrd, sizeof(initrd), &hold, err) < 0)
 		goto out;
+	if (j) {
+		initramfs_release(&j->initrd_hold);
+		j->initrd_hold = hold;
+	} else {
+		initramfs_release(&hold); /* only shown */
+	}
 	if (artifact_urls(t, j, image, initrd, &kurl, &iurl, err))
 		goto out;
 	struct strbuf cl = STRBUF_INIT;
@@ -605,6 +544,7 @@ static struct batch_job *lava_submit(struct target *t, const struct boot_spec *b
 	struct batch_job *j = xcalloc(1, sizeof(*j));
 	json_t *job = NULL;
 	strbuf_init(&j->ferr, 0);
+	j->initrd_hold = -1;
 	j->seq = ++p->seq;
 	j->ids = xcalloc(n + 1, sizeof(*j->ids));
 	j->n = n;
@@ -612,15 +552,9 @@ static struct batch_job *lava_submit(struct target *t, const struct boot_spec *b
 	j->logfile = xstrfmt("%s/job-%u.log", p->dir, j->seq);
 	j->t0 = now_mono();
 	snprintf(bi->method, sizeof(bi->method), "lava");
-	if (write_requests(j->reqfile, t, runs, n, j->ids, err))
+	/* replies are kept for the ids of this batch only (max_id) */
+	if (batch_write_requests(j->reqfile, "lava", t, runs, n, j->ids, &j->max_id, err))
 		goto fail;
-	/* replies are kept for the ids of this batch only */
-	j->max_id = 1;
-	for (size_t i = 0; i < n; i++) {
-		long last = j->ids[i].restore ? j->ids[i].restore : j->ids[i].exec;
-		if (last > j->max_id)
-			j->max_id = last;
-	}
 	job = make_job(t, b, j->reqfile, j, err);
 	if (!job)
 		goto fail;
@@ -767,38 +701,10 @@ static int lava_collect(struct target *t, struct batch_job *j, int cancel, struc
 	json_decref(bi->sysinfo);
 	bi->sysinfo = json_incref(si);
 	/* the runs */
-	for (size_t i = 0; i < n && i < j->n; i++) {
-		struct batch_run *r = &runs[i];
-		const struct run_ids *ids = &j->ids[i];
-		if (!r->req)
-			continue;
-		r->applied = json_array();
-		r->rc = 0;
-		for (long k = 0; k < ids->nknobs; k++) {
-			json_t *a = lava_log_result(&d, ids->first_knob + k, "knob_set", &r->err, &refused);
-			if (!a) {
-				r->rc = refused ? 1 : -1;
-				break;
-			}
-			json_array_append(r->applied, a);
-		}
-		if (!r->rc) {
-			json_t *res = lava_log_result(&d, ids->exec, "exec", &r->err, &refused);
-			if (res)
-				r->res = json_incref(res);
-			else
-				r->rc = refused ? 1 : -1;
-		}
-		if (r->rc == -1)
-			strbuf_addf(&r->err, ": lava job %s (%s)%s%s", j->url, health,
-				    d.reason.len ? ": " : "", d.reason.buf);
-		json_t *rr = ids->restore ? lava_log_reply(&d, ids->restore) : NULL;
-		if (rr && !json_is_true(json_object_get(rr, "ok"))) {
-			const char *e = json_string_value(json_object_get(rr, "error"));
-			r->restore_failed = 1;
-			strbuf_addf(&r->err, "%s%.500s", r->err.len ? "; " : "", e ? e : "refused");
-		}
-	}
+	char *where = xstrfmt("lava job %s (%s)%s%s", j->url, health, d.reason.len ? ": " : "",
+			      d.reason.buf);
+	batch_take_replies(&d, j->ids, runs, n < j->n ? n : j->n, where);
+	free(where);
 	ret = 0;
 out:
 	lava_log_release(&d);
@@ -830,10 +736,11 @@ static json_t *lava_batch_job(struct target *t, const struct boot_spec *b,
 			      struct batch_run *runs, size_t n, struct strbuf *err)
 {
 	struct lava_priv *p = t->priv;
-	struct run_ids *ids = xcalloc(n + 1, sizeof(*ids));
+	struct batch_ids *ids = xcalloc(n + 1, sizeof(*ids));
 	char *reqfile = xstrfmt("%s/requests.jsonl", p->dir);
 	json_t *job = NULL;
-	if (write_requests(reqfile, t, runs, n, ids, err) == 0)
+	long max_id;
+	if (batch_write_requests(reqfile, "lava", t, runs, n, ids, &max_id, err) == 0)
 		job = make_job(t, b, reqfile, NULL, err);
 	unlink(reqfile);
 	free(reqfile);

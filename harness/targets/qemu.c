@@ -29,6 +29,11 @@
  * gets only the tools the plan's workloads run (qemu_guest_tools), in an
  * LZ4 archive when the kernel unpacks LZ4; docs/qemu.md has the measurements.
  *
+ * The binary: the plan's "qemu", else with a virtual clock the qemu >= 8.1
+ * that `make -C kernels qemu` provides when it is there, else the system's
+ * qemu-system-x86_64 (qemu_vt.h); its version goes into every boot's row
+ * and sysinfo.
+ *
  * Acceleration: "auto" tries KVM when /dev/kvm opens, and gives up on it when
  * the kernel has printed nothing within kvm_probe_s (LAB-NOTES: KVM guests
  * hang at "Booting from ROM" on nested hosts); the VM is then started again
@@ -52,12 +57,15 @@
 #include <unistd.h>
 
 #include "harness/util/cmdline.h"
+#include "harness/util/cpio.h"
 #include "harness/util/kconsole.h"
 #include "harness/agent/sysinfo.h"
 #include "harness/targets/initramfs.h"
 #include "harness/targets/pgfiles.h"
+#include "harness/targets/qemu_vt.h"
 #include "harness/util/proc.h"
 #include "harness/agent/preempt_offer.h"
+#include "harness/targets/batchio.h"
 #include "harness/targets/target.h"
 
 #define QEMU_CONSOLE_TAIL (64 * 1024)
@@ -79,14 +87,24 @@ struct qemu_priv {
 	char console[128];
 	char kernel[PATH_MAX];     /* image the VM runs (realpath) */
 	char initrd[PATH_MAX];
+	int initrd_hold;           /* initramfs_build's hold on initrd: no other
+				      process prunes it while the target is open
+				      (a KVM probe's VM and the TCG one after it
+				      read it, and every new VM of the session) */
 	char kexec_kernel[32];     /* the kernel for kexec in the guest (build_initrd) */
 	char *cmdline;             /* the command line the running kernel booted with */
 	json_t *si;                /* the sysinfo of the VM's last boot (runtime_vm) */
 	char accel[16];
+	char *qemu_bin;            /* the qemu this target runs (qemu_vt_binary) */
+	int qemu_fallback;         /* a virtual clock on the system's qemu: the
+				    * provided one is missing */
 	struct agent_conn conn;
 	int conn_open;
 	struct strbuf qerr;        /* qemu's stderr (tail) */
 	long kernel_from;          /* console offset where the running kernel's boot began */
+	const char *batch;         /* sealed runs: the requests' path in the guest
+				    * (build_initrd: the agent's --batch); NULL live */
+	unsigned seq;              /* sealed runs: jobs started, names their files */
 };
 
 /* ------------------------------------------------------------------ */
@@ -96,7 +114,7 @@ static const char *const known_keys[] = { "type",  "kernel",   "cpus",      "mem
 					  "accel", "timeout_s", "switch",   "kvm_probe_s",
 					  "qemu",  "tools",    "append",    "pvh",  "ssh",
 					  "initramfs", "tcg_thread", "host_thp", "clock",
-					  "icount_shift", NULL };
+					  "icount_shift", "sealed", NULL };
 
 /*
  * "ssh": {"port": N, "authorized_keys": PATH, "host_key": PATH}: a guest
@@ -214,12 +232,30 @@ out:
  * instructions it executes (qemu -icount shift=N,sleep=off,align=off), each
  * 2^icount_shift ns, so what the guest measures does not depend on what the
  * host is doing (docs/virtual-time.md). It needs TCG in one thread (qemu's
- * icount does not run with KVM or multi-threaded TCG) and one vCPU: with two,
- * Debian's 6.1 hangs in the CPU bring-up and 6.12's numbers are no longer
- * exact (the vCPUs' interleaving follows the host). Runs before
- * check_numbers, which would default cpus to 2.
+ * icount does not run with KVM or multi-threaded TCG). cpus defaults to 1
+ * there (check_numbers would make it 2); 2 to 8 need qemu >= 8.1 (7.2 hangs
+ * a 2-vCPU guest in its CPU bring-up), which is asked of the qemu the
+ * target will run (qemu_vt_binary: without a "qemu" key the one `make -C
+ * kernels qemu` provides) before anything runs.
  */
 #define ICOUNT_SHIFT_DEFAULT 2
+static int check_vt_cpus(json_t *out, long long cpus, const char *prefix, struct strbuf *err)
+{
+	struct qemu_version ver;
+	struct strbuf perr = STRBUF_INIT;
+	int fallback, rc;
+	char *bin;
+
+	if (cpus <= 1)
+		return 0;
+	bin = qemu_vt_binary(out, &fallback);
+	int known = cpus <= QEMU_VT_MAX_CPUS && qemu_version_probe(bin, &ver, &perr) == 0;
+	rc = qemu_vt_admit(cpus, known ? &ver : NULL, perr.buf, bin, fallback, prefix, err);
+	strbuf_release(&perr);
+	free(bin);
+	return rc;
+}
+
 static int check_clock(json_t *out, const char *prefix, struct strbuf *err)
 {
 	static const char *const clocks[] = { "real", "virtual", NULL };
@@ -252,18 +288,45 @@ static int check_clock(json_t *out, const char *prefix, struct strbuf *err)
 			    prefix);
 		return -1;
 	}
+	v = json_object_get(out, "qemu");
+	if (v && (!json_is_string(v) || !*json_string_value(v)))
+		return 0; /* check_boot_keys says what is wrong with it */
 	v = json_object_get(out, "cpus");
 	if (!v)
 		json_object_set_new(out, "cpus", json_integer(1));
-	else if (json_is_integer(v) && json_integer_value(v) > 1) {
-		strbuf_addf(err, "%scpus: a virtual clock runs 1 vCPU: with %lld, Debian's 6.1 "
-				 "hangs in the CPU bring-up under icount and 6.12's repeats are not "
-				 "exact (the vCPUs' interleaving follows the host); see "
-				 "docs/virtual-time.md, \"More than one vCPU\"",
-			    prefix, (long long)json_integer_value(v));
+	else if (json_is_integer(v) && check_vt_cpus(out, json_integer_value(v), prefix, err))
+		return -1;
+	return 0;
+}
+
+/*
+ * "sealed": true: every run of a boot goes into the guest with it (its
+ * initramfs), the guest runs them with no input from the host, writes each
+ * reply to its console (a file) and powers off; the host reads them after
+ * (docs/virtual-time.md, "Sealed runs"). Default false.
+ */
+static int check_sealed(json_t *out, const char *prefix, struct strbuf *err)
+{
+	json_t *v = json_object_get(out, "sealed");
+	if (!v) {
+		json_object_set_new(out, "sealed", json_false());
+		return 0;
+	}
+	if (!json_is_boolean(v)) {
+		strbuf_addf(err, "%ssealed: true or false", prefix);
+		return -1;
+	}
+	if (json_is_true(v) && json_object_get(out, "ssh")) {
+		strbuf_addf(err, "%ssealed: a sealed guest takes no input from the host; drop "
+				 "\"ssh\" or \"sealed\"", prefix);
 		return -1;
 	}
 	return 0;
+}
+
+static int qemu_sealed(const json_t *conf)
+{
+	return json_is_true(json_object_get(conf, "sealed"));
 }
 
 /* cpus, memory_mb, timeout_s, kvm_probe_s, accel, switch: defaults and ranges */
@@ -310,10 +373,11 @@ static int check_boot_keys(json_t *out, const char *where, struct strbuf *err)
 		strbuf_release(&m);
 		return -1;
 	}
+	/* no default: without one the qemu is chosen when it runs (qemu_vt_binary:
+	 * a virtual clock takes the one `make -C kernels qemu` provides), so that
+	 * a stored plan resumed later chooses the same way */
 	v = json_object_get(out, "qemu");
-	if (!v)
-		json_object_set_new(out, "qemu", json_string("qemu-system-x86_64"));
-	else if (!json_is_string(v) || !*json_string_value(v)) {
+	if (v && (!json_is_string(v) || !*json_string_value(v))) {
 		strbuf_addf(err, "%s: target.qemu: must be the qemu binary's name or path", where);
 		return -1;
 	}
@@ -414,7 +478,8 @@ static json_t *qemu_check(const json_t *conf, const char *path, struct strbuf *e
 	bad = conf_check_keys(out, known_keys, path ? path : "target", "a qemu target", err) ||
 	      check_clock(out, prefix, err) || check_numbers(out, prefix, err) ||
 	      check_boot_keys(out, where, err) ||
-	      check_ssh(out, where, err) || check_tools(out, where, err);
+	      check_ssh(out, where, err) || check_tools(out, where, err) ||
+	      check_sealed(out, prefix, err);
 	free(prefix);
 	if (bad) {
 		json_decref(out);
@@ -744,7 +809,9 @@ static int connect_agent_socket(struct qemu_priv *p, double timeout_s, struct st
 static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 		    const char *cmdline, const char *accel, struct strbuf *err)
 {
-	const char *qemu = json_string_value(json_object_get(t->conf, "qemu"));
+	/* sealed runs: the console is the only channel, out of the guest */
+	int sealed = p->batch != NULL;
+	const char *qemu = p->qemu_bin;
 	struct strvec av = STRVEC_INIT;
 	char *e1, *e2;
 	int fd, rc = -1;
@@ -799,10 +866,12 @@ static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 	e2 = qemu_escape(p->sock);
 	strvec_push(&av, "-serial");
 	strvec_pushf(&av, "file:%s", e1);
-	strvec_push(&av, "-chardev");
-	strvec_pushf(&av, "socket,id=agent,path=%s,server=on,wait=off", e2);
-	strvec_push(&av, "-serial");
-	strvec_push(&av, "chardev:agent");
+	if (!sealed) {
+		strvec_push(&av, "-chardev");
+		strvec_pushf(&av, "socket,id=agent,path=%s,server=on,wait=off", e2);
+		strvec_push(&av, "-serial");
+		strvec_push(&av, "chardev:agent");
+	}
 	free(e1);
 	free(e2);
 	if (json_object_get(t->conf, "ssh")) {
@@ -838,6 +907,10 @@ static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 	p->running = 1;
 	fcntl(p->qemu.err_fd, F_SETFL, fcntl(p->qemu.err_fd, F_GETFL) | O_NONBLOCK);
 	snprintf(p->accel, sizeof(p->accel), "%s", accel);
+	if (sealed) {
+		rc = 0;
+		goto out;
+	}
 	fd = connect_agent_socket(p, 30, err);
 	if (fd < 0) {
 		add_console_tail(p, 0, err);
@@ -996,6 +1069,7 @@ static int build_initrd(struct target *t, struct qemu_priv *p, const char *image
 			spec.extra_init = init = xstrfmt("%s%s", ssh_init, ssh_carry_init);
 	}
 	spec.binaries = strvec_argv(&bins);
+	spec.agent_batch = p->batch;
 	if (pack && !strcmp(pack, "lz4") && config_has(config, "RD_LZ4") == 0) {
 		strbuf_addf(err, "qemu: target.initramfs is \"lz4\" but the kernel (%s) has no "
 				 "CONFIG_RD_LZ4", config);
@@ -1018,8 +1092,11 @@ static int build_initrd(struct target *t, struct qemu_priv *p, const char *image
 			(struct initramfs_file){ boot_image, p->kexec_kernel, 0644, elf };
 		spec.carry = QEMU_CARRY;
 	}
-	if (initramfs_build(&spec, p->initrd, sizeof(p->initrd), err) < 0)
+	int hold;
+	if (initramfs_build(&spec, p->initrd, sizeof(p->initrd), &hold, err) < 0)
 		goto out;
+	initramfs_release(&p->initrd_hold); /* the archive of the VM before, if another */
+	p->initrd_hold = hold;
 	rc = 0;
 out:
 	free(cfgdst);
@@ -1193,12 +1270,14 @@ static int qemu_open(struct target *t, struct strbuf *err)
 {
 	struct qemu_priv *p = xcalloc(1, sizeof(*p));
 	p->qemu = (struct child)CHILD_INIT;
+	p->initrd_hold = -1;
 	strbuf_init(&p->qerr, 0);
 	if (make_tmpdir(p, err) < 0) {
 		strbuf_release(&p->qerr);
 		free(p);
 		return -1;
 	}
+	p->qemu_bin = qemu_vt_binary(t->conf, &p->qemu_fallback);
 	t->priv = p;
 	t->agent = NULL;
 	/* a virtual clock at shift 0 (1 ns an instruction) measured 4.3 host
@@ -1215,14 +1294,52 @@ static int qemu_open(struct target *t, struct strbuf *err)
 	return 0;
 }
 
-/* accel and clock of the running VM into the boot row */
+/* accel, clock and qemu's version of the running VM into the boot row */
 static void set_clock(const struct target *t, const struct qemu_priv *p, struct boot_info *bi)
 {
 	int virt = target_clock_virtual(t->conf);
+	struct qemu_version v;
+	struct strbuf e = STRBUF_INIT;
 	snprintf(bi->accel, sizeof(bi->accel), "%s", p->accel);
 	snprintf(bi->clock, sizeof(bi->clock), "%s", virt ? "virtual" : "real");
 	bi->clock_shift = virt ? (int)json_integer_value(json_object_get(t->conf, "icount_shift"))
 			       : -1;
+	snprintf(bi->qemu_version, sizeof(bi->qemu_version), "%s",
+		 qemu_version_probe(p->qemu_bin, &v, &e) == 0 ? v.text : "");
+	strbuf_release(&e);
+}
+
+/*
+ * The qemu of the boot in its sysinfo, as a field of its own: {"value":
+ * "10.0.13", "source": "BINARY -version", "binary": BINARY}, and "note"
+ * when a virtual clock ran the system's qemu because the provided one
+ * (make -C kernels qemu) is missing; "value": null with "error" when the
+ * version could not be read.
+ */
+static void add_qemu_field(const struct qemu_priv *p, json_t *si)
+{
+	struct qemu_version v;
+	struct strbuf e = STRBUF_INIT;
+	json_t *f;
+	if (!json_is_object(si))
+		return;
+	if (qemu_version_probe(p->qemu_bin, &v, &e) == 0)
+		f = json_pack("{s:s,s:s+,s:s}", "value", v.text, "source", p->qemu_bin,
+			      " -version", "binary", p->qemu_bin);
+	else
+		f = json_pack("{s:n,s:s,s:s,s:s}", "value", "source", "unknown", "binary",
+			      p->qemu_bin, "error", e.buf);
+	if (f && p->qemu_fallback) {
+		char *pp = qemu_vt_provided_path();
+		char *note = xstrfmt("the system's qemu: the provided one (%s, `make -C kernels "
+				     "qemu`) is missing", pp ? pp : "none");
+		json_object_set_new(f, "note", json_string(note));
+		free(note);
+		free(pp);
+	}
+	if (f)
+		json_object_set_new(si, "qemu", f);
+	strbuf_release(&e);
 }
 
 static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_info *bi,
@@ -1245,6 +1362,13 @@ static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_in
 		return -1;
 	}
 	t->agent = NULL;
+	if (qemu_sealed(t->conf)) {
+		/* the batch path: the VM starts with its runs (sealed_submit) */
+		snprintf(bi->method, sizeof(bi->method), "sealed");
+		snprintf(p->accel, sizeof(p->accel), "tcg");
+		set_clock(t, p, bi);
+		return 0;
+	}
 	/* what the last boot of the running VM reported (runtime_vm) */
 	json_t *last = p->si;
 	p->si = NULL;
@@ -1300,6 +1424,7 @@ static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_in
 		strbuf_release(&m);
 		return -1;
 	}
+	add_qemu_field(p, bi->sysinfo);
 	p->si = json_incref(bi->sysinfo);
 	return 0;
 }
@@ -1311,9 +1436,11 @@ static void qemu_close(struct target *t)
 		return;
 	t->agent = NULL;
 	vm_stop(p);
+	initramfs_release(&p->initrd_hold);
 	rm_tmpdir(p);
 	strbuf_release(&p->qerr);
 	free(p->cmdline);
+	free(p->qemu_bin);
 	json_decref(p->si);
 	free(p);
 	t->priv = NULL;
@@ -1332,6 +1459,234 @@ static int qemu_exec(struct target *t, json_t *req, double timeout_s, json_t **o
 	return r;
 }
 
+/* ------------------------------------------------------------------ */
+/* sealed runs: the batch path (target.h batch_*, session_batch.c)      */
+
+/* where the requests are in the guest (the agent's --batch) */
+#define SEALED_REQUESTS "/batch/requests.jsonl"
+/* the most of a sealed guest's console that is read back */
+#define SEALED_LOG_MAX (256L << 20)
+
+/* a sealed guest in flight (the session's struct batch_job) */
+struct batch_job {
+	unsigned seq;
+	struct batch_ids *ids;
+	size_t n;
+	long max_id;
+	double t0, deadline, limit_s;
+	int ended, timed_out;
+	char reqfile[PATH_MAX], initrd[PATH_MAX];
+	char console[sizeof(((struct qemu_priv *)0)->console)];
+};
+
+static void sealed_job_free(struct batch_job *j)
+{
+	if (!j)
+		return;
+	unlink(j->reqfile);
+	unlink(j->initrd);
+	unlink(j->console);
+	free(j->ids);
+	free(j);
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, buf, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* the job's initrd: a newc archive of the requests first (uncompressed, so
+ * the kernel goes on to the next archive after its trailer), then the
+ * cached initramfs as it is (a compressed one must come last) */
+static int sealed_initrd(const char *base, const char *reqfile, const char *out,
+			 struct strbuf *err)
+{
+	struct strbuf req = STRBUF_INIT, arc = STRBUF_INIT, img = STRBUF_INIT;
+	int rc = -1, fd = -1;
+	if (strbuf_read_file(&req, reqfile, 0) || strbuf_read_file(&img, base, 0)) {
+		strbuf_addf(err, "qemu: sealed runs: %s or %s: %s", reqfile, base, strerror(errno));
+		goto out;
+	}
+	struct cpio_out co;
+	cpio_out_init_mem(&co, &arc);
+	cpio_add(&co, "batch", S_IFDIR | 0755, NULL, 0, 0, 0);
+	cpio_add(&co, SEALED_REQUESTS + 1, S_IFREG | 0644, req.buf, req.len, 0, 0);
+	cpio_finish(&co);
+	fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || write_all(fd, arc.buf, arc.len) || write_all(fd, img.buf, img.len) ||
+	    close(fd)) {
+		strbuf_addf(err, "qemu: sealed runs: %s: %s", out, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	rc = 0;
+out:
+	strbuf_release(&req);
+	strbuf_release(&arc);
+	strbuf_release(&img);
+	return rc;
+}
+
+static int sealed_slots(struct target *t, struct strbuf *err)
+{
+	return 1; /* one guest at a time: each takes a host CPU of its own */
+}
+
+static struct batch_job *sealed_submit(struct target *t, const struct boot_spec *b,
+				       struct boot_info *bi, struct batch_run *runs, size_t n,
+				       struct strbuf *err)
+{
+	struct qemu_priv *p = t->priv;
+	const char *kernel = b->kernel ? b->kernel
+				       : json_string_value(json_object_get(t->conf, "kernel"));
+	const char *accel = json_string_value(json_object_get(t->conf, "accel"));
+	char image[PATH_MAX], vmlinux[PATH_MAX], config[PATH_MAX], release[128];
+	struct strbuf cl = STRBUF_INIT;
+	struct batch_job *j = xcalloc(1, sizeof(*j));
+	vm_stop(p);
+	j->seq = ++p->seq;
+	j->n = n;
+	j->ids = xcalloc(n + 1, sizeof(*j->ids));
+	j->t0 = now_mono();
+	snprintf(j->reqfile, sizeof(j->reqfile), "%s/requests-%u.jsonl", p->tmpdir, j->seq);
+	snprintf(j->initrd, sizeof(j->initrd), "%s/initrd-%u.img", p->tmpdir, j->seq);
+	snprintf(j->console, sizeof(j->console), "%s/console-%u.log", p->tmpdir, j->seq);
+	snprintf(bi->method, sizeof(bi->method), "sealed");
+	if (batch_write_requests(j->reqfile, "qemu", t, runs, n, j->ids, &j->max_id, err))
+		goto fail;
+	if (resolve_kernel(kernel, image, sizeof(image), vmlinux, config, sizeof(config),
+			   release, sizeof(release), err) < 0)
+		goto fail;
+	const char *boot_image =
+		vmlinux[0] && json_is_true(json_object_get(t->conf, "pvh")) ? vmlinux : image;
+	p->batch = SEALED_REQUESTS;
+	int brc = build_initrd(t, p, image, boot_image, config, release, err);
+	if (brc == 0)
+		brc = sealed_initrd(p->initrd, j->reqfile, j->initrd, err);
+	if (brc)
+		goto fail;
+	snprintf(p->initrd, sizeof(p->initrd), "%s", j->initrd);
+	snprintf(p->console, sizeof(p->console), "%s", j->console);
+	build_cmdline(t, b, &cl);
+	if (!strcmp(accel, "auto"))
+		accel = "tcg"; /* no KVM probe without an agent to answer it */
+	if (vm_start(t, p, boot_image, cl.buf, accel, err) < 0)
+		goto fail;
+	p->batch = NULL;
+	snprintf(p->kernel, sizeof(p->kernel), "%s", image);
+	set_clock(t, p, bi);
+	/* the boot, then every run at its longest, on the guest's clock
+	   stretched to the host's (wall_per_s), and a minute to power off */
+	double guest_s = 0;
+	for (size_t i = 0; i < n; i++)
+		guest_s += runs[i].timeout_s;
+	double wall = t->wall_per_s > 0 ? t->wall_per_s : 1;
+	j->limit_s = json_number_value(json_object_get(t->conf, "timeout_s")) + guest_s * wall + 60;
+	/* fault injection for t0547: a guest that outlives its limit */
+	const char *lim = getenv("SCHEDLAB_TEST_SEALED_LIMIT_S");
+	if (lim && atof(lim) > 0)
+		j->limit_s = atof(lim);
+	j->deadline = j->t0 + j->limit_s;
+	strbuf_release(&cl);
+	return j;
+fail:
+	p->batch = NULL;
+	strbuf_release(&cl);
+	sealed_job_free(j);
+	return NULL;
+}
+
+static size_t sealed_wait(struct target *t, struct batch_job *const *jobs, size_t n)
+{
+	struct qemu_priv *p = t->priv;
+	for (;;) {
+		for (size_t k = 0; k < n; k++) {
+			if (t->abort_flag && *t->abort_flag)
+				return k;
+			if (!jobs[k]->ended && (!p->running || qemu_gone(p)))
+				jobs[k]->ended = 1;
+			if (!jobs[k]->ended && now_mono() > jobs[k]->deadline)
+				jobs[k]->ended = jobs[k]->timed_out = 1;
+			if (jobs[k]->ended)
+				return k;
+		}
+		usleep(100000);
+	}
+}
+
+static int sealed_collect(struct target *t, struct batch_job *j, int cancel,
+			  struct boot_info *bi, struct batch_run *runs, size_t n,
+			  struct strbuf *err)
+{
+	struct qemu_priv *p = t->priv;
+	struct lava_log d;
+	int ret = -1;
+	lava_log_init(&d, j->max_id);
+	snprintf(bi->method, sizeof(bi->method), "sealed");
+	set_clock(t, p, bi);
+	if (!j->ended && !cancel)
+		sealed_wait(t, &j, 1);
+	int aborted = !j->ended && t->abort_flag && *t->abort_flag;
+	/* whatever it did, the guest is gone from here on; what it wrote
+	   before is read all the same (the runs it finished are kept) */
+	vm_stop(p);
+	bi->switch_s = now_mono() - j->t0;
+	if (batch_read_log(j->console, "qemu: the sealed guest's console", SEALED_LOG_MAX, &d, err))
+		goto out;
+	strbuf_reset(&bi->console);
+	strbuf_add(&bi->console, d.console.buf, d.console.len);
+	strbuf_tail(&bi->console, QEMU_CONSOLE_TAIL);
+	const char *bid = json_string_value(json_object_get(d.banner, "boot_id"));
+	snprintf(bi->boot_id, sizeof(bi->boot_id), "%.63s", bid ? bid : "");
+	struct strbuf where = STRBUF_INIT;
+	strbuf_addf(&where, "the sealed guest (%s)",
+		    j->timed_out ? "it was ended at the host's limit" :
+		    aborted ? "interrupted while it ran" : cancel ? "canceled" :
+		    "it powered off first");
+	if (j->timed_out)
+		strbuf_addf(&where, ": it had not powered off after %.0f s", j->limit_s);
+	if (d.reason.len)
+		strbuf_addf(&where, "; %s", d.reason.buf);
+	struct strbuf why = STRBUF_INIT;
+	int refused;
+	json_t *si = lava_log_result(&d, 1, "sysinfo", &why, &refused);
+	if (!si) {
+		strbuf_addf(err, "qemu: %s: %s", where.buf, why.buf);
+		add_console_tail(p, 0, err);
+		strbuf_release(&why);
+		strbuf_release(&where);
+		goto out;
+	}
+	strbuf_release(&why);
+	json_decref(bi->sysinfo);
+	bi->sysinfo = json_deep_copy(si);
+	add_qemu_field(p, bi->sysinfo);
+	batch_take_replies(&d, j->ids, runs, n < j->n ? n : j->n, where.buf);
+	strbuf_release(&where);
+	ret = 0;
+out:
+	lava_log_release(&d);
+	sealed_job_free(j);
+	return ret;
+}
+
+/* a guest of an earlier controller died with it (pdeathsig) */
+static void sealed_orphan(struct target *t, long long job_id, struct strbuf *why)
+{
+	strbuf_addstr(why, "its sealed guest ended with the controller that started it; its "
+			   "results are not taken");
+}
+
 const struct target_ops qemu_target = {
 	.name = "qemu",
 	.summary = "a qemu VM booted from a kernel image and a generated initramfs; agent on "
@@ -1342,6 +1697,12 @@ const struct target_ops qemu_target = {
 	.feasible = qemu_feasible,
 	.open = qemu_open,
 	.boot = qemu_boot,
+	.batch_on = qemu_sealed,
+	.batch_slots = sealed_slots,
+	.batch_submit = sealed_submit,
+	.batch_wait = sealed_wait,
+	.batch_collect = sealed_collect,
+	.batch_orphan = sealed_orphan,
 	.sysinfo = target_agent_sysinfo,
 	.exec = qemu_exec,
 	.knob_set = target_agent_knob_set,

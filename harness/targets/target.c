@@ -308,6 +308,11 @@ int conf_check_keys(const json_t *obj, const char *const *valid, const char *pat
 	return 0;
 }
 
+int target_batch(const struct target_ops *ops, const json_t *conf)
+{
+	return ops && ops->batch_submit && (!ops->batch_on || ops->batch_on(conf));
+}
+
 int target_clock_virtual(const json_t *target)
 {
 	const char *clock = json_string_value(json_object_get(target, "clock"));

@@ -61,6 +61,9 @@ struct boot_info {
 				   * "" otherwise (the machine's own, real, clock) */
 	int clock_shift;          /* "virtual": qemu's icount shift (an instruction
 				   * takes 2^shift ns); -1 otherwise */
+	char qemu_version[32];    /* qemu: the emulator's version ("10.0.13", from
+				   * `qemu -version`); "" otherwise or unknown. A
+				   * series dimension like the clock */
 	struct strbuf console;    /* console log of this boot (tail), when there is one */
 	long long lava_job_id;    /* lava: the job that ran the boot (0 = none) */
 	char lava_job_url[600];   /* lava: its web page, "" = none */
@@ -148,6 +151,10 @@ struct target_ops {
 			     struct boot_info *bi, struct batch_run *runs, size_t n,
 			     struct strbuf *err);
 	void (*batch_orphan)(struct target *t, long long job_id, struct strbuf *why);
+	/* optional, with batch_submit: whether a plan's target object `conf`
+	 * runs its boots as batches (NULL: always); a target that runs both
+	 * ways says which here (qemu: "sealed" runs). Ask target_batch() */
+	int (*batch_on)(const json_t *conf);
 	/* optional, with batch_submit: what batch_submit would submit for these
 	 * runs, for review (`schedlab plan --lava-job`); NULL with a message */
 	json_t *(*batch_job)(struct target *t, const struct boot_spec *b,
@@ -182,6 +189,9 @@ struct target {
 };
 
 const struct target_ops *target_find(const char *name);
+/* 1 when a target of these ops and this plan object runs each boot's runs
+ * as one batch (the session's batch path: session_batch.c) */
+int target_batch(const struct target_ops *ops, const json_t *conf);
 const char *target_names(void);
 int target_check_registry(struct strbuf *err);
 

@@ -4,6 +4,7 @@
  */
 #include "harness/util/numfmt.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <time.h>
@@ -28,4 +29,17 @@ char *utc_now(void)
 	gmtime_r(&t, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	return xstrdup(buf);
+}
+
+int date_arg_valid(const char *s)
+{
+	for (int i = 0; i < 10; i++) {
+		if (i == 4 || i == 7) {
+			if (s[i] != '-')
+				return 0;
+		} else if (!isdigit((unsigned char)s[i])) {
+			return 0;
+		}
+	}
+	return s[10] == 0 || s[10] == 'T' || s[10] == ' ';
 }

@@ -747,26 +747,200 @@ int proc_alive(pid_t pid, unsigned long long start)
 	       state != 'X';
 }
 
-/* field 22 of /proc/PID/stat (0: no such process) and field 3, the state */
-static unsigned long long stat_start(pid_t pid, char *state)
+/* /proc/PID/stat into buf (n bytes): what follows the command name's
+ * ") " (field 3 on), or NULL when there is no such process */
+static const char *stat_after_comm(pid_t pid, char *buf, size_t n)
 {
-	char path[64], buf[1024];
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		return NULL;
+	ssize_t k = read(fd, buf, n - 1);
 	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
+	if (k <= 0)
+		return NULL;
+	buf[k] = 0;
 	const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
-	if (!p)
-		return 0;
+	return p && p[1] ? p + 2 : NULL;
+}
+
+/* field 22 of /proc/PID/stat (0: no such process) and field 3, the state */
+static unsigned long long stat_start(pid_t pid, char *state)
+{
+	char buf[1024];
+	const char *p = stat_after_comm(pid, buf, sizeof(buf));
 	unsigned long long start = 0;
 	/* after ") ": state is field 3, starttime field 22 */
-	if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-			  "%*d %*d %llu", state, &start) != 2)
+	if (!p || sscanf(p, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+			    "%*d %*d %llu", state, &start) != 2)
 		return 0;
 	return start;
+}
+
+/* the ppid of process pid (field 4 of /proc/PID/stat), 0 when unknown */
+static pid_t stat_ppid(pid_t pid)
+{
+	char buf[1024];
+	const char *p = stat_after_comm(pid, buf, sizeof(buf));
+	int ppid = 0;
+	if (!p || sscanf(p, "%*c %d", &ppid) != 1)
+		return 0;
+	return (pid_t)ppid;
+}
+
+static void pid_push(pid_t **v, size_t *n, pid_t pid)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = pid;
+}
+
+/* this process's children, zombies included: the children files of its
+ * threads (/proc/self/task/TID/children), else (a kernel without them)
+ * the processes whose parent it is. Only their pids are read */
+static void own_children(pid_t **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	DIR *tasks = opendir("/proc/self/task");
+	struct dirent *de;
+	int have_files = 0;
+	while (tasks && (de = readdir(tasks))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		char path[300];
+		snprintf(path, sizeof(path), "/proc/self/task/%s/children", de->d_name);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		have_files = 1;
+		int pid;
+		while (fscanf(f, "%d", &pid) == 1)
+			if (pid > 0)
+				pid_push(out, n, pid);
+		fclose(f);
+	}
+	if (tasks)
+		closedir(tasks);
+	if (have_files)
+		return;
+	DIR *proc = opendir("/proc");
+	pid_t me = getpid();
+	while (proc && (de = readdir(proc))) {
+		int pid = atoi(de->d_name);
+		if (pid > 0 && pid != me && stat_ppid(pid) == me)
+			pid_push(out, n, pid);
+	}
+	if (proc)
+		closedir(proc);
+}
+
+int proc_orphans_begin(struct proc_orphans *o, struct strbuf *err)
+{
+	memset(o, 0, sizeof(*o));
+	own_children(&o->before, &o->nbefore);
+	o->before_start = xcalloc(o->nbefore + 1, sizeof(*o->before_start));
+	for (size_t i = 0; i < o->nbefore; i++)
+		o->before_start[i] = proc_start_time(o->before[i]);
+	int was = 0;
+	if (prctl(PR_GET_CHILD_SUBREAPER, &was, 0, 0, 0))
+		was = 0;
+	o->was_subreaper = was;
+	if (!was && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) {
+		strbuf_addf(err, "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
+		free(o->before);
+		free(o->before_start);
+		o->before = NULL;
+		o->before_start = NULL;
+		return -1;
+	}
+	o->set = !was;
+	return 0;
+}
+
+/* pid was a child of this process at begin */
+static int orphan_was_ours(const struct proc_orphans *o, pid_t pid)
+{
+	for (size_t i = 0; i < o->nbefore; i++)
+		if (o->before[i] == pid && o->before_start[i] == proc_start_time(pid))
+			return 1;
+	return 0;
+}
+
+/* the adopted processes still there at the end, named */
+static void orphans_name_left(struct proc_orphans *o, const pid_t *kids, size_t n)
+{
+	size_t used = 0;
+	for (size_t i = 0; i < n; i++) {
+		char cpath[64], comm[64] = "?";
+		snprintf(cpath, sizeof(cpath), "/proc/%d/comm", (int)kids[i]);
+		FILE *f = fopen(cpath, "re");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = 0;
+			fclose(f);
+		}
+		o->left++;
+		if (used < sizeof(o->left_desc))
+			used += (size_t)snprintf(o->left_desc + used, sizeof(o->left_desc) - used,
+						 "%s%d (%s)", used ? ", " : "", (int)kids[i], comm);
+	}
+}
+
+void proc_orphans_end(struct proc_orphans *o, int sig, double grace_s, double wait_s)
+{
+	double kill_at = now_mono() + grace_s, end = kill_at + wait_s;
+	pid_t *told = NULL;       /* those that got `sig` */
+	size_t ntold = 0;
+	for (;;) {
+		pid_t *kids, *live = NULL;
+		size_t nkids, nlive = 0;
+		int reaped = 0;
+		own_children(&kids, &nkids);
+		double now = now_mono();
+		for (size_t i = 0; i < nkids; i++) {
+			pid_t p = kids[i];
+			if (orphan_was_ours(o, p))
+				continue;
+			int st;
+			pid_t w = waitpid(p, &st, WNOHANG);
+			if (w == p) {
+				o->ended++;
+				reaped = 1;
+				continue;
+			}
+			if (w < 0)
+				continue; /* not ours to wait for after all */
+			pid_push(&live, &nlive, p);
+			int first = 1;
+			for (size_t k = 0; k < ntold; k++)
+				first &= told[k] != p;
+			if (now >= kill_at) {
+				kill(p, SIGKILL);
+			} else if (first) {
+				kill(p, sig);
+				pid_push(&told, &ntold, p);
+			}
+		}
+		free(kids);
+		/* one that ended after the listing left its own children to be
+		   adopted: they show in the next round */
+		if ((!nlive && !reaped) || (nlive && now >= end)) {
+			orphans_name_left(o, live, nlive);
+			free(live);
+			break;
+		}
+		free(live);
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	free(told);
+	if (o->set)
+		prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+	o->set = 0;
+	free(o->before);
+	free(o->before_start);
+	o->before = NULL;
+	o->before_start = NULL;
+	o->nbefore = 0;
 }

@@ -107,6 +107,37 @@ int proc_try_wait(struct child *c, int *status);
 void proc_stop(struct child *c, double grace_s);
 void proc_close_fds(struct child *c);
 
+/*
+ * What a child leaves outside its process group (a process that called
+ * setsid, a daemon's double fork) no group kill reaches. Around such a
+ * child this process becomes a child subreaper (prctl
+ * PR_SET_CHILD_SUBREAPER): what the child started is reparented here, not
+ * to init, when its parent dies, and so stays within reach.
+ * proc_orphans_begin before proc_start (the children this process has then
+ * are its own: left alone); proc_orphans_end once the child was reaped:
+ * every process adopted since gets `sig`, SIGKILL grace_s later, and is
+ * reaped, round after round (what those started is adopted as they go),
+ * for at most wait_s after the SIGKILL. Only this process's own children
+ * are ever signalled or waited for. The subreaper setting is put back as
+ * it was. A process still there then (in uninterruptible sleep; another
+ * user's, which this one may not signal) is counted in `left` and named in
+ * left_desc, "PID (COMM)" each: it could not be ended.
+ */
+struct proc_orphans {
+	int was_subreaper;        /* the setting before begin */
+	int set;                  /* begin made this process a subreaper */
+	pid_t *before;            /* this process's children at begin */
+	unsigned long long *before_start;
+	size_t nbefore;
+	int ended;                /* set by end: adopted processes ended and reaped */
+	int left;                 /* set by end: adopted processes it could not end */
+	char left_desc[512];
+};
+/* 0, or -1 with why in err (the kernel refused the subreaper setting:
+ * what leaves the group is then out of reach, as before) */
+int proc_orphans_begin(struct proc_orphans *o, struct strbuf *err);
+void proc_orphans_end(struct proc_orphans *o, int sig, double grace_s, double wait_s);
+
 /* find an executable in PATH; returns malloc'd path or NULL */
 char *proc_which(const char *name);
 

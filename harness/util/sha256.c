@@ -112,6 +112,32 @@ void sha256_hex_of(const void *data, size_t len, char hex[65])
 	sha256_hex(d, hex);
 }
 
+void hmac_sha256(const void *key, size_t klen, const void *msg, size_t mlen,
+		 unsigned char out[32])
+{
+	unsigned char k[64] = { 0 }, pad[64], inner[32];
+	struct sha256 s;
+	if (klen > sizeof(k)) {
+		sha256_init(&s);
+		sha256_update(&s, key, klen);
+		sha256_final(&s, k);
+	} else if (klen) {
+		memcpy(k, key, klen);
+	}
+	for (size_t i = 0; i < sizeof(pad); i++)
+		pad[i] = k[i] ^ 0x36;
+	sha256_init(&s);
+	sha256_update(&s, pad, sizeof(pad));
+	sha256_update(&s, msg, mlen);
+	sha256_final(&s, inner);
+	for (size_t i = 0; i < sizeof(pad); i++)
+		pad[i] = k[i] ^ 0x5c;
+	sha256_init(&s);
+	sha256_update(&s, pad, sizeof(pad));
+	sha256_update(&s, inner, sizeof(inner));
+	sha256_final(&s, out);
+}
+
 int sha256_fd(int fd, char hex[65], uint64_t *size)
 {
 	unsigned char buf[1 << 16], d[32];

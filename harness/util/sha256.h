@@ -2,6 +2,7 @@
  * SHA-256 (FIPS 180-4) of byte streams, for content-addressed caches: the
  * initramfs cache key (harness/targets/initramfs.c) and the agent copied to
  * ssh targets by hash. Incremental: init, update any number of times, final.
+ * And HMAC-SHA256 (RFC 2104) over it, for serve's CSRF values.
  */
 #ifndef SL_SHA256_H
 #define SL_SHA256_H
@@ -25,6 +26,10 @@ void sha256_hex_of(const void *data, size_t len, char hex[65]);
 /* the digest (hex) of what fd reads from its offset to the end, the byte
  * count in *size (NULL: not wanted); fd is left open. -1 with errno set
  * when a read fails. */
+/* HMAC-SHA256 (RFC 2104, FIPS 198-1) of msg under key (any length: a key
+ * over 64 bytes is hashed first); the RFC 4231 vectors in test_sha256 */
+void hmac_sha256(const void *key, size_t klen, const void *msg, size_t mlen,
+		 unsigned char out[32]);
 int sha256_fd(int fd, char hex[65], uint64_t *size);
 
 #endif

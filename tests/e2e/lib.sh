@@ -191,9 +191,18 @@ lost_runs() {
 # away by itself (rare under TCG: runs left interrupted, or skipped because a
 # boot failed), print the first such run's error, which carries the guest's
 # last console lines, and `run --resume` once, as a user would; the resume's
-# exit code (1 when nothing was lost: the session's own result stands)
+# exit code (1 when nothing was lost: the session's own result stands).
+# A boot whose qemu could not read its initramfs is no guest lost by itself
+# but the cache pruned under it (issue 51, docs/qemu.md "An archive in use
+# is never pruned"): said, and not resumed (1), so that the test fails.
 resume_if_lost() {
 	local n
+	n=$(sqlite3 -batch -noheader "$1" "SELECT count(*) FROM boot WHERE error LIKE '%error reading initrd%'")
+	if [ "${n:-0}" -gt 0 ]; then
+		echo "# $n boots lost their initramfs (removed from the cache under them), not the guest:"
+		lost_runs "$1"
+		return 1
+	fi
 	n=$(sqlite3 -batch -noheader "$1" "SELECT count(*) FROM run WHERE status = 'interrupted'
 		OR (status = 'skipped' AND skip_reason = 'boot-failed')")
 	[ "${n:-0}" -gt 0 ] || return 1

@@ -1,12 +1,16 @@
 # `schedlab serve` for a test (t0860, t0862): sourced after lib.sh, with SL
 # the command and TMP the test's folder.
-#   start_serve DB [options]  serve DB on a free port (--listen 127.0.0.1:0)
-#                             in the test's process group; URL its address,
-#                             SPID its pid, SOUT its output (SOUT.err)
+#   start_serve DB [options]  serve DB on a free port (--listen 127.0.0.1:0;
+#                             LISTEN=ADDR another) in the test's process
+#                             group; URL its address, SPID its pid, SOUT its
+#                             output (SOUT.err)
 #   get PATH FILE [curl options]  the page into $TMP/FILE; prints the status
 #   jget PATH FILE JQ         the page's JSON into $TMP/FILE; prints JQ of it
 #   stop_serve                TERM (KILL after 10 s) and reap it; also at
 #                             the test's end (CLEANUP_CMDS)
+#   lock_store, unlock_store  the write lock of the store $DB, held by a
+#                             python3 process until unlock_store (60 s at
+#                             most; also let go at the test's end)
 SPID=
 stop_serve() {
 	[ -n "$SPID" ] || return 0
@@ -24,7 +28,7 @@ start_serve() {
 	NSERVE=$((NSERVE + 1))
 	SOUT=$TMP/serve.$NSERVE.out
 	: >"$SOUT"
-	$SL serve --db "$db" --listen 127.0.0.1:0 "$@" >"$SOUT" 2>"$SOUT.err" &
+	$SL serve --db "$db" --listen "${LISTEN:-127.0.0.1:0}" "$@" >"$SOUT" 2>"$SOUT.err" &
 	SPID=$!
 	URL=
 	for _ in $(seq 1 300); do
@@ -37,3 +41,23 @@ start_serve() {
 }
 get() { local p=$1 f=$2; shift 2; curl -sS --max-time 60 -o "$TMP/$f" -w '%{http_code}' "$@" "${URL%/}$p"; }
 jget() { get "$1" "$2" -H 'Accept: application/json' >/dev/null; jq -r "$3" "$TMP/$2"; }
+LPID=
+lock_store() {
+	rm -f "$TMP/locked" "$TMP/unlock"
+	python3 - "$DB" "$TMP" <<'EOF' &
+import os, sqlite3, sys, time
+db, tmp = sys.argv[1:3]
+c = sqlite3.connect(db, isolation_level=None, timeout=30)
+c.execute("BEGIN IMMEDIATE")
+open(os.path.join(tmp, "locked"), "w").close()
+end = time.monotonic() + 60
+while not os.path.exists(os.path.join(tmp, "unlock")) and time.monotonic() < end:
+    time.sleep(0.05)
+c.execute("COMMIT")
+EOF
+	LPID=$!
+	for _ in $(seq 1 300); do [ -e "$TMP/locked" ] && return 0; sleep 0.1; done
+	return 1
+}
+unlock_store() { [ -n "$LPID" ] || return 0; touch "$TMP/unlock"; wait "$LPID"; LPID=; }
+CLEANUP_CMDS+=("unlock_store")

@@ -54,9 +54,9 @@ int main(int argc, char **argv)
 		memset(&s, 0, sizeof(s));
 		s.binaries = bins;
 		double t0 = now_mono();
-		if (initramfs_build(&s, p1, sizeof(p1), &err)) { printf("error %s\n", err.buf); return 1; }
+		if (initramfs_build(&s, p1, sizeof(p1), NULL, &err)) { printf("error %s\n", err.buf); return 1; }
 		double t1 = now_mono();
-		if (initramfs_build(&s, p2, sizeof(p2), &err)) { printf("error %s\n", err.buf); return 1; }
+		if (initramfs_build(&s, p2, sizeof(p2), NULL, &err)) { printf("error %s\n", err.buf); return 1; }
 		printf("%s %s %.3f %.3f\n", p1, p2, t1 - t0, now_mono() - t1);
 		return 0;
 	}
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 		s.nr_files = 1;
 		s.compress = INITRAMFS_LZ4;
 		s.carry = "/boot/initrd.img";
-		if (initramfs_build(&s, p, sizeof(p), &err)) { printf("error %s\n", err.buf); return 1; }
+		if (initramfs_build(&s, p, sizeof(p), NULL, &err)) { printf("error %s\n", err.buf); return 1; }
 		printf("%s\n", p);
 		return 0;
 	}

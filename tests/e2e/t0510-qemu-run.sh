@@ -35,6 +35,9 @@ for sw in reboot kexec; do
 	plan "qemu-$sw" "$sw" '["full", "none"]' '[""]' >"$TMP/$sw.json"
 	expect_exit 0 "switch=$sw: run two preempt modes in the guest" schedlab run "$TMP/$sw.json" --db "$DB" --tag "$sw"
 	equals "switch=$sw: 4 runs ok" "$(sql "SELECT count(*) FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag = '$sw' AND r.status = 'ok'")" 4
+	# issue 51: a boot lost its initramfs to another session's build
+	equals "switch=$sw: every boot found its initramfs (none pruned while in use)" \
+		"$(sql "SELECT count(*) FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = '$sw' AND b.error LIKE '%error reading initrd%'")" 0
 	equals "switch=$sw: results preempt = what the guest reported" \
 		"$(sql "SELECT group_concat(DISTINCT r.preempt || '=' || json_extract(b.sysinfo, '\$.preempt.value')) FROM results r JOIN boot b ON b.id = r.boot WHERE r.tag = '$sw' ORDER BY r.preempt")" \
 		"full=full,none=none"

@@ -122,6 +122,10 @@ rc=$? relost=0
 [ $rc = 1 ] && resume_if_lost "$DB" && rc=0 relost=1   # a TCG guest lost by itself (rare)
 equals "auto: the killed session resumes" "$rc" 0
 [ $rc = 0 ] || tail -n 3 "$TMP/err" | sed 's/^/#   /'
+# issue 51: the resume's new VM lost its initramfs to another process's
+# build (the cache is the user's, shared by every session of the machine)
+equals "auto: every boot found its initramfs (none pruned while in use)" \
+	"$(bq "count(*)" auto "AND b.error LIKE '%error reading initrd%'")" 0
 equals "auto: every run stored once and ok" \
 	"$(sql "SELECT count(*) || ':' || sum(r.status = 'ok') FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag = 'auto'")" "6:6"
 equals "auto: every boot that ran is verified ok in the requested mode" \

@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 	spec.agent_batch = "/etc/schedlab/requests.jsonl";
 	spec.compress = INITRAMFS_LZ4;
 	spec.cache_dir = argv[3];
-	if (initramfs_build(&spec, out, sizeof(out), &e)) {
+	if (initramfs_build(&spec, out, sizeof(out), NULL, &e)) {
 		fprintf(stderr, "%s\n", e.buf);
 		return 1;
 	}

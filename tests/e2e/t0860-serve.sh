@@ -67,8 +67,10 @@ printf 'an-open-token-of-thirty-two-chars\n' >"$TMP/open.token"
 chmod 644 "$TMP/open.token"
 expect_exit 2 "a token file readable by others is refused" $SL serve --db "$DB" --token-file "$TMP/open.token"
 contains "... saying to chmod 600 it" "$TMP/err" "chmod 600"
-expect_exit 2 "--listen without a port is refused" $SL serve --db "$DB" --listen 127.0.0.1
-contains "... naming what is valid" "$TMP/err" "ADDR:PORT expected"
+expect_exit 2 "--listen with a port that is no number is refused" $SL serve --db "$DB" --listen 127.0.0.1:http
+contains "... naming what is valid" "$TMP/err" "the port must be a number 0-65535"
+expect_exit 2 "--listen of an IPv6 address without brackets is refused" $SL serve --db "$DB" --listen ::1
+contains "... naming what is valid" "$TMP/err" "[::1]:8080"
 
 check "serve starts read-only on a free port" start_serve "$DB"
 contains "... and says so" "$SOUT" "(read-only)"

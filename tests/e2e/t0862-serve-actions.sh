@@ -74,31 +74,10 @@ bisect() {
 	csrf=$(jget "/alert/$a" csrf.json .csrf)
 	get "/alert/$a" "$f" -H 'Accept: application/json' -d action=bisect -d "csrf=$csrf" "$@"
 }
-# the store's write lock, held by a python3 process until $TMP/unlock exists
-# (at most 60 s): `alerts bisect` waits on it (SQLite's busy timeout, 10 s
+# the store's write lock (serve-lib.sh: lock_store): `alerts bisect` waits on it (SQLite's busy timeout, 10 s
 # of its own sleeps), long enough for the test to stop it (SIGSTOP) before
 # it has written anything; let go then, and the bisection is continued
 # (SIGCONT) once the page has been seen while it runs
-LPID=
-lock_store() {
-	rm -f "$TMP/locked" "$TMP/unlock"
-	python3 - "$DB" "$TMP" <<'EOF' &
-import os, sqlite3, sys, time
-db, tmp = sys.argv[1:3]
-c = sqlite3.connect(db, isolation_level=None, timeout=30)
-c.execute("BEGIN IMMEDIATE")
-open(os.path.join(tmp, "locked"), "w").close()
-end = time.monotonic() + 60
-while not os.path.exists(os.path.join(tmp, "unlock")) and time.monotonic() < end:
-    time.sleep(0.05)
-c.execute("COMMIT")
-EOF
-	LPID=$!
-	for _ in $(seq 1 300); do [ -e "$TMP/locked" ] && return 0; sleep 0.1; done
-	return 1
-}
-unlock_store() { [ -n "$LPID" ] || return 0; touch "$TMP/unlock"; wait "$LPID"; LPID=; }
-CLEANUP_CMDS+=("unlock_store")
 BPID=
 # hold PID: the bisection stopped where it waits for the store, which is let go
 hold() { kill -STOP "$1" && unlock_store; }

@@ -390,6 +390,62 @@ TEST(group_move_and_nested_transactions)
 	db_close(db);
 }
 
+/* the hook's calls (schema 17): one a group and night, bisected over
+ * raised, undone with the judgement's rollback, claimed once while the
+ * claimer lives, taken over from a dead one, and not pending once
+ * delivered */
+TEST(hook_calls_stored_claimed_delivered)
+{
+	struct db *db = fixture("hook.db");
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	struct db_alert_group g = { .plan = "nightly", .machine_id = 1, .range_key = "a..b",
+				    .good_session = 1, .bad_session = 2, .ncommits = -1 };
+	int existed;
+	int64_t gid = db_alert_group_find_or_add(db, &g, &existed);
+	CHECK(gid > 0);
+	/* with a judgement that is rolled back: nothing */
+	CHECK(db_begin(db) == 0);
+	CHECK(db_alert_hook_add(db, gid, 2, "raised") == 0);
+	db_rollback(db);
+	struct db_alert_hook *h;
+	size_t n;
+	CHECK(db_alert_hooks_pending(db, "nightly", 1, &h, &n) == 0 && n == 0);
+	db_alert_hooks_free(h, n);
+	CHECK(db_begin(db) == 0);
+	CHECK(db_alert_hook_add(db, gid, 2, "raised") == 0);
+	CHECK(db_commit(db) == 0);
+	CHECK(db_alert_hook_add(db, gid, 2, "bisected") == 0);
+	CHECK(db_alert_hook_add(db, gid, 2, "raised") == 0);   /* bisected stays */
+	CHECK(db_alert_hooks_pending(db, "nightly", 1, &h, &n) == 0 && n == 1);
+	CHECK(n == 1 && h[0].group_id == gid && h[0].session_id == 2 && h[0].claim_pid == 0);
+	CHECK_STR(n ? h[0].event : "", "bisected");
+	int64_t id = n ? h[0].id : 0;
+	db_alert_hooks_free(h, n);
+	/* another plan or machine: not its call */
+	CHECK(db_alert_hooks_pending(db, "nightly", 2, &h, &n) == 0 && n == 0);
+	db_alert_hooks_free(h, n);
+	/* claimed by (100, 7): a second claim from the unclaimed state fails */
+	CHECK(db_alert_hook_claim(db, id, 0, 0, 100, 7) == 1);
+	CHECK(db_alert_hook_claim(db, id, 0, 0, 200, 9) == 0);
+	/* taken over from (100, 7), as from a dead claimer */
+	CHECK(db_alert_hook_claim(db, id, 100, 7, 200, 9) == 1);
+	CHECK(db_alert_hooks_pending(db, "nightly", 1, &h, &n) == 0 && n == 1 &&
+	      h[0].claim_pid == 200 && h[0].claim_start == 9);
+	db_alert_hooks_free(h, n);
+	CHECK(db_alert_hook_delivered(db, id) == 0);
+	CHECK(db_alert_hooks_pending(db, "nightly", 1, &h, &n) == 0 && n == 0);
+	db_alert_hooks_free(h, n);
+	/* delivered: not claimed again, and a later add leaves it */
+	CHECK(db_alert_hook_claim(db, id, 200, 9, 300, 1) == 0);
+	CHECK(db_alert_hook_add(db, gid, 2, "fixed") == 0);
+	char *v = q(db, "SELECT event || ' ' || (delivered_at IS NOT NULL) FROM alert_hook");
+	CHECK_STR(v, "bisected 1");
+	free(v);
+	db_close(db);
+}
+
 int main(void)
 {
 	const char *t = getenv("TMPDIR");
@@ -405,6 +461,7 @@ int main(void)
 	RUN(move_decided_in_one_place);
 	RUN(culprit_codec);
 	RUN(group_move_and_nested_transactions);
+	RUN(hook_calls_stored_claimed_delivered);
 	char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
 	if (system(cmd))
 		printf("# could not remove %s\n", tmpdir);

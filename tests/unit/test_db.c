@@ -111,13 +111,14 @@ TEST(fresh_file_is_latest)
 	CHECK(db != NULL);
 	if (!db)
 		return;
-	CHECK(db_latest_version() == 16);
+	CHECK(db_latest_version() == 18);
 	CHECK(db_user_version(db) == db_latest_version());
 	check_q(db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
-		"alert;alert_event;alert_group;bisect;bisect_step;boot;histogram;kernel;machine;metric;"
+		"alert;alert_event;alert_group;alert_hook;bisect;bisect_step;boot;histogram;kernel;"
+		"machine;metric;"
 		"results;run;schedstat;session");
 	check_q(db, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
-		    "ORDER BY name", "alert_series;session_tag");
+		    "ORDER BY name", "alert_hook_pending;alert_series;session_tag");
 	/* metric and histogram are clustered on their keys (migrations 5 and 6:
 	 * ingest rate), and no CHECK builds a temporary B-tree per row */
 	check_q(db, "SELECT sql LIKE '%WITHOUT ROWID' FROM sqlite_master WHERE name = 'metric'", "1");
@@ -134,7 +135,8 @@ TEST(fresh_file_is_latest)
 		    " ORDER BY cid)",
 		"session,tag,run_id,started_at,target,machine,kernel_release,hz,sched_mc,preempt,"
 		"cmdline,knobs,workload,params,rep,metric,value,unit,better,run_workload,config_hash,"
-		"preempt_build,boot,plan,machine_id,note,censored,kernel_commit,kernel_describe,clock,clock_shift");
+		"preempt_build,boot,plan,machine_id,note,censored,kernel_commit,kernel_describe,clock,clock_shift,"
+		"qemu_version");
 	/* migrating again is a no-op */
 	CHECK(db_migrate_to(db, db_latest_version()) == 0);
 	CHECK(db_user_version(db) == db_latest_version());
@@ -143,6 +145,45 @@ TEST(fresh_file_is_latest)
 	db = open_fresh("t.db");
 	CHECK(db && db_user_version(db) == db_latest_version());
 	db_close(db);
+}
+
+/* docs/schema.md's table of the results view names its columns, in the
+ * view's order: a column added by a migration is documented there */
+TEST(schema_doc_lists_the_view_columns)
+{
+	struct db *db = open_fresh("t.db");
+	char *path = xstrfmt("%s/../../docs/schema.md", SCHEDLAB_TESTDATA_DIR);
+	FILE *f = fopen(path, "r");
+	struct strbuf doc = STRBUF_INIT;
+	char line[4096];
+	int in_view = 0;
+	CHECK(db != NULL && f != NULL);
+	if (!db || !f) {
+		printf("#   cannot open %s\n", path);
+		goto out;
+	}
+	/* the rows "| `name` | meaning |" of the section "The `results` view" */
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "## ", 3))
+			in_view = strstr(line, "`results` view") != NULL;
+		else if (in_view && !strncmp(line, "| `", 3)) {
+			char *end = strchr(line + 3, '`');
+			if (end)
+				strbuf_addf(&doc, "%s%.*s", doc.len ? "," : "", (int)(end - line - 3),
+					    line + 3);
+		}
+	}
+	char *view = q(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM "
+			   "pragma_table_info('results') ORDER BY cid)");
+	CHECK_STR(doc.buf, view);
+	free(view);
+out:
+	if (f)
+		fclose(f);
+	if (db)
+		db_close(db);
+	strbuf_release(&doc);
+	free(path);
 }
 
 TEST(migrate_from_v1_keeps_data)
@@ -195,6 +236,12 @@ TEST(migrate_from_v1_keeps_data)
 	/* migration 15: a session tagged plain "nightly" is not one of the
 	 * nightly's (its tags were nightly-*); one that is, is marked */
 	check_q(db, "SELECT nightly FROM session WHERE id = 1", "0");
+	/* migration 16: a boot stored before has no qemu version; one that has
+	 * is in the view */
+	check_q(db, "SELECT quote(qemu_version) FROM results", "NULL");
+	CHECK(exec(db, "UPDATE boot SET qemu_version = '10.0.13'") == 0);
+	check_q(db, "SELECT qemu_version FROM results", "10.0.13");
+	CHECK(exec(db, "UPDATE boot SET qemu_version = NULL") == 0);
 	/* migration 6 rebuilt histogram: its row is there */
 	check_q(db, "SELECT run_id, name, unit, data FROM histogram", "1|latency_us|us|{\"total\":0}");
 	check_q(db, "SELECT before, after FROM schedstat", "b|a");
@@ -285,19 +332,19 @@ TEST(migrate_v14_marks_the_nightly_sessions)
 	db_close(db);
 }
 
-TEST(migrate_v15_splits_skip_reasons_and_notes)
+TEST(migrate_v17_splits_skip_reasons_and_notes)
 {
-	/* before schema 16 a skipped run's reason and a good run's notes were
+	/* before schema 18 a skipped run's reason and a good run's notes were
 	 * its error: "boot failed: ..." (redone by --resume), "note: A; note:
-	 * B"; migration 16 puts both in their columns */
-	char *p = tmp_path("v15.db");
+	 * B"; migration 18 puts both in their columns */
+	char *p = tmp_path("v17.db");
 	struct db *db = NULL;
 	char *err = NULL;
 	CHECK(db_open_raw(p, &db, &err) == 0);
 	free(p);
 	if (!db)
 		return;
-	CHECK(db_migrate_to(db, 15) == 0);
+	CHECK(db_migrate_to(db, 17) == 0);
 	CHECK(exec(db,
 		   "INSERT INTO session (id, name, plan_json, target, harness_version, status) VALUES"
 		   "  (1, 'p', '{}', 'local', 'v0', 'interrupted');"
@@ -1535,12 +1582,13 @@ int main(void)
 {
 	make_tmpdir();
 	RUN(fresh_file_is_latest);
+	RUN(schema_doc_lists_the_view_columns);
 	RUN(migrate_from_v1_keeps_data);
 	RUN(migrate_v1_then_open_migrates);
 	RUN(migrate_v3_sets_censored_from_notes);
 	RUN(migrate_v14_marks_the_nightly_sessions);
 	RUN(migrate_v11_keeps_bisect_threshold_rule);
-	RUN(migrate_v15_splits_skip_reasons_and_notes);
+	RUN(migrate_v17_splits_skip_reasons_and_notes);
 	RUN(machine_and_kernel_are_deduplicated);
 	RUN(run_finish_and_results_view);
 	RUN(git_commit_in_results);

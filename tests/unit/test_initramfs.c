@@ -5,18 +5,25 @@
  * sizes, name padding, data padding, trailer, 512-byte end), the ldd output
  * parser, the ELF PT_INTERP check, the generated /init text, the programs
  * a qemu guest gets for a plan (qemu_guest_tools), the carry archive (harness/util/cpio.h), the spec's
- * cache key and the index files that let a build skip ldd and hashing. The build
- * itself (ldd, busybox, qemu) is covered by tests/e2e/t0500-qemu-boot.sh.
+ * cache key and the index files that let a build skip ldd and hashing; and the
+ * cache shared by processes (cache_spares_held: an archive one process holds
+ * outlives another's builds and prunes; a small archive of busybox-static and
+ * an /init built for real). The build of a guest's archive (ldd, the agent,
+ * qemu) is covered by tests/e2e/t0500-qemu-boot.sh, a guest booted while
+ * other archives are built by t0505-qemu-initramfs-cache.sh.
  */
 #include <elf.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/util/sha256.h"
 #include "harness/targets/initramfs.h"
 #include "harness/targets/target.h"
+#include "harness/util/rmtree.h"
 #include "tests/unit/tap.h"
 
 /* sha256_hex_of: the one-call form (used for names and cache keys) */
@@ -542,6 +549,84 @@ TEST(index_files)
 	strbuf_release(&name);
 }
 
+/* a small archive of its own (busybox and an /init echoing tag) in dir */
+static int build_small(const char *dir, const char *tag, char *out, size_t len, int *hold)
+{
+	struct initramfs_spec s;
+	struct strbuf err = STRBUF_INIT;
+	char *cmd = xstrfmt("echo %s", tag);
+	memset(&s, 0, sizeof(s));
+	s.busybox = "/bin/busybox";
+	s.init_cmd = cmd;
+	s.cache_dir = dir;
+	int r = initramfs_build(&s, out, len, hold, &err);
+	if (r)
+		printf("#   build %s: %s\n", tag, err.buf);
+	free(cmd);
+	strbuf_release(&err);
+	return r;
+}
+
+static int count_archives(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+	while (d && (de = readdir(d)))
+		n += strlen(de->d_name) > 5 && !strcmp(de->d_name + strlen(de->d_name) - 5, ".cpio");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * One cache folder, two processes: this one holds an archive (a guest is
+ * about to boot it, or boots it again) while a child builds 8 others, more
+ * than the 6 the cache keeps, each build pruning. The held archive, the
+ * oldest of all, stays; once released, the next build removes it.
+ */
+TEST(cache_spares_held)
+{
+	char dir[] = "/tmp/sl-initramfs-cache.XXXXXX", held[4096], p[4096];
+	int hold = 7, st = -1;
+	CHECK(access("/bin/busybox", X_OK) == 0); /* busybox-static: make test installs it */
+	if (!mkdtemp(dir))
+		return;
+	CHECK(build_small(dir, "held", held, sizeof(held), &hold) == 0);
+	CHECK(hold >= 0);
+	/* the oldest, the first to go when it may */
+	struct timespec old[2] = { { 1, 0 }, { 1, 0 } };
+	CHECK(utimensat(AT_FDCWD, held, old, 0) == 0);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int bad = 0;
+		for (int i = 0; i < 8; i++) {
+			char tag[32];
+			snprintf(tag, sizeof(tag), "other %d", i);
+			bad |= build_small(dir, tag, p, sizeof(p), NULL) != 0;
+		}
+		fflush(stdout);
+		_exit(bad);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(access(held, R_OK) == 0);
+	CHECK(count_archives(dir) == 7); /* the 6 most recent, and the held one */
+	/* found again by a build of its spec, which holds it too */
+	int again = -1;
+	CHECK(build_small(dir, "held", p, sizeof(p), &again) == 0);
+	CHECK_STR(p, held);
+	initramfs_release(&again);
+	CHECK(again == -1);
+	initramfs_release(&hold);
+	CHECK(hold == -1);
+	CHECK(utimensat(AT_FDCWD, held, old, 0) == 0);
+	CHECK(build_small(dir, "after", p, sizeof(p), NULL) == 0);
+	CHECK(access(held, F_OK) != 0); /* no longer held: pruned */
+	CHECK(count_archives(dir) == 6);
+	rm_tree(dir);
+}
+
 int main(void)
 {
 	RUN(sha256_vectors);
@@ -556,5 +641,6 @@ int main(void)
 	RUN(carry_archive);
 	RUN(spec_key);
 	RUN(index_files);
+	RUN(cache_spares_held);
 	return tap_done();
 }

@@ -6,16 +6,21 @@
  * seed, different for another) and the sequential order, the validation
  * messages (file:line:column for syntax, JSON paths for everything else),
  * knobs_to_writes, knob_label, plan_estimate_s, the PRNG, and plan_tools
- * (the programs a target needs for the plan's workloads and their loads).
+ * (the programs a target needs for the plan's workloads and their loads);
+ * the qemu target's admission of vCPUs on a virtual clock by the version of
+ * the qemu that will run (fake qemus answering -version).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness/agent/knobs.h"
 #include "harness/orchestrate/plan.h"
+#include "harness/targets/qemu_vt.h"
+#include "harness/targets/target.h"
 #include "tests/unit/tap.h"
 
 /* load expecting success; a failure prints the message */
@@ -502,8 +507,6 @@ TEST(virtual_clock_errors)
 		  "p.json: target: target.accel: \"kvm\" cannot run a virtual clock");
 	check_err(QV(", \"tcg_thread\": \"multi\""),
 		  "p.json: target: target.tcg_thread: \"multi\" cannot run a virtual clock");
-	check_err(QV(", \"cpus\": 2"),
-		  "p.json: target: target.cpus: a virtual clock runs 1 vCPU: with 2, Debian's 6.1 hangs");
 	check_err(QV(", \"icount_shift\": 11"),
 		  "p.json: target: target.icount_shift: must be an integer in 0..10");
 	check_err(QV(", \"icount_shift\": \"0\""),
@@ -515,6 +518,123 @@ TEST(virtual_clock_errors)
 		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
 		  "p.json: target: target.icount_shift: only with \"clock\": \"virtual\"");
 #undef QV
+}
+
+/* a fake qemu in dir that answers -version as qemu VERSION does */
+static char *fake_qemu(const char *dir, const char *name, const char *version)
+{
+	char *path = xstrfmt("%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "#!/bin/sh\necho 'QEMU emulator version %s (fake)'\n"
+			   "echo 'Copyright (c) 2003-2025 Fabrice Bellard'\n", version);
+		fclose(f);
+	}
+	chmod(path, 0755);
+	return path;
+}
+
+/* the qemu target's check of a target object (JSON text): its error, "" when
+ * it passes */
+static char *qemu_check_err(const char *text)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *in = json_loads(text, 0, NULL), *out;
+	CHECK(in != NULL);
+	out = qemu_target.check(in, "p.json", &err);
+	CHECK(out != NULL || err.len);
+	json_decref(out);
+	json_decref(in);
+	return strbuf_detach(&err, NULL);
+}
+
+/* "cpus" 2-8 with a virtual clock (issue 49): admitted when the qemu that
+ * will run is >= 8.1 (its -version asked before anything runs), refused
+ * naming the version and `make -C kernels qemu` otherwise; without a
+ * "qemu" key the provided one under the cache, else the system's */
+TEST(virtual_clock_cpus_need_qemu_8_1)
+{
+	char dir[] = "/tmp/sl-test-qemu-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *old = fake_qemu(dir, "qemu-old", "7.2.22");
+	char *new = fake_qemu(dir, "qemu-new", "10.0.13");
+	char *t, *e;
+#define QK(q, cpus) "{\"type\": \"qemu\", \"clock\": \"virtual\", \"kernel\": \"/bin/sh\", " \
+		    "\"qemu\": \"%s\", \"cpus\": " cpus "}", q
+	t = xstrfmt(QK(old, "2"));
+	e = qemu_check_err(t);
+	CHECK_CONTAINS(e, "p.json: target.cpus: 2 vCPUs on a virtual clock need qemu >= 8.1");
+	CHECK_CONTAINS(e, "qemu-old is 7.2.22: run `make -C kernels qemu`");
+	free(e), free(t);
+	t = xstrfmt(QK(new, "2"));
+	e = qemu_check_err(t);
+	CHECK_STR(e, "");
+	free(e), free(t);
+	t = xstrfmt(QK(new, "8"));
+	e = qemu_check_err(t);
+	CHECK_STR(e, "");
+	free(e), free(t);
+	t = xstrfmt(QK(new, "9"));
+	e = qemu_check_err(t);
+	CHECK_CONTAINS(e, "p.json: target.cpus: a virtual clock runs 1 to 8 vCPUs, not 9");
+	free(e), free(t);
+	/* one vCPU asks nothing of the qemu; a missing one is named */
+	t = xstrfmt(QK("/nonexistent/qemu", "1"));
+	e = qemu_check_err(t);
+	CHECK_STR(e, "");
+	free(e), free(t);
+	t = xstrfmt(QK("/nonexistent/qemu", "2"));
+	e = qemu_check_err(t);
+	CHECK_CONTAINS(e, "need qemu >= 8.1");
+	CHECK_CONTAINS(e, "cannot run /nonexistent/qemu -version");
+	free(e), free(t);
+#undef QK
+	/* no "qemu": the provided one under the cache; missing, the system's
+	 * (here the old fake, first in PATH) */
+	char *path0 = xstrdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	char *xdg0 = getenv("XDG_CACHE_HOME") ? xstrdup(getenv("XDG_CACHE_HOME")) : NULL;
+	char *bindir = xstrfmt("%s/bin", dir), *sys = NULL, *pdir = NULL, *prov = NULL;
+	mkdir(bindir, 0755);
+	sys = fake_qemu(bindir, "qemu-system-x86_64", "7.2.22");
+	char *path1 = xstrfmt("%s:%s", bindir, path0);
+	setenv("PATH", path1, 1);
+	setenv("XDG_CACHE_HOME", dir, 1);
+	static const char noq[] = "{\"type\": \"qemu\", \"clock\": \"virtual\", "
+				  "\"kernel\": \"/bin/sh\", \"cpus\": 2}";
+	e = qemu_check_err(noq);
+	CHECK_CONTAINS(e, "qemu-system-x86_64 is 7.2.22, and the provided qemu is missing: run "
+			  "`make -C kernels qemu`");
+	free(e);
+	pdir = xstrfmt("%s/schedlab/qemu-vt", dir);
+	char *sdir = xstrfmt("%s/schedlab", dir);
+	mkdir(sdir, 0755);
+	mkdir(pdir, 0755);
+	prov = fake_qemu(pdir, "qemu-system-x86_64", "10.0.13");
+	e = qemu_check_err(noq);
+	CHECK_STR(e, "");
+	free(e);
+	/* the checked object names no qemu: it is chosen when the VM starts */
+	json_t *in = json_loads(noq, 0, NULL);
+	struct strbuf err = STRBUF_INIT;
+	json_t *out = qemu_target.check(in, "p.json", &err);
+	CHECK(out && !json_object_get(out, "qemu"));
+	int fallback = -1;
+	char *bin = qemu_vt_binary(out, &fallback);
+	CHECK_STR(bin, prov);
+	CHECK(fallback == 0);
+	free(bin);
+	json_decref(out);
+	json_decref(in);
+	strbuf_release(&err);
+	setenv("PATH", path0, 1);
+	if (xdg0)
+		setenv("XDG_CACHE_HOME", xdg0, 1);
+	else
+		unsetenv("XDG_CACHE_HOME");
+	unlink(prov), unlink(sys), unlink(old), unlink(new);
+	rmdir(pdir), rmdir(sdir), rmdir(bindir), rmdir(dir);
+	free(prov), free(sys), free(old), free(new), free(pdir), free(sdir), free(bindir);
+	free(path0), free(path1), free(xdg0);
 }
 
 TEST(workload_param_error_by_path)
@@ -1042,6 +1162,7 @@ int main(void)
 	RUN(top_level_value_errors);
 	RUN(target_errors);
 	RUN(virtual_clock_errors);
+	RUN(virtual_clock_cpus_need_qemu_8_1);
 	RUN(workload_param_error_by_path);
 	RUN(run_time_cap);
 	RUN(workloads_missing_or_empty);

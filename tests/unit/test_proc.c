@@ -277,6 +277,50 @@ TEST(detached_child)
 	strbuf_release(&err);
 }
 
+/* what a child leaves outside its group (setsid) is adopted and ended by
+ * proc_orphans_end, round after round; a child of ours from before is
+ * left alone, and the subreaper setting is put back */
+TEST(orphans_adopted_and_ended)
+{
+	const char *pre_argv[] = { "sleep", "30", NULL };
+	struct child pre = CHILD_INIT;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	pre.argv = pre_argv;
+	CHECK(!proc_start(&pre, &err));
+	struct proc_orphans o;
+	CHECK(!proc_orphans_begin(&o, &err));
+	int sr = 0;
+	CHECK(!prctl(PR_GET_CHILD_SUBREAPER, &sr, 0, 0, 0) && sr == 1);
+	/* a session of its own with a child (TERM ignored: KILL ends it) */
+	const char *argv[] = { "sh", "-c", "setsid sh -c 'trap \"\" TERM; sleep 1000; :' "
+				     "</dev/null >/dev/null 2>&1 & p=$!; "
+				     /* out of the group before the child exits (its
+				        group is killed then): its own session */
+				     "while [ \"$(cut -d' ' -f6 /proc/$p/stat)\" != $p ]; do sleep 0.01; done; "
+				     "echo $p", NULL };
+	struct child c = piped(argv);
+	c.new_pgrp = 1;
+	struct proc_result res;
+	struct proc_io io = PROC_IO_INIT;
+	io.out = &out;
+	io.timeout_s = 10;
+	CHECK(!proc_exec(&c, &io, &res, &err) && res.exit_code == 0);
+	pid_t orphan = (pid_t)atoi(out.buf);
+	CHECK(orphan > 0);
+	unsigned long long start = proc_start_time(orphan);
+	CHECK(proc_alive(orphan, start));
+	double t0 = now_mono();
+	proc_orphans_end(&o, SIGTERM, 0.3, 5);
+	CHECK(!proc_alive(orphan, start) && o.left == 0 && o.ended >= 1);
+	CHECK(now_mono() - t0 < 5);
+	CHECK(!prctl(PR_GET_CHILD_SUBREAPER, &sr, 0, 0, 0) && sr == 0);
+	/* the child from before is ours still, and alive */
+	CHECK(waitpid(pre.pid, NULL, WNOHANG) == 0);
+	proc_stop(&pre, 1);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	RUN(no_thp_in_the_child_only);
@@ -285,5 +329,6 @@ int main(void)
 	RUN(group_guard_outlives_a_sigkill);
 	RUN(group_guard_reaped_with_the_child);
 	RUN(detached_child);
+	RUN(orphans_adopted_and_ended);
 	return tap_done();
 }

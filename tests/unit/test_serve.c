@@ -2,10 +2,12 @@
  * Unit tests of schedlab serve's pieces that take untrusted text
  * (harness/serve): the HTML escaping every text from the store goes
  * through (markup inert, control characters visible, invalid UTF-8
- * replaced), query values, JSON of any bytes, the CSRF value and the
- * token file's checks.
+ * replaced), query values, JSON of any bytes, the CSRF value, the token
+ * file's checks and --listen's addresses.
  */
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 
 #include "harness/serve/serve.h"
 #include "harness/serve/serve_internal.h"
+#include "harness/util/sha256.h"
 #include "tests/unit/tap.h"
 
 static char *esc(const char *s)
@@ -64,16 +67,63 @@ TEST(json_of_any_bytes)
 	json_decref(j);
 }
 
-TEST(csrf_depends_on_token_and_path)
+TEST(csrf_is_an_hmac_of_the_path_under_the_key)
 {
-	char a[65], b[65], c[65], d[65];
-	serve_csrf("token-one-0123456789", "/alert/1", a);
-	serve_csrf("token-one-0123456789", "/alert/1", b);
-	serve_csrf("token-one-0123456789", "/alert/2", c);
-	serve_csrf("token-two-0123456789", "/alert/1", d);
+	unsigned char k1[32], k2[32];
+	memset(k1, 0x11, sizeof(k1));
+	memset(k2, 0x22, sizeof(k2));
+	char a[65], b[65], c[65], d[65], want[65];
+	serve_csrf(k1, "/alert/1", a);
+	serve_csrf(k1, "/alert/1", b);
+	serve_csrf(k1, "/alert/2", c);
+	serve_csrf(k2, "/alert/1", d);
 	CHECK_STR(a, b);
 	CHECK(strcmp(a, c) && strcmp(a, d));
 	CHECK(strlen(a) == 64 && strspn(a, "0123456789abcdef") == 64);
+	/* HMAC-SHA256(key, "schedlab serve csrf v2\0" PATH): no hash of a
+	   token anyone could test a guess against */
+	static const char m[] = "schedlab serve csrf v2\0/alert/1";
+	unsigned char h[32];
+	hmac_sha256(k1, sizeof(k1), m, sizeof(m) - 1, h);
+	sha256_hex(h, want);
+	CHECK_STR(a, want);
+}
+
+/* --listen ADDR[:PORT] */
+static int listen_of(const char *l, int *family, unsigned *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	struct strbuf err = STRBUF_INIT;
+	int rc = serve_parse_listen(l, &ss, &len, &err);
+	strbuf_release(&err);
+	if (rc)
+		return rc;
+	*family = ss.ss_family;
+	*port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+					      : ((struct sockaddr_in *)&ss)->sin_port);
+	return 0;
+}
+
+TEST(listen_addresses)
+{
+	int f = 0;
+	unsigned port = 1;
+	CHECK(listen_of("127.0.0.1:8081", &f, &port) == 0 && f == AF_INET && port == 8081);
+	CHECK(listen_of("127.0.0.2:0", &f, &port) == 0 && f == AF_INET && port == 0);
+	CHECK(listen_of("127.0.0.1", &f, &port) == 0 && f == AF_INET && port == 8080);
+	CHECK(listen_of("[::1]", &f, &port) == 0 && f == AF_INET6 && port == 8080);
+	CHECK(listen_of("[::1]:0", &f, &port) == 0 && f == AF_INET6 && port == 0);
+	CHECK(listen_of("[::]:9000", &f, &port) == 0 && f == AF_INET6 && port == 9000);
+	CHECK(listen_of("::1", &f, &port) == -1);
+	CHECK(listen_of("[::1", &f, &port) == -1);
+	CHECK(listen_of("[::1]x", &f, &port) == -1);
+	CHECK(listen_of("[::1]:", &f, &port) == -1);
+	CHECK(listen_of("127.0.0.1:", &f, &port) == -1);
+	CHECK(listen_of("127.0.0.1:65536", &f, &port) == -1);
+	CHECK(listen_of("localhost:80", &f, &port) == -1);
+	CHECK(listen_of("", &f, &port) == -1);
+	CHECK(listen_of("[]:80", &f, &port) == -1);
 }
 
 static int write_token(const char *path, const char *text, mode_t mode)
@@ -96,32 +146,42 @@ TEST(token_file_checks)
 	struct strbuf err = STRBUF_INIT;
 
 	CHECK(!write_token(p, "  a-good-token-0123456789  \nsecond line\n", 0600));
-	CHECK(serve_token_load(p, &tok, &err) == 0);
+	struct stat st, st2;
+	CHECK(serve_token_load(p, &tok, &st, &err) == 0);
 	CHECK_STR(tok ? tok : "", "a-good-token-0123456789");
+	CHECK(!stat(p, &st2) && st.st_ino == st2.st_ino && st.st_size == st2.st_size);
 	free(tok);
 	tok = NULL;
 
 	CHECK(!write_token(p, "a-good-token-0123456789\n", 0640));
-	CHECK(serve_token_load(p, &tok, &err) == -1);
+	CHECK(serve_token_load(p, &tok, NULL, &err) == -1);
 	CHECK(strstr(err.buf, "chmod 600") != NULL);
 	CHECK(tok == NULL);
 	strbuf_reset(&err);
 
 	CHECK(!write_token(p, "a-good-token-0123456789\n", 0604));
-	CHECK(serve_token_load(p, &tok, &err) == -1);
+	CHECK(serve_token_load(p, &tok, NULL, &err) == -1);
 	strbuf_reset(&err);
 
 	CHECK(!write_token(p, "short\n", 0600));
-	CHECK(serve_token_load(p, &tok, &err) == -1);
+	CHECK(serve_token_load(p, &tok, NULL, &err) == -1);
 	CHECK(strstr(err.buf, "at least 16") != NULL);
 	strbuf_reset(&err);
 
-	CHECK(serve_token_load(dir, &tok, &err) == -1);   /* a directory */
+	CHECK(serve_token_load(dir, &tok, NULL, &err) == -1);   /* a directory */
 	strbuf_reset(&err);
 	char *missing = xstrfmt("%s/nope", dir);
-	CHECK(serve_token_load(missing, &tok, &err) == -1);
+	CHECK(serve_token_load(missing, &tok, NULL, &err) == -1);
 	CHECK(strstr(err.buf, missing) != NULL);
 	free(missing);
+	strbuf_reset(&err);
+	/* a FIFO: refused at once, not waited on for a writer */
+	char *fifo = xstrfmt("%s/fifo", dir);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	CHECK(serve_token_load(fifo, &tok, NULL, &err) == -1);
+	CHECK(strstr(err.buf, "not a regular file") != NULL);
+	unlink(fifo);
+	free(fifo);
 
 	unlink(p);
 	rmdir(dir);
@@ -136,7 +196,8 @@ int main(void)
 	RUN(invalid_utf8_is_replaced_valid_kept);
 	RUN(query_values_are_percent_encoded);
 	RUN(json_of_any_bytes);
-	RUN(csrf_depends_on_token_and_path);
+	RUN(csrf_is_an_hmac_of_the_path_under_the_key);
+	RUN(listen_addresses);
 	RUN(token_file_checks);
 	return tap_done();
 }

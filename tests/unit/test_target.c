@@ -5,7 +5,8 @@
  * comparison of command lines without their preempt= words, the plan-level
  * rule of "switch": "runtime" (only the preempt mode may change between
  * boot configurations), and how a plan's "switch" reaches qemu/ssh/local
- * targets (harness/orchestrate/plan.c).
+ * targets (harness/orchestrate/plan.c); qemu's -version and the rule of
+ * vCPUs on a virtual clock (harness/targets/qemu_vt.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "harness/util/cmdline.h"
 #include "harness/orchestrate/plan.h"
+#include "harness/targets/qemu_vt.h"
 #include "harness/targets/target.h"
 #include "tests/unit/tap.h"
 
@@ -216,6 +218,53 @@ TEST(plan_switch_reaches_the_target)
 	free(e);
 }
 
+/* `qemu-system-x86_64 -version` as Debian's qemus answer it, and what is not */
+TEST(qemu_version_parse_and_admit)
+{
+	struct qemu_version v;
+	struct strbuf e = STRBUF_INIT;
+	CHECK(qemu_version_parse("QEMU emulator version 10.0.13 (Debian 1:10.0.13+ds-0+deb13u1)\n"
+				 "Copyright (c) 2003-2025 Fabrice Bellard and the QEMU Project "
+				 "developers\n", &v) == 0);
+	CHECK(v.major == 10 && v.minor == 0 && v.micro == 13);
+	CHECK_STR(v.text, "10.0.13");
+	CHECK(qemu_version_at_least(&v, 8, 1));
+	CHECK(qemu_version_parse("QEMU emulator version 7.2.22 (Debian 1:7.2+dfsg-7+deb12u18+b3)\n",
+				 &v) == 0);
+	CHECK_STR(v.text, "7.2.22");
+	CHECK(!qemu_version_at_least(&v, 8, 1));
+	CHECK(qemu_version_parse("QEMU emulator version 8.1\n", &v) == 0);
+	CHECK_STR(v.text, "8.1.0");
+	CHECK(qemu_version_at_least(&v, 8, 1));
+	CHECK(qemu_version_parse("QEMU emulator version 8.0.5\n", &v) == 0);
+	CHECK(!qemu_version_at_least(&v, 8, 1));
+	/* not a version: refused, never read as 0.0 */
+	CHECK(qemu_version_parse("", &v) == -1);
+	CHECK(qemu_version_parse(NULL, &v) == -1);
+	CHECK(qemu_version_parse("qemu-system-x86_64: command not found\n", &v) == -1);
+	CHECK(qemu_version_parse("QEMU emulator version x.y\n", &v) == -1);
+	CHECK(qemu_version_parse("QEMU emulator version -1.2\n", &v) == -1);
+	CHECK(qemu_version_parse("warning: something\nQEMU emulator version 9.2.0\n", &v) == -1);
+	/* the admission: 1 vCPU always; 2-8 from 8.1; never 9 */
+	struct qemu_version old = { 7, 2, 22, "7.2.22" }, ok = { 8, 1, 0, "8.1.0" };
+	CHECK(qemu_vt_admit(1, NULL, "no qemu", "q", 1, "t.", &e) == 0);
+	CHECK(qemu_vt_admit(2, &ok, NULL, "q", 0, "t.", &e) == 0);
+	CHECK(qemu_vt_admit(8, &ok, NULL, "q", 0, "t.", &e) == 0);
+	CHECK_STR(e.buf, "");
+	CHECK(qemu_vt_admit(9, &ok, NULL, "q", 0, "t.", &e) == -1);
+	CHECK_CONTAINS(e.buf, "t.cpus: a virtual clock runs 1 to 8 vCPUs, not 9");
+	strbuf_reset(&e);
+	CHECK(qemu_vt_admit(2, &old, NULL, "/usr/bin/qemu-system-x86_64", 1, "t.", &e) == -1);
+	CHECK_STR(e.buf, "t.cpus: 2 vCPUs on a virtual clock need qemu >= 8.1 (older ones hang a "
+			 "guest's CPU bring-up under icount; docs/virtual-time.md); "
+			 "/usr/bin/qemu-system-x86_64 is 7.2.22, and the provided qemu is missing: "
+			 "run `make -C kernels qemu`");
+	strbuf_reset(&e);
+	CHECK(qemu_vt_admit(4, NULL, "cannot run q -version: No such file", "q", 0, "t.", &e) == -1);
+	CHECK_CONTAINS(e.buf, "cannot run q -version: No such file: run `make -C kernels qemu`");
+	strbuf_release(&e);
+}
+
 int main(void)
 {
 	RUN(runtime_possible_when_only_preempt_changes);
@@ -224,5 +273,6 @@ int main(void)
 	RUN(lazy_at_run_time_and_at_boot);
 	RUN(runtime_plan_check);
 	RUN(plan_switch_reaches_the_target);
+	RUN(qemu_version_parse_and_admit);
 	return tap_done();
 }

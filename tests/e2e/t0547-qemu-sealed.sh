@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# tags: qemu (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
+# timeout: 1800 (tests/run.sh ends it past this many seconds)
+# lane: guest (tests/run.sh: beside the local and kernel-building tests)
+# Sealed runs (docs/virtual-time.md, "Sealed runs"): a qemu guest on a
+# virtual clock that gets its runs with its initramfs, runs them with no
+# input from the host, writes its replies to its console (a file) and
+# powers off; the host stores them afterwards through the batch path.
+# On Debian's 6.1 kernel, 1 vCPU, preempt=full, cyclictest under hackbench
+# and pingpong, one run each a session (one boot):
+# - every boot is stored as method "sealed" with its virtual clock, every
+#   run ok with its raw output;
+# - the same plan again beside a CPU hog on every host CPU stores the same
+#   value for every metric of every run, bit for bit (the live virtual
+#   clock only came within 10%: t0545);
+# - a guest that does not power off in time is ended at the host's limit
+#   and the boot's runs are stored not ok, once, not lost (the limit made
+#   45 s by SCHEDLAB_TEST_SEALED_LIMIT_S, a fault injection).
+# (The known answers in virtual time, none against full, are t0545's.)
+# Cost: three boots of 40-190 s wall each (the host's load decides: 934 s
+# for five at load 10 beside make test).
+. "$(dirname "$0")/lib.sh"
+DB=$TMP/s.db
+export TMPDIR=$TMP   # the VMs' folders, so that leftovers are ours to find
+require qemu-system-x86:qemu-system-x86_64 busybox-static:/bin/busybox cpio:cpio \
+	gzip:gzip sqlite3:sqlite3 stress-ng:stress-ng
+[ -f kernels/out/debian/kernel.json ] || make -s -C kernels debian >/dev/null 2>&1
+if [ ! -f kernels/out/debian/kernel.json ]; then
+	not_ok "Debian kernel imported (make -C kernels debian)"; done_testing; exit
+fi
+cat >"$TMP/p.json" <<'P'
+{ "name": "sealed", "repetitions": 1, "seed": 3,
+  "target": {"type": "qemu", "kernel": "kernels/out/debian", "clock": "virtual",
+             "sealed": true, "memory_mb": 512},
+  "matrix": {"preempt": ["full"]},
+  "workloads": [ {"type": "cyclictest", "duration_s": 2, "load": {"type": "hackbench", "groups": 2}},
+                 {"type": "pingpong", "stages": 2, "duration_s": 2} ] }
+P
+expect_exit 0 "plan accepts \"sealed\": true" schedlab plan "$TMP/p.json"
+sed 's/"sealed": true/"sealed": 1/' "$TMP/p.json" >"$TMP/bad.json"
+expect_exit 2 "\"sealed\": 1 is refused" schedlab plan "$TMP/bad.json"
+contains "... naming the key and what is valid" "$TMP/err" "target.sealed: true or false"
+
+t0=$(date +%s)
+schedlab run "$TMP/p.json" --db "$DB" --tag quiet --quiet >"$TMP/out" 2>"$TMP/err"
+equals "the sealed session ran (exit 0)" "$?" 0
+echo "# quiet session: $(($(date +%s) - t0)) s wall; $(host_load)"
+equals "every boot sealed, on the virtual clock" \
+	"$(sql "SELECT group_concat(DISTINCT method || ':' || status || ':' || clock) FROM boot")" "sealed:ok:virtual"
+equals "every run ok, its raw output kept" \
+	"$(sql "SELECT count(*) || ' ' || sum(status = 'ok') || ' ' || sum(length(stdout) > 0) FROM run")" "2 2 2"
+
+setsid stress-ng --cpu "$(nproc)" --timeout 1200 >/dev/null 2>&1 &
+hog=$!
+CLEANUP_CMDS+=("kill -TERM -- -$hog")
+sleep 1
+t0=$(date +%s)
+schedlab run "$TMP/p.json" --db "$DB" --tag hog --quiet >"$TMP/out" 2>"$TMP/err"
+equals "the sealed session beside stress-ng --cpu $(nproc) ran (exit 0)" "$?" 0
+kill -TERM -- -"$hog" 2>/dev/null
+wait "$hog" 2>/dev/null
+echo "# beside the hog: $(($(date +%s) - t0)) s wall"
+vals() { sql "SELECT preempt || ' ' || workload || ' ' || metric || '=' || printf('%.17g', value)
+	FROM results WHERE tag = '$1' ORDER BY 1"; }
+vals quiet >"$TMP/quiet.vals"
+vals hog >"$TMP/hog.vals"
+n=$(wc -l <"$TMP/quiet.vals")
+[ "$n" -ge 8 ] && ok "the quiet session stored $n metric values" || not_ok "metric values stored" "$n"
+if cmp -s "$TMP/quiet.vals" "$TMP/hog.vals"; then
+	ok "beside the hog: every metric value identical, bit for bit ($n values)"
+else
+	not_ok "beside the hog: every metric value identical" "$(diff "$TMP/quiet.vals" "$TMP/hog.vals" | head -n 8)"
+fi
+grep -E "lat_p99_us|rps=" "$TMP/quiet.vals" | sed 's/^/# /'
+# a guest that does not power off in time: ended, its runs failed, kept
+cat >"$TMP/hang.json" <<'P'
+{ "name": "sealed-hang", "repetitions": 1,
+  "target": {"type": "qemu", "kernel": "kernels/out/debian", "clock": "virtual",
+             "sealed": true, "memory_mb": 512},
+  "workloads": [ {"type": "cyclictest", "duration_s": 300} ] }
+P
+t0=$(date +%s)
+SCHEDLAB_TEST_SEALED_LIMIT_S=45 schedlab run "$TMP/hang.json" --db "$TMP/h.db" --quiet >"$TMP/out" 2>"$TMP/err"
+rc=$?
+echo "# the guest past its limit: $(($(date +%s) - t0)) s wall, exit $rc"
+equals "a guest past the host's limit: the session ends with a finding (exit 1)" "$rc" 1
+DB=$TMP/h.db
+equals "... its run stored once, not ok" \
+	"$(sql "SELECT count(*) || ' ' || sum(status <> 'ok') FROM run")" "1 1"
+contains "... the error says the guest was ended at the host's limit" "$TMP/err" "ended at the host's limit"
+equals "no guest of ours left" "$(ours qemu-system)" ""
+done_testing
