@@ -6,6 +6,7 @@
 #include "db/bisect_store.h"
 #include "db/db_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,14 +225,19 @@ int db_bisect_sessions(struct db *db, const char *tag, const char *commit,
 {
 	*out = NULL;
 	*n = 0;
-	/* matrix.kernel is one object or an array of one */
-	sqlite3_stmt *s = db_prep(db,
-		"SELECT s.id, s.status, (SELECT count(*) FROM run r WHERE r.session_id = s.id"
-		"   AND r.status IN ('planned','running','interrupted'))"
-		" FROM session s WHERE s.tag = ?1 AND json_valid(s.plan_json)"
-		" AND COALESCE(json_extract(s.plan_json, '$.matrix.kernel.commit'),"
-		"              json_extract(s.plan_json, '$.matrix.kernel[0].commit')) = ?2"
-		" ORDER BY s.id");
+	/* matrix.kernel is one object or an array of one; the runs to do are
+	   db/runstate.c's (also those whose boot failed: docs/bisect.md, a
+	   --resume tries that boot once more) */
+	static char sql[1024];
+	if (!sql[0])
+		snprintf(sql, sizeof(sql),
+			 "SELECT s.id, s.status, (SELECT count(*) FROM run r WHERE r.session_id = s.id"
+			 "   AND %s)"
+			 " FROM session s WHERE s.tag = ?1 AND json_valid(s.plan_json)"
+			 " AND COALESCE(json_extract(s.plan_json, '$.matrix.kernel.commit'),"
+			 "              json_extract(s.plan_json, '$.matrix.kernel[0].commit')) = ?2"
+			 " ORDER BY s.id", run_class_sql(RUN_TODO, "r"));
+	sqlite3_stmt *s = db_prep(db, sql);
 	if (!s)
 		return -1;
 	sqlite3_bind_text(s, 1, tag, -1, SQLITE_TRANSIENT);

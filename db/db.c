@@ -114,33 +114,17 @@ static const char *const stmt_sql[STMT_COUNT] = {
 			   " started_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
 	[STMT_RUN_UNSTART] = "UPDATE run SET status = 'planned', started_at = NULL"
 			     " WHERE id = ?1 AND status = 'running'",
-	[STMT_RUN_FINISH] = "UPDATE run SET status = ?2, error = ?3, wall_s = ?4, exit_code = ?5,"
-			    " argv = ?6, stdout = ?7, stderr = ?8, files = ?9, knobs_applied = ?10,"
-			    " load = ?11, started_at = coalesce(started_at, strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
-			    " finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
+	/* STMT_RUN_FINISH, STMT_RESET_RUNNING, STMT_PENDING, STMT_SESSION_COUNTS,
+	   STMT_SESSION_FIRST_RESUMABLE: state_sql(), their states from
+	   db/runstate.c */
 	/* STMT_METRIC_INSERT_2 .. _16: metric_batch_sql(), that many rows at once */
 	[STMT_METRIC_INSERT] = "INSERT OR REPLACE INTO metric (run_id, workload, name, value, unit, better,"
 			       " note, censored) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[STMT_HIST_INSERT] = "INSERT OR REPLACE INTO histogram (run_id, name, unit, data) VALUES (?1, ?2, ?3, ?4)",
 	[STMT_SCHEDSTAT_INSERT] = "INSERT OR REPLACE INTO schedstat (run_id, before, after) VALUES (?1, ?2, ?3)",
-	[STMT_RESET_RUNNING] = "UPDATE run SET status = 'planned', started_at = NULL"
-			       " WHERE session_id = ?1 AND (status IN ('running','interrupted')"
-			       " OR (status = 'skipped' AND error LIKE 'boot failed:%'))",
-	[STMT_PENDING] = "SELECT r.id, r.boot_id, r.seq, r.round, r.rep, r.workload, r.params,"
-			 " r.knobs, b.cfg FROM run r JOIN boot b ON b.id = r.boot_id"
-			 " WHERE r.session_id = ?1 AND r.status IN ('planned','running','interrupted')"
-			 " ORDER BY r.seq",
 	[STMT_BOOT_LOAD] = "SELECT id, seq, cfg, req_kernel, req_preempt, req_cmdline, status,"
 			   " coalesce(lava_job_id, 0), lava_job_url FROM boot WHERE id = ?1",
 	[STMT_SESSION_LOAD] = "SELECT plan_json, plan_path, tag, status FROM session WHERE id = ?1",
-	[STMT_SESSION_COUNTS] = "SELECT sum(status IN ('planned','running','interrupted')"
-				" OR (status = 'skipped' AND error LIKE 'boot failed:%')),"
-				" sum(status = 'ok'), sum(status IN ('failed','timeout')),"
-				" sum(status = 'skipped' AND coalesce(error, '') NOT LIKE 'boot failed:%')"
-				" FROM run WHERE session_id = ?1",
-	[STMT_SESSION_FIRST_RESUMABLE] = "SELECT error FROM run WHERE session_id = ?1 AND error IS NOT NULL"
-					 " AND (status = 'interrupted' OR (status = 'skipped'"
-					 " AND error LIKE 'boot failed:%')) ORDER BY seq LIMIT 1",
 	[STMT_LAB_LAST] = "SELECT json_extract(plan_json, '$.lab.id') FROM session"
 			  " WHERE json_extract(plan_json, '$.lab.id') IS NOT NULL ORDER BY id DESC LIMIT 1",
 	[STMT_LAB_OF_SESSION] = "SELECT json_extract(plan_json, '$.lab.id') FROM session WHERE id = ?1",
@@ -232,12 +216,72 @@ static const char *metric_batch_sql(enum stmt_id id)
 	return q;
 }
 
+/*
+ * The statements that name run states: their conditions are the fragments
+ * of db/runstate.c (the class of runs still to do, the states a run may be
+ * finished from), so that --resume, the counts and the stores decide alike.
+ */
+static const char *state_sql(enum stmt_id id)
+{
+	static char sql[STMT_COUNT][1536];
+	char *q = sql[id];
+	if (q[0])
+		return q;
+	size_t len = sizeof(sql[0]), n;
+	switch (id) {
+	case STMT_RUN_FINISH:
+		/* a finished run comes from a state its table allows (planned or
+		   running): a run stored twice changes nothing (db_run_finish
+		   then says why) */
+		n = (size_t)snprintf(q, len,
+			"UPDATE run SET status = ?2, error = ?3, wall_s = ?4, exit_code = ?5,"
+			" argv = ?6, stdout = ?7, stderr = ?8, files = ?9, knobs_applied = ?10,"
+			" load = ?11, skip_reason = ?12, notes = ?13,"
+			" started_at = coalesce(started_at, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ','now')),"
+			" finished_at = strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ','now')"
+			" WHERE id = ?1 AND CASE ?2");
+		for (int t = 0; t < RUN_ST_N; t++)
+			if (t != RUN_ST_PLANNED && t != RUN_ST_RUNNING)
+				n += (size_t)snprintf(q + n, len - n, " WHEN '%s' THEN %s",
+						      run_state_word((enum run_state)t),
+						      run_from_sql((enum run_state)t, ""));
+		snprintf(q + n, len - n, " ELSE 0 END");
+		break;
+	case STMT_RESET_RUNNING:
+		snprintf(q, len, "UPDATE run SET status = 'planned', skip_reason = NULL,"
+			 " started_at = NULL WHERE session_id = ?1 AND %s",
+			 run_from_sql(RUN_ST_PLANNED, ""));
+		break;
+	case STMT_PENDING:
+		snprintf(q, len, "SELECT r.id, r.boot_id, r.seq, r.round, r.rep, r.workload, r.params,"
+			 " r.knobs, b.cfg FROM run r JOIN boot b ON b.id = r.boot_id"
+			 " WHERE r.session_id = ?1 AND %s ORDER BY r.seq",
+			 run_class_sql(RUN_TODO, "r"));
+		break;
+	case STMT_SESSION_COUNTS:
+		snprintf(q, len, "SELECT sum(%s), sum(%s), sum(%s), sum(%s) FROM run"
+			 " WHERE session_id = ?1", run_class_sql(RUN_TODO, ""),
+			 run_class_sql(RUN_DONE_OK, ""), run_class_sql(RUN_DONE_FAILED, ""),
+			 run_class_sql(RUN_DONE_SKIPPED, ""));
+		break;
+	case STMT_SESSION_FIRST_RESUMABLE:
+		/* a run still to do that has a reason stored (interrupted, or
+		   skipped because its boot failed) */
+		snprintf(q, len, "SELECT error FROM run WHERE session_id = ?1 AND error IS NOT NULL"
+			 " AND %s ORDER BY seq LIMIT 1", run_class_sql(RUN_TODO, ""));
+		break;
+	default:
+		return metric_batch_sql(id);
+	}
+	return q;
+}
+
 /* the statement, reset; its parameters all NULL again unless `keep` (a
  * caller that binds every one of them at each use) */
 static sqlite3_stmt *stmt_bind(struct db *db, enum stmt_id id, int keep)
 {
 	if (!db->st[id]) {
-		const char *sql = stmt_sql[id] ? stmt_sql[id] : metric_batch_sql(id);
+		const char *sql = stmt_sql[id] ? stmt_sql[id] : state_sql(id);
 		if (sqlite3_prepare_v2(db->h, sql, -1, &db->st[id], NULL) != SQLITE_OK) {
 			db_seterr(db, "preparing \"%.200s\": %s (%s:%d)", sql,
 				  sqlite3_errmsg(db->h), __FILE__, __LINE__);
@@ -912,13 +956,17 @@ int db_session_release(struct db *db, int64_t sid, const struct db_owner *me)
 	return step_done(db, s, "releasing the session");
 }
 
-int db_session_set_status(struct db *db, int64_t sid, const char *status)
+int db_session_set_status(struct db *db, int64_t sid, enum session_state st)
 {
+	if (!session_state_word(st)) {
+		db_seterr(db, "session %lld: no session state %d", (long long)sid, (int)st);
+		return -1;
+	}
 	sqlite3_stmt *s = stmt(db, STMT_SESSION_STATUS);
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, sid);
-	db_bind_text(s, 2, status);
+	db_bind_text(s, 2, session_state_word(st));
 	return step_done(db, s, "updating session status");
 }
 
@@ -1114,6 +1162,44 @@ int db_run_unstart(struct db *db, int64_t run_id)
 	return step_done(db, s, "un-marking a run that did not start");
 }
 
+/* a result the state table refuses before anything is written: an unknown
+ * status, a skip reason on a run that is not skipped */
+static int bad_finish(struct db *db, int64_t run_id, const struct db_run_result *r)
+{
+	int st = run_state_parse(r->status);
+	if (st < 0 || st == RUN_ST_PLANNED || st == RUN_ST_RUNNING)
+		db_seterr(db, "finishing run %lld: \"%s\" is no finished state", (long long)run_id,
+			  r->status ? r->status : "(none)");
+	else if ((unsigned)r->skip >= SKIP_N || (r->skip != SKIP_NONE && st != RUN_ST_SKIPPED))
+		db_seterr(db, "finishing run %lld: a skip reason on a run that is %s", (long long)run_id,
+			  r->status);
+	else
+		return 0;
+	return -1;
+}
+
+/* the finish changed no row: the run is not there, or its state may not
+ * become r->status (the table's message) */
+static int finished_none(struct db *db, int64_t run_id, const struct db_run_result *r)
+{
+	if (sqlite3_changes(db->h) == 1)
+		return 0;
+	sqlite3_stmt *s = db_prep(db, "SELECT status, skip_reason FROM run WHERE id = ?1");
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	char why[256] = "it does not exist";
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		int from = run_state_parse((const char *)sqlite3_column_text(s, 0));
+		int sk = skip_reason_parse((const char *)sqlite3_column_text(s, 1));
+		run_move_ok((enum run_state)from, (enum skip_reason)(sk < 0 ? SKIP_NONE : sk),
+			    (enum run_state)run_state_parse(r->status), why, sizeof(why));
+	}
+	sqlite3_finalize(s);
+	db_seterr(db, "finishing run %lld as %s: %s", (long long)run_id, r->status, why);
+	return -1;
+}
+
 int db_run_finish(struct db *db, int64_t run_id, const struct db_run_result *r)
 {
 	return db_run_finish_start(db, run_id, r, 0);
@@ -1149,7 +1235,10 @@ int db_run_finish_start(struct db *db, int64_t run_id, const struct db_run_resul
 	bind_static(s, 9, r->files_json);
 	bind_static(s, 10, r->knobs_applied_json);
 	bind_static(s, 11, r->load_json);
-	if (step_done(db, s, "finishing run"))
+	bind_static(s, 12, skip_reason_word(r->skip));
+	bind_static(s, 13, r->notes && *r->notes ? r->notes : NULL);
+	if (bad_finish(db, run_id, r) || step_done(db, s, "finishing run") ||
+	    finished_none(db, run_id, r))
 		goto fail;
 	for (size_t i = 0, b = 0; i < r->nmetrics;) {
 		while (r->nmetrics - i < (size_t)metric_stmts[b].rows)
@@ -1611,18 +1700,22 @@ int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int
 {
 	*ids = NULL;
 	*n = 0;
-	sqlite3_stmt *s = db_prep(db,
+	static char sql[1024];
+	if (!sql[0])
+		snprintf(sql, sizeof(sql),
 		/* one session a night: a tag that two sessions of the plan on
 		   the machine carry (a night run twice before the nightly
 		   refused it) counts once, by its newest session */
 		"SELECT max(s.id) FROM session s WHERE s.name = ?1 AND s.nightly = 1"
 		" AND s.id < ?3 AND s.id >= ?2 AND (?6 IS NULL OR s.tag != ?6)"
-		" AND s.status NOT IN ('running', 'interrupted')"
+		" AND %s"
 		" AND EXISTS (SELECT 1 FROM boot b WHERE b.session_id = s.id AND b.status = 'ok'"
 		"   AND b.machine_id = ?4)"
 		" AND EXISTS (SELECT 1 FROM run r JOIN metric mv ON mv.run_id = r.id"
 		"   WHERE r.session_id = s.id)"
-		" GROUP BY coalesce(s.tag, '#' || s.id) ORDER BY 1 DESC LIMIT ?5");
+		" GROUP BY coalesce(s.tag, '#' || s.id) ORDER BY 1 DESC LIMIT ?5",
+		session_ended_sql("s"));
+	sqlite3_stmt *s = db_prep(db, sql);
 	if (!s)
 		return -1;
 	db_bind_text(s, 1, plan);

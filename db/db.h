@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 #include <stdint.h>
+#include "db/runstate.h"
 
 struct db;
 
@@ -63,7 +64,7 @@ struct db_session {
 	long long seed;
 };
 int64_t db_session_create(struct db *db, const struct db_session *s);
-int db_session_set_status(struct db *db, int64_t sid, const char *status);
+int db_session_set_status(struct db *db, int64_t sid, enum session_state st);
 
 /*
  * One owner per session: the controller that drives it, named by its pid,
@@ -140,8 +141,13 @@ struct db_hist {
 	const json_t *data;
 };
 struct db_run_result {
-	const char *status;          /* ok | failed | timeout | skipped | interrupted */
+	const char *status;          /* ok | failed | timeout | skipped | interrupted
+				      * (db/runstate.h: a move from planned or running) */
 	const char *error;
+	enum skip_reason skip;       /* skipped: why (run.skip_reason, schema 18), which
+				      * decides whether --resume redoes it; else SKIP_NONE */
+	const char *notes;           /* what the run could not give, and why: one note a
+				      * line (run.notes, schema 18), NULL for none */
 	double wall_s;
 	int exit_code;
 	const char *argv_json, *out, *err, *files_json, *knobs_applied_json, *load_json;
@@ -164,8 +170,8 @@ int db_run_finish(struct db *db, int64_t run_id, const struct db_run_result *r);
  * when the store fails, the next run is not marked either */
 int db_run_finish_start(struct db *db, int64_t run_id, const struct db_run_result *r,
 			int64_t next_run_id);
-/* resume: runs left running or interrupted, and runs skipped because their
- * boot failed ("boot failed: ..."), go back to planned */
+/* resume: the runs still to do (db/runstate.h: left running or
+ * interrupted, or skipped because their boot failed) go back to planned */
 int db_session_reset_running(struct db *db, int64_t sid);
 
 /* what is left to do in a session, in execution order */
@@ -189,7 +195,8 @@ void db_boot_row_free(struct db_boot_row *b);
 /* session row fields needed by resume (malloc'd strings) */
 int db_session_load(struct db *db, int64_t sid, char **plan_json, char **plan_path,
 		    char **tag, char **status);
-/* runs of a session by status (planned = still to do on resume, see above) */
+/* runs of a session by class (db/runstate.h: planned = still to do, what
+ * --resume redoes; skipped = skipped for good) */
 int db_session_counts(struct db *db, int64_t sid, int *planned, int *ok, int *failed,
 		      int *skipped);
 /* the stored error of the session's first run (in plan order) left for

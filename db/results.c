@@ -344,16 +344,20 @@ int db_results_export(struct db *db, const struct db_where *w, db_row_fn fn, voi
 
 int db_sessions_summary(struct db *db, db_row_fn fn, void *ctx)
 {
-	static const char sql[] =
-		"SELECT s.id AS session, s.name AS plan, s.tag, s.target, s.status,"
-		" s.started_at,"
-		" (SELECT count(*) FROM run r WHERE r.session_id = s.id AND r.status = 'ok') AS ok,"
-		" (SELECT count(*) FROM run r WHERE r.session_id = s.id"
-		"   AND r.status IN ('failed','timeout')) AS failed,"
-		" (SELECT count(*) FROM run r WHERE r.session_id = s.id AND r.status = 'skipped') AS skipped,"
-		" (SELECT count(*) FROM run r WHERE r.session_id = s.id"
-		"   AND r.status IN ('planned','running','interrupted')) AS todo"
-		" FROM session s ORDER BY s.id";
+	/* the classes of db/runstate.c: a run skipped because its boot
+	   failed is to do (--resume redoes it), not skipped */
+	static char sql[2048];
+	if (!sql[0])
+		snprintf(sql, sizeof(sql),
+			 "SELECT s.id AS session, s.name AS plan, s.tag, s.target, s.status,"
+			 " s.started_at,"
+			 " (SELECT count(*) FROM run r WHERE r.session_id = s.id AND %s) AS ok,"
+			 " (SELECT count(*) FROM run r WHERE r.session_id = s.id AND %s) AS failed,"
+			 " (SELECT count(*) FROM run r WHERE r.session_id = s.id AND %s) AS skipped,"
+			 " (SELECT count(*) FROM run r WHERE r.session_id = s.id AND %s) AS todo"
+			 " FROM session s ORDER BY s.id",
+			 run_class_sql(RUN_DONE_OK, "r"), run_class_sql(RUN_DONE_FAILED, "r"),
+			 run_class_sql(RUN_DONE_SKIPPED, "r"), run_class_sql(RUN_TODO, "r"));
 	static const char what[] = "query of sessions failed";
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK) {
@@ -641,7 +645,7 @@ int db_evidence_runs(struct db *db, int64_t sid, int cfg, const char *workload,
 	static const char what[] = "query of the configuration's runs failed";
 	sqlite3_stmt *st = prepare(db,
 				   "SELECT r.id, b.cfg, r.rep, r.knobs, r.params, r.status, r.error,"
-				   " b.status, m.value, m.unit, m.better, m.censored"
+				   " b.status, m.value, m.unit, m.better, m.censored, r.skip_reason"
 				   " FROM run r JOIN boot b ON b.id = r.boot_id"
 				   " LEFT JOIN metric m ON m.run_id = r.id AND m.workload = r.workload"
 				   " AND m.name = ?3 AND r.status = 'ok'"
@@ -670,6 +674,7 @@ int db_evidence_runs(struct db *db, int64_t sid, int cfg, const char *workload,
 			.unit = text_or_empty(st, 9),
 			.better = text_or_empty(st, 10),
 			.censored = sqlite3_column_int(st, 11) != 0,
+			.skip = skip_reason_parse((const char *)sqlite3_column_text(st, 12)),
 		};
 		ret = fn(ctx, &r);
 	}

@@ -166,6 +166,7 @@ struct db_evidence_row {
 	double value;
 	const char *unit, *better;                                  /* "" for NULL */
 	int censored;
+	int skip;              /* enum skip_reason (run.skip_reason); -1 unknown */
 };
 typedef int (*db_evidence_fn)(void *ctx, const struct db_evidence_row *r);
 int db_evidence_runs(struct db *db, int64_t sid, int cfg, const char *workload,

@@ -531,5 +531,34 @@ const struct migration db_migrations[] = {
 	  "  delivered_at TEXT,"
 	  "  UNIQUE (group_id, session_id));"
 	  "CREATE INDEX alert_hook_pending ON alert_hook(group_id) WHERE delivered_at IS NULL;" },
+	/* 18: a run's skip reason and its notes in columns of their own
+	   (db/runstate.h, issue 52): whether --resume redoes a skipped run was
+	   read from its error's first words ("boot failed: ..."), and a good
+	   run's notes were its error, "note: A; note: B". The reason is one
+	   word (boot-failed is the one that --resume redoes); the notes one a
+	   line, without "note: ". Rows stored before get both from their
+	   error: the reason from its first words (a skipped run whose words
+	   name none stays skipped for good, as it was), the notes split off
+	   it (a run that did not go well keeps its error before the first
+	   "; note: "). The results view is unchanged. */
+	{ 18,
+	  "ALTER TABLE run ADD COLUMN skip_reason TEXT CHECK (skip_reason IS NULL"
+	  "  OR skip_reason = 'boot-failed' OR skip_reason = 'boot-mismatch'"
+	  "  OR skip_reason = 'unsupported' OR skip_reason = 'decided'"
+	  "  OR skip_reason = 'not-needed');"
+	  "ALTER TABLE run ADD COLUMN notes TEXT;"
+	  "UPDATE run SET skip_reason = CASE"
+	  "  WHEN error LIKE 'boot failed:%' THEN 'boot-failed'"
+	  "  WHEN error LIKE 'boot mismatch:%' THEN 'boot-mismatch'"
+	  "  WHEN error LIKE 'unsupported by this kernel%' THEN 'unsupported'"
+	  "  WHEN error LIKE 'decided (sequential repetitions)%'"
+	  "    OR error LIKE 'not run (sequential repetitions)%' THEN 'decided'"
+	  "  WHEN error LIKE 'evidence not needed%' THEN 'not-needed' END"
+	  "  WHERE status = 'skipped';"
+	  "UPDATE run SET notes = replace(substr(error, 7), '; note: ', char(10)), error = NULL"
+	  "  WHERE error LIKE 'note: %';"
+	  "UPDATE run SET notes = replace(substr(error, instr(error, '; note: ') + 8), '; note: ',"
+	  "  char(10)), error = substr(error, 1, instr(error, '; note: ') - 1)"
+	  "  WHERE instr(error, '; note: ') > 0;" },
 	{ 0, NULL },
 };

@@ -1,21 +1,35 @@
 /*
  * The fixed reads of serve's pages (serve_reads.h). Run counts are taken
- * per session through the run_session index; the overview groups the boots
- * of every session once (0.03 CPU s at 18,000 sessions: bench/serve-scale.sh).
+ * per session through the run_session index, by the classes of
+ * db/runstate.c (what `schedlab sessions` and `run --resume` count alike);
+ * the overview groups the boots of every session once (0.03 CPU s at
+ * 18,000 sessions: bench/serve-scale.sh).
  */
 #include "db/serve_reads.h"
 #include "db/db_internal.h"
+#include "db/runstate.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define OPEN_STATES "('new','bisecting','culprit','unresolved','acknowledged')"
-#define RUN_COUNTS                                                                            \
-	" (SELECT count(*) FROM run r WHERE r.session_id = s.id) AS runs,"                    \
-	" (SELECT count(*) FROM run r WHERE r.session_id = s.id AND r.status = 'ok') AS ok,"  \
-	" (SELECT count(*) FROM run r WHERE r.session_id = s.id"                              \
-	"   AND r.status IN ('failed','timeout')) AS failed,"                                  \
-	" (SELECT count(*) FROM run r WHERE r.session_id = s.id"                              \
-	"   AND r.status IN ('planned','running','interrupted')) AS todo"
+/* the queries with RUN_COUNTS in them take the counts from run_counts() */
+#define RUN_COUNTS " @RUN_COUNTS@"
+
+static const char *run_counts(void)
+{
+	static char q[2048];
+	if (!q[0])
+		snprintf(q, sizeof(q),
+			 " (SELECT count(*) FROM run r WHERE r.session_id = s.id) AS runs,"
+			 " (SELECT count(*) FROM run r WHERE r.session_id = s.id AND %s) AS ok,"
+			 " (SELECT count(*) FROM run r WHERE r.session_id = s.id AND %s) AS failed,"
+			 " (SELECT count(*) FROM run r WHERE r.session_id = s.id AND %s) AS todo",
+			 run_class_sql(RUN_DONE_OK, "r"), run_class_sql(RUN_DONE_FAILED, "r"),
+			 run_class_sql(RUN_TODO, "r"));
+	return q;
+}
 
 static const char *const sql[DB_SERVE_NQUERIES] = {
 	[DB_SERVE_OVERVIEW] =
@@ -54,7 +68,7 @@ static const char *const sql[DB_SERVE_NQUERIES] = {
 	[DB_SERVE_RUNS] =
 		"SELECT r.id AS run, r.boot_id AS boot, r.seq, r.round, r.workload, r.params,"
 		" r.knobs, r.rep, r.status, r.error, r.started_at, r.finished_at,"
-		" r.evidence_of"
+		" r.evidence_of, r.skip_reason, r.notes"
 		" FROM run r WHERE r.session_id = ?1 ORDER BY r.seq, r.round, r.id",
 	[DB_SERVE_METRICS] =
 		"SELECT r.workload AS run_workload, r.params, mv.workload, mv.name AS metric,"
@@ -68,7 +82,7 @@ static const char *const sql[DB_SERVE_NQUERIES] = {
 		"SELECT r.id AS run, r.session_id AS session, r.boot_id AS boot, r.seq, r.round,"
 		" r.workload, r.params, r.knobs, r.rep, r.status, r.error, r.started_at,"
 		" r.finished_at, r.wall_s, r.exit_code, r.argv, r.knobs_applied, r.load, r.files,"
-		" r.evidence_of, r.evidence_why, r.stdout, r.stderr"
+		" r.evidence_of, r.evidence_why, r.stdout, r.stderr, r.skip_reason, r.notes"
 		" FROM run r WHERE r.id = ?1",
 	[DB_SERVE_RUN_METRICS] =
 		("SELECT workload, name AS metric, value, unit, better, censored, note"
@@ -83,7 +97,15 @@ int db_serve_rows(struct db *db, enum db_serve_query q, int64_t arg, db_row_fn f
 	}
 	sqlite3 *h = db_sqlite(db);
 	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(h, sql[q], -1, &st, NULL) != SQLITE_OK) {
+	static char made[DB_SERVE_NQUERIES][4096];
+	const char *text = sql[q], *at = strstr(text, RUN_COUNTS);
+	if (at) {
+		if (!made[q][0])
+			snprintf(made[q], sizeof(made[q]), "%.*s%s%s", (int)(at - text), text,
+				 run_counts(), at + strlen(RUN_COUNTS));
+		text = made[q];
+	}
+	if (sqlite3_prepare_v2(h, text, -1, &st, NULL) != SQLITE_OK) {
 		db_seterr(db, "serve: %s", sqlite3_errmsg(h));
 		sqlite3_finalize(st);
 		return -1;

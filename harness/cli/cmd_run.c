@@ -223,7 +223,8 @@ static int resume_session(struct cmd_ctx *ctx, const struct run_args *a,
 		goto out;
 	int planned = 0, ok = 0, failed = 0, skipped = 0;
 	if (!db_session_counts(db, sid, &planned, &ok, &failed, &skipped) && !planned) {
-		int unfinished = strcmp(status, "done") && strcmp(status, "failed");
+		int st = session_state_parse(status);
+		int unfinished = st < 0 || !session_state_ended((enum session_state)st);
 		rc = failed || skipped ? 1 : 0;
 		if (unfinished) {
 			/* its controller was lost after storing the last run */

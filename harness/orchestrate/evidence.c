@@ -211,17 +211,16 @@ struct gather {
 
 static enum evidence_state state_of(const struct db_evidence_row *r)
 {
-	const char *st = r->status;
-	if (!strcmp(st, "ok"))
-		return strcmp(r->boot_status, "ok") ? EVR_OTHER : EVR_OK;
-	if (!strcmp(st, "failed"))
+	int st = run_state_parse(r->status);
+	if (st == RUN_ST_OK)
+		return boot_state_parse(r->boot_status) == BOOT_ST_OK ? EVR_OK : EVR_OTHER;
+	if (st == RUN_ST_FAILED)
 		return EVR_FAILED;
-	if (!strcmp(st, "timeout"))
+	if (st == RUN_ST_TIMEOUT)
 		return EVR_TIMEOUT;
-	if (!strcmp(st, "planned") || !strcmp(st, "running") || !strcmp(st, "interrupted"))
-		return EVR_PENDING;
-	/* the runs --resume redoes (db.c's pending list) */
-	if (!strcmp(st, "skipped") && !strncmp(r->error, "boot failed:", 12))
+	/* the runs --resume redoes (db/runstate.c: planned, running,
+	   interrupted, skipped because their boot failed) */
+	if (st >= 0 && run_todo((enum run_state)st, r->skip < 0 ? SKIP_NONE : (enum skip_reason)r->skip))
 		return EVR_PENDING;
 	return EVR_OTHER;
 }

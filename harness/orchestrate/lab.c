@@ -236,7 +236,7 @@ static int lab_start(struct db *db, struct plan *p, const struct session_opts *s
 		if (m[i].sid < 0) {
 			/* the sessions made so far stay, resumable; say which */
 			for (size_t j = 0; j < i; j++)
-				db_session_set_status(db, m[j].sid, "interrupted");
+				db_session_set_status(db, m[j].sid, SESSION_ST_INTERRUPTED);
 			return -1;
 		}
 		/* each member's process claims its session itself (owner.h) */

@@ -712,7 +712,8 @@ int robot_child(const char *const *argv, const char *lock_key, volatile int *abo
 
 int robot_session_complete(const struct db_session_brief *sb)
 {
-	return sb->status && strcmp(sb->status, "running") && strcmp(sb->status, "interrupted");
+	int st = sb->status ? session_state_parse(sb->status) : -1;
+	return st >= 0 && session_state_ended((enum session_state)st);
 }
 
 int robot_night_target(const char *const *targets, const char *target)

@@ -24,6 +24,7 @@
 #include "harness/orchestrate/session_internal.h"
 #include "harness/orchestrate/tlock.h"
 
+#include <stdarg.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -305,12 +306,13 @@ static const char *better_str(enum better b)
 }
 
 int store_simple(struct db *db, int64_t run_id, const char *status, const char *error,
-			struct strbuf *err)
+		 enum skip_reason skip, struct strbuf *err)
 {
 	struct db_run_result r;
 	memset(&r, 0, sizeof(r));
 	r.status = status;
 	r.error = error;
+	r.skip = skip;
 	r.exit_code = -1;
 	if (db_run_finish(db, run_id, &r)) {
 		strbuf_addf(err, "database: %s", db_errmsg(db));
@@ -339,6 +341,7 @@ void run_ctx_init(struct run_ctx *c, struct db *db, struct target *t, const stru
 	wl_exec_init(&c->lex);
 	metric_set_init(&c->ms);
 	strbuf_init(&c->e, 0);
+	strbuf_init(&c->notes, 0);
 	c->status = "failed";
 	c->out = RUN_FAILED;
 }
@@ -355,6 +358,35 @@ void run_ctx_release(struct run_ctx *c)
 	wl_exec_release(&c->ex);
 	wl_exec_release(&c->lex);
 	strbuf_release(&c->e);
+	strbuf_release(&c->notes);
+}
+
+/* one note of the run (run.notes: one a line, so a note's own line breaks
+ * become spaces) */
+void run_note(struct run_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s)
+		return;
+	for (char *p = s; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	strbuf_addf(&c->notes, "%s%s", c->notes.len ? "\n" : "", s);
+	free(s);
+}
+
+/* the run is skipped, and why (db/runstate.h decides from it whether
+ * --resume redoes it) */
+void run_skip(struct run_ctx *c, enum skip_reason why)
+{
+	c->status = "skipped";
+	c->skip = why;
+	c->out = RUN_SKIPPED;
 }
 
 /* a knob write the kernel refused: an absent tunable or sysctl file means
@@ -370,8 +402,7 @@ void knob_refused(struct run_ctx *c)
 		strbuf_addstr(e, m);
 		free(m);
 	}
-	c->status = "skipped";
-	c->out = RUN_SKIPPED;
+	run_skip(c, SKIP_UNSUPPORTED);
 }
 
 /* the run's knobs, through the agent (which records them for restore);
@@ -464,10 +495,8 @@ static void judge_output(struct run_ctx *c)
 	}
 	if (wo.exit_code != 0) {
 		int why = c->ops->explain ? c->ops->explain(c->params, &wo, &c->e) : 0;
-		if (why == 2) { /* the kernel lacks what the tool needs: skipped */
-			c->status = "skipped";
-			c->out = RUN_SKIPPED;
-		}
+		if (why == 2) /* the kernel lacks what the tool needs: skipped */
+			run_skip(c, SKIP_UNSUPPORTED);
 		if (why)
 			return;
 		const char *tail = wo.err && *wo.err ? wo.err : wo.out ? wo.out : "";
@@ -492,16 +521,16 @@ static void judge_output(struct run_ctx *c)
 	}
 	c->status = "ok";
 	c->out = RUN_OK;
-	/* kept with the run (error column, status ok): evidence the run
-	   could not give, and why (no placement evidence without schedstats) */
+	/* kept with the run (run.notes): evidence the run could not give,
+	   and why (no placement evidence without schedstats) */
 	if (c->ms.note.len)
-		strbuf_addf(&c->e, "note: %s", c->ms.note.buf);
-	/* kept with the run (error column, status ok): what the tool left
-	   running after it exited competed with the measurement */
+		run_note(c, "%s", c->ms.note.buf);
+	/* kept with the run (run.notes): what the tool left running after it
+	   exited competed with the measurement */
 	const char *left = json_string_value(json_object_get(res, "killed_leftovers"));
 	if (left)
-		strbuf_addf(&c->e, "%snote: the tool left processes running that held its output; "
-			    "killed: %.300s", c->e.len ? "; " : "", left);
+		run_note(c, "the tool left processes running that held its output; killed: %.300s",
+			 left);
 }
 
 /*
@@ -553,20 +582,23 @@ static void trace_evidence(struct run_ctx *c)
 		json_object_set_new(sum, "trigger", t);
 	}
 	c->trace_summary = sum;
-	strbuf_addf(&c->e, "%snote: traced run (evidence, %.3g s window): not pooled with "
-		    "untraced runs", c->e.len ? "; " : "", win);
+	struct strbuf tn = STRBUF_INIT;
+	strbuf_addf(&tn, "traced run (evidence, %.3g s window): not pooled with untraced runs",
+		    win);
 	if (ts.span_s + 0.05 < win)
-		strbuf_addf(&c->e, "; the trace covers only %.3g s%s", ts.span_s,
+		strbuf_addf(&tn, "; the trace covers only %.3g s%s", ts.span_s,
 			    json_is_true(json_object_get(tr, "truncated")) ?
 			    " (its start was cut at evidence.max_kb)" :
 			    json_integer_value(json_object_get(tr, "overrun")) ?
 			    " (the ring buffer overwrote its start: raise evidence.buffer_kb)" :
 			    " (the run was shorter)");
 	else if (json_is_true(json_object_get(tr, "truncated")))
-		strbuf_addf(&c->e, "; the trace text was cut to its last %lld KiB (evidence.max_kb)",
+		strbuf_addf(&tn, "; the trace text was cut to its last %lld KiB (evidence.max_kb)",
 			    (long long)json_integer_value(json_object_get(c->evidence, "max_kb")));
 	if (ts.lost)
-		strbuf_addf(&c->e, "; the trace lost %zu events", ts.lost);
+		strbuf_addf(&tn, "; the trace lost %zu events", ts.lost);
+	run_note(c, "%s", tn.buf);
+	strbuf_release(&tn);
 	trace_summary_release(&ts);
 	return;
 fail:
@@ -603,8 +635,7 @@ static int tracer_missing(struct run_ctx *c, const json_t *si)
 		strbuf_addf(&c->e, "unsupported by this kernel: no %s tracer in available_tracers "
 			    "(CONFIG_%s_TRACER: build a variant with the \"tracing\" fragment, "
 			    "kernels/fragments/tracing.config)", need, upper);
-	c->status = "skipped";
-	c->out = RUN_SKIPPED;
+	run_skip(c, SKIP_UNSUPPORTED);
 	return -1;
 }
 
@@ -629,8 +660,7 @@ void take_reply(struct run_ctx *c, int rc)
 		trace_evidence(c);
 	/* why it was traced, also when it failed (run.evidence_why has it too) */
 	if (c->why && c->why->why.len && c->out != RUN_INTERRUPTED)
-		strbuf_addf(&c->e, "%snote: traced for evidence, %s", c->e.len ? "; " : "",
-			    c->why->why.buf);
+		run_note(c, "traced for evidence, %s", c->why->why.buf);
 }
 
 /* the stored row is readable; else the run fails here */
@@ -826,6 +856,8 @@ int store_run(struct run_ctx *c, int64_t next, struct strbuf *err)
 	struct db_run_result r = {
 		.status = c->status,
 		.error = c->e.len ? c->e.buf : NULL,
+		.skip = c->out == RUN_SKIPPED ? c->skip : SKIP_NONE,
+		.notes = c->notes.len ? c->notes.buf : NULL,
 		.wall_s = json_number_value(json_object_get(res, "wall_s")),
 		.exit_code = res ? (int)json_integer_value(json_object_get(res, "exit_code")) : -1,
 		.argv_json = argvj,
@@ -865,9 +897,9 @@ void summarize(const struct run_ctx *c, struct strbuf *summary, struct strbuf *n
 		strbuf_addf(summary, " %s", c->e.len ? c->e.buf : c->status);
 		return;
 	}
-	/* what a run that went well still says (run.error): for the caller
+	/* what a run that went well still says (run.notes): for the caller
 	   to show once, not on every run's line */
-	strbuf_addstr(notes, c->e.buf);
+	strbuf_addstr(notes, c->notes.buf);
 	static const char *const show[] = { "lat_p99_us", "lat_max_us", "time_s", "usecs_per_op",
 					    "bogo_ops_per_s", "rps", "tps", "wakeup_p99_us", "max_jops",
 					    "critical_jops", NULL };
@@ -980,26 +1012,25 @@ static void verify_boot(const struct db_boot_row *b, const json_t *si, struct st
 	}
 }
 
-/* the notes of a good run ("note: A; note: B", as run.error keeps them):
- * each one the session has not shown yet is said once */
+/* the notes of a good run (one a line, as run.notes keeps them): each one
+ * the session has not shown yet is said once */
 void say_notes(struct exec_ctx *c, const char *notes)
 {
 	const char *n = notes;
 	while (*n) {
-		const char *end = strstr(n + 1, "; note: ");
-		size_t len = end ? (size_t)(end - n) : strlen(n);
+		size_t len = strcspn(n, "\n");
 		char *one = xstrfmt("%.*s", (int)len, n);
 		/* (why a run was traced: its line and the evidence lines say so) */
-		int seen = !strncmp(one, "note: traced for evidence", 25);
+		int seen = !*one || !strncmp(one, "traced for evidence", 19);
 		for (size_t i = 0; i < c->notes_said.nr && !seen; i++)
 			seen = !strcmp(c->notes_said.v[i], one);
 		if (!seen) {
-			progress_say(&c->pg, "  %s (said once; every such run keeps it in run.error)",
-				     one);
+			progress_say(&c->pg, "  note: %s (said once; every such run keeps it in "
+				     "run.notes)", one);
 			strvec_push(&c->notes_said, one);
 		}
 		free(one);
-		n = end ? end + 2 : n + len;
+		n += len + (n[len] == '\n');
 	}
 }
 
@@ -1047,7 +1078,7 @@ static int exec_begin(struct exec_ctx *c)
 		tlock_release(c->lock_key);
 		return 2;
 	}
-	if (db_session_set_status(c->db, c->sid, "running")) {
+	if (db_session_set_status(c->db, c->sid, SESSION_ST_RUNNING)) {
 		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
 		db_pending_runs_free(c->runs, c->n);
 		tlock_release(c->lock_key);
@@ -1101,7 +1132,7 @@ static int orphan_boot(struct exec_ctx *c, struct boot_ctx *b)
 	progress_say(&c->pg, "boot %d: %s; submitted again", b->br.seq + 1, msg);
 	struct db_boot_result r;
 	memset(&r, 0, sizeof(r));
-	r.status = "failed";
+	r.status = boot_state_word(BOOT_ST_FAILED);
 	r.error = msg;
 	r.lava_job_id = b->br.lava_job_id;
 	r.lava_job_url = b->br.lava_job_url;
@@ -1118,10 +1149,11 @@ int boot_row(struct exec_ctx *c, size_t i, size_t j, struct boot_ctx *b)
 	if (db_boot_load(c->db, c->runs[i].boot_id, &b->br))
 		return -1;
 	b->id = b->br.id;
-	int orphan = !strcmp(b->br.status, "planned") && b->br.lava_job_id > 0;
+	int tried = boot_tried((enum boot_state)boot_state_parse(b->br.status));
+	int orphan = !tried && b->br.lava_job_id > 0;
 	if (orphan && orphan_boot(c, b))
 		return -1;
-	if (orphan || strcmp(b->br.status, "planned")) {
+	if (orphan || tried) {
 		b->id = db_boot_replan(c->db, b->br.id);
 		for (size_t k = i; k < j && b->id > 0; k++)
 			if (db_run_set_boot(c->db, c->runs[k].run_id, b->id))
@@ -1156,6 +1188,23 @@ void boot_target(struct exec_ctx *c, struct boot_ctx *b)
 const char *boot_error(const struct boot_ctx *b)
 {
 	return b->be.len ? b->be.buf : "boot failed";
+}
+
+/* what the boot came to: failed (the target did not come up), mismatch
+ * (not the configuration asked for) or ok */
+enum boot_state boot_outcome(const struct boot_ctx *b)
+{
+	return !b->booted ? BOOT_ST_FAILED : b->why.len ? BOOT_ST_MISMATCH : BOOT_ST_OK;
+}
+
+/* the error of the runs of a boot that is not ok ("boot failed: ...",
+ * "boot mismatch: ...", malloc'd) and their skip reason in *skip, from
+ * which the state table says whether --resume redoes them */
+char *boot_skip_text(const struct boot_ctx *b, enum skip_reason *skip)
+{
+	*skip = boot_skip_reason(boot_outcome(b));
+	return xstrfmt("%s: %s", b->booted ? "boot mismatch" : "boot failed",
+		       b->booted ? b->why.buf : boot_error(b));
 }
 
 /* a kernel from git whose running kernel names its commit in the release
@@ -1196,7 +1245,7 @@ int store_boot(struct exec_ctx *c, struct boot_ctx *b)
 	bres.lava_job_url = bi->lava_job_url[0] ? bi->lava_job_url : NULL;
 	if (b->booted) {
 		verify_boot(&b->br, bi->sysinfo, &b->why);
-		bres.status = b->why.len ? "mismatch" : "ok";
+		bres.status = boot_state_word(boot_outcome(b));
 		bres.error = b->why.len ? b->why.buf : NULL;
 		bres.sysinfo = bi->sysinfo;
 		/* the verified effective model: lazy, rt, rt-lazy, ... (what
@@ -1210,7 +1259,7 @@ int store_boot(struct exec_ctx *c, struct boot_ctx *b)
 		bres.kernel_id = db_kernel_get(c->db, bi->sysinfo);
 		kernel_row_git(c, b, bres.kernel_id);
 	} else {
-		bres.status = "failed";
+		bres.status = boot_state_word(boot_outcome(b));
 		bres.error = boot_error(b);
 	}
 	return db_boot_finish(c->db, b->id, &bres);
@@ -1218,18 +1267,19 @@ int store_boot(struct exec_ctx *c, struct boot_ctx *b)
 
 /* a boot that failed or does not match skips its runs with the reason; a
  * mismatch is final, a boot that failed (the target did not come up or
- * could not be reached) is tried again by --resume (runs skipped with
- * "boot failed: ..." are redone, db.c) */
+ * could not be reached) is tried again by --resume (skip reason
+ * boot-failed: db/runstate.c) */
 static void skip_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t i, size_t j)
 {
-	char *reason = xstrfmt("%s: %s", b->booted ? "boot mismatch" : "boot failed",
-			       b->booted ? b->why.buf : boot_error(b));
-	progress_say(&c->pg, "  %s; %s %zu runs", reason,
-		     b->booted ? "skipping" : "leaving resumable", j - i);
-	if (!b->booted)
+	enum skip_reason skip;
+	char *reason = boot_skip_text(b, &skip);
+	int todo = run_todo(RUN_ST_SKIPPED, skip);
+	progress_say(&c->pg, "  %s; %s %zu runs", reason, todo ? "leaving resumable" : "skipping",
+		     j - i);
+	if (todo)
 		c->resumable += (int)(j - i);
 	for (size_t k = i; k < j; k++) {
-		if (store_simple(c->db, c->runs[k].run_id, "skipped", reason, c->err)) {
+		if (store_simple(c->db, c->runs[k].run_id, "skipped", reason, skip, c->err)) {
 			c->exit_code = 2;
 			break;
 		}
@@ -1275,7 +1325,7 @@ int seq_needed(struct exec_ctx *c, size_t k)
 	char *reason = xstrfmt("%s (sequential repetitions): %s",
 			       strncmp(why, "stopped at the wall-time cap", 28) ? "decided" : "not run",
 			       why);
-	int rc = store_simple(c->db, r->run_id, "skipped", reason, c->err);
+	int rc = store_simple(c->db, r->run_id, "skipped", reason, SKIP_DECIDED, c->err);
 	free(reason);
 	if (rc)
 		return -1;
@@ -1351,8 +1401,9 @@ static int evidence_gate(struct exec_ctx *c, size_t k, struct evidence_decision 
 	}
 	char *reason = xstrfmt("%s: %s", d->verdict == EVIDENCE_SKIP ? "evidence not needed"
 				       : "not run: evidence", d->why.buf);
-	int rc = store_simple(c->db, r->run_id, d->verdict == EVIDENCE_SKIP ? "skipped"
-			      : "interrupted", reason, c->err);
+	int rc = d->verdict == EVIDENCE_SKIP
+		? store_simple(c->db, r->run_id, "skipped", reason, SKIP_NOT_NEEDED, c->err)
+		: store_simple(c->db, r->run_id, "interrupted", reason, SKIP_NONE, c->err);
 	free(reason);
 	if (rc)
 		return -1;
@@ -1402,7 +1453,8 @@ static void run_boot_runs(struct exec_ctx *c, const struct boot_ctx *b, size_t i
 		if (c->lost) {
 			c->resumable++;
 			if (store_simple(c->db, c->runs[k].run_id, "interrupted",
-					 "not run: target lost earlier in this boot", c->err)) {
+					 "not run: target lost earlier in this boot", SKIP_NONE,
+					 c->err)) {
 				c->exit_code = 2;
 				break;
 			}
@@ -1476,8 +1528,8 @@ static int exec_finish(struct exec_ctx *c)
 		c->t.ops->close(&c->t);
 	target_fini(&c->t);
 	db_pending_runs_free(c->runs, c->n);
-	const char *final = session_aborted(c->o) || (c->resumable && c->exit_code != 2)
-		? "interrupted" : c->exit_code == 2 ? "failed" : "done";
+	enum session_state final = session_aborted(c->o) || (c->resumable && c->exit_code != 2)
+		? SESSION_ST_INTERRUPTED : c->exit_code == 2 ? SESSION_ST_FAILED : SESSION_ST_DONE;
 	if ((db_session_set_status(c->db, sid, final) || owner_release(c->db, sid, c->err)) &&
 	    c->exit_code != 2) {
 		if (!c->err->len)
@@ -1510,7 +1562,7 @@ int session_settle(struct db *db, int64_t sid, int failed, const struct session_
 {
 	if (owner_claim(db, sid, o->take_over, o->prefix, err))
 		return 2;
-	if (db_session_set_status(db, sid, "done")) {
+	if (db_session_set_status(db, sid, SESSION_ST_DONE)) {
 		strbuf_addf(err, "database: %s", db_errmsg(db));
 		owner_release(db, sid, err);
 		return 2;

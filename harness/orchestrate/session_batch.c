@@ -222,15 +222,17 @@ static int batch_end(struct exec_ctx *c, struct batch_boot *x, int cancel, int t
 	}
 	if (!b->booted || b->why.len) {
 		/* as skip_boot_runs, for the runs still to store */
-		char *reason = xstrfmt("%s: %s", b->booted ? "boot mismatch" : "boot failed",
-				       b->booted ? b->why.buf : boot_error(b));
+		enum skip_reason skip;
+		char *reason = boot_skip_text(b, &skip);
+		int todo = run_todo(RUN_ST_SKIPPED, skip);
 		progress_say(&c->pg, "  %s%s%s; %s %zu runs", b->booted ? "" : b->desc,
-			     b->booted ? "" : ": ", reason, b->booted ? "skipping" : "leaving resumable",
+			     b->booted ? "" : ": ", reason, todo ? "leaving resumable" : "skipping",
 			     m);
-		if (!b->booted)
+		if (todo)
 			c->resumable += (int)m;
 		for (size_t r = 0; r < m && c->exit_code != 2; r++) {
-			if (store_simple(c->db, x->rc[r].pr->run_id, "skipped", reason, c->err))
+			if (store_simple(c->db, x->rc[r].pr->run_id, "skipped", reason, skip,
+					 c->err))
 				c->exit_code = 2;
 			count_done(c, x->idx[r]);
 		}

@@ -44,7 +44,10 @@ struct run_ctx {
 	json_t *trace_summary;  /* a traced run's summary (schedlab-trace.json) */
 	const struct evidence_decision *why;  /* a traced run's trigger decision, or NULL */
 	struct strbuf e;        /* what went wrong: the run's error */
+	struct strbuf notes;    /* what the run could not give, and why: one note a
+				   line (run.notes), also of a run that went wrong */
 	const char *status;     /* the run row's status */
+	enum skip_reason skip;  /* skipped: why (run.skip_reason), else SKIP_NONE */
 	enum run_outcome out;
 };
 
@@ -95,6 +98,10 @@ struct boot_ctx {
 void boot_ctx_init(struct boot_ctx *b);
 void boot_ctx_release(struct boot_ctx *b);
 const char *boot_error(const struct boot_ctx *b);
+enum boot_state boot_outcome(const struct boot_ctx *b);
+char *boot_skip_text(const struct boot_ctx *b, enum skip_reason *skip);
+void run_note(struct run_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void run_skip(struct run_ctx *c, enum skip_reason why);
 int boot_row(struct exec_ctx *c, size_t i, size_t j, struct boot_ctx *b);
 void boot_spec_of(const struct plan_boot *b, int index, struct boot_spec *s);
 void boot_target(struct exec_ctx *c, struct boot_ctx *b);
@@ -112,7 +119,7 @@ void settle(struct run_ctx *c);
 int store_boot(struct exec_ctx *c, struct boot_ctx *b);
 int store_run(struct run_ctx *c, int64_t next, struct strbuf *err);
 int store_simple(struct db *db, int64_t run_id, const char *status, const char *error,
-                 struct strbuf *err);
+                 enum skip_reason skip, struct strbuf *err);
 void summarize(const struct run_ctx *c, struct strbuf *summary, struct strbuf *notes);
 void take_reply(struct run_ctx *c, int rc);
 void target_fini(struct target *t);

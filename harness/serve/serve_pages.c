@@ -373,8 +373,8 @@ void page_session(struct page *p, int64_t id)
 	}
 	strbuf_addstr(o, "</table>\n<h2>Runs</h2>\n");
 	static const char *const rc[] = { "run", "boot", "seq", "round", "workload", "params",
-					  "knobs", "rep", "status", "error", "started_at",
-					  "finished_at", "evidence_of", NULL };
+					  "knobs", "rep", "status", "skip_reason", "error", "notes",
+					  "started_at", "finished_at", "evidence_of", NULL };
 	html_table(o, runs, rc, "run", "/run/");
 	if (json_object_get(ses, "plan_json")) {
 		char *d = json_dumps(json_object_get(ses, "plan_json"),
@@ -415,9 +415,9 @@ void page_run(struct page *p, int64_t id)
 		return;
 	struct strbuf *o = &p->html;
 	static const char *const rc[] = { "run", "session", "boot", "seq", "round", "workload",
-					  "params", "knobs", "rep", "status", "error", "started_at",
-					  "finished_at", "wall_s", "exit_code", "argv", "evidence_of",
-					  "evidence_why", NULL };
+					  "params", "knobs", "rep", "status", "skip_reason", "error",
+					  "notes", "started_at", "finished_at", "wall_s", "exit_code",
+					  "argv", "evidence_of", "evidence_why", NULL };
 	json_t *one = json_pack("[O]", run);
 	html_table(o, one, rc, "session", "/session/");
 	json_decref(one);

@@ -183,7 +183,7 @@ done_testing() {
 # guest's last console lines, the evidence of why (printed when a test fails)
 lost_runs() {
 	sqlite3 -batch -noheader "$1" "SELECT 'run ' || id || ' (' || status || '): ' || error
-		FROM run WHERE status = 'interrupted' OR (status = 'skipped' AND error LIKE 'boot failed:%')
+		FROM run WHERE status = 'interrupted' OR (status = 'skipped' AND skip_reason = 'boot-failed')
 		ORDER BY id LIMIT 2" 2>/dev/null | sed 's/^/# lost: /'
 }
 
@@ -204,7 +204,7 @@ resume_if_lost() {
 		return 1
 	fi
 	n=$(sqlite3 -batch -noheader "$1" "SELECT count(*) FROM run WHERE status = 'interrupted'
-		OR (status = 'skipped' AND error LIKE 'boot failed:%')")
+		OR (status = 'skipped' AND skip_reason = 'boot-failed')")
 	[ "${n:-0}" -gt 0 ] || return 1
 	echo "# $n runs left by a lost guest; the first ones' errors:"
 	lost_runs "$1"

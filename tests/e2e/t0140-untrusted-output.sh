@@ -68,5 +68,5 @@ took=$((SECONDS - start))
 	not_ok "the agent did not wait for the daemon" "took $took s"
 equals "... the daemon was killed" "$(ours '^sleep 30.4141$' | wc -l)" 0
 equals "... and the run says so" \
-	"$(sql "SELECT error LIKE 'note: the tool left processes running%sleep%' FROM run WHERE session_id = (SELECT max(id) FROM session)")" 1
+	"$(sql "SELECT notes LIKE 'the tool left processes running%sleep%' AND error IS NULL FROM run WHERE session_id = (SELECT max(id) FROM session)")" 1
 done_testing

@@ -30,15 +30,15 @@ equals "the argv asked for it" "$(sql "SELECT argv LIKE '%--sched-out=task-sched
 if [ "$before" = none ]; then
 	echo "# this kernel has no $KNOB (CONFIG_SCHEDSTATS=n): the metrics and their relations are checked in a guest by t0530-qemu-placement; here the run without them"
 	equals "no schedstats: no task_* metric at all (never zeros)" "$(sql "SELECT count(*) FROM results WHERE metric LIKE 'task_%'")" 0
-	contains "no schedstats: the run's note says why" <(sql "SELECT error FROM run") \
-		"note: no wakeup-placement evidence: the tasks' /proc/<pid>/sched have no schedstat fields"
+	contains "no schedstats: the run's note says why" <(sql "SELECT notes FROM run") \
+		"no wakeup-placement evidence: the tasks' /proc/<pid>/sched have no schedstat fields"
 	equals "no schedstats: the workload's own metrics are still there" "$(sql "SELECT count(*) > 0 FROM results WHERE metric = 'rps'")" 1
 	# three runs with the same note: each keeps it, the progress says it once
 	sed 's/"seed": 1,/"seed": 1, "repetitions": 3,/' "$TMP/plan.json" >"$TMP/plan3.json"
 	expect_exit 0 "three runs without evidence" schedlab run "$TMP/plan3.json" --db "$DB" --tag pl3
 	equals "... each run keeps the note" \
-		"$(sql "SELECT count(*) FROM run JOIN session s ON s.id = run.session_id WHERE s.tag = 'pl3' AND run.status = 'ok' AND run.error LIKE 'note: no wakeup-placement evidence%'")" 3
-	equals "... the progress says it once" "$(grep -c '^  note: no wakeup-placement evidence: .* (said once; every such run keeps it in run.error)$' "$TMP/err")" 1
+		"$(sql "SELECT count(*) FROM run JOIN session s ON s.id = run.session_id WHERE s.tag = 'pl3' AND run.status = 'ok' AND run.notes LIKE 'no wakeup-placement evidence%'")" 3
+	equals "... the progress says it once" "$(grep -c '^  note: no wakeup-placement evidence: .* (said once; every such run keeps it in run.notes)$' "$TMP/err")" 1
 else
 	for m in task_files task_wakeups task_wakeups_local task_wakeups_remote task_wakeups_affine \
 		 task_wakeups_affine_attempts task_wakeups_migrate task_migrations task_wait_sum_ms \

@@ -107,7 +107,7 @@ equals "the fault run faulted 4 pages a hold, the other none" \
 	"fault:10 none:01"
 equals "both histograms stored per run" "$(sql "SELECT count(*) FROM histogram")" 4
 equals "the run's note says the rseq time-slice extension is unavailable, with the kernel's answer" \
-	"$(sql "SELECT count(*) FROM run WHERE status = 'ok' AND error LIKE 'note: rseq time-slice extension: unavailable (prctl(PR_RSEQ_SLICE_EXTENSION, GET): %'")" 2
+	"$(sql "SELECT count(*) FROM run WHERE status = 'ok' AND notes LIKE 'rseq time-slice extension: unavailable (prctl(PR_RSEQ_SLICE_EXTENSION, GET): %'")" 2
 expect_exit 0 "examples/lockholder.json is a valid plan" schedlab plan examples/lockholder.json
 
 # the window ends the run: 64 threads waiting for holds of 1 s of CPU

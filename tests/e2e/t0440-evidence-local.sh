@@ -78,7 +78,7 @@ RID=$(sql "SELECT id FROM run WHERE session_id = 1 AND params LIKE '%\"evidence\
 equals "the untraced runs carry none" \
 	"$(sql "SELECT count(*) FROM run WHERE params LIKE '%evidence%' AND id != $RID")" 0
 contains_sql() { sql "$2" >"$TMP/sql.out"; contains "$1" "$TMP/sql.out" "$3"; }
-contains_sql "the traced run says so" "SELECT error FROM run WHERE id = $RID" "note: traced run (evidence, 5 s window)"
+contains_sql "the traced run says so" "SELECT notes FROM run WHERE id = $RID" "traced run (evidence, 5 s window)"
 sql "SELECT json_extract(files, '\$.\"schedlab-trace.txt\"') FROM run WHERE id = $RID" >"$TMP/trace.txt"
 contains "the raw trace is kept: sched_switch" "$TMP/trace.txt" ": sched_switch: prev_comm="
 contains "... sched_waking" "$TMP/trace.txt" ": sched_waking: comm="
@@ -165,14 +165,14 @@ sql "SELECT json_extract(files, '\$.\"schedlab-trace.json\"') FROM run WHERE id 
 if jq -e '.switches > 0 and .trigger.when == "flagged" and .trigger.of_run == '"$FAILED1" "$TMP/ftrace.json" >/dev/null; then
 	ok "... its trace is summarised although it failed, with the trigger"
 else not_ok "... its trace is summarised although it failed" "$(head -c 400 "$TMP/ftrace.json")"; fi
-contains_sql "... its note says why" "SELECT error FROM run WHERE id = $TRF" "note: traced for evidence, flagged: runs $FAILED1,"
+contains_sql "... its note says why" "SELECT notes FROM run WHERE id = $TRF" "traced for evidence, flagged: runs $FAILED1,"
 WORST=$(sql "SELECT r.id FROM run r JOIN metric m ON m.run_id = r.id AND m.name = 'time_s' WHERE r.session_id = $S AND r.params LIKE '%\"loops\":60%' AND r.params NOT LIKE '%evidence%' ORDER BY m.value DESC, r.id LIMIT 1")
 WVAL=$(sql "SELECT value FROM metric WHERE run_id = $WORST AND name = 'time_s'")
 equals "worst: the traced run is made" "$(trun status '"loops":60')" ok
 equals "... linked to the run with the largest time_s" "$(trun evidence_of '"loops":60')" "$WORST"
 contains_sql "... its note names the metric and the run" \
-	"SELECT error FROM run WHERE session_id = $S AND params LIKE '%\"evidence\":%' AND params LIKE '%\"loops\":60%'" \
-	"note: traced for evidence, worst: run $WORST has the worst time_s of its configuration's 2 untraced runs with it: "
+	"SELECT notes FROM run WHERE session_id = $S AND params LIKE '%\"evidence\":%' AND params LIKE '%\"loops\":60%'" \
+	"traced for evidence, worst: run $WORST has the worst time_s of its configuration's 2 untraced runs with it: "
 printf '%s\n' "$WVAL" | grep -qE '^[0-9.]+$' && ok "... whose time_s is stored ($WVAL s)" || not_ok "... time_s of the worst run" "$WVAL"
 TRW=$(trun id '"loops":60')
 expect_exit 0 "HTML report with the worst run's trace" $SL report --compare "session=$S,workload=hackbench" tag=plain --db "$DB" --out "$TMP/rt.html"

@@ -63,7 +63,7 @@ plan "qemu-panic" reboot '["full"]' '["rdinit=/nonexistent", ""]' >"$TMP/panic.j
 expect_exit 1 "a panicking boot: exit 1, the session goes on" schedlab run "$TMP/panic.json" --db "$DB" --tag panic
 equals "panicking boot stored as failed" "$(sql "SELECT b.status FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'panic' AND b.req_cmdline LIKE 'rdinit%'")" failed
 contains "its console tail is stored" <(sql "SELECT console FROM boot b JOIN session s ON s.id = b.session_id WHERE s.tag = 'panic' AND b.req_cmdline LIKE 'rdinit%'") "Kernel panic"
-equals "its runs are skipped with the reason" "$(sql "SELECT count(*) FROM run r JOIN boot b ON b.id = r.boot_id JOIN session s ON s.id = r.session_id WHERE s.tag = 'panic' AND b.req_cmdline LIKE 'rdinit%' AND r.status = 'skipped' AND r.error LIKE 'boot failed%'")" 2
+equals "its runs are skipped with the reason" "$(sql "SELECT count(*) FROM run r JOIN boot b ON b.id = r.boot_id JOIN session s ON s.id = r.session_id WHERE s.tag = 'panic' AND b.req_cmdline LIKE 'rdinit%' AND r.status = 'skipped' AND r.skip_reason = 'boot-failed' AND r.error LIKE 'boot failed%'")" 2
 equals "the next configuration still ran" "$(sql "SELECT count(*) FROM run r JOIN boot b ON b.id = r.boot_id JOIN session s ON s.id = r.session_id WHERE s.tag = 'panic' AND b.req_cmdline = '' AND r.status = 'ok'")" 2
 if pgrep -f "$TMP/schedlab-qemu" >/dev/null; then not_ok "no qemu process left"; else ok "no qemu process left"; fi
 

@@ -85,7 +85,7 @@ equals "run with schedstat off (or resumed after a lost guest)" "$rc" 0
 equals "schedstat off: runs ok" "$(sql "SELECT count(*) FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag = 'off' AND r.status = 'ok'")" 3
 equals "schedstat off: no task_* metric at all (never zeros)" "$(sql "SELECT count(*) FROM results WHERE tag = 'off' AND metric LIKE 'task_%'")" 0
 equals "schedstat off: each run says why in a note" \
-	"$(sql "SELECT count(*) FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag = 'off' AND r.error LIKE 'note: no wakeup-placement evidence: %schedstat%'")" 3
+	"$(sql "SELECT count(*) FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag = 'off' AND r.notes LIKE 'no wakeup-placement evidence: %schedstat%'")" 3
 equals "schedstat off: the raw dump is still kept" \
 	"$(sql "SELECT count(*) FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag = 'off' AND json_extract(r.files, '\$.\"task-sched.txt\"') LIKE 'schedlab-task-sched 1%'")" 3
 if pgrep -f "$TMP/schedlab-qemu" >/dev/null; then not_ok "no qemu process left"; else ok "no qemu process left"; fi

@@ -32,8 +32,8 @@ equals "2 runs ok, the second traced" \
 	"$(sql "SELECT group_concat(status || ':' || (params LIKE '%\"evidence\":%'), ' ') FROM (SELECT * FROM run ORDER BY seq)")" \
 	"ok:0 ok:1"
 RID=$(sql "SELECT id FROM run WHERE params LIKE '%\"evidence\":%'")
-sql "SELECT error FROM run WHERE id = $RID" >"$TMP/note"
-contains "marked as traced" "$TMP/note" "note: traced run (evidence, 5 s window)"
+sql "SELECT notes FROM run WHERE id = $RID" >"$TMP/note"
+contains "marked as traced" "$TMP/note" "traced run (evidence, 5 s window)"
 contains "the cut is said" "$TMP/note" "evidence.max_kb"
 sql "SELECT json_extract(files, '\$.\"schedlab-trace.txt\"') FROM run WHERE id = $RID" >"$TMP/trace.txt"
 sz=$(wc -c <"$TMP/trace.txt")

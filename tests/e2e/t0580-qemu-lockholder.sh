@@ -82,7 +82,7 @@ fl=$(sql "SELECT group_concat(e || ':' || n, ' ') FROM (SELECT json_extract(para
 equals "the fault runs faulted every page in every hold, the others never" "$fl" "fault:10 none:10"
 [ "$fl" = "fault:10 none:10" ] || sql "SELECT run_id, preempt, json_extract(params, '\$.enter'), metric, value FROM results WHERE metric LIKE '%_per_hold' OR metric = 'holds' ORDER BY run_id, metric" | sed 's/^/#   /'
 equals "6.1 has no rseq time-slice extension: every run says so" \
-	"$(sql "SELECT count(*) FROM run WHERE error LIKE 'note: rseq time-slice extension: unavailable (%'")" 20
+	"$(sql "SELECT count(*) FROM run WHERE notes LIKE 'rseq time-slice extension: unavailable (%'")" 20
 
 # (1) per mode: the faults make preempted holds more frequent
 sqlite3 -batch -noheader "$DB" "SELECT preempt, json_extract(params, '\$.enter'), value FROM results WHERE metric = 'holder_preempt_pct'" >"$TMP/pct"

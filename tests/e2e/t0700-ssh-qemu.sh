@@ -374,7 +374,7 @@ contains "the reason names the closed connection" <(sql "SELECT error FROM run O
 contains "the next boot failed: connection refused" <(sql "SELECT error FROM boot WHERE status='failed'") \
 	"Connection refused"
 equals "every run left resumable (interrupted, or skipped because its boot failed)" \
-	"$(sql "SELECT count(*) FROM run WHERE status='interrupted' OR (status='skipped' AND error LIKE 'boot failed:%')")" 2
+	"$(sql "SELECT count(*) FROM run WHERE status='interrupted' OR (status='skipped' AND skip_reason='boot-failed')")" 2
 equals "session interrupted" "$(sql "SELECT status FROM session")" interrupted
 contains "the controller says how to resume" "$TMP/kill.out" "schedlab run --resume 1"
 PATH="$TMP/shim:$PATH" expect_exit 1 "sysinfo while the guest is down fails" \

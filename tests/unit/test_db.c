@@ -23,6 +23,7 @@
 #include "db/bisect_store.h"
 #include "db/db.h"
 #include "db/results.h"
+#include "db/serve_reads.h"
 #include "harness/util/strbuf.h"
 #include "tests/unit/tap.h"
 
@@ -110,7 +111,7 @@ TEST(fresh_file_is_latest)
 	CHECK(db != NULL);
 	if (!db)
 		return;
-	CHECK(db_latest_version() == 17);
+	CHECK(db_latest_version() == 18);
 	CHECK(db_user_version(db) == db_latest_version());
 	check_q(db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
 		"alert;alert_event;alert_group;alert_hook;bisect;bisect_step;boot;histogram;kernel;"
@@ -329,6 +330,54 @@ TEST(migrate_v14_marks_the_nightly_sessions)
 	check_q(db, "SELECT group_concat(id || '=' || nightly, ' ') FROM session", "1=1 2=0 3=0 4=0");
 	CHECK(db_exec(db, "UPDATE session SET nightly = 2") != 0);
 	db_close(db);
+}
+
+TEST(migrate_v17_splits_skip_reasons_and_notes)
+{
+	/* before schema 18 a skipped run's reason and a good run's notes were
+	 * its error: "boot failed: ..." (redone by --resume), "note: A; note:
+	 * B"; migration 18 puts both in their columns */
+	char *p = tmp_path("v17.db");
+	struct db *db = NULL;
+	char *err = NULL;
+	CHECK(db_open_raw(p, &db, &err) == 0);
+	free(p);
+	if (!db)
+		return;
+	CHECK(db_migrate_to(db, 17) == 0);
+	CHECK(exec(db,
+		   "INSERT INTO session (id, name, plan_json, target, harness_version, status) VALUES"
+		   "  (1, 'p', '{}', 'local', 'v0', 'interrupted');"
+		   "INSERT INTO boot (id, session_id, seq, cfg, status) VALUES (1, 1, 0, 0, 'failed'),"
+		   "  (2, 1, 1, 1, 'ok');"
+		   "INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, rep,"
+		   "  status, error) VALUES"
+		   "  (1, 1, 1, 0, 0, 'w', '{}', 0, 'skipped', 'boot failed: no banner'),"
+		   "  (2, 1, 1, 1, 0, 'w', '{}', 1, 'skipped', 'boot mismatch: preempt is none'),"
+		   "  (3, 1, 2, 2, 0, 'w', '{}', 0, 'skipped', 'unsupported by this kernel: no x'),"
+		   "  (4, 1, 2, 3, 0, 'w', '{}', 1, 'skipped',"
+		   "   'decided (sequential repetitions): p < 0.01'),"
+		   "  (5, 1, 2, 4, 0, 'w', '{}', 2, 'skipped', 'evidence not needed: nothing flagged'),"
+		   "  (6, 1, 2, 5, 0, 'w', '{}', 3, 'skipped', 'something else'),"
+		   "  (7, 1, 2, 6, 0, 'w', '{}', 4, 'ok', 'note: no placement; note: traced run (x)'),"
+		   "  (8, 1, 2, 7, 0, 'w', '{}', 5, 'failed', 'w exited 1; note: traced for evidence, y'),"
+		   "  (9, 1, 2, 8, 0, 'w', '{}', 6, 'ok', NULL),"
+		   "  (10, 1, 2, 9, 0, 'w', '{}', 7, 'interrupted', 'failed: target lost: z');") == 0);
+	/* what the counts said before: the boot-failed run was to do */
+	CHECK(db_migrate_to(db, db_latest_version()) == 0);
+	check_q(db, "SELECT group_concat(id || '=' || coalesce(skip_reason, '-'), ' ') FROM run",
+		"1=boot-failed 2=boot-mismatch 3=unsupported 4=decided 5=not-needed 6=- 7=- 8=- 9=- "
+		"10=-");
+	check_q(db, "SELECT id, coalesce(error, '-'), replace(notes, char(10), '|') FROM run"
+		    " WHERE notes IS NOT NULL ORDER BY id",
+		"7|-|no placement|traced run (x);8|w exited 1|traced for evidence, y");
+	check_q(db, "SELECT error FROM run WHERE id = 1", "boot failed: no banner");
+	int planned, ok, failed, skipped;
+	CHECK(db_session_counts(db, 1, &planned, &ok, &failed, &skipped) == 0);
+	CHECK(planned == 2 && ok == 2 && failed == 1 && skipped == 5);
+	CHECK(db_exec(db, "UPDATE run SET skip_reason = 'boot failed' WHERE id = 1") != 0);
+	db_close(db);
+	free(err);
 }
 
 TEST(migrate_v11_keeps_bisect_threshold_rule)
@@ -787,7 +836,14 @@ TEST(first_resumable_reason)
 	CHECK(why == NULL);
 	struct db_run_result unsup = { .status = "skipped", .error = "unsupported by this kernel" };
 	struct db_run_result fail = { .status = "failed", .error = "exit 1" };
-	struct db_run_result boot = { .status = "skipped", .error = "boot failed: no banner" };
+	struct db_run_result boot = { .status = "skipped", .error = "boot failed: no banner",
+				      .skip = SKIP_BOOT_FAILED };
+	/* the words of an error are no state: this one is skipped for good */
+	struct db_run_result said = { .status = "skipped", .error = "boot failed: in words only" };
+	CHECK(db_run_finish(f.db, f.run[2], &said) == 0);
+	CHECK(db_session_first_resumable(f.db, f.sid, &why) == 0);
+	CHECK(why == NULL);
+	CHECK(exec(f.db, "UPDATE run SET status = 'planned', error = NULL WHERE seq = 2") == 0);
 	struct db_run_result lost = { .status = "interrupted",
 				      .error = "failed: target lost: closed\n--- console" };
 	CHECK(db_run_finish(f.db, f.run[0], &unsup) == 0);
@@ -802,6 +858,96 @@ TEST(first_resumable_reason)
 	CHECK(db_session_first_resumable(f.db, f.sid, &why) == 0);
 	CHECK_STR(why, "failed: target lost: closed\n--- console");
 	free(why);
+	fixture_teardown(&f);
+}
+
+/* one row per class of what is left to do (db/runstate.c), and every
+ * reader that counts runs of a session asks the same table: a run skipped
+ * because its boot failed is to do for --resume (db_session_counts, the
+ * pending list after the reset), for `schedlab sessions`
+ * (db_sessions_summary) and for serve (db_serve_rows); one skipped because
+ * its boot did not match is skipped for good */
+struct counts_row {
+	const char *want[4];
+	char got[4][32];
+};
+
+static int grab_counts(void *ctx, int nc, const char *const *names, const char *const *vals)
+{
+	struct counts_row *c = ctx;
+	if (!vals)
+		return 0;
+	for (int i = 0; i < nc; i++)
+		for (int k = 0; k < 4; k++)
+			if (c->want[k] && !strcmp(names[i], c->want[k]))
+				snprintf(c->got[k], sizeof(c->got[k]), "%s", vals[i] ? vals[i] : "");
+	return 0;
+}
+
+TEST(boot_failed_is_to_do_everywhere)
+{
+	struct fixture f;
+	CHECK(fixture_setup(&f) == 0);
+	if (!f.db)
+		return;
+	/* run 0 ok; run 1 skipped: its boot failed; run 2 failed; run 3 (the
+	   mismatched boot) skipped for good */
+	struct db_run_result ok = { .status = "ok" };
+	struct db_run_result bootf = { .status = "skipped", .error = "boot failed: no banner",
+				       .skip = boot_skip_reason(BOOT_ST_FAILED) };
+	struct db_run_result fail = { .status = "failed", .error = "exit 1",
+				      .notes = "traced for evidence, x" };
+	struct db_run_result mism = { .status = "skipped", .error = "boot mismatch: none",
+				      .skip = boot_skip_reason(BOOT_ST_MISMATCH) };
+	CHECK(db_run_finish(f.db, f.run[0], &ok) == 0);
+	CHECK(db_run_finish(f.db, f.run[1], &bootf) == 0);
+	CHECK(db_run_finish(f.db, f.run[2], &fail) == 0);
+	CHECK(db_run_finish(f.db, f.run[3], &mism) == 0);
+	check_q(f.db, "SELECT group_concat(coalesce(skip_reason, '-') || ',' || coalesce(notes, '-'),"
+		      " ' ') FROM run", "-,- boot-failed,- -,traced for evidence, x boot-mismatch,-");
+	int planned, nok, failed, skipped;
+	CHECK(db_session_counts(f.db, f.sid, &planned, &nok, &failed, &skipped) == 0);
+	CHECK(planned == 1 && nok == 1 && failed == 1 && skipped == 1);
+	struct counts_row s = { .want = { "todo", "skipped", "ok", "failed" } };
+	CHECK(db_sessions_summary(f.db, grab_counts, &s) == 0);
+	CHECK_STR(s.got[0], "1");
+	CHECK_STR(s.got[1], "1");
+	CHECK_STR(s.got[2], "1");
+	CHECK_STR(s.got[3], "1");
+	struct counts_row v = { .want = { "todo", "runs", "ok", "failed" } };
+	CHECK(db_serve_rows(f.db, DB_SERVE_SESSION, f.sid, grab_counts, &v) == 0);
+	CHECK_STR(v.got[0], "1");
+	CHECK_STR(v.got[1], "4");
+	struct counts_row r = { .want = { "todo" } };
+	CHECK(db_serve_rows(f.db, DB_SERVE_RECENT, 10, grab_counts, &r) == 0);
+	CHECK_STR(r.got[0], "1");
+	/* a bisection resumes the session of a commit whose boot failed
+	   (docs/bisect.md: a later --resume tries that boot once more) */
+	CHECK(exec(f.db, "UPDATE session SET plan_json = '{\"matrix\": {\"kernel\":"
+			 " {\"commit\": \"c0ffee\"}}}'") == 0);
+	struct db_bisect_session *bs = NULL;
+	size_t nbs = 0;
+	CHECK(db_bisect_sessions(f.db, "t1", "c0ffee", &bs, &nbs) == 0);
+	CHECK(nbs == 1 && bs[0].todo == 1);
+	db_bisect_sessions_free(bs, nbs);
+	/* a finished run is not finished again: the table refuses the move */
+	CHECK(db_run_finish(f.db, f.run[0], &fail) == -1);
+	CHECK(strstr(db_errmsg(f.db), "run is ok and cannot become failed (from ok: none)") != NULL);
+	CHECK(db_run_finish(f.db, f.run[3], &ok) == -1);
+	CHECK(strstr(db_errmsg(f.db), "run is skipped for good") == NULL);
+	CHECK(strstr(db_errmsg(f.db), "run is skipped and cannot become ok") != NULL);
+	struct db_run_result wrong = { .status = "failed", .skip = SKIP_BOOT_FAILED };
+	CHECK(db_run_finish(f.db, f.run[0], &wrong) == -1);
+	/* --resume: the boot-failed run goes back to planned, the mismatched
+	   one stays */
+	CHECK(db_session_reset_running(f.db, f.sid) == 0);
+	check_q(f.db, "SELECT group_concat(seq || '=' || status || ',' || coalesce(skip_reason, '-'),"
+		      " ' ') FROM run", "0=ok,- 1=planned,- 2=failed,- 3=skipped,boot-mismatch");
+	struct db_pending_run *runs = NULL;
+	size_t n = 0;
+	CHECK(db_pending_runs(f.db, f.sid, &runs, &n) == 0);
+	CHECK(n == 1 && runs[0].run_id == f.run[1]);
+	db_pending_runs_free(runs, n);
 	fixture_teardown(&f);
 }
 
@@ -1223,9 +1369,9 @@ TEST(session_resolve)
 	CHECK(db_session_resolve(db, "-1") == -1);
 	/* status transitions */
 	check_q(db, "SELECT status, finished_at IS NULL FROM session WHERE id = 1", "running|1");
-	CHECK(db_session_set_status(db, 1, "done") == 0);
+	CHECK(db_session_set_status(db, 1, SESSION_ST_DONE) == 0);
 	check_q(db, "SELECT status, finished_at IS NULL FROM session WHERE id = 1", "done|0");
-	CHECK(db_session_set_status(db, 1, "finished") == -1);   /* CHECK constraint */
+	CHECK(db_session_set_status(db, 1, SESSION_ST_N) == -1);   /* no such state */
 	char *pj = NULL, *pp = NULL, *tag = NULL, *st = NULL;
 	CHECK(db_session_load(db, 2, &pj, &pp, &tag, &st) == 0);
 	CHECK_STR(pj, "{}");
@@ -1293,7 +1439,7 @@ TEST(lab_sessions)
 	CHECK(n == 0 && m == NULL);
 	db_lab_sessions_free(m, n);
 	/* the reads are ended: a write right after them works */
-	CHECK(db_session_set_status(db, 2, "done") == 0);
+	CHECK(db_session_set_status(db, 2, SESSION_ST_DONE) == 0);
 	db_close(db);
 	rm_db("t.db");
 }
@@ -1442,6 +1588,7 @@ int main(void)
 	RUN(migrate_v3_sets_censored_from_notes);
 	RUN(migrate_v14_marks_the_nightly_sessions);
 	RUN(migrate_v11_keeps_bisect_threshold_rule);
+	RUN(migrate_v17_splits_skip_reasons_and_notes);
 	RUN(machine_and_kernel_are_deduplicated);
 	RUN(run_finish_and_results_view);
 	RUN(git_commit_in_results);
@@ -1450,6 +1597,7 @@ int main(void)
 	RUN(run_finish_inside_a_bulk_transaction);
 	RUN(pending_runs_and_reset);
 	RUN(first_resumable_reason);
+	RUN(boot_failed_is_to_do_everywhere);
 	RUN(run_finish_marks_the_next_run);
 	RUN(sigkill_at_chosen_points);
 	RUN(sigkill_at_random_times);
