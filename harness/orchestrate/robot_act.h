@@ -143,7 +143,7 @@ struct robot_hook_call {
 /*
  * The hook's calls the store holds for the groups of `plan` on
  * `machine_id` and not yet delivered (this night's, and those a nightly
- * killed before its hook left: schema 16, docs/alerts.md "The hook"),
+ * killed before its hook left: schema 17, docs/alerts.md "The hook"),
  * each claimed for this process (one claimed by a nightly that still runs
  * is left to it), appended to *calls with the group's report as it is now.
  * 0, or -1 when the store could not be read; what went wrong in `said`.

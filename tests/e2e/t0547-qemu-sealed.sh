@@ -86,7 +86,7 @@ cat >"$TMP/hang.json" <<'P'
 { "name": "sealed-hang", "repetitions": 1,
   "target": {"type": "qemu", "kernel": "kernels/out/debian", "clock": "virtual",
              "sealed": true, "memory_mb": 512},
-  "workloads": [ {"type": "cyclictest", "duration_s": 300} ] }
+  "workloads": [ {"type": "cyclictest", "duration_s": 300, "load": {"type": "hackbench", "groups": 4}} ] }
 P
 t0=$(date +%s)
 SCHEDLAB_TEST_SEALED_LIMIT_S=45 schedlab run "$TMP/hang.json" --db "$TMP/h.db" --quiet >"$TMP/out" 2>"$TMP/err"
