@@ -234,9 +234,7 @@ static void open_alerts(struct db *db, const struct robot_result *r, struct strb
 {
 	struct db_alert *al;
 	size_t n;
-	struct db_alert_filter f = { .status = ALERT_NSTATES, .plan = r->s.plan,
-				     .machine_id = r->s.machine_id };
-	if (db_alerts_list(db, &f, &al, &n))
+	if (db_alerts_open_of(db, r->s.plan, r->s.machine_id, &al, &n))
 		return;
 	strbuf_addf(o, "<h2 id=\"open\">Open alerts of the plan on the machine: %zu</h2>\n", n);
 	if (n) {

@@ -279,6 +279,18 @@ TEST(store_grouping_and_moves)
 		CHECK(ev[5].session == 5);
 	}
 	db_alert_events_free(ev, n);
+	/* the open alerts of a plan on a machine (robot, nightly, its page):
+	   a2 on machine 1 (a1 is fixed), a3 on machine 2, none of another plan */
+	int64_t a3 = add(db, g3, "time_s", "{\"s\":1}", 3, 4);
+	CHECK(db_alerts_open_of(db, "nightly", 1, &l, &n) == 0 && n == 1 && l[0].id == a2);
+	db_alerts_free(l, n);
+	CHECK(db_alerts_open_of(db, "nightly", 2, &l, &n) == 0 && n == 1 && l[0].id == a3);
+	db_alerts_free(l, n);
+	CHECK(db_alert_move(db, a3, ALERT_INVALID, ALERT_BY_PERSON, "noise", 0) == 0);
+	CHECK(db_alerts_open_of(db, "nightly", 2, &l, &n) == 0 && n == 0);
+	db_alerts_free(l, n);
+	CHECK(db_alerts_open_of(db, "other", 1, &l, &n) == 0 && n == 0);
+	db_alerts_free(l, n);
 	db_close(db);
 }
 
