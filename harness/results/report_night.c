@@ -48,7 +48,8 @@ static void pval(struct strbuf *o, double p)
 		strbuf_addstr(o, "&ndash;");
 }
 
-static const char *jstr(json_t *o, const char *k)
+/* the string member k of o, "" when absent */
+static const char *member_text(json_t *o, const char *k)
 {
 	const char *s = json_string_value(json_object_get(o, k));
 	return s ? s : "";
@@ -77,9 +78,9 @@ static void culprit_cell(const struct db_alert_group *g, struct strbuf *o)
 	json_t *c = g->culprit ? json_loads(g->culprit, 0, NULL) : NULL;
 	if (json_is_object(c)) {
 		strbuf_addstr(o, "<b class=\"culprit\">");
-		html_escf(o, "%.12s", jstr(c, "commit"));
+		html_escf(o, "%.12s", member_text(c, "commit"));
 		strbuf_addstr(o, "</b> ");
-		html_esc(o, jstr(c, "subject"));
+		html_esc(o, member_text(c, "subject"));
 		json_t *e = json_object_get(c, "effect");
 		json_t *ch = json_object_get(e, "change_pct");
 		if (json_is_number(ch)) {
