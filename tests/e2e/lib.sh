@@ -25,8 +25,13 @@ expect_exit() {
 	local rc=$?
 	if [ "$rc" -eq "$want" ]; then ok "$name"; else not_ok "$name" "exit $rc, expected $want: $*" "stderr: $(tail -n 3 "$TMP/err")"; fi
 }
-# contains NAME FILE TEXT
-contains() { if grep -qF -- "$3" "$2"; then ok "$1"; else not_ok "$1" "$2 lacks: $3" "$(head -c 600 "$2")"; fi; }
+# contains NAME FILE TEXT (an empty TEXT fails: it would match any file, as
+# when the variable that makes it is empty)
+contains() {
+	if [ -z "$3" ]; then not_ok "$1" "nothing to look for in $2 (an empty text matches any file)"
+	elif grep -qF -- "$3" "$2"; then ok "$1"
+	else not_ok "$1" "$2 lacks: $3" "$(head -c 600 "$2")"; fi
+}
 # equals NAME GOT WANT
 equals() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "got '$2', want '$3'"; fi; }
 sql() { sqlite3 -batch -noheader "$DB" "$1"; }

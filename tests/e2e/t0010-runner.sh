@@ -8,7 +8,8 @@
 # filter that selects nothing, or a run without the unit tests built, fails
 # before anything runs; make test-quick skips by a script's `# tags:` line,
 # never by its name, and every script that boots a guest or builds a kernel
-# carries the tag; the unit tests run from any folder.
+# carries the tag; the unit tests run from any folder; lib.sh's contains
+# fails on an empty text (it would match any file).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
@@ -201,4 +202,10 @@ equals "a runner stopped by SIGTERM exits 143" "$?" 143
 for i in $(seq 300); do [ -e "$LANE_FLAG.cleaned" ] && break; sleep 0.1; done
 check "... the running test got SIGTERM and cleaned up" test -e "$LANE_FLAG.cleaned"
 contains "... and says so" "$TMP/long.out" "stopped by a signal"
+
+# lib.sh's own checks (issue 52): contains with an empty text fails (it
+# would match any file, as when the variable that makes it is empty)
+echo data >"$TMP/any"
+(T_N=0 T_FAILED=0; contains "empty" "$TMP/any" "") >"$TMP/lib.out" 2>&1
+contains "lib.sh: contains fails on an empty text" "$TMP/lib.out" "not ok 1 - empty"
 done_testing
