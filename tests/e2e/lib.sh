@@ -183,20 +183,27 @@ done_testing() {
 	[ -n "${DB:-}" ] && [ -f "$DB" ] && lost_runs "$DB"
 	return 1
 }
-# lost_runs DB: the errors of the runs a lost target left (interrupted, or
-# skipped because a boot failed), whole: a run lost under qemu carries the
-# guest's last console lines, the evidence of why (printed when a test fails)
+# LOST_RUNS: the runs a lost target left, as session.c stores them:
+# interrupted with "failed: target lost: ..." (the run it was in) or "not
+# run: target lost earlier in this boot", or skipped because a boot failed.
+# Not a run interrupted for another reason (a traced run left waiting, a
+# stop), which a resume would only paper over.
+LOST_RUNS="(status = 'interrupted' AND (error LIKE 'failed: target lost:%'
+	OR error LIKE 'not run: target lost%')) OR (status = 'skipped' AND error LIKE 'boot failed:%')"
+# lost_runs DB: the errors of the runs a lost target left, whole: a run lost
+# under qemu carries the guest's last console lines, the evidence of why
+# (printed when a test fails)
 lost_runs() {
 	sqlite3 -batch -noheader "$1" "SELECT 'run ' || id || ' (' || status || '): ' || error
-		FROM run WHERE status = 'interrupted' OR (status = 'skipped' AND error LIKE 'boot failed:%')
-		ORDER BY id LIMIT 2" 2>/dev/null | sed 's/^/# lost: /'
+		FROM run WHERE $LOST_RUNS ORDER BY id LIMIT 2" 2>/dev/null | sed 's/^/# lost: /'
 }
 
 # resume_if_lost DB: after a qemu session that exited 1, when its guest went
-# away by itself (rare under TCG: runs left interrupted, or skipped because a
-# boot failed), print the first such run's error, which carries the guest's
-# last console lines, and `run --resume` once, as a user would; the resume's
-# exit code (1 when nothing was lost: the session's own result stands).
+# away by itself (rare under TCG: LOST_RUNS above), print the first such
+# run's error, which carries the guest's last console lines, and `run
+# --resume` once, as a user would; the resume's exit code (1 when nothing
+# was lost: the session's own result stands, so that a run left interrupted
+# for another reason, as a traced run that waits, still fails the test).
 # A boot whose qemu could not read its initramfs is no guest lost by itself
 # but the cache pruned under it (issue 51, docs/qemu.md "An archive in use
 # is never pruned"): said, and not resumed (1), so that the test fails.
@@ -208,8 +215,7 @@ resume_if_lost() {
 		lost_runs "$1"
 		return 1
 	fi
-	n=$(sqlite3 -batch -noheader "$1" "SELECT count(*) FROM run WHERE status = 'interrupted'
-		OR (status = 'skipped' AND error LIKE 'boot failed:%')")
+	n=$(sqlite3 -batch -noheader "$1" "SELECT count(*) FROM run WHERE $LOST_RUNS")
 	[ "${n:-0}" -gt 0 ] || return 1
 	echo "# $n runs left by a lost guest; the first ones' errors:"
 	lost_runs "$1"
