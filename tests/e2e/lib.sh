@@ -183,6 +183,9 @@ done_testing() {
 	[ -n "${DB:-}" ] && [ -f "$DB" ] && lost_runs "$DB"
 	return 1
 }
+# kernel_release DIR: the release an imported kernel's kernel.json names
+# (kernels/import-debian.sh), empty when there is none
+kernel_release() { sed -n 's/.*"release": "\([^"]*\)".*/\1/p' "$1/kernel.json" 2>/dev/null; }
 # LOST_RUNS: the runs a lost target left, as session.c stores them:
 # interrupted with "failed: target lost: ..." (the run it was in) or "not
 # run: target lost earlier in this boot", or skipped because a boot failed.
