@@ -263,6 +263,13 @@ ssh_test_keys() {
 	echo "[127.0.0.1]:$PORT $(dropbearkey -y -f "$TMP/hostkey" | grep '^ssh-ed25519' | cut -d' ' -f1,2)" >"$TMP/known_hosts"
 }
 
+# fx KIND COL=VALUE...: one row of a synthetic history as a line for
+# fixture_sql (KIND and its columns: tests/e2e/fixture.py, the one place
+# that spells the INSERTs, so a migration changes that file only)
+fx() { local IFS=$'\t'; printf '%s\n' "$*"; }
+# fixture_sql: the SQL of the fx lines on stdin, in one transaction
+fixture_sql() { python3 "$(dirname "${BASH_SOURCE[0]}")/fixture.py"; }
+
 # empty_db PATH: an empty database with the current schema at PATH (for the
 # scripts that load a synthetic history with sqlite3): `run --resume` on a
 # new path makes no file, so the schema of one a tiny local run made
