@@ -432,6 +432,14 @@ int db_alerts_list(struct db *db, const struct db_alert_filter *f, struct db_ale
 	return 0;
 }
 
+int db_alerts_open_of(struct db *db, const char *plan, int64_t machine_id, struct db_alert **out,
+		      size_t *n)
+{
+	struct db_alert_filter f = { .status = ALERT_NSTATES, .plan = plan,
+				     .machine_id = machine_id };
+	return db_alerts_list(db, &f, out, n);
+}
+
 int db_alert_events(struct db *db, int64_t alert_id, struct db_alert_event **out, size_t *n)
 {
 	*out = NULL;

@@ -95,6 +95,10 @@ struct db_alert_filter {
 /* alerts matching f, oldest first */
 int db_alerts_list(struct db *db, const struct db_alert_filter *f, struct db_alert **out,
 		   size_t *n);
+/* the open alerts of a plan on a machine, oldest first: the series the
+ * robot follows, and the list nightly prints and its page shows */
+int db_alerts_open_of(struct db *db, const char *plan, int64_t machine_id, struct db_alert **out,
+		      size_t *n);
 
 struct db_alert_event {
 	char *at, *from_status, *to_status, *actor, *note;

@@ -12,7 +12,10 @@
  *
  * A command without a database (plan, sysinfo, agent) is its parse alone:
  * it works there and returns its exit code, never CMD_GO. Exit codes:
- * 0 success, 1 a finding (failed runs, a regression), 2 bad input or usage.
+ * 0 success, 1 a finding (failed runs, a regression), 2 bad input or usage
+ * (or a setup error), 130 interrupted (run, bisect, nightly, alerts bisect);
+ * a command may add its own above 2, named in its usage text (check
+ * --require-decided 4; nightly 3 runs failed, 4 its hook failed).
  *
  * The flags are the preconditions main prepares between the two phases, as
  * git.c's RUN_SETUP: CMD_DB_RO or CMD_DB_RW say the command works on the

@@ -129,9 +129,7 @@ static void print_open(struct db *db, const struct robot_result *r)
 {
 	struct db_alert *al;
 	size_t n;
-	struct db_alert_filter f = { .status = ALERT_NSTATES, .plan = r->s.plan,
-				     .machine_id = r->s.machine_id };
-	if (db_alerts_list(db, &f, &al, &n))
+	if (db_alerts_open_of(db, r->s.plan, r->s.machine_id, &al, &n))
 		return;
 	printf("open alerts: %zu\n", n);
 	for (size_t i = 0; i < n; i++) {

@@ -11,8 +11,9 @@
  * (report_summary.c).
  *
  * Every text that comes from the database (plans, tags, kernels, command
- * lines, tool output, sysinfo) goes through report_escape(), the one HTML
- * escaping function; nothing from the database is placed inside <script>.
+ * lines, tool output, sysinfo) goes through html_esc() (harness/util/html.h),
+ * the one HTML escaping function, the same as serve's site; nothing from the
+ * database is placed inside <script>.
  */
 #ifndef SL_REPORT_H
 #define SL_REPORT_H
@@ -25,6 +26,7 @@
 #include "db/db.h"
 #include "harness/results/compare.h"
 #include "harness/results/select.h"
+#include "harness/util/html.h"
 #include "harness/util/strbuf.h"
 #include "harness/results/trend.h"
 
@@ -183,12 +185,6 @@ size_t report_render_summary(const struct report *r, FILE *out);
 /* `report --bisect ID|last`: the page of a stored bisection
  * (report_bisect.c); -1 with a message */
 int report_bisect_html(struct db *db, const char *spec, struct strbuf *out, struct strbuf *err);
-
-/* HTML-escape s (& < > " ' and control characters) onto sb: for text and
- * for attribute values alike */
-void report_escape(struct strbuf *sb, const char *s);
-/* report_escape of a formatted text */
-void report_escf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- for the renderers (report_html.c, report_summary.c) ---- */
 

@@ -30,7 +30,7 @@ static const char page_css[] =
 
 static void esc(struct strbuf *sb, const char *s)
 {
-	report_escape(sb, s ? s : "");
+	html_esc(sb, s ? s : "");
 }
 
 static void cmp_cell(struct strbuf *o, const json_t *c)

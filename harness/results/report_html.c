@@ -4,8 +4,9 @@
  * inline SVG, the sessions and the sysinfo of the boots, with a small
  * inline script that sorts tables and flags its own errors. It renders a
  * struct report that report_build() (report.c) computed and reads nothing
- * else. Every text from the database goes through report_escape(), defined
- * here; nothing from the database is placed inside <script>.
+ * else. Every text from the database goes through html_esc()
+ * (harness/util/html.c, the same escaping as serve's site); nothing from
+ * the database is placed inside <script>.
  */
 #include "harness/results/report.h"
 #include "harness/results/format.h"
@@ -17,49 +18,9 @@
 
 #include "analysis/hist.h"
 
-/* ---- escaping ----------------------------------------------------------- */
-
-void report_escape(struct strbuf *sb, const char *s)
-{
-	if (!s)
-		return;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '&': strbuf_addstr(sb, "&amp;"); break;
-		case '<': strbuf_addstr(sb, "&lt;"); break;
-		case '>': strbuf_addstr(sb, "&gt;"); break;
-		case '"': strbuf_addstr(sb, "&quot;"); break;
-		case '\'': strbuf_addstr(sb, "&#39;"); break;
-		case '\n':
-		case '\t': strbuf_addch(sb, *p); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				strbuf_addstr(sb, "&#xFFFD;");
-			else
-				strbuf_addch(sb, (char)*p);
-		}
-	}
-}
-
 /* ---- rendering: helpers ------------------------------------------------------ */
 
-static void esc(struct strbuf *o, const char *s)
-{
-	report_escape(o, s);
-}
-
 static void render_trace(const struct report_trace *t, struct strbuf *o);
-void report_escf(struct strbuf *o, const char *fmt, ...)
-{
-	struct strbuf t = STRBUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	strbuf_vaddf(&t, fmt, ap);
-	va_end(ap);
-	report_escape(o, t.buf);
-	strbuf_release(&t);
-}
-
 /* 2, 50, 1k, 20k, 5M: axis labels */
 static void si_num(char *buf, size_t n, double v)
 {
@@ -177,19 +138,19 @@ static void render_cmp(const struct report_cmp *c, struct strbuf *o)
 		if (res->rows[i].kind == CMP_METRIC && res->rows[i].has_verdict)
 			count[res->rows[i].v.kind]++;
 	strbuf_addstr(o, "<h3>A: ");
-	esc(o, c->label_a);
+	html_esc(o, c->label_a);
 	strbuf_addstr(o, " &rarr; B: ");
-	esc(o, c->label_b);
+	html_esc(o, c->label_b);
 	strbuf_addstr(o, "</h3>\n<p class=\"meta\">selectors: A <code>");
-	esc(o, c->a);
+	html_esc(o, c->a);
 	strbuf_addstr(o, "</code>, B <code>");
-	esc(o, c->b);
+	html_esc(o, c->b);
 	strbuf_addstr(o, "</code>; ");
 	if (res->diff_mask) {
 		strbuf_addstr(o, "compared:");
 		for (int d = 0; d < SEL_NDIMS; d++)
 			if (res->label_mask & (1u << d))
-				report_escf(o, " %s", sel_dim_name((enum sel_dim)d));
+				html_escf(o, " %s", sel_dim_name((enum sel_dim)d));
 	} else {
 		strbuf_addstr(o, "A and B are the same configuration (A/A): the noise floor column "
 				 "applies");
@@ -211,16 +172,16 @@ static void render_cmp(const struct report_cmp *c, struct strbuf *o)
 		const char *cls = verdict_class(row, &order);
 		char *vt = compare_verdict_text(row);
 		strbuf_addf(o, "<tr class=\"%s\" data-verdict=\"%s\"><td>", cls, cls + 2);
-		esc(o, row->workload);
+		html_esc(o, row->workload);
 		strbuf_addstr(o, "</td><td>");
-		esc(o, res->pairs[row->pair].label);
+		html_esc(o, res->pairs[row->pair].label);
 		strbuf_addstr(o, "</td><td>");
 		if (row->kind == CMP_HIST)
-			report_escf(o, "%s p%g", row->metric, row->pct);
+			html_escf(o, "%s p%g", row->metric, row->pct);
 		else
-			esc(o, row->metric);
+			html_esc(o, row->metric);
 		strbuf_addstr(o, "</td><td>");
-		esc(o, row->unit);
+		html_esc(o, row->unit);
 		strbuf_addstr(o, "</td>");
 		if (row->kind == CMP_HIST) {
 			strbuf_addf(o, "<td class=\"n\" data-sort=\"%zu\">%zur/%zur</td>", row->a_runs,
@@ -244,7 +205,7 @@ static void render_cmp(const struct report_cmp *c, struct strbuf *o)
 			td_num(o, row->v.p, "");
 		}
 		strbuf_addf(o, "<td data-sort=\"%d\">", order);
-		esc(o, vt);
+		html_esc(o, vt);
 		strbuf_addstr(o, "</td>");
 		if (row->kind == CMP_METRIC && row->has_noise)
 			td_num(o, row->nf.half_width_pct, "");
@@ -334,9 +295,9 @@ static void dist_scale(const struct report_dist *d, struct dist_scale *s)
 static void dist_head(const struct report_dist *d, size_t idx, struct strbuf *o)
 {
 	strbuf_addstr(o, "<div class=\"chart\"><div class=\"t\">");
-	report_escf(o, "%s %s", d->workload, d->name);
+	html_escf(o, "%s %s", d->workload, d->name);
 	if (*d->params_label)
-		report_escf(o, " (%s)", d->params_label);
+		html_escf(o, " (%s)", d->params_label);
 	strbuf_addstr(o, "</div><div class=\"s\">latency by percentile (merged runs per "
 			 "configuration; x: percentile, log scale of nines)</div>\n");
 	strbuf_addf(o, "<svg class=\"chart-svg dist\" id=\"dist%zu\" width=\"%d\" height=\"%d\" "
@@ -382,7 +343,7 @@ static void dist_grid(const struct report_dist *d, const struct dist_scale *s, s
 		    LML + pw / 2, LH - 6);
 	strbuf_addf(o, "<text transform=\"translate(14,%.1f) rotate(-90)\" text-anchor=\"middle\">",
 		    LMT + ph / 2);
-	report_escf(o, "latency (%s, log)", d->unit);
+	html_escf(o, "latency (%s, log)", d->unit);
 	strbuf_addstr(o, "</text>\n");
 }
 
@@ -439,9 +400,9 @@ static void dist_curve(const struct report_curve *cv, const char *col, const cha
 	strbuf_addf(o, "<path class=\"curve\" stroke=\"%s\" data-points=\"%zu\" "
 		       "data-samples=\"%llu\" data-config=\"",
 		    col, npts, (unsigned long long)h->total);
-	esc(o, cv->label);
+	html_esc(o, cv->label);
 	strbuf_addf(o, "\" d=\"%s\"><title>", path.buf);
-	report_escf(o, "%s: %zu runs, %llu samples", cv->label, cv->h.nruns,
+	html_escf(o, "%s: %zu runs, %llu samples", cv->label, cv->h.nruns,
 	     (unsigned long long)h->total);
 	strbuf_addstr(o, "</title></path>\n");
 	strbuf_release(&path);
@@ -454,7 +415,7 @@ static void dist_curve(const struct report_curve *cv, const char *col, const cha
 			       "fill=\"%s\" data-pct=\"%g\" data-value=\"%g\"><title>",
 			    dist_x(s, nines(dist_pcts[k] / 100, s->xmax)), dist_y(s, v), col,
 			    dist_pcts[k], v);
-		report_escf(o, "%s: p%g %s%g %s", cv->label, dist_pcts[k],
+		html_escf(o, "%s: p%g %s%g %s", cv->label, dist_pcts[k],
 		     st == HIST_IN_OVERFLOW ? ">= " : "", v, unit);
 		strbuf_addstr(o, "</title></circle>\n");
 	}
@@ -473,7 +434,7 @@ static void dist_legend(const struct report_dist *d, struct strbuf *o)
 		strbuf_addf(o, "<tr><td><svg width=\"18\" height=\"8\"><rect width=\"18\" "
 			       "height=\"8\" fill=\"%s\"/></svg></td><td>",
 			    palette[c % NPALETTE]);
-		esc(o, cv->label);
+		html_esc(o, cv->label);
 		if (cv->h.incompatible)
 			strbuf_addstr(o, " <em>(histograms of different geometry: first run only)</em>");
 		strbuf_addf(o, "</td><td class=\"n\">%zu</td><td class=\"n\">%llu</td>", cv->h.nruns,
@@ -588,9 +549,9 @@ static void trend_head(const struct report_trend *rt, size_t idx, struct strbuf 
 	const char *better = rt->better == SEL_BETTER_LOWER ? "lower is better"
 			     : rt->better == SEL_BETTER_HIGHER ? "higher is better" : "";
 	strbuf_addstr(o, "<div class=\"chart trend\"><div class=\"t\">");
-	report_escf(o, "%s.%s", rt->workload, rt->metric);
+	html_escf(o, "%s.%s", rt->workload, rt->metric);
 	strbuf_addstr(o, "</div><div class=\"s\">");
-	report_escf(o, "%s%s%s, %s; %zu sessions, %zu change point%s", rt->config, *rt->config ? "; " : "",
+	html_escf(o, "%s%s%s, %s; %zu sessions, %zu change point%s", rt->config, *rt->config ? "; " : "",
 	     rt->unit, better, t->np, t->ncp, t->ncp == 1 ? "" : "s");
 	strbuf_addstr(o, "</div>\n");
 	strbuf_addf(o, "<svg class=\"chart-svg trend\" id=\"trend%zu\" width=\"%d\" height=\"%d\" "
@@ -653,7 +614,7 @@ static void trend_change_points(const struct report_trend *rt, const struct tren
 		strbuf_addf(o, "<line class=\"cp %s\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" "
 			       "data-session=\"%lld\" data-change-pct=\"%.3g\"><title>",
 			    cls, x, TMT, x, TMT + s->ph, (long long)p->session, 100 * cp->rel_change);
-		report_escf(o, "change point at session %lld (%s%s%s): mean %g -> %g (%+.1f%%), p=%.2g",
+		html_escf(o, "change point at session %lld (%s%s%s): mean %g -> %g (%+.1f%%), p=%.2g",
 		     (long long)p->session, p->tag ? p->tag : "", p->tag ? ", " : "",
 		     p->kernel ? p->kernel : "", cp->mean_before, cp->mean_after,
 		     100 * cp->rel_change, cp->pvalue);
@@ -684,7 +645,7 @@ static void trend_points(const struct report_trend *rt, const struct trend_scale
 		strbuf_addf(o, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
 			       "data-session=\"%lld\" data-value=\"%.10g\"><title>",
 			    trend_x(s, i), trend_y(s, p->value), (long long)p->session, p->value);
-		report_escf(o, "session %lld%s%s%s, %.10s, kernel %s: %g %s (median of %zu)",
+		html_escf(o, "session %lld%s%s%s, %.10s, kernel %s: %g %s (median of %zu)",
 		     (long long)p->session, p->tag ? " (" : "", p->tag ? p->tag : "",
 		     p->tag ? ")" : "", p->started_at, p->kernel ? p->kernel : "?", p->value,
 		     rt->unit, p->n);
@@ -705,9 +666,9 @@ static void render_trend(const struct report_trend *rt, size_t idx, struct strbu
 	trend_points(rt, &s, o);
 	/* x labels: first and last session */
 	strbuf_addf(o, "<text x=\"%d\" y=\"%d\">", TML, TH - 8);
-	report_escf(o, "%.10s", t->pt[0].started_at);
+	html_escf(o, "%.10s", t->pt[0].started_at);
 	strbuf_addf(o, "</text><text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">", TML + s.pw, TH - 8);
-	report_escf(o, "%.10s", t->pt[t->np - 1].started_at);
+	html_escf(o, "%.10s", t->pt[t->np - 1].started_at);
 	strbuf_addstr(o, "</text>\n</svg></div>\n");
 }
 
@@ -727,24 +688,24 @@ static void sysinfo_row(struct strbuf *o, const char *k, const json_t *f)
 	const json_t *src = json_is_object(f) ? json_object_get(f, "source") : NULL;
 	const json_t *e = json_is_object(f) ? json_object_get(f, "error") : NULL;
 	strbuf_addstr(o, "<tr><td class=\"k\">");
-	esc(o, k);
+	html_esc(o, k);
 	strbuf_addstr(o, "</td><td><code>");
 	if (!v || json_is_null(v)) {
 		strbuf_addstr(o, "(unknown)");
 	} else if (json_is_string(v)) {
-		esc(o, json_string_value(v));
+		html_esc(o, json_string_value(v));
 	} else {
 		char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-		esc(o, s ? s : "?");
+		html_esc(o, s ? s : "?");
 		free(s);
 	}
 	strbuf_addstr(o, "</code></td>");
 	if (json_is_string(e)) {
 		strbuf_addstr(o, "<td class=\"err\">");
-		esc(o, json_string_value(e));
+		html_esc(o, json_string_value(e));
 	} else {
 		strbuf_addstr(o, "<td class=\"src\">");
-		esc(o, json_is_string(src) ? json_string_value(src) : "");
+		html_esc(o, json_is_string(src) ? json_string_value(src) : "");
 	}
 	strbuf_addstr(o, "</td></tr>\n");
 }
@@ -755,30 +716,30 @@ static void render_boot(const struct report_boot *b, struct strbuf *o)
 	const json_t *rel = json_object_get(json_object_get(si, "kernel_release"), "value");
 	const json_t *pm = json_object_get(json_object_get(si, "preempt"), "value");
 	strbuf_addstr(o, "<div class=\"boot\"><h3>");
-	esc(o, b->machine);
+	html_esc(o, b->machine);
 	strbuf_addstr(o, " &mdash; ");
-	esc(o, json_is_string(rel) ? json_string_value(rel) : "(kernel unknown)");
+	html_esc(o, json_is_string(rel) ? json_string_value(rel) : "(kernel unknown)");
 	strbuf_addstr(o, ", preempt ");
-	esc(o, json_is_string(pm) ? json_string_value(pm) : "(unknown)");
+	html_esc(o, json_is_string(pm) ? json_string_value(pm) : "(unknown)");
 	strbuf_addstr(o, "</h3><p class=\"meta\">");
-	esc(o, b->boots);
+	html_esc(o, b->boots);
 	strbuf_addstr(o, "; method ");
-	esc(o, b->method ? b->method : "?");
+	html_esc(o, b->method ? b->method : "?");
 	if (b->accel) {
 		strbuf_addstr(o, ", accel ");
-		esc(o, b->accel);
+		html_esc(o, b->accel);
 	}
 	if (b->qemu) {
 		strbuf_addstr(o, ", qemu ");
-		esc(o, b->qemu);
+		html_esc(o, b->qemu);
 	}
 	if (b->clock) {
 		strbuf_addstr(o, ", clock ");
-		esc(o, b->clock);
+		html_esc(o, b->clock);
 		strbuf_addstr(o, " (instructions, docs/virtual-time.md)");
 	}
 	strbuf_addstr(o, ", first boot at ");
-	esc(o, b->first_at ? b->first_at : "?");
+	html_esc(o, b->first_at ? b->first_at : "?");
 	strbuf_addstr(o, "</p>\n<table class=\"sysinfo\"><thead><tr><th>field</th><th>value</th>"
 			 "<th>source</th></tr></thead><tbody>\n");
 	for (const char *const *k = key_fields; *k; k++) {
@@ -819,9 +780,9 @@ static void render_trace(const struct report_trace *t, struct strbuf *o)
 {
 	const json_t *s = t->summary;
 	strbuf_addstr(o, "<p><b>");
-	esc(o, t->label);
+	html_esc(o, t->label);
 	strbuf_addstr(o, "</b>: ");
-	report_escf(o, "window %.3g s (covered %.3g s), %lld switches, %lld preemptions, "
+	html_escf(o, "window %.3g s (covered %.3g s), %lld switches, %lld preemptions, "
 	     "%lld migrations, %lld wakeups: latency p50 %.3g us, p99 %.3g us, max %.3g us%s",
 	     json_number_value(json_object_get(s, "window_s")),
 	     json_number_value(json_object_get(s, "span_s")),
@@ -837,7 +798,7 @@ static void render_trace(const struct report_trace *t, struct strbuf *o)
 	const char *why = json_string_value(json_object_get(json_object_get(s, "trigger"), "why"));
 	if (why) {
 		strbuf_addstr(o, "<br><span class=\"meta\">traced because ");
-		esc(o, why);
+		html_esc(o, why);
 		strbuf_addstr(o, "</span>");
 	}
 	strbuf_addstr(o, "</p>\n<table class=\"sortable\"><thead><tr><th>pid</th><th>comm</th>"
@@ -848,8 +809,8 @@ static void render_trace(const struct report_trace *t, struct strbuf *o)
 	json_array_foreach(json_object_get(s, "tasks"), i, k) {
 		strbuf_addf(o, "<tr><td>%lld</td><td>", (long long)json_integer_value(json_object_get(k, "pid")));
 		const char *comm = json_string_value(json_object_get(k, "comm"));
-		esc(o, comm ? comm : "");
-		report_escf(o, "</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%.3g</td>"
+		html_esc(o, comm ? comm : "");
+		html_escf(o, "</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%.3g</td>"
 		     "<td>%.3g</td><td>%.3g</td></tr>\n",
 		     (long long)json_integer_value(json_object_get(k, "switches")),
 		     (long long)json_integer_value(json_object_get(k, "preemptions")),
@@ -882,13 +843,13 @@ static void render_alerts(const struct report *r, struct strbuf *o)
 		strbuf_addf(o, "<tr class=\"%s\"><td>%lld</td><td>%lld</td><td>",
 			    !strcmp(a->kind, "regression") ? "worse" : "better", (long long)a->id,
 			    (long long)a->group_id);
-		esc(o, a->status);
+		html_esc(o, a->status);
 		strbuf_addstr(o, "</td><td>");
-		esc(o, a->kind);
+		html_esc(o, a->kind);
 		strbuf_addstr(o, "</td><td>");
-		esc(o, a->metric);
+		html_esc(o, a->metric);
 		strbuf_addstr(o, "</td><td>");
-		esc(o, a->series);
+		html_esc(o, a->series);
 		strbuf_addstr(o, "</td>");
 		td_pct(o, a->change_pct);
 		if (isfinite(a->ci_lo))
@@ -897,9 +858,9 @@ static void render_alerts(const struct report *r, struct strbuf *o)
 			strbuf_addstr(o, "<td></td>");
 		td_num(o, a->p, "");
 		strbuf_addf(o, "<td>%lld</td><td>", (long long)a->bad_session);
-		esc(o, a->range);
+		html_esc(o, a->range);
 		strbuf_addstr(o, "</td><td>");
-		esc(o, a->culprit);
+		html_esc(o, a->culprit);
 		strbuf_addstr(o, "</td></tr>\n");
 	}
 	strbuf_addstr(o, "</tbody></table>\n");
@@ -912,17 +873,17 @@ void report_render_html(const struct report *r, struct strbuf *o)
 			 "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 			 "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
 			 "<title>schedlab report: ");
-	esc(o, r->title);
+	html_esc(o, r->title);
 	strbuf_addf(o, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<script>%s</script>\n",
 		    css, js_head);
 	strbuf_addstr(o, "<div id=\"jserr\" hidden></div>\n<h1>schedlab report: ");
-	esc(o, r->title);
+	html_esc(o, r->title);
 	strbuf_addstr(o, "</h1>\n<p class=\"meta\">scope: ");
-	esc(o, r->scope);
+	html_esc(o, r->scope);
 	strbuf_addstr(o, "; database <code>");
-	esc(o, r->dbpath);
+	html_esc(o, r->dbpath);
 	strbuf_addstr(o, "</code>; generated ");
-	esc(o, r->generated_at);
+	html_esc(o, r->generated_at);
 	strbuf_addstr(o, " by schedlab " SCHEDLAB_VERSION "</p>\n");
 	strbuf_addstr(o, "<p class=\"meta\">Contents: <a href=\"#comparison\">comparison</a> &middot; <a href=\"#alerts\">alerts</a> &middot; "
 			 "<a href=\"#latency\">latency distributions</a> &middot; <a href=\"#trends\">"
@@ -930,7 +891,7 @@ void report_render_html(const struct report *r, struct strbuf *o)
 			 "<a href=\"#sysinfo\">machines and boots</a></p>\n");
 	for (size_t i = 0; i < r->notes.nr; i++) {
 		strbuf_addstr(o, "<div class=\"note\">");
-		esc(o, r->notes.v[i]);
+		html_esc(o, r->notes.v[i]);
 		strbuf_addstr(o, "</div>\n");
 	}
 
@@ -976,7 +937,7 @@ void report_render_html(const struct report *r, struct strbuf *o)
 			       "data-every=\"%zu\" data-max-points=\"%zu\">",
 			    w->shown, w->scope, w->before, w->after, w->history, w->every,
 			    w->max_points);
-		esc(o, r->window_text);
+		html_esc(o, r->window_text);
 		strbuf_addstr(o, "</p>\n");
 	}
 	if (!r->ntrends)
@@ -997,7 +958,7 @@ void report_render_html(const struct report *r, struct strbuf *o)
 		strbuf_addf(o, "<tr><td class=\"n\">%lld</td>", (long long)s->id);
 		for (size_t k = 0; k < sizeof(cells) / sizeof(cells[0]); k++) {
 			strbuf_addstr(o, "<td>");
-			esc(o, cells[k] ? cells[k] : "");
+			html_esc(o, cells[k] ? cells[k] : "");
 			strbuf_addstr(o, "</td>");
 		}
 		strbuf_addstr(o, "</tr>\n");

@@ -19,10 +19,6 @@
 
 #include "harness/results/report.h"
 
-static void esc(struct strbuf *o, const char *s)
-{
-	report_escape(o, s ? s : "");
-}
 
 static void num(struct strbuf *o, double v)
 {
@@ -52,7 +48,8 @@ static void pval(struct strbuf *o, double p)
 		strbuf_addstr(o, "&ndash;");
 }
 
-static const char *jstr(json_t *o, const char *k)
+/* the string member k of o, "" when absent */
+static const char *member_text(json_t *o, const char *k)
 {
 	const char *s = json_string_value(json_object_get(o, k));
 	return s ? s : "";
@@ -63,7 +60,7 @@ static const char *jstr(json_t *o, const char *k)
 static void range_cell(struct db *db, const struct db_alert_group *g, struct strbuf *o)
 {
 	if (g->good_commit && g->bad_commit) {
-		report_escf(o, "%.12s..%.12s", g->good_commit, g->bad_commit);
+		html_escf(o, "%.12s..%.12s", g->good_commit, g->bad_commit);
 		if (g->ncommits >= 0)
 			strbuf_addf(o, " (%d commit%s)", g->ncommits, g->ncommits == 1 ? "" : "s");
 	} else {
@@ -81,9 +78,9 @@ static void culprit_cell(const struct db_alert_group *g, struct strbuf *o)
 	json_t *c = g->culprit ? json_loads(g->culprit, 0, NULL) : NULL;
 	if (json_is_object(c)) {
 		strbuf_addstr(o, "<b class=\"culprit\">");
-		report_escf(o, "%.12s", jstr(c, "commit"));
+		html_escf(o, "%.12s", member_text(c, "commit"));
 		strbuf_addstr(o, "</b> ");
-		esc(o, jstr(c, "subject"));
+		html_esc(o, member_text(c, "subject"));
 		json_t *e = json_object_get(c, "effect");
 		json_t *ch = json_object_get(e, "change_pct");
 		if (json_is_number(ch)) {
@@ -97,7 +94,7 @@ static void culprit_cell(const struct db_alert_group *g, struct strbuf *o)
 		}
 	} else if (g->why) {
 		strbuf_addstr(o, "unresolved: ");
-		esc(o, g->why);
+		html_esc(o, g->why);
 	} else {
 		strbuf_addstr(o, "&ndash;");
 	}
@@ -115,22 +112,22 @@ static void alert_row(struct db *db, const struct db_alert *a, const char *what,
 	strbuf_addf(o, "<tr class=\"%s\"><td>%lld</td>", cls, (long long)a->id);
 	if (what) {
 		strbuf_addstr(o, "<td><b>");
-		esc(o, what);
+		html_esc(o, what);
 		strbuf_addstr(o, "</b></td>");
 	}
 	strbuf_addstr(o, "<td>");
-	esc(o, a->kind);
+	html_esc(o, a->kind);
 	strbuf_addstr(o, "</td><td>");
-	esc(o, alert_state_name(a->status));
+	html_esc(o, alert_state_name(a->status));
 	strbuf_addstr(o, "</td><td>");
-	report_escf(o, "%s.%s", a->workload, a->metric);
+	html_escf(o, "%s.%s", a->workload, a->metric);
 	strbuf_addstr(o, "</td><td>");
 	num(o, a->base_value);
 	strbuf_addstr(o, " &rarr; ");
 	num(o, a->value);
 	if (a->unit && *a->unit) {
 		strbuf_addch(o, ' ');
-		esc(o, a->unit);
+		html_esc(o, a->unit);
 	}
 	strbuf_addstr(o, "</td><td>");
 	change(o, a->change_pct, a->ci_lo, a->ci_hi);
@@ -155,7 +152,7 @@ static void series_row(struct strbuf *o, const char **last, const char *label, i
 		return;
 	*last = label;
 	strbuf_addf(o, "<tr class=\"series\"><th colspan=\"%d\">", cols);
-	esc(o, *label ? label : "(the only configuration)");
+	html_esc(o, *label ? label : "(the only configuration)");
 	strbuf_addstr(o, "</th></tr>\n");
 }
 
@@ -189,7 +186,7 @@ static void decisions(struct db *db, const struct robot_result *r, struct strbuf
 	strbuf_addstr(o, "<h2 id=\"decided\">What the night decided</h2>\n<p class=\"headline\">");
 	size_t raised = r->new_regressions + r->new_improvements;
 	if (!r->nbaseline && !r->nevents) {
-		esc(o, r->no_baseline ? r->no_baseline : "no baseline");
+		html_esc(o, r->no_baseline ? r->no_baseline : "no baseline");
 		strbuf_addstr(o, "</p>\n");
 		return;
 	}
@@ -238,9 +235,7 @@ static void open_alerts(struct db *db, const struct robot_result *r, struct strb
 {
 	struct db_alert *al;
 	size_t n;
-	struct db_alert_filter f = { .status = ALERT_NSTATES, .plan = r->s.plan,
-				     .machine_id = r->s.machine_id };
-	if (db_alerts_list(db, &f, &al, &n))
+	if (db_alerts_open_of(db, r->s.plan, r->s.machine_id, &al, &n))
 		return;
 	strbuf_addf(o, "<h2 id=\"open\">Open alerts of the plan on the machine: %zu</h2>\n", n);
 	if (n) {
@@ -274,7 +269,7 @@ static void comparison(const struct robot_result *r, const struct robot_night_pa
 	strbuf_addstr(o, "<h2 id=\"comparison\">The comparison as the robot made it</h2>\n");
 	if (!r->nbaseline) {
 		strbuf_addstr(o, "<p>");
-		esc(o, r->no_baseline ? r->no_baseline : "no baseline");
+		html_esc(o, r->no_baseline ? r->no_baseline : "no baseline");
 		strbuf_addstr(o, ": nothing was compared tonight.</p>\n");
 		return;
 	}
@@ -283,9 +278,9 @@ static void comparison(const struct robot_result *r, const struct robot_night_pa
 		strbuf_addf(o, " %lld", (long long)r->baseline[i]);
 	strbuf_addf(o, " (the %zu previous night%s of plan ", r->nbaseline,
 		    r->nbaseline == 1 ? "" : "s");
-	esc(o, r->s.plan);
+	html_esc(o, r->s.plan);
 	strbuf_addstr(o, " on ");
-	esc(o, r->s.machine ? r->s.machine : "this machine");
+	html_esc(o, r->s.machine ? r->s.machine : "this machine");
 	if (r->expected_since)
 		strbuf_addf(o, ", from session %lld on: the expected change",
 			    (long long)r->expected_since);
@@ -306,7 +301,7 @@ static void comparison(const struct robot_result *r, const struct robot_night_pa
 	strbuf_addstr(o, ".</p>\n");
 	for (size_t i = 0; i < r->breaks.nr; i++) {
 		strbuf_addstr(o, "<p class=\"note\">");
-		esc(o, r->breaks.v[i]);
+		html_esc(o, r->breaks.v[i]);
 		strbuf_addstr(o, "</p>\n");
 	}
 	if (!r->nverdicts)
@@ -326,10 +321,10 @@ static void comparison(const struct robot_result *r, const struct robot_night_pa
 				  : !strcmp(d->verdict, "better") ? "better"
 								  : "";
 		strbuf_addf(o, "<tr class=\"%s\"><td>", cls);
-		report_escf(o, "%s.%s", d->workload, d->metric);
+		html_escf(o, "%s.%s", d->workload, d->metric);
 		if (d->unit && *d->unit) {
 			strbuf_addstr(o, " (");
-			esc(o, d->unit);
+			html_esc(o, d->unit);
 			strbuf_addch(o, ')');
 		}
 		strbuf_addstr(o, "</td><td>");
@@ -346,7 +341,7 @@ static void comparison(const struct robot_result *r, const struct robot_night_pa
 		if (d->from)
 			strbuf_addf(o, "<br>baseline from session %lld on", (long long)d->from);
 		strbuf_addf(o, "</td><td class=\"v-%s\">", cls);
-		esc(o, d->verdict);
+		html_esc(o, d->verdict);
 		strbuf_addstr(o, "</td><td>");
 		if (d->alert)
 			strbuf_addf(o, "%lld", (long long)d->alert);
@@ -360,7 +355,7 @@ static void comparison(const struct robot_result *r, const struct robot_night_pa
 			    r->undecided.nr, r->undecided.nr == 1 ? "" : "s");
 		for (size_t i = 0; i < r->undecided.nr; i++) {
 			strbuf_addstr(o, "<li>");
-			esc(o, r->undecided.v[i]);
+			html_esc(o, r->undecided.v[i]);
 			strbuf_addstr(o, "</li>");
 		}
 		strbuf_addstr(o, "</ul>\n");
@@ -386,29 +381,29 @@ int robot_night_html(struct db *db, const struct robot_result *r,
 	(void)err;
 	strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 			   "<title>");
-	report_escf(out, "schedlab nightly %s", p->title ? p->title : "");
+	html_escf(out, "schedlab nightly %s", p->title ? p->title : "");
 	strbuf_addf(out, "</title><style>%s</style></head><body>\n<h1>", style);
-	report_escf(out, "schedlab nightly %s: session %lld, plan %s, machine %s", p->title ? p->title : "",
+	html_escf(out, "schedlab nightly %s: session %lld, plan %s, machine %s", p->title ? p->title : "",
 	     (long long)r->s.id, r->s.plan, r->s.machine ? r->s.machine : "?");
 	strbuf_addstr(out, "</h1>\n");
 	if (p->runs) {
 		strbuf_addstr(out, "<p>runs: ");
-		esc(out, p->runs);
+		html_esc(out, p->runs);
 		strbuf_addstr(out, "</p>\n");
 	}
 	decisions(db, r, out);
 	if (p->bisections && *p->bisections) {
 		strbuf_addstr(out, "<h2 id=\"bisections\">The bisections tonight</h2>\n<pre>");
-		esc(out, p->bisections);
+		html_esc(out, p->bisections);
 		strbuf_addstr(out, "</pre>\n");
 	}
 	open_alerts(db, r, out);
 	comparison(r, p, out);
 	if (p->detail_href) {
 		strbuf_addstr(out, "<h2 id=\"detail\">The session in detail</h2>\n<p><a href=\"");
-		esc(out, p->detail_href);
+		html_esc(out, p->detail_href);
 		strbuf_addstr(out, "\">");
-		esc(out, p->detail_href);
+		html_esc(out, p->detail_href);
 		strbuf_addstr(out, "</a>: the session's own report (its configurations, workloads "
 				   "and system information), without a judgement of its own.</p>\n");
 	}

@@ -999,9 +999,7 @@ int robot_judge(struct db *db, int64_t sid, const struct robot_options *o,
 	/* the open alerts first: they own their series */
 	struct db_alert *open = NULL;
 	size_t nopen = 0;
-	struct db_alert_filter f = { .status = ALERT_NSTATES, .plan = r->s.plan,
-				     .machine_id = r->s.machine_id };
-	if (db_alerts_list(db, &f, &open, &nopen)) {
+	if (db_alerts_open_of(db, r->s.plan, r->s.machine_id, &open, &nopen)) {
 		strbuf_addstr(err, db_errmsg(db));
 		goto out;
 	}

@@ -12,6 +12,7 @@
 
 #include "db/db.h"
 #include "harness/serve/serve.h"
+#include "harness/util/html.h"
 #include "harness/util/strbuf.h"
 
 /* a request as a page sees it */
@@ -79,14 +80,11 @@ int serve_parse_listen(const char *l, struct sockaddr_storage *ss, socklen_t *le
 		       struct strbuf *err);
 
 /* ---- helpers (serve_html.c) -------------------------------------------- */
+/* (HTML escaping: html_esc, html_escf in harness/util/html.h) */
 
 /* a JSON string of any bytes: invalid UTF-8 replaced (U+FFFD); NULL: null */
 json_t *jstr(const char *s);
 json_t *jreal(double v);   /* null when not finite */
-/* text as HTML: markup characters escaped, control characters shown as
- * their visible pictures (U+2400 block), invalid UTF-8 as U+FFFD */
-void html_esc(struct strbuf *o, const char *s);
-void html_escf(struct strbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* a text as a URL query value (percent-encoded) */
 void url_enc(struct strbuf *o, const char *s);
 /* a JSON value as a table cell's text (strings as they are) */

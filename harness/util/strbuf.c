@@ -11,8 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/util/utf8.h"
-
 char strbuf_slopbuf[1];
 
 void *xmalloc(size_t n)
@@ -166,13 +164,22 @@ void strbuf_trim(struct strbuf *sb)
 	sb->buf[sb->len] = '\0';
 }
 
+/* the first offset >= off in s[0..n) that is not a UTF-8 continuation
+ * byte (at most 3 bytes on): where a character begins */
+static size_t char_start(const char *s, size_t n, size_t off)
+{
+	for (int k = 0; k < 3 && off < n && ((unsigned char)s[off] & 0xC0) == 0x80; k++)
+		off++;
+	return off;
+}
+
 void strbuf_tail(struct strbuf *sb, size_t max)
 {
 	if (sb->len <= max)
 		return;
 	/* never start inside a UTF-8 character: that would make the whole
 	   text invalid for JSON */
-	size_t from = utf8_char_start(sb->buf, sb->len, sb->len - max);
+	size_t from = char_start(sb->buf, sb->len, sb->len - max);
 	max = sb->len - from;
 	memmove(sb->buf, sb->buf + from, max);
 	sb->len = max;

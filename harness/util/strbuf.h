@@ -38,9 +38,8 @@ void strbuf_trim(struct strbuf *sb);
 /* s for a terminal: every control character (a terminal escape in a note or
  * a commit subject) as \xNN, but a newline when keep_nl */
 void strbuf_addprintable(struct strbuf *sb, const char *s, int keep_nl);
-/* keep only the last `max` bytes (for stdout/stderr tails) */
-/* keep the last max bytes (fewer when that would start inside a UTF-8
- * character) */
+/* keep only the last `max` bytes, for stdout/stderr tails (fewer when that
+ * would start inside a UTF-8 character) */
 void strbuf_tail(struct strbuf *sb, size_t max);
 /* read a whole file; -1 with errno set on failure */
 int strbuf_read_file(struct strbuf *sb, const char *path, size_t max);

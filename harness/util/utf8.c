@@ -70,10 +70,3 @@ size_t utf8_scrub(struct strbuf *sb)
 	*sb = out;
 	return bad;
 }
-
-size_t utf8_char_start(const char *s, size_t n, size_t off)
-{
-	for (int k = 0; k < 3 && off < n && ((unsigned char)s[off] & 0xC0) == 0x80; k++)
-		off++;
-	return off;
-}

@@ -25,8 +25,13 @@ expect_exit() {
 	local rc=$?
 	if [ "$rc" -eq "$want" ]; then ok "$name"; else not_ok "$name" "exit $rc, expected $want: $*" "stderr: $(tail -n 3 "$TMP/err")"; fi
 }
-# contains NAME FILE TEXT
-contains() { if grep -qF -- "$3" "$2"; then ok "$1"; else not_ok "$1" "$2 lacks: $3" "$(head -c 600 "$2")"; fi; }
+# contains NAME FILE TEXT (an empty TEXT fails: it would match any file, as
+# when the variable that makes it is empty)
+contains() {
+	if [ -z "$3" ]; then not_ok "$1" "nothing to look for in $2 (an empty text matches any file)"
+	elif grep -qF -- "$3" "$2"; then ok "$1"
+	else not_ok "$1" "$2 lacks: $3" "$(head -c 600 "$2")"; fi
+}
 # equals NAME GOT WANT
 equals() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "got '$2', want '$3'"; fi; }
 sql() { sqlite3 -batch -noheader "$DB" "$1"; }
@@ -178,20 +183,30 @@ done_testing() {
 	[ -n "${DB:-}" ] && [ -f "$DB" ] && lost_runs "$DB"
 	return 1
 }
-# lost_runs DB: the errors of the runs a lost target left (interrupted, or
-# skipped because a boot failed), whole: a run lost under qemu carries the
-# guest's last console lines, the evidence of why (printed when a test fails)
+# kernel_release DIR: the release an imported kernel's kernel.json names
+# (kernels/import-debian.sh), empty when there is none
+kernel_release() { sed -n 's/.*"release": "\([^"]*\)".*/\1/p' "$1/kernel.json" 2>/dev/null; }
+# LOST_RUNS: the runs a lost target left, as session.c stores them:
+# interrupted with "failed: target lost: ..." (the run it was in) or "not
+# run: target lost earlier in this boot", or skipped because a boot failed.
+# Not a run interrupted for another reason (a traced run left waiting, a
+# stop), which a resume would only paper over.
+LOST_RUNS="(status = 'interrupted' AND (error LIKE 'failed: target lost:%'
+	OR error LIKE 'not run: target lost%')) OR (status = 'skipped' AND skip_reason = 'boot-failed')"
+# lost_runs DB: the errors of the runs a lost target left, whole: a run lost
+# under qemu carries the guest's last console lines, the evidence of why
+# (printed when a test fails)
 lost_runs() {
 	sqlite3 -batch -noheader "$1" "SELECT 'run ' || id || ' (' || status || '): ' || error
-		FROM run WHERE status = 'interrupted' OR (status = 'skipped' AND skip_reason = 'boot-failed')
-		ORDER BY id LIMIT 2" 2>/dev/null | sed 's/^/# lost: /'
+		FROM run WHERE $LOST_RUNS ORDER BY id LIMIT 2" 2>/dev/null | sed 's/^/# lost: /'
 }
 
 # resume_if_lost DB: after a qemu session that exited 1, when its guest went
-# away by itself (rare under TCG: runs left interrupted, or skipped because a
-# boot failed), print the first such run's error, which carries the guest's
-# last console lines, and `run --resume` once, as a user would; the resume's
-# exit code (1 when nothing was lost: the session's own result stands).
+# away by itself (rare under TCG: LOST_RUNS above), print the first such
+# run's error, which carries the guest's last console lines, and `run
+# --resume` once, as a user would; the resume's exit code (1 when nothing
+# was lost: the session's own result stands, so that a run left interrupted
+# for another reason, as a traced run that waits, still fails the test).
 # A boot whose qemu could not read its initramfs is no guest lost by itself
 # but the cache pruned under it (issue 51, docs/qemu.md "An archive in use
 # is never pruned"): said, and not resumed (1), so that the test fails.
@@ -203,8 +218,7 @@ resume_if_lost() {
 		lost_runs "$1"
 		return 1
 	fi
-	n=$(sqlite3 -batch -noheader "$1" "SELECT count(*) FROM run WHERE status = 'interrupted'
-		OR (status = 'skipped' AND skip_reason = 'boot-failed')")
+	n=$(sqlite3 -batch -noheader "$1" "SELECT count(*) FROM run WHERE $LOST_RUNS")
 	[ "${n:-0}" -gt 0 ] || return 1
 	echo "# $n runs left by a lost guest; the first ones' errors:"
 	lost_runs "$1"
@@ -248,6 +262,13 @@ ssh_test_keys() {
 	PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	echo "[127.0.0.1]:$PORT $(dropbearkey -y -f "$TMP/hostkey" | grep '^ssh-ed25519' | cut -d' ' -f1,2)" >"$TMP/known_hosts"
 }
+
+# fx KIND COL=VALUE...: one row of a synthetic history as a line for
+# fixture_sql (KIND and its columns: tests/e2e/fixture.py, the one place
+# that spells the INSERTs, so a migration changes that file only)
+fx() { local IFS=$'\t'; printf '%s\n' "$*"; }
+# fixture_sql: the SQL of the fx lines on stdin, in one transaction
+fixture_sql() { python3 "$(dirname "${BASH_SOURCE[0]}")/fixture.py"; }
 
 # empty_db PATH: an empty database with the current schema at PATH (for the
 # scripts that load a synthetic history with sqlite3): `run --resume` on a

@@ -5,8 +5,10 @@
 #   python3 robot-history.py OUT REPO NIGHTS TIME RATE COMMIT...
 # TIME and RATE: JSON objects of night -> level (default 1.0 and 100); RATE
 # "" stores no rate_per_s. COMMIT: night 1's first. Sessions are marked as
-# nights (session.nightly, schema 15).
+# nights (session.nightly, schema 15). The rows go through fixture.py.
 import json, sys
+
+import fixture
 
 out, repo, nights, time, rate = sys.argv[1:6]
 commits = sys.argv[6:]
@@ -15,28 +17,24 @@ time = {int(k): v for k, v in json.loads(time).items()}
 rate = {int(k): v for k, v in json.loads(rate).items()} if rate else None
 plan = json.dumps({"name": "robot", "matrix": {"kernel": {"git": repo, "ref": "main"}}})
 P = '{"groups":2,"loops":200,"type":"hackbench"}'
-s = ["BEGIN;",
-     "INSERT INTO machine (id, name, fingerprint) VALUES (1, 'syn', 'fp-syn');",
-     "INSERT INTO kernel (id, release, config_hash, hz, sched_mc) VALUES (1, '6.1.0-robot', 'feedbeef', 250, 1);"]
+r = fixture.Rows()
+r.add("machine", id=1, name="syn", fingerprint="fp-syn")
+r.add("kernel", id=1, release="6.1.0-robot", config_hash="feedbeef", hz=250, sched_mc=1)
 run = 0
 for i in range(1, nights + 1):
     day = "2026-02-%02dT03:00:00.000Z" % i
-    s.append("INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at, nightly)"
-             " VALUES (%d, 'robot', '%s', 'nightly-%02d', 'local', 'test', 'done', '%s', 1);" % (i, plan, i, day))
-    s.append("INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline,"
-             " kernel_commit, kernel_describe) VALUES (%d, %d, 0, 0, 'ok', 1, 1, 'full', 'root=/dev/vda', '%s', 'v-%d');"
-             % (i, i, commits[i - 1], i))
+    r.add("session", id=i, name="robot", plan_json=plan, tag="nightly-%02d" % i, started_at=day,
+          nightly=1)
+    r.add("boot", id=i, session_id=i, machine_id=1, kernel_id=1, preempt="full",
+          kernel_commit=commits[i - 1], kernel_describe="v-%d" % i)
     for rep in range(3):
         run += 1
         noise = 1 + 0.004 * (rep - 1) + 0.001 * ((i * 7) % 3 - 1)
-        s.append("INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, knobs, rep, status,"
-                 " started_at) VALUES (%d, %d, %d, %d, 0, 'hackbench', '%s', '{}', %d, 'ok', '%s%d');"
-                 % (run, i, i, rep, P, rep, day[:-1], rep))
-        s.append("INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES"
-                 " (%d, 'hackbench', 'time_s', %.5f, 's', 'lower');" % (run, time.get(i, 1.0) * noise))
+        r.add("run", id=run, session_id=i, boot_id=i, seq=rep, workload="hackbench", params=P,
+              rep=rep, started_at="%s%d" % (day[:-1], rep))
+        r.add("metric", run_id=run, workload="hackbench", name="time_s",
+              value="%.5f" % (time.get(i, 1.0) * noise), unit="s", better="lower")
         if rate is not None:
-            s.append("INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES"
-                     " (%d, 'hackbench', 'rate_per_s', %.5f, '1/s', 'higher');"
-                     % (run, rate.get(i, 100) * noise))
-s.append("COMMIT;")
-open(out, "w").write("\n".join(s) + "\n")
+            r.add("metric", run_id=run, workload="hackbench", name="rate_per_s",
+                  value="%.5f" % (rate.get(i, 100) * noise), unit="1/s", better="higher")
+open(out, "w").write(r.text())

@@ -8,7 +8,9 @@
 # filter that selects nothing, or a run without the unit tests built, fails
 # before anything runs; make test-quick skips by a script's `# tags:` line,
 # never by its name, and every script that boots a guest or builds a kernel
-# carries the tag; the unit tests run from any folder.
+# carries the tag; the unit tests run from any folder; lib.sh's contains
+# fails on an empty text (it would match any file), and resume_if_lost
+# resumes only what a lost guest left.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
@@ -201,4 +203,24 @@ equals "a runner stopped by SIGTERM exits 143" "$?" 143
 for i in $(seq 300); do [ -e "$LANE_FLAG.cleaned" ] && break; sleep 0.1; done
 check "... the running test got SIGTERM and cleaned up" test -e "$LANE_FLAG.cleaned"
 contains "... and says so" "$TMP/long.out" "stopped by a signal"
+
+# lib.sh's own checks (issue 52): contains with an empty text fails (it
+# would match any file, as when the variable that makes it is empty)
+echo data >"$TMP/any"
+(T_N=0 T_FAILED=0; contains "empty" "$TMP/any" "") >"$TMP/lib.out" 2>&1
+contains "lib.sh: contains fails on an empty text" "$TMP/lib.out" "not ok 1 - empty"
+# ... and resume_if_lost resumes only for runs a lost guest left, not a run
+# interrupted for another reason (a traced run left waiting: t0550's exit 1
+# became a pass)
+sqlite3 "$TMP/lost.db" "CREATE TABLE boot (id INTEGER PRIMARY KEY, error TEXT);
+	CREATE TABLE run (id INTEGER PRIMARY KEY, status TEXT, error TEXT, skip_reason TEXT);
+	INSERT INTO run (status, error) VALUES ('ok', NULL),
+	('interrupted', 'not run: evidence: waits for its configuration''s runs');"
+(schedlab() { echo resumed >"$TMP/resumed"; }; resume_if_lost "$TMP/lost.db") >/dev/null 2>&1
+equals "lib.sh: resume_if_lost leaves a run interrupted for another reason (exit 1, no resume)" \
+	"$?/$([ -e "$TMP/resumed" ] && echo resumed)" "1/"
+sqlite3 "$TMP/lost.db" "INSERT INTO run (status, error) VALUES
+	('interrupted', 'failed: target lost: connection lost; console: ...')"
+(schedlab() { echo resumed >"$TMP/resumed"; }; resume_if_lost "$TMP/lost.db") >/dev/null 2>&1
+equals "... and resumes once a guest was lost" "$?/$([ -e "$TMP/resumed" ] && echo resumed)" "0/resumed"
 done_testing

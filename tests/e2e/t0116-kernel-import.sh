@@ -179,16 +179,16 @@ refused "BASE with a command" variant "BASE=minimal; touch $F #" \
 	"BASE='minimal; touch $F #' is not valid: minimal or distro; empty means minimal"
 refused "BASE of two words" variant "BASE=minimal distro" "BASE='minimal distro' is not valid"
 refused "V with a command" variant "V=hz1000; touch $F #" "V='hz1000; touch $F #' is not valid: fragment names"
-refused "V with an option of build-variant.sh" variant "V=hz1000 --keep-tree" "V='hz1000 --keep-tree' is not valid"
+refused "V with an option of the variant builder" variant "V=hz1000 --keep-tree" "V='hz1000 --keep-tree' is not valid"
 refused "V with make syntax" variant "V=\$(shell touch $F)" "V='\$(shell touch $F)' is not valid"
 # SRC is any path: build-variant.sh gets it as one argument and refuses
 # what is no kernel tree
-expect_exit 2 "SRC with a quote and a command: one argument to build-variant.sh" \
+expect_exit 2 "SRC with a quote and a command: one argument to the variant builder" \
 	mk variant V=hz1000 "SRC=$TMP/it's; touch $F #"
 contains "which says it is no kernel tree" "$TMP/err" "--source $TMP/it's; touch $F #: not a kernel source tree"
 [ -e "$F" ] && not_ok "SRC ran nothing" || ok "SRC ran nothing"
 expect_exit 2 "SRC with make syntax" mk variant "SRC=\$(shell touch $F)"
-contains "reaches build-variant.sh as written" "$TMP/err" "--source \$(shell touch $F): not a kernel source tree"
+contains "reaches the variant builder as written" "$TMP/err" "--source \$(shell touch $F): not a kernel source tree"
 [ -e "$F" ] && not_ok "SRC with make syntax ran nothing" || ok "SRC with make syntax ran nothing"
 unchanged "the kernels folder unchanged after the SRC refusals" "$before"
 

@@ -120,23 +120,22 @@ expect_exit 2 "check with an unknown key" $SL check --db "$DB" --baseline tga=x 
 # (+0.05%), ex-d 1.1 x2; identical repeats are read off (docs/statistics.md
 # "Exact and near-exact data"): 3 a side decide, p 0.035
 gen_exact() {
-	echo "BEGIN;"
-	echo "INSERT INTO machine (id, name, fingerprint) VALUES (200, 'vclk', 'fp-vclk');"
+	fx machine id=200 name=vclk fingerprint=fp-vclk
 	local s=200 run=2000 tag v rep n
 	for tag in ex-a:1.1:3 ex-b:1.0:3 ex-c:1.1005:3 ex-d:1.1:2; do
 		s=$((s + 1))
 		v=$(echo "$tag" | cut -d: -f2) n=$(echo "$tag" | cut -d: -f3) tag=${tag%%:*}
-		echo "INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at) VALUES ($s, 'vclk', '{}', '$tag', 'qemu', 'test', 'done', '2026-03-0${s#20}T03:00:00.000Z');"
-		echo "INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline) VALUES ($s, $s, 0, 0, 'ok', 200, 100, 'full', 'root=/dev/vda');"
+		fx session id=$s name=vclk tag="$tag" target=qemu started_at="2026-03-0${s#20}T03:00:00.000Z"
+		fx boot id=$s session_id=$s machine_id=200 kernel_id=100 preempt=full cmdline=root=/dev/vda
 		for rep in $(seq 0 $((n - 1))); do
 			run=$((run + 1))
-			echo "INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, knobs, rep, status, started_at) VALUES ($run, $s, $s, $rep, 0, 'hackbench', '$P', '{}', $rep, 'ok', '2026-03-0${s#20}T03:00:0$rep');"
-			echo "INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES ($run, 'hackbench', 'time_s', $v, 's', 'lower');"
+			fx run id=$run session_id=$s boot_id=$s seq=$rep workload=hackbench params="$P" \
+				rep=$rep started_at="2026-03-0${s#20}T03:00:0$rep"
+			fx metric run_id=$run workload=hackbench name=time_s value=$v unit=s better=lower
 		done
 	done
-	echo "COMMIT;"
 }
-gen_exact >"$TMP/exact.sql"
+gen_exact | fixture_sql >"$TMP/exact.sql"
 check "exact sessions added" sqlite3 -batch "$DB" ".read $TMP/exact.sql"
 expect_exit 1 "check, exact data 3 vs 3 beyond the threshold: a regression" $SL check --db "$DB" --baseline tag=ex-b --candidate tag=ex-a
 contains "... read off the values: the interval is a point" "$TMP/out" "change +10.0% [+10.0, +10.0], p=0.035 (exact data)"

@@ -33,7 +33,8 @@ if ! timeout 120 "$SL" run "$TMP/small.json" --db "$DB" --tag real >"$TMP/run.ou
 	done_testing
 	exit
 fi
-ok "a run whose samples all lie beyond the histogram is stored, not failed"
+equals "a run whose samples all lie beyond the histogram is stored, not failed" \
+	"$(sql "SELECT group_concat(r.status) FROM run r JOIN session s ON s.id = r.session_id WHERE s.tag = 'real'")" ok
 contains "its progress line prints the bound as a bound" "$TMP/run.out" "lat_p99_us>="
 contains "its progress line warns and names the parameter" "$TMP/run.out" "beyond the histogram range (>= 10 us), raise histogram_us"
 equals "its percentiles are flagged in results.censored" \
@@ -43,9 +44,9 @@ equals "its percentiles are flagged in results.censored" \
 # ---- synthetic TCG-like history ---------------------------------------------
 P='{"duration_s":10,"histogram_us":10000,"interval_us":1000,"type":"cyclictest"}'
 gen() {
-	echo "BEGIN;"
-	echo "INSERT INTO machine (id, name, fingerprint) VALUES (300, 'tcg', 'fp-tcg'), (301, 'tcgt', 'fp-tcgt');"
-	echo "INSERT INTO kernel (id, release, config_hash, hz, sched_mc) VALUES (300, '6.1.0-tcg', 'cafe', 250, 1);"
+	fx machine id=300 name=tcg fingerprint=fp-tcg
+	fx machine id=301 name=tcgt fingerprint=fp-tcgt
+	fx kernel id=300 release=6.1.0-tcg config_hash=cafe hz=250 sched_mc=1
 	local s=300 run=3000 i rep tag pre m n
 	for tag in ab-none ab-vol ab-full $(seq -f 'tr-%02g' 1 12); do
 		s=$((s + 1))
@@ -57,11 +58,13 @@ gen() {
 		esac
 		n=$([ "${tag#tr-}" = "$tag" ] && echo 6 || echo 3)
 		i=$((s - 300))
-		echo "INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at) VALUES ($s, 'tcg', '{}', '$tag', 'qemu', 'test', 'done', '2026-02-$(printf %02d $i)T03:00:00.000Z');"
-		echo "INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline) VALUES ($s, $s, 0, 0, 'ok', $m, 300, '$pre', 'console=ttyS0 panic=-1 preempt=$pre');"
+		fx session id=$s name=tcg tag="$tag" target=qemu started_at="2026-02-$(printf %02d $i)T03:00:00.000Z"
+		fx boot id=$s session_id=$s machine_id=$m kernel_id=300 preempt=$pre \
+			cmdline="console=ttyS0 panic=-1 preempt=$pre"
 		for rep in $(seq 0 $((n - 1))); do
 			run=$((run + 1))
-			echo "INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, knobs, rep, status, started_at) VALUES ($run, $s, $s, $rep, 0, 'cyclictest', '$P', '{}', $rep, 'ok', '2026-02-$(printf %02d $i)T03:00:0$rep');"
+			fx run id=$run session_id=$s boot_id=$s seq=$rep workload=cyclictest params="$P" \
+				rep=$rep started_at="2026-02-$(printf %02d $i)T03:00:0$rep"
 			local p50=$((900 + rep)) p99 c99 p999 c999
 			case $tag in
 			ab-none) p99=10000 c99=1 p999=10000 c999=1 ;;
@@ -70,17 +73,18 @@ gen() {
 			tr-0[5-8]) p99=1500 c99=0 p999=10000 c999=1 ;;
 			*) p99=1500 c99=0 p999=$((2000 + 10 * rep + 3 * (i % 3))) c999=0 ;;
 			esac
-			echo "INSERT INTO metric (run_id, workload, name, value, unit, better, censored) VALUES"
-			echo "  ($run, 'cyclictest', 'lat_p50_us', $p50, 'us', 'lower', 0),"
-			echo "  ($run, 'cyclictest', 'lat_p99_us', $p99, 'us', 'lower', $c99),"
-			echo "  ($run, 'cyclictest', 'lat_p999_us', $p999, 'us', 'lower', $c999),"
-			echo "  ($run, 'cyclictest', 'lat_max_us', $((30000 + 100 * rep)), 'us', 'lower', 0);"
-			echo "INSERT INTO histogram (run_id, name, unit, data) VALUES ($run, 'latency_us', 'us', '{\"scheme\":\"linear\",\"nbuckets\":10000,\"buckets\":[[900,90]],\"overflow\":10,\"total\":100}');"
+			local m v c
+			for m in lat_p50_us:$p50:0 lat_p99_us:$p99:$c99 lat_p999_us:$p999:$c999 \
+				 lat_max_us:$((30000 + 100 * rep)):0; do
+				IFS=: read -r m v c <<<"$m"
+				fx metric run_id=$run workload=cyclictest name=$m value=$v unit=us better=lower censored=$c
+			done
+			fx histogram run_id=$run name=latency_us unit=us \
+				data='{"scheme":"linear","nbuckets":10000,"buckets":[[900,90]],"overflow":10,"total":100}'
 		done
 	done
-	echo "COMMIT;"
 }
-gen >"$TMP/gen.sql"
+gen | fixture_sql >"$TMP/gen.sql"
 check "synthetic database generated" sqlite3 -batch "$DB" ".read $TMP/gen.sql"
 equals "the results view carries the flag" "$(sql "SELECT sum(censored) FROM results WHERE machine = 'tcg'")" 18
 
@@ -145,19 +149,16 @@ contains "html: the verdict text with the advice" "$TMP/ab.html" "raise cyclicte
 if grep -q "cmdline=console" "$TMP/ab.html" "$TMP/out"; then not_ok "report labels do not repeat the mode in a cmdline" "$(grep -o 'cmdline=console[^<]*' "$TMP/ab.html" | head -3)"; else ok "report labels do not repeat the mode in a cmdline"; fi
 # one session with two boots whose cmdlines differ only by preempt=: the
 # report's selectors and labels name the mode once
-cat >"$TMP/both.sql" <<'EOF'
-BEGIN;
-INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at) VALUES (400, 'tcg', '{}', 'both', 'qemu', 'test', 'done', '2026-03-01T03:00:00.000Z');
-INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline) VALUES
-  (400, 400, 0, 0, 'ok', 300, 300, 'none', 'console=ttyS0 panic=-1 preempt=none'),
-  (401, 400, 1, 1, 'ok', 300, 300, 'full', 'console=ttyS0 panic=-1 preempt=full');
-INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, knobs, rep, status, started_at) VALUES
-  (4000, 400, 400, 0, 0, 'hackbench', '{}', '{}', 0, 'ok', '2026-03-01T03:00:01'),
-  (4001, 400, 401, 1, 0, 'hackbench', '{}', '{}', 0, 'ok', '2026-03-01T03:00:02');
-INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES
-  (4000, 'hackbench', 'time_s', 1.0, 's', 'lower'), (4001, 'hackbench', 'time_s', 1.1, 's', 'lower');
-COMMIT;
-EOF
+{
+	fx session id=400 name=tcg tag=both target=qemu started_at=2026-03-01T03:00:00.000Z
+	fx boot id=400 session_id=400 machine_id=300 kernel_id=300 preempt=none cmdline="console=ttyS0 panic=-1 preempt=none"
+	fx boot id=401 session_id=400 seq=1 cfg=1 machine_id=300 kernel_id=300 preempt=full \
+		cmdline="console=ttyS0 panic=-1 preempt=full"
+	fx run id=4000 session_id=400 boot_id=400 seq=0 workload=hackbench params={} started_at=2026-03-01T03:00:01
+	fx run id=4001 session_id=400 boot_id=401 seq=1 workload=hackbench params={} started_at=2026-03-01T03:00:02
+	fx metric run_id=4000 workload=hackbench name=time_s value=1.0 unit=s better=lower
+	fx metric run_id=4001 workload=hackbench name=time_s value=1.1 unit=s better=lower
+} | fixture_sql >"$TMP/both.sql"
 check "a session with two boots added" sqlite3 -batch "$DB" ".read $TMP/both.sql"
 expect_exit 0 "report of that session" $SL report --db "$DB" --session 400 --summary --out "$TMP/both.html"
 contains "its selectors name the mode once" "$TMP/both.html" "session=400,preempt=full</code>"

@@ -21,7 +21,12 @@ for k in debian debian-rt; do
 		not_ok "kernel imported (make -C kernels $k)"; done_testing; exit
 	fi
 done
-ok "kernels imported ($(readlink kernels/out/debian), $(readlink kernels/out/debian-rt))"
+rel=$(kernel_release kernels/out/debian) relrt=$(kernel_release kernels/out/debian-rt)
+if [[ $rel == 6.1.*-amd64 && $rel != *-rt-* && $relrt == 6.1.*-rt-amd64 ]]; then
+	ok "kernels imported: 6.1 $rel and its RT twin $relrt"
+else
+	not_ok "kernels imported: 6.1 and its RT twin" "releases '$rel' (kernels/out/debian), '$relrt' (kernels/out/debian-rt)"
+fi
 check "debian-rt again: cached, nothing downloaded" make -s -C kernels debian-rt
 contains "the RT kernel's config is PREEMPT_RT without PREEMPT_DYNAMIC" \
 	<(grep -E '^CONFIG_PREEMPT_(RT|DYNAMIC)=' kernels/out/debian-rt/config) "CONFIG_PREEMPT_RT=y"

@@ -29,7 +29,12 @@ for k in debian debian-rt; do
 		done_testing; exit
 	fi
 done
-ok "6.12 imported ($(readlink kernels/out/debian-6.12), $(readlink kernels/out/debian-6.12-rt))"
+rel=$(kernel_release kernels/out/debian-6.12) relrt=$(kernel_release kernels/out/debian-6.12-rt)
+if [[ $rel == 6.12.*-amd64 && $rel != *-rt-* && $relrt == 6.12.*-rt-amd64 ]]; then
+	ok "6.12 imported: $rel and its RT twin $relrt"
+else
+	not_ok "6.12 imported with its RT twin" "releases '$rel' (kernels/out/debian-6.12), '$relrt' (kernels/out/debian-6.12-rt)"
+fi
 equals "kernels/out/debian not moved by the 6.12 imports" "$(readlink kernels/out/debian 2>/dev/null)" "$before"
 
 cat >"$TMP/modes.json" <<P

@@ -25,45 +25,42 @@ require sqlite3:sqlite3 python3:python3
 SL=schedlab
 DB=$TMP/b.db
 
-python3 - "$TMP/gen.sql" <<'EOF'
+PYTHONPATH="$(dirname "$0")" python3 - "$TMP/gen.sql" <<'EOF'
 import json, sys
+import fixture   # tests/e2e/fixture.py: the rows' one builder
 out = sys.argv[1]
 time = {9: 1.15, 10: 1.15, 11: 1.15, 12: 1.15, 13: 1.15, 14: 1.40}
 plan = json.dumps({"name": "robot"})
 P = '{"groups":2,"loops":200,"type":"hackbench"}'
-s = ["BEGIN;",
-     "INSERT INTO machine (id, name, fingerprint) VALUES (1, 'syn', 'fp-syn');",
-     "INSERT INTO kernel (id, release, config_hash, hz, sched_mc) VALUES (1, '7.0.0-robot', 'feedbeef', 250, 1);"]
+r = fixture.Rows()
+r.add("machine", id=1, name="syn", fingerprint="fp-syn")
+r.add("kernel", id=1, release="7.0.0-robot", config_hash="feedbeef", hz=250, sched_mc=1)
 run = 0
 def session(i, name, tag, day, preempt, level, rate=100, git=False):
     global run
-    kid, commit = 1, "NULL"
+    kid, commit = 1, None
     if git:   # a kernel from git, another commit (and release) each night
-        kid, commit = 100 + i, "'%040x'" % (0xc0ffee00 + i)
-        s.append("INSERT INTO kernel (id, release, config_hash, hz, sched_mc) VALUES"
-                 " (%d, '7.0.0-sl-g%012x', 'cfg%02d', 250, 1);" % (kid, 0xc0ffee00 + i, i))
-    s.append("INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at, nightly)"
-             " VALUES (%d, '%s', '%s', '%s', 'local', 'test', 'done', '%s', 1);" % (i, name, plan, tag, day))
-    s.append("INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline,"
-             " kernel_commit) VALUES (%d, %d, 0, 0, 'ok', 1, %d, '%s', 'root=/dev/vda', %s);"
-             % (i, i, kid, preempt, commit))
+        kid, commit = 100 + i, "%040x" % (0xc0ffee00 + i)
+        r.add("kernel", id=kid, release="7.0.0-sl-g%012x" % (0xc0ffee00 + i),
+              config_hash="cfg%02d" % i, hz=250, sched_mc=1)
+    r.add("session", id=i, name=name, plan_json=plan, tag=tag, started_at=day, nightly=1)
+    r.add("boot", id=i, session_id=i, machine_id=1, kernel_id=kid, preempt=preempt,
+          kernel_commit=commit)
     for rep in range(3):
         run += 1
         noise = 1 + 0.004 * (rep - 1) + 0.001 * ((i * 7) % 3 - 1)
-        s.append("INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, knobs, rep, status,"
-                 " started_at) VALUES (%d, %d, %d, %d, 0, 'hackbench', '%s', '{}', %d, 'ok', '%s%d');"
-                 % (run, i, i, rep, P, rep, day[:-1], rep))
-        s.append("INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES"
-                 " (%d, 'hackbench', 'time_s', %.5f, 's', 'lower');" % (run, level * noise))
-        s.append("INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES"
-                 " (%d, 'hackbench', 'rate_per_s', %.5f, '1/s', 'higher');" % (run, rate * noise))
+        r.add("run", id=run, session_id=i, boot_id=i, seq=rep, workload="hackbench", params=P,
+              rep=rep, started_at="%s%d" % (day[:-1], rep))
+        r.add("metric", run_id=run, workload="hackbench", name="time_s",
+              value="%.5f" % (level * noise), unit="s", better="lower")
+        r.add("metric", run_id=run, workload="hackbench", name="rate_per_s",
+              value="%.5f" % (rate * noise), unit="1/s", better="higher")
 for i in range(1, 15):
     session(i, "robot", "nightly-%02d" % i, "2026-03-%02dT03:00:00.000Z" % i,
             "voluntary" if i <= 8 else "lazy", time.get(i, 1.0), 100 if i < 6 else 80, True)
 session(20, "manual", "ab-none", "2026-03-20T12:00:00.000Z", "none", 1.0)
 session(21, "manual", "ab-full", "2026-03-20T13:00:00.000Z", "full", 1.0)
-s.append("COMMIT;")
-open(out, "w").write("\n".join(s) + "\n")
+open(out, "w").write(r.text())
 EOF
 empty_db "$DB"
 check "synthetic history loaded" sqlite3 -batch "$DB" ".read $TMP/gen.sql"

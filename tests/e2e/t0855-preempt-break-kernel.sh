@@ -15,32 +15,31 @@ require sqlite3:sqlite3 python3:python3 jq:jq
 SL=schedlab
 
 gen() { # OUT SECOND_RELEASE SECOND_MODEL
-python3 - "$@" <<'EOF'
+PYTHONPATH="$(dirname "$0")" python3 - "$@" <<'EOF'
 import sys
+import fixture   # tests/e2e/fixture.py: the rows' one builder
 out, rel2, model2 = sys.argv[1:4]
 P = '{"duration_s":5,"interval_us":1000,"type":"cyclictest"}'
 first = '6.1.0-57-rt-amd64' if model2 != 'rt' else '6.1.0-56-rt-amd64'
-s = ["BEGIN;",
-     "INSERT INTO machine (id, name, fingerprint) VALUES (1, 'syn', 'fp-syn');",
-     "INSERT INTO kernel (id, release, config_hash, hz, sched_mc) VALUES (1, '%s', 'cfg61', 250, 1);" % first,
-     "INSERT INTO kernel (id, release, config_hash, hz, sched_mc) VALUES (2, '%s', 'cfg612', 250, 1);" % rel2]
+r = fixture.Rows()
+r.add("machine", id=1, name="syn", fingerprint="fp-syn")
+r.add("kernel", id=1, release=first, config_hash="cfg61", hz=250, sched_mc=1)
+r.add("kernel", id=2, release=rel2, config_hash="cfg612", hz=250, sched_mc=1)
 run = 0
 for i in range(1, 13):
     kid, model, level = (1, 'rt', 30.0) if i <= 6 else (2, model2, 36.0)
     day = "2026-04-%02dT03:00:00.000Z" % i
-    s.append("INSERT INTO session (id, name, plan_json, tag, target, harness_version, status, started_at)"
-             " VALUES (%d, 'robot', '{\"name\": \"robot\"}', 'nightly-%02d', 'qemu', 'test', 'done', '%s');" % (i, i, day))
-    s.append("INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline)"
-             " VALUES (%d, %d, 0, 0, 'ok', 1, %d, '%s', 'console=ttyS0');" % (i, i, kid, model))
+    r.add("session", id=i, name="robot", plan_json='{"name": "robot"}', tag="nightly-%02d" % i,
+          target="qemu", started_at=day)
+    r.add("boot", id=i, session_id=i, machine_id=1, kernel_id=kid, preempt=model,
+          cmdline="console=ttyS0")
     for rep in range(3):
         run += 1
-        s.append("INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, knobs, rep, status,"
-                 " started_at) VALUES (%d, %d, %d, %d, 0, 'cyclictest', '%s', '{}', %d, 'ok', '%s%d');"
-                 % (run, i, i, rep, P, rep, day[:-1], rep))
-        s.append("INSERT INTO metric (run_id, workload, name, value, unit, better) VALUES"
-                 " (%d, 'cyclictest', 'lat_p99_us', %.3f, 'us', 'lower');" % (run, level + 0.1 * (rep - 1)))
-s.append("COMMIT;")
-open(out, "w").write("\n".join(s) + "\n")
+        r.add("run", id=run, session_id=i, boot_id=i, seq=rep, workload="cyclictest", params=P,
+              rep=rep, started_at="%s%d" % (day[:-1], rep))
+        r.add("metric", run_id=run, workload="cyclictest", name="lat_p99_us",
+              value="%.3f" % (level + 0.1 * (rep - 1)), unit="us", better="lower")
+open(out, "w").write(r.text())
 EOF
 }
 DB=$TMP/b.db

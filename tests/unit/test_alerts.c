@@ -10,7 +10,8 @@
  * Issue 40: the one function that decides a move (alert_move_decide), the
  * open states as the store asks for them, the culprit's codec (a subject
  * that is not UTF-8 is kept), a group move that skips what the life cycle
- * does not allow, and a transaction inside a transaction (a savepoint).
+ * does not allow, and a transaction inside a transaction (a savepoint);
+ * serve's overview counting the open states the life cycle names.
  */
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "db/alertstate.h"
 #include "db/culprit.h"
 #include "db/db.h"
+#include "db/serve_reads.h"
 #include "harness/util/strbuf.h"
 #include "tests/unit/tap.h"
 
@@ -279,6 +281,18 @@ TEST(store_grouping_and_moves)
 		CHECK(ev[5].session == 5);
 	}
 	db_alert_events_free(ev, n);
+	/* the open alerts of a plan on a machine (robot, nightly, its page):
+	   a2 on machine 1 (a1 is fixed), a3 on machine 2, none of another plan */
+	int64_t a3 = add(db, g3, "time_s", "{\"s\":1}", 3, 4);
+	CHECK(db_alerts_open_of(db, "nightly", 1, &l, &n) == 0 && n == 1 && l[0].id == a2);
+	db_alerts_free(l, n);
+	CHECK(db_alerts_open_of(db, "nightly", 2, &l, &n) == 0 && n == 1 && l[0].id == a3);
+	db_alerts_free(l, n);
+	CHECK(db_alert_move(db, a3, ALERT_INVALID, ALERT_BY_PERSON, "noise", 0) == 0);
+	CHECK(db_alerts_open_of(db, "nightly", 2, &l, &n) == 0 && n == 0);
+	db_alerts_free(l, n);
+	CHECK(db_alerts_open_of(db, "other", 1, &l, &n) == 0 && n == 0);
+	db_alerts_free(l, n);
 	db_close(db);
 }
 
@@ -446,6 +460,54 @@ TEST(hook_calls_stored_claimed_delivered)
 	db_close(db);
 }
 
+/* serve's overview: the open_alerts column of its first row */
+static int open_col(void *ctx, int n, const char *const *names, const char *const *vals)
+{
+	struct strbuf *sb = ctx;
+	for (int i = 0; vals && !sb->len && i < n; i++)
+		if (!strcmp(names[i], "open_alerts"))
+			strbuf_addstr(sb, vals[i] ? vals[i] : "NULL");
+	return 0;
+}
+
+/* serve's overview counts as open exactly the states alert_state_open says
+ * (its query once spelled them again as SQL) */
+TEST(serve_overview_open_is_the_life_cycles)
+{
+	struct db *db = fixture("serve.db");
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	CHECK(db_exec(db, "INSERT INTO boot (id, session_id, seq, cfg, status, machine_id)"
+			  " VALUES (1, 1, 0, 0, 'ok', 1)") == 0);
+	struct db_alert_group g = { 0 };
+	g.plan = "nightly";
+	g.machine_id = 1;
+	g.range_key = "abc..def";
+	g.good_session = 1;
+	g.bad_session = 2;
+	int existed;
+	int64_t gid = db_alert_group_find_or_add(db, &g, &existed);
+	int64_t id = add(db, gid, "time_s", "{\"s\":1}", 1, 2);
+	CHECK(gid > 0 && id > 0);
+	for (int st = 0; st < ALERT_NSTATES; st++) {
+		char sql[128];
+		snprintf(sql, sizeof(sql), "UPDATE alert SET status = '%s' WHERE id = %lld",
+			 alert_state_word((enum alert_state)st), (long long)id);
+		CHECK(db_exec(db, sql) == 0);
+		struct strbuf sb = STRBUF_INIT;
+		CHECK(db_serve_rows(db, DB_SERVE_OVERVIEW, 0, open_col, &sb) == 0);
+		CHECK_STR(sb.buf, alert_state_open((enum alert_state)st) ? "1" : "0");
+		strbuf_release(&sb);
+	}
+	/* a query with ?1 still gets its argument */
+	struct strbuf sb = STRBUF_INIT;
+	CHECK(db_serve_rows(db, DB_SERVE_MACHINE, 2, first, &sb) == 0);
+	CHECK_STR(sb.buf, "lab2");
+	strbuf_release(&sb);
+	db_close(db);
+}
+
 int main(void)
 {
 	const char *t = getenv("TMPDIR");
@@ -462,6 +524,7 @@ int main(void)
 	RUN(culprit_codec);
 	RUN(group_move_and_nested_transactions);
 	RUN(hook_calls_stored_claimed_delivered);
+	RUN(serve_overview_open_is_the_life_cycles);
 	char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
 	if (system(cmd))
 		printf("# could not remove %s\n", tmpdir);

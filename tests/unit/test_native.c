@@ -6,7 +6,8 @@
  * (nat_fast_ns agrees with CLOCK_MONOTONIC, nat_cpu_fast with sched_getcpu)
  * and the pingpong and jbb drivers' parameter
  * validation, argv building and output parsing (workloads/pingpong.c,
- * workloads/jbb.c) on fixed outputs.
+ * workloads/jbb.c) on fixed outputs; nat_task_sched's counters as
+ * analysis/tasksched.c reads them.
  */
 #include <math.h>
 #include <sched.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "analysis/tasksched.h"
 #include "workloads/native/jbb_metrics.h"
 #include "workloads/native/libnative.h"
 #include "tests/unit/tap.h"
@@ -502,8 +504,39 @@ TEST(fast_cpu_is_sched_getcpu)
 	CHECK(sched_setaffinity(0, sizeof(old), &old) == 0);
 }
 
+/* nat_task_sched reads its three counters through analysis/tasksched.c,
+ * the dump's parser: the same numbers, a missing task -1 */
+TEST(task_sched_counters_are_the_parsers)
+{
+	if (access("/proc/self/sched", R_OK)) {
+		printf("# skip: no /proc/self/sched (CONFIG_SCHED_DEBUG)\n");
+		return;
+	}
+	pid_t tid = gettid();
+	uint64_t m = 0, v = 0, iv = 0;
+	CHECK(nat_task_sched(tid, &m, &v, &iv) == 0);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", (int)tid);
+	FILE *f = fopen(path, "r");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	static char text[TASK_SCHED_MAX_TEXT];
+	size_t n = fread(text, 1, sizeof(text), f);
+	fclose(f);
+	struct task_sched t;
+	char err[128] = "";
+	CHECK(task_sched_parse(text, n, &t, err, sizeof(err)) == 0);
+	/* read later: never less (a switch may come between) */
+	CHECK(t.v[TS_NR_MIGRATIONS] >= m && t.v[TS_NR_VOLUNTARY] >= v &&
+	      t.v[TS_NR_INVOLUNTARY] >= iv);
+	CHECK(t.v[TS_NR_MIGRATIONS] - m < 1000 && t.v[TS_NR_VOLUNTARY] - v < 1000);
+	CHECK(nat_task_sched(-1, &m, &v, &iv) == -1);
+}
+
 int main(void)
 {
+	RUN(task_sched_counters_are_the_parsers);
 	RUN(fast_clock_tracks_monotonic);
 	RUN(fast_clock_follows_clocksource);
 	RUN(fast_cpu_is_sched_getcpu);

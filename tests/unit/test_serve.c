@@ -1,9 +1,8 @@
 /*
  * Unit tests of schedlab serve's pieces that take untrusted text
- * (harness/serve): the HTML escaping every text from the store goes
- * through (markup inert, control characters visible, invalid UTF-8
- * replaced), query values, JSON of any bytes, the CSRF value, the token
- * file's checks and --listen's addresses.
+ * (harness/serve): query values, JSON of any bytes, the CSRF value, the
+ * token file's checks and --listen's addresses (the HTML escaping every
+ * text from the store goes through is test_html's).
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -18,35 +17,6 @@
 #include "harness/serve/serve_internal.h"
 #include "harness/util/sha256.h"
 #include "tests/unit/tap.h"
-
-static char *esc(const char *s)
-{
-	struct strbuf o = STRBUF_INIT;
-	html_esc(&o, s);
-	return strbuf_detach(&o, NULL);
-}
-
-TEST(markup_is_escaped)
-{
-	char *t = esc("<script>alert('x') & \"y\"</script>");
-	CHECK_STR(t, "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;");
-	free(t);
-}
-
-TEST(control_characters_are_visible)
-{
-	char *t = esc("a\x1b[31mb\x01\x7f\n\tc");
-	/* ESC U+241B, SOH U+2401, DEL U+2421; newline and tab kept */
-	CHECK_STR(t, "a\xe2\x90\x9b[31mb\xe2\x90\x81\xe2\x90\xa1\n\tc");
-	free(t);
-}
-
-TEST(invalid_utf8_is_replaced_valid_kept)
-{
-	char *t = esc("\xc3\xa9 \xff\xfe x \xe2\x82");
-	CHECK_STR(t, "\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd x \xef\xbf\xbd\xef\xbf\xbd");
-	free(t);
-}
 
 TEST(query_values_are_percent_encoded)
 {
@@ -191,9 +161,6 @@ TEST(token_file_checks)
 
 int main(void)
 {
-	RUN(markup_is_escaped);
-	RUN(control_characters_are_visible);
-	RUN(invalid_utf8_is_replaced_valid_kept);
 	RUN(query_values_are_percent_encoded);
 	RUN(json_of_any_bytes);
 	RUN(csrf_is_an_hmac_of_the_path_under_the_key);

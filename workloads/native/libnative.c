@@ -5,6 +5,7 @@
 #include "workloads/native/libnative.h"
 
 #include "analysis/rng.h"
+#include "analysis/tasksched.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -617,31 +618,6 @@ int nat_perf_read(int fd, uint64_t *v)
 	return read(fd, v, sizeof(*v)) == (ssize_t)sizeof(*v) ? 0 : -1;
 }
 
-int nat_task_sched(pid_t tid, uint64_t *migr, uint64_t *vol, uint64_t *invol)
-{
-	char path[64], line[256];
-	snprintf(path, sizeof(path), "/proc/%d/sched", (int)tid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	int got = 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long v;
-		if (sscanf(line, "se.nr_migrations : %llu", &v) == 1) {
-			*migr = v;
-			got |= 1;
-		} else if (sscanf(line, "nr_voluntary_switches : %llu", &v) == 1) {
-			*vol = v;
-			got |= 2;
-		} else if (sscanf(line, "nr_involuntary_switches : %llu", &v) == 1) {
-			*invol = v;
-			got |= 4;
-		}
-	}
-	fclose(f);
-	return got == 7 ? 0 : -1;
-}
-
 /* the whole of /proc/<tid>/sched (at most NAT_SCHED_FILE_MAX bytes) into
  * buf; its length, or -1 with errno */
 static ssize_t read_sched_file(pid_t tid, char *buf, size_t max)
@@ -668,6 +644,25 @@ static ssize_t read_sched_file(pid_t tid, char *buf, size_t max)
 	}
 	close(fd);
 	return (ssize_t)n;
+}
+
+/* the fields through analysis/tasksched.c, the parser of the dumps too */
+int nat_task_sched(pid_t tid, uint64_t *migr, uint64_t *vol, uint64_t *invol)
+{
+	char *buf = malloc(NAT_SCHED_FILE_MAX);
+	if (!buf)
+		return -1;
+	ssize_t len = read_sched_file(tid, buf, NAT_SCHED_FILE_MAX);
+	struct task_sched t;
+	int rc = len < 0 || task_sched_parse(buf, (size_t)len, &t, NULL, 0) ? -1 : 0;
+	free(buf);
+	if (rc || !task_sched_has(&t, TS_NR_MIGRATIONS) || !task_sched_has(&t, TS_NR_VOLUNTARY) ||
+	    !task_sched_has(&t, TS_NR_INVOLUNTARY))
+		return -1;
+	*migr = t.v[TS_NR_MIGRATIONS];
+	*vol = t.v[TS_NR_VOLUNTARY];
+	*invol = t.v[TS_NR_INVOLUNTARY];
+	return 0;
 }
 
 int nat_sched_dump(const char *path, const char *phase, const pid_t *tids, int n)

@@ -194,7 +194,8 @@ int nat_llc_groups(int *llc, int max, uint64_t *llc_bytes, int *llc_share);
 int nat_perf_migrations_open(pid_t tid);
 int nat_perf_read(int fd, uint64_t *v);
 /* se.nr_migrations and nr_(in)voluntary_switches from /proc/<tid>/sched
- * (CONFIG_SCHED_DEBUG kernels); -1 when that file is missing. Reading it
+ * (CONFIG_SCHED_DEBUG kernels), read by analysis/tasksched.c's parser; -1
+ * when that file is missing or its text is refused there. Reading it
  * costs the task nothing, unlike a perf counter, which adds work to every
  * context switch of the task it watches. */
 int nat_task_sched(pid_t tid, uint64_t *migr, uint64_t *vol, uint64_t *invol);
