@@ -1519,7 +1519,7 @@ static int sealed_initrd(const char *base, const char *reqfile, const char *out,
 	struct cpio_out co;
 	cpio_out_init_mem(&co, &arc);
 	cpio_add(&co, "batch", S_IFDIR | 0755, NULL, 0, 0, 0);
-	cpio_add(&co, SEALED_REQUESTS + 1, S_IFREG | 0644, req.buf, req.len, 0, 0);
+	cpio_add(&co, &SEALED_REQUESTS[1], S_IFREG | 0644, req.buf, req.len, 0, 0);
 	cpio_finish(&co);
 	fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0 || write_all(fd, arc.buf, arc.len) || write_all(fd, img.buf, img.len) ||
