@@ -15,10 +15,18 @@
 # SPIN (default 200: about 600 instructions, 2.4 us of a 250 MHz virtual
 # CPU, a wakeup or two a request) sets the size; the measured change is
 # printed, and asserted below 10% so that the test stays about a small one.
+# The guest is sealed (docs/virtual-time.md "Sealed runs": no host input,
+# every value repeats bit for bit) on CPUS vCPUs (default 2, the provided
+# qemu >= 8.1), the plan's seed SEED (default 1): SEALED=false runs the
+# live guest of the first version of this test, CPUS=1 its one vCPU.
 . "$(dirname "$0")/../e2e/lib.sh"
 export GIT_AUTHOR_NAME="Ann Author" GIT_AUTHOR_EMAIL=ann@example.org
 SPIN=${SPIN:-200}
+CPUS=${CPUS:-2}
+SEALED=${SEALED:-true}
+SEED=${SEED:-1}
 kernel_history
+[ "$CPUS" -gt 1 ] && provided_qemu
 DB=$TMP/r.db
 history_base
 spun() { # LOOPS: core.c with LOOPS cpu_relax() in every wakeup of sl-pingpong
@@ -33,7 +41,8 @@ fi
 HEADS=("" "$BASE" "$C1" "$C3")
 cat >"$TMP/nightly.json" <<EOF
 {"name": "robot-virtual", "target": {"type": "qemu", "kernel": "kernels/out/debian",
-  "clock": "virtual", "memory_mb": 512}, "order": "sequential", "switch": "reboot", "repetitions": 3,
+  "clock": "virtual", "memory_mb": 512, "cpus": $CPUS, "sealed": $SEALED}, "seed": $SEED,
+ "order": "sequential", "switch": "reboot", "repetitions": 3,
  "matrix": {"kernel": {"git": "$R", "ref": "main", "variant": ["hz1000", "sched_mc_off", "tracing"]}},
  "workloads": [{"type": "pingpong", "duration_s": 1, "warmup_s": 0}]}
 EOF
