@@ -318,11 +318,9 @@ static int check_topology(json_t *out, const char *prefix, struct strbuf *err)
 
 	if (!topo)
 		return 0;
-	if (c && !json_is_integer(c))
+	if (c && (!json_is_integer(c) || json_integer_value(c) < 1))
 		return 0; /* check_numbers says what cpus must be */
 	cpus = c ? json_integer_value(c) : 0;
-	if (cpus < 0)
-		return 0;
 	if (qemu_topology_wants_dies(topo)) {
 		char *bin = qemu_vt_binary(out, NULL);
 		known = qemu_version_probe(bin, &ver, &perr) == 0;

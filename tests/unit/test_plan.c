@@ -684,6 +684,11 @@ TEST(qemu_topology_in_the_target)
 	e = qemu_check_err(t);
 	CHECK_STR(e, "");
 	free(e), free(t);
+	/* a cpus of 0 is cpus' own error, not one the topology fills in */
+	t = xstrfmt(QT(q10, "real", "\"cpus\": 0, \"topology\": {\"sockets\": 2}"));
+	e = qemu_check_err(t);
+	CHECK_STR(e, "p.json: target.cpus: must be an integer in 1..256");
+	free(e), free(t);
 	t = xstrfmt(QT(q10, "real", "\"topology\": {\"socket\": 2}"));
 	e = qemu_check_err(t);
 	CHECK_STR(e, "p.json: target.topology.socket: unknown key (valid: sockets, dies, cores, "
