@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct strbuf err = STRBUF_INIT;
 	if (agent_reply_check(op, j, &err) == 0 && !strcmp(op, "sysinfo")) {
 		static const char *const fields[] = { "preempt", "cmdline", "kernel_release",
-						      "hz", "ncpus", "preempt_modes" };
+						      "hz", "ncpus", "preempt_modes",
+						      "sched_domains" };
 		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 			const char *s = sysinfo_str(j, fields[i]);
 			if (s)

@@ -13,6 +13,9 @@
  *   sched_tunables           entries of /sys/kernel/debug/sched/
  *   cpu_model                /proc/cpuinfo; cpus_online /sys/devices/system/cpu/online
  *   llc_groups               /sys/devices/system/cpu/cpuN/cache/indexM/shared_cpu_list
+ *   sched_domains            /sys/kernel/debug/sched/domains/ (else /proc/sys/kernel/
+ *                            sched_domain/) with /proc/schedstat's spans: one string,
+ *                            "cpu0-1: MC{0-1}* DIE{0-3}; ..." (sched_domains.h)
  *   cpufreq_governor         .../cpu0/cpufreq/scaling_governor
  *   cpuidle_driver/governor  /sys/devices/system/cpu/cpuidle/
  *   boot_id                  /proc/sys/kernel/random/boot_id
@@ -36,6 +39,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "harness/agent/sched_domains.h"
 #include "harness/util/proc.h"
 #include "harness/util/cpulist.h"
 
@@ -490,6 +494,19 @@ static void collect_tunables(const char *root, json_t *si)
 	free(sd);
 }
 
+/* the sched domains the kernel built, one string (sched_domains.h) */
+static void collect_domains(const char *root, json_t *si)
+{
+	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
+	const char *src = NULL;
+	if (!sched_domains_read(root, &sb, &src, &why))
+		set_field(si, "sched_domains", json_string(sb.buf), src);
+	else
+		set_unknown(si, "sched_domains", why.buf);
+	strbuf_release(&sb);
+	strbuf_release(&why);
+}
+
 json_t *sysinfo_collect(const char *root)
 {
 	json_t *si = json_object();
@@ -506,6 +523,7 @@ json_t *sysinfo_collect(const char *root)
 	collect_tracers(root, si);
 	set_field(si, "llc_groups", sysinfo_llc_groups(root),
 		  "/sys/devices/system/cpu/cpu*/cache/index*/shared_cpu_list");
+	collect_domains(root, si);
 	return si;
 }
 
@@ -518,7 +536,7 @@ static const struct {
 	{ "arch", 's' }, { "config_hash", 's' }, { "cpu_model", 's' }, { "hostname", 's' },
 	{ "kernel_release", 's' }, { "kernel_version", 's' }, { "preempt", 's' },
 	{ "preempt_build", 's' }, { "cmdline", 's' }, { "boot_id", 's' }, { "cpus_online", 's' },
-	{ "cpufreq_governor", 's' }, { "cpuidle_driver", 's' }, { "cpuidle_governor", 's' },
+	{ "cpufreq_governor", 's' }, { "sched_domains", 's' }, { "cpuidle_driver", 's' }, { "cpuidle_governor", 's' },
 	{ "hz", 'i' }, { "ncpus", 'i' }, { "sched_mc", 'i' }, { "schedstat_version", 'i' },
 	{ "preempt_dynamic", 'b' }, { "schedstats", 'b' }, { "schedstats_config", 'b' },
 	{ "preempt_modes", 'S' }, { "sched_features", 'S' }, { "sched_tunables", 'S' },
@@ -561,6 +579,15 @@ int sysinfo_check(const json_t *si, struct strbuf *err)
 			return -1;
 		}
 	}
+	/* the one field with a grammar of its own: parsed before it is kept */
+	const char *sd = sysinfo_str(si, "sched_domains");
+	struct strbuf why = STRBUF_INIT;
+	if (sd && sched_domains_parse(sd, &why) < 0) {
+		strbuf_addf(err, "agent sysinfo: untrusted reply: sched_domains: %s", why.buf);
+		strbuf_release(&why);
+		return -1;
+	}
+	strbuf_release(&why);
 	return 0;
 }
 

@@ -114,7 +114,7 @@ static const char *const known_keys[] = { "type",  "kernel",   "cpus",      "mem
 					  "accel", "timeout_s", "switch",   "kvm_probe_s",
 					  "qemu",  "tools",    "append",    "pvh",  "ssh",
 					  "initramfs", "tcg_thread", "host_thp", "clock",
-					  "icount_shift", "sealed", NULL };
+					  "icount_shift", "sealed", "topology", NULL };
 
 /*
  * "ssh": {"port": N, "authorized_keys": PATH, "host_key": PATH}: a guest
@@ -300,6 +300,48 @@ static int check_clock(json_t *out, const char *prefix, struct strbuf *err)
 }
 
 /*
+ * "topology": {"sockets", "dies", "cores", "threads"}: the guest's CPUs as
+ * qemu's -smp lays them out (qemu_topology_check has the rule; which layout
+ * gives the guest which sched domains: docs/virtual-time.md, "Topology").
+ * Checked before "clock" so that a cpus the topology implies is there when
+ * the virtual clock's admission asks for it; the object is stored with
+ * every level filled in.
+ */
+static int check_topology(json_t *out, const char *prefix, struct strbuf *err)
+{
+	json_t *topo = json_object_get(out, "topology"), *c = json_object_get(out, "cpus");
+	struct qemu_version ver;
+	struct qemu_topology t;
+	struct strbuf perr = STRBUF_INIT;
+	int known = 0, rc;
+	long long cpus;
+
+	if (!topo)
+		return 0;
+	if (c && (!json_is_integer(c) || json_integer_value(c) < 1))
+		return 0; /* check_numbers says what cpus must be */
+	cpus = c ? json_integer_value(c) : 0;
+	if (qemu_topology_wants_dies(topo)) {
+		char *bin = qemu_vt_binary(out, NULL);
+		known = qemu_version_probe(bin, &ver, &perr) == 0;
+		free(bin);
+	}
+	json_t *accel = json_object_get(out, "accel");
+	int tcg = json_is_string(accel) && !strcmp(json_string_value(accel), "tcg");
+	rc = qemu_topology_check(topo, &cpus, target_clock_virtual(out), tcg, known ? &ver : NULL,
+				 perr.buf, prefix, err, &t);
+	strbuf_release(&perr);
+	if (rc)
+		return -1;
+	json_object_set_new(out, "cpus", json_integer(cpus));
+	json_object_set_new(out, "topology",
+			    json_pack("{s:I,s:I,s:I,s:I}", "sockets", (json_int_t)t.sockets, "dies",
+				      (json_int_t)t.dies, "cores", (json_int_t)t.cores, "threads",
+				      (json_int_t)t.threads));
+	return 0;
+}
+
+/*
  * "sealed": true: every run of a boot goes into the guest with it (its
  * initramfs), the guest runs them with no input from the host, writes each
  * reply to its console (a file) and powers off; the host reads them after
@@ -476,7 +518,8 @@ static json_t *qemu_check(const json_t *conf, const char *path, struct strbuf *e
 	out = json_deep_copy(conf);
 	prefix = xstrfmt("%s: target.", where);
 	bad = conf_check_keys(out, known_keys, path ? path : "target", "a qemu target", err) ||
-	      check_clock(out, prefix, err) || check_numbers(out, prefix, err) ||
+	      check_topology(out, prefix, err) || check_clock(out, prefix, err) ||
+	      check_numbers(out, prefix, err) ||
 	      check_boot_keys(out, where, err) ||
 	      check_ssh(out, where, err) || check_tools(out, where, err) ||
 	      check_sealed(out, prefix, err);
@@ -806,6 +849,29 @@ static int connect_agent_socket(struct qemu_priv *p, double timeout_s, struct st
 	}
 }
 
+/* -smp's value: "N", or with a "topology" "cpus=N,sockets=S,cores=C,threads=T"
+ * (",dies=D" when more than one: qemu < 4.1 knows no dies) */
+static void smp_arg(struct strvec *av, const json_t *conf)
+{
+	json_t *topo = json_object_get(conf, "topology");
+	long long cpus = json_integer_value(json_object_get(conf, "cpus"));
+	long long dies = json_integer_value(json_object_get(topo, "dies"));
+	if (!topo) {
+		strvec_pushf(av, "%lld", cpus);
+		return;
+	}
+	if (dies > 1)
+		strvec_pushf(av, "cpus=%lld,sockets=%lld,dies=%lld,cores=%lld,threads=%lld", cpus,
+			     (long long)json_integer_value(json_object_get(topo, "sockets")), dies,
+			     (long long)json_integer_value(json_object_get(topo, "cores")),
+			     (long long)json_integer_value(json_object_get(topo, "threads")));
+	else
+		strvec_pushf(av, "cpus=%lld,sockets=%lld,cores=%lld,threads=%lld", cpus,
+			     (long long)json_integer_value(json_object_get(topo, "sockets")),
+			     (long long)json_integer_value(json_object_get(topo, "cores")),
+			     (long long)json_integer_value(json_object_get(topo, "threads")));
+}
+
 static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 		    const char *cmdline, const char *accel, struct strbuf *err)
 {
@@ -852,7 +918,7 @@ static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 		strvec_push(&av, "host");
 	}
 	strvec_push(&av, "-smp");
-	strvec_pushf(&av, "%lld", (long long)json_integer_value(json_object_get(t->conf, "cpus")));
+	smp_arg(&av, t->conf);
 	strvec_push(&av, "-m");
 	strvec_pushf(&av, "%lld",
 		     (long long)json_integer_value(json_object_get(t->conf, "memory_mb")));

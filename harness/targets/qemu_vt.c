@@ -149,3 +149,107 @@ int qemu_vt_admit(long long cpus, const struct qemu_version *v, const char *prob
 				   "name a newer qemu there");
 	return -1;
 }
+
+static const char *const qemu_topo_keys[] = { "sockets", "dies", "cores", "threads", NULL };
+#define QEMU_TOPO_MAX 256 /* the qemu target's cpus admit no more */
+
+int qemu_topology_wants_dies(const json_t *topo)
+{
+	json_t *d = json_object_get(topo, "dies");
+	return json_is_integer(d) && json_integer_value(d) > 1;
+}
+
+int qemu_topology_check(const json_t *topo, long long *cpus, int vt, int tcg,
+			const struct qemu_version *v, const char *probe_err, const char *prefix,
+			struct strbuf *err, struct qemu_topology *t)
+{
+	long long *lv[] = { &t->sockets, &t->dies, &t->cores, &t->threads };
+	int given[4] = { 0 }, fill = -1;
+	long long prod = 1;
+	const char *key;
+	json_t *e;
+
+	if (!json_is_object(topo)) {
+		strbuf_addf(err, "%stopology: must be an object {\"sockets\": S, \"dies\": D, "
+				 "\"cores\": C, \"threads\": T} (each optional, an integer >= 1)",
+			    prefix);
+		return -1;
+	}
+	json_object_foreach((json_t *)topo, key, e) {
+		size_t i = 0;
+		while (qemu_topo_keys[i] && strcmp(qemu_topo_keys[i], key))
+			i++;
+		if (!qemu_topo_keys[i]) {
+			strbuf_addf(err, "%stopology.%s: unknown key (valid: sockets, dies, cores, "
+					 "threads)", prefix, key);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < 4; i++) {
+		e = json_object_get(topo, qemu_topo_keys[i]);
+		*lv[i] = 1;
+		if (!e)
+			continue;
+		if (!json_is_integer(e) || json_integer_value(e) < 1 ||
+		    json_integer_value(e) > QEMU_TOPO_MAX) {
+			strbuf_addf(err, "%stopology.%s: must be an integer in 1..%d", prefix,
+				    qemu_topo_keys[i], QEMU_TOPO_MAX);
+			return -1;
+		}
+		*lv[i] = json_integer_value(e);
+		given[i] = 1;
+		prod *= *lv[i];
+		if (prod > QEMU_TOPO_MAX) {
+			strbuf_addf(err, "%stopology: more than %d vCPUs (the product of sockets, "
+					 "dies, cores and threads)", prefix, QEMU_TOPO_MAX);
+			return -1;
+		}
+	}
+	/* the level that fills up to cpus: cores, else sockets */
+	if (*cpus > 0)
+		fill = !given[2] ? 2 : !given[0] ? 0 : -1;
+	if (fill >= 0) {
+		if (*cpus % prod) {
+			strbuf_addf(err, "%stopology: cpus %lld is not a multiple of the levels given "
+					 "(their product is %lld): the %s would not be whole",
+				    prefix, *cpus, prod, qemu_topo_keys[fill]);
+			return -1;
+		}
+		*lv[fill] = *cpus / prod;
+		prod = *cpus;
+	}
+	if (*cpus > 0 && prod != *cpus) {
+		strbuf_addf(err, "%stopology: sockets x dies x cores x threads = %lldx%lldx%lldx%lld "
+				 "= %lld, but cpus is %lld: the product must equal cpus (leave out "
+				 "cpus, or cores, to have it follow)",
+			    prefix, t->sockets, t->dies, t->cores, t->threads, prod, *cpus);
+		return -1;
+	}
+	if (vt && prod > QEMU_VT_MAX_CPUS) {
+		strbuf_addf(err, "%stopology: %lldx%lldx%lldx%lld = %lld vCPUs; a virtual clock "
+				 "runs 1 to %d",
+			    prefix, t->sockets, t->dies, t->cores, t->threads, prod,
+			    QEMU_VT_MAX_CPUS);
+		return -1;
+	}
+	if ((vt || tcg) && t->threads > 1) {
+		strbuf_addf(err, "%stopology.threads: %lld threads a core under TCG%s: its CPU "
+				 "(qemu64, an AMD model without topoext) shows the guest no SMT "
+				 "siblings, so the guest would build no SMT level; leave threads at 1",
+			    prefix, t->threads, vt ? " (a virtual clock runs TCG)" : "");
+		return -1;
+	}
+	if (t->dies > 1 && !(v && qemu_version_at_least(v, QEMU_TOPO_DIES_MAJOR,
+							  QEMU_TOPO_DIES_MINOR))) {
+		strbuf_addf(err, "%stopology.dies: more than one die needs qemu >= %d.%d on x86; ",
+			    prefix, QEMU_TOPO_DIES_MAJOR, QEMU_TOPO_DIES_MINOR);
+		if (v)
+			strbuf_addf(err, "this qemu is %s (use sockets instead)", v->text);
+		else
+			strbuf_addf(err, "cannot tell this qemu's version: %s",
+				    probe_err && *probe_err ? probe_err : "unknown");
+		return -1;
+	}
+	*cpus = prod;
+	return 0;
+}

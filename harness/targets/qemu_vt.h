@@ -62,4 +62,30 @@ int qemu_version_probe(const char *binary, struct qemu_version *v, struct strbuf
 int qemu_vt_admit(long long cpus, const struct qemu_version *v, const char *probe_err,
 		  const char *binary, int fallback, const char *prefix, struct strbuf *err);
 
+/*
+ * A qemu target's "topology": {"sockets", "dies", "cores", "threads"} for
+ * qemu's -smp (docs/qemu.md). Every level is optional, an integer >= 1; an
+ * absent level is 1, except that an absent "cores" (else an absent
+ * "sockets") takes what makes the product equal cpus. *cpus is the
+ * target's cpus, 0 when absent: then it becomes the product. vt: a virtual
+ * clock (at most QEMU_VT_MAX_CPUS vCPUs). tcg: the guest runs under TCG (a
+ * virtual clock always does), whose CPU model (qemu64: AMD, family 15, no
+ * topoext) shows the guest no SMT siblings, so threads > 1 is refused
+ * there rather than run as if it made an SMT level. v: the qemu's version, asked only
+ * when dies > 1 (x86 qemu makes dies from 4.1 on); NULL when unknown, why
+ * in probe_err. 0 with *t filled; -1 with the message (after prefix, which
+ * names the plan file and "target.") in err. Pure.
+ */
+struct qemu_topology {
+	long long sockets, dies, cores, threads;
+};
+#define QEMU_TOPO_DIES_MAJOR 4
+#define QEMU_TOPO_DIES_MINOR 1
+int qemu_topology_check(const json_t *topo, long long *cpus, int vt, int tcg,
+			const struct qemu_version *v, const char *probe_err, const char *prefix,
+			struct strbuf *err, struct qemu_topology *t);
+/* whether a topology object asks for more than one die (then the check
+ * wants the qemu's version) */
+int qemu_topology_wants_dies(const json_t *topo);
+
 #endif

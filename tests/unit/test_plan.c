@@ -637,6 +637,69 @@ TEST(virtual_clock_cpus_need_qemu_8_1)
 	free(path0), free(path1), free(xdg0);
 }
 
+/* the qemu target's "topology" (issue 49): checked with the target, before
+ * anything runs; cpus follows from it, the stored object names every level;
+ * a virtual clock's cpus comes from the topology, not its default of 1 */
+TEST(qemu_topology_in_the_target)
+{
+	char dir[] = "/tmp/sl-test-topo-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *q40 = fake_qemu(dir, "qemu-4.0", "4.0.0");
+	char *q10 = fake_qemu(dir, "qemu-10", "10.0.13");
+	struct strbuf err = STRBUF_INIT;
+	char *t, *e;
+	json_t *in, *out;
+#define QT(q, clock, rest) "{\"type\": \"qemu\", \"kernel\": \"/bin/sh\", \"qemu\": \"%s\", " \
+			   "\"clock\": \"" clock "\", " rest "}", q
+	t = xstrfmt(QT(q10, "virtual", "\"topology\": {\"sockets\": 2, \"cores\": 2}"));
+	in = json_loads(t, 0, NULL);
+	out = qemu_target.check(in, "p.json", &err);
+	CHECK(out != NULL);
+	CHECK_STR(err.buf, "");
+	CHECK(json_integer_value(json_object_get(out, "cpus")) == 4);
+	char *topo = json_dumps(json_object_get(out, "topology"), JSON_COMPACT | JSON_SORT_KEYS);
+	CHECK_STR(topo, "{\"cores\":2,\"dies\":1,\"sockets\":2,\"threads\":1}");
+	free(topo), free(t);
+	json_decref(out), json_decref(in);
+	t = xstrfmt(QT(q10, "real", "\"cpus\": 6, \"topology\": {\"sockets\": 2, \"cores\": 2}"));
+	e = qemu_check_err(t);
+	CHECK_STR(e, "p.json: target.topology: sockets x dies x cores x threads = 2x1x2x1 = 4, "
+		     "but cpus is 6: the product must equal cpus (leave out cpus, or cores, to "
+		     "have it follow)");
+	free(e), free(t);
+	t = xstrfmt(QT(q10, "virtual", "\"topology\": {\"sockets\": 2, \"cores\": 8}"));
+	e = qemu_check_err(t);
+	CHECK_STR(e, "p.json: target.topology: 2x1x8x1 = 16 vCPUs; a virtual clock runs 1 to 8");
+	free(e), free(t);
+	t = xstrfmt(QT(q10, "virtual", "\"topology\": {\"cores\": 2, \"threads\": 2}"));
+	e = qemu_check_err(t);
+	CHECK_CONTAINS(e, "p.json: target.topology.threads: 2 threads a core under TCG");
+	free(e), free(t);
+	t = xstrfmt(QT(q40, "real", "\"topology\": {\"dies\": 2}"));
+	e = qemu_check_err(t);
+	CHECK_CONTAINS(e, "p.json: target.topology.dies: more than one die needs qemu >= 4.1 on "
+			  "x86; this qemu is 4.0.0");
+	free(e), free(t);
+	t = xstrfmt(QT(q10, "virtual", "\"topology\": {\"dies\": 2, \"cores\": 2}"));
+	e = qemu_check_err(t);
+	CHECK_STR(e, "");
+	free(e), free(t);
+	/* a cpus of 0 is cpus' own error, not one the topology fills in */
+	t = xstrfmt(QT(q10, "real", "\"cpus\": 0, \"topology\": {\"sockets\": 2}"));
+	e = qemu_check_err(t);
+	CHECK_STR(e, "p.json: target.cpus: must be an integer in 1..256");
+	free(e), free(t);
+	t = xstrfmt(QT(q10, "real", "\"topology\": {\"socket\": 2}"));
+	e = qemu_check_err(t);
+	CHECK_STR(e, "p.json: target.topology.socket: unknown key (valid: sockets, dies, cores, "
+		     "threads)");
+	free(e), free(t);
+#undef QT
+	strbuf_release(&err);
+	unlink(q40), unlink(q10), rmdir(dir);
+	free(q40), free(q10);
+}
+
 TEST(workload_param_error_by_path)
 {
 	check_err("{\"workloads\": [{\"type\": \"hackbench\"}, "
@@ -1163,6 +1226,7 @@ int main(void)
 	RUN(target_errors);
 	RUN(virtual_clock_errors);
 	RUN(virtual_clock_cpus_need_qemu_8_1);
+	RUN(qemu_topology_in_the_target);
 	RUN(workload_param_error_by_path);
 	RUN(run_time_cap);
 	RUN(workloads_missing_or_empty);

@@ -5,7 +5,11 @@
  * lookup order, LLC groups from cache/indexN, and the pure parsers
  * (sysinfo_parse_preempt, sysinfo_config_value).
  * The sched features and /proc/schedstat come from
- * tests/data/guest-debian-6.1-snapshot.txt.
+ * tests/data/guest-debian-6.1-snapshot.txt; the sched domains
+ * (harness/agent/sched_domains.c) from tests/data/sched-domains-*.txt, a
+ * sealed 4-vCPU qemu guest's debugfs files and /proc/schedstat (Debian's
+ * 6.1, qemu 10.0, "topology" {"sockets": 2, "cores": 2} and {"dies": 2,
+ * "cores": 2}).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +19,7 @@
 #include <unistd.h>
 
 #include "harness/util/strbuf.h"
+#include "harness/agent/sched_domains.h"
 #include "harness/agent/sysinfo.h"
 #include "tests/unit/tap.h"
 
@@ -456,6 +461,154 @@ TEST(config_value)
 	CHECK(sysinfo_config_value("# CONFIG_FOO=y\n", "FOO", v, sizeof(v)) == NULL);
 }
 
+/* a fake root from a sched-domains testdata file: "=== PATH" lines, each
+ * followed by that file's content, up to "=== END" */
+static char *domains_root(const char *name, const char *file)
+{
+	char *root = xstrfmt("%s/%s", base, name);
+	char *text = slurp(file);
+	CHECK(text != NULL);
+	for (const char *p = text ? strstr(text, "=== ") : NULL; p;) {
+		const char *nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		char *path = xstrfmt("%.*s", (int)(nl - p - 4), p + 4);
+		const char *body = nl + 1, *next = strstr(body, "\n=== ");
+		if (strcmp(path, "END")) {
+			char *content = xstrfmt("%.*s\n", (int)(next ? next - body : (long)strlen(body)),
+						body);
+			put(root, path, content);
+			free(content);
+		}
+		free(path);
+		p = next ? next + 1 : NULL;
+	}
+	free(text);
+	return root;
+}
+
+static void check_domains(const char *root, int rc, const char *value, const char *source)
+{
+	struct strbuf out = STRBUF_INIT, why = STRBUF_INIT;
+	const char *src = NULL;
+	CHECK(sched_domains_read(root, &out, &src, &why) == rc);
+	CHECK_STR(rc ? why.buf : out.buf, value);
+	if (!rc)
+		CHECK_STR(src, source);
+	strbuf_release(&out);
+	strbuf_release(&why);
+}
+
+/* what a guest built, read from its files: two LLCs from two sockets, one
+ * from two dies (qemu64's LLC is the socket on 6.1: docs/virtual-time.md) */
+TEST(sched_domains_from_a_guest)
+{
+	struct strbuf why = STRBUF_INIT;
+	char *s = domains_root("sd-sockets", "sched-domains-debian-6.1-sockets2-cores2.txt");
+	char *d = domains_root("sd-dies", "sched-domains-debian-6.1-dies2-cores2.txt");
+	static const char two[] = "cpu0-1: MC{0-1}* DIE{0-3}; cpu2-3: MC{2-3}* DIE{0-3}";
+	check_domains(s, 0, two, "/sys/kernel/debug/sched/domains");
+	check_domains(d, 0, "cpu0-3: MC{0-3}*", "/sys/kernel/debug/sched/domains");
+	CHECK(sched_domains_parse(two, &why) == 2);
+	CHECK(sched_domains_parse("cpu0-3: MC{0-3}*", &why) == 1);
+	CHECK_STR(why.buf, "");
+	/* in sysinfo, as the agent sends it, and as the controller takes it */
+	json_t *si = sysinfo_collect(s);
+	check_field(si, "sched_domains", "{\"source\":\"/sys/kernel/debug/sched/domains\","
+					 "\"value\":\"cpu0-1: MC{0-1}* DIE{0-3}; cpu2-3: MC{2-3}* "
+					 "DIE{0-3}\"}");
+	CHECK(sysinfo_check(si, &why) == 0);
+	json_decref(si);
+	/* without spans (no schedstat domain lines) the CPUs read the same */
+	put(s, "/proc/schedstat", "version 15\ntimestamp 1\ncpu0 0 0\n");
+	check_domains(s, 0, "cpu0-3: MC* DIE", "/sys/kernel/debug/sched/domains");
+	/* schedstat version 17 names the domain before its mask */
+	put(s, "/proc/schedstat", "version 17\ntimestamp 1\ncpu0 0 0\ndomain0 MC 3 0 0\n"
+				  "domain1 PKG f 0\ncpu1 0\ndomain0 MC 3 0\ndomain1 PKG f 0\n"
+				  "cpu2 0\ndomain0 MC c 0\ndomain1 PKG f 0\ncpu3 0\ndomain0 MC c 0\n"
+				  "domain1 PKG f 0\n");
+	check_domains(s, 0, two, "/sys/kernel/debug/sched/domains");
+	/* older kernels: /proc/sys/kernel/sched_domain, flags a number there */
+	char *o = xstrfmt("%s/sd-old", base);
+	put(o, "/proc/sys/kernel/sched_domain/cpu0/domain0/name", "MC\n");
+	put(o, "/proc/sys/kernel/sched_domain/cpu0/domain0/flags", "4655\n");
+	put(o, "/proc/sys/kernel/sched_domain/cpu1/domain0/name", "MC\n");
+	put(o, "/proc/schedstat", "version 15\ncpu0 1\ndomain0 3 0\ncpu1 1\ndomain0 3 0\n");
+	check_domains(o, 0, "cpu0-1: MC{0-1}", "/proc/sys/kernel/sched_domain");
+	/* one CPU: no domain at all */
+	char *one = xstrfmt("%s/sd-one", base);
+	char *dir = xstrfmt("%s/sys/kernel/debug/sched/domains/cpu0", one);
+	mkdirs(dir);
+	check_domains(one, 0, "cpu0: none", "/sys/kernel/debug/sched/domains");
+	CHECK(sched_domains_parse("cpu0: none", &why) == 1);
+	/* a name that is no name: unknown, never stored as found */
+	put(o, "/proc/sys/kernel/sched_domain/cpu1/domain0/name", "M C\n");
+	check_domains(o, -1, "/proc/sys/kernel/sched_domain/cpu1/domain0/name: not a domain's "
+			     "name (capitals, digits, _)", NULL);
+	/* neither directory */
+	check_domains(base, -1, "/sys/kernel/debug/sched/domains: No such file or directory; "
+				"/proc/sys/kernel/sched_domain: absent too (debugfs not mounted, "
+				"or a kernel without CONFIG_SCHED_DEBUG)", NULL);
+	strbuf_release(&why);
+	free(s), free(d), free(o), free(one), free(dir);
+}
+
+/* what an agent sends is parsed before it is stored: malformed and
+ * oversized values are refused; schedstat masks as CPU lists */
+TEST(sched_domains_malformed)
+{
+	static const char *const good[] = { "cpu0: none", "cpu0,4: SMT{0,4} MC{0-7}* NUMA{0-15}",
+					    "cpu0-1: MC DIE", "cpu0: CLS_2{0}" };
+	static const char *const bad[] = {
+		"", "cpu: MC", "cpu0 MC", "cpu0: ", "cpu0: MC{}", "cpu0: MC{0-1", "cpu0: MC{1-0}",
+		"cpu0: MC{0}x", "cpu0: MC;cpu1: MC", "cpu0: mc", "cpu0: Mc", "cpu0: MC; ", "cpu0: MC  DIE", "cpu0: 1MC",
+		"cpu0: ABCDEFGHIJKLMNOPQ", "cpu0: MC\n", "cpu0: <b>", "cpu0: none DIE",
+		"cpux: MC", "cpu0: MC{0-1}**", "CPU0: MC", " cpu0: MC",
+	};
+	struct strbuf why = STRBUF_INIT, l = STRBUF_INIT;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		CHECK(sched_domains_parse(good[i], &why) == 1);
+	CHECK_STR(why.buf, "");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		strbuf_reset(&why);
+		if (sched_domains_parse(bad[i], &why) != -1)
+			printf("#   accepted: \"%s\"\n", bad[i]);
+		CHECK(why.len > 0);
+	}
+	strbuf_reset(&why);
+	CHECK(sched_domains_parse("cpu0: MC  DIE", &why) == -1);
+	CHECK_STR(why.buf, "not \"cpuLIST: NAME{LIST} ...; ...\" (at byte 9)");
+	/* longer than SCHED_DOMAINS_MAX, even when well formed */
+	struct strbuf big = STRBUF_INIT;
+	for (int c = 0; big.len <= SCHED_DOMAINS_MAX; c++)
+		strbuf_addf(&big, "%scpu%d: MC{%d}", c ? "; " : "", c, c);
+	strbuf_reset(&why);
+	CHECK(sched_domains_parse(big.buf, &why) == -1);
+	CHECK_CONTAINS(why.buf, "more than 8192");
+	/* in an agent's sysinfo reply */
+	json_t *si = json_pack("{s:{s:s,s:s}}", "sched_domains", "value", "cpu0: MC{0-1",
+			       "source", "x");
+	strbuf_reset(&why);
+	CHECK(sysinfo_check(si, &why) == -1);
+	CHECK_CONTAINS(why.buf, "agent sysinfo: untrusted reply: sched_domains: not ");
+	json_decref(si);
+	/* masks */
+	static const char *const masks[][2] = { { "3", "0-1" }, { "f", "0-3" }, { "c", "2-3" },
+						{ "5", "0,2" }, { "ff,00000001", "0,32-39" },
+						{ "0", "" }, { "A", "1,3" } };
+	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		CHECK(sched_domains_mask_list(masks[i][0], &l) == 0);
+		CHECK_STR(l.buf, masks[i][1]);
+	}
+	CHECK(sched_domains_mask_list("xyz", &l) == -1);
+	CHECK(sched_domains_mask_list(",", &l) == -1);
+	CHECK(sched_domains_mask_list("1,", &l) == -1);
+	CHECK(sched_domains_mask_list("", &l) == -1);
+	strbuf_release(&big);
+	strbuf_release(&why);
+	strbuf_release(&l);
+}
+
 int main(void)
 {
 	snprintf(base, sizeof(base), "/tmp/sl-test-sysinfo-XXXXXX");
@@ -472,6 +625,8 @@ int main(void)
 	RUN(llc_groups_sorted_distinct);
 	RUN(parse_preempt);
 	RUN(config_value);
+	RUN(sched_domains_from_a_guest);
+	RUN(sched_domains_malformed);
 	char *cmd = xstrfmt("rm -rf '%s'", base);
 	if (system(cmd))
 		printf("# cleanup of %s failed\n", base);

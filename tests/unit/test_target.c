@@ -6,7 +6,7 @@
  * rule of "switch": "runtime" (only the preempt mode may change between
  * boot configurations), and how a plan's "switch" reaches qemu/ssh/local
  * targets (harness/orchestrate/plan.c); qemu's -version and the rule of
- * vCPUs on a virtual clock (harness/targets/qemu_vt.c).
+ * vCPUs on a virtual clock and of a "topology" (harness/targets/qemu_vt.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,6 +265,96 @@ TEST(qemu_version_parse_and_admit)
 	strbuf_release(&e);
 }
 
+static int topo(const char *json, long long cpus, int vt, int tcg, const struct qemu_version *v,
+		struct qemu_topology *t, struct strbuf *e, long long *cpus_out)
+{
+	json_t *j = json_loads(json, JSON_DECODE_ANY, NULL);
+	strbuf_reset(e);
+	int rc = qemu_topology_check(j, &cpus, vt, tcg, v, "no qemu here", "p.json: target.", e, t);
+	json_decref(j);
+	*cpus_out = cpus;
+	return rc;
+}
+
+/* a qemu target's "topology": levels filled in, cpus derived or matched,
+ * and what qemu (or the guest under TCG) cannot do refused by name */
+TEST(qemu_topology_rule)
+{
+	struct qemu_version q10 = { 10, 0, 13, "10.0.13" }, q40 = { 4, 0, 0, "4.0.0" };
+	struct qemu_topology t;
+	struct strbuf e = STRBUF_INIT;
+	long long c;
+	CHECK(topo("{\"sockets\": 2, \"cores\": 2}", 0, 1, 1, NULL, &t, &e, &c) == 0);
+	CHECK(c == 4 && t.sockets == 2 && t.dies == 1 && t.cores == 2 && t.threads == 1);
+	CHECK(topo("{\"sockets\": 2}", 4, 1, 1, NULL, &t, &e, &c) == 0);
+	CHECK(c == 4 && t.sockets == 2 && t.cores == 2);      /* cores fill up */
+	CHECK(topo("{\"cores\": 2}", 6, 0, 0, NULL, &t, &e, &c) == 0);
+	CHECK(c == 6 && t.sockets == 3 && t.cores == 2);      /* then sockets */
+	CHECK(topo("{}", 3, 0, 0, NULL, &t, &e, &c) == 0);
+	CHECK(c == 3 && t.sockets == 1 && t.cores == 3);
+	CHECK(topo("{\"sockets\": 2, \"cores\": 2, \"threads\": 2}", 8, 0, 0, NULL, &t, &e,
+		   &c) == 0);
+	CHECK(topo("{\"dies\": 2, \"cores\": 2}", 0, 1, 1, &q10, &t, &e, &c) == 0);
+	CHECK(c == 4 && t.dies == 2);
+	CHECK_STR(e.buf, "");
+	/* the product against cpus */
+	CHECK(topo("{\"sockets\": 2, \"cores\": 3}", 4, 0, 0, NULL, &t, &e, &c) == -1);
+	CHECK_STR(e.buf, "p.json: target.topology: sockets x dies x cores x threads = 2x1x3x1 = 6, "
+			 "but cpus is 4: the product must equal cpus (leave out cpus, or cores, "
+			 "to have it follow)");
+	CHECK(topo("{\"sockets\": 4}", 6, 0, 0, NULL, &t, &e, &c) == -1);
+	CHECK_STR(e.buf, "p.json: target.topology: cpus 6 is not a multiple of the levels given "
+			 "(their product is 4): the cores would not be whole");
+	/* a virtual clock's limit */
+	CHECK(topo("{\"sockets\": 2, \"cores\": 8}", 0, 1, 1, NULL, &t, &e, &c) == -1);
+	CHECK_STR(e.buf, "p.json: target.topology: 2x1x8x1 = 16 vCPUs; a virtual clock runs 1 "
+			 "to 8");
+	CHECK(topo("{\"sockets\": 2, \"cores\": 8}", 0, 0, 0, NULL, &t, &e, &c) == 0);
+	/* what each level must be */
+	static const char *const bad[][2] = {
+		{ "{\"sockets\": 0}", "p.json: target.topology.sockets: must be an integer in 1..256" },
+		{ "{\"cores\": -2}", "p.json: target.topology.cores: must be an integer in 1..256" },
+		{ "{\"cores\": 1.5}", "p.json: target.topology.cores: must be an integer in 1..256" },
+		{ "{\"dies\": \"2\"}", "p.json: target.topology.dies: must be an integer in 1..256" },
+		{ "{\"threads\": true}",
+		  "p.json: target.topology.threads: must be an integer in 1..256" },
+		{ "{\"sockts\": 2}", "p.json: target.topology.sockts: unknown key (valid: sockets, "
+				      "dies, cores, threads)" },
+		{ "{\"clusters\": 2}", "p.json: target.topology.clusters: unknown key (valid: "
+					"sockets, dies, cores, threads)" },
+		{ "[2, 2]", "p.json: target.topology: must be an object {\"sockets\": S, \"dies\": "
+			    "D, \"cores\": C, \"threads\": T} (each optional, an integer >= 1)" },
+		{ "{\"sockets\": 64, \"cores\": 64}",
+		  "p.json: target.topology: more than 256 vCPUs (the product of sockets, dies, "
+		  "cores and threads)" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(topo(bad[i][0], 0, 0, 0, NULL, &t, &e, &c) == -1);
+		CHECK_STR(e.buf, bad[i][1]);
+	}
+	/* threads under TCG make no SMT level in the guest: refused there */
+	CHECK(topo("{\"cores\": 2, \"threads\": 2}", 4, 1, 1, NULL, &t, &e, &c) == -1);
+	CHECK_CONTAINS(e.buf, "p.json: target.topology.threads: 2 threads a core under TCG (a "
+			      "virtual clock runs TCG): its CPU (qemu64, an AMD model without "
+			      "topoext) shows the guest no SMT siblings");
+	CHECK(topo("{\"cores\": 2, \"threads\": 2}", 4, 0, 1, NULL, &t, &e, &c) == -1);
+	CHECK(topo("{\"cores\": 2, \"threads\": 2}", 4, 0, 0, NULL, &t, &e, &c) == 0);
+	/* dies: qemu >= 4.1, asked of the version */
+	CHECK(topo("{\"dies\": 2}", 2, 0, 0, &q40, &t, &e, &c) == -1);
+	CHECK_STR(e.buf, "p.json: target.topology.dies: more than one die needs qemu >= 4.1 on "
+			 "x86; this qemu is 4.0.0 (use sockets instead)");
+	CHECK(topo("{\"dies\": 2}", 2, 0, 0, NULL, &t, &e, &c) == -1);
+	CHECK_CONTAINS(e.buf, "cannot tell this qemu's version: no qemu here");
+	CHECK(topo("{\"dies\": 1, \"sockets\": 2}", 2, 0, 0, NULL, &t, &e, &c) == 0);
+	json_t *j = json_loads("{\"dies\": 2}", 0, NULL);
+	CHECK(qemu_topology_wants_dies(j));
+	json_decref(j);
+	j = json_loads("{\"dies\": 1}", 0, NULL);
+	CHECK(!qemu_topology_wants_dies(j));
+	json_decref(j);
+	strbuf_release(&e);
+}
+
 int main(void)
 {
 	RUN(runtime_possible_when_only_preempt_changes);
@@ -274,5 +364,6 @@ int main(void)
 	RUN(runtime_plan_check);
 	RUN(plan_switch_reaches_the_target);
 	RUN(qemu_version_parse_and_admit);
+	RUN(qemu_topology_rule);
 	return tap_done();
 }
