@@ -16,13 +16,19 @@
 # CPU, a wakeup or two a request) sets the size; the measured change is
 # printed, and asserted below 10% so that the test stays about a small one.
 # The guest is sealed (docs/virtual-time.md "Sealed runs": no host input,
-# every value repeats bit for bit) on CPUS vCPUs (default 2, the provided
-# qemu >= 8.1), the plan's seed SEED (default 1): SEALED=false runs the
-# live guest of the first version of this test, CPUS=1 its one vCPU.
+# every value repeats bit for bit) on CPUS vCPUs (default 1), the plan's
+# seed SEED (default 1); SEALED=false runs the live guest of the first
+# version of this test. CPUS=2 (the provided qemu >= 8.1) does not find
+# the change with 3 runs a night (2026-12-07): sl-pingpong's two threads
+# land on one vCPU or on two, run by run, and req_p50_us is 77.57 or
+# 99.07 us exactly (nights 1 and 2: 99.07/99.07/77.57, 77.57/99.07/77.57);
+# the spinning commit moves each state (80.64, 104.70: +4.0%, +5.7%), but
+# the medians of 3 runs mix the states and the night is inconclusive
+# (docs/virtual-time.md, "The robot and bisect").
 . "$(dirname "$0")/../e2e/lib.sh"
 export GIT_AUTHOR_NAME="Ann Author" GIT_AUTHOR_EMAIL=ann@example.org
 SPIN=${SPIN:-200}
-CPUS=${CPUS:-2}
+CPUS=${CPUS:-1}
 SEALED=${SEALED:-true}
 SEED=${SEED:-1}
 kernel_history
