@@ -530,8 +530,15 @@ static const char *cross_site(const struct serve *s, struct MHD_Connection *c)
 	if (sfs && strcmp(sfs, "same-origin") && strcmp(sfs, "none"))
 		return "a cross-site request (Sec-Fetch-Site)";
 	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
-	if (origin && !public_origin(s, origin)) {
-		const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+	/* reached by --public-url's name, the origin is its own: the page of
+	   http://lab.example, when the site is https://lab.example, is not
+	   one the site ever served (a man in the middle's) */
+	int by_public = s->pub_host[0] && host &&
+			same_host(host, s->pub_host, !strncmp(s->pub_origin, "https://", 8) ? "443" : "80");
+	if (origin && by_public && !public_origin(s, origin))
+		return "a request from another origin (Origin is not --public-url's)";
+	if (origin && !by_public && !public_origin(s, origin)) {
 		if (!host || strncmp(origin, "http://", 7) || strcmp(origin + 7, host))
 			return s->pub_origin[0]
 				? "a request from another origin (Origin is neither this server's "
