@@ -158,15 +158,18 @@ printf 'store: %s machines, %s sessions, %s runs, %s metric rows, %s alerts, %.0
 	"$(q 'SELECT count(*) FROM alert')" "$(echo "$(stat -c %s "$db") / 1048576" | bc -l)" "$gen_s"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 
-"$sl" serve --db "$db" --listen 127.0.0.1:0 >"$tmp/serve.out" 2>&1 &
-spid=$!
-url=
-for _ in $(seq 1 600); do
-	url=$(sed -n 's|.* on \(http://[^ ]*/\) .*|\1|p' "$tmp/serve.out")
-	[ -n "$url" ] && break
-	sleep 0.1
-done
-[ -n "$url" ] || { echo "serve did not start: $(cat "$tmp/serve.out")" >&2; exit 1; }
+start_serve() { # [serve options]
+	"$sl" serve --db "$db" --listen 127.0.0.1:0 "$@" >"$tmp/serve.out" 2>&1 &
+	spid=$!
+	url=
+	for _ in $(seq 1 600); do
+		url=$(sed -n 's|.* on \(http://[^ ]*/\) .*|\1|p' "$tmp/serve.out")
+		[ -n "$url" ] && break
+		sleep 0.1
+	done
+	[ -n "$url" ] || { echo "serve did not start: $(cat "$tmp/serve.out")" >&2; exit 1; }
+}
+start_serve
 
 # the server's CPU seconds so far (utime + stime): on a busy machine the wall
 # time is mostly the wait for a CPU, so both are printed
@@ -224,17 +227,6 @@ fi
 # report's own. The serve of the table above is stopped first.
 kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null || true
 spid=
-start_serve() {
-	"$sl" serve --db "$db" --listen 127.0.0.1:0 "$@" >"$tmp/serve.out" 2>&1 &
-	spid=$!
-	url=
-	for _ in $(seq 1 600); do
-		url=$(sed -n 's|.* on \(http://[^ ]*/\) .*|\1|p' "$tmp/serve.out")
-		[ -n "$url" ] && break
-		sleep 0.1
-	done
-	[ -n "$url" ] || { echo "serve did not start: $(cat "$tmp/serve.out")" >&2; exit 1; }
-}
 start_serve
 echo
 printf '/report?since=2000-01-01 with the defaults: %s\n' \

@@ -1494,13 +1494,18 @@ void serve_stop(struct serve *s)
 {
 	if (!s)
 		return;
-	MHD_stop_daemon(s->d);
-	/* the pages still being built (their answers gone: time up) stop
-	   their queries; their threads give the connections back */
+	/* the pages being built stop their queries (their requests are
+	   answered at once, those waiting for a worker too), so that the
+	   connections' threads end; then the threads of pages answered
+	   already (time up) give their connections back */
 	pthread_mutex_lock(&s->pool_mu);
 	s->stopping = 1;
 	for (struct job *j = s->jobs; j; j = j->next)
 		atomic_store(&j->w.stop, 1);
+	pthread_cond_broadcast(&s->pool_cv);
+	pthread_mutex_unlock(&s->pool_mu);
+	MHD_stop_daemon(s->d);
+	pthread_mutex_lock(&s->pool_mu);
 	while (s->running)
 		pthread_cond_wait(&s->pool_cv, &s->pool_mu);
 	pthread_mutex_unlock(&s->pool_mu);
