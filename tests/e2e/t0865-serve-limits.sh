@@ -11,6 +11,8 @@
 #    200 in the end;
 #  - the time budget (--page-seconds): the slow page answers 503 saying its
 #    budget and what to narrow, with Retry-After;
+#  - the size bound (--page-max-mb): /report?since= of a range too large is
+#    422 before it is built, saying what it would read;
 #  - the connections from one address (--per-address): one more is refused,
 #    another address is answered; let go, the address is answered again;
 #  - a request whose headers stop coming (a slowloris): closed after
@@ -86,6 +88,28 @@ contains "... with Retry-After" "$TMP/b1.head" "Retry-After: "
 equals "... as JSON too" "$(get '/trend?metric=hackbench.time_s&where=machine=syn' b2.json --max-time 60 -H 'Accept: application/json')" 503
 equals "... its status in the document" "$(jq -r .status "$TMP/b2.json")" 503
 equals "a light page meanwhile: 200" "$(get / b3.html --max-time 15)" 200
+stop_serve
+
+# ---- the size bound ----------------------------------------------------------------------------
+# a session of 3000 runs x 10 metrics (30,000 metric rows: a report of
+# about 1.2 MB) on another copy of the store
+cp "$DB" "$TMP/big.db"
+sqlite3 -batch "$TMP/big.db" "INSERT INTO session (id, name, plan_json, tag, target, harness_version,
+	status, started_at) VALUES (100, 'big', '{}', 'big', 'local', 't', 'done', '2030-03-01T03:00:00Z');
+	INSERT INTO boot (id, session_id, seq, cfg, status, machine_id, kernel_id, preempt, cmdline)
+	SELECT 100, 100, 0, 0, 'ok', machine_id, kernel_id, 'full', 'x' FROM boot LIMIT 1;
+	WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
+	INSERT INTO run (id, session_id, boot_id, seq, round, workload, params, knobs, rep, status,
+	started_at) SELECT 100000 + i, 100, 100, i, 0, 'w', '{}', '{}', 0, 'ok', '2030-03-01T03:00:00Z' FROM n;
+	WITH RECURSIVE k(j) AS (SELECT 0 UNION ALL SELECT j + 1 FROM k WHERE j < 9)
+	INSERT INTO metric (run_id, workload, name, value, unit, better)
+	SELECT r.id, 'w', 'm' || k.j, 1.0, 'us', 'lower' FROM run r, k WHERE r.session_id = 100"
+check "serve starts with --page-max-mb 1" start_serve "$TMP/big.db" --page-max-mb 1
+equals "/report?since= of 30,000 metric rows: 422, not built" \
+	"$(get '/report?since=2030-02-01' z1.json -H 'Accept: application/json')" 422
+contains "... saying what it would read" "$TMP/z1.json" "30000 metric rows"
+contains "... and asking for a narrower range" "$TMP/z1.json" "narrow the range"
+equals "/report?session=1, another report: 200" "$(get '/report?session=1' z2.html)" 200
 stop_serve
 
 # ---- connections from one address ----------------------------------------------------------------
