@@ -56,8 +56,9 @@ static const char usage_text[] =
 	"  --max-connections N connections at once (default 512)\n"
 	"  --per-address N     connections at once from one address (default 128;\n"
 	"                      behind a proxy every one is the proxy's)\n"
-	"  --header-seconds S  a connection that sends nothing for S seconds, its\n"
-	"                      request's headers or the next request, is closed\n"
+	"  --header-seconds S  a request's headers must be in within S seconds of\n"
+	"                      the connection's start or its previous request (a\n"
+	"                      slowloris is closed then); also the idle timeout\n"
 	"                      (default 10)\n"
 	"Exit status: 0 stopped by SIGINT/SIGTERM, 2 bad input.\n";
 

@@ -83,6 +83,27 @@ struct serve {
 	struct job *jobs;
 	unsigned page_ms;
 	size_t page_max;
+	/* the connections, for the deadline of a request's headers (a
+	   thread looks at them twice a second: header_sweep) */
+	pthread_mutex_t conn_mu;
+	pthread_cond_t conn_cv;
+	struct conn *conns;
+	unsigned header_ms;
+	int sweeping;          /* the thread runs (0: told to end) */
+	pthread_t sweeper;
+	int sweeper_up;
+};
+
+/* a connection, while open: whether it is waiting for a request's headers,
+ * since when; its socket as it was opened (a descriptor number reused
+ * after its close is another file) */
+struct conn {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	struct timespec since;   /* CLOCK_MONOTONIC */
+	int waiting, cut;
+	struct conn *next, **pprev;
 };
 
 struct req {
@@ -1051,6 +1072,97 @@ static enum MHD_Result post_alert_locked(struct serve *s, struct MHD_Connection 
 	return r;
 }
 
+/* ---- the deadline of a request's headers ---------------------------------- */
+
+static struct conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *i =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return i ? i->socket_context : NULL;
+}
+
+/* the connection waits for a request's headers from now (1), or has them (0) */
+static void conn_waits(struct serve *s, struct MHD_Connection *c, int waiting)
+{
+	struct conn *k = conn_of(c);
+	if (!k)
+		return;
+	pthread_mutex_lock(&s->conn_mu);
+	k->waiting = waiting;
+	clock_gettime(CLOCK_MONOTONIC, &k->since);
+	pthread_mutex_unlock(&s->conn_mu);
+}
+
+static void conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+			enum MHD_ConnectionNotificationCode toe)
+{
+	struct serve *s = cls;
+	pthread_mutex_lock(&s->conn_mu);
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *i =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		struct stat st;
+		struct conn *k = calloc(1, sizeof(*k));
+		if (k && i && !fstat(i->connect_fd, &st)) {
+			k->fd = i->connect_fd;
+			k->dev = st.st_dev;
+			k->ino = st.st_ino;
+			k->waiting = 1;
+			clock_gettime(CLOCK_MONOTONIC, &k->since);
+			k->next = s->conns;
+			if (s->conns)
+				s->conns->pprev = &k->next;
+			k->pprev = &s->conns;
+			s->conns = k;
+			*socket_context = k;
+		} else {
+			free(k);   /* not watched: the idle timeout still holds */
+		}
+	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+		/* before its descriptor is closed: the sweeper never touches a
+		   descriptor that is another file's by then */
+		struct conn *k = *socket_context;
+		*k->pprev = k->next;
+		if (k->next)
+			k->next->pprev = k->pprev;
+		free(k);
+		*socket_context = NULL;
+	}
+	pthread_mutex_unlock(&s->conn_mu);
+}
+
+/* twice a second: a connection that has waited for a request's headers
+ * longer than --header-seconds (trickled a byte at a time, or sent none)
+ * is shut down; libmicrohttpd then closes it */
+static void *header_sweep(void *arg)
+{
+	struct serve *s = arg;
+	pthread_mutex_lock(&s->conn_mu);
+	while (s->sweeping) {
+		struct timespec now, until;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		for (struct conn *k = s->conns; k; k = k->next) {
+			long long ms = (now.tv_sec - k->since.tv_sec) * 1000LL +
+				       (now.tv_nsec - k->since.tv_nsec) / 1000000;
+			struct stat st;
+			if (!k->waiting || k->cut || ms < (long long)s->header_ms)
+				continue;
+			if (!fstat(k->fd, &st) && st.st_dev == k->dev && st.st_ino == k->ino)
+				shutdown(k->fd, SHUT_RDWR);
+			k->cut = 1;
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 500000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&s->conn_cv, &s->conn_mu, &until);
+	}
+	pthread_mutex_unlock(&s->conn_mu);
+	return NULL;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload,
 			      size_t *upload_size, void **con_cls)
@@ -1064,6 +1176,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	}
 	if (!rq->started) {
 		rq->started = 1;
+		conn_waits(s, c, 0);   /* its headers are in */
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -1137,6 +1250,8 @@ static void *uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
 static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 		      enum MHD_RequestTerminationCode toe)
 {
+	/* kept open for the next request: its headers are awaited from now */
+	conn_waits(cls, c, 1);
 	struct req *rq = *con_cls;
 	if (rq) {
 		strbuf_release(&rq->body);
@@ -1375,6 +1490,8 @@ static void serve_free(struct serve *s)
 	pthread_mutex_destroy(&s->bg_mu);
 	pthread_mutex_destroy(&s->pool_mu);
 	pthread_cond_destroy(&s->pool_cv);
+	pthread_mutex_destroy(&s->conn_mu);
+	pthread_cond_destroy(&s->conn_cv);
 	free(s->token);
 	free(s->said);
 	free(s->url);
@@ -1394,6 +1511,8 @@ int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *e
 	pthread_mutex_init(&s->bg_mu, NULL);
 	pthread_mutex_init(&s->pool_mu, NULL);
 	pthread_cond_init(&s->pool_cv, NULL);
+	pthread_mutex_init(&s->conn_mu, NULL);
+	pthread_cond_init(&s->conn_cv, NULL);
 	s->page_ms = 1000 * (o->page_seconds ? o->page_seconds : DEF_PAGE_SECONDS);
 	s->page_max = (size_t)(o->page_max_mb ? o->page_max_mb : DEF_PAGE_MAX_MB) << 20;
 	unsigned conns = o->max_connections ? o->max_connections : DEF_MAX_CONNECTIONS;
@@ -1444,12 +1563,21 @@ int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *e
 				MHD_OPTION_CONNECTION_LIMIT, conns,
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, per,
 				MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-				MHD_OPTION_URI_LOG_CALLBACK, uri_seen, s, MHD_OPTION_END);
+				MHD_OPTION_URI_LOG_CALLBACK, uri_seen, s,
+				MHD_OPTION_NOTIFY_CONNECTION, conn_notify, s, MHD_OPTION_END);
 	if (!s->d) {
 		strbuf_addf(err, "--listen %s: cannot listen there (in use, or not an address "
 				 "of this machine)", listen);
 		goto fail;
 	}
+	s->header_ms = header_s * 1000;
+	s->sweeping = 1;
+	if (pthread_create(&s->sweeper, NULL, header_sweep, s)) {
+		strbuf_addstr(err, "the thread of the headers' deadline could not be started");
+		MHD_stop_daemon(s->d);
+		goto fail;
+	}
+	s->sweeper_up = 1;
 	s->wildcard = ss.ss_family == AF_INET6
 		? IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr)
 		: ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_ANY);
@@ -1505,6 +1633,13 @@ void serve_stop(struct serve *s)
 	pthread_cond_broadcast(&s->pool_cv);
 	pthread_mutex_unlock(&s->pool_mu);
 	MHD_stop_daemon(s->d);
+	if (s->sweeper_up) {
+		pthread_mutex_lock(&s->conn_mu);
+		s->sweeping = 0;
+		pthread_cond_signal(&s->conn_cv);
+		pthread_mutex_unlock(&s->conn_mu);
+		pthread_join(s->sweeper, NULL);
+	}
 	pthread_mutex_lock(&s->pool_mu);
 	while (s->running)
 		pthread_cond_wait(&s->pool_cv, &s->pool_mu);

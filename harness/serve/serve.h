@@ -51,8 +51,9 @@ struct serve_opts {
 	 * at once, each on a read-only connection of its own (4; half of them,
 	 * at least one, heavy); a page's time budget in seconds (30); a page's
 	 * size bound in MB (16); connections at once (512), from one address
-	 * (128); the seconds a connection may send nothing, its request's
-	 * headers included (10) */
+	 * (128); the seconds a request's headers may take from the
+	 * connection's start or its previous request's end, and a connection
+	 * may stay silent (10) */
 	unsigned workers, page_seconds, page_max_mb, max_connections, per_address,
 		header_seconds;
 	/* the origin the site is reached at (a TLS proxy's

@@ -15,8 +15,8 @@
 #    422 before it is built, saying what it would read;
 #  - the connections from one address (--per-address): one more is refused,
 #    another address is answered; let go, the address is answered again;
-#  - a request whose headers stop coming (a slowloris): closed after
-#    --header-seconds;
+#  - a request whose headers stop coming, or trickle in a line at a time (a
+#    slowloris): closed after --header-seconds; keep-alive still answered;
 #  - --public-url https://lab.example: the proxied Host is answered, a triage
 #    from that origin passes, one from another origin is refused (403), a
 #    foreign Host 421; malformed URLs are refused naming what is valid.
@@ -146,6 +146,33 @@ except ConnectionResetError:
     print("closed", round(time.monotonic() - t0, 1))
 EOF
 contains "headers that stop coming: the connection is closed (not held for 60 s)" "$TMP/slow.out" "closed"
+# a slowloris proper: a header line every 0.5 s, never the end of them
+python3 - "$(PORT)" >"$TMP/trickle.out" 2>&1 <<'EOF'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"GET /alerts HTTP/1.1\r\nHost: localhost\r\n")
+t0 = time.monotonic()
+s.settimeout(0.5)
+res = "open after 60 s of a header line every 0.5 s"
+while time.monotonic() - t0 < 60:
+    try:
+        s.sendall(b"X-Slow: a\r\n")
+        if not s.recv(4096):
+            res = "closed"
+            break
+        res = "answered"
+        break
+    except socket.timeout:
+        pass
+    except OSError:
+        res = "closed"
+        break
+print(res, round(time.monotonic() - t0, 1))
+EOF
+contains "headers that trickle in, a line every 0.5 s: closed after --header-seconds all the same" \
+	"$TMP/trickle.out" "closed"
+equals "a keep-alive connection's two requests: both answered" \
+	"$(curl -sS -o /dev/null -o /dev/null -w '%{http_code}' "${URL%/}/alerts" "${URL%/}/sessions")" 200200
 equals "the site answers meanwhile: 200" "$(get /alerts s1.html)" 200
 stop_serve
 
