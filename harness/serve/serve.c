@@ -56,7 +56,8 @@ struct serve {
 	char addr[INET6_ADDRSTRLEN + 2];  /* the listen address as a Host names it */
 	unsigned port;    /* the port bound */
 	char hostname[256];  /* this machine's name (a Host over a network) */
-	char *token;
+	char *token;      /* under write_mu (a write may read the file again) */
+	int writes;       /* started with a token: the pages show the forms */
 	unsigned char csrf_key[32];  /* the CSRF values' secret, this process's */
 	struct stat token_st;  /* the token file as last read (o.token_file) */
 	struct stat db_st;     /* the store file as opened (o.dbpath) */
@@ -821,12 +822,12 @@ static void job_build(struct job *j)
 		pthread_mutex_lock(&s->bg_mu);
 		page_alert(p, aid);
 		pthread_mutex_unlock(&s->bg_mu);
-		if (p->status == 200 && s->token) {
+		if (p->status == 200 && s->writes) {
 			serve_csrf(s->csrf_key, url, j->csrf);
 			json_object_set_new(p->doc, "csrf", json_string(j->csrf));
 		}
 		if (p->status == 200 && p->want_html)
-			page_alert_forms(p, aid, s->token ? j->csrf : NULL);
+			page_alert_forms(p, aid, s->writes ? j->csrf : NULL);
 	} else {
 		p->status = 404;
 		strbuf_addf(&p->err, "no page %s: see / (docs/serve.md lists the pages)", url);
@@ -1529,6 +1530,7 @@ int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *e
 	else
 		s->loopback = (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
 	s->token = o->token ? xstrdup(o->token) : NULL;
+	s->writes = s->token != NULL;
 	if (open_readers(s, err))
 		goto fail;
 	if (o->dbpath) {
