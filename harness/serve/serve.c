@@ -1642,10 +1642,19 @@ void serve_stop(struct serve *s)
 		pthread_mutex_unlock(&s->conn_mu);
 		pthread_join(s->sweeper, NULL);
 	}
+	/* a page's own computation between its queries (a report's
+	   rendering) is not stopped: waited for 5 s, then left to the end of
+	   the process with what it holds (s among it) */
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 5;
 	pthread_mutex_lock(&s->pool_mu);
 	while (s->running)
-		pthread_cond_wait(&s->pool_cv, &s->pool_mu);
+		if (pthread_cond_timedwait(&s->pool_cv, &s->pool_mu, &until) == ETIMEDOUT)
+			break;
+	unsigned left = s->running;
 	pthread_mutex_unlock(&s->pool_mu);
 	/* a bisection still running goes on (its own session) */
-	serve_free(s);
+	if (!left)
+		serve_free(s);
 }

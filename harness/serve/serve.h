@@ -87,6 +87,8 @@ int serve_parse_public_url(const char *url, char origin[300], char host[300], st
 /* 1: it listens beyond loopback (other machines may reach it: the caller
  * warns) */
 int serve_public(const struct serve *s);
+/* stop answering: the pages under way are stopped and waited for 5 s at
+ * most (a page still computing then keeps s: the process is ending) */
 void serve_stop(struct serve *s);
 
 /* the CSRF value of a page path under the process's secret key (hex
