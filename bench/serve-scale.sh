@@ -17,7 +17,9 @@
 # median wall time of curl (HTML, and JSON where it differs) is
 # printed with the server's CPU time a fetch (its utime + stime: on a busy
 # machine the wall time is mostly the wait for a CPU) and the page's size.
-# Figures: docs/serve.md "Speed".
+# Figures: docs/serve.md "Speed". Then /alerts while /report?since= of the
+# whole store is built beside 80 idle connections (docs/serve.md "Limits";
+# ONLY=concurrency measures only that).
 #   bench/serve-scale.sh [MACHINES=5] [NIGHTS=3650] [ROUNDS=5]
 # KEEP=1 keeps the database; DB=FILE times an existing one; OUT=FILE
 # generates into FILE (kept), GEN_ONLY=1 only generates. The generator
@@ -156,15 +158,18 @@ printf 'store: %s machines, %s sessions, %s runs, %s metric rows, %s alerts, %.0
 	"$(q 'SELECT count(*) FROM alert')" "$(echo "$(stat -c %s "$db") / 1048576" | bc -l)" "$gen_s"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 
-"$sl" serve --db "$db" --listen 127.0.0.1:0 >"$tmp/serve.out" 2>&1 &
-spid=$!
-url=
-for _ in $(seq 1 600); do
-	url=$(sed -n 's|.* on \(http://[^ ]*/\) .*|\1|p' "$tmp/serve.out")
-	[ -n "$url" ] && break
-	sleep 0.1
-done
-[ -n "$url" ] || { echo "serve did not start: $(cat "$tmp/serve.out")" >&2; exit 1; }
+start_serve() { # [serve options]
+	"$sl" serve --db "$db" --listen 127.0.0.1:0 "$@" >"$tmp/serve.out" 2>&1 &
+	spid=$!
+	url=
+	for _ in $(seq 1 600); do
+		url=$(sed -n 's|.* on \(http://[^ ]*/\) .*|\1|p' "$tmp/serve.out")
+		[ -n "$url" ] && break
+		sleep 0.1
+	done
+	[ -n "$url" ] || { echo "serve did not start: $(cat "$tmp/serve.out")" >&2; exit 1; }
+}
+start_serve
 
 # the server's CPU seconds so far (utime + stime): on a busy machine the wall
 # time is mostly the wait for a CPU, so both are printed
@@ -197,6 +202,7 @@ last=$(q "SELECT max(id) FROM session")
 m1=$(q "SELECT tag FROM session WHERE tag LIKE 'nightly-%' GROUP BY tag ORDER BY tag DESC LIMIT 1 OFFSET 2")
 m2=$(q "SELECT tag FROM session WHERE tag LIKE 'nightly-%' GROUP BY tag ORDER BY tag DESC LIMIT 1 OFFSET 1")
 alert=$(q "SELECT max(id) FROM alert")
+if [ "${ONLY:-}" != concurrency ]; then
 printf '%-58s %9s %9s %11s\n' "page (median of $rounds, warm)" "wall" "CPU" "size"
 page "/ (plans x machines, open alerts)" /
 page "/ as JSON" / -H 'Accept: application/json'
@@ -211,3 +217,60 @@ page "/compare session=$first session=$((first + machines))" \
 	"/compare?a=$(enc "session=$first")&b=$(enc "session=$((first + machines))")"
 page "/compare machine=lab0,tag=$m1 vs tag=$m2" \
 	"/compare?a=$(enc "machine=lab0,tag=$m1")&b=$(enc "machine=lab0,tag=$m2")"
+fi
+
+# ---- no request waits for another's page (docs/serve.md "Limits") ------------------------
+# /report?since=2000-01-01, the whole store: by default refused at once (422,
+# over --page-max-mb); then built (the bound and the budget raised) while
+# 80 idle connections are open and /alerts is fetched once a second: its
+# wall times (median, largest) while the report is under way, and the
+# report's own. The serve of the table above is stopped first.
+kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null || true
+spid=
+start_serve
+echo
+printf '/report?since=2000-01-01 with the defaults: %s\n' \
+	"$(curl -sS -o "$tmp/r.json" -w 'HTTP %{http_code} in %{time_total} s' -H 'Accept: application/json' \
+		"${url%/}/report?since=2000-01-01"): $(jq -r .error "$tmp/r.json" 2>/dev/null | head -c 300)"
+kill -TERM "$spid"; wait "$spid" 2>/dev/null || true
+start_serve --page-max-mb 1024 --page-seconds 3600 --per-address 200 --header-seconds 3600
+port=${url%/}; port=${port##*:}
+python3 - "$port" 80 "$tmp" <<'PY' &
+import os, socket, sys, time
+port, n, tmp = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(n)]
+open(os.path.join(tmp, "idle.ready"), "w").close()
+while not os.path.exists(os.path.join(tmp, "idle.go")):
+    time.sleep(0.1)
+alive = 0
+for s in socks:
+    s.setblocking(False)
+    try:
+        alive += s.recv(1) != b""
+    except BlockingIOError:
+        alive += 1
+    except OSError:
+        pass
+print("idle connections still open at the end: %d of %d" % (alive, n))
+PY
+ipid=$!
+for _ in $(seq 1 300); do [ -e "$tmp/idle.ready" ] && break; sleep 0.1; done
+curl -sS -o "$tmp/report.html" -w '%{http_code} %{time_total} %{size_download}\n' \
+	"${url%/}/report?since=2000-01-01" >"$tmp/report.code" &
+rpid=$!
+sleep 1
+: >"$tmp/alerts.times"
+while kill -0 "$rpid" 2>/dev/null; do
+	curl -sS -o /dev/null -w '%{http_code} %{time_total}\n' --max-time 120 "${url%/}/alerts" >>"$tmp/alerts.times"
+	sleep 1
+done
+wait "$rpid"
+touch "$tmp/idle.go"
+wait "$ipid"
+read -r rcode rtime rsize <"$tmp/report.code"
+printf '/report?since=2000-01-01 built (--page-max-mb 1024): HTTP %s in %s s, %s MB\n' \
+	"$rcode" "$rtime" "$((rsize / 1048576))"
+awk '{ n++; if ($1 != 200) bad++; t[n] = $2 }
+     END { asort(t); printf "/alerts meanwhile, once a second beside 80 idle connections: %d fetches, " \
+		"%d not 200, median %.3f s, largest %.3f s\n", n, bad, t[int((n + 1) / 2)], t[n] }' "$tmp/alerts.times"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -5,6 +5,7 @@
  */
 #include "db/alertstate.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -121,6 +122,8 @@ enum alert_move alert_move_decide(enum alert_state from, enum alert_state to,
 const char *alert_open_words(void)
 {
 	static char w[128];
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&mu);
 	if (!w[0]) {
 		size_t n = 0;
 		w[n++] = ',';
@@ -128,5 +131,6 @@ const char *alert_open_words(void)
 			if (alert_state_open((enum alert_state)i))
 				n += (size_t)snprintf(w + n, sizeof(w) - n, "%s,", words[i]);
 	}
+	pthread_mutex_unlock(&mu);
 	return w;
 }

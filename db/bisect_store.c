@@ -6,6 +6,7 @@
 #include "db/bisect_store.h"
 #include "db/db_internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +230,8 @@ int db_bisect_sessions(struct db *db, const char *tag, const char *commit,
 	   db/runstate.c's (also those whose boot failed: docs/bisect.md, a
 	   --resume tries that boot once more) */
 	static char sql[1024];
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&mu);
 	if (!sql[0])
 		snprintf(sql, sizeof(sql),
 			 "SELECT s.id, s.status, (SELECT count(*) FROM run r WHERE r.session_id = s.id"
@@ -237,6 +240,7 @@ int db_bisect_sessions(struct db *db, const char *tag, const char *commit,
 			 " AND COALESCE(json_extract(s.plan_json, '$.matrix.kernel.commit'),"
 			 "              json_extract(s.plan_json, '$.matrix.kernel[0].commit')) = ?2"
 			 " ORDER BY s.id", run_class_sql(RUN_TODO, "r"));
+	pthread_mutex_unlock(&mu);
 	sqlite3_stmt *s = db_prep(db, sql);
 	if (!s)
 		return -1;

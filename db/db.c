@@ -10,6 +10,7 @@
 #include "db/db_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
@@ -194,6 +195,10 @@ static const struct {
 };
 
 /* the INSERT of `rows` metric rows (2..METRIC_BATCH) */
+/* the texts below are made once, on first use, under this lock: serve's
+ * pages are built by several threads, each on its own connection */
+static pthread_mutex_t made_sql_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static const char *metric_batch_sql(enum stmt_id id)
 {
 	static char sql[METRIC_BATCH + 1][128 + METRIC_BATCH * 48];
@@ -281,7 +286,12 @@ static const char *state_sql(enum stmt_id id)
 static sqlite3_stmt *stmt_bind(struct db *db, enum stmt_id id, int keep)
 {
 	if (!db->st[id]) {
-		const char *sql = stmt_sql[id] ? stmt_sql[id] : state_sql(id);
+		const char *sql = stmt_sql[id];
+		if (!sql) {
+			pthread_mutex_lock(&made_sql_mu);
+			sql = state_sql(id);
+			pthread_mutex_unlock(&made_sql_mu);
+		}
 		if (sqlite3_prepare_v2(db->h, sql, -1, &db->st[id], NULL) != SQLITE_OK) {
 			db_seterr(db, "preparing \"%.200s\": %s (%s:%d)", sql,
 				  sqlite3_errmsg(db->h), __FILE__, __LINE__);
@@ -1701,6 +1711,7 @@ int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int
 	*ids = NULL;
 	*n = 0;
 	static char sql[1024];
+	pthread_mutex_lock(&made_sql_mu);
 	if (!sql[0])
 		snprintf(sql, sizeof(sql),
 		/* one session a night: a tag that two sessions of the plan on
@@ -1715,6 +1726,7 @@ int db_nightly_sessions(struct db *db, const char *plan, int64_t machine_id, int
 		"   WHERE r.session_id = s.id)"
 		" GROUP BY coalesce(s.tag, '#' || s.id) ORDER BY 1 DESC LIMIT ?5",
 		session_ended_sql("s"));
+	pthread_mutex_unlock(&made_sql_mu);
 	sqlite3_stmt *s = db_prep(db, sql);
 	if (!s)
 		return -1;

@@ -9,6 +9,7 @@
 #include "db/results.h"
 #include "db/db_internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -347,6 +348,8 @@ int db_sessions_summary(struct db *db, db_row_fn fn, void *ctx)
 	/* the classes of db/runstate.c: a run skipped because its boot
 	   failed is to do (--resume redoes it), not skipped */
 	static char sql[2048];
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&mu);
 	if (!sql[0])
 		snprintf(sql, sizeof(sql),
 			 "SELECT s.id AS session, s.name AS plan, s.tag, s.target, s.status,"
@@ -358,6 +361,7 @@ int db_sessions_summary(struct db *db, db_row_fn fn, void *ctx)
 			 " FROM session s ORDER BY s.id",
 			 run_class_sql(RUN_DONE_OK, "r"), run_class_sql(RUN_DONE_FAILED, "r"),
 			 run_class_sql(RUN_DONE_SKIPPED, "r"), run_class_sql(RUN_TODO, "r"));
+	pthread_mutex_unlock(&mu);
 	static const char what[] = "query of sessions failed";
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK) {

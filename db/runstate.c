@@ -6,6 +6,7 @@
  */
 #include "db/runstate.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -217,7 +218,20 @@ static int in_from(int to, enum run_state s, enum skip_reason r)
 
 enum { K_CLASS, K_FROM, K_SESSION };
 
+static const char *cached_locked(int kind, int arg, const char *alias);
+
+/* the cache is shared by the threads that build serve's pages: looked up
+ * and filled under a lock (an entry, once made, never moves) */
 static const char *cached(int kind, int arg, const char *alias)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&mu);
+	const char *q = cached_locked(kind, arg, alias);
+	pthread_mutex_unlock(&mu);
+	return q;
+}
+
+static const char *cached_locked(int kind, int arg, const char *alias)
 {
 	static struct {
 		int kind, arg;
@@ -231,7 +245,7 @@ static const char *cached(int kind, int arg, const char *alias)
 		if (cache[i].kind == kind && cache[i].arg == arg &&
 		    !strncmp(cache[i].alias, alias, sizeof(cache[i].alias) - 1))
 			return cache[i].sql;
-	static char spare[640];
+	static _Thread_local char spare[640];
 	char *q = nc < sizeof(cache) / sizeof(cache[0]) ? cache[nc].sql : spare;
 	if (kind == K_SESSION) {
 		char a[16] = "";

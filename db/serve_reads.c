@@ -10,6 +10,7 @@
 #include "db/db_internal.h"
 #include "db/runstate.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,10 @@
 #define ALERT_IS_OPEN "instr(:open, ',' || a.status || ',') > 0"
 /* the queries with RUN_COUNTS in them take the counts from run_counts() */
 #define RUN_COUNTS " @RUN_COUNTS@"
+
+/* the texts made on first use are made under this lock: serve builds its
+ * pages in several threads, each on a connection of its own */
+static pthread_mutex_t made_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *run_counts(void)
 {
@@ -103,9 +108,11 @@ int db_serve_rows(struct db *db, enum db_serve_query q, int64_t arg, db_row_fn f
 	static char made[DB_SERVE_NQUERIES][4096];
 	const char *text = sql[q], *at = strstr(text, RUN_COUNTS);
 	if (at) {
+		pthread_mutex_lock(&made_mu);
 		if (!made[q][0])
 			snprintf(made[q], sizeof(made[q]), "%.*s%s%s", (int)(at - text), text,
 				 run_counts(), at + strlen(RUN_COUNTS));
+		pthread_mutex_unlock(&made_mu);
 		text = made[q];
 	}
 	if (sqlite3_prepare_v2(h, text, -1, &st, NULL) != SQLITE_OK) {
@@ -150,4 +157,84 @@ out:
 	free(vals);
 	sqlite3_finalize(st);
 	return ret;
+}
+
+/* ---- a page's budget ------------------------------------------------------ */
+
+static int watch_progress(void *ctx)
+{
+	struct db_watch *w = ctx;
+	atomic_fetch_add_explicit(&w->steps, 1, memory_order_relaxed);
+	return atomic_load_explicit(&w->stop, memory_order_relaxed) != 0;
+}
+
+void db_serve_watch(struct db *db, struct db_watch *w)
+{
+	sqlite3_progress_handler(db_sqlite(db), w ? DB_WATCH_STEPS : 0, w ? watch_progress : NULL, w);
+}
+
+/* one number of a statement with since bound as ?1 (and ?2) */
+static int since_scalar(struct db *db, const char *q, const char *since, int64_t n2,
+			int64_t *out)
+{
+	sqlite3_stmt *st = db_prep(db, q);
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, since, -1, SQLITE_TRANSIENT);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, n2);
+	int rc = sqlite3_step(st);
+	*out = 0;
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_DONE) {
+		db_seterr(db, "serve: %s", sqlite3_errmsg(db_sqlite(db)));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int db_serve_range(struct db *db, const char *since, int64_t max_rows, struct db_serve_range *r)
+{
+	memset(r, 0, sizeof(*r));
+	/* the sessions and runs by their keys; the metric rows a run holds,
+	   from a sample of the range's first 200 runs (counting 91 million
+	   rows would cost what the page costs) */
+	if (since_scalar(db, "SELECT count(*) FROM session WHERE started_at >= ?1", since, 0,
+			 &r->sessions) ||
+	    since_scalar(db, "SELECT count(*) FROM run WHERE session_id IN"
+			     " (SELECT id FROM session WHERE started_at >= ?1)", since, 0, &r->runs))
+		return -1;
+	int64_t sampled = 0, rows = 0;
+	if (since_scalar(db, "SELECT count(*) FROM (SELECT r.id FROM run r WHERE r.session_id IN"
+			     " (SELECT id FROM session WHERE started_at >= ?1) LIMIT ?2)", since, 200,
+			 &sampled) ||
+	    since_scalar(db, "SELECT count(*) FROM metric WHERE run_id IN (SELECT r.id FROM run r"
+			     " WHERE r.session_id IN (SELECT id FROM session WHERE started_at >= ?1)"
+			     " LIMIT ?2)", since, 200, &rows))
+		return -1;
+	r->metric_rows = sampled ? (int64_t)((double)rows / (double)sampled * (double)r->runs) : 0;
+	/* the newest sessions that stay within max_rows: the start of the
+	   oldest of them */
+	if (max_rows > 0 && r->sessions > 0 && r->metric_rows > max_rows) {
+		int64_t per = r->metric_rows / r->sessions;
+		int64_t fit = per > 0 ? max_rows / per : r->sessions;
+		if (fit < 1)
+			fit = 1;
+		sqlite3_stmt *st = db_prep(db, "SELECT started_at FROM session WHERE started_at >= ?1"
+					       " ORDER BY started_at DESC LIMIT 1 OFFSET ?2");
+		if (!st)
+			return -1;
+		sqlite3_bind_text(st, 1, since, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 2, fit - 1);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			const char *t = (const char *)sqlite3_column_text(st, 0);
+			if (t)
+				snprintf(r->fit_since, sizeof(r->fit_since), "%.10s", t);
+		}
+		sqlite3_finalize(st);
+	}
+	return 0;
 }

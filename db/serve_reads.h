@@ -9,6 +9,7 @@
 #ifndef SL_DB_SERVE_READS_H
 #define SL_DB_SERVE_READS_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "db/db.h"
@@ -31,5 +32,30 @@ enum db_serve_query {
  * store without the alert tables reads as no open alerts only through the
  * caller: the error says "no such table") */
 int db_serve_rows(struct db *db, enum db_serve_query q, int64_t arg, db_row_fn fn, void *ctx);
+
+/*
+ * A page's budget on a connection of its own: while watched, every
+ * DB_WATCH_STEPS virtual-machine steps of its statements count one in
+ * w->steps, and once w->stop is set (by another thread: the page's time is
+ * up) the statement running fails ("interrupted") and so does every later
+ * one, until db_serve_watch(db, NULL) ends the watch.
+ */
+#define DB_WATCH_STEPS 1000
+struct db_watch {
+	atomic_int stop;
+	atomic_ulong steps;
+};
+void db_serve_watch(struct db *db, struct db_watch *w);
+
+/* what a page over the sessions started since a date (YYYY-MM-DD...) would
+ * read, counted by key before it is built: its sessions, their runs, and
+ * their metric rows (estimated from the first 200 runs'); fit_since the day
+ * the newest sessions within max_rows metric rows start on ("" when all
+ * fit or max_rows is 0). -1 with db_errmsg() on error */
+struct db_serve_range {
+	int64_t sessions, runs, metric_rows;
+	char fit_since[16];
+};
+int db_serve_range(struct db *db, const char *since, int64_t max_rows, struct db_serve_range *r);
 
 #endif

@@ -1,7 +1,12 @@
 /*
  * schedlab serve (docs/serve.md): the store as a live site over HTTP with
- * libmicrohttpd. One thread answers every request in turn, so the one
- * database connection is never shared between threads. Every page is built
+ * libmicrohttpd. Every connection has a thread of its own; a page is built
+ * by a thread of its own on one of serve's read-only connections to the
+ * store (--workers of them, at most half of them building the heavy pages:
+ * /report, /compare, /trend, /bisect/N), within a time budget (503 past it)
+ * and a size bound (422 past it), so that no request waits for another's
+ * page; the writes are made one at a time on the connection serve was
+ * given (read-write with a token). Every page is built
  * from the code the commands use (trend_job_run, compare_job_run, the
  * alert store, robot_group_report) and answers HTML or, under the same
  * path, JSON (Accept: application/json or ?format=json). Read-only unless a
@@ -42,6 +47,19 @@ struct serve_opts {
 	const char *dbpath;
 	const char *out_dir;
 	size_t bisect_minutes;
+	/* the limits (0: the default of each, in parentheses): pages built
+	 * at once, each on a read-only connection of its own (4; half of them,
+	 * at least one, heavy); a page's time budget in seconds (30); a page's
+	 * size bound in MB (16); connections at once (512), from one address
+	 * (128); the seconds a request's headers may take from the
+	 * connection's start or its previous request's end, and a connection
+	 * may stay silent (10) */
+	unsigned workers, page_seconds, page_max_mb, max_connections, per_address,
+		header_seconds;
+	/* the origin the site is reached at (a TLS proxy's
+	 * https://lab.example), whose Host and Origin are taken too; NULL:
+	 * none. serve_start refuses a malformed one */
+	const char *public_url;
 };
 
 struct serve;
@@ -59,9 +77,18 @@ int serve_token_load(const char *path, char **token, struct stat *st, struct str
 int serve_start(const struct serve_opts *o, struct serve **out, struct strbuf *err);
 /* the address it listens on, "http://ADDR:PORT/" (owned by s) */
 const char *serve_url(const struct serve *s);
+/* the --public-url's origin (https://lab.example, no slash), NULL: none */
+const char *serve_public_origin(const struct serve *s);
+/* --public-url URL: http(s)://HOST[:PORT][/]; 0 with the origin as a
+ * browser's Origin writes it (scheme and name in lower case, no default
+ * port, no slash) and the Host it sends, or -1 with the reason naming
+ * what is valid */
+int serve_parse_public_url(const char *url, char origin[300], char host[300], struct strbuf *err);
 /* 1: it listens beyond loopback (other machines may reach it: the caller
  * warns) */
 int serve_public(const struct serve *s);
+/* stop answering: the pages under way are stopped and waited for 5 s at
+ * most (a page still computing then keeps s: the process is ending) */
 void serve_stop(struct serve *s);
 
 /* the CSRF value of a page path under the process's secret key (hex

@@ -11,6 +11,9 @@
 #   lock_store, unlock_store  the write lock of the store $DB, held by a
 #                             python3 process until unlock_store (60 s at
 #                             most; also let go at the test's end)
+#   three_alerts_store DB     a store of three nights (robot-history.py),
+#                             alerts 1-3 of night 3, new (t0864, t0865;
+#                             empty_db's tiny session: hold_local_target)
 SPID=
 stop_serve() {
 	[ -n "$SPID" ] || return 0
@@ -61,3 +64,16 @@ EOF
 }
 unlock_store() { [ -n "$LPID" ] || return 0; touch "$TMP/unlock"; wait "$LPID"; LPID=; }
 CLEANUP_CMDS+=("unlock_store")
+three_alerts_store() {
+	local db=$1
+	empty_db "$db"
+	python3 "$(dirname "${BASH_SOURCE[0]}")/robot-history.py" "$TMP/gen.sql" "$TMP/no-repo" 3 \
+		'{"3": 1.2}' '' c1 c2 c3
+	check "synthetic history loaded" sqlite3 -batch "$db" ".read $TMP/gen.sql"
+	sqlite3 -batch "$db" "INSERT INTO alert_group (id, plan, machine_id, range_key, good_session,
+		bad_session) VALUES (1, 'robot', 1, 'c2..c3', 2, 3);
+		INSERT INTO alert (id, group_id, kind, series_key, workload, metric, unit, detector,
+		good_session, bad_session, base_value, value, change_pct)
+		SELECT n, 1, 'regression', 'robot|syn', 'hackbench', 'time_s', 's', 'changepoint', 2, 3,
+		1.0, 1.2, 20 FROM (SELECT 1 AS n UNION SELECT 2 UNION SELECT 3)"
+}

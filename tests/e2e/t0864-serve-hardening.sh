@@ -29,18 +29,9 @@ SL=schedlab
 DB=$TMP/s.db
 
 # ---- the store: three nights, alerts 1-3 of night 3 (new) ---------------------------------
-empty_db "$DB"
-python3 "$(dirname "$0")/robot-history.py" "$TMP/gen.sql" "$TMP/no-repo" 3 '{"3": 1.2}' '' c1 c2 c3
-check "synthetic history loaded" sqlite3 -batch "$DB" ".read $TMP/gen.sql"
-sql "INSERT INTO alert_group (id, plan, machine_id, range_key, good_session, bad_session)
-	VALUES (1, 'robot', 1, 'c2..c3', 2, 3);
-	INSERT INTO alert (id, group_id, kind, series_key, workload, metric, unit, detector,
-	good_session, bad_session, base_value, value, change_pct)
-	SELECT n, 1, 'regression', 'robot|syn', 'hackbench', 'time_s', 's', 'changepoint', 2, 3,
-	1.0, 1.2, 20 FROM (SELECT 1 AS n UNION SELECT 2 UNION SELECT 3)"
-cp "$DB" "$TMP/pristine.db"
-
 . "$(dirname "$0")/serve-lib.sh"
+three_alerts_store "$DB"
+cp "$DB" "$TMP/pristine.db"
 TOKEN=tok-$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 TF=$TMP/serve.token
 (umask 077; printf '%s\n' "$TOKEN" >"$TF")

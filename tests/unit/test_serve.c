@@ -96,6 +96,48 @@ TEST(listen_addresses)
 	CHECK(listen_of("[]:80", &f, &port) == -1);
 }
 
+/* --public-url URL: the origin and Host a proxied browser sends, or -1 */
+static int public_of(const char *url, const char *want_origin, const char *want_host)
+{
+	char origin[300] = "", host[300] = "";
+	struct strbuf err = STRBUF_INIT;
+	int rc = serve_parse_public_url(url, origin, host, &err);
+	int named = !rc || strstr(err.buf, "http(s)://HOST[:PORT][/]") != NULL;
+	strbuf_release(&err);
+	if (rc)
+		return named ? -1 : -2;
+	return strcmp(origin, want_origin) || strcmp(host, want_host) ? 1 : 0;
+}
+
+TEST(public_urls)
+{
+	CHECK(public_of("https://lab.example", "https://lab.example", "lab.example") == 0);
+	CHECK(public_of("https://lab.example/", "https://lab.example", "lab.example") == 0);
+	CHECK(public_of("HTTPS://Lab.Example:443/", "https://lab.example", "lab.example") == 0);
+	CHECK(public_of("https://lab.example:8443", "https://lab.example:8443", "lab.example:8443") == 0);
+	CHECK(public_of("http://lab.example:80", "http://lab.example", "lab.example") == 0);
+	CHECK(public_of("http://192.0.2.7:8080", "http://192.0.2.7:8080", "192.0.2.7:8080") == 0);
+	CHECK(public_of("https://[2001:db8::1]", "https://[2001:db8::1]", "[2001:db8::1]") == 0);
+	CHECK(public_of("https://[2001:db8::1]:8443/", "https://[2001:db8::1]:8443",
+			"[2001:db8::1]:8443") == 0);
+	/* refused, each naming what is valid */
+	CHECK(public_of("ftp://lab.example", "", "") == -1);
+	CHECK(public_of("lab.example", "", "") == -1);
+	CHECK(public_of("https://", "", "") == -1);
+	CHECK(public_of("https://lab.example/lab", "", "") == -1);
+	CHECK(public_of("https://lab.example?x", "", "") == -1);
+	CHECK(public_of("https://lab.example#x", "", "") == -1);
+	CHECK(public_of("https://user@lab.example", "", "") == -1);
+	CHECK(public_of("https://lab..example", "", "") == -1);
+	CHECK(public_of("https://.lab.example", "", "") == -1);
+	CHECK(public_of("https://lab.example:0", "", "") == -1);
+	CHECK(public_of("https://lab.example:65536", "", "") == -1);
+	CHECK(public_of("https://lab.example:", "", "") == -1);
+	CHECK(public_of("https://[2001:db8::1", "", "") == -1);
+	CHECK(public_of("https://[not-v6]", "", "") == -1);
+	CHECK(public_of("https://lab example", "", "") == -1);
+}
+
 static int write_token(const char *path, const char *text, mode_t mode)
 {
 	unlink(path);
@@ -165,6 +207,7 @@ int main(void)
 	RUN(json_of_any_bytes);
 	RUN(csrf_is_an_hmac_of_the_path_under_the_key);
 	RUN(listen_addresses);
+	RUN(public_urls);
 	RUN(token_file_checks);
 	return tap_done();
 }
