@@ -37,18 +37,67 @@ static const char *run_counts(void)
 static const char *const sql[DB_SERVE_NQUERIES] = {
 	[DB_SERVE_OVERVIEW] =
 		"SELECT o.plan, o.machine, o.machine_id, o.sessions, o.latest_session,"
-		" ls.tag AS latest_tag, ls.started_at AS latest_started_at,"
-		" ls.status AS latest_status,"
+		" s.tag AS latest_tag, s.started_at AS latest_started_at,"
+		" s.status AS latest_status,"
 		" (SELECT count(*) FROM alert a JOIN alert_group g ON g.id = a.group_id"
 		"   WHERE g.plan = o.plan AND g.machine_id = o.machine_id"
-		"   AND " ALERT_IS_OPEN ") AS open_alerts"
+		"   AND " ALERT_IS_OPEN ") AS open_alerts,"
+		/* the latest night as the robot judged it (robot.c): alerts it
+		   raised, alerts it saw again, alerts it found fixed */
+		" (SELECT count(*) FROM alert a JOIN alert_group g ON g.id = a.group_id"
+		"   WHERE g.plan = o.plan AND g.machine_id = o.machine_id"
+		"   AND a.bad_session = s.id) AS night_new,"
+		" (SELECT count(*) FROM alert a JOIN alert_group g ON g.id = a.group_id"
+		"   WHERE g.plan = o.plan AND g.machine_id = o.machine_id"
+		"   AND a.last_seen_session = s.id AND a.bad_session <> s.id) AS night_known,"
+		" (SELECT count(*) FROM alert a JOIN alert_group g ON g.id = a.group_id"
+		"   WHERE g.plan = o.plan AND g.machine_id = o.machine_id"
+		"   AND a.fixed_session = s.id) AS night_fixed," RUN_COUNTS
 		" FROM (SELECT s.name AS plan, m.name AS machine, m.id AS machine_id,"
 		"         count(DISTINCT s.id) AS sessions, max(s.id) AS latest_session"
 		"       FROM boot b JOIN session s ON s.id = b.session_id"
 		"       JOIN machine m ON m.id = b.machine_id"
 		"       GROUP BY s.name, m.id) o"
-		" JOIN session ls ON ls.id = o.latest_session"
+		" JOIN session s ON s.id = o.latest_session"
 		" ORDER BY o.plan, o.machine",
+	/* each plan and machine's latest ?1 sessions: per metric the mean of
+	   its ok runs on that machine (one pass over boot, as the overview;
+	   then the sessions' runs and metrics by key) */
+	[DB_SERVE_SPARK] =
+		"WITH pm AS (SELECT DISTINCT s.name AS plan, b.machine_id AS mid, b.session_id AS sid"
+		"            FROM boot b JOIN session s ON s.id = b.session_id),"
+		" rk AS (SELECT plan, mid, sid, row_number() OVER"
+		"        (PARTITION BY plan, mid ORDER BY sid DESC) AS k FROM pm)"
+		" SELECT rk.plan, m.name AS machine, rk.sid AS session, s.tag, s.started_at,"
+		" mv.workload || '.' || mv.name AS metric, mv.unit, mv.better,"
+		" avg(mv.value) AS value, count(*) AS n"
+		" FROM rk JOIN session s ON s.id = rk.sid JOIN machine m ON m.id = rk.mid"
+		" JOIN run r ON r.session_id = rk.sid AND r.status = 'ok'"
+		" JOIN boot rb ON rb.id = r.boot_id AND rb.machine_id = rk.mid"
+		" JOIN metric mv ON mv.run_id = r.id"
+		" WHERE rk.k <= ?1"
+		" GROUP BY rk.plan, rk.mid, rk.sid, mv.workload, mv.name"
+		" ORDER BY rk.plan, m.name, metric, rk.sid",
+	/* what the compare page's sides are picked from: the newest ?1 tags,
+	   kernels, configurations and machines */
+	[DB_SERVE_PICK_TAGS] =
+		"SELECT tag AS value, count(*) AS sessions, max(started_at) AS latest"
+		" FROM session WHERE tag IS NOT NULL AND tag <> ''"
+		" GROUP BY tag ORDER BY max(id) DESC LIMIT ?1",
+	[DB_SERVE_PICK_KERNELS] =
+		"SELECT k.release AS value, count(DISTINCT b.session_id) AS sessions"
+		" FROM boot b JOIN kernel k ON k.id = b.kernel_id"
+		" GROUP BY k.release ORDER BY max(b.session_id) DESC LIMIT ?1",
+	[DB_SERVE_PICK_CONFIGS] =
+		"SELECT 'preempt=' || COALESCE(b.preempt, '') || ',hz=' || COALESCE(k.hz, '')"
+		" || ',sched_mc=' || COALESCE(k.sched_mc, '') AS value,"
+		" count(DISTINCT b.session_id) AS sessions"
+		" FROM boot b JOIN kernel k ON k.id = b.kernel_id"
+		" GROUP BY b.preempt, k.hz, k.sched_mc ORDER BY max(b.session_id) DESC LIMIT ?1",
+	[DB_SERVE_PICK_MACHINES] =
+		"SELECT m.name AS value, count(DISTINCT b.session_id) AS sessions"
+		" FROM boot b JOIN machine m ON m.id = b.machine_id"
+		" GROUP BY m.id ORDER BY m.name LIMIT ?1",
 	[DB_SERVE_RUNNING] =
 		"SELECT s.id AS session, s.name AS plan, s.tag, s.target, s.started_at,"
 		" s.owner_host AS host," RUN_COUNTS
@@ -100,7 +149,7 @@ int db_serve_rows(struct db *db, enum db_serve_query q, int64_t arg, db_row_fn f
 	}
 	sqlite3 *h = db_sqlite(db);
 	sqlite3_stmt *st = NULL;
-	static char made[DB_SERVE_NQUERIES][4096];
+	static char made[DB_SERVE_NQUERIES][8192];
 	const char *text = sql[q], *at = strstr(text, RUN_COUNTS);
 	if (at) {
 		if (!made[q][0])

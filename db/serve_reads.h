@@ -14,7 +14,13 @@
 #include "db/db.h"
 
 enum db_serve_query {
-	DB_SERVE_OVERVIEW,   /* plan x machine: sessions, the latest, open alerts */
+	DB_SERVE_OVERVIEW,   /* plan x machine: sessions, the latest (its run counts, its
+				alerts new, known, fixed), open alerts */
+	DB_SERVE_SPARK,      /* plan x machine x its latest arg sessions x metric: the mean */
+	DB_SERVE_PICK_TAGS,  /* the newest arg tags, kernels, configurations (preempt, */
+	DB_SERVE_PICK_KERNELS,  /* hz, sched_mc as a selector), machines, each with */
+	DB_SERVE_PICK_CONFIGS,  /* its count of sessions: the compare page's lists */
+	DB_SERVE_PICK_MACHINES,
 	DB_SERVE_RUNNING,    /* sessions still running, with their run counts */
 	DB_SERVE_RECENT,     /* the newest arg sessions, with their run counts */
 	DB_SERVE_SESSION,    /* session arg */

@@ -26,6 +26,7 @@ static const char *const numeric_cols[] = {
 	"session", "sessions", "latest_session", "machine_id", "open_alerts", "runs", "ok",
 	"failed", "todo", "seed", "boot", "seq", "cfg", "hz", "sched_mc", "run", "round",
 	"rep", "evidence_of", "n", "min", "max", "exit_code", "wall_s", "value", "censored",
+	"night_new", "night_known", "night_fixed",
 	NULL,
 };
 
@@ -174,6 +175,12 @@ static json_t *alerts_json(struct db *db, const struct db_alert_filter *f, struc
 			mid = g.machine_id;
 		}
 		json_t *o = alert_json(&al[i], gok ? mname : NULL);
+		/* the change that raised it (its group), as the front page groups them */
+		json_object_set_new(o, "plan", jstr(gok ? g.plan : NULL));
+		json_object_set_new(o, "machine", jstr(gok ? mname : NULL));
+		json_object_set_new(o, "range", jstr(gok ? g.range_key : NULL));
+		json_object_set_new(o, "commits",
+				    gok && g.ncommits >= 0 ? json_integer(g.ncommits) : json_null());
 		if (gok && g.culprit) {
 			json_t *c = json_loads(g.culprit, 0, NULL);
 			const char *cc = json_string_value(json_object_get(c, "commit"));
@@ -195,7 +202,7 @@ static json_t *alerts_json(struct db *db, const struct db_alert_filter *f, struc
 	return a;
 }
 
-static const char *const alert_cols[] = { "alert", "status", "kind", "metric", "series",
+static const char *const alert_cols[] = { "alert", "status", "kind", "metric", "series_where",
 					  "change_pct", "good_session", "bad_session", "culprit_short",
 					  "created_at", NULL };
 
@@ -205,6 +212,273 @@ static void alerts_table(struct strbuf *o, const json_t *al)
 }
 
 /* ---- / ------------------------------------------------------------------- */
+
+/* the front page's small trends: the latest SPARK_NIGHTS nights of each
+ * plan and machine, up to SPARK_METRICS headline metrics (those of its open
+ * alerts first, then by name) */
+#define SPARK_NIGHTS 14
+#define SPARK_METRICS 3
+
+static int same_pm(const json_t *a, const char *plan, const char *machine)
+{
+	return !strcmp(jget(a, "plan"), plan) && !strcmp(jget(a, "machine"), machine);
+}
+
+/* [{plan, machine, metrics: [{metric, unit, better, trend_url, points:
+ * [{session, tag, started_at, value, alert}]}]}] */
+static json_t *overview_trends(struct page *p, const json_t *open)
+{
+	json_t *r = rows(p, DB_SERVE_SPARK, SPARK_NIGHTS);
+	if (!r)
+		return NULL;
+	json_t *out = json_array();
+	json_t *pm = NULL, *met = NULL;
+	for (size_t i = 0; i < json_array_size(r); i++) {
+		json_t *row = json_array_get(r, i);
+		const char *plan = jget(row, "plan"), *machine = jget(row, "machine");
+		const char *metric = jget(row, "metric");
+		if (!pm || !same_pm(pm, plan, machine)) {
+			pm = json_pack("{s:o,s:o,s:[]}", "plan", jstr(plan), "machine", jstr(machine),
+				       "metrics");
+			json_array_append_new(out, pm);
+			met = NULL;
+		}
+		if (!met || strcmp(jget(met, "metric"), metric)) {
+			struct strbuf u = STRBUF_INIT, w = STRBUF_INIT;
+			strbuf_addstr(&u, "/trend?metric=");
+			url_enc(&u, metric);
+			strbuf_addf(&w, "machine=%s", machine);
+			strbuf_addstr(&u, "&where=");
+			url_enc(&u, w.buf);
+			int alerted = 0;
+			for (size_t k = 0; k < json_array_size(open); k++)
+				if (same_pm(json_array_get(open, k), plan, machine) &&
+				    !strcmp(jget(json_array_get(open, k), "metric"), metric))
+					alerted = 1;
+			met = json_pack("{s:o,s:o,s:o,s:o,s:b,s:[]}", "metric", jstr(metric), "unit",
+					jstr(jget(row, "unit")), "better", jstr(jget(row, "better")),
+					"trend_url", jstr(u.buf), "alerted", alerted, "points");
+			strbuf_release(&u);
+			strbuf_release(&w);
+			json_array_append_new(json_object_get(pm, "metrics"), met);
+		}
+		json_int_t sid = json_integer_value(json_object_get(row, "session"));
+		json_t *alert = json_null();
+		for (size_t k = 0; k < json_array_size(open); k++) {
+			const json_t *a = json_array_get(open, k);
+			if (same_pm(a, plan, machine) && !strcmp(jget(a, "metric"), metric) &&
+			    json_integer_value(json_object_get(a, "bad_session")) == sid)
+				alert = json_incref(json_object_get(a, "alert"));
+		}
+		json_array_append_new(json_object_get(met, "points"),
+				      json_pack("{s:I,s:o,s:o,s:O,s:o}", "session", sid, "tag",
+						jstr(jget(row, "tag")), "started_at",
+						jstr(jget(row, "started_at")), "value",
+						json_object_get(row, "value"), "alert", alert));
+	}
+	json_decref(r);
+	/* the headline metrics: alerted first, then by name; the rest dropped */
+	for (size_t i = 0; i < json_array_size(out); i++) {
+		json_t *ms = json_object_get(json_array_get(out, i), "metrics"), *keep = json_array();
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t k = 0; k < json_array_size(ms) && json_array_size(keep) < SPARK_METRICS;
+			     k++) {
+				json_t *m = json_array_get(ms, k);
+				if (json_is_true(json_object_get(m, "alerted")) == !pass)
+					json_array_append(keep, m);
+			}
+		json_object_set_new(json_array_get(out, i), "metrics", keep);
+	}
+	return out;
+}
+
+/* a small trend: the metric's points over the latest nights, an open
+ * alert's bad night ringed; each point's values in its title */
+static void spark_svg(struct strbuf *o, const json_t *m)
+{
+	const json_t *pts = json_object_get(m, "points");
+	size_t n = json_array_size(pts);
+	double lo = INFINITY, hi = -INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		double v = json_number_value(json_object_get(json_array_get(pts, i), "value"));
+		lo = fmin(lo, v);
+		hi = fmax(hi, v);
+	}
+	if (!n || !isfinite(lo))
+		return;
+	if (hi - lo < 1e-12 * fmax(1, fabs(hi))) {
+		lo -= 1;
+		hi += 1;
+	}
+	const double W = 150, H = 30, P = 4;
+	double dx = n > 1 ? (W - 2 * P) / (double)(n - 1) : 0;
+#define SX(i) (P + (n > 1 ? (double)(i) * dx : (W - 2 * P) / 2))
+#define SY(v) (P + (H - 2 * P) * (1 - ((v) - lo) / (hi - lo)))
+	strbuf_addstr(o, "<a class=\"spark\" href=\"");
+	html_esc(o, jget(m, "trend_url"));
+	strbuf_addf(o, "\"><svg class=\"spark\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f "
+		       "%.0f\" role=\"img\"><polyline class=\"line\" points=\"",
+		    W, H, W, H);
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(o, "%.1f,%.1f ", SX(i),
+			    SY(json_number_value(json_object_get(json_array_get(pts, i), "value"))));
+	strbuf_addstr(o, "\"/>");
+	for (size_t i = 0; i < n; i++) {
+		const json_t *pt = json_array_get(pts, i);
+		double v = json_number_value(json_object_get(pt, "value"));
+		int al = json_is_integer(json_object_get(pt, "alert"));
+		strbuf_addf(o, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\"><title>",
+			    al ? "spark-alert" : "spark-pt", SX(i), SY(v), al ? "3.5" : "1.6");
+		html_escf(o, "session %lld %s %s: %.4g %s",
+			  (long long)json_integer_value(json_object_get(pt, "session")),
+			  jget(pt, "tag"), jget(pt, "started_at"), v, jget(m, "unit"));
+		if (al)
+			strbuf_addf(o, " (alert %lld)",
+				    (long long)json_integer_value(json_object_get(pt, "alert")));
+		strbuf_addstr(o, "</title></circle>");
+	}
+#undef SX
+#undef SY
+	strbuf_addstr(o, "</svg></a>");
+}
+
+static void overview_table(struct strbuf *o, const json_t *plans, const json_t *trends,
+			   const json_t *open)
+{
+	if (!json_array_size(plans)) {
+		strbuf_addstr(o, "<p class=\"muted\">none</p>\n");
+		return;
+	}
+	strbuf_addf(o, "<table class=\"overview\"><tr><th>plan</th><th>machine</th>"
+		       "<th>the last %d nights (mean of each night's runs)</th><th>latest session</th>"
+		       "<th>its runs</th><th>its alerts</th><th>open alerts</th></tr>\n",
+		    SPARK_NIGHTS);
+	for (size_t i = 0; i < json_array_size(plans); i++) {
+		const json_t *pl = json_array_get(plans, i);
+		const char *plan = jget(pl, "plan"), *machine = jget(pl, "machine");
+		strbuf_addstr(o, "<tr><td>");
+		html_esc(o, plan);
+		strbuf_addstr(o, "</td><td>");
+		html_esc(o, machine);
+		strbuf_addstr(o, "</td><td class=\"sparks\">");
+		for (size_t t = 0; t < json_array_size(trends); t++) {
+			const json_t *tr = json_array_get(trends, t);
+			if (!same_pm(tr, plan, machine))
+				continue;
+			const json_t *ms = json_object_get(tr, "metrics");
+			for (size_t k = 0; k < json_array_size(ms); k++) {
+				const json_t *m = json_array_get(ms, k);
+				strbuf_addstr(o, "<div class=\"sparkrow\"><span class=\"sparkname\">");
+				html_esc(o, jget(m, "metric"));
+				strbuf_addstr(o, "</span> ");
+				spark_svg(o, m);
+				const json_t *pts = json_object_get(m, "points");
+				const json_t *last = json_array_get(pts, json_array_size(pts) - 1);
+				strbuf_addstr(o, " <span class=\"sparklast\">");
+				html_escf(o, "%.4g %s", json_number_value(json_object_get(last, "value")),
+					  jget(m, "unit"));
+				strbuf_addstr(o, "</span></div>");
+			}
+		}
+		strbuf_addf(o, "</td><td><a href=\"/session/%lld\">%lld</a> ",
+			    (long long)json_integer_value(json_object_get(pl, "latest_session")),
+			    (long long)json_integer_value(json_object_get(pl, "latest_session")));
+		html_esc(o, jget(pl, "latest_tag"));
+		strbuf_addstr(o, "<br>");
+		html_moment(o, jget(pl, "latest_started_at"));
+		strbuf_addstr(o, ", ");
+		html_esc(o, jget(pl, "latest_status"));
+		strbuf_addf(o, " (of %lld)</td>",
+			    (long long)json_integer_value(json_object_get(pl, "sessions")));
+		long long ok = json_integer_value(json_object_get(pl, "ok"));
+		long long failed = json_integer_value(json_object_get(pl, "failed"));
+		long long todo = json_integer_value(json_object_get(pl, "todo"));
+		strbuf_addf(o, "<td class=\"verdicts\"><span class=\"better\">%lld ok</span>", ok);
+		if (failed)
+			strbuf_addf(o, ", <span class=\"worse\">%lld failed</span>", failed);
+		if (todo)
+			strbuf_addf(o, ", %lld to do", todo);
+		long long nn = json_integer_value(json_object_get(pl, "night_new"));
+		long long nk = json_integer_value(json_object_get(pl, "night_known"));
+		long long nf = json_integer_value(json_object_get(pl, "night_fixed"));
+		strbuf_addf(o, "</td><td class=\"verdicts\"><span class=\"%s\">%lld new</span>, "
+			       "%lld still there, <span class=\"%s\">%lld fixed</span></td>",
+			    nn ? "worse" : "", nn, nk, nf ? "better" : "", nf);
+		long long na = json_integer_value(json_object_get(pl, "open_alerts"));
+		strbuf_addf(o, "<td>%lld", na);
+		if (na) {
+			strbuf_addstr(o, " (");
+			int first = 1;
+			for (size_t k = 0; k < json_array_size(open); k++) {
+				const json_t *a = json_array_get(open, k);
+				if (!same_pm(a, plan, machine))
+					continue;
+				long long id = (long long)json_integer_value(json_object_get(a, "alert"));
+				strbuf_addf(o, "%s<a href=\"/alert/%lld\">%lld</a>", first ? "" : ", ", id,
+					    id);
+				first = 0;
+			}
+			strbuf_addstr(o, ")");
+		}
+		strbuf_addstr(o, "</td></tr>\n");
+	}
+	strbuf_addstr(o, "</table>\n");
+}
+
+/* a kernel range good..bad with each commit cut to 12 characters */
+static void range_short(struct strbuf *o, const char *range)
+{
+	const char *dots = strstr(range, "..");
+	if (!dots || dots - range < 12 || strlen(dots + 2) < 12) {
+		html_esc(o, range);
+		return;
+	}
+	strbuf_addstr(o, "<code title=\"");
+	html_esc(o, range);
+	strbuf_addstr(o, "\">");
+	html_escf(o, "%.12s..%.12s", range, dots + 2);
+	strbuf_addstr(o, "</code>");
+}
+
+/* the open alerts grouped by the change (their group: the plan, machine
+ * and kernel range whose nights raised them), as Perfherder groups by push */
+static void alerts_by_change(struct strbuf *o, const json_t *open)
+{
+	if (!json_array_size(open)) {
+		strbuf_addstr(o, "<p class=\"muted\">none</p>\n");
+		return;
+	}
+	size_t n = json_array_size(open);
+	char *done = xcalloc(n, 1);
+	for (size_t i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		const json_t *a0 = json_array_get(open, i);
+		json_int_t g = json_integer_value(json_object_get(a0, "group"));
+		json_t *mine = json_array();
+		for (size_t k = i; k < n; k++)
+			if (json_integer_value(json_object_get(json_array_get(open, k), "group")) == g) {
+				json_array_append(mine, json_array_get(open, k));
+				done[k] = 1;
+			}
+		strbuf_addstr(o, "<section class=\"change\"><h3>");
+		html_escf(o, "%s on %s: ", jget(a0, "plan"), jget(a0, "machine"));
+		range_short(o, jget(a0, "range"));
+		strbuf_addstr(o, "</h3>\n<p class=\"muted\">");
+		if (json_is_integer(json_object_get(a0, "commits")))
+			strbuf_addf(o, "%lld commit%s, ",
+				    (long long)json_integer_value(json_object_get(a0, "commits")),
+				    json_integer_value(json_object_get(a0, "commits")) == 1 ? "" : "s");
+		strbuf_addf(o, "nights %lld to %lld, %zu alert%s</p>\n",
+			    (long long)json_integer_value(json_object_get(a0, "good_session")),
+			    (long long)json_integer_value(json_object_get(a0, "bad_session")),
+			    json_array_size(mine), json_array_size(mine) == 1 ? "" : "s");
+		alerts_table(o, mine);
+		strbuf_addstr(o, "</section>\n");
+		json_decref(mine);
+	}
+	free(done);
+}
 
 void page_overview(struct page *p)
 {
@@ -224,21 +498,30 @@ void page_overview(struct page *p)
 		json_decref(running);
 		return;
 	}
+	json_t *trends = overview_trends(p, open);
+	if (!trends) {
+		json_decref(plans);
+		json_decref(running);
+		json_decref(open);
+		return;
+	}
 	p->doc = json_pack("{s:i,s:s,s:o,s:o,s:o}", "schedlab_format", 1, "page", "overview",
 			   "plans", plans, "open_alerts", open, "running", running);
 	set_title(p, "%s", "schedlab: plans, machines, open alerts");
+	json_object_set_new(p->doc, "nights", json_integer(SPARK_NIGHTS));
+	json_object_set_new(p->doc, "trends", trends);
 	if (!p->want_html)
 		return;
 	struct strbuf *o = &p->html;
 	strbuf_addstr(o, "<h2>Plans and machines</h2>\n");
-	static const char *const pc[] = { "plan", "machine", "sessions", "latest_session",
-					  "latest_tag", "latest_started_at", "latest_status",
-					  "open_alerts", NULL };
-	html_table(o, plans, pc, "latest_session", "/session/");
-	strbuf_addf(o, "<h2>Open alerts (%zu)</h2>\n", json_array_size(open));
-	alerts_table(o, open);
+	overview_table(o, plans, trends, open);
+	strbuf_addf(o, "<h2>Open alerts (%zu), by the change that raised them</h2>\n",
+		    json_array_size(open));
+	alerts_by_change(o, open);
 	strbuf_addstr(o, "<h2>Running sessions</h2>\n");
-	html_table(o, running, NULL, "session", "/session/");
+	static const char *const rc[] = { "session", "plan", "tag", "target", "started_at", "host",
+					  "runs", "ok", "failed", "todo", NULL };
+	html_table(o, running, rc, "session", "/session/");
 }
 
 /* ---- /sessions, /session/N ---------------------------------------------------- */
@@ -1144,31 +1427,39 @@ void page_alert(struct page *p, int64_t id)
 		html_esc(o, jget(cul, "author"));
 		strbuf_addstr(o, ")</p>\n");
 	}
-	strbuf_addstr(o, "<table>");
-	static const char *const fields[] = { "metric", "unit", "series", "detector", "base_value",
-					      "value", "change_pct", "ci_lo_pct", "ci_hi_pct", "p",
-					      "good_session", "bad_session", "last_seen_session",
-					      "fixed_session", "series_where", "created_at", NULL };
-	for (size_t i = 0; fields[i]; i++) {
-		strbuf_addf(o, "<tr><th>%s</th><td>", fields[i]);
-		html_json_cell(o, json_object_get(aj, fields[i]));
-		strbuf_addstr(o, "</td></tr>\n");
+	/* the change in words: before, after, how much, how sure */
+	strbuf_addstr(o, "<p class=\"change\">");
+	html_esc(o, jget(aj, "metric"));
+	strbuf_addstr(o, ": ");
+	html_json_cell(o, json_object_get(aj, "base_value"));
+	strbuf_addch(o, ' ');
+	html_esc(o, jget(aj, "unit"));
+	strbuf_addstr(o, " &rarr; <b>");
+	html_json_cell(o, json_object_get(aj, "value"));
+	strbuf_addch(o, ' ');
+	html_esc(o, jget(aj, "unit"));
+	strbuf_addstr(o, "</b>");
+	if (json_is_number(json_object_get(aj, "change_pct"))) {
+		strbuf_addf(o, " (<b>%+.1f%%</b>", json_number_value(json_object_get(aj, "change_pct")));
+		if (json_is_number(json_object_get(aj, "ci_lo_pct")))
+			strbuf_addf(o, ", 95%% CI %+.1f%% to %+.1f%%",
+				    json_number_value(json_object_get(aj, "ci_lo_pct")),
+				    json_number_value(json_object_get(aj, "ci_hi_pct")));
+		if (json_is_number(json_object_get(aj, "p")))
+			strbuf_addf(o, ", p-value %.2g", json_number_value(json_object_get(aj, "p")));
+		strbuf_addch(o, ')');
 	}
-	strbuf_addstr(o, "</table>\n<p><a id=\"trend-link\" href=\"");
+	strbuf_addstr(o, "</p>\n");
+	static const char *const fields[] = { "series_where", "detector", "good_session",
+					      "bad_session", "last_seen_session", "fixed_session",
+					      "created_at", "updated_at", NULL };
+	html_fields(o, aj, fields);
+	strbuf_addstr(o, "<p><a id=\"trend-link\" href=\"");
 	html_esc(o, jget(aj, "trend_url"));
 	strbuf_addstr(o, "\">the trend of this series</a></p>\n");
 	if (!json_is_null(gj)) {
-		strbuf_addstr(o, "<h2>Group</h2>\n<table>");
-		const char *key;
-		json_t *v;
-		json_object_foreach(gj, key, v) {
-			strbuf_addstr(o, "<tr><th>");
-			html_esc(o, key);
-			strbuf_addstr(o, "</th><td>");
-			html_json_cell(o, v);
-			strbuf_addstr(o, "</td></tr>\n");
-		}
-		strbuf_addstr(o, "</table>\n");
+		strbuf_addstr(o, "<h2>The change that raised it</h2>\n");
+		html_fields(o, gj, NULL);
 	}
 	if (json_is_integer(json_object_get(gj, "bisection")))
 		strbuf_addf(o, "<p><a id=\"bisect-link\" href=\"/bisect/%lld\">the bisection's "
