@@ -110,7 +110,7 @@ static const struct { const char *key, *label; } labels[] = {
 	{ "cmdline", "command line" },
 	{ "kernel_commit", "commit" },
 	{ "kernel_describe", "kernel version" },
-	{ "qemu_version", "qemu" },
+	{ "qemu_version", "qemu version" },
 	{ "method", "boot method" },
 	{ "run", "run" },
 	{ "round", "round" },
@@ -345,6 +345,19 @@ void html_chips(struct strbuf *o, const char *where, const struct strvec *skip)
 	}
 	if (!any)
 		strbuf_addstr(o, "<span class=\"muted\">the same as the others</span>");
+	strvec_clear(&k);
+	strvec_clear(&v);
+}
+
+void where_words(struct strbuf *o, const char *where)
+{
+	struct strvec k = { 0 }, v = { 0 };
+	where_terms(where, &k, &v);
+	for (size_t i = 0; i < k.nr && i < v.nr; i++) {
+		if (i)
+			strbuf_addstr(o, ", ");
+		chip_words(o, k.v[i], v.v[i]);
+	}
 	strvec_clear(&k);
 	strvec_clear(&v);
 }

@@ -79,6 +79,10 @@ struct sockaddr_storage;
 int serve_parse_listen(const char *l, struct sockaddr_storage *ss, socklen_t *len,
 		       struct strbuf *err);
 
+/* the site's style and its one script, /static/serve.js (serve_assets.c) */
+extern const char serve_css[];
+extern const char serve_js[];
+
 /* ---- helpers (serve_html.c) -------------------------------------------- */
 /* (HTML escaping: html_esc, html_escf in harness/util/html.h) */
 
@@ -107,6 +111,8 @@ void where_terms(const char *where, struct strvec *keys, struct strvec *vals);
 /* a selector as chips ("preempt full", "250 Hz", "groups=4"), leaving out
  * the keys in skip (NULL: none) and knobs={} */
 void html_chips(struct strbuf *o, const char *where, const struct strvec *skip);
+/* a selector in plain words, the chips' ("preempt full, 250 Hz") */
+void where_words(struct strbuf *o, const char *where);
 /* the keys whose value is the same in every one of wheres[0..n) (n >= 2) */
 void where_common(const char *const *wheres, size_t n, struct strvec *common);
 /* the value v of column key as a cell people read: a moment as words, a

@@ -629,9 +629,9 @@ void page_session(struct page *p, int64_t id)
 		strbuf_addstr(o, "</pre></details>\n");
 		free(d);
 	}
-	strbuf_addstr(o, "<h2>Metrics</h2>\n<table><tr><th>run workload</th><th>params</th>"
-			 "<th>metric</th><th>unit</th><th>better</th><th>n</th><th>min</th>"
-			 "<th>max</th></tr>\n");
+	strbuf_addstr(o, "<h2>Metrics</h2>\n<table><tr><th>run's workload</th><th>parameters</th>"
+			 "<th>metric</th><th>unit</th><th>better when</th><th>samples</th>"
+			 "<th>lowest</th><th>highest</th></tr>\n");
 	for (size_t i = 0; i < json_array_size(metrics); i++) {
 		json_t *m = json_array_get(metrics, i);
 		strbuf_addstr(o, "<tr><td>");
@@ -789,14 +789,29 @@ static void trend_svg(struct strbuf *o, const json_t *doc)
 	double dx = n > 1 ? (W - L - R) / (double)(n - 1) : 0;
 #define X(i) (L + (n > 1 ? (double)(i) * dx : (W - L - R) / 2))
 #define Y(v) (T + (H - T - B) * (1 - ((v) - lo) / (hi - lo)))
-	strbuf_addf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		       "viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", W, H, W, H);
+	/* the page's script (serve_assets.c) zooms it: the plot's bounds and
+	   its value range as data, each point's position and values as data */
+	strbuf_addf(o, "<div class=\"trend\"><p class=\"muted\">Drag over a range to zoom in "
+		       "(double-click or <button id=\"zoom-reset\" type=\"button\">show all"
+		       "</button>); a point shows its values; a click opens its session. "
+		       "<span id=\"zoom-info\"></span></p>\n"
+		       "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"trend-svg\" width=\"%.0f\" "
+		       "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" data-l=\"%.0f\" "
+		       "data-r=\"%.0f\" data-t=\"%.0f\" data-b=\"%.0f\" data-lo=\"%.17g\" "
+		       "data-hi=\"%.17g\" data-unit=\"",
+		    W, H, W, H, L, W - R, T, H - B, lo, hi);
+	html_esc(o, jget(doc, "unit"));
+	strbuf_addf(o, "\">\n<defs><clipPath id=\"plot-clip\"><rect x=\"%.0f\" y=\"0\" "
+		       "width=\"%.0f\" height=\"%.0f\"/></clipPath></defs>\n",
+		    L - 9, W - L - R + 18, H - B + 9);
 	for (int k = 0; k <= 4; k++) {
 		double v = lo + (hi - lo) * k / 4;
 		strbuf_addf(o, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" "
-			       "stroke=\"#eee\"/><text x=\"4\" y=\"%.1f\" font-size=\"11\">%.4g</text>\n",
-			    L, W - R, Y(v), Y(v), Y(v) + 4, v);
+			       "stroke=\"#eee\"/><text class=\"ylab\" data-k=\"%d\" x=\"4\" "
+			       "y=\"%.1f\" font-size=\"11\">%.4g</text>\n",
+			    L, W - R, Y(v), Y(v), k, Y(v) + 4, v);
 	}
+	strbuf_addstr(o, "<g clip-path=\"url(#plot-clip)\"><g id=\"zoomable\">\n");
 	/* the noise band: mean +- one standard deviation of the points of each
 	   segment between change points (drawn, not judged: the verdicts are
 	   the change points') */
@@ -840,7 +855,7 @@ static void trend_svg(struct strbuf *o, const json_t *doc)
 		double mb = json_number_value(json_object_get(cp, "mean_before"));
 		double ma = json_number_value(json_object_get(cp, "mean_after"));
 		double xb = X(i) - dx / 2;
-		strbuf_addf(o, "<line class=\"cp\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\">"
+		strbuf_addf(o, "<line class=\"cp\" vector-effect=\"non-scaling-stroke\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\">"
 			       "<title>change point at session %lld: %+.1f%%</title></line>\n",
 			    xb, xb, T, H - B,
 			    (long long)json_integer_value(json_object_get(cp, "session")),
@@ -849,19 +864,20 @@ static void trend_svg(struct strbuf *o, const json_t *doc)
 			size_t nb = (size_t)json_integer_value(json_object_get(cp, "n_before"));
 			size_t na = (size_t)json_integer_value(json_object_get(cp, "n_after"));
 			double x0 = X(i >= nb ? i - nb : 0), x1 = X(i + na - 1 < n ? i + na - 1 : n - 1);
-			strbuf_addf(o, "<line class=\"level\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
-				       "y2=\"%.1f\"/><line class=\"level\" x1=\"%.1f\" x2=\"%.1f\" "
+			strbuf_addf(o, "<line class=\"level\" vector-effect=\"non-scaling-stroke\" x1=\"%.1f\" "
+				       "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/><line class=\"level\" "
+				       "vector-effect=\"non-scaling-stroke\" x1=\"%.1f\" x2=\"%.1f\" "
 				       "y1=\"%.1f\" y2=\"%.1f\"/>\n",
 				    x0, xb, Y(mb), Y(mb), xb, x1, Y(ma), Y(ma));
 		}
 	}
-	strbuf_addstr(o, "<polyline class=\"line\" points=\"");
+	strbuf_addstr(o, "<polyline class=\"line\" vector-effect=\"non-scaling-stroke\" points=\"");
 	for (size_t i = 0; i < n; i++) {
 		double v = json_number_value(json_object_get(json_array_get(pts, i), "value"));
 		if (isfinite(v))
 			strbuf_addf(o, "%.1f,%.1f ", X(i), Y(v));
 	}
-	strbuf_addstr(o, "\"/>\n");
+	strbuf_addstr(o, "\"/>\n</g>\n");
 	for (size_t i = 0; i < n; i++) {
 		const json_t *pt = json_array_get(pts, i);
 		double v = json_number_value(json_object_get(pt, "value"));
@@ -869,9 +885,16 @@ static void trend_svg(struct strbuf *o, const json_t *doc)
 			continue;
 		long long sid = (long long)json_integer_value(json_object_get(pt, "session"));
 		strbuf_addf(o, "<a href=\"/session/%lld\"><circle class=\"pt%s\" cx=\"%.1f\" "
-			       "cy=\"%.1f\" r=\"3.5\" data-session=\"%lld\"><title>",
+			       "cy=\"%.1f\" r=\"3.5\" data-x=\"%.1f\" data-y=\"%.1f\" "
+			       "data-session=\"%lld\" data-v=\"%.6g\" data-tag=\"",
 			    sid, json_is_true(json_object_get(pt, "bound")) ? " bound" : "", X(i), Y(v),
-			    sid);
+			    X(i), Y(v), sid, v);
+		html_esc(o, jget(pt, "tag"));
+		strbuf_addstr(o, "\" data-at=\"");
+		html_esc(o, jget(pt, "started_at"));
+		strbuf_addstr(o, "\" data-kernel=\"");
+		html_esc(o, jget(pt, "kernel"));
+		strbuf_addstr(o, "\"><title>");
 		html_escf(o, "session %lld %s %s: %.6g", sid, jget(pt, "tag"), jget(pt, "started_at"),
 			  v);
 		const char *k = jget(pt, "kernel");
@@ -892,9 +915,10 @@ static void trend_svg(struct strbuf *o, const json_t *doc)
 			if (json_integer_value(json_object_get(pt, "session")) != bad || !isfinite(v))
 				continue;
 			strbuf_addf(o, "<a href=\"/alert/%lld\"><circle class=\"alert-mark\" "
-				       "cx=\"%.1f\" cy=\"%.1f\" r=\"8\"><title>",
+				       "cx=\"%.1f\" cy=\"%.1f\" r=\"8\" data-x=\"%.1f\" "
+				       "data-y=\"%.1f\"><title>",
 				    (long long)json_integer_value(json_object_get(a, "alert")), X(i),
-				    Y(v));
+				    Y(v), X(i), Y(v));
 			html_escf(o, "alert %lld: %s %s", (long long)json_integer_value(
 							      json_object_get(a, "alert")),
 				  jget(a, "kind"), jget(a, "status"));
@@ -903,7 +927,8 @@ static void trend_svg(struct strbuf *o, const json_t *doc)
 	}
 #undef X
 #undef Y
-	strbuf_addstr(o, "</svg>\n");
+	strbuf_addstr(o, "</g><rect id=\"zoom-sel\" class=\"zoom-sel\" x=\"0\" y=\"0\" width=\"0\" "
+			 "height=\"0\"/></svg>\n<div id=\"tip\" class=\"tip\" hidden></div></div>\n");
 }
 
 static void trend_form(struct strbuf *o, const char *metric, const char *where,
@@ -1094,27 +1119,139 @@ void page_trend(struct page *p)
 
 /* ---- /compare -------------------------------------------------------------- */
 
+/* the selector of side x ("a", "b"): from the lists' picks x_tag, x_kernel,
+ * x_config, x_machine when one is given, else the typed x=; NULL: none */
+static char *side_selector(struct page *p, const char *x)
+{
+	static const struct { const char *field, *key; } parts[] = {
+		{ "tag", "tag=" }, { "machine", "machine=" }, { "kernel", "kernel_release=" },
+		{ "config", "" },
+	};
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "%s_%s", x, parts[i].field);
+		const char *v = p->arg(p->cls, name);
+		if (v && *v)
+			strbuf_addf(&sb, "%s%s%s", sb.len ? "," : "", parts[i].key, v);
+	}
+	if (sb.len)
+		return strbuf_detach(&sb, NULL);
+	strbuf_release(&sb);
+	const char *typed = p->arg(p->cls, x);
+	return typed ? xstrdup(typed) : NULL;
+}
+
+#define PICKS_MAX 300
+
+/* {tags, kernels, configs, machines}: each [{value, sessions}], newest first */
+static json_t *compare_picks(struct page *p)
+{
+	static const struct { const char *name; enum db_serve_query q; } lists[] = {
+		{ "tags", DB_SERVE_PICK_TAGS }, { "kernels", DB_SERVE_PICK_KERNELS },
+		{ "configs", DB_SERVE_PICK_CONFIGS }, { "machines", DB_SERVE_PICK_MACHINES },
+	};
+	json_t *o = json_object();
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		json_t *r = rows(p, lists[i].q, PICKS_MAX);
+		if (!r) {
+			json_decref(o);
+			return NULL;
+		}
+		json_object_set_new(o, lists[i].name, r);
+	}
+	return o;
+}
+
+/* the selected value of side x's list field (x_field=) */
+static const char *picked(struct page *p, const char *x, const char *field)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "%s_%s", x, field);
+	const char *v = p->arg(p->cls, name);
+	return v ? v : "";
+}
+
+static void pick_select(struct page *p, struct strbuf *o, const char *x, const char *field,
+			const char *label, const json_t *list)
+{
+	strbuf_addf(o, "<label>%s <select name=\"%s_%s\" id=\"%s-%s\"><option value=\"\">any"
+		       "</option>", label, x, field, x, field);
+	const char *sel = picked(p, x, field);
+	for (size_t i = 0; i < json_array_size(list); i++) {
+		const json_t *r = json_array_get(list, i);
+		const char *v = jget(r, "value");
+		strbuf_addstr(o, "<option value=\"");
+		html_esc(o, v);
+		strbuf_addf(o, "\"%s>", !strcmp(v, sel) ? " selected" : "");
+		if (!strcmp(field, "config")) {   /* the configuration in words */
+			struct strbuf w = STRBUF_INIT;
+			where_words(&w, v);
+			html_esc(o, w.buf);
+			strbuf_release(&w);
+		} else {
+			html_esc(o, v);
+		}
+		long long ns = (long long)json_integer_value(json_object_get(r, "sessions"));
+		strbuf_addf(o, " (%lld session%s)</option>", ns, ns == 1 ? "" : "s");
+	}
+	strbuf_addstr(o, "</select></label>\n");
+}
+
+static void compare_form(struct page *p, struct strbuf *o, const json_t *picks, const char *a,
+			 const char *b, const char *metric)
+{
+	strbuf_addstr(o, "<form class=\"pick\" id=\"compare-form\" method=\"get\" "
+			 "action=\"/compare\">\n");
+	static const char *const sides[] = { "a", "b" };
+	for (size_t s = 0; s < 2; s++) {
+		strbuf_addf(o, "<fieldset id=\"side-%s\"><legend>%s</legend>\n", sides[s],
+			    s ? "B (the new side)" : "A (the baseline)");
+		pick_select(p, o, sides[s], "tag", "tag", json_object_get(picks, "tags"));
+		pick_select(p, o, sides[s], "kernel", "kernel", json_object_get(picks, "kernels"));
+		pick_select(p, o, sides[s], "config", "configuration",
+			    json_object_get(picks, "configs"));
+		pick_select(p, o, sides[s], "machine", "machine", json_object_get(picks, "machines"));
+		const char *cur = s ? b : a;
+		if (cur) {
+			strbuf_addstr(o, "<p class=\"muted\">now: <code class=\"selector\">");
+			html_esc(o, cur);
+			strbuf_addstr(o, "</code></p>\n");
+		}
+		strbuf_addstr(o, "</fieldset>\n");
+	}
+	strbuf_addstr(o, "<p><label>metric (optional) <input name=\"metric\" size=\"20\" value=\"");
+	html_esc(o, metric);
+	strbuf_addstr(o, "\"></label> <button id=\"do-compare\">compare</button></p></form>\n");
+}
+
 void page_compare(struct page *p)
 {
-	const char *a = p->arg(p->cls, "a"), *b = p->arg(p->cls, "b");
 	const char *metric = p->arg(p->cls, "metric"), *thr = p->arg(p->cls, "threshold");
 	set_title(p, "%s", "compare");
+	/* each side picked from the lists (a_tag=, a_kernel=, a_config=,
+	   a_machine=: the selector they make), or typed (a=) */
+	char *as = side_selector(p, "a"), *bs = side_selector(p, "b");
+	const char *a = as, *b = bs;
+	json_t *picks = compare_picks(p);
+	if (!picks) {
+		free(as);
+		free(bs);
+		return;
+	}
 	struct strbuf form = STRBUF_INIT;
-	strbuf_addstr(&form, "<form method=\"get\" action=\"/compare\">A <input name=\"a\" "
-			     "size=\"40\" value=\"");
-	html_esc(&form, a);
-	strbuf_addstr(&form, "\"> B <input name=\"b\" size=\"40\" value=\"");
-	html_esc(&form, b);
-	strbuf_addstr(&form, "\"> metric <input name=\"metric\" size=\"20\" value=\"");
-	html_esc(&form, metric);
-	strbuf_addstr(&form, "\"> <button>compare</button></form>\n");
+	compare_form(p, &form, picks, a, b, metric);
+	json_decref(picks);
 	if (!a || !b) {
 		p->doc = json_pack("{s:i,s:s,s:s}", "schedlab_format", 1, "page", "compare",
 				   "usage", "/compare?a=SELECTOR&b=SELECTOR[&metric=M][&threshold=PCT]");
 		strbuf_add(&p->html, form.buf, form.len);
-		strbuf_addstr(&p->html, "<p>Two selectors over the results (as <code>schedlab "
-					"compare A B</code>), e.g. <code>tag=nightly-04</code>.</p>\n");
+		strbuf_addstr(&p->html, "<p>Pick each side from the tags, kernels, configurations "
+					"and machines in the store (as <code>schedlab compare A "
+					"B</code> with the selector they make).</p>\n");
 		strbuf_release(&form);
+		free(as);
+		free(bs);
 		return;
 	}
 	struct cmp_options o;
@@ -1128,6 +1265,8 @@ void page_compare(struct page *p)
 			p->status = 400;
 			strbuf_addf(&p->err, "threshold=%s: a percentage above 0 (default 2)", thr);
 			strbuf_release(&form);
+			free(as);
+			free(bs);
 			return;
 		}
 		o.threshold_pct = v;
@@ -1139,6 +1278,8 @@ void page_compare(struct page *p)
 		strbuf_addstr(&p->err, err.buf);
 		strbuf_release(&err);
 		strbuf_release(&form);
+		free(as);
+		free(bs);
 		return;
 	}
 	strbuf_release(&err);
@@ -1152,6 +1293,8 @@ void page_compare(struct page *p)
 	if (p->status != 200) {
 		compare_job_free(&job);
 		strbuf_release(&form);
+		free(as);
+		free(bs);
 		return;
 	}
 	json_t *doc = compare_job_json(&job, a, b);
@@ -1168,8 +1311,8 @@ void page_compare(struct page *p)
 			strbuf_addstr(h, "</p>\n");
 		}
 		strbuf_addstr(h, "<table><tr><th>workload</th><th>series</th><th>metric</th>"
-				 "<th>unit</th><th>A</th><th>B</th><th>change</th><th>CI</th>"
-				 "<th>p</th><th>verdict</th></tr>\n");
+				 "<th>unit</th><th>A</th><th>B</th><th>change</th><th>95% CI of the change</th>"
+				 "<th>p-value</th><th>verdict</th></tr>\n");
 		const json_t *rs = json_object_get(doc, "rows");
 		for (size_t i = 0; i < json_array_size(rs); i++) {
 			const json_t *r = json_array_get(rs, i);
@@ -1215,6 +1358,8 @@ void page_compare(struct page *p)
 				 "trends, sysinfo: schedlab report --compare)</p>\n");
 	}
 	strbuf_release(&form);
+	free(as);
+	free(bs);
 }
 
 /* ---- /alerts, /alert/N --------------------------------------------------- */
