@@ -107,9 +107,9 @@ url, trend, tmp = sys.argv[1:4]
 seen = {}
 def attr(b, css, name):
     return b.attribute(css, name)
-try:
-    with Browser(profile=os.path.join(tmp, "wd-profile"),
-                 log=os.path.join(tmp, "chromedriver.log"), window="1200,1000") as b:
+with Browser(profile=os.path.join(tmp, "wd-profile"),
+             log=os.path.join(tmp, "chromedriver.log"), window="1200,1000") as b:
+    try:  # a trend: hover, zoom, show all, a click
         b.get(url + trend.lstrip("/"))
         seen["ok"] = attr(b, "body", "data-ok")
         seen["error"] = attr(b, "body", "data-error")
@@ -143,7 +143,9 @@ try:
         # a click on a point opens its session
         b.click('circle.pt[data-session="4"]')
         seen["point_url"] = b.url()
-        # compare: both sides from the lists
+    except Exception as e:  # what went wrong, for the checks below
+        seen["exception_trend"] = str(e)
+    try:  # compare: both sides from the lists
         b.get(url + "compare")
         seen["tag_options"] = len(b.find_all("#a-tag option"))
         b.click('#a-tag option[value="nightly-04"]')
@@ -157,16 +159,17 @@ try:
         seen["shot_compare"] = b.screenshot(os.path.join(tmp, "compare.png"))
         b.get(url)
         seen["shot_home"] = b.screenshot(os.path.join(tmp, "home.png"))
-except Exception as e:  # what went wrong, for the checks below
-    seen["exception"] = str(e)
+    except Exception as e:
+        seen["exception_compare"] = str(e)
 json.dump(seen, open(os.path.join(tmp, "visit.json"), "w"), indent=1)
 PYEOF
 T2=$SECONDS
 E2E=$(cd "$(dirname "$0")" && pwd) timeout 240 python3 "$TMP/visit.py" "$URL" "$TREND" "$TMP" \
 	>"$TMP/visit.out" 2>&1
 V=$TMP/visit.json
-equals "chromedriver drove Chromium without an error ($((SECONDS - T2)) s)" \
-	"$(jq -r '.exception // ""' "$V" 2>/dev/null || cat "$TMP/visit.out")" ""
+equals "chromedriver drove Chromium on the trend without an error ($((SECONDS - T2)) s)" \
+	"$(jq -r '.exception_trend // ""' "$V" 2>/dev/null || cat "$TMP/visit.out")" ""
+equals "... and on the comparison" "$(jq -r '.exception_compare // ""' "$V" 2>/dev/null)" ""
 equals "the trend page's script ran, without an error: 8 points shown" \
 	"$(jq -r '"\(.ok) \(.error) \(.points)"' "$V")" "1 null 8"
 equals "hover a point: its values are shown" "$(jq -r '"\(.tip_hidden) \(.tip_session)"' "$V")" "null 5"
