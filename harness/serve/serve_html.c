@@ -331,7 +331,10 @@ void html_chips(struct strbuf *o, const char *where, const struct strvec *skip)
 	where_terms(where, &k, &v);
 	int any = 0;
 	for (size_t i = 0; i < k.nr && i < v.nr; i++) {
-		if (skipped(skip, k.v[i]) || (!strcmp(k.v[i], "knobs") && !strcmp(v.v[i], "{}")))
+		/* what goes without saying: no knobs, the real clock, no qemu */
+		if (skipped(skip, k.v[i]) || (!strcmp(k.v[i], "knobs") && !strcmp(v.v[i], "{}")) ||
+		    (!strcmp(k.v[i], "clock") && !strcmp(v.v[i], "real")) ||
+		    (!strcmp(k.v[i], "qemu_version") && (!*v.v[i] || !strcmp(v.v[i], "(none)"))))
 			continue;
 		struct strbuf w = STRBUF_INIT;
 		chip_words(&w, k.v[i], v.v[i]);

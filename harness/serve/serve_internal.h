@@ -109,7 +109,8 @@ void html_moment(struct strbuf *o, const char *iso);
  * the value before it, as select.c reads it) */
 void where_terms(const char *where, struct strvec *keys, struct strvec *vals);
 /* a selector as chips ("preempt full", "250 Hz", "groups=4"), leaving out
- * the keys in skip (NULL: none) and knobs={} */
+ * the keys in skip (NULL: none) and what goes without saying (knobs={}, the
+ * real clock, no qemu) */
 void html_chips(struct strbuf *o, const char *where, const struct strvec *skip);
 /* a selector in plain words, the chips' ("preempt full, 250 Hz") */
 void where_words(struct strbuf *o, const char *where);

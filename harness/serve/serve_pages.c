@@ -1097,11 +1097,20 @@ void page_trend(struct page *p)
 	struct strbuf *o = &p->html;
 	trend_form(o, metric, where, since);
 	const json_t *ser = json_object_get(doc, "series");
-	strbuf_addstr(o, "<p>");
-	html_escf(o, "%s (%s, %s is better): %zu sessions; machine %s, kernel %s, preempt %s, "
-		     "hz %s, params %s", metric, jget(doc, "unit"), jget(doc, "better"),
-		  json_array_size(pts), jget(ser, "machine"), jget(ser, "kernel"),
-		  jget(ser, "preempt"), jget(ser, "hz"), jget(ser, "params"));
+	strbuf_addstr(o, "<p class=\"series\"><b>");
+	html_escf(o, "%s", metric);
+	strbuf_addstr(o, "</b> ");
+	html_escf(o, "(%s, %s is better): %zu sessions; ", jget(doc, "unit"), jget(doc, "better"),
+		  json_array_size(pts));
+	/* the series as chips: its dimensions as the selector keys name them */
+	struct strbuf sw = STRBUF_INIT;
+	for (int d = 0; d < SEL_NDIMS; d++) {
+		const char *v = jget(ser, sel_dim_name((enum sel_dim)d));
+		if (*v)
+			strbuf_addf(&sw, "%s%s=%s", sw.len ? "," : "", sel_dim_key((enum sel_dim)d), v);
+	}
+	html_chips(o, sw.buf, NULL);
+	strbuf_release(&sw);
 	strbuf_addstr(o, "</p>\n");
 	trend_svg(o, doc);
 	const json_t *cps = json_object_get(doc, "change_points");
