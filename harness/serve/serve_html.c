@@ -409,6 +409,19 @@ void html_cell(struct strbuf *o, const char *key, const json_t *v,
 	if (to && json_is_integer(v)) {
 		strbuf_addf(o, "<a href=\"%s%lld\">%lld</a>", to, (long long)json_integer_value(v),
 			    (long long)json_integer_value(v));
+	} else if (json_is_string(v) && (!strcmp(key, "range") || !strcmp(key, "commit") ||
+					 (kl > 7 && !strcmp(key + kl - 7, "_commit")))) {
+		/* a commit (or a range of two) by its first 12 characters, whole
+		   in the title */
+		const char *t = json_string_value(v), *dots = strstr(t, "..");
+		strbuf_addstr(o, "<code title=\"");
+		html_esc(o, t);
+		strbuf_addstr(o, "\">");
+		if (dots)
+			html_escf(o, "%.*s..%.12s", (int)((dots - t) < 12 ? (dots - t) : 12), t, dots + 2);
+		else
+			html_escf(o, "%.12s", t);
+		strbuf_addstr(o, "</code>");
 	} else if (json_is_string(v) && is_moment_key(key)) {
 		html_moment(o, json_string_value(v));
 	} else if (json_is_number(v) && strlen(key) > 4 && !strcmp(key + strlen(key) - 4, "_pct")) {

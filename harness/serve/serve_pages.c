@@ -425,21 +425,6 @@ static void overview_table(struct strbuf *o, const json_t *plans, const json_t *
 	strbuf_addstr(o, "</table>\n");
 }
 
-/* a kernel range good..bad with each commit cut to 12 characters */
-static void range_short(struct strbuf *o, const char *range)
-{
-	const char *dots = strstr(range, "..");
-	if (!dots || dots - range < 12 || strlen(dots + 2) < 12) {
-		html_esc(o, range);
-		return;
-	}
-	strbuf_addstr(o, "<code title=\"");
-	html_esc(o, range);
-	strbuf_addstr(o, "\">");
-	html_escf(o, "%.12s..%.12s", range, dots + 2);
-	strbuf_addstr(o, "</code>");
-}
-
 /* the open alerts grouped by the change (their group: the plan, machine
  * and kernel range whose nights raised them), as Perfherder groups by push */
 static void alerts_by_change(struct strbuf *o, const json_t *open)
@@ -463,7 +448,7 @@ static void alerts_by_change(struct strbuf *o, const json_t *open)
 			}
 		strbuf_addstr(o, "<section class=\"change\"><h3>");
 		html_escf(o, "%s on %s: ", jget(a0, "plan"), jget(a0, "machine"));
-		range_short(o, jget(a0, "range"));
+		html_cell(o, "range", json_object_get(a0, "range"), NULL);
 		strbuf_addstr(o, "</h3>\n<p class=\"muted\">");
 		if (json_is_integer(json_object_get(a0, "commits")))
 			strbuf_addf(o, "%lld commit%s, ",
@@ -1454,11 +1439,11 @@ static void bisect_job_html(struct strbuf *o, const json_t *j)
 		strbuf_addf(o, "<b>running</b> since ");
 	else
 		strbuf_addstr(o, "started ");
-	html_esc(o, jget(j, "started_at"));
+	html_moment(o, jget(j, "started_at"));
 	strbuf_addf(o, " (pid %lld)", (long long)json_integer_value(json_object_get(j, "pid")));
 	if (!running) {
 		strbuf_addstr(o, ", <b>ended</b> ");
-		html_esc(o, jget(j, "ended_at"));
+		html_moment(o, jget(j, "ended_at"));
 		strbuf_addstr(o, ": <span id=\"bisect-how\">");
 		html_esc(o, jget(j, "how"));
 		strbuf_addstr(o, "</span>");
@@ -1612,8 +1597,12 @@ void page_alert(struct page *p, int64_t id)
 	html_esc(o, jget(aj, "trend_url"));
 	strbuf_addstr(o, "\">the trend of this series</a></p>\n");
 	if (!json_is_null(gj)) {
-		strbuf_addstr(o, "<h2>The change that raised it</h2>\n");
-		html_fields(o, gj, NULL);
+		strbuf_addf(o, "<h2>The change that raised it (alert group %lld)</h2>\n",
+			    (long long)json_integer_value(json_object_get(gj, "group")));
+		static const char *const gf[] = { "plan", "range", "commits", "good_commit",
+						  "bad_commit", "git_dir", "bisection", "why",
+						  "created_at", "updated_at", NULL };
+		html_fields(o, gj, gf);
 	}
 	if (json_is_integer(json_object_get(gj, "bisection")))
 		strbuf_addf(o, "<p><a id=\"bisect-link\" href=\"/bisect/%lld\">the bisection's "
