@@ -215,7 +215,8 @@ static void alerts_table(struct strbuf *o, const json_t *al)
 
 /* the front page's small trends: the latest SPARK_NIGHTS nights of each
  * plan and machine, up to SPARK_METRICS headline metrics (those of its open
- * alerts first, then by name) */
+ * alerts first, then the first by name of its latest session:
+ * db_serve_spark) */
 #define SPARK_NIGHTS 14
 #define SPARK_METRICS 3
 
@@ -226,11 +227,15 @@ static int same_pm(const json_t *a, const char *plan, const char *machine)
 
 /* [{plan, machine, metrics: [{metric, unit, better, trend_url, points:
  * [{session, tag, started_at, value, alert}]}]}] */
-static json_t *overview_trends(struct page *p, const json_t *open)
+static json_t *overview_trends(struct page *p, const json_t *open, size_t npairs)
 {
-	json_t *r = rows(p, DB_SERVE_SPARK, SPARK_NIGHTS);
-	if (!r)
+	json_t *r = json_array();
+	if (db_serve_spark(p->o->db, SPARK_NIGHTS, npairs, collect, r)) {
+		p->status = 500;
+		strbuf_addf(&p->err, "%s", db_errmsg(p->o->db));
+		json_decref(r);
 		return NULL;
+	}
 	json_t *out = json_array();
 	json_t *pm = NULL, *met = NULL;
 	for (size_t i = 0; i < json_array_size(r); i++) {
@@ -483,7 +488,7 @@ void page_overview(struct page *p)
 		json_decref(running);
 		return;
 	}
-	json_t *trends = overview_trends(p, open);
+	json_t *trends = overview_trends(p, open, json_array_size(plans));
 	if (!trends) {
 		json_decref(plans);
 		json_decref(running);
@@ -1020,17 +1025,43 @@ void page_trend(struct page *p)
 			trend_form(&p->html, metric, where, since);
 			strbuf_addf(&p->html, "<p>The selection holds %zu series; a trend is of one. "
 					      "Pick one:</p>\n", job.set.nseries);
-			strbuf_addstr(&p->html, "<ul>\n");
-			for (size_t i = 0; i < json_array_size(list); i++) {
+			/* each named by what tells it from the others */
+			size_t ns = json_array_size(list);
+			const char **w = xcalloc(ns ? ns : 1, sizeof(*w));
+			for (size_t i = 0; i < ns; i++)
+				w[i] = jget(json_array_get(list, i), "where");
+			struct strvec common = { 0 };
+			where_common(w, ns, &common);
+			if (common.nr) {
+				strbuf_addstr(&p->html, "<p class=\"common\">every series: ");
+				struct strvec differ = { 0 }, k = { 0 }, v = { 0 };
+				where_terms(w[0], &k, &v);
+				for (size_t i = 0; i < k.nr; i++) {
+					size_t c = 0;
+					while (c < common.nr && strcmp(common.v[c], k.v[i]))
+						c++;
+					if (c == common.nr)
+						strvec_push(&differ, k.v[i]);
+				}
+				html_chips(&p->html, w[0], &differ);
+				strbuf_addstr(&p->html, "</p>\n");
+				strvec_clear(&differ);
+				strvec_clear(&k);
+				strvec_clear(&v);
+			}
+			strbuf_addstr(&p->html, "<ul class=\"series\">\n");
+			for (size_t i = 0; i < ns; i++) {
 				json_t *s = json_array_get(list, i);
 				strbuf_addstr(&p->html, "<li><a href=\"");
 				html_esc(&p->html, jget(s, "url"));
 				strbuf_addstr(&p->html, "\">");
-				html_esc(&p->html, jget(s, "where"));
+				html_chips(&p->html, w[i], &common);
 				strbuf_addf(&p->html, "</a> (%lld sessions)</li>\n",
 					    (long long)json_integer_value(json_object_get(s, "sessions")));
 			}
 			strbuf_addstr(&p->html, "</ul>\n");
+			strvec_clear(&common);
+			free(w);
 		}
 		trend_job_free(&job);
 		return;
