@@ -187,9 +187,10 @@ const char *col_label(const char *key)
 	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
 		if (!strcmp(key, labels[i].key))
 			return labels[i].label;
-	/* one nobody named: its words at least */
-	static char buf[8][64];
-	static unsigned k;
+	/* one nobody named: its words at least (per thread: the pages may be
+	   made on several) */
+	static _Thread_local char buf[8][64];
+	static _Thread_local unsigned k;
 	char *b = buf[k++ % 8];
 	snprintf(b, 64, "%s", key);
 	for (char *c = b; *c; c++)
