@@ -10,6 +10,7 @@
 #include "db/db_internal.h"
 #include "db/runstate.h"
 
+#include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,18 +43,49 @@ static const char *run_counts(void)
 static const char *const sql[DB_SERVE_NQUERIES] = {
 	[DB_SERVE_OVERVIEW] =
 		"SELECT o.plan, o.machine, o.machine_id, o.sessions, o.latest_session,"
-		" ls.tag AS latest_tag, ls.started_at AS latest_started_at,"
-		" ls.status AS latest_status,"
+		" s.tag AS latest_tag, s.started_at AS latest_started_at,"
+		" s.status AS latest_status,"
 		" (SELECT count(*) FROM alert a JOIN alert_group g ON g.id = a.group_id"
 		"   WHERE g.plan = o.plan AND g.machine_id = o.machine_id"
-		"   AND " ALERT_IS_OPEN ") AS open_alerts"
+		"   AND " ALERT_IS_OPEN ") AS open_alerts,"
+		/* the latest night as the robot judged it (robot.c): alerts it
+		   raised, alerts it saw again, alerts it found fixed */
+		" (SELECT count(*) FROM alert a JOIN alert_group g ON g.id = a.group_id"
+		"   WHERE g.plan = o.plan AND g.machine_id = o.machine_id"
+		"   AND a.bad_session = s.id) AS night_new,"
+		" (SELECT count(*) FROM alert a JOIN alert_group g ON g.id = a.group_id"
+		"   WHERE g.plan = o.plan AND g.machine_id = o.machine_id"
+		"   AND a.last_seen_session = s.id AND a.bad_session <> s.id) AS night_known,"
+		" (SELECT count(*) FROM alert a JOIN alert_group g ON g.id = a.group_id"
+		"   WHERE g.plan = o.plan AND g.machine_id = o.machine_id"
+		"   AND a.fixed_session = s.id) AS night_fixed," RUN_COUNTS
 		" FROM (SELECT s.name AS plan, m.name AS machine, m.id AS machine_id,"
 		"         count(DISTINCT s.id) AS sessions, max(s.id) AS latest_session"
 		"       FROM boot b JOIN session s ON s.id = b.session_id"
 		"       JOIN machine m ON m.id = b.machine_id"
 		"       GROUP BY s.name, m.id) o"
-		" JOIN session ls ON ls.id = o.latest_session"
+		" JOIN session s ON s.id = o.latest_session"
 		" ORDER BY o.plan, o.machine",
+	/* what the compare page's sides are picked from: the newest ?1 tags,
+	   kernels, configurations and machines */
+	[DB_SERVE_PICK_TAGS] =
+		"SELECT tag AS value, count(*) AS sessions, max(started_at) AS latest"
+		" FROM session WHERE tag IS NOT NULL AND tag <> ''"
+		" GROUP BY tag ORDER BY max(id) DESC LIMIT ?1",
+	[DB_SERVE_PICK_KERNELS] =
+		"SELECT k.release AS value, count(DISTINCT b.session_id) AS sessions"
+		" FROM boot b JOIN kernel k ON k.id = b.kernel_id"
+		" GROUP BY k.release ORDER BY max(b.session_id) DESC LIMIT ?1",
+	[DB_SERVE_PICK_CONFIGS] =
+		"SELECT 'preempt=' || COALESCE(b.preempt, '') || ',hz=' || COALESCE(k.hz, '')"
+		" || ',sched_mc=' || COALESCE(k.sched_mc, '') AS value,"
+		" count(DISTINCT b.session_id) AS sessions"
+		" FROM boot b JOIN kernel k ON k.id = b.kernel_id"
+		" GROUP BY b.preempt, k.hz, k.sched_mc ORDER BY max(b.session_id) DESC LIMIT ?1",
+	[DB_SERVE_PICK_MACHINES] =
+		"SELECT m.name AS value, count(DISTINCT b.session_id) AS sessions"
+		" FROM boot b JOIN machine m ON m.id = b.machine_id"
+		" GROUP BY m.id ORDER BY m.name LIMIT ?1",
 	[DB_SERVE_RUNNING] =
 		"SELECT s.id AS session, s.name AS plan, s.tag, s.target, s.started_at,"
 		" s.owner_host AS host," RUN_COUNTS
@@ -97,34 +129,10 @@ static const char *const sql[DB_SERVE_NQUERIES] = {
 		 " FROM metric WHERE run_id = ?1 ORDER BY workload, name"),
 };
 
-int db_serve_rows(struct db *db, enum db_serve_query q, int64_t arg, db_row_fn fn, void *ctx)
+/* the rows of a prepared statement to fn (header first), then finalized */
+static int rows_out(struct db *db, sqlite3_stmt *st, db_row_fn fn, void *ctx)
 {
-	if (q >= DB_SERVE_NQUERIES) {
-		db_seterr(db, "serve: no query %d", (int)q);
-		return -1;
-	}
 	sqlite3 *h = db_sqlite(db);
-	sqlite3_stmt *st = NULL;
-	static char made[DB_SERVE_NQUERIES][4096];
-	const char *text = sql[q], *at = strstr(text, RUN_COUNTS);
-	if (at) {
-		pthread_mutex_lock(&made_mu);
-		if (!made[q][0])
-			snprintf(made[q], sizeof(made[q]), "%.*s%s%s", (int)(at - text), text,
-				 run_counts(), at + strlen(RUN_COUNTS));
-		pthread_mutex_unlock(&made_mu);
-		text = made[q];
-	}
-	if (sqlite3_prepare_v2(h, text, -1, &st, NULL) != SQLITE_OK) {
-		db_seterr(db, "serve: %s", sqlite3_errmsg(h));
-		sqlite3_finalize(st);
-		return -1;
-	}
-	int ia = sqlite3_bind_parameter_index(st, "?1"), io = sqlite3_bind_parameter_index(st, ":open");
-	if (ia)
-		sqlite3_bind_int64(st, ia, arg);
-	if (io)
-		sqlite3_bind_text(st, io, alert_open_words(), -1, SQLITE_STATIC);
 	int nc = sqlite3_column_count(st);
 	const char **names = calloc((size_t)nc + 1, sizeof(char *));
 	const char **vals = calloc((size_t)nc + 1, sizeof(char *));
@@ -157,6 +165,131 @@ out:
 	free(vals);
 	sqlite3_finalize(st);
 	return ret;
+}
+
+int db_serve_rows(struct db *db, enum db_serve_query q, int64_t arg, db_row_fn fn, void *ctx)
+{
+	if (q >= DB_SERVE_NQUERIES) {
+		db_seterr(db, "serve: no query %d", (int)q);
+		return -1;
+	}
+	sqlite3 *h = db_sqlite(db);
+	sqlite3_stmt *st = NULL;
+	static char made[DB_SERVE_NQUERIES][8192];
+	const char *text = sql[q], *at = strstr(text, RUN_COUNTS);
+	if (at) {
+		pthread_mutex_lock(&made_mu);
+		if (!made[q][0])
+			snprintf(made[q], sizeof(made[q]), "%.*s%s%s", (int)(at - text), text,
+				 run_counts(), at + strlen(RUN_COUNTS));
+		pthread_mutex_unlock(&made_mu);
+		text = made[q];
+	}
+	if (sqlite3_prepare_v2(h, text, -1, &st, NULL) != SQLITE_OK) {
+		db_seterr(db, "serve: %s", sqlite3_errmsg(h));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	int ia = sqlite3_bind_parameter_index(st, "?1"), io = sqlite3_bind_parameter_index(st, ":open");
+	if (ia)
+		sqlite3_bind_int64(st, ia, arg);
+	if (io)
+		sqlite3_bind_text(st, io, alert_open_words(), -1, SQLITE_STATIC);
+	return rows_out(db, st, fn, ctx);
+}
+
+/* the headline metrics' means over the sessions chosen below, given as
+ * ?1, a JSON array of [plan, machine id, session id, k] (k = 1 the latest) */
+static const char spark_sql[] =
+	"WITH rk AS (SELECT json_extract(value, '$[0]') AS plan, json_extract(value, '$[1]') AS mid,"
+	"            json_extract(value, '$[2]') AS sid, json_extract(value, '$[3]') AS k"
+	"            FROM json_each(?1)),"
+	" latest AS MATERIALIZED (SELECT rk.plan, rk.mid, rk.sid, (SELECT min(mv.workload)"
+	"            FROM run r JOIN metric mv ON mv.run_id = r.id"
+	"            WHERE r.session_id = rk.sid AND r.status = 'ok') AS workload"
+	"            FROM rk WHERE rk.k = 1),"
+	" hl AS MATERIALIZED (SELECT DISTINCT g.plan, g.machine_id AS mid, a.workload,"
+	"        a.metric AS name FROM alert a JOIN alert_group g ON g.id = a.group_id"
+	"        WHERE " ALERT_IS_OPEN
+	"        UNION SELECT l.plan, l.mid, l.workload, (SELECT min(mv.name) FROM run r"
+	"          JOIN metric mv ON mv.run_id = r.id AND mv.workload = l.workload"
+	"          WHERE r.session_id = l.sid AND r.status = 'ok')"
+	"        FROM latest l WHERE l.workload IS NOT NULL)"
+	" SELECT rk.plan, m.name AS machine, rk.sid AS session, s.tag, s.started_at,"
+	" mv.workload || '.' || mv.name AS metric, mv.unit, mv.better,"
+	" avg(mv.value) AS value, count(*) AS n"
+	/* in this order (CROSS JOIN): a run's metric rows are sought by the
+	   headline metric's key, not read all (0.33 CPU s at 50 x 365) */
+	" FROM rk CROSS JOIN hl CROSS JOIN run r CROSS JOIN metric mv"
+	" JOIN boot rb ON rb.id = r.boot_id"
+	" JOIN session s ON s.id = rk.sid JOIN machine m ON m.id = rk.mid"
+	" WHERE hl.plan = rk.plan AND hl.mid = rk.mid AND r.session_id = rk.sid"
+	" AND r.status = 'ok' AND mv.run_id = r.id AND mv.workload = hl.workload"
+	" AND mv.name = hl.name AND rb.machine_id = rk.mid"
+	" GROUP BY rk.plan, rk.mid, rk.sid, mv.workload, mv.name"
+	" ORDER BY rk.plan, m.name, metric, rk.sid";
+
+int db_serve_spark(struct db *db, int nights, size_t npairs, db_row_fn fn, void *ctx)
+{
+	/* the latest nights of each plan and machine: boots newest first (by
+	   key), until every one of the npairs has its nights (a store whose
+	   pairs all ran lately reads a few rows, not the whole table) */
+	sqlite3 *h = db_sqlite(db);
+	sqlite3_stmt *st = NULL;
+	static const char boots[] =
+		"SELECT s.name, b.machine_id, b.session_id FROM boot b"
+		" JOIN session s ON s.id = b.session_id ORDER BY b.id DESC";
+	if (sqlite3_prepare_v2(h, boots, -1, &st, NULL) != SQLITE_OK) {
+		db_seterr(db, "serve: %s", sqlite3_errmsg(h));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	json_t *seen = json_object(), *list = json_array();
+	size_t full = 0;
+	int rc = SQLITE_ROW;
+	while (full < npairs && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *plan = (const char *)sqlite3_column_text(st, 0);
+		sqlite3_int64 mid = sqlite3_column_int64(st, 1), sid = sqlite3_column_int64(st, 2);
+		char key[512];
+		snprintf(key, sizeof(key), "%lld\x1f%s", (long long)mid, plan ? plan : "");
+		json_t *got = json_object_get(seen, key);
+		if (!got) {
+			got = json_array();
+			json_object_set_new(seen, key, got);
+		}
+		size_t n = json_array_size(got), i = 0;
+		while (i < n && json_integer_value(json_array_get(got, i)) != sid)
+			i++;
+		if ((int)n >= nights || i < n)
+			continue;   /* full, or another boot of a session it has */
+		json_array_append_new(got, json_integer(sid));
+		json_array_append_new(list, json_pack("[s,I,I,I]", plan ? plan : "", (json_int_t)mid,
+						      (json_int_t)sid, (json_int_t)n + 1));
+		if ((int)n + 1 == nights)
+			full++;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		db_seterr(db, "serve: %s", sqlite3_errmsg(h));
+		sqlite3_finalize(st);
+		json_decref(seen);
+		json_decref(list);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	json_decref(seen);
+	char *arg = json_dumps(list, JSON_COMPACT);
+	json_decref(list);
+	st = NULL;
+	if (!arg || sqlite3_prepare_v2(h, spark_sql, -1, &st, NULL) != SQLITE_OK) {
+		db_seterr(db, "serve: %s", arg ? sqlite3_errmsg(h) : "out of memory");
+		sqlite3_finalize(st);
+		free(arg);
+		return -1;
+	}
+	sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, "?1"), arg, -1, free);
+	sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":open"), alert_open_words(), -1,
+			  SQLITE_STATIC);
+	return rows_out(db, st, fn, ctx);
 }
 
 /* ---- a page's budget ------------------------------------------------------ */

@@ -15,7 +15,12 @@
 #include "db/db.h"
 
 enum db_serve_query {
-	DB_SERVE_OVERVIEW,   /* plan x machine: sessions, the latest, open alerts */
+	DB_SERVE_OVERVIEW,   /* plan x machine: sessions, the latest (its run counts, its
+				alerts new, known, fixed), open alerts */
+	DB_SERVE_PICK_TAGS,  /* the newest arg tags, kernels, configurations (preempt, */
+	DB_SERVE_PICK_KERNELS,  /* hz, sched_mc as a selector), machines, each with */
+	DB_SERVE_PICK_CONFIGS,  /* its count of sessions: the compare page's lists */
+	DB_SERVE_PICK_MACHINES,
 	DB_SERVE_RUNNING,    /* sessions still running, with their run counts */
 	DB_SERVE_RECENT,     /* the newest arg sessions, with their run counts */
 	DB_SERVE_SESSION,    /* session arg */
@@ -32,6 +37,14 @@ enum db_serve_query {
  * store without the alert tables reads as no open alerts only through the
  * caller: the error says "no such table") */
 int db_serve_rows(struct db *db, enum db_serve_query q, int64_t arg, db_row_fn fn, void *ctx);
+
+/* the front page's small trends: for each plan and machine (npairs of them:
+ * the overview's rows), its latest `nights` sessions' means of its headline
+ * metrics (those of its open alerts, and the first by name of its latest
+ * session) over its ok runs on that machine: rows plan, machine, session,
+ * tag, started_at, metric (W.M), unit, better, value, n; ordered by plan,
+ * machine, metric, session */
+int db_serve_spark(struct db *db, int nights, size_t npairs, db_row_fn fn, void *ctx);
 
 /*
  * A page's budget on a connection of its own: while watched, every

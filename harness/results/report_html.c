@@ -164,7 +164,7 @@ static void render_cmp(const struct report_cmp *c, struct strbuf *o)
 		    count[VERDICT_INCONCLUSIVE]);
 	strbuf_addstr(o, "<table class=\"sortable cmp\"><thead><tr><th>workload</th><th>series</th>"
 			 "<th>metric</th><th>unit</th><th>n A/B</th><th>A</th><th>B</th>"
-			 "<th>change %</th><th>95% CI</th><th>p</th><th>verdict</th>"
+			 "<th>change %</th><th>95% CI</th><th>p-value</th><th>verdict</th>"
 			 "<th>noise floor &plusmn;%</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < res->nrows; i++) {
 		const struct cmp_row *row = &res->rows[i];
@@ -836,8 +836,8 @@ static void render_alerts(const struct report *r, struct strbuf *o)
 			 "a session in scope raised or fixed (<code>schedlab alerts show N</code>; "
 			 "docs/alerts.md).</p>\n<table class=\"sortable alerts\"><thead><tr>"
 			 "<th>alert</th><th>group</th><th>status</th><th>kind</th><th>metric</th>"
-			 "<th>series</th><th>change %</th><th>95% CI</th><th>p</th><th>since session</th>"
-			 "<th>range</th><th>culprit</th></tr></thead><tbody>\n");
+			 "<th>series</th><th>change %</th><th>95% CI</th><th>p-value</th><th>since session</th>"
+			 "<th>kernel range</th><th>culprit</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < r->nalerts; i++) {
 		const struct report_alert *a = &r->alerts[i];
 		strbuf_addf(o, "<tr class=\"%s\"><td>%lld</td><td>%lld</td><td>",

@@ -340,29 +340,7 @@ static char *csp_of_document(const char *html)
 	return strbuf_detach(&o, NULL);
 }
 
-static const char page_css[] =
-	"body{font:14px/1.4 system-ui,sans-serif;margin:0 1.5em 2em;color:#222}"
-	"nav{padding:.6em 0;border-bottom:1px solid #ccc;margin-bottom:1em}"
-	"nav a{margin-right:1.2em}table{border-collapse:collapse;margin:.5em 0 1em}"
-	"td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top;"
-	"max-width:40em;overflow-wrap:break-word}th{background:#f4f4f4}"
-	"pre{background:#f8f8f8;padding:.5em;white-space:pre-wrap;overflow-wrap:anywhere}"
-	".worse,.regression{color:#b00}.better,.improvement{color:#070}"
-	"svg{background:#fcfcfc;border:1px solid #ddd}.pt{fill:#1f5fa8}"
-	".band{fill:#1f5fa8;fill-opacity:.08}.pt.bound{fill:#999}.cp{stroke:#c60;stroke-dasharray:4 3}"
-	".alert-mark{fill:none;stroke:#d00;stroke-width:2.5}.line{fill:none;stroke:#7aa0d0}"
-	".level{stroke:#c60;stroke-width:1.5}form.triage{margin:.5em 0;padding:.5em;"
-	"border:1px solid #ccc;max-width:40em}form.triage textarea{width:100%;height:4em}"
-	".muted{color:#777}.err{color:#b00;font-weight:bold}";
-
-/* the script every page loads (same origin: the policy allows no other):
- * it marks the page as drawn, for the browser test, and flags errors */
-static const char page_js[] =
-	"window.onerror=function(m){document.body.setAttribute('data-error',String(m));};\n"
-	"(function(){var b=document.body;\n"
-	"b.setAttribute('data-points',document.querySelectorAll('svg circle.pt').length);\n"
-	"b.setAttribute('data-alert-marks',document.querySelectorAll('svg .alert-mark').length);\n"
-	"b.setAttribute('data-ok','1');})();\n";
+/* the style and the script: serve_assets.c */
 
 static void html_page(struct strbuf *o, const char *title, const struct strbuf *body)
 {
@@ -370,7 +348,7 @@ static void html_page(struct strbuf *o, const char *title, const struct strbuf *
 			 "<meta name=\"viewport\" content=\"width=device-width\"><title>");
 	html_esc(o, title);
 	strbuf_addstr(o, " - schedlab</title><style>");
-	strbuf_addstr(o, page_css);
+	strbuf_addstr(o, serve_css);
 	strbuf_addstr(o, "</style></head>\n<body>\n<nav><a href=\"/\">overview</a>"
 			 "<a href=\"/alerts\">alerts</a><a href=\"/sessions\">sessions</a>"
 			 "<a href=\"/compare\">compare</a></nav>\n<h1>");
@@ -1230,7 +1208,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (!is_get)
 		return send_text(c, 405, "GET, HEAD, or POST to /alert/N", json);
 	if (!strcmp(url, "/static/serve.js")) {
-		char *t = xstrdup(page_js);
+		char *t = xstrdup(serve_js);
 		return send_buf(c, 200, "text/javascript; charset=utf-8", t, strlen(t), NULL);
 	}
 	if (!strcmp(url, "/favicon.ico"))

@@ -79,6 +79,10 @@ struct sockaddr_storage;
 int serve_parse_listen(const char *l, struct sockaddr_storage *ss, socklen_t *len,
 		       struct strbuf *err);
 
+/* the site's style and its one script, /static/serve.js (serve_assets.c) */
+extern const char serve_css[];
+extern const char serve_js[];
+
 /* ---- helpers (serve_html.c) -------------------------------------------- */
 /* (HTML escaping: html_esc, html_escf in harness/util/html.h) */
 
@@ -93,6 +97,31 @@ void html_json_cell(struct strbuf *o, const json_t *v);
  * first row's keys); link: for column `linkcol`, a URL prefix + the value */
 void html_table(struct strbuf *o, const json_t *rows, const char *const *cols,
 		const char *linkcol, const char *linkprefix);
+/* a column or JSON key as a heading people read ("change_pct": "change") */
+const char *col_label(const char *key);
+/* a stored moment as "3 days ago" (relative to now), the moment itself
+ * when it is no YYYY-MM-DD[T ]HH:MM:SS */
+#include <time.h>
+void moment_words(char *buf, size_t n, const char *iso, time_t now);
+/* <time> of a moment: the words, its ISO text in the title */
+void html_moment(struct strbuf *o, const char *iso);
+/* the terms of a selector, keys[i]=vals[i] (a piece without key= continues
+ * the value before it, as select.c reads it) */
+void where_terms(const char *where, struct strvec *keys, struct strvec *vals);
+/* a selector as chips ("preempt full", "250 Hz", "groups=4"), leaving out
+ * the keys in skip (NULL: none) and what goes without saying (knobs={}, the
+ * real clock, no qemu) */
+void html_chips(struct strbuf *o, const char *where, const struct strvec *skip);
+/* a selector in plain words, the chips' ("preempt full, 250 Hz") */
+void where_words(struct strbuf *o, const char *where);
+/* the keys whose value is the same in every one of wheres[0..n) (n >= 2) */
+void where_common(const char *const *wheres, size_t n, struct strvec *common);
+/* the value v of column key as a cell people read: a moment as words, a
+ * change in %, a configuration as chips (common: keys to leave out), a
+ * session, alert or run number linked to its page */
+void html_cell(struct strbuf *o, const char *key, const json_t *v, const struct strvec *common);
+/* an object as a table of headings and cells, keys (NULL: all) in order */
+void html_fields(struct strbuf *o, const json_t *obj, const char *const *keys);
 /* the string member k of object o, "" when absent */
 const char *jget(const json_t *o, const char *k);
 

@@ -26,6 +26,7 @@ static const char *const numeric_cols[] = {
 	"session", "sessions", "latest_session", "machine_id", "open_alerts", "runs", "ok",
 	"failed", "todo", "seed", "boot", "seq", "cfg", "hz", "sched_mc", "run", "round",
 	"rep", "evidence_of", "n", "min", "max", "exit_code", "wall_s", "value", "censored",
+	"night_new", "night_known", "night_fixed",
 	NULL,
 };
 
@@ -174,6 +175,12 @@ static json_t *alerts_json(struct db *db, const struct db_alert_filter *f, struc
 			mid = g.machine_id;
 		}
 		json_t *o = alert_json(&al[i], gok ? mname : NULL);
+		/* the change that raised it (its group), as the front page groups them */
+		json_object_set_new(o, "plan", jstr(gok ? g.plan : NULL));
+		json_object_set_new(o, "machine", jstr(gok ? mname : NULL));
+		json_object_set_new(o, "range", jstr(gok ? g.range_key : NULL));
+		json_object_set_new(o, "commits",
+				    gok && g.ncommits >= 0 ? json_integer(g.ncommits) : json_null());
 		if (gok && g.culprit) {
 			json_t *c = json_loads(g.culprit, 0, NULL);
 			const char *cc = json_string_value(json_object_get(c, "commit"));
@@ -195,7 +202,7 @@ static json_t *alerts_json(struct db *db, const struct db_alert_filter *f, struc
 	return a;
 }
 
-static const char *const alert_cols[] = { "alert", "status", "kind", "metric", "series",
+static const char *const alert_cols[] = { "alert", "status", "kind", "metric", "series_where",
 					  "change_pct", "good_session", "bad_session", "culprit_short",
 					  "created_at", NULL };
 
@@ -205,6 +212,263 @@ static void alerts_table(struct strbuf *o, const json_t *al)
 }
 
 /* ---- / ------------------------------------------------------------------- */
+
+/* the front page's small trends: the latest SPARK_NIGHTS nights of each
+ * plan and machine, up to SPARK_METRICS headline metrics (those of its open
+ * alerts first, then the first by name of its latest session:
+ * db_serve_spark) */
+#define SPARK_NIGHTS 14
+#define SPARK_METRICS 3
+
+static int same_pm(const json_t *a, const char *plan, const char *machine)
+{
+	return !strcmp(jget(a, "plan"), plan) && !strcmp(jget(a, "machine"), machine);
+}
+
+/* [{plan, machine, metrics: [{metric, unit, better, trend_url, points:
+ * [{session, tag, started_at, value, alert}]}]}] */
+static json_t *overview_trends(struct page *p, const json_t *open, size_t npairs)
+{
+	json_t *r = json_array();
+	if (db_serve_spark(p->o->db, SPARK_NIGHTS, npairs, collect, r)) {
+		p->status = 500;
+		strbuf_addf(&p->err, "%s", db_errmsg(p->o->db));
+		json_decref(r);
+		return NULL;
+	}
+	json_t *out = json_array();
+	json_t *pm = NULL, *met = NULL;
+	for (size_t i = 0; i < json_array_size(r); i++) {
+		json_t *row = json_array_get(r, i);
+		const char *plan = jget(row, "plan"), *machine = jget(row, "machine");
+		const char *metric = jget(row, "metric");
+		if (!pm || !same_pm(pm, plan, machine)) {
+			pm = json_pack("{s:o,s:o,s:[]}", "plan", jstr(plan), "machine", jstr(machine),
+				       "metrics");
+			json_array_append_new(out, pm);
+			met = NULL;
+		}
+		if (!met || strcmp(jget(met, "metric"), metric)) {
+			struct strbuf u = STRBUF_INIT, w = STRBUF_INIT;
+			strbuf_addstr(&u, "/trend?metric=");
+			url_enc(&u, metric);
+			strbuf_addf(&w, "machine=%s", machine);
+			strbuf_addstr(&u, "&where=");
+			url_enc(&u, w.buf);
+			int alerted = 0;
+			for (size_t k = 0; k < json_array_size(open); k++)
+				if (same_pm(json_array_get(open, k), plan, machine) &&
+				    !strcmp(jget(json_array_get(open, k), "metric"), metric))
+					alerted = 1;
+			met = json_pack("{s:o,s:o,s:o,s:o,s:b,s:[]}", "metric", jstr(metric), "unit",
+					jstr(jget(row, "unit")), "better", jstr(jget(row, "better")),
+					"trend_url", jstr(u.buf), "alerted", alerted, "points");
+			strbuf_release(&u);
+			strbuf_release(&w);
+			json_array_append_new(json_object_get(pm, "metrics"), met);
+		}
+		json_int_t sid = json_integer_value(json_object_get(row, "session"));
+		json_t *alert = json_null();
+		for (size_t k = 0; k < json_array_size(open); k++) {
+			const json_t *a = json_array_get(open, k);
+			if (same_pm(a, plan, machine) && !strcmp(jget(a, "metric"), metric) &&
+			    json_integer_value(json_object_get(a, "bad_session")) == sid)
+				alert = json_incref(json_object_get(a, "alert"));
+		}
+		json_array_append_new(json_object_get(met, "points"),
+				      json_pack("{s:I,s:o,s:o,s:O,s:o}", "session", sid, "tag",
+						jstr(jget(row, "tag")), "started_at",
+						jstr(jget(row, "started_at")), "value",
+						json_object_get(row, "value"), "alert", alert));
+	}
+	json_decref(r);
+	/* the headline metrics: alerted first, then by name; the rest dropped */
+	for (size_t i = 0; i < json_array_size(out); i++) {
+		json_t *ms = json_object_get(json_array_get(out, i), "metrics"), *keep = json_array();
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t k = 0; k < json_array_size(ms) && json_array_size(keep) < SPARK_METRICS;
+			     k++) {
+				json_t *m = json_array_get(ms, k);
+				if (json_is_true(json_object_get(m, "alerted")) == !pass)
+					json_array_append(keep, m);
+			}
+		json_object_set_new(json_array_get(out, i), "metrics", keep);
+	}
+	return out;
+}
+
+/* a small trend: the metric's points over the latest nights, an open
+ * alert's bad night ringed; each point's values in its title */
+static void spark_svg(struct strbuf *o, const json_t *m)
+{
+	const json_t *pts = json_object_get(m, "points");
+	size_t n = json_array_size(pts);
+	double lo = INFINITY, hi = -INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		double v = json_number_value(json_object_get(json_array_get(pts, i), "value"));
+		lo = fmin(lo, v);
+		hi = fmax(hi, v);
+	}
+	if (!n || !isfinite(lo))
+		return;
+	if (hi - lo < 1e-12 * fmax(1, fabs(hi))) {
+		lo -= 1;
+		hi += 1;
+	}
+	const double W = 150, H = 30, P = 4;
+	double dx = n > 1 ? (W - 2 * P) / (double)(n - 1) : 0;
+#define SX(i) (P + (n > 1 ? (double)(i) * dx : (W - 2 * P) / 2))
+#define SY(v) (P + (H - 2 * P) * (1 - ((v) - lo) / (hi - lo)))
+	strbuf_addstr(o, "<a class=\"spark\" href=\"");
+	html_esc(o, jget(m, "trend_url"));
+	strbuf_addf(o, "\"><svg class=\"spark\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f "
+		       "%.0f\" role=\"img\"><polyline class=\"line\" points=\"",
+		    W, H, W, H);
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(o, "%.1f,%.1f ", SX(i),
+			    SY(json_number_value(json_object_get(json_array_get(pts, i), "value"))));
+	strbuf_addstr(o, "\"/>");
+	for (size_t i = 0; i < n; i++) {
+		const json_t *pt = json_array_get(pts, i);
+		double v = json_number_value(json_object_get(pt, "value"));
+		int al = json_is_integer(json_object_get(pt, "alert"));
+		strbuf_addf(o, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\"><title>",
+			    al ? "spark-alert" : "spark-pt", SX(i), SY(v), al ? "3.5" : "1.6");
+		html_escf(o, "session %lld %s %s: %.4g %s",
+			  (long long)json_integer_value(json_object_get(pt, "session")),
+			  jget(pt, "tag"), jget(pt, "started_at"), v, jget(m, "unit"));
+		if (al)
+			strbuf_addf(o, " (alert %lld)",
+				    (long long)json_integer_value(json_object_get(pt, "alert")));
+		strbuf_addstr(o, "</title></circle>");
+	}
+#undef SX
+#undef SY
+	strbuf_addstr(o, "</svg></a>");
+}
+
+static void overview_table(struct strbuf *o, const json_t *plans, const json_t *trends,
+			   const json_t *open)
+{
+	if (!json_array_size(plans)) {
+		strbuf_addstr(o, "<p class=\"muted\">none</p>\n");
+		return;
+	}
+	strbuf_addf(o, "<table class=\"overview\"><tr><th>plan</th><th>machine</th>"
+		       "<th>the last %d nights (mean of each night's runs)</th><th>latest session</th>"
+		       "<th>its runs</th><th>its alerts</th><th>open alerts</th></tr>\n",
+		    SPARK_NIGHTS);
+	for (size_t i = 0; i < json_array_size(plans); i++) {
+		const json_t *pl = json_array_get(plans, i);
+		const char *plan = jget(pl, "plan"), *machine = jget(pl, "machine");
+		strbuf_addstr(o, "<tr><td>");
+		html_esc(o, plan);
+		strbuf_addstr(o, "</td><td>");
+		html_esc(o, machine);
+		strbuf_addstr(o, "</td><td class=\"sparks\">");
+		for (size_t t = 0; t < json_array_size(trends); t++) {
+			const json_t *tr = json_array_get(trends, t);
+			if (!same_pm(tr, plan, machine))
+				continue;
+			const json_t *ms = json_object_get(tr, "metrics");
+			for (size_t k = 0; k < json_array_size(ms); k++) {
+				const json_t *m = json_array_get(ms, k);
+				strbuf_addstr(o, "<div class=\"sparkrow\"><span class=\"sparkname\">");
+				html_esc(o, jget(m, "metric"));
+				strbuf_addstr(o, "</span> ");
+				spark_svg(o, m);
+				const json_t *pts = json_object_get(m, "points");
+				const json_t *last = json_array_get(pts, json_array_size(pts) - 1);
+				strbuf_addstr(o, " <span class=\"sparklast\">");
+				html_escf(o, "%.4g %s", json_number_value(json_object_get(last, "value")),
+					  jget(m, "unit"));
+				strbuf_addstr(o, "</span></div>");
+			}
+		}
+		strbuf_addf(o, "</td><td><a href=\"/session/%lld\">%lld</a> ",
+			    (long long)json_integer_value(json_object_get(pl, "latest_session")),
+			    (long long)json_integer_value(json_object_get(pl, "latest_session")));
+		html_esc(o, jget(pl, "latest_tag"));
+		strbuf_addstr(o, "<br>");
+		html_moment(o, jget(pl, "latest_started_at"));
+		strbuf_addstr(o, ", ");
+		html_esc(o, jget(pl, "latest_status"));
+		strbuf_addf(o, " (of %lld)</td>",
+			    (long long)json_integer_value(json_object_get(pl, "sessions")));
+		long long ok = json_integer_value(json_object_get(pl, "ok"));
+		long long failed = json_integer_value(json_object_get(pl, "failed"));
+		long long todo = json_integer_value(json_object_get(pl, "todo"));
+		strbuf_addf(o, "<td class=\"verdicts\"><span class=\"better\">%lld ok</span>", ok);
+		if (failed)
+			strbuf_addf(o, ", <span class=\"worse\">%lld failed</span>", failed);
+		if (todo)
+			strbuf_addf(o, ", %lld to do", todo);
+		long long nn = json_integer_value(json_object_get(pl, "night_new"));
+		long long nk = json_integer_value(json_object_get(pl, "night_known"));
+		long long nf = json_integer_value(json_object_get(pl, "night_fixed"));
+		strbuf_addf(o, "</td><td class=\"verdicts\"><span class=\"%s\">%lld new</span>, "
+			       "%lld still there, <span class=\"%s\">%lld fixed</span></td>",
+			    nn ? "worse" : "", nn, nk, nf ? "better" : "", nf);
+		long long na = json_integer_value(json_object_get(pl, "open_alerts"));
+		strbuf_addf(o, "<td>%lld", na);
+		if (na) {
+			strbuf_addstr(o, " (");
+			int first = 1;
+			for (size_t k = 0; k < json_array_size(open); k++) {
+				const json_t *a = json_array_get(open, k);
+				if (!same_pm(a, plan, machine))
+					continue;
+				long long id = (long long)json_integer_value(json_object_get(a, "alert"));
+				strbuf_addf(o, "%s<a href=\"/alert/%lld\">%lld</a>", first ? "" : ", ", id,
+					    id);
+				first = 0;
+			}
+			strbuf_addstr(o, ")");
+		}
+		strbuf_addstr(o, "</td></tr>\n");
+	}
+	strbuf_addstr(o, "</table>\n");
+}
+
+/* the open alerts grouped by the change (their group: the plan, machine
+ * and kernel range whose nights raised them), as Perfherder groups by push */
+static void alerts_by_change(struct strbuf *o, const json_t *open)
+{
+	if (!json_array_size(open)) {
+		strbuf_addstr(o, "<p class=\"muted\">none</p>\n");
+		return;
+	}
+	size_t n = json_array_size(open);
+	char *done = xcalloc(n, 1);
+	for (size_t i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		const json_t *a0 = json_array_get(open, i);
+		json_int_t g = json_integer_value(json_object_get(a0, "group"));
+		json_t *mine = json_array();
+		for (size_t k = i; k < n; k++)
+			if (json_integer_value(json_object_get(json_array_get(open, k), "group")) == g) {
+				json_array_append(mine, json_array_get(open, k));
+				done[k] = 1;
+			}
+		strbuf_addstr(o, "<section class=\"change\"><h3>");
+		html_escf(o, "%s on %s: ", jget(a0, "plan"), jget(a0, "machine"));
+		html_cell(o, "range", json_object_get(a0, "range"), NULL);
+		strbuf_addstr(o, "</h3>\n<p class=\"muted\">");
+		if (json_is_integer(json_object_get(a0, "commits")))
+			strbuf_addf(o, "%lld commit%s, ",
+				    (long long)json_integer_value(json_object_get(a0, "commits")),
+				    json_integer_value(json_object_get(a0, "commits")) == 1 ? "" : "s");
+		strbuf_addf(o, "nights %lld to %lld, %zu alert%s</p>\n",
+			    (long long)json_integer_value(json_object_get(a0, "good_session")),
+			    (long long)json_integer_value(json_object_get(a0, "bad_session")),
+			    json_array_size(mine), json_array_size(mine) == 1 ? "" : "s");
+		alerts_table(o, mine);
+		strbuf_addstr(o, "</section>\n");
+		json_decref(mine);
+	}
+	free(done);
+}
 
 void page_overview(struct page *p)
 {
@@ -224,21 +488,30 @@ void page_overview(struct page *p)
 		json_decref(running);
 		return;
 	}
+	json_t *trends = overview_trends(p, open, json_array_size(plans));
+	if (!trends) {
+		json_decref(plans);
+		json_decref(running);
+		json_decref(open);
+		return;
+	}
 	p->doc = json_pack("{s:i,s:s,s:o,s:o,s:o}", "schedlab_format", 1, "page", "overview",
 			   "plans", plans, "open_alerts", open, "running", running);
 	set_title(p, "%s", "schedlab: plans, machines, open alerts");
+	json_object_set_new(p->doc, "nights", json_integer(SPARK_NIGHTS));
+	json_object_set_new(p->doc, "trends", trends);
 	if (!p->want_html)
 		return;
 	struct strbuf *o = &p->html;
 	strbuf_addstr(o, "<h2>Plans and machines</h2>\n");
-	static const char *const pc[] = { "plan", "machine", "sessions", "latest_session",
-					  "latest_tag", "latest_started_at", "latest_status",
-					  "open_alerts", NULL };
-	html_table(o, plans, pc, "latest_session", "/session/");
-	strbuf_addf(o, "<h2>Open alerts (%zu)</h2>\n", json_array_size(open));
-	alerts_table(o, open);
+	overview_table(o, plans, trends, open);
+	strbuf_addf(o, "<h2>Open alerts (%zu), by the change that raised them</h2>\n",
+		    json_array_size(open));
+	alerts_by_change(o, open);
 	strbuf_addstr(o, "<h2>Running sessions</h2>\n");
-	html_table(o, running, NULL, "session", "/session/");
+	static const char *const rc[] = { "session", "plan", "tag", "target", "started_at", "host",
+					  "runs", "ok", "failed", "todo", NULL };
+	html_table(o, running, rc, "session", "/session/");
 }
 
 /* ---- /sessions, /session/N ---------------------------------------------------- */
@@ -346,9 +619,9 @@ void page_session(struct page *p, int64_t id)
 		strbuf_addstr(o, "</pre></details>\n");
 		free(d);
 	}
-	strbuf_addstr(o, "<h2>Metrics</h2>\n<table><tr><th>run workload</th><th>params</th>"
-			 "<th>metric</th><th>unit</th><th>better</th><th>n</th><th>min</th>"
-			 "<th>max</th></tr>\n");
+	strbuf_addstr(o, "<h2>Metrics</h2>\n<table><tr><th>run's workload</th><th>parameters</th>"
+			 "<th>metric</th><th>unit</th><th>better when</th><th>samples</th>"
+			 "<th>lowest</th><th>highest</th></tr>\n");
 	for (size_t i = 0; i < json_array_size(metrics); i++) {
 		json_t *m = json_array_get(metrics, i);
 		strbuf_addstr(o, "<tr><td>");
@@ -506,14 +779,29 @@ static void trend_svg(struct strbuf *o, const json_t *doc)
 	double dx = n > 1 ? (W - L - R) / (double)(n - 1) : 0;
 #define X(i) (L + (n > 1 ? (double)(i) * dx : (W - L - R) / 2))
 #define Y(v) (T + (H - T - B) * (1 - ((v) - lo) / (hi - lo)))
-	strbuf_addf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		       "viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", W, H, W, H);
+	/* the page's script (serve_assets.c) zooms it: the plot's bounds and
+	   its value range as data, each point's position and values as data */
+	strbuf_addf(o, "<div class=\"trend\"><p class=\"muted\">Drag over a range to zoom in "
+		       "(double-click or <button id=\"zoom-reset\" type=\"button\">show all"
+		       "</button>); a point shows its values; a click opens its session. "
+		       "<span id=\"zoom-info\"></span></p>\n"
+		       "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"trend-svg\" width=\"%.0f\" "
+		       "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" data-l=\"%.0f\" "
+		       "data-r=\"%.0f\" data-t=\"%.0f\" data-b=\"%.0f\" data-lo=\"%.17g\" "
+		       "data-hi=\"%.17g\" data-unit=\"",
+		    W, H, W, H, L, W - R, T, H - B, lo, hi);
+	html_esc(o, jget(doc, "unit"));
+	strbuf_addf(o, "\">\n<defs><clipPath id=\"plot-clip\"><rect x=\"%.0f\" y=\"0\" "
+		       "width=\"%.0f\" height=\"%.0f\"/></clipPath></defs>\n",
+		    L - 9, W - L - R + 18, H - B + 9);
 	for (int k = 0; k <= 4; k++) {
 		double v = lo + (hi - lo) * k / 4;
 		strbuf_addf(o, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" "
-			       "stroke=\"#eee\"/><text x=\"4\" y=\"%.1f\" font-size=\"11\">%.4g</text>\n",
-			    L, W - R, Y(v), Y(v), Y(v) + 4, v);
+			       "stroke=\"#eee\"/><text class=\"ylab\" data-k=\"%d\" x=\"4\" "
+			       "y=\"%.1f\" font-size=\"11\">%.4g</text>\n",
+			    L, W - R, Y(v), Y(v), k, Y(v) + 4, v);
 	}
+	strbuf_addstr(o, "<g clip-path=\"url(#plot-clip)\"><g id=\"zoomable\">\n");
 	/* the noise band: mean +- one standard deviation of the points of each
 	   segment between change points (drawn, not judged: the verdicts are
 	   the change points') */
@@ -557,7 +845,7 @@ static void trend_svg(struct strbuf *o, const json_t *doc)
 		double mb = json_number_value(json_object_get(cp, "mean_before"));
 		double ma = json_number_value(json_object_get(cp, "mean_after"));
 		double xb = X(i) - dx / 2;
-		strbuf_addf(o, "<line class=\"cp\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\">"
+		strbuf_addf(o, "<line class=\"cp\" vector-effect=\"non-scaling-stroke\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\">"
 			       "<title>change point at session %lld: %+.1f%%</title></line>\n",
 			    xb, xb, T, H - B,
 			    (long long)json_integer_value(json_object_get(cp, "session")),
@@ -566,19 +854,20 @@ static void trend_svg(struct strbuf *o, const json_t *doc)
 			size_t nb = (size_t)json_integer_value(json_object_get(cp, "n_before"));
 			size_t na = (size_t)json_integer_value(json_object_get(cp, "n_after"));
 			double x0 = X(i >= nb ? i - nb : 0), x1 = X(i + na - 1 < n ? i + na - 1 : n - 1);
-			strbuf_addf(o, "<line class=\"level\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
-				       "y2=\"%.1f\"/><line class=\"level\" x1=\"%.1f\" x2=\"%.1f\" "
+			strbuf_addf(o, "<line class=\"level\" vector-effect=\"non-scaling-stroke\" x1=\"%.1f\" "
+				       "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/><line class=\"level\" "
+				       "vector-effect=\"non-scaling-stroke\" x1=\"%.1f\" x2=\"%.1f\" "
 				       "y1=\"%.1f\" y2=\"%.1f\"/>\n",
 				    x0, xb, Y(mb), Y(mb), xb, x1, Y(ma), Y(ma));
 		}
 	}
-	strbuf_addstr(o, "<polyline class=\"line\" points=\"");
+	strbuf_addstr(o, "<polyline class=\"line\" vector-effect=\"non-scaling-stroke\" points=\"");
 	for (size_t i = 0; i < n; i++) {
 		double v = json_number_value(json_object_get(json_array_get(pts, i), "value"));
 		if (isfinite(v))
 			strbuf_addf(o, "%.1f,%.1f ", X(i), Y(v));
 	}
-	strbuf_addstr(o, "\"/>\n");
+	strbuf_addstr(o, "\"/>\n</g>\n");
 	for (size_t i = 0; i < n; i++) {
 		const json_t *pt = json_array_get(pts, i);
 		double v = json_number_value(json_object_get(pt, "value"));
@@ -586,9 +875,16 @@ static void trend_svg(struct strbuf *o, const json_t *doc)
 			continue;
 		long long sid = (long long)json_integer_value(json_object_get(pt, "session"));
 		strbuf_addf(o, "<a href=\"/session/%lld\"><circle class=\"pt%s\" cx=\"%.1f\" "
-			       "cy=\"%.1f\" r=\"3.5\" data-session=\"%lld\"><title>",
+			       "cy=\"%.1f\" r=\"3.5\" data-x=\"%.1f\" data-y=\"%.1f\" "
+			       "data-session=\"%lld\" data-v=\"%.6g\" data-tag=\"",
 			    sid, json_is_true(json_object_get(pt, "bound")) ? " bound" : "", X(i), Y(v),
-			    sid);
+			    X(i), Y(v), sid, v);
+		html_esc(o, jget(pt, "tag"));
+		strbuf_addstr(o, "\" data-at=\"");
+		html_esc(o, jget(pt, "started_at"));
+		strbuf_addstr(o, "\" data-kernel=\"");
+		html_esc(o, jget(pt, "kernel"));
+		strbuf_addstr(o, "\"><title>");
 		html_escf(o, "session %lld %s %s: %.6g", sid, jget(pt, "tag"), jget(pt, "started_at"),
 			  v);
 		const char *k = jget(pt, "kernel");
@@ -609,9 +905,10 @@ static void trend_svg(struct strbuf *o, const json_t *doc)
 			if (json_integer_value(json_object_get(pt, "session")) != bad || !isfinite(v))
 				continue;
 			strbuf_addf(o, "<a href=\"/alert/%lld\"><circle class=\"alert-mark\" "
-				       "cx=\"%.1f\" cy=\"%.1f\" r=\"8\"><title>",
+				       "cx=\"%.1f\" cy=\"%.1f\" r=\"8\" data-x=\"%.1f\" "
+				       "data-y=\"%.1f\"><title>",
 				    (long long)json_integer_value(json_object_get(a, "alert")), X(i),
-				    Y(v));
+				    Y(v), X(i), Y(v));
 			html_escf(o, "alert %lld: %s %s", (long long)json_integer_value(
 							      json_object_get(a, "alert")),
 				  jget(a, "kind"), jget(a, "status"));
@@ -620,7 +917,8 @@ static void trend_svg(struct strbuf *o, const json_t *doc)
 	}
 #undef X
 #undef Y
-	strbuf_addstr(o, "</svg>\n");
+	strbuf_addstr(o, "</g><rect id=\"zoom-sel\" class=\"zoom-sel\" x=\"0\" y=\"0\" width=\"0\" "
+			 "height=\"0\"/></svg>\n<div id=\"tip\" class=\"tip\" hidden></div></div>\n");
 }
 
 static void trend_form(struct strbuf *o, const char *metric, const char *where,
@@ -727,17 +1025,43 @@ void page_trend(struct page *p)
 			trend_form(&p->html, metric, where, since);
 			strbuf_addf(&p->html, "<p>The selection holds %zu series; a trend is of one. "
 					      "Pick one:</p>\n", job.set.nseries);
-			strbuf_addstr(&p->html, "<ul>\n");
-			for (size_t i = 0; i < json_array_size(list); i++) {
+			/* each named by what tells it from the others */
+			size_t ns = json_array_size(list);
+			const char **w = xcalloc(ns ? ns : 1, sizeof(*w));
+			for (size_t i = 0; i < ns; i++)
+				w[i] = jget(json_array_get(list, i), "where");
+			struct strvec common = { 0 };
+			where_common(w, ns, &common);
+			if (common.nr) {
+				strbuf_addstr(&p->html, "<p class=\"common\">every series: ");
+				struct strvec differ = { 0 }, k = { 0 }, v = { 0 };
+				where_terms(w[0], &k, &v);
+				for (size_t i = 0; i < k.nr; i++) {
+					size_t c = 0;
+					while (c < common.nr && strcmp(common.v[c], k.v[i]))
+						c++;
+					if (c == common.nr)
+						strvec_push(&differ, k.v[i]);
+				}
+				html_chips(&p->html, w[0], &differ);
+				strbuf_addstr(&p->html, "</p>\n");
+				strvec_clear(&differ);
+				strvec_clear(&k);
+				strvec_clear(&v);
+			}
+			strbuf_addstr(&p->html, "<ul class=\"series\">\n");
+			for (size_t i = 0; i < ns; i++) {
 				json_t *s = json_array_get(list, i);
 				strbuf_addstr(&p->html, "<li><a href=\"");
 				html_esc(&p->html, jget(s, "url"));
 				strbuf_addstr(&p->html, "\">");
-				html_esc(&p->html, jget(s, "where"));
+				html_chips(&p->html, w[i], &common);
 				strbuf_addf(&p->html, "</a> (%lld sessions)</li>\n",
 					    (long long)json_integer_value(json_object_get(s, "sessions")));
 			}
 			strbuf_addstr(&p->html, "</ul>\n");
+			strvec_clear(&common);
+			free(w);
 		}
 		trend_job_free(&job);
 		return;
@@ -789,11 +1113,20 @@ void page_trend(struct page *p)
 	struct strbuf *o = &p->html;
 	trend_form(o, metric, where, since);
 	const json_t *ser = json_object_get(doc, "series");
-	strbuf_addstr(o, "<p>");
-	html_escf(o, "%s (%s, %s is better): %zu sessions; machine %s, kernel %s, preempt %s, "
-		     "hz %s, params %s", metric, jget(doc, "unit"), jget(doc, "better"),
-		  json_array_size(pts), jget(ser, "machine"), jget(ser, "kernel"),
-		  jget(ser, "preempt"), jget(ser, "hz"), jget(ser, "params"));
+	strbuf_addstr(o, "<p class=\"series\"><b>");
+	html_escf(o, "%s", metric);
+	strbuf_addstr(o, "</b> ");
+	html_escf(o, "(%s, %s is better): %zu sessions; ", jget(doc, "unit"), jget(doc, "better"),
+		  json_array_size(pts));
+	/* the series as chips: its dimensions as the selector keys name them */
+	struct strbuf sw = STRBUF_INIT;
+	for (int d = 0; d < SEL_NDIMS; d++) {
+		const char *v = jget(ser, sel_dim_name((enum sel_dim)d));
+		if (*v)
+			strbuf_addf(&sw, "%s%s=%s", sw.len ? "," : "", sel_dim_key((enum sel_dim)d), v);
+	}
+	html_chips(o, sw.buf, NULL);
+	strbuf_release(&sw);
 	strbuf_addstr(o, "</p>\n");
 	trend_svg(o, doc);
 	const json_t *cps = json_object_get(doc, "change_points");
@@ -811,27 +1144,139 @@ void page_trend(struct page *p)
 
 /* ---- /compare -------------------------------------------------------------- */
 
+/* the selector of side x ("a", "b"): from the lists' picks x_tag, x_kernel,
+ * x_config, x_machine when one is given, else the typed x=; NULL: none */
+static char *side_selector(struct page *p, const char *x)
+{
+	static const struct { const char *field, *key; } parts[] = {
+		{ "tag", "tag=" }, { "machine", "machine=" }, { "kernel", "kernel_release=" },
+		{ "config", "" },
+	};
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "%s_%s", x, parts[i].field);
+		const char *v = p->arg(p->cls, name);
+		if (v && *v)
+			strbuf_addf(&sb, "%s%s%s", sb.len ? "," : "", parts[i].key, v);
+	}
+	if (sb.len)
+		return strbuf_detach(&sb, NULL);
+	strbuf_release(&sb);
+	const char *typed = p->arg(p->cls, x);
+	return typed ? xstrdup(typed) : NULL;
+}
+
+#define PICKS_MAX 300
+
+/* {tags, kernels, configs, machines}: each [{value, sessions}], newest first */
+static json_t *compare_picks(struct page *p)
+{
+	static const struct { const char *name; enum db_serve_query q; } lists[] = {
+		{ "tags", DB_SERVE_PICK_TAGS }, { "kernels", DB_SERVE_PICK_KERNELS },
+		{ "configs", DB_SERVE_PICK_CONFIGS }, { "machines", DB_SERVE_PICK_MACHINES },
+	};
+	json_t *o = json_object();
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		json_t *r = rows(p, lists[i].q, PICKS_MAX);
+		if (!r) {
+			json_decref(o);
+			return NULL;
+		}
+		json_object_set_new(o, lists[i].name, r);
+	}
+	return o;
+}
+
+/* the selected value of side x's list field (x_field=) */
+static const char *picked(struct page *p, const char *x, const char *field)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "%s_%s", x, field);
+	const char *v = p->arg(p->cls, name);
+	return v ? v : "";
+}
+
+static void pick_select(struct page *p, struct strbuf *o, const char *x, const char *field,
+			const char *label, const json_t *list)
+{
+	strbuf_addf(o, "<label>%s <select name=\"%s_%s\" id=\"%s-%s\"><option value=\"\">any"
+		       "</option>", label, x, field, x, field);
+	const char *sel = picked(p, x, field);
+	for (size_t i = 0; i < json_array_size(list); i++) {
+		const json_t *r = json_array_get(list, i);
+		const char *v = jget(r, "value");
+		strbuf_addstr(o, "<option value=\"");
+		html_esc(o, v);
+		strbuf_addf(o, "\"%s>", !strcmp(v, sel) ? " selected" : "");
+		if (!strcmp(field, "config")) {   /* the configuration in words */
+			struct strbuf w = STRBUF_INIT;
+			where_words(&w, v);
+			html_esc(o, w.buf);
+			strbuf_release(&w);
+		} else {
+			html_esc(o, v);
+		}
+		long long ns = (long long)json_integer_value(json_object_get(r, "sessions"));
+		strbuf_addf(o, " (%lld session%s)</option>", ns, ns == 1 ? "" : "s");
+	}
+	strbuf_addstr(o, "</select></label>\n");
+}
+
+static void compare_form(struct page *p, struct strbuf *o, const json_t *picks, const char *a,
+			 const char *b, const char *metric)
+{
+	strbuf_addstr(o, "<form class=\"pick\" id=\"compare-form\" method=\"get\" "
+			 "action=\"/compare\">\n");
+	static const char *const sides[] = { "a", "b" };
+	for (size_t s = 0; s < 2; s++) {
+		strbuf_addf(o, "<fieldset id=\"side-%s\"><legend>%s</legend>\n", sides[s],
+			    s ? "B (the new side)" : "A (the baseline)");
+		pick_select(p, o, sides[s], "tag", "tag", json_object_get(picks, "tags"));
+		pick_select(p, o, sides[s], "kernel", "kernel", json_object_get(picks, "kernels"));
+		pick_select(p, o, sides[s], "config", "configuration",
+			    json_object_get(picks, "configs"));
+		pick_select(p, o, sides[s], "machine", "machine", json_object_get(picks, "machines"));
+		const char *cur = s ? b : a;
+		if (cur) {
+			strbuf_addstr(o, "<p class=\"muted\">now: <code class=\"selector\">");
+			html_esc(o, cur);
+			strbuf_addstr(o, "</code></p>\n");
+		}
+		strbuf_addstr(o, "</fieldset>\n");
+	}
+	strbuf_addstr(o, "<p><label>metric (optional) <input name=\"metric\" size=\"20\" value=\"");
+	html_esc(o, metric);
+	strbuf_addstr(o, "\"></label> <button id=\"do-compare\">compare</button></p></form>\n");
+}
+
 void page_compare(struct page *p)
 {
-	const char *a = p->arg(p->cls, "a"), *b = p->arg(p->cls, "b");
 	const char *metric = p->arg(p->cls, "metric"), *thr = p->arg(p->cls, "threshold");
 	set_title(p, "%s", "compare");
+	/* each side picked from the lists (a_tag=, a_kernel=, a_config=,
+	   a_machine=: the selector they make), or typed (a=) */
+	char *as = side_selector(p, "a"), *bs = side_selector(p, "b");
+	const char *a = as, *b = bs;
+	json_t *picks = compare_picks(p);
+	if (!picks) {
+		free(as);
+		free(bs);
+		return;
+	}
 	struct strbuf form = STRBUF_INIT;
-	strbuf_addstr(&form, "<form method=\"get\" action=\"/compare\">A <input name=\"a\" "
-			     "size=\"40\" value=\"");
-	html_esc(&form, a);
-	strbuf_addstr(&form, "\"> B <input name=\"b\" size=\"40\" value=\"");
-	html_esc(&form, b);
-	strbuf_addstr(&form, "\"> metric <input name=\"metric\" size=\"20\" value=\"");
-	html_esc(&form, metric);
-	strbuf_addstr(&form, "\"> <button>compare</button></form>\n");
+	compare_form(p, &form, picks, a, b, metric);
+	json_decref(picks);
 	if (!a || !b) {
 		p->doc = json_pack("{s:i,s:s,s:s}", "schedlab_format", 1, "page", "compare",
 				   "usage", "/compare?a=SELECTOR&b=SELECTOR[&metric=M][&threshold=PCT]");
 		strbuf_add(&p->html, form.buf, form.len);
-		strbuf_addstr(&p->html, "<p>Two selectors over the results (as <code>schedlab "
-					"compare A B</code>), e.g. <code>tag=nightly-04</code>.</p>\n");
+		strbuf_addstr(&p->html, "<p>Pick each side from the tags, kernels, configurations "
+					"and machines in the store (as <code>schedlab compare A "
+					"B</code> with the selector they make).</p>\n");
 		strbuf_release(&form);
+		free(as);
+		free(bs);
 		return;
 	}
 	struct cmp_options o;
@@ -845,6 +1290,8 @@ void page_compare(struct page *p)
 			p->status = 400;
 			strbuf_addf(&p->err, "threshold=%s: a percentage above 0 (default 2)", thr);
 			strbuf_release(&form);
+			free(as);
+			free(bs);
 			return;
 		}
 		o.threshold_pct = v;
@@ -856,6 +1303,8 @@ void page_compare(struct page *p)
 		strbuf_addstr(&p->err, err.buf);
 		strbuf_release(&err);
 		strbuf_release(&form);
+		free(as);
+		free(bs);
 		return;
 	}
 	strbuf_release(&err);
@@ -869,6 +1318,8 @@ void page_compare(struct page *p)
 	if (p->status != 200) {
 		compare_job_free(&job);
 		strbuf_release(&form);
+		free(as);
+		free(bs);
 		return;
 	}
 	json_t *doc = compare_job_json(&job, a, b);
@@ -885,8 +1336,8 @@ void page_compare(struct page *p)
 			strbuf_addstr(h, "</p>\n");
 		}
 		strbuf_addstr(h, "<table><tr><th>workload</th><th>series</th><th>metric</th>"
-				 "<th>unit</th><th>A</th><th>B</th><th>change</th><th>CI</th>"
-				 "<th>p</th><th>verdict</th></tr>\n");
+				 "<th>unit</th><th>A</th><th>B</th><th>change</th><th>95% CI of the change</th>"
+				 "<th>p-value</th><th>verdict</th></tr>\n");
 		const json_t *rs = json_object_get(doc, "rows");
 		for (size_t i = 0; i < json_array_size(rs); i++) {
 			const json_t *r = json_array_get(rs, i);
@@ -932,6 +1383,8 @@ void page_compare(struct page *p)
 				 "trends, sysinfo: schedlab report --compare)</p>\n");
 	}
 	strbuf_release(&form);
+	free(as);
+	free(bs);
 }
 
 /* ---- /alerts, /alert/N --------------------------------------------------- */
@@ -1017,11 +1470,11 @@ static void bisect_job_html(struct strbuf *o, const json_t *j)
 		strbuf_addf(o, "<b>running</b> since ");
 	else
 		strbuf_addstr(o, "started ");
-	html_esc(o, jget(j, "started_at"));
+	html_moment(o, jget(j, "started_at"));
 	strbuf_addf(o, " (pid %lld)", (long long)json_integer_value(json_object_get(j, "pid")));
 	if (!running) {
 		strbuf_addstr(o, ", <b>ended</b> ");
-		html_esc(o, jget(j, "ended_at"));
+		html_moment(o, jget(j, "ended_at"));
 		strbuf_addstr(o, ": <span id=\"bisect-how\">");
 		html_esc(o, jget(j, "how"));
 		strbuf_addstr(o, "</span>");
@@ -1144,31 +1597,43 @@ void page_alert(struct page *p, int64_t id)
 		html_esc(o, jget(cul, "author"));
 		strbuf_addstr(o, ")</p>\n");
 	}
-	strbuf_addstr(o, "<table>");
-	static const char *const fields[] = { "metric", "unit", "series", "detector", "base_value",
-					      "value", "change_pct", "ci_lo_pct", "ci_hi_pct", "p",
-					      "good_session", "bad_session", "last_seen_session",
-					      "fixed_session", "series_where", "created_at", NULL };
-	for (size_t i = 0; fields[i]; i++) {
-		strbuf_addf(o, "<tr><th>%s</th><td>", fields[i]);
-		html_json_cell(o, json_object_get(aj, fields[i]));
-		strbuf_addstr(o, "</td></tr>\n");
+	/* the change in words: before, after, how much, how sure */
+	strbuf_addstr(o, "<p class=\"change\">");
+	html_esc(o, jget(aj, "metric"));
+	strbuf_addstr(o, ": ");
+	html_json_cell(o, json_object_get(aj, "base_value"));
+	strbuf_addch(o, ' ');
+	html_esc(o, jget(aj, "unit"));
+	strbuf_addstr(o, " &rarr; <b>");
+	html_json_cell(o, json_object_get(aj, "value"));
+	strbuf_addch(o, ' ');
+	html_esc(o, jget(aj, "unit"));
+	strbuf_addstr(o, "</b>");
+	if (json_is_number(json_object_get(aj, "change_pct"))) {
+		strbuf_addf(o, " (<b>%+.1f%%</b>", json_number_value(json_object_get(aj, "change_pct")));
+		if (json_is_number(json_object_get(aj, "ci_lo_pct")))
+			strbuf_addf(o, ", 95%% CI %+.1f%% to %+.1f%%",
+				    json_number_value(json_object_get(aj, "ci_lo_pct")),
+				    json_number_value(json_object_get(aj, "ci_hi_pct")));
+		if (json_is_number(json_object_get(aj, "p")))
+			strbuf_addf(o, ", p-value %.2g", json_number_value(json_object_get(aj, "p")));
+		strbuf_addch(o, ')');
 	}
-	strbuf_addstr(o, "</table>\n<p><a id=\"trend-link\" href=\"");
+	strbuf_addstr(o, "</p>\n");
+	static const char *const fields[] = { "series_where", "detector", "good_session",
+					      "bad_session", "last_seen_session", "fixed_session",
+					      "created_at", "updated_at", NULL };
+	html_fields(o, aj, fields);
+	strbuf_addstr(o, "<p><a id=\"trend-link\" href=\"");
 	html_esc(o, jget(aj, "trend_url"));
 	strbuf_addstr(o, "\">the trend of this series</a></p>\n");
 	if (!json_is_null(gj)) {
-		strbuf_addstr(o, "<h2>Group</h2>\n<table>");
-		const char *key;
-		json_t *v;
-		json_object_foreach(gj, key, v) {
-			strbuf_addstr(o, "<tr><th>");
-			html_esc(o, key);
-			strbuf_addstr(o, "</th><td>");
-			html_json_cell(o, v);
-			strbuf_addstr(o, "</td></tr>\n");
-		}
-		strbuf_addstr(o, "</table>\n");
+		strbuf_addf(o, "<h2>The change that raised it (alert group %lld)</h2>\n",
+			    (long long)json_integer_value(json_object_get(gj, "group")));
+		static const char *const gf[] = { "plan", "range", "commits", "good_commit",
+						  "bad_commit", "git_dir", "bisection", "why",
+						  "created_at", "updated_at", NULL };
+		html_fields(o, gj, gf);
 	}
 	if (json_is_integer(json_object_get(gj, "bisection")))
 		strbuf_addf(o, "<p><a id=\"bisect-link\" href=\"/bisect/%lld\">the bisection's "

@@ -5,7 +5,9 @@
 # headless Chromium session, and the few commands a person's visit needs:
 # navigate, find an element by CSS selector, type into it, click it, read
 # its text or an attribute, the page's title and URL, a screenshot (of the
-# window, or of one element); then
+# window, or of one element), the mouse over an element and a drag across
+# one (W3C actions: a pointer's moves, press and release), an element's
+# place and size; then
 # the session deleted and chromedriver ended.
 #
 #   from webdriver import Browser
@@ -138,6 +140,33 @@ class Browser:
 
     def attribute(self, css, name):
         return self._s("/element/%s/attribute/%s" % (self.find(css), name), method="GET")
+
+    def rect(self, css):
+        """the element's x, y, width, height (CSS pixels)"""
+        return self._s("/element/%s/rect" % self.find(css), method="GET")
+
+    def _pointer(self, steps):
+        self._s("/actions", body={"actions": [{
+            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+            "actions": steps}]})
+        self._s("/actions", method="DELETE")
+
+    def hover(self, css):
+        """the mouse moved onto the middle of the element"""
+        self._pointer([{"type": "pointerMove", "duration": 50, "origin": {ELEMENT: self.find(css)},
+                        "x": 0, "y": 0}])
+
+    def drag(self, css, x0, x1, y=0):
+        """a press at x0 and a release at x1 (CSS pixels from the element's
+        middle, at height y from it), through moves between them"""
+        e = {ELEMENT: self.find(css)}
+        steps = [{"type": "pointerMove", "duration": 0, "origin": e, "x": x0, "y": y},
+                 {"type": "pointerDown", "button": 0}]
+        for k in range(1, 6):
+            steps.append({"type": "pointerMove", "duration": 30, "origin": e,
+                          "x": int(x0 + (x1 - x0) * k / 5), "y": y})
+        steps.append({"type": "pointerUp", "button": 0})
+        self._pointer(steps)
 
     def title(self):
         return self._s("/title", method="GET")

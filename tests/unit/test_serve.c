@@ -1,8 +1,10 @@
 /*
  * Unit tests of schedlab serve's pieces that take untrusted text
  * (harness/serve): query values, JSON of any bytes, the CSRF value, the
- * token file's checks and --listen's addresses (the HTML escaping every
- * text from the store goes through is test_html's).
+ * token file's checks and --listen's addresses, and how the pages say
+ * things to people: a selector's terms as chips naming only what differs,
+ * a moment in words (the HTML escaping every text from the store goes
+ * through is test_html's).
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -201,6 +203,64 @@ TEST(token_file_checks)
 	strbuf_release(&err);
 }
 
+TEST(selector_terms_read_as_select_c_reads_them)
+{
+	struct strvec k = { 0 }, v = { 0 };
+	where_terms("preempt=full,hz=250,knobs={},params={\"groups\":2,\"loops\":200},x=a=b", &k,
+		    &v);
+	CHECK(k.nr == 5 && v.nr == 5);
+	CHECK_STR(k.v[3], "params");
+	CHECK_STR(v.v[3], "{\"groups\":2,\"loops\":200}");   /* the comma continues it */
+	CHECK_STR(k.v[4], "x");
+	CHECK_STR(v.v[4], "a=b");
+	strvec_clear(&k);
+	strvec_clear(&v);
+}
+
+TEST(chips_name_only_what_differs)
+{
+	const char *w[] = { "preempt=full,hz=250,params={\"groups\":2}",
+			    "preempt=full,hz=1000,params={\"groups\":2}" };
+	struct strvec common = { 0 };
+	where_common(w, 2, &common);
+	CHECK(common.nr == 2);
+	CHECK_STR(common.v[0], "preempt");
+	CHECK_STR(common.v[1], "params");
+	struct strbuf o = STRBUF_INIT;
+	html_chips(&o, w[1], &common);
+	CHECK_STR(o.buf, "<span class=\"chip\" title=\"hz=1000\">1000 Hz</span> ");
+	strbuf_reset(&o);
+	/* nothing differs: said so; no knobs and the real clock go without saying */
+	html_chips(&o, "preempt=full,knobs={},clock=real", &common);
+	CHECK_STR(o.buf, "<span class=\"muted\">the same as the others</span>");
+	strbuf_reset(&o);
+	/* a stored value is text in the chip and its title */
+	html_chips(&o, "machine=<b>x</b>", NULL);
+	CHECK_STR(o.buf, "<span class=\"chip\" title=\"machine=&lt;b&gt;x&lt;/b&gt;\">"
+			 "&lt;b&gt;x&lt;/b&gt;</span> ");
+	strbuf_release(&o);
+	strvec_clear(&common);
+}
+
+TEST(moments_in_words)
+{
+	char w[64];
+	time_t now = 1796601600;   /* 2026-12-07T00:00:00Z */
+	moment_words(w, sizeof(w), "2026-12-04T00:00:00Z", now);
+	CHECK_STR(w, "3 days ago");
+	moment_words(w, sizeof(w), "2026-12-06 23:00:00", now);
+	CHECK_STR(w, "1 hour ago");
+	moment_words(w, sizeof(w), "2026-02-08T03:00:00.000Z", now);
+	CHECK_STR(w, "9 months ago");
+	moment_words(w, sizeof(w), "2026-12-06T23:59:30Z", now);
+	CHECK_STR(w, "just now");
+	moment_words(w, sizeof(w), "not a time", now);
+	CHECK_STR(w, "not a time");
+	CHECK_STR(col_label("change_pct"), "change");
+	CHECK_STR(col_label("bad_session"), "first bad night");
+	CHECK_STR(col_label("some_new_key"), "some new key");
+}
+
 int main(void)
 {
 	RUN(query_values_are_percent_encoded);
@@ -209,5 +269,8 @@ int main(void)
 	RUN(listen_addresses);
 	RUN(public_urls);
 	RUN(token_file_checks);
+	RUN(selector_terms_read_as_select_c_reads_them);
+	RUN(chips_name_only_what_differs);
+	RUN(moments_in_words);
 	return tap_done();
 }
