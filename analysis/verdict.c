@@ -446,8 +446,8 @@ static int paired_verdict(const double *a, size_t na, const double *b, size_t nb
 	v->kind = VERDICT_INCONCLUSIVE;
 	v->reason = "paired by seed: every seed agrees, but this few seeds could agree by "
 		    "chance (sign test)";
-	size_t need = verdict_sign_reps(1.0 - o->level), have = na > nb ? na : nb;
-	v->reps_needed = need > have ? need : have + 1;
+	size_t need = verdict_sign_reps(1.0 - o->level);
+	v->reps_needed = need > n ? need : n + 1;
 	return 1;
 }
 

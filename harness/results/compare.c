@@ -307,7 +307,7 @@ static void apply_fdr(struct cmp_result *r, double q)
 		size_t need = v->sign_rule ? verdict_sign_reps(q / (double)m)
 			      : v->exact  ? verdict_exact_reps(q / (double)m)
 					  : reps_for_p(q / (double)m);
-		size_t have = v->n_a > v->n_b ? v->n_a : v->n_b;
+		size_t have = v->sign_rule ? v->paired : v->n_a > v->n_b ? v->n_a : v->n_b;
 		if (need <= have)
 			need = have + 1;
 		if (v->reps_needed < need)
