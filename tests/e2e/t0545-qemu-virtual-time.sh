@@ -12,7 +12,8 @@
 # - the median wakeup latency repeats exactly (the tails come close), and
 #   `compare` decides the known answer from 3 runs a side: full preempts
 #   sooner than none, lat_p50_us better for full "(exact data)" (measured
-#   2026-12-06 at shift 2: 20 us under none, 16 under full);
+#   2026-12-06 at shift 2: 20 us under none, 16 under full; each rep under
+#   its own seed since, so decided for this metric alone: p_exact 0.035);
 # - the same plan run again beside a CPU hog on every host CPU gives each
 #   mode's medians within 10% (measured: 0.3% mostly, 6.3% at most,
 #   docs/virtual-time.md);
@@ -82,7 +83,9 @@ got=$(sql "SELECT group_concat(preempt || ':' || n || 'x' || d, ' ') FROM (SELEC
 spread=$(sql "SELECT group_concat(preempt || ':' || s, ' ') FROM (SELECT preempt, max(value) - min(value) AS s
 	FROM results WHERE tag = 'quiet' AND metric = 'lat_p50_us' GROUP BY preempt ORDER BY preempt)")
 exact=0
-case "$got" in "full:3x"[12]" none:3x"[12]) exact=1 ;; esac
+# identical a mode: decided (near-exact, one run off, has p_exact 0.086 of
+# an unknown source since the seeds: better or inconclusive, as below)
+case "$got" in "full:3x1 none:3x1") exact=1 ;; esac
 case "$spread" in
 "full:"[012]*" none:"[012]*) [ "${spread#full:}" != "$spread" ] &&
 	awk -v s="$spread" 'BEGIN { n = split(s, a, /[ :]/); for (i = 2; i <= n; i += 2) if (a[i] + 0 > 2) exit 1 }' &&
@@ -98,7 +101,13 @@ echo "# values: $(sql "SELECT preempt || ' ' || metric || '=' || group_concat(va
 schedlab compare preempt=none,tag=quiet preempt=full,tag=quiet --db "$DB" >"$TMP/cmp.out" 2>&1
 sed 's/^/# /' "$TMP/cmp.out" | head -n 24
 contains "compare's header names the clock" "$TMP/cmp.out" "clock: virtual, shift 2 on both sides"
-row=$(grep -E "^ +lat_p50_us " "$TMP/cmp.out")
+# each rep ran under a seed of its own (docs/virtual-time.md "Seeds"), so
+# identical values are exact data of an unknown source, p_exact 0.035 at 3
+# a side: decided for this one metric (Benjamini-Hochberg over the seven
+# would ask for 5 a side), not across the table
+schedlab compare preempt=none,tag=quiet preempt=full,tag=quiet --db "$DB" \
+	--metric cyclictest.lat_p50_us >"$TMP/cmp1.out" 2>&1
+row=$(grep -E "^ +lat_p50_us " "$TMP/cmp1.out")
 # all or all but one the same a mode: exact data, decided from 3 a side;
 # three values in a mode: not exact, so never decided on them, and never
 # the wrong way
