@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tags: qemu (tests/run.sh: SCHEDLAB_SKIP_TAGS, make test-quick)
-# timeout: 1800 (tests/run.sh ends it past this many seconds)
+# timeout: 2700 (tests/run.sh ends it past this many seconds)
 # lane: guest (tests/run.sh: beside the local and kernel-building tests)
 # Sealed runs (docs/virtual-time.md, "Sealed runs"): a qemu guest on a
 # virtual clock that gets its runs with its initramfs, runs them with no
@@ -23,9 +23,10 @@
 #   and the boot's runs are stored not ok, once, not lost (the limit made
 #   45 s by SCHEDLAB_TEST_SEALED_LIMIT_S, a fault injection).
 # (The known answers in virtual time, none against full, are t0545's.)
-# Cost: two 2-vCPU boots of 60-190 s wall each and a 1-vCPU one cut at
-# 45 s (the host's load decides: 186 s a 2-vCPU boot at load 10; the
-# 1-vCPU version of this test took 234 s at load 10).
+# Cost: four 2-vCPU boots (a fresh guest a rep) of 60-450 s wall each and
+# a 1-vCPU one cut at 45 s (the host's load decides: 186 s a 2-vCPU boot
+# at load 10; with the seeds' two reps a session 1464 s in all at load
+# 20-24: 909 s quiet, 460 s beside the hog).
 . "$(dirname "$0")/lib.sh"
 DB=$TMP/s.db
 export TMPDIR=$TMP   # the VMs' folders, so that leftovers are ours to find
