@@ -171,6 +171,14 @@ build/bench/ingest: bench/ingest.c build/libschedlab.a
 	@mkdir -p build/bench
 	$(CC) $(CFLAGS) -o $@ $< build/libschedlab.a $(LIBS)
 
+# the error rate of verdicts paired by seed (bench/paired-seeds.c,
+# docs/statistics.md "Paired by seed"); not part of all or test
+bench-paired: build/bench/paired-seeds
+	@build/bench/paired-seeds
+build/bench/paired-seeds: bench/paired-seeds.c build/libschedlab.a
+	@mkdir -p build/bench
+	$(CC) $(CFLAGS) -o $@ $< build/libschedlab.a $(LIBS)
+
 # the bare ping-pong loop beside sl-pingpong (bench/pingpong-vs-perf.sh)
 bench-pingpong: build/bench/pingpong-bare
 build/bench/pingpong-bare: bench/pingpong-bare.c
@@ -194,5 +202,5 @@ clean:
 
 # objects are never intermediate: a second `make test` compiles nothing
 .SECONDARY:
-.PHONY: all unit test test-slow test-quick demo deps deps-test bench bench-ingest bench-pingpong bench-evidence install clean fuzz fuzz-build
+.PHONY: all unit test test-slow test-quick demo deps deps-test bench bench-ingest bench-pingpong bench-paired bench-evidence install clean fuzz fuzz-build
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -26,6 +26,7 @@ void verdict_options_default(struct verdict_options *o,
 	o->source = VERDICT_SOURCE_UNKNOWN;
 	o->draws = NULL;
 	o->mwu_null = NULL;
+	o->seed_a = o->seed_b = NULL;
 }
 
 const char *verdict_kind_name(enum verdict_kind k)
@@ -362,6 +363,94 @@ static int exact_verdict(const double *a, size_t na, const double *b, size_t nb,
 	return 1;
 }
 
+double verdict_sign_p(size_t n)
+{
+	double p = 2.0 * pow(0.5, (double)n);
+	return p < 1.0 ? p : 1.0;
+}
+
+size_t verdict_sign_reps(double alpha)
+{
+	size_t n = 1;
+	while (n < 200 && !(verdict_sign_p(n) < alpha))
+		n++;
+	return n;
+}
+
+/* the changes in percent of the pairs by seed into pct (na of room); their
+ * number, 0 when fewer than 2 pairs or a paired value is not > 0 */
+static size_t seed_pairs(const double *a, size_t na, const double *b, size_t nb,
+			 const struct verdict_options *o, double *pct)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < na; i++) {
+		int64_t s = o->seed_a[i];
+		size_t ja = 0, jb = 0, at = 0;
+		if (s < 0)
+			continue;
+		for (size_t k = 0; k < na; k++)
+			ja += o->seed_a[k] == s;
+		for (size_t k = 0; k < nb; k++)
+			if (o->seed_b[k] == s) {
+				jb++;
+				at = k;
+			}
+		if (ja != 1 || jb != 1)
+			continue;
+		if (!(a[i] > 0) || !(b[at] > 0))
+			return 0;
+		pct[n++] = 100.0 * (b[at] / a[i] - 1.0);
+	}
+	return n >= 2 ? n : 0;
+}
+
+/*
+ * The paired rule (verdict.h "Paired by seed"): 1 when every seed agrees
+ * and v is the sign test's verdict; 0 (v->paired set) for the ordinary
+ * rules.
+ */
+static int paired_verdict(const double *a, size_t na, const double *b, size_t nb,
+			  const struct verdict_options *o, struct verdict *v)
+{
+	if (!o->seed_a || !o->seed_b || !na || !nb)
+		return 0;
+	double *pct = malloc(na * sizeof(*pct));
+	if (!pct)
+		return 0;
+	size_t n = seed_pairs(a, na, b, nb, o, pct);
+	v->paired = n;
+	int up = n > 0, down = n > 0;
+	double lo = INFINITY, hi = -INFINITY;
+	for (size_t k = 0; k < n; k++) {
+		up &= pct[k] > 0 && o_beyond(o, pct[k]);
+		down &= pct[k] < 0 && o_beyond(o, pct[k]);
+		lo = pct[k] < lo ? pct[k] : lo;
+		hi = pct[k] > hi ? pct[k] : hi;
+	}
+	free(pct);
+	if (!up && !down)
+		return 0;
+	v->sign_rule = 1;
+	v->insufficient = 0;
+	v->ci_lo_pct = lo;
+	v->ci_hi_pct = hi;
+	v->p = verdict_sign_p(n);
+	v->reps_needed = 0;
+	if (v->p < 1.0 - o->level) {
+		int lower_better = o->better == VERDICT_LOWER_IS_BETTER;
+		v->kind = (up == lower_better) ? VERDICT_WORSE : VERDICT_BETTER;
+		v->reason = "paired by seed: every seed's change is beyond the noise threshold, "
+			    "the same way (sign test)";
+		return 1;
+	}
+	v->kind = VERDICT_INCONCLUSIVE;
+	v->reason = "paired by seed: every seed agrees, but this few seeds could agree by "
+		    "chance (sign test)";
+	size_t need = verdict_sign_reps(1.0 - o->level);
+	v->reps_needed = need > n ? need : n + 1;
+	return 1;
+}
+
 /*
  * Both sides have >= 2 values and at least one is censored: a verdict only
  * when the direction is provable (see verdict.h).
@@ -427,8 +516,9 @@ int verdict_compare_censored(const double *a, const unsigned char *ca, size_t na
 		return -1;
 	}
 	int rc = compare_censored(a, ca, na, b, cb, nb, o, v);
-	/* the p-value to test: the rank test's, unless read off exact data */
-	if (!rc && !(v->exact && (v->kind != VERDICT_NO_CHANGE)))
+	/* the p-value to test: the rank test's, unless read off exact data or
+	   the paired sign rule's */
+	if (!rc && !v->sign_rule && !(v->exact && (v->kind != VERDICT_NO_CHANGE)))
 		v->p = v->p_mwu;
 	return rc;
 }
@@ -485,6 +575,9 @@ static int compare_censored(const double *a, const unsigned char *ca, size_t na,
 	/* exact data: read off the values (a deterministic source's single
 	 * values too) */
 	if (!v->censored_a && !v->censored_b && exact_verdict(a, na, b, nb, o, v))
+		return 0;
+	/* paired by seed, every seed agreeing: the sign test */
+	if (!v->censored_a && !v->censored_b && paired_verdict(a, na, b, nb, o, v))
 		return 0;
 	if (na < 2 || nb < 2) {
 		v->insufficient = 1;

@@ -81,7 +81,22 @@
  *
  * Sides need 2 values each (3 for one with a differing repeat), 1 when the
  * source is deterministic. v.p is the p-value a caller tests against its
- * level: p_exact for a difference read off exact data, p_mwu otherwise.
+ * level: p_exact for a difference read off exact data, p_sign for the
+ * paired rule below, p_mwu otherwise.
+ *
+ * Paired by seed (struct verdict_options seed_a and seed_b; docs/statistics.md
+ * "Paired by seed"): repetition r of each side ran under the same seeded
+ * perturbation, so a_i and b_j of one seed are a pair (a seed that is
+ * missing on a side, or that a side has twice, pairs nothing). With n >= 2
+ * pairs of >= 2 seeds, values > 0 and nothing censored, when the data are
+ * not exact (above) and *every seed agrees* (each pair's change b/a - 1
+ * beyond the threshold, all the same way), the verdict is the sign test's:
+ * p_sign = 2 * 0.5^n, the two-sided chance that n pairs of a change with
+ * median 0 all share a sign; better/worse when p_sign < 1 - level, else
+ * inconclusive with the seeds needed (6 for 0.05: 2 * 0.5^6 = 0.031; 5 give
+ * 0.0625). The CI's place takes the range of the pairs' changes. When the
+ * seeds do not all agree: the ordinary rules above (the bootstrap and rank
+ * test).
  *
  * Pure computation on top of stats.c; functions return 0 or -1 (errno).
  */
@@ -148,6 +163,9 @@ struct verdict_options {
 				    * distribution kept (stats_mwu_null_new) for
 				    * these sizes: the same p; NULL (default)
 				    * computes it */
+	const int64_t *seed_a, *seed_b; /* the seed of each value (run.seed; < 0:
+				    * none): the sides paired by seed; NULL
+				    * (default): not paired */
 };
 void verdict_options_default(struct verdict_options *o,
 			     enum verdict_better better);
@@ -175,6 +193,9 @@ struct verdict {
 	 * hold every ratio b_j / a_i); NONE: the bootstrap and rank test */
 	enum verdict_exact exact;
 	int deterministic;         /* the options' source was DETERMINISTIC */
+	size_t paired;             /* pairs by seed (0: not paired) */
+	int sign_rule;             /* 1: the verdict is the paired sign test's
+				    * (every seed agrees), v.p its p_sign */
 	double p;                  /* the p-value to test: p_exact for a difference
 				    * read off exact data, else p_mwu (NAN if none) */
 };
@@ -243,6 +264,12 @@ double verdict_exact_p(size_t na, size_t nb, int odd);
 /* the fewest repetitions a side at which identical sides reach p_exact <
  * alpha (3 for 0.05, 4 for 0.01) */
 size_t verdict_exact_reps(double alpha);
+
+/* the paired sign rule: the two-sided p of n pairs all changed the same way
+ * when the median change is 0, min(1, 2 * 0.5^n); and the fewest pairs at
+ * which that is below alpha (6 for 0.05, 8 for 0.01) */
+double verdict_sign_p(size_t n);
+size_t verdict_sign_reps(double alpha);
 
 /* "better", "worse", "no change", "inconclusive" */
 const char *verdict_kind_name(enum verdict_kind k);

@@ -108,8 +108,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
 			     " SELECT session_id, seq, cfg, req_kernel, req_preempt, req_cmdline,"
 			     " kernel_commit, kernel_describe"
 			     " FROM boot WHERE id = ?1",
-	[STMT_RUN_INSERT] = "INSERT INTO run (session_id, boot_id, seq, round, workload, params, knobs, rep)"
-			    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[STMT_RUN_INSERT] = "INSERT INTO run (session_id, boot_id, seq, round, workload, params, knobs, rep,"
+			    " seed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[STMT_RUN_SET_BOOT] = "UPDATE run SET boot_id = ?2 WHERE id = ?1",
 	[STMT_RUN_START] = "UPDATE run SET status = 'running',"
 			   " started_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
@@ -259,7 +259,7 @@ static const char *state_sql(enum stmt_id id)
 		break;
 	case STMT_PENDING:
 		snprintf(q, len, "SELECT r.id, r.boot_id, r.seq, r.round, r.rep, r.workload, r.params,"
-			 " r.knobs, b.cfg FROM run r JOIN boot b ON b.id = r.boot_id"
+			 " r.knobs, b.cfg, coalesce(r.seed, -1) FROM run r JOIN boot b ON b.id = r.boot_id"
 			 " WHERE r.session_id = ?1 AND %s ORDER BY r.seq",
 			 run_class_sql(RUN_TODO, "r"));
 		break;
@@ -1113,6 +1113,14 @@ int64_t db_boot_replan(struct db *db, int64_t boot_id)
 int64_t db_run_plan(struct db *db, int64_t sid, int64_t boot_id, int seq, int round,
 		    const char *workload, const char *params_json, const char *knobs_json, int rep)
 {
+	return db_run_plan_seeded(db, sid, boot_id, seq, round, workload, params_json, knobs_json,
+				  rep, -1);
+}
+
+int64_t db_run_plan_seeded(struct db *db, int64_t sid, int64_t boot_id, int seq, int round,
+			   const char *workload, const char *params_json, const char *knobs_json,
+			   int rep, int64_t seed)
+{
 	sqlite3_stmt *s = stmt(db, STMT_RUN_INSERT);
 	if (!s)
 		return -1;
@@ -1124,6 +1132,10 @@ int64_t db_run_plan(struct db *db, int64_t sid, int64_t boot_id, int seq, int ro
 	db_bind_text(s, 6, params_json);
 	db_bind_text(s, 7, knobs_json ? knobs_json : "{}");
 	sqlite3_bind_int(s, 8, rep);
+	if (seed >= 0)
+		sqlite3_bind_int64(s, 9, seed);
+	else
+		sqlite3_bind_null(s, 9);
 	return step_insert(db, s, "inserting run");
 }
 
@@ -1362,6 +1374,7 @@ static int db_pending_runs_rows(struct db *db, int64_t sid, struct db_pending_ru
 		r->params = db_dup_col(s, 6);
 		r->knobs = db_dup_col(s, 7);
 		r->cfg = sqlite3_column_int(s, 8);
+		r->seed = sqlite3_column_int64(s, 9);
 	}
 	if (rc != SQLITE_DONE) {
 		ERROR_SQLITE(db, "listing pending runs");

@@ -118,6 +118,11 @@ int64_t db_boot_replan(struct db *db, int64_t boot_id);
 int64_t db_run_plan(struct db *db, int64_t sid, int64_t boot_id, int seq, int round,
 		    const char *workload, const char *params_json, const char *knobs_json,
 		    int rep);
+/* the same with the run's seed (run.seed: the perturbation the agent applies,
+ * docs/virtual-time.md "Seeds"; -1: none, NULL) */
+int64_t db_run_plan_seeded(struct db *db, int64_t sid, int64_t boot_id, int seq, int round,
+			   const char *workload, const char *params_json, const char *knobs_json,
+			   int rep, int64_t seed);
 int db_run_set_boot(struct db *db, int64_t run_id, int64_t boot_id);
 /* mark a run running (status, started_at) in a commit of its own, before it
  * is measured: a controller that dies mid-run leaves it for --resume */
@@ -180,6 +185,7 @@ struct db_pending_run {
 	int seq, round, rep;
 	int cfg;                 /* the boot configuration (boot.cfg) */
 	char *workload, *params, *knobs;
+	int64_t seed;            /* run.seed, the run's perturbation; -1: none */
 };
 struct db_boot_row {
 	int64_t id;

@@ -60,6 +60,7 @@ struct db_result_row {
 	const char *clock;       /* "real" or "virtual" (docs/virtual-time.md) */
 	int clock_shift;         /* "virtual": the icount shift; -1 otherwise */
 	const char *qemu_version; /* a qemu boot's emulator ("10.0.13"), else "" */
+	int64_t seed;            /* run.seed, the run's perturbation; -1: none */
 };
 typedef int (*db_result_fn)(void *ctx, const struct db_result_row *row);
 /* the rows of results matching w, ordered by session, started_at, run_id,

@@ -11,7 +11,8 @@
  *                                 first, until `keep` remain (default 0)
  *   exec {argv, timeout_s, files?, inputs?: {name: content}, load?: [{argv}],
  *         load_warmup_s?, schedstat?: bool, out_max?, bundle?: {dir, loader,
- *         argv0, tools}, stop_signal?: "TERM"|"INT", settle_s?, align_s?}
+ *         argv0, tools}, stop_signal?: "TERM"|"INT", settle_s?, align_s?,
+ *         seed?: 0..2^32-1}
  *        runs argv in a private temporary directory with a new process group;
  *        a program listed in the bundle's tools (the ssh target's workload
  *        bundle) runs from there, others are looked up in PATH (resolve_tool);
@@ -30,12 +31,14 @@
  *        workload ends; its text comes back as trace.text, the last
  *        max_bytes of it (default 16 MiB) with trace.truncated saying
  *        that the start was cut, and trace.overrun the events the ring
- *        buffer (buffer_kb per CPU) overwrote.
+ *        buffer (buffer_kb per CPU) overwrote. With seed, the run is
+ *        perturbed by it once its start is aligned (exec_perturb).
  *        -> {exit_code, signal, timed_out, wall_s, stdout, stderr,
  *            files: {name: content}, schedstat_before?, schedstat_after?,
  *            tool: {argv0, path, sha256, from: "bundle"|"target"},
  *            loads: [{argv0, ended_early, exit_code, tool}],
- *            trace?: {text, bytes, truncated, overrun, instance}}
+ *            trace?: {text, bytes, truncated, overrun, instance},
+ *            perturb?: {seed, spin, reseeded, error?}}
  *   kexec {kernel, initrd?, cmdline, carry?: bool}
  *        loads the kernel, answers, restores knobs, and executes it
  *        (kexec -e); the controller then waits for a new banner. A bzImage
@@ -74,6 +77,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/random.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -439,6 +444,12 @@ static int exec_prepare(struct exec_run *r, struct strbuf *err)
 		r->stop_sig = SIGINT;
 	else if (ss && !(sn && !strcmp(sn, "TERM"))) {
 		strbuf_addstr(err, "exec: \"stop_signal\" must be \"TERM\" (the default) or \"INT\"");
+		return -1;
+	}
+	json_t *seed = json_object_get(r->args, "seed");
+	if (seed && (!json_is_integer(seed) || json_integer_value(seed) < 0 ||
+		     json_integer_value(seed) > 0xffffffffLL)) {
+		strbuf_addstr(err, "exec: \"seed\" must be an integer from 0 to 4294967295");
 		return -1;
 	}
 	if (resolve_tool(r->st, bundle, &r->argv, &r->exe, &r->tool, err) < 0)
@@ -893,6 +904,60 @@ static void exec_align(const json_t *args)
 		;
 }
 
+/* splitmix64: the perturbation's numbers from its seed */
+static uint64_t perturb_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/*
+ * seed (docs/virtual-time.md "Seeds"): the repetition's perturbation, once
+ * the start is aligned and before anything of the run starts: 32 bytes drawn
+ * from the seed mixed into the kernel's entropy pool (a write to
+ * /dev/urandom) and the kernel's random generator reseeded from the pool
+ * (RNDRESEEDCRNG, as root; what the agent may not do is left out and said
+ * so), then a spin of a seeded number of loop iterations below
+ * AGENT_PERTURB_SPIN_MAX: on a virtual clock a seeded offset of the run's
+ * start from the grid of exec_align (0-17 ms at shift 2), on a real one
+ * about a millisecond at most. A sealed guest then repeats rep r bit for bit
+ * and differs between reps. -> {seed, spin, reseeded, error?}
+ */
+#define AGENT_PERTURB_SPIN_MAX (1u << 20)
+static void exec_perturb(struct exec_run *r)
+{
+	json_t *sv = json_object_get(r->args, "seed");
+	if (!sv)
+		return;
+	uint64_t st = (uint64_t)json_integer_value(sv);
+	unsigned char pool[32];
+	for (size_t i = 0; i < sizeof(pool); i += 8) {
+		uint64_t x = perturb_next(&st);
+		memcpy(pool + i, &x, 8);
+	}
+	unsigned long spin = (unsigned long)(perturb_next(&st) % AGENT_PERTURB_SPIN_MAX);
+	json_t *pj = json_pack("{s:O,s:I,s:b}", "seed", sv, "spin", (json_int_t)spin, "reseeded", 0);
+	char *dev = xstrfmt("%s/dev/urandom", r->st->root);
+	int fd = open(dev, O_WRONLY | O_CLOEXEC);
+	const char *why = NULL;
+	if (fd < 0 || write(fd, pool, sizeof(pool)) != (ssize_t)sizeof(pool))
+		why = "the entropy pool was not written";
+	else if (ioctl(fd, RNDRESEEDCRNG) == 0)
+		json_object_set_new(pj, "reseeded", json_true());
+	else
+		why = errno == EPERM ? "no reseed (not root)" : "no reseed";
+	if (why)
+		json_object_set_new(pj, "error", json_sprintf("%s: %s", why, strerror(errno)));
+	if (fd >= 0)
+		close(fd);
+	free(dev);
+	for (volatile unsigned long i = 0; i < spin; i++)
+		;
+	json_object_set_new(r->res, "perturb", pj);
+}
+
 static json_t *do_exec(struct agent_state *st, json_t *args, struct strbuf *err)
 {
 	struct exec_run r = { .st = st, .args = args, .argv = STRVEC_INIT,
@@ -902,6 +967,7 @@ static json_t *do_exec(struct agent_state *st, json_t *args, struct strbuf *err)
 	if (!exec_prepare(&r, err)) {
 		r.res = json_object();
 		exec_align(args);
+		exec_perturb(&r);
 		exec_schedstat_before(&r);
 		if (exec_trace_start(&r, err) || exec_start_loads(&r, err) ||
 		    exec_workload(&r, err)) {

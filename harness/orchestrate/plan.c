@@ -42,6 +42,24 @@ uint64_t plan_rand(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/*
+ * The seed of repetition rep (plan.h): a 32-bit bijection (lowbias32, Chris
+ * Wellons' hash prospector) of the plan seed's splitmix64 word plus rep, so
+ * that the repetitions of one plan never share a seed, and no
+ * configuration, host or clock goes into it.
+ */
+int64_t plan_rep_seed(uint64_t plan_seed, int rep)
+{
+	uint64_t st = plan_seed;
+	uint32_t x = (uint32_t)plan_rand(&st) + (uint32_t)rep;
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
+	return (int64_t)x;
+}
+
 static void shuffle(int *a, size_t n, uint64_t *st)
 {
 	for (size_t i = n; i > 1; i--) {

@@ -214,4 +214,12 @@ char *knob_label(const json_t *knob);
 /* seeded PRNG used for shuffles (splitmix64) */
 uint64_t plan_rand(uint64_t *state);
 
+/* the seed of repetition rep (0-based) of a plan whose "seed" is plan_seed:
+ * 0 .. 2^32 - 1, a function of these two alone (the same for every
+ * configuration, so the sides of an A/B pair by it), different for every
+ * rep of one plan seed. It travels in the run's exec request, the agent
+ * perturbs the run with it (docs/virtual-time.md "Seeds") and it is stored
+ * as run.seed */
+int64_t plan_rep_seed(uint64_t plan_seed, int rep);
+
 #endif

@@ -260,8 +260,9 @@ int64_t session_start(struct db *db, struct plan *p, const struct session_opts *
 			json_decref(pj);
 			char *knobs = json_dumps(json_array_get(p->knobs, (size_t)pr->knob),
 						 JSON_COMPACT | JSON_SORT_KEYS);
-			int64_t rid = db_run_plan(db, sid, bid, seq++, vi->round,
-						  p->wl[pr->wl].ops->name, params, knobs, pr->rep);
+			int64_t rid = db_run_plan_seeded(db, sid, bid, seq++, vi->round,
+							 p->wl[pr->wl].ops->name, params, knobs,
+							 pr->rep, plan_rep_seed(p->seed, pr->rep));
 			free(params);
 			free(knobs);
 			if (rid < 0)
@@ -459,6 +460,9 @@ json_t *build_request(struct run_ctx *c, int schedstat_ok)
 	}
 	if (schedstat_ok && c->p->schedstat)
 		json_object_set_new(req, "schedstat", json_true());
+	/* the repetition's perturbation (docs/virtual-time.md "Seeds") */
+	if (c->pr->seed >= 0)
+		json_object_set_new(req, "seed", json_integer(c->pr->seed));
 	if (c->evidence)
 		json_object_set_new(req, "trace", json_pack("{s:O,s:O,s:I}", "events",
 			json_object_get(c->evidence, "events"), "buffer_kb",

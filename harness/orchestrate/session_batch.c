@@ -391,6 +391,7 @@ int session_batch_job(struct plan *p, const struct session_opts *o, json_t **job
 		const struct plan_run *x = &vi->runs[r];
 		pr[r].cfg = (int)vi->cfg;
 		pr[r].rep = x->rep;
+		pr[r].seed = plan_rep_seed(p->seed, x->rep);
 		pr[r].workload = (char *)p->wl[x->wl].ops->name;
 		pr[r].params = json_dumps(p->wl[x->wl].params, JSON_COMPACT | JSON_SORT_KEYS);
 		pr[r].knobs = json_dumps(json_array_get(p->knobs, (size_t)x->knob),

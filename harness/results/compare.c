@@ -302,9 +302,12 @@ static void apply_fdr(struct cmp_result *r, double q)
 			continue;
 		v->kind = VERDICT_INCONCLUSIVE;
 		v->reason = "not significant across the metrics compared (Benjamini-Hochberg)";
-		/* exact data: the repetitions at which identical sides could pass */
-		size_t need = v->exact ? verdict_exact_reps(q / (double)m) : reps_for_p(q / (double)m);
-		size_t have = v->n_a > v->n_b ? v->n_a : v->n_b;
+		/* exact data: the repetitions at which identical sides could pass;
+		   paired by seed: the seeds at which all agreeing could */
+		size_t need = v->sign_rule ? verdict_sign_reps(q / (double)m)
+			      : v->exact  ? verdict_exact_reps(q / (double)m)
+					  : reps_for_p(q / (double)m);
+		size_t have = v->sign_rule ? v->paired : v->n_a > v->n_b ? v->n_a : v->n_b;
 		if (need <= have)
 			need = have + 1;
 		if (v->reps_needed < need)
@@ -601,6 +604,15 @@ static void row_job_init(struct row_job *j, size_t p, const struct sel_group *ga
 		j->vo.seed = o->seed;
 }
 
+/* 1 when a group's values come from runs of two or more seeds */
+static int several_seeds(const struct sel_group *g)
+{
+	for (size_t i = 1; g->seed && i < g->n; i++)
+		if (g->seed[i] != g->seed[0])
+			return 1;
+	return 0;
+}
+
 /* the metric pairs of every series pair, one job each; their number */
 static size_t collect_row_jobs(const struct cmp_result *r, const struct sample_set *a,
 			       const struct sample_set *b, const struct cmp_options *o,
@@ -627,10 +639,16 @@ static size_t collect_row_jobs(const struct cmp_result *r, const struct sample_s
 				jobs = xrealloc(jobs, jalloc * sizeof(*jobs));
 			}
 			row_job_init(&jobs[njobs++], p, ga, gb, o);
+			/* the sides paired by seed (docs/statistics.md "Paired by
+			 * seed") */
+			jobs[njobs - 1].vo.seed_a = ga->seed;
+			jobs[njobs - 1].vo.seed_b = gb->seed;
 			/* two series of a virtual clock: a deterministic source
-			 * (docs/virtual-time.md) */
+			 * (docs/virtual-time.md), as long as their repeats are
+			 * repeats: runs under different seeds differ by design */
 			if (!strncmp(a->series[pp->a].dim[DIM_CLOCK], "virtual", 7) &&
-			    !strncmp(b->series[pp->b].dim[DIM_CLOCK], "virtual", 7))
+			    !strncmp(b->series[pp->b].dim[DIM_CLOCK], "virtual", 7) &&
+			    !several_seeds(ga) && !several_seeds(gb))
 				jobs[njobs - 1].vo.source = VERDICT_SOURCE_DETERMINISTIC;
 		}
 	}
@@ -841,6 +859,12 @@ char *compare_verdict_text(const struct cmp_row *row)
 	}
 	if (row->v.exact && row->v.kind != VERDICT_INCONCLUSIVE)
 		return xstrfmt("%s (exact data)", verdict_kind_name(row->v.kind));
+	if (row->v.sign_rule && row->v.kind != VERDICT_INCONCLUSIVE)
+		return xstrfmt("%s (every seed agrees: %zu pairs)", verdict_kind_name(row->v.kind),
+			       row->v.paired);
+	if (row->v.sign_rule && row->v.reps_needed && row->v.reps_needed <= 1000)
+		return xstrfmt("inconclusive: every seed agrees, need %zu seeds a side",
+			       row->v.reps_needed);
 	if (row->v.kind == VERDICT_INCONCLUSIVE) {
 		/* beyond a few hundred the estimate only says "too noisy": the
 		 * spread, not the sample size, is the problem */

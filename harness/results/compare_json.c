@@ -71,6 +71,10 @@ json_t *compare_job_json(const struct compare_job *job, const char *sa, const ch
 										: "identical")
 							 : json_null());
 			json_object_set_new(o, "p_mwu", jnum(row->v.p_mwu));
+			/* paired by seed (docs/statistics.md): the pairs, and whether
+			 * the verdict is the sign rule's (every seed agreeing) */
+			json_object_set_new(o, "seed_pairs", json_integer((json_int_t)row->v.paired));
+			json_object_set_new(o, "sign_rule", json_boolean(row->v.sign_rule));
 			/* censored values: how many per side, the smallest bound, and
 			 * whether change_pct is a bound ("at_least", "at_most") */
 			json_object_set_new(o, "censored_a", json_integer((json_int_t)row->v.censored_a));

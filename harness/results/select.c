@@ -228,7 +228,7 @@ static size_t find_group(struct sample_set *s, size_t *alloc, size_t series,
 }
 
 static void group_add(struct sel_group *g, double v, int censored, int64_t run,
-		      int64_t session, const char *started)
+		      int64_t session, int64_t seed, const char *started)
 {
 	if (g->n == g->alloc) {
 		g->alloc = g->alloc ? 2 * g->alloc : 8;
@@ -236,6 +236,7 @@ static void group_add(struct sel_group *g, double v, int censored, int64_t run,
 		g->censored = xrealloc(g->censored, g->alloc);
 		g->run_id = xrealloc(g->run_id, g->alloc * sizeof(int64_t));
 		g->session = xrealloc(g->session, g->alloc * sizeof(int64_t));
+		g->seed = xrealloc(g->seed, g->alloc * sizeof(int64_t));
 		g->started_at = xrealloc(g->started_at, g->alloc * sizeof(char *));
 	}
 	g->value[g->n] = v;
@@ -243,6 +244,7 @@ static void group_add(struct sel_group *g, double v, int censored, int64_t run,
 	g->ncensored += censored != 0;
 	g->run_id[g->n] = run;
 	g->session[g->n] = session;
+	g->seed[g->n] = seed;
 	g->started_at[g->n] = xstrdup(started);
 	g->n++;
 }
@@ -375,7 +377,8 @@ static int load_row(void *ctx, const struct db_result_row *row)
 	for (int d = 0; d < SEL_NDIMS; d++)
 		free(dim[d]);
 	size_t gi = find_group(out, &lc->galloc, si, row);
-	group_add(&out->groups[gi], row->value, row->censored, row->run_id, row->session, row->started_at);
+	group_add(&out->groups[gi], row->value, row->censored, row->run_id, row->session, row->seed,
+		  row->started_at);
 	out->nrows++;
 	return 0;
 }
@@ -419,6 +422,7 @@ void sample_set_free(struct sample_set *s)
 		free(g->value);
 		free(g->censored);
 		free(g->run_id);
+		free(g->seed);
 		free(g->session);
 		free(g->workload);
 		free(g->metric);

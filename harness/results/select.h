@@ -93,6 +93,8 @@ struct sel_group {
 	unsigned char *censored; /* 1: value[i] is a lower bound (results.censored) */
 	size_t ncensored;        /* how many are */
 	int64_t *run_id, *session;
+	int64_t *seed;           /* run.seed of each value (-1: none); NULL: none
+				  * known (a group made without select_load) */
 	char **started_at;
 };
 

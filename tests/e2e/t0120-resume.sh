@@ -93,6 +93,10 @@ equals "each run's metrics stored exactly once" \
 	"$(sql "SELECT count(*) FROM (SELECT run_id, workload, metric, count(*) c FROM results GROUP BY 1,2,3 HAVING c > 1)")" 0
 equals "every run has metrics in results" "$(sql "SELECT count(DISTINCT run_id) FROM results")" 6
 equals "the resumed runs ran on a new boot row" "$(sql "SELECT count(*) > 3 FROM boot")" 1
+# seeds (docs/virtual-time.md "Seeds"): each repetition's own, the same for
+# both workloads, kept by the runs the resume did
+equals "every run has its repetition's seed, resumed or not (3 reps, 3 seeds)" \
+	"$(sql "SELECT count(seed) || ' ' || count(DISTINCT seed) || ' ' || count(DISTINCT rep || ':' || seed) FROM run")" "6 3 3"
 equals "knob restored after the resumed session" "$(cat $knob)" "$orig"
 expect_exit 0 "resume of a finished session has nothing to do" schedlab run --resume last --db "$DB"
 contains "and says so" "$TMP/err" "nothing left to run"

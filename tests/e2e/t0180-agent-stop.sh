@@ -76,4 +76,17 @@ contains "knob_set without a value: answered" "$TMP/mal.out" '{"id":6,"ok":false
 contains "a malformed request: answered with where it breaks" "$TMP/mal.out" '{"id":null,"ok":false,"error":"malformed request: '
 equals "line noise: no answer, and the next request is served" \
 	"$(grep -c '"ok"' "$TMP/mal.out") $(grep -c '"id":10,"ok":true' "$TMP/mal.out")" "4 1"
+
+# a run's seed (docs/virtual-time.md "Seeds"): the agent perturbs the run
+# with it and says how, the same for the same seed, another for another; a
+# seed out of range is refused naming the range
+seed_req() { printf '{"id":%s,"op":"exec","args":{"argv":["true"],"timeout_s":10,"seed":%s}}\n' "$1" "$2"; }
+{ seed_req 1 3788627092; seed_req 2 3788627092; seed_req 3 504368119; seed_req 4 4294967296; } |
+	timeout 60 bin/schedlab-agent >"$TMP/seed.out" 2>/dev/null
+spin() { jq -r "select(.id == $1) | .result.perturb | \"\(.seed) \(.spin)\"" "$TMP/seed.out"; }
+s1=$(spin 1) s2=$(spin 2) s3=$(spin 3)
+equals "seed 3788627092: perturbed, the same spin twice" "${s1%% *} $([ -n "${s1#* }" ] && [ "$s1" = "$s2" ] && echo same)" "3788627092 same"
+[ -n "$s3" ] && [ "${s3#* }" != "${s1#* }" ] && ok "another seed, another spin ($s1; $s3)" ||
+	not_ok "another seed, another spin" "$s1; $s3"
+contains "a seed of 2^32 is refused, naming the range" "$TMP/seed.out" 'exec: \"seed\" must be an integer from 0 to 4294967295'
 done_testing

@@ -226,6 +226,57 @@ TEST(interleaved_deterministic_per_seed)
 	plan_release(&c);
 }
 
+/* the seed of a repetition (docs/virtual-time.md "Seeds"): a function of the
+ * plan's seed and the rep alone, deterministic, 32 bits, different for every
+ * rep of a plan seed; the values are pinned: stored seeds and the runs
+ * they repeat depend on them */
+TEST(rep_seed_derivation)
+{
+	CHECK(plan_rep_seed(1, 0) == 3967562512LL);
+	CHECK(plan_rep_seed(1, 1) == 3481209663LL);
+	CHECK(plan_rep_seed(3, 0) == 504368119LL);
+	CHECK(plan_rep_seed(3, 1) == 3788627092LL);
+	static const uint64_t seeds[] = { 0, 1, 3, 12345, UINT64_MAX / 2 };
+	for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
+		enum { N = 4096 };
+		static int64_t got[N];
+		int distinct = 1, in_range = 1, same = 1;
+		for (int r = 0; r < N; r++) {
+			got[r] = plan_rep_seed(seeds[k], r);
+			same &= got[r] == plan_rep_seed(seeds[k], r);
+			in_range &= got[r] >= 0 && got[r] <= 0xffffffffLL;
+			for (int q = 0; q < r && distinct; q++)
+				distinct = got[q] != got[r];
+		}
+		CHECK(same);
+		CHECK(in_range);
+		CHECK(distinct);
+		/* another plan seed, other seeds */
+		CHECK(plan_rep_seed(seeds[k], 0) != plan_rep_seed(seeds[k] + 1, 0));
+	}
+	/* both sides of an A/B: every configuration's rep r of a plan gets the
+	   same seed, as session_start stores it (plan_rep_seed of the plan's
+	   seed and the run's rep, nothing of the boot) */
+	struct plan p;
+	CHECK(load_matrix(3, "interleaved", &p) == 0);
+	CHECK(p.seed == 3);
+	int64_t first[64];
+	int seen[64] = { 0 }, agree = 1;
+	for (size_t v = 0; v < p.nvisits; v++)
+		for (size_t i = 0; i < p.visits[v].nruns; i++) {
+			int rep = p.visits[v].runs[i].rep;
+			int64_t sd = plan_rep_seed(p.seed, rep);
+			if (rep < 64 && seen[rep])
+				agree &= first[rep] == sd;
+			else if (rep < 64) {
+				seen[rep] = 1;
+				first[rep] = sd;
+			}
+		}
+	CHECK(agree && seen[0] && seen[1]);
+	plan_release(&p);
+}
+
 TEST(sequential_order)
 {
 	struct plan p;
@@ -1213,6 +1264,7 @@ int main(void)
 	RUN(single_string_dimension);
 	RUN(interleaved_rounds_cover_everything);
 	RUN(interleaved_deterministic_per_seed);
+	RUN(rep_seed_derivation);
 	RUN(sequential_order);
 	RUN(evidence_extra_traced_run);
 	RUN(evidence_errors);

@@ -648,6 +648,110 @@ TEST(label_mask_cmdline_by_preempt)
 	CHECK(sel_label_mask(both, ab, 2) == both);
 }
 
+/* a session of one boot whose runs carry seeds (run.seed) and one metric,
+ * lower better; clock "real" or "virtual" */
+static int64_t seeded_session(const char *tag, const char *clock, const double *v,
+			      const int64_t *seed, size_t n)
+{
+	int64_t sid = session(tag, "2026-12-07T00:00:00Z");
+	int64_t m = machine(tag, tag);
+	int64_t k = kernel("6.1.0-seeds", tag, 250);
+	int64_t b = boot(sid, m, k, "full");
+	char *sql = xstrfmt("UPDATE boot SET clock = '%s' WHERE id = %lld", clock, (long long)b);
+	exec_sql(sql);
+	free(sql);
+	for (size_t i = 0; i < n; i++) {
+		int64_t r = ins("INSERT INTO run (session_id, boot_id, seq, round, workload, params,"
+				" knobs, rep, status, started_at, seed) VALUES (?, ?, ?, 0, 'pingpong',"
+				" '{}', '{}', ?, 'ok', '2026-12-07T00:00:01Z', ?)",
+				"i", sid, "i", b, "i", (int64_t)gseq++, "i", (int64_t)i, "i", seed[i]);
+		metric(r, "pingpong", "req_p50_us", v[i], "us", "lower");
+	}
+	return sid;
+}
+
+/* the sides paired by seed (docs/statistics.md "Paired by seed"): rep r of
+ * A against the rep of B with the same seed, whatever their order; every
+ * seed agreeing is the sign test's; a virtual clock's runs under several
+ * seeds are not a deterministic source */
+TEST(compare_paired_by_seed)
+{
+	static const double a[] = { 10, 20, 30, 40, 50, 60 }, b[] = { 66, 11, 55, 22, 44, 33 };
+	static const int64_t sa[] = { 11, 12, 13, 14, 15, 16 }, sb[] = { 16, 11, 15, 12, 14, 13 };
+	if (sqlite3_open(gpath, &gh) != SQLITE_OK) { /* the generator's connection, again */
+		CHECK(!"sqlite3_open");
+		return;
+	}
+	seeded_session("seedA", "real", a, sa, 6);
+	seeded_session("seedB", "real", b, sb, 6);
+	struct sample_set x, y;
+	struct cmp_result r;
+	struct strbuf err = STRBUF_INIT;
+	load("tag=seedA", &x);
+	load("tag=seedB", &y);
+	CHECK(x.ngroups == 1 && x.groups[0].seed && x.groups[0].seed[0] == 11);
+	CHECK(compare_sets(&x, &y, NULL, &r, &err) == 0);
+	const struct cmp_row *row = row_of(&r, &x, "req_p50_us", NULL);
+	CHECK(row && row->v.paired == 6 && row->v.sign_rule && row->v.kind == VERDICT_WORSE);
+	if (row) {
+		char *t = compare_verdict_text(row);
+		CHECK_STR(t, "worse (every seed agrees: 6 pairs)");
+		free(t);
+	}
+	cmp_result_free(&r);
+	sample_set_free(&x);
+	sample_set_free(&y);
+
+	/* three seeds agreeing on a virtual clock: inconclusive, need 6 */
+	static const double c[] = { 10, 20, 30 }, d[] = { 12, 24, 36 };
+	static const int64_t s3[] = { 21, 22, 23 };
+	seeded_session("seedC", "virtual", c, s3, 3);
+	seeded_session("seedD", "virtual", d, s3, 3);
+	load("tag=seedC", &x);
+	load("tag=seedD", &y);
+	CHECK(compare_sets(&x, &y, NULL, &r, &err) == 0);
+	row = row_of(&r, &x, "req_p50_us", NULL);
+	CHECK(row && row->v.sign_rule && row->v.kind == VERDICT_INCONCLUSIVE &&
+	      row->v.reps_needed == 6 && !row->v.deterministic);
+	if (row) {
+		char *t = compare_verdict_text(row);
+		CHECK_STR(t, "inconclusive: every seed agrees, need 6 seeds a side");
+		free(t);
+	}
+	cmp_result_free(&r);
+	sample_set_free(&x);
+	sample_set_free(&y);
+
+	/* identical values under three seeds on a virtual clock: exact data,
+	   but its p is chance's (0.035), not a deterministic source's 0 */
+	static const double e[] = { 10, 10, 10 }, f[] = { 12, 12, 12 };
+	seeded_session("seedE", "virtual", e, s3, 3);
+	seeded_session("seedF", "virtual", f, s3, 3);
+	load("tag=seedE", &x);
+	load("tag=seedF", &y);
+	CHECK(compare_sets(&x, &y, NULL, &r, &err) == 0);
+	row = row_of(&r, &x, "req_p50_us", NULL);
+	CHECK(row && row->v.exact && !row->v.deterministic && row->v.p > 0.01 &&
+	      row->v.kind == VERDICT_WORSE);
+	cmp_result_free(&r);
+	sample_set_free(&x);
+	sample_set_free(&y);
+	/* ... and one seed (no seeds) repeated: deterministic, as before */
+	static const int64_t one[] = { 31, 31, 31 };
+	seeded_session("seedG", "virtual", e, one, 3);
+	seeded_session("seedH", "virtual", f, one, 3);
+	sqlite3_close(gh);
+	load("tag=seedG", &x);
+	load("tag=seedH", &y);
+	CHECK(compare_sets(&x, &y, NULL, &r, &err) == 0);
+	row = row_of(&r, &x, "req_p50_us", NULL);
+	CHECK(row && row->v.exact && row->v.deterministic && row->v.p == 0 && row->v.paired == 0);
+	cmp_result_free(&r);
+	sample_set_free(&x);
+	sample_set_free(&y);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	generate();
@@ -669,6 +773,7 @@ int main(void)
 	RUN(compare_hists);
 	RUN(centre_rule);
 	RUN(label_mask_cmdline_by_preempt);
+	RUN(compare_paired_by_seed);
 	strvec_clear(&cols);
 	db_close(gdb);
 	unlink(gpath);
