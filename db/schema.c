@@ -560,5 +560,36 @@ const struct migration db_migrations[] = {
 	  "UPDATE run SET notes = replace(substr(error, instr(error, '; note: ') + 8), '; note: ',"
 	  "  char(10)), error = substr(error, 1, instr(error, '; note: ') - 1)"
 	  "  WHERE instr(error, '; note: ') > 0;" },
+	/* 19: the run's scheduler (matrix.scheduler, docs/sched_ext.md):
+	   "eevdf" or a sched_ext scheduler's name ("scx_simple"), carried in
+	   the run's knobs (the agent verified that the kernel ran it), NULL
+	   for a run of a plan without the axis and for the rows there are. A
+	   series dimension (docs/analysis.md). The view gains `scheduler` at
+	   its end. */
+	{ 19,
+	  "DROP VIEW results;"
+	  "CREATE VIEW results AS"
+	  "  SELECT s.id AS session, s.tag AS tag, r.id AS run_id, r.started_at AS started_at,"
+	  "         s.target AS target, m.name AS machine, k.release AS kernel_release,"
+	  "         k.hz AS hz, k.sched_mc AS sched_mc, b.preempt AS preempt,"
+	  "         b.cmdline AS cmdline, r.knobs AS knobs, mv.workload AS workload,"
+	  "         r.params AS params, r.rep AS rep, mv.name AS metric, mv.value AS value,"
+	  "         mv.unit AS unit, mv.better AS better,"
+	  "         r.workload AS run_workload, k.config_hash AS config_hash,"
+	  "         k.preempt_build AS preempt_build, b.id AS boot, s.name AS plan,"
+	  "         m.fingerprint AS machine_id, mv.note AS note, mv.censored AS censored,"
+	  "         COALESCE(b.kernel_commit, k.git_commit) AS kernel_commit,"
+	  "         COALESCE(b.kernel_describe, k.git_describe) AS kernel_describe,"
+	  "         COALESCE(b.clock, 'real') AS clock, b.clock_shift AS clock_shift,"
+	  "         b.qemu_version AS qemu_version,"
+	  "         CASE WHEN json_valid(r.knobs) THEN json_extract(r.knobs, '$.scheduler')"
+	  "         END AS scheduler"
+	  "  FROM metric mv"
+	  "  JOIN run r ON r.id = mv.run_id"
+	  "  JOIN boot b ON b.id = r.boot_id"
+	  "  JOIN session s ON s.id = r.session_id"
+	  "  LEFT JOIN machine m ON m.id = b.machine_id"
+	  "  LEFT JOIN kernel k ON k.id = b.kernel_id"
+	  "  WHERE r.status = 'ok' AND b.status = 'ok';" },
 	{ 0, NULL },
 };

@@ -446,6 +446,11 @@ json_t *build_request(struct run_ctx *c, int schedstat_ok)
 	if (c->ex.stop_sigint)
 		json_object_set_new(req, "stop_signal", json_string("INT"));
 	json_object_set_new(req, "files", string_array(&c->ex.files));
+	/* matrix.scheduler, carried in the run's knobs (plan.c): the agent
+	   starts it around the run and checks the kernel runs it (scx.h) */
+	json_t *sched = json_object_get(c->knob, "scheduler");
+	if (json_is_string(sched))
+		json_object_set(req, "scheduler", sched);
 	if (c->ex.inputs)
 		json_object_set(req, "inputs", c->ex.inputs);
 	json_t *load = json_object_get(c->params, "load");
