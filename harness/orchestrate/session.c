@@ -524,8 +524,24 @@ static void judge_output(struct run_ctx *c)
 			return;
 		}
 	}
+	/* a sched_ext scheduler's run is stored only when the agent says the
+	   kernel ran it (harness/agent/scx.h); an agent that ignored the key
+	   ran it under the kernel's own class */
+	const char *want = json_string_value(json_object_get(c->knob, "scheduler"));
+	const json_t *sx = json_object_get(res, "scheduler");
+	const char *ran = json_string_value(json_object_get(sx, "name"));
+	if (want && strcmp(want, "eevdf") && !(ran && !strcmp(ran, want))) {
+		strbuf_addf(&c->e, "sched_ext: the agent did not confirm that %s ran the run (it "
+			    "said %s)", want, ran ? ran : "nothing");
+		return;
+	}
 	c->status = "ok";
 	c->out = RUN_OK;
+	if (ran)
+		run_note(c, "sched_ext: %s enabled for the run (root/ops %.80s), the kernel back "
+			 "on its own class after (state %.20s)", ran,
+			 json_string_value(json_object_get(sx, "ops")) ?: "?",
+			 json_string_value(json_object_get(sx, "state_after")) ?: "?");
 	/* kept with the run (run.notes): evidence the run could not give,
 	   and why (no placement evidence without schedstats) */
 	if (c->ms.note.len)
