@@ -353,20 +353,6 @@ struct load_ctx {
 	size_t salloc, galloc;
 };
 
-/* the knobs as a dimension: without the scheduler they carry (plan.c's
- * matrix.scheduler), which is a dimension of its own */
-static char *knobs_dim(const struct db_result_row *row)
-{
-	json_t *k = *row->scheduler ? json_loads(row->knobs, 0, NULL) : NULL;
-	if (!json_is_object(k) || json_object_del(k, "scheduler")) {
-		json_decref(k);
-		return xstrdup(row->knobs);
-	}
-	char *t = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(k);
-	return t ? t : xstrdup(row->knobs);
-}
-
 static int load_row(void *ctx, const struct db_result_row *row)
 {
 	struct load_ctx *lc = ctx;
@@ -378,7 +364,7 @@ static int load_row(void *ctx, const struct db_result_row *row)
 	dim[DIM_HZ] = xstrdup(row->hz);
 	dim[DIM_SCHED_MC] = xstrdup(row->sched_mc);
 	dim[DIM_CMDLINE] = xstrdup(row->cmdline);
-	dim[DIM_KNOBS] = knobs_dim(row);
+	dim[DIM_KNOBS] = xstrdup(row->knobs);
 	dim[DIM_CLOCK] = row->clock_shift >= 0
 		? xstrfmt("%s, shift %d", *row->clock ? row->clock : "real", row->clock_shift)
 		: xstrdup(*row->clock ? row->clock : "real");
