@@ -112,8 +112,12 @@ static void add_reasons(const struct scx_run *s, struct strbuf *err)
 						memmove(lines, lines + 1, 3 * sizeof(*lines)), nl = 3;
 					lines[nl++] = l;
 				}
-			for (size_t i = 0; i < nl; i++)
-				strbuf_addf(err, "%skernel: %s", i ? "; " : "; the ", lines[i]);
+			for (size_t i = 0; i < nl; i++) {
+				const char *l = lines[i];
+				if (l[0] == '<' && strchr(l, '>')) /* its log level */
+					l = strchr(l, '>') + 1;
+				strbuf_addf(err, "%s%s", i ? " / " : "; the kernel said: ", l);
+			}
 		}
 		free(buf);
 	}
@@ -127,6 +131,18 @@ static void add_reasons(const struct scx_run *s, struct strbuf *err)
 		strbuf_addf(err, "; %s said: %s%s", s->name, keep ? "..." : "", out.buf + keep);
 	}
 	strbuf_release(&out);
+}
+
+/* 1 when path starts as an ELF file does (a script runs as itself) */
+static int is_elf(const char *path)
+{
+	unsigned char m[4] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, m, sizeof(m));
+	close(fd);
+	return n == 4 && m[0] == 0x7f && m[1] == 'E' && m[2] == 'L' && m[3] == 'F';
 }
 
 static void nap(void)
@@ -230,7 +246,7 @@ int scx_begin(struct scx_run *s, const char *root, const json_t *args, struct st
 	}
 	struct child c = CHILD_INIT;
 	s->c = c;
-	if (access(s->loader, X_OK) == 0) {
+	if (access(s->loader, X_OK) == 0 && is_elf(s->exe)) {
 		/* its own loader and libraries (scx.h) */
 		s->argv[0] = s->loader;
 		s->argv[1] = "--library-path";

@@ -25,8 +25,9 @@
 
 /* where the schedulers are in a guest (qemu's initramfs), with lib/ beside
  * them: their own libraries and loader (built on Debian 13, newer than the
- * host's libc the rest of the guest has), which runs them when it is
- * there; SCHEDLAB_SCX_DIR overrides it (tests) */
+ * host's libc the rest of the guest has), which runs an ELF scheduler when
+ * it is there (a script runs as itself); SCHEDLAB_SCX_DIR overrides it
+ * (tests) */
 #define SCX_DIR "/usr/lib/schedlab/scx"
 /* the plan's name of the kernel's own class: no scheduler started */
 #define SCX_BUILTIN "eevdf"

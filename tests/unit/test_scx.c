@@ -5,7 +5,9 @@
  * takes, and scx_begin/scx_end around a "run" with fake schedulers (shell
  * scripts in a mkdtemp folder, SCHEDLAB_SCX_DIR) that write the state
  * files of a fake root as the kernel would: one that loads and unloads on
- * SIGINT, one that fails to load, one that the "kernel" ejects mid-run.
+ * SIGINT, one that fails to load, one that the "kernel" ejects mid-run;
+ * a script beside a loader in lib/ runs as itself (the loader is for ELF
+ * schedulers).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,10 +99,15 @@ TEST(begin_and_end)
 		       "echo simple >$S/root/ops; echo enabled >$S/state\n"
 		       "while :; do sleep 0.05; done\n");
 	put("root/sys/kernel/sched_ext/state", "disabled\n", 0);
+	/* a loader beside it runs ELF schedulers only: a script runs as itself */
+	put("scx/lib/ld-linux-x86-64.so.2", "#!/bin/sh\necho 'run through the loader'\nexit 3\n",
+	    0755);
 	json_t *args = json_pack("{s:s}", "scheduler", "scx_simple");
 	struct scx_run s;
 	struct strbuf err = STRBUF_INIT;
 	CHECK(scx_begin(&s, root_of(), args, &err) == 0);
+	if (err.len)
+		printf("#   %s\n", err.buf);
 	CHECK(err.len == 0);
 	json_t *res = json_object();
 	CHECK(scx_end(&s, res, &err) == 0);
@@ -184,7 +191,7 @@ int main(void)
 	snprintf(base, sizeof(base), "/tmp/sl-test-scx-XXXXXX");
 	if (!mkdtemp(base))
 		return 1;
-	char *cmd = xstrfmt("mkdir -p %s/scx %s/root/sys/kernel/sched_ext/root", base, base);
+	char *cmd = xstrfmt("mkdir -p %s/scx/lib %s/root/sys/kernel/sched_ext/root", base, base);
 	if (system(cmd))
 		return 1;
 	free(cmd);
