@@ -157,10 +157,14 @@ deps:
 
 # and a qemu >= 8.1 for the virtual-time tests on more than one vCPU (the
 # system's, or Debian 13's from a root under ~/.cache/schedlab: about 3-4
-# minutes the first time, nothing after; docs/virtual-time.md)
+# minutes the first time, nothing after; docs/virtual-time.md); and Debian
+# 13 backports' Linux 7.3 with its example sched_ext schedulers for t0549
+# (docs/sched_ext.md: 1 min import and 9 min build the first time on a busy
+# 2-CPU host, under 1 s after)
 deps-test:
 	@scripts/install-deps.sh --all
 	@$(MAKE) -s --no-print-directory -C kernels qemu
+	@$(MAKE) -s --no-print-directory -C kernels scx
 
 bench: all bench-ingest bench-pingpong
 	@bench/run-all.sh

@@ -68,14 +68,14 @@ enum {
 	C_SESSION, C_RUN, C_STARTED, C_MACHINE_ID, C_MACHINE, C_RELEASE, C_HASH, C_PREEMPT,
 	C_HZ, C_MC, C_CMDLINE, C_KNOBS, C_RUN_WORKLOAD, C_PARAMS, C_WORKLOAD, C_METRIC,
 	C_VALUE, C_UNIT, C_BETTER, C_CENSORED, C_COMMIT, C_DESCRIBE, C_CLOCK, C_CLOCK_SHIFT,
-	C_QEMU_VERSION, C_SEED,
+	C_QEMU_VERSION, C_SCHEDULER, C_SEED,
 };
 
 static const char select_cols[] =
 	"SELECT session, run_id, started_at, machine_id, machine, kernel_release, config_hash,"
 	" preempt, hz, sched_mc, cmdline, knobs, run_workload, params, workload, metric,"
 	" value, unit, better, censored, kernel_commit, kernel_describe, clock, clock_shift,"
-	" qemu_version, seed FROM results";
+	" qemu_version, scheduler, seed FROM results";
 
 static const char results_order[] = " ORDER BY session, started_at, run_id, workload, metric";
 
@@ -293,6 +293,7 @@ int db_results_select(struct db *db, const struct db_where *w, db_result_fn fn, 
 					       ? -1
 					       : sqlite3_column_int(st, C_CLOCK_SHIFT),
 			.qemu_version = text_or_empty(st, C_QEMU_VERSION),
+			.scheduler = text_or_empty(st, C_SCHEDULER),
 			.seed = sqlite3_column_type(st, C_SEED) == SQLITE_NULL
 					? -1
 					: sqlite3_column_int64(st, C_SEED),

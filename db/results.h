@@ -60,6 +60,8 @@ struct db_result_row {
 	const char *clock;       /* "real" or "virtual" (docs/virtual-time.md) */
 	int clock_shift;         /* "virtual": the icount shift; -1 otherwise */
 	const char *qemu_version; /* a qemu boot's emulator ("10.0.13"), else "" */
+	const char *scheduler;   /* the run's matrix.scheduler ("eevdf", "scx_simple"),
+				    else "" (docs/sched_ext.md) */
 	int64_t seed;            /* run.seed, the run's perturbation; -1: none */
 };
 typedef int (*db_result_fn)(void *ctx, const struct db_result_row *row);

@@ -560,10 +560,41 @@ const struct migration db_migrations[] = {
 	  "UPDATE run SET notes = replace(substr(error, instr(error, '; note: ') + 8), '; note: ',"
 	  "  char(10)), error = substr(error, 1, instr(error, '; note: ') - 1)"
 	  "  WHERE instr(error, '; note: ') > 0;" },
+	/* 19: the run's scheduler (matrix.scheduler, docs/sched_ext.md):
+	   "eevdf" or a sched_ext scheduler's name ("scx_simple"), carried in
+	   the run's knobs (the agent verified that the kernel ran it), NULL
+	   for a run of a plan without the axis and for the rows there are. A
+	   series dimension (docs/analysis.md). The view gains `scheduler` at
+	   its end. */
+	{ 19,
+	  "DROP VIEW results;"
+	  "CREATE VIEW results AS"
+	  "  SELECT s.id AS session, s.tag AS tag, r.id AS run_id, r.started_at AS started_at,"
+	  "         s.target AS target, m.name AS machine, k.release AS kernel_release,"
+	  "         k.hz AS hz, k.sched_mc AS sched_mc, b.preempt AS preempt,"
+	  "         b.cmdline AS cmdline, r.knobs AS knobs, mv.workload AS workload,"
+	  "         r.params AS params, r.rep AS rep, mv.name AS metric, mv.value AS value,"
+	  "         mv.unit AS unit, mv.better AS better,"
+	  "         r.workload AS run_workload, k.config_hash AS config_hash,"
+	  "         k.preempt_build AS preempt_build, b.id AS boot, s.name AS plan,"
+	  "         m.fingerprint AS machine_id, mv.note AS note, mv.censored AS censored,"
+	  "         COALESCE(b.kernel_commit, k.git_commit) AS kernel_commit,"
+	  "         COALESCE(b.kernel_describe, k.git_describe) AS kernel_describe,"
+	  "         COALESCE(b.clock, 'real') AS clock, b.clock_shift AS clock_shift,"
+	  "         b.qemu_version AS qemu_version,"
+	  "         CASE WHEN json_valid(r.knobs) THEN json_extract(r.knobs, '$.scheduler')"
+	  "         END AS scheduler"
+	  "  FROM metric mv"
+	  "  JOIN run r ON r.id = mv.run_id"
+	  "  JOIN boot b ON b.id = r.boot_id"
+	  "  JOIN session s ON s.id = r.session_id"
+	  "  LEFT JOIN machine m ON m.id = b.machine_id"
+	  "  LEFT JOIN kernel k ON k.id = b.kernel_id"
+	  "  WHERE r.status = 'ok' AND b.status = 'ok';" },
 	/* 20: the seed a run was perturbed with (docs/virtual-time.md "Seeds":
 	   repetition r of a plan runs under plan_rep_seed(plan seed, r), the
 	   same on every side of an A/B), NULL for the rows there are and for
-	   runs planned without one. The view gains `seed` at its end: compare
+	   runs planned without one. The view gains `seed` at its end (after 19's `scheduler`): compare
 	   pairs the sides' runs by it (docs/statistics.md "Paired by seed"). */
 	{ 20,
 	  "ALTER TABLE run ADD COLUMN seed INTEGER;"
@@ -581,7 +612,9 @@ const struct migration db_migrations[] = {
 	  "         COALESCE(b.kernel_commit, k.git_commit) AS kernel_commit,"
 	  "         COALESCE(b.kernel_describe, k.git_describe) AS kernel_describe,"
 	  "         COALESCE(b.clock, 'real') AS clock, b.clock_shift AS clock_shift,"
-	  "         b.qemu_version AS qemu_version, r.seed AS seed"
+	  "         b.qemu_version AS qemu_version,"
+	  "         CASE WHEN json_valid(r.knobs) THEN json_extract(r.knobs, '$.scheduler')"
+	  "         END AS scheduler, r.seed AS seed"
 	  "  FROM metric mv"
 	  "  JOIN run r ON r.id = mv.run_id"
 	  "  JOIN boot b ON b.id = r.boot_id"

@@ -8,9 +8,16 @@
 #   $CACHE/debian13-root        the root (CACHE: ${XDG_CACHE_HOME:-~/.cache}/schedlab)
 #   $CACHE/debian13-root.lock   held (flock) while the root is made or changed
 #
-# Usage: debian13-root.sh [--package PKG]...  prints the root's path.
+# Usage: debian13-root.sh [--backports] [--package PKG]... [--run CMD]
+# prints the root's path.
 # Idempotent: a root that exists is complete and is kept as it is; a
 # --package that is not installed in it yet is installed (apt in a chroot).
+# --backports adds trixie-backports to the root's apt sources (once, with
+# an apt-get update): Linux 7.3 and its source come from there (issue 50,
+# kernels/import-debian13.sh); apt still prefers trixie for a package both
+# carry. --run CMD runs `sh -c CMD` in the root (chroot, /proc and /dev
+# mounted, under the lock) after the packages: the sched_ext schedulers'
+# build (kernels/build-scx.sh). Its output goes to stderr.
 # A new root is made by `debootstrap --variant=minbase trixie` in a
 # temporary folder beside it, gets its packages there and is renamed into
 # place only when all of it succeeded, so the root never exists half made;
@@ -28,7 +35,7 @@ SUITE=trixie
 NEED_MB=${SCHEDLAB_DEBIAN13_NEED_MB:-1024}
 die() { echo "debian13-root: $*" >&2; exit 1; }
 
-pkgs=""
+pkgs="" backports="" run=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--package)
@@ -37,7 +44,11 @@ while [ $# -gt 0 ]; do
 		''|-*|*[!a-z0-9.+-]*) die "--package: not a Debian package name: '$2'" ;;
 		esac
 		pkgs="$pkgs $2"; shift 2 ;;
-	*) die "unknown argument '$1' (valid: --package PKG)" ;;
+	--backports) backports=1; shift ;;
+	--run)
+		[ $# -ge 2 ] || die "--run needs a command"
+		run=$2; shift 2 ;;
+	*) die "unknown argument '$1' (valid: --backports, --package PKG, --run CMD)" ;;
 	esac
 done
 
@@ -57,8 +68,15 @@ missing_in() { # ROOT: the asked packages not installed there
 	echo $m
 }
 
+BPO_LIST=etc/apt/sources.list.d/trixie-backports.list
+# trixie-backports is in the root's sources and its lists were fetched
+has_backports() { # ROOT
+	[ -z "$backports" ] || { [ -f "$1/$BPO_LIST" ] &&
+		ls "$1/var/lib/apt/lists/"*_dists_trixie-backports_*Packages* >/dev/null 2>&1; }
+}
+
 # the fast path, without the lock: everything there already
-if [ -d "$root" ] && [ -z "$(missing_in "$root")" ]; then
+if [ -z "$run" ] && [ -d "$root" ] && has_backports "$root" && [ -z "$(missing_in "$root")" ]; then
 	echo "$root"
 	exit 0
 fi
@@ -118,13 +136,37 @@ apt_install() { # ROOT PKG...
 	unmount_all
 }
 
+add_backports() { # ROOT
+	has_backports "$1" && return 0
+	mirror_of=$(sed -n 's/^deb \([^ ]*\) trixie main$/\1/p' "$1/etc/apt/sources.list" | head -n 1)
+	[ -n "$mirror_of" ] || die "$1/etc/apt/sources.list names no trixie mirror"
+	printf 'deb %s trixie-backports main\n' "$mirror_of" >"$1/$BPO_LIST"
+	echo "debian13-root: adding trixie-backports to $1" >&2
+	mount_for_apt "$1"
+	chroot "$1" env DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 apt-get update -q \
+		>>"$cache/debian13-root.log" 2>&1 ||
+		{ rm -f "$1/$BPO_LIST"
+		  die "apt-get update with trixie-backports failed: the Debian archive $mirror_of unreachable? (log: $cache/debian13-root.log)"; }
+	unmount_all
+}
+run_in() { # ROOT
+	[ -n "$run" ] || return 0
+	mount_for_apt "$1"
+	rc=0
+	chroot "$1" env LC_ALL=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root sh -c "$run" >&2 || rc=$?
+	unmount_all
+	[ $rc = 0 ] || die "the command in the Debian 13 root failed (exit $rc)"
+}
+
 # someone else made it while we waited for the lock, or only packages are missing
 if [ -d "$root" ]; then
+	add_backports "$root"
 	m=$(missing_in "$root")
 	if [ -n "$m" ]; then
-		echo "debian13-root: installing$m into $root" >&2
+		echo "debian13-root: installing $m into $root" >&2
 		apt_install "$root" $m
 	fi
+	run_in "$root"
 	echo "$root"
 	exit 0
 fi
@@ -165,15 +207,17 @@ debootstrap --variant=minbase "$SUITE" "$tmp" "$mirror" >"$cache/debian13-root.l
 	die "debootstrap $SUITE failed (log: $cache/debian13-root.log)"
 }
 printf 'deb %s %s main\n' "$mirror" "$SUITE" >"$tmp/etc/apt/sources.list"
-[ -z "$pkgs" ] || {
+[ -z "$backports" ] || printf 'deb %s %s-backports main\n' "$mirror" "$SUITE" >"$tmp/$BPO_LIST"
+[ -z "$pkgs$backports" ] || {
 	mount_for_apt "$tmp"
 	chroot "$tmp" env DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 apt-get update -q \
 		>>"$cache/debian13-root.log" 2>&1 ||
 		die "apt-get update in the new root failed: the Debian archive $mirror unreachable? (log: $cache/debian13-root.log)"
 	unmount_all
-	apt_install "$tmp" $pkgs
+	[ -z "$pkgs" ] || apt_install "$tmp" $pkgs
 }
 [ -z "$(mounts_under "$tmp")" ] || die "$tmp still has mounts in it"
 mv "$tmp" "$root"
 tmp=""
+run_in "$root"
 echo "$root"

@@ -7,6 +7,10 @@
 #   S      the package behind linux-image-S-amd64 (bookworm-security carries
 #          6.12: linux-image-6.12.118+deb12-amd64) into
 #          out/debian-<abi>/ (debian-6.12.118+deb12), linked from out/debian-S
+#   7.3    (Linux 7 and later) the newest linux-image-7.3.N+deb13-amd64 of
+#          trixie-backports, with apt inside the Debian 13 root that
+#          debian13-root.sh makes (--backports), into out/debian-<abi>/
+#          (debian-7.3.4+deb13), linked from out/debian-7.3 (issue 50)
 # With --rt the PREEMPT_RT flavour (linux-image-rt-amd64,
 # linux-image-S-rt-amd64) into out/debian-<abi>-rt/, linked from
 # out/debian-rt (6.1) or out/debian-S-rt. out/debian and out/debian-rt
@@ -83,6 +87,33 @@ resolve() { # META
 	apt-cache depends "$1" 2>/dev/null |
 		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1
 }
+
+# Linux 7 and later: Debian 12 carries none; trixie-backports does (7.3,
+# issue 50), fetched with apt inside the Debian 13 root that
+# debian13-root.sh makes (also qemu-vt.sh's). A package of it is three:
+# linux-image-R is a metapackage over linux-binary-R (vmlinuz),
+# linux-base-R (config, System.map) and linux-modules-R, each under
+# usr/lib/modules/R/.
+from13=""
+case "$series" in [7-9].*|[1-9][0-9]*.*) from13=1 ;; esac
+case "$pkg" in *+deb1[3-9]-*) from13=1 ;; esac
+root13=""
+if [ -n "$from13" ]; then
+	root13=$("$here/debian13-root.sh" --backports) ||
+		die "Linux $series comes from trixie-backports in the Debian 13 root, which is not there (above; make -C kernels qemu makes it)"
+	if [ -z "$pkg" ]; then
+		sre=$(echo "$series" | sed 's/\./\\./g')
+		pkg=$(chroot "$root13" apt-cache pkgnames "linux-image-$series." 2>/dev/null |
+			grep -E "^linux-image-$sre\.[0-9]+\+deb1[3-9]$rt-amd64\$" | sort -V | tail -n 1 || true)
+		[ -n "$pkg" ] || {
+			if [ -f "$out/$link/kernel.json" ]; then
+				echo "import-debian: no Linux $series in trixie-backports; keeping $(readlink "$out/$link")" >&2
+				exit 0
+			fi
+			die "no package linux-image-$series.N+deb13$rt-amd64 in the Debian 13 root's trixie-backports (chroot $root13 apt-cache pkgnames linux-image-$series.)"
+		}
+	fi
+fi
 
 command -v apt-cache >/dev/null || [ -n "$pkg" ] ||
 	die "apt-cache not found (a Debian host is needed, or --package with a .deb in $cache)"
@@ -175,6 +206,28 @@ fi
 mkdir -p "$out" "$cache"
 # apt-get download drops privileges to _apt when run as root; let it write
 chmod 755 "$cache" 2>/dev/null || true
+debs=""
+if [ -n "$from13" ]; then
+	rel13=${pkg#linux-image-}
+	parts="linux-binary-$rel13 linux-base-$rel13 linux-modules-$rel13"
+	need=""
+	for p in $parts; do
+		ls "$cache/${p}_"*.deb >/dev/null 2>&1 || need="$need $p"
+	done
+	if [ -n "$need" ]; then
+		echo "import-debian: downloading$need from trixie-backports" >&2
+		rm -rf "$root13/var/cache/schedlab-debs"
+		"$here/debian13-root.sh" --backports --run "mkdir -p /var/cache/schedlab-debs && cd /var/cache/schedlab-debs && apt-get download -q$need" >/dev/null ||
+			die "apt-get download$need in the Debian 13 root $root13 failed (chroot $root13 apt-cache policy linux-binary-$rel13 shows where it comes from)"
+		mv "$root13/var/cache/schedlab-debs/"*.deb "$cache/" && rm -rf "$root13/var/cache/schedlab-debs"
+	fi
+	for p in $parts; do
+		d=$(ls "$cache/${p}_"*.deb 2>/dev/null | head -n 1 || true)
+		[ -n "$d" ] || die "the download left no ${p}_*.deb in $cache"
+		debs="$debs $d"
+	done
+	deb=$(ls "$cache/linux-binary-${rel13}_"*.deb | head -n 1)
+else
 deb=$(ls "$cache/${pkg}_"*.deb 2>/dev/null | head -n 1 || true)
 if [ -z "$deb" ]; then
 	echo "import-debian: downloading $pkg" >&2
@@ -183,18 +236,30 @@ if [ -z "$deb" ]; then
 	deb=$(ls "$cache/${pkg}_"*.deb 2>/dev/null | head -n 1 || true)
 	[ -n "$deb" ] || die "apt-get download left no ${pkg}_*.deb in $cache"
 fi
+debs=$deb
+fi
 debver=$(dpkg-deb -f "$deb" Version)
 
 tmp=$(mktemp -d "$out/.import.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-dpkg -x "$deb" "$tmp/root" || die "dpkg -x $deb failed"
+for d in $debs; do
+	dpkg -x "$d" "$tmp/root" || die "dpkg -x $d failed"
+done
 
-# the release from the package's own boot/vmlinuz-<release>
+# the release from the package's own boot/vmlinuz-<release> (Debian 13's
+# usr/lib/modules/<release>/vmlinuz)
 release=""
-for f in "$tmp/root/boot/vmlinuz-"*; do
+for f in "$tmp/root/boot/vmlinuz-"* "$tmp/root/usr/lib/modules/"*/vmlinuz; do
 	[ -f "$f" ] || continue
 	[ -z "$release" ] || die "$deb has more than one boot/vmlinuz-*"
-	release=${f##*/vmlinuz-}
+	case "$f" in
+	*/vmlinuz-*) release=${f##*/vmlinuz-} ;;
+	*) release=${f%/vmlinuz}; release=${release##*/}
+	   mkdir -p "$tmp/root/boot"
+	   mv "$f" "$tmp/root/boot/vmlinuz-$release"
+	   [ ! -f "${f%/vmlinuz}/config" ] || mv "${f%/vmlinuz}/config" "$tmp/root/boot/config-$release"
+	   [ ! -f "${f%/vmlinuz}/System.map" ] || mv "${f%/vmlinuz}/System.map" "$tmp/root/boot/System.map-$release" ;;
+	esac
 done
 [ -n "$release" ] || die "$deb has no boot/vmlinuz-* (not a kernel image package?)"
 case "$release" in

@@ -90,6 +90,7 @@
 #include "harness/util/kelf.h"
 #include "harness/util/proc.h"
 #include "harness/agent/protocol.h"
+#include "harness/agent/scx.h"
 #include "harness/util/rmtree.h"
 #include "harness/util/sha256.h"
 #include "harness/util/sigstop.h"
@@ -965,18 +966,28 @@ static json_t *do_exec(struct agent_state *st, json_t *args, struct strbuf *err)
 	json_t *res;
 
 	if (!exec_prepare(&r, err)) {
+		struct scx_run scx;
 		r.res = json_object();
-		exec_align(args);
-		exec_perturb(&r);
-		exec_schedstat_before(&r);
-		if (exec_trace_start(&r, err) || exec_start_loads(&r, err) ||
-		    exec_workload(&r, err)) {
+		/* the run's sched_ext scheduler (scx.h) before all of it; a
+		   scheduler ejected during the run fails the run */
+		if (scx_begin(&scx, st->root, args, err)) {
 			exec_fail(&r);
 		} else {
-			exec_trace_collect(&r);
-			exec_schedstat_after(&r);
-			exec_collect_files(&r);
-			exec_end_loads(&r);
+			exec_align(args);
+			exec_perturb(&r);
+			exec_schedstat_before(&r);
+			if (exec_trace_start(&r, err) || exec_start_loads(&r, err) ||
+			    exec_workload(&r, err)) {
+				exec_fail(&r);
+				scx_end(&scx, NULL, err);
+			} else {
+				exec_trace_collect(&r);
+				exec_schedstat_after(&r);
+				exec_collect_files(&r);
+				exec_end_loads(&r);
+				if (scx_end(&scx, r.res, err))
+					exec_fail(&r);
+			}
 		}
 		exec_restore_knobs(&r);
 	}

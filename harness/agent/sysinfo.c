@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "harness/agent/sched_domains.h"
+#include "harness/agent/scx.h"
 #include "harness/util/proc.h"
 #include "harness/util/cpulist.h"
 
@@ -313,6 +314,38 @@ static void collect_files(const char *root, json_t *si)
 		set_unknown(si, "ncpus", "cpus_online unknown");
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* sched_ext (docs/sched_ext.md): the kernel's state ("disabled" between
+ * runs; unknown without sched_ext) and the schedulers the agent can start
+ * (SCX_DIR, scx.h) */
+static void collect_sched_ext(const char *root, json_t *si)
+{
+	file_field(root, si, "sched_ext", "/sys/kernel/sched_ext/state");
+	const char *dir = getenv("SCHEDLAB_SCX_DIR");
+	dir = dir && *dir ? dir : SCX_DIR;
+	DIR *d = opendir(dir);
+	if (!d) {
+		set_unknown(si, "sched_ext_schedulers", "no schedulers here (" SCX_DIR ")");
+		return;
+	}
+	struct strvec names = STRVEC_INIT;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (scx_name_ok(de->d_name))
+			strvec_push(&names, de->d_name);
+	closedir(d);
+	qsort(names.v, names.nr, sizeof(*names.v), cmp_name);
+	json_t *a = json_array();
+	for (size_t i = 0; i < names.nr; i++)
+		json_array_append_new(a, json_string(names.v[i]));
+	set_field(si, "sched_ext_schedulers", a, dir);
+	strvec_clear(&names);
+}
+
 static void collect_cpu_model(const char *root, json_t *si)
 {
 	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
@@ -514,6 +547,7 @@ json_t *sysinfo_collect(const char *root)
 	ensure_debugfs(root);
 	collect_uname(root, si, release, sizeof(release));
 	collect_files(root, si);
+	collect_sched_ext(root, si);
 	collect_cpu_model(root, si);
 	collect_preempt(root, si);
 	collect_config(root, release, si);
@@ -540,7 +574,8 @@ static const struct {
 	{ "hz", 'i' }, { "ncpus", 'i' }, { "sched_mc", 'i' }, { "schedstat_version", 'i' },
 	{ "preempt_dynamic", 'b' }, { "schedstats", 'b' }, { "schedstats_config", 'b' },
 	{ "preempt_modes", 'S' }, { "sched_features", 'S' }, { "sched_tunables", 'S' },
-	{ "llc_groups", 'S' }, { "tracers", 'S' },
+	{ "llc_groups", 'S' }, { "tracers", 'S' }, { "sched_ext", 's' },
+	{ "sched_ext_schedulers", 'S' },
 };
 
 int sysinfo_check(const json_t *si, struct strbuf *err)

@@ -3,6 +3,7 @@
  * docs/plan-format.md.
  */
 #include "harness/agent/knobs.h"
+#include "harness/agent/scx.h"
 #include "harness/agent/preempt_offer.h"
 #include "harness/orchestrate/plan.h"
 
@@ -26,7 +27,7 @@ static const char *const top_keys[] = { "name", "target", "targets", "switch", "
 static const char *const top_keys_more[] = { "lab", NULL };
 static const char *const lab_keys[] = { "id", "target", "targets", "label", NULL };
 static const char *const matrix_keys[] = { "kernel", "preempt", "cmdline", "knobs",
-					   "impossible", NULL };
+					   "scheduler", "impossible", NULL };
 static const char *const impossible_values[] = { "refuse", "drop", NULL };
 static const char *const knob_keys[] = { "sched_features", "tunables", "sysctl", NULL };
 static const char *const preempt_modes[] = { "none", "voluntary", "full", "lazy", "laziest",
@@ -926,6 +927,52 @@ static int validate_knobs(struct plan *p, const json_t *m, struct strbuf *e)
 	return 0;
 }
 
+/*
+ * matrix.scheduler (docs/sched_ext.md): "eevdf", the kernel's own class, or
+ * scx_NAME, a sched_ext scheduler of the kernel's build. A run dimension:
+ * every knob object is repeated once per scheduler with the scheduler as
+ * its "scheduler" key, so that the scheduler travels with the run's knobs
+ * into the store (results' scheduler column reads it) and into the agent's
+ * request (build_request). The kernels are checked in check_schedulers.
+ */
+static int validate_schedulers(struct plan *p, const json_t *m, struct strbuf *e)
+{
+	struct strvec sv = STRVEC_INIT;
+	int ret = -1;
+	if (string_list(json_object_get(m, "scheduler"), "matrix.scheduler", &sv, NULL, e))
+		goto out;
+	for (size_t i = 0; i < sv.nr; i++) {
+		if (strcmp(sv.v[i], SCX_BUILTIN) && !scx_name_ok(sv.v[i])) {
+			strbuf_addf(e, "matrix.scheduler[%zu]: \"%s\" is no scheduler: \"%s\" (the "
+				    "kernel's own class) or scx_NAME, a sched_ext scheduler the kernel's "
+				    "build has (docs/sched_ext.md)", i, sv.v[i], SCX_BUILTIN);
+			goto out;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(sv.v[i], sv.v[j])) {
+				strbuf_addf(e, "matrix.scheduler[%zu]: \"%s\" is listed twice", i,
+					    sv.v[i]);
+				goto out;
+			}
+	}
+	if (sv.nr) {
+		json_t *nk = json_array(), *k;
+		size_t i;
+		json_array_foreach(p->knobs, i, k)
+			for (size_t j = 0; j < sv.nr; j++) {
+				json_t *c = json_deep_copy(k);
+				json_object_set_new(c, "scheduler", json_string(sv.v[j]));
+				json_array_append_new(nk, c);
+			}
+		json_decref(p->knobs);
+		p->knobs = nk;
+	}
+	ret = 0;
+out:
+	strvec_clear(&sv);
+	return ret;
+}
+
 /* the boot configurations: kernel x preempt x cmdline (an empty dimension
  * counts once); the product was checked against PLAN_MAX_BOOTS */
 static void make_boots(struct plan *p, const struct strvec *kernels,
@@ -975,7 +1022,7 @@ static int validate_matrix(struct plan *p, struct strbuf *e)
 		if (cmdline_check(cmdlines.v[i], path, e))
 			goto out;
 	}
-	if (validate_knobs(p, m, e))
+	if (validate_knobs(p, m, e) || validate_schedulers(p, m, e))
 		goto out;
 	json_t *imp = json_object_get(m, "impossible");
 	if (imp && (!json_is_string(imp) || !in_list(impossible_values, json_string_value(imp)))) {
@@ -1046,6 +1093,101 @@ static const char *boot_kernel_path(const struct plan *p, const struct plan_boot
 	const json_t *k = plan_kernel_spec(p, b->kernel_index);
 	return json_is_string(k) ? json_string_value(k)
 				 : json_string_value(json_object_get(k, "image"));
+}
+
+/* 1 when the config file at path sets CONFIG_SCHED_CLASS_EXT=y, 0 when it
+ * does not, -1 when it cannot be read */
+static int config_has_scx(const char *path)
+{
+	struct strbuf t = STRBUF_INIT;
+	const char *no;
+	if (strbuf_read_regular(&t, path, 16 << 20, &no)) {
+		strbuf_release(&t);
+		return -1;
+	}
+	int has = !strncmp(t.buf, "CONFIG_SCHED_CLASS_EXT=y\n", 25) ||
+		  strstr(t.buf, "\nCONFIG_SCHED_CLASS_EXT=y\n") != NULL;
+	strbuf_release(&t);
+	return has;
+}
+
+/* the schedulers of a kernel folder's build (kernels/build-scx.sh:
+ * scx/schedulers), as one line "scx_a, scx_b" into out; -1 when none */
+static int kernel_schedulers(const char *dir, struct strbuf *out)
+{
+	struct strbuf t = STRBUF_INIT;
+	const char *no;
+	char *list = xstrfmt("%s/scx/schedulers", dir);
+	int rc = strbuf_read_regular(&t, list, 1 << 16, &no) ? -1 : 0;
+	for (char *n = rc ? NULL : strtok(t.buf, "\n"); n; n = strtok(NULL, "\n"))
+		strbuf_addf(out, "%s%s", out->len ? ", " : "", n);
+	free(list);
+	strbuf_release(&t);
+	return rc || !out->len ? -1 : 0;
+}
+
+/*
+ * Every kernel a scx_* scheduler runs on: a folder (an image file or a
+ * variant not yet built cannot tell) whose config has sched_ext and whose
+ * build has that scheduler; refused before anything runs, naming the ones
+ * the build has.
+ */
+static int check_schedulers(const struct plan *p, struct strbuf *e)
+{
+	struct strvec sv = STRVEC_INIT;
+	json_t *m = json_object_get(p->root, "matrix");
+	int ret = -1;
+	if (string_list(json_object_get(m, "scheduler"), "matrix.scheduler", &sv, NULL, e))
+		goto out;
+	for (size_t b = 0; b < p->nboots; b++) {
+		const char *path = boot_kernel_path(p, &p->boots[b]);
+		for (size_t i = 0; i < sv.nr; i++) {
+			if (!strcmp(sv.v[i], SCX_BUILTIN))
+				continue;
+			struct stat st;
+			if (!path || stat(path, &st) || !S_ISDIR(st.st_mode)) {
+				strbuf_addf(e, "matrix.scheduler[%zu]: %s needs a kernel folder with "
+					    "sched_ext and its schedulers built (make -C kernels scx "
+					    "SERIES=7.3: kernels/out/debian-7.3); kernel %s is none",
+					    i, sv.v[i], path ? path : "(the target's default)");
+				goto out;
+			}
+			struct preempt_offer o;
+			char cfg[4096];
+			int has = plan_kernel_offer(path, &o, cfg, sizeof(cfg), NULL) == 1
+					  ? config_has_scx(cfg) : -1;
+			if (has != 1) {
+				strbuf_addf(e, "matrix.scheduler[%zu]: kernel %s has no sched_ext "
+					    "(%s): %s cannot run on it (Debian's Linux 7.3 has it: make "
+					    "-C kernels debian SERIES=7.3)", i, path,
+					    has < 0 ? "its config is not readable"
+						    : "CONFIG_SCHED_CLASS_EXT=y is not in its config",
+					    sv.v[i]);
+				goto out;
+			}
+			struct strbuf have = STRBUF_INIT;
+			int built = !kernel_schedulers(path, &have);
+			char *exe = xstrfmt("%s/scx/%s", path, sv.v[i]);
+			int ok = built && access(exe, X_OK) == 0;
+			free(exe);
+			if (!ok) {
+				if (built)
+					strbuf_addf(e, "matrix.scheduler[%zu]: kernel %s's build has no %s; "
+						    "it has %s, and eevdf", i, path, sv.v[i], have.buf);
+				else
+					strbuf_addf(e, "matrix.scheduler[%zu]: kernel %s has no schedulers "
+						    "built (%s/scx/schedulers): make -C kernels scx", i,
+						    path, path);
+				strbuf_release(&have);
+				goto out;
+			}
+			strbuf_release(&have);
+		}
+	}
+	ret = 0;
+out:
+	strvec_clear(&sv);
+	return ret;
 }
 
 static void free_boot(struct plan_boot *b)
@@ -1534,7 +1676,7 @@ static int validate(struct plan *p, const char *file, int user, struct strbuf *e
 		 !validate_settings(p, &e) &&
 		 !validate_targets(p, &e) && !validate_matrix(p, &e) && !validate_workloads(p, &e) &&
 		 !check_until_decided(p, &e) && !check_evidence_target(p, &e) &&
-		 !check_workload_targets(p, &e) &&
+		 !check_workload_targets(p, &e) && !check_schedulers(p, &e) &&
 		 apply_offers(p, &e) >= 0 && !check_size(p, &e))
 		ret = expand(p);
 	if (!ret)

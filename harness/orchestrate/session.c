@@ -447,6 +447,11 @@ json_t *build_request(struct run_ctx *c, int schedstat_ok)
 	if (c->ex.stop_sigint)
 		json_object_set_new(req, "stop_signal", json_string("INT"));
 	json_object_set_new(req, "files", string_array(&c->ex.files));
+	/* matrix.scheduler, carried in the run's knobs (plan.c): the agent
+	   starts it around the run and checks the kernel runs it (scx.h) */
+	json_t *sched = json_object_get(c->knob, "scheduler");
+	if (json_is_string(sched))
+		json_object_set(req, "scheduler", sched);
 	if (c->ex.inputs)
 		json_object_set(req, "inputs", c->ex.inputs);
 	json_t *load = json_object_get(c->params, "load");
@@ -523,8 +528,24 @@ static void judge_output(struct run_ctx *c)
 			return;
 		}
 	}
+	/* a sched_ext scheduler's run is stored only when the agent says the
+	   kernel ran it (harness/agent/scx.h); an agent that ignored the key
+	   ran it under the kernel's own class */
+	const char *want = json_string_value(json_object_get(c->knob, "scheduler"));
+	const json_t *sx = json_object_get(res, "scheduler");
+	const char *ran = json_string_value(json_object_get(sx, "name"));
+	if (want && strcmp(want, "eevdf") && !(ran && !strcmp(ran, want))) {
+		strbuf_addf(&c->e, "sched_ext: the agent did not confirm that %s ran the run (it "
+			    "said %s)", want, ran ? ran : "nothing");
+		return;
+	}
 	c->status = "ok";
 	c->out = RUN_OK;
+	if (ran)
+		run_note(c, "sched_ext: %s enabled for the run (root/ops %.80s), the kernel back "
+			 "on its own class after (state %.20s)", ran,
+			 json_string_value(json_object_get(sx, "ops")) ?: "?",
+			 json_string_value(json_object_get(sx, "state_after")) ?: "?");
 	/* kept with the run (run.notes): evidence the run could not give,
 	   and why (no placement evidence without schedstats) */
 	if (c->ms.note.len)

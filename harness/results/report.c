@@ -48,7 +48,7 @@
 
 #define CONFIG_DIMS ((1u << DIM_KERNEL) | (1u << DIM_PREEMPT) | (1u << DIM_HZ) | \
 		     (1u << DIM_SCHED_MC) | (1u << DIM_CMDLINE) | (1u << DIM_KNOBS) | \
-		     (1u << DIM_CLOCK))
+		     (1u << DIM_CLOCK) | (1u << DIM_SCHED))
 #define ALL_DIMS ((1u << SEL_NDIMS) - 1)
 #define TREND_MASK (ALL_DIMS & ~(1u << DIM_KERNEL))
 

@@ -66,9 +66,10 @@ static char *series_key(const struct sel_series *s)
 		const char *v = s->dim[d] ? s->dim[d] : "";
 		if (d == DIM_KERNEL && s->kernel_commit && *s->kernel_commit)
 			v = "git";
-		/* no qemu (another target, a row before schema 16): the key an
+		/* no qemu (another target, a row before schema 16), no
+		 * scheduler (a plan without the axis, schema 19): the key an
 		 * alert of an older store has */
-		if (d == DIM_QEMU && !*v)
+		if ((d == DIM_QEMU || d == DIM_SCHED) && !*v)
 			continue;
 		json_object_set_new(o, sel_dim_name((enum sel_dim)d), json_string(v));
 	}

@@ -15,11 +15,11 @@
 
 static const char *const dim_names[SEL_NDIMS] = {
 	"machine", "kernel", "preempt", "hz", "sched_mc", "cmdline", "knobs", "clock",
-	"qemu", "workload", "params",
+	"qemu", "scheduler", "workload", "params",
 };
 static const char *const dim_keys[SEL_NDIMS] = {
 	"machine", "kernel_release", "preempt", "hz", "sched_mc", "cmdline", "knobs",
-	"clock", "qemu_version", "run_workload", "params",
+	"clock", "qemu_version", "scheduler", "run_workload", "params",
 };
 
 const char *sel_dim_name(enum sel_dim d)
@@ -371,6 +371,7 @@ static int load_row(void *ctx, const struct db_result_row *row)
 		? xstrfmt("%s, shift %d", *row->clock ? row->clock : "real", row->clock_shift)
 		: xstrdup(*row->clock ? row->clock : "real");
 	dim[DIM_QEMU] = xstrdup(row->qemu_version);
+	dim[DIM_SCHED] = xstrdup(row->scheduler);
 	dim[DIM_WORKLOAD] = xstrdup(row->run_workload);
 	dim[DIM_PARAMS] = xstrdup(row->params);
 	size_t si = find_series(out, &lc->salloc, dim, row);

@@ -42,6 +42,7 @@ enum sel_dim {
 	DIM_KNOBS,
 	DIM_CLOCK,       /* clock (+ clock_shift): "real" or "virtual, shift N" */
 	DIM_QEMU,        /* qemu_version: a qemu guest's emulator, "" for other targets */
+	DIM_SCHED,       /* scheduler: the run's matrix.scheduler, "" without one */
 	DIM_WORKLOAD,    /* run_workload: the workload the run was for */
 	DIM_PARAMS,
 	SEL_NDIMS

@@ -44,6 +44,7 @@
  * Ctrl-C at the terminal nor a dying controller leaves it behind; close()
  * stops it with proc_stop and removes the temporary folder.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -61,6 +62,7 @@
 #include "harness/util/cmdline.h"
 #include "harness/util/cpio.h"
 #include "harness/util/kconsole.h"
+#include "harness/agent/scx.h"
 #include "harness/agent/sysinfo.h"
 #include "harness/targets/initramfs.h"
 #include "harness/targets/pgfiles.h"
@@ -1107,6 +1109,52 @@ static int config_has(const char *config, const char *opt)
 }
 
 /*
+ * The kernel's sched_ext schedulers (kernels/build-scx.sh: scx/ beside its
+ * config, with their libraries and loader in scx/lib/), each at
+ * SCX_DIR/<name> in the guest where the agent starts them (scx.h).
+ * Nothing when the kernel has none built.
+ */
+static int add_scx_files(const char *config, struct pg_files *sf, struct strbuf *err)
+{
+	if (!config || !*config)
+		return 0;
+	char *dir = xstrdup(config);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	char *list = xstrfmt("%s/scx/schedulers", slash ? dir : ".");
+	struct strbuf names = STRBUF_INIT;
+	int rc = 0;
+	if (strbuf_read_file(&names, list, 1 << 16) == 0) {
+		for (char *n = strtok(names.buf, "\n"); n; n = strtok(NULL, "\n")) {
+			if (!scx_name_ok(n)) {
+				strbuf_addf(err, "qemu: %s: '%.80s' is no scheduler's name", list, n);
+				rc = -1;
+				break;
+			}
+			strvec_pushf(&sf->paths, "%s/scx/%s", dir, n);
+			strvec_pushf(&sf->dsts, "%s/%s", SCX_DIR, n);
+		}
+		char *libdir = xstrfmt("%s/scx/lib", dir);
+		DIR *d = rc ? NULL : opendir(libdir);
+		struct dirent *de;
+		while (d && (de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			strvec_pushf(&sf->paths, "%s/%s", libdir, de->d_name);
+			strvec_pushf(&sf->dsts, "%s/lib/%s", SCX_DIR, de->d_name);
+		}
+		if (d)
+			closedir(d);
+		free(libdir);
+	}
+	strbuf_release(&names);
+	free(list);
+	free(dir);
+	return rc;
+}
+
+/*
  * The initramfs of a new VM. LZ4 when the kernel unpacks it (CONFIG_RD_LZ4:
  * Debian's does, the minimal variants only gzip), else plain. With "switch": "kexec" it also holds the
  * kernel the VM booted, for kexec in the guest: the ELF vmlinux (trimmed of
@@ -1124,19 +1172,22 @@ static int build_initrd(struct target *t, struct qemu_priv *p, const char *image
 	const char *pack = json_string_value(json_object_get(t->conf, "initramfs"));
 	struct strvec bins = STRVEC_INIT;
 	struct initramfs_file *files = NULL;
-	struct pg_files pf = { STRVEC_INIT, STRVEC_INIT };
+	struct pg_files pf = { STRVEC_INIT, STRVEC_INIT }, sf = { STRVEC_INIT, STRVEC_INIT };
 	struct initramfs_spec spec;
 	char *cfgdst = NULL, *ko = NULL, *init = NULL;
 	int rc = -1;
 
 	memset(&spec, 0, sizeof(spec));
-	if (collect_binaries(t, &bins, err) < 0 || pg_initramfs_files(t->tools, &bins, &pf, "qemu", err) < 0)
+	if (collect_binaries(t, &bins, err) < 0 || pg_initramfs_files(t->tools, &bins, &pf, "qemu", err) < 0 ||
+	    add_scx_files(config, &sf, err) < 0)
 		goto out;
-	files = xcalloc(5 + pf.paths.nr, sizeof(*files));
+	files = xcalloc(5 + pf.paths.nr + sf.paths.nr, sizeof(*files));
 	for (size_t i = 0; i < pf.paths.nr; i++) {
 		files[i] = (struct initramfs_file){ pf.paths.v[i], pf.dsts.v[i], 0644, 0 };
 		spec.nr_files++;
 	}
+	for (size_t i = 0; i < sf.paths.nr; i++)
+		files[spec.nr_files++] = (struct initramfs_file){ sf.paths.v[i], sf.dsts.v[i], 0755, 0 };
 	spec.files = files;
 	if (json_object_get(t->conf, "ssh")) {
 		if (add_ssh_files(t, image, &bins, files, &spec.nr_files, &ko, err) < 0)
@@ -1181,6 +1232,7 @@ out:
 	free(init);
 	free(files);
 	pg_files_release(&pf);
+	pg_files_release(&sf);
 	strvec_clear(&bins);
 	return rc;
 }

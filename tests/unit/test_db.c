@@ -136,7 +136,7 @@ TEST(fresh_file_is_latest)
 		"session,tag,run_id,started_at,target,machine,kernel_release,hz,sched_mc,preempt,"
 		"cmdline,knobs,workload,params,rep,metric,value,unit,better,run_workload,config_hash,"
 		"preempt_build,boot,plan,machine_id,note,censored,kernel_commit,kernel_describe,clock,clock_shift,"
-		"qemu_version,seed");
+		"qemu_version,scheduler,seed");
 	/* migrating again is a no-op */
 	CHECK(db_migrate_to(db, db_latest_version()) == 0);
 	CHECK(db_user_version(db) == db_latest_version());

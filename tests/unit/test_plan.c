@@ -808,7 +808,7 @@ TEST(bad_preempt_lists_modes)
 	check_err("{\"matrix\": {\"preempt\": [1]}, \"workloads\": [{\"type\": \"hackbench\"}]}",
 		  "p.json: matrix.preempt[0]: must be a string");
 	check_err("{\"matrix\": {\"preemt\": \"full\"}, \"workloads\": [{\"type\": \"hackbench\"}]}",
-		  "p.json: matrix.preemt: unknown key (valid: kernel, preempt, cmdline, knobs, impossible)");
+		  "p.json: matrix.preemt: unknown key (valid: kernel, preempt, cmdline, knobs, scheduler, impossible)");
 }
 
 TEST(cmdline_rejections)
@@ -1035,6 +1035,99 @@ static const char *kernel_folder(const char *name)
 		 out, testdata_dir(), name, out, name, out);
 	CHECK(system(cmd) == 0);
 	return out;
+}
+
+/* a kernel folder (kernel_folder) with the schedulers of a build beside
+ * it: scx/schedulers and an executable file per name */
+static void add_schedulers(const char *k, const char *names)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/scx && mkdir -p %s/scx && for n in %s; do echo $n >>%s/scx/schedulers; "
+		 "printf '#!/bin/sh\n' >%s/scx/$n; chmod 755 %s/scx/$n; done", k, k, names, k, k, k);
+	CHECK(system(cmd) == 0);
+}
+
+/* matrix.scheduler: a run dimension, each knob object once per scheduler
+ * with its "scheduler" key, the schedulers innermost */
+TEST(scheduler_axis)
+{
+	const char *k = kernel_folder("7.3");
+	add_schedulers(k, "scx_simple scx_qmap");
+	char text[1024];
+	snprintf(text, sizeof(text),
+		 "{\"target\": \"local\", \"matrix\": {\"kernel\": \"%s\", \"preempt\": \"full\", "
+		 "\"scheduler\": [\"eevdf\", \"scx_simple\"], \"knobs\": [{}, {\"sysctl\": "
+		 "{\"sched_rt_runtime_us\": 950000}}]}, "
+		 "\"workloads\": [{\"type\": \"hackbench\"}], \"repetitions\": 2}", k);
+	struct plan p;
+	CHECK(load_ok(text, &p) == 0);
+	CHECK(p.nboots == 1);
+	CHECK(json_array_size(p.knobs) == 4);
+	const char *want[] = { "eevdf", "scx_simple", "eevdf", "scx_simple" };
+	for (size_t i = 0; i < 4; i++) {
+		const json_t *kn = json_array_get(p.knobs, i);
+		CHECK_STR(json_string_value(json_object_get(kn, "scheduler")), want[i]);
+		CHECK((json_object_get(kn, "sysctl") != NULL) == (i >= 2));
+	}
+	/* every run of a visit: 2 knobs x 2 schedulers x 1 workload */
+	CHECK(p.nvisits == 2 && p.visits[0].nruns == 4);
+	plan_release(&p);
+	/* one scheduler as a string */
+	snprintf(text, sizeof(text),
+		 "{\"target\": \"local\", \"matrix\": {\"kernel\": \"%s\", \"scheduler\": "
+		 "\"scx_qmap\"}, \"workloads\": [{\"type\": \"hackbench\"}]}", k);
+	CHECK(load_ok(text, &p) == 0);
+	CHECK(json_array_size(p.knobs) == 1);
+	CHECK_STR(json_string_value(json_object_get(json_array_get(p.knobs, 0), "scheduler")),
+		  "scx_qmap");
+	plan_release(&p);
+}
+
+/* matrix.scheduler refused before anything runs: a name that is none, twice
+ * the same, one the kernel's build lacks (naming what it has), a kernel
+ * without sched_ext, a kernel without a build, no kernel folder; the
+ * "scheduler" key in a knob object of the user's is no knob */
+TEST(scheduler_refusals)
+{
+	const char *k73 = kernel_folder("7.3"), *k612 = kernel_folder("6.12");
+	const char *kbare = kernel_folder("7.0");
+	add_schedulers(k73, "scx_simple scx_qmap");
+	char text[1024];
+#define SCHED_PLAN(kern, sched) \
+	snprintf(text, sizeof(text), "{\"target\": \"local\", \"matrix\": {\"kernel\": \"%s\", " \
+		 "\"scheduler\": %s}, \"workloads\": [{\"type\": \"hackbench\"}]}", kern, sched)
+	SCHED_PLAN(k73, "[\"eevdf\", \"cfs\"]");
+	check_err(text, "p.json: matrix.scheduler[1]: \"cfs\" is no scheduler: \"eevdf\" (the "
+			"kernel's own class) or scx_NAME");
+	SCHED_PLAN(k73, "[\"scx_simple\", \"scx_simple\"]");
+	check_err(text, "matrix.scheduler[1]: \"scx_simple\" is listed twice");
+	SCHED_PLAN(k73, "[\"scx_Bad;rm\"]");
+	check_err(text, "matrix.scheduler[0]: \"scx_Bad;rm\" is no scheduler");
+	SCHED_PLAN(k73, "[]");
+	check_err(text, "matrix.scheduler: must be a string or a non-empty array of strings");
+	SCHED_PLAN(k73, "[\"eevdf\", \"scx_central\"]");
+	char *e = load_err(text);
+	CHECK_CONTAINS(e, "matrix.scheduler[1]: kernel ");
+	CHECK_CONTAINS(e, "'s build has no scx_central; it has scx_simple, scx_qmap, and eevdf");
+	free(e);
+	SCHED_PLAN(k612, "[\"eevdf\", \"scx_simple\"]");
+	check_err(text, "has no sched_ext (CONFIG_SCHED_CLASS_EXT=y is not in its config): "
+			"scx_simple cannot run on it");
+	SCHED_PLAN(kbare, "\"scx_simple\"");
+	check_err(text, "has no sched_ext");
+	/* eevdf alone asks nothing of the kernel */
+	struct plan p;
+	SCHED_PLAN(k612, "\"eevdf\"");
+	CHECK(load_ok(text, &p) == 0);
+	plan_release(&p);
+	check_err("{\"target\": \"local\", \"matrix\": {\"scheduler\": \"scx_simple\"}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "matrix.scheduler[0]: scx_simple needs a kernel folder with sched_ext and its "
+		  "schedulers built");
+	check_err("{\"matrix\": {\"knobs\": [{\"scheduler\": \"scx_simple\"}]}, "
+		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
+		  "matrix.knobs[0].scheduler: unknown key");
+#undef SCHED_PLAN
 }
 
 /* matrix.impossible: refuse (default) names each pair and the offer;
@@ -1294,5 +1387,7 @@ int main(void)
 	RUN(tools_of_workloads_and_loads);
 	RUN(impossible_pairs_refused_or_dropped);
 	RUN(impossible_after_a_variant_is_built);
+	RUN(scheduler_axis);
+	RUN(scheduler_refusals);
 	return tap_done();
 }

@@ -288,6 +288,40 @@ TEST(accessors)
 }
 
 /* almost nothing there: every field says why it is unknown */
+/* sched_ext: the state file's word, and the schedulers of SCHEDLAB_SCX_DIR
+ * (names scx_*, sorted); without sched_ext the state is unknown */
+TEST(sched_ext_fields)
+{
+	char *root = xstrfmt("%s/scx", base);
+	put(root, "/sys/kernel/sched_ext/state", "disabled\n");
+	put(root, "/dir/scx_simple", "x");
+	put(root, "/dir/scx_central", "x");
+	put(root, "/dir/lib/libc.so.6", "x");
+	char *dir = xstrfmt("%s/dir", root);
+	setenv("SCHEDLAB_SCX_DIR", dir, 1);
+	json_t *si = sysinfo_collect(root);
+	check_field(si, "sched_ext",
+		    "{\"source\":\"/sys/kernel/sched_ext/state\",\"value\":\"disabled\"}");
+	char *want = xstrfmt("{\"source\":\"%s\",\"value\":[\"scx_central\",\"scx_simple\"]}", dir);
+	check_field(si, "sched_ext_schedulers", want);
+	struct strbuf err = STRBUF_INIT;
+	CHECK(sysinfo_check(si, &err) == 0);
+	strbuf_release(&err);
+	json_decref(si);
+	free(want);
+	unsetenv("SCHEDLAB_SCX_DIR");
+	char *bare = xstrfmt("%s/noscx", base);
+	put(bare, "/proc/cmdline", "quiet\n");
+	si = sysinfo_collect(bare);
+	check_field(si, "sched_ext",
+		    "{\"error\":\"/sys/kernel/sched_ext/state: No such file or directory\","
+		    "\"source\":\"unknown\",\"value\":null}");
+	json_decref(si);
+	free(bare);
+	free(dir);
+	free(root);
+}
+
 TEST(collect_empty_root)
 {
 	char *root = xstrfmt("%s/empty", base);
@@ -621,6 +655,7 @@ int main(void)
 	RUN(missing_file_is_unknown_with_reason);
 	RUN(accessors);
 	RUN(collect_empty_root);
+	RUN(sched_ext_fields);
 	RUN(config_lookup_order_and_unparsable_preempt);
 	RUN(llc_groups_sorted_distinct);
 	RUN(parse_preempt);
