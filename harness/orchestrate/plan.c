@@ -1711,7 +1711,7 @@ static void workload_tools(const struct workload_ops *ops, const json_t *params,
 		strvec_push(tools, *t);
 	for (const struct param_spec *s = ops->params; s && s->name; s++) {
 		const json_t *load = json_object_get(params, s->name);
-		if (s->type != PT_LOAD || !json_is_object(load))
+		if (s->value != wl_load_value || !json_is_object(load))
 			continue;
 		workload_tools(workload_find(json_string_value(json_object_get(load, "type"))), load,
 			       tools, depth + 1);

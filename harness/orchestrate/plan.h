@@ -187,7 +187,7 @@ void plan_set_kernel_label(struct plan *p, size_t index);
 /*
  * The programs the plan's workloads run on a target: the .tool and
  * .also_tools of every workload and of every background load among its
- * parameters (PT_LOAD),
+ * parameters (PARAM_LOAD),
  * sorted and without repeats, appended to out ("cyclictest", "hackbench",
  * "sl-pingpong", ...). Pure; plan_load keeps the result in p->tools, which
  * session.c hands to the target (struct target.tools) so that a VM's
