@@ -22,7 +22,7 @@ static const char *const enters[] = { "fault", "syscall", "none", NULL };
 static const char *const detects[] = { "getrusage", "rseq", NULL };
 
 static const struct param_spec lockholder_params[] = {
-	{ "duration_s", PT_NUM, "5", 0.05, 86400, NULL, .help = "measurement window in seconds" },
+	{ "duration_s", PT_REAL, "5", 0.05, 86400, NULL, .help = "measurement window in seconds" },
 	{ "threads", PT_INT, "0", 0, 4096, NULL,
 	  .help = "threads taking the lock; 0 = twice the target's online CPUs" },
 	{ "lock", PT_ENUM, "\"tts-yield\"", 0, 0, locks,
@@ -38,8 +38,8 @@ static const struct param_spec lockholder_params[] = {
 	  "getppid system call, or none" },
 	{ "entries", PT_INT, "4", 1, 1024, NULL,
 	  .help = "pages faulted (fault) or system calls made (syscall) per hold" },
-	{ "cs_us", PT_NUM, "2", 0, 1000000, NULL, .help = "CPU work inside the critical section, us" },
-	{ "think_us", PT_NUM, "0", 0, 1000000, NULL, .help = "CPU work between holds, us" },
+	{ "cs_us", PT_REAL, "2", 0, 1000000, NULL, .help = "CPU work inside the critical section, us" },
+	{ "think_us", PT_REAL, "0", 0, 1000000, NULL, .help = "CPU work between holds, us" },
 	{ "detect", PT_ENUM, "\"getrusage\"", 0, 0, detects,
 	  .help = "how a holder's switch-out is seen: getrusage (ru_nivcsw around each hold, a "
 	  "system call in it) or rseq (a sentinel in the rseq area, no system call; not "

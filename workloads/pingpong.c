@@ -23,7 +23,7 @@ static const char *const policies[] = { "other", "batch", "idle", "fifo", "rr", 
 
 static const struct param_spec pingpong_params[] = {
 	{ "duration_s", PT_INT, "10", 1, 86400, NULL, .help = "measurement window in seconds" },
-	{ "warmup_s", PT_NUM, "1", 0, 3600, NULL, .help = "unmeasured time before the window" },
+	{ "warmup_s", PT_REAL, "1", 0, 3600, NULL, .help = "unmeasured time before the window" },
 	{ "stages", PT_INT, "1", 1, 32, NULL, .help = "stages in the call chain" },
 	{ "fanout", PT_INT, "1", 1, 16, NULL,
 	  .help = "replicas of the last stage, called in parallel by its caller" },
@@ -31,7 +31,7 @@ static const struct param_spec pingpong_params[] = {
 	  .help = "independent lanes (client + chain); closed loop: requests in flight" },
 	{ "mechanism", PT_ENUM, "\"pipe\"", 0, 0, mechanisms, .help = "how each hop wakes the next" },
 	{ "tasks", PT_ENUM, "\"threads\"", 0, 0, tasks, .help = "stages are threads or processes" },
-	{ "rate", PT_NUM, "0", 0, 1e7, NULL,
+	{ "rate", PT_REAL, "0", 0, 1e7, NULL,
 	  .help = "open loop: requests/s in total with Poisson arrivals; 0 = closed loop" },
 	{ "work_us", PT_INT, "10", 0, 1000000, NULL, .help = "CPU work per request in each stage, us" },
 	{ "wss_kb", PT_INT, "64", 0, 1048576, NULL,

@@ -211,6 +211,10 @@ int cmdline_check(const char *cmdline, const char *path, struct strbuf *err);
 /* a short label for a knob object ("{}" -> "default") */
 char *knob_label(const json_t *knob);
 
+/* the keys of a plan's top level, one line each (harness/util/opts.h): what
+ * checks them, `schedlab help plan` and docs/plan-format.md's first table */
+extern const struct param_spec plan_options[];
+
 /* seeded PRNG used for shuffles (splitmix64) */
 uint64_t plan_rand(uint64_t *state);
 

@@ -45,6 +45,20 @@ const char *target_names(void)
 	return buf;
 }
 
+const struct target_ops *const *target_all(void)
+{
+	return targets;
+}
+
+json_t *target_conf_resolve(const struct target_ops *ops, const json_t *conf, const char *path,
+			    struct strbuf *err)
+{
+	char *what = xstrfmt("the %s target", ops->name);
+	json_t *out = opts_resolve(ops->options, conf, path, what, 1, err);
+	free(what);
+	return out;
+}
+
 int target_check_registry(struct strbuf *err)
 {
 	for (const struct target_ops *const *t = targets; *t; t++) {

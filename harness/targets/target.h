@@ -30,6 +30,7 @@
 #include <jansson.h>
 
 #include "harness/agent/protocol.h"
+#include "harness/util/opts.h"
 #include "harness/util/strbuf.h"
 
 /* what a target can switch between boots */
@@ -104,6 +105,12 @@ struct target_ops {
 	const char *name;
 	const char *summary;
 	unsigned caps;
+	/* the keys of its plan object, one line each (harness/util/opts.h;
+	 * "type" is implicit): check() resolves the object with them first
+	 * (target_conf_resolve), `schedlab help targets` prints them, and the
+	 * table in .doc is written from them (tests/unit/test_opts.c) */
+	const struct param_spec *options;
+	const char *doc;          /* the docs' file with its table: "docs/qemu.md" */
 	/* validate and fill defaults of the plan's target object; return new object */
 	json_t *(*check)(const json_t *conf, const char *path, struct strbuf *err);
 	/* can this boot spec be honoured at all? (plan time, given sysinfo when connected) */
@@ -193,7 +200,15 @@ const struct target_ops *target_find(const char *name);
  * as one batch (the session's batch path: session_batch.c) */
 int target_batch(const struct target_ops *ops, const json_t *conf);
 const char *target_names(void);
+/* every registered target, NULL-terminated */
+const struct target_ops *const *target_all(void);
 int target_check_registry(struct strbuf *err);
+/* a plan's target object of ops checked against ops->options (unknown keys
+ * "PATH.KEY: unknown key for the NAME target (valid: ...)", types, ranges)
+ * with its defaults filled in: a new object, or NULL with the message;
+ * `path` "target" or "targets[1]" */
+json_t *target_conf_resolve(const struct target_ops *ops, const json_t *conf, const char *path,
+			    struct strbuf *err);
 
 /* default hooks that talk to t->agent */
 int target_agent_sysinfo(struct target *t, json_t **out, struct strbuf *err);

@@ -76,7 +76,7 @@ static int check_value(const struct param_spec *s, json_t *v, const char *kpath,
 			return -1;
 		}
 		break;
-	case PT_NUM:
+	case PT_REAL:
 		if (!json_is_number(v) || json_number_value(v) < s->min ||
 		    json_number_value(v) > s->max) {
 			strbuf_addf(err, "%s: ", kpath);
@@ -208,7 +208,7 @@ void params_describe(const struct param_spec *specs, struct strbuf *out)
 {
 	for (const struct param_spec *s = specs; s && s->name; s++) {
 		strbuf_addf(out, "  %-14s %-6s ", s->name, s->kind ? s->kind : type_names[s->type]);
-		if (s->type == PT_INT || s->type == PT_NUM) {
+		if (s->type == PT_INT || s->type == PT_REAL) {
 			if (unbounded(s))
 				strbuf_addf(out, "[%.15g..] ", s->min);
 			else
@@ -253,7 +253,7 @@ void params_markdown(const struct param_spec *specs, struct strbuf *out)
 				strbuf_addf(out, "%s`%s`", c == s->choices ? "" : ", ", *c);
 		else
 			strbuf_addstr(out, md_types[s->type]);
-		if ((s->type == PT_INT || s->type == PT_NUM) && !s->kind) {
+		if ((s->type == PT_INT || s->type == PT_REAL) && !s->kind) {
 			if (unbounded(s))
 				strbuf_addf(out, ", at least %.15g", s->min);
 			else

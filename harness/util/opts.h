@@ -21,7 +21,7 @@
 
 enum param_type {
 	PT_INT,    /* JSON integer in [min, max] */
-	PT_NUM,    /* JSON number in [min, max] */
+	PT_REAL,    /* JSON number in [min, max] */
 	PT_BOOL,
 	PT_STR,    /* non-empty string on one line (validated by .value if needed) */
 	PT_ENUM,   /* one of .choices */
@@ -37,7 +37,7 @@ struct param_spec {
 	const char *name;
 	enum param_type type;
 	const char *def;            /* default as JSON text; NULL: optional, no default */
-	double min, max;            /* PT_INT / PT_NUM */
+	double min, max;            /* PT_INT / PT_REAL */
 	const char *const *choices; /* PT_ENUM, NULL-terminated */
 	const char *help;
 	/* the default as the docs say it when .def is NULL ("required", "none",

@@ -474,9 +474,9 @@ TEST(top_level_value_errors)
 	check_err("{\"seed\": -1, \"workloads\": [{\"type\": \"hackbench\"}]}",
 		  "p.json: seed: must be a non-negative integer");
 	check_err("{\"order\": \"random\", \"workloads\": [{\"type\": \"hackbench\"}]}",
-		  "p.json: order: must be one of interleaved, sequential");
+		  "p.json: order: must be one of \"interleaved\", \"sequential\"");
 	check_err("{\"switch\": \"kexek\", \"workloads\": [{\"type\": \"hackbench\"}]}",
-		  "p.json: switch: must be one of auto, runtime, reboot, kexec");
+		  "p.json: switch: must be one of \"auto\", \"runtime\", \"reboot\", \"kexec\"");
 	check_err("{\"schedstat\": 1, \"workloads\": [{\"type\": \"hackbench\"}]}",
 		  "p.json: schedstat: must be true or false");
 	check_err("{\"name\": \"\", \"workloads\": [{\"type\": \"hackbench\"}]}",
