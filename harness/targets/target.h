@@ -264,17 +264,9 @@ void target_reap_within(struct child *c, double seconds);
  * keeping the last max bytes in tail */
 void target_drain_tail(int fd, struct strbuf *tail, size_t max);
 
-/*
- * Fields of a plan's target object with a default: absent, the default is
- * set; present, it must be in range, else -1 and "<prefix><name>: must be
- * ...". The prefix says where the object is ("plan: target." or
- * "targets[1].").
- */
-int conf_integer(json_t *obj, const char *name, int def, int lo, int hi, const char *prefix,
-		 struct strbuf *err);
-int conf_seconds(json_t *obj, const char *name, double def, double lo, double hi,
-		 const char *prefix, struct strbuf *err);
-/* a string that must be one of allowed (NULL-terminated); def when absent */
+/* a string of a nested object (lava's "artifacts") that must be one of
+ * allowed (NULL-terminated), def when absent; else -1 and "<prefix><name>:
+ * must be one of ...". A target's own keys are its options table's */
 int conf_choice(json_t *obj, const char *name, const char *def, const char *const *allowed,
 		const char *prefix, struct strbuf *err);
 
