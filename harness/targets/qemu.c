@@ -79,7 +79,38 @@ static const char *const default_tools[] = { "cyclictest", "hackbench", "stress-
 /* -1 KVM does not work here, 0 not tried, 1 KVM works (per process) */
 static int kvm_verdict;
 
+/* a resolved qemu target object read once (qemu_conf_read, at open): the
+ * code reads these fields, not the JSON; the strings are t->conf's */
+struct qemu_conf {
+	const char *kernel, *accel, *tcg_thread, *host_thp, *sw, *initramfs;
+	int cpus, memory_mb, pvh, sealed;
+	int virt;                  /* "clock": "virtual" */
+	int icount_shift;          /* with virt */
+	double timeout_s, kvm_probe_s;
+	const json_t *ssh;         /* the "ssh" object or NULL */
+};
+
+static void qemu_conf_read(const json_t *conf, struct qemu_conf *c)
+{
+	c->kernel = param_str(conf, "kernel");
+	c->accel = param_str(conf, "accel");
+	c->tcg_thread = param_str(conf, "tcg_thread");
+	c->host_thp = param_str(conf, "host_thp");
+	c->sw = param_str(conf, "switch");
+	c->initramfs = param_str(conf, "initramfs");
+	c->cpus = (int)param_int(conf, "cpus");
+	c->memory_mb = (int)param_int(conf, "memory_mb");
+	c->pvh = param_bool(conf, "pvh");
+	c->sealed = param_bool(conf, "sealed");
+	c->virt = target_clock_virtual(conf);
+	c->icount_shift = (int)param_int(conf, "icount_shift");
+	c->timeout_s = param_num(conf, "timeout_s");
+	c->kvm_probe_s = param_num(conf, "kvm_probe_s");
+	c->ssh = json_object_get(conf, "ssh");
+}
+
 struct qemu_priv {
+	struct qemu_conf c;        /* t->conf, read once */
 	struct child qemu;
 	int running;
 	char tmpdir[88];            /* base (<= 60 chars) + /schedlab-qemu-XXXXXX */
@@ -787,7 +818,7 @@ static void build_cmdline(struct target *t, const struct boot_spec *b, struct st
 	/* a virtual clock: the same address-space layout for every program
 	 * (no ASLR), so that a run's instructions do not depend on where its
 	 * random draws put its stack and mappings (docs/virtual-time.md) */
-	if (target_clock_virtual(t->conf))
+	if (((const struct qemu_priv *)t->priv)->c.virt)
 		strbuf_addstr(cl, " norandmaps");
 	target_boot_params(t, b, cl);
 }
@@ -850,16 +881,16 @@ static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 	 * (docs/qemu.md, "TCG threads") */
 	if (!strcmp(accel, "tcg"))
 		strvec_pushf(&av, "tcg,thread=%s",
-			     json_string_value(json_object_get(t->conf, "tcg_thread")));
+			     p->c.tcg_thread);
 	else
 		strvec_push(&av, accel);
-	if (target_clock_virtual(t->conf)) {
+	if (p->c.virt) {
 		/* sleep=off: an idle guest's clock jumps to its next timer at
 		 * once instead of waiting for the host's; align=off: never slowed
 		 * to the host's pace. Both keep host time out of the guest's. */
 		strvec_push(&av, "-icount");
 		strvec_pushf(&av, "shift=%lld,sleep=off,align=off",
-			     (long long)json_integer_value(json_object_get(t->conf, "icount_shift")));
+			     (long long)p->c.icount_shift);
 		/* the guest's wall clock starts at a fixed date and runs with
 		 * the virtual clock: its boot time, which the kernel mixes into
 		 * its random pool, is the same at every boot */
@@ -871,10 +902,10 @@ static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 		strvec_push(&av, "host");
 	}
 	strvec_push(&av, "-smp");
-	strvec_pushf(&av, "%lld", (long long)json_integer_value(json_object_get(t->conf, "cpus")));
+	strvec_pushf(&av, "%lld", (long long)p->c.cpus);
 	strvec_push(&av, "-m");
 	strvec_pushf(&av, "%lld",
-		     (long long)json_integer_value(json_object_get(t->conf, "memory_mb")));
+		     (long long)p->c.memory_mb);
 	strvec_push(&av, "-kernel");
 	strvec_push(&av, image);
 	strvec_push(&av, "-initrd");
@@ -893,9 +924,9 @@ static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 	}
 	free(e1);
 	free(e2);
-	if (json_object_get(t->conf, "ssh")) {
+	if (p->c.ssh) {
 		/* user-mode network; only 127.0.0.1 is forwarded to the guest's sshd */
-		json_t *port = json_object_get(json_object_get(t->conf, "ssh"), "port");
+		json_t *port = json_object_get(p->c.ssh, "port");
 		strvec_push(&av, "-netdev");
 		strvec_pushf(&av, "user,id=n0,hostfwd=tcp:127.0.0.1:%lld-:22",
 			     (long long)json_integer_value(port));
@@ -918,7 +949,7 @@ static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 	 * instead of 0.3 s. Under KVM they stay: there the host's page tables
 	 * (EPT) map the guest, and huge pages spare it TLB misses. */
 	{
-		const char *thp = json_string_value(json_object_get(t->conf, "host_thp"));
+		const char *thp = p->c.host_thp;
 		p->qemu.no_thp = !strcmp(thp, "off") || (!strcmp(thp, "auto") && !strcmp(accel, "tcg"));
 	}
 	if (proc_start(&p->qemu, err) < 0)
@@ -950,8 +981,8 @@ out:
 static int vm_wait_agent(struct target *t, struct qemu_priv *p, int kvm_probe,
 			 struct strbuf *err)
 {
-	double timeout = json_number_value(json_object_get(t->conf, "timeout_s"));
-	double probe = json_number_value(json_object_get(t->conf, "kvm_probe_s"));
+	double timeout = p->c.timeout_s;
+	double probe = p->c.kvm_probe_s;
 	double start = now_mono();
 	struct strbuf e = STRBUF_INIT;
 
@@ -996,7 +1027,7 @@ static int kvm_usable(void)
 static int add_ssh_files(struct target *t, const char *image, struct strvec *bins,
 			 struct initramfs_file *files, size_t *nr, char **ko, struct strbuf *err)
 {
-	json_t *ssh = json_object_get(t->conf, "ssh");
+	const json_t *ssh = ((const struct qemu_priv *)t->priv)->c.ssh;
 	const char *hk = json_string_value(json_object_get(ssh, "host_key"));
 	char *dropbear = proc_which("dropbear");
 	char *dir = xstrdup(image), *slash = strrchr(dir, '/');
@@ -1062,8 +1093,8 @@ static int build_initrd(struct target *t, struct qemu_priv *p, const char *image
 			const char *boot_image, const char *config, const char *release,
 			struct strbuf *err)
 {
-	const char *sw = json_string_value(json_object_get(t->conf, "switch"));
-	const char *pack = json_string_value(json_object_get(t->conf, "initramfs"));
+	const char *sw = p->c.sw;
+	const char *pack = p->c.initramfs;
 	struct strvec bins = STRVEC_INIT;
 	struct initramfs_file *files = NULL;
 	struct pg_files pf = { STRVEC_INIT, STRVEC_INIT };
@@ -1080,7 +1111,7 @@ static int build_initrd(struct target *t, struct qemu_priv *p, const char *image
 		spec.nr_files++;
 	}
 	spec.files = files;
-	if (json_object_get(t->conf, "ssh")) {
+	if (p->c.ssh) {
 		if (add_ssh_files(t, image, &bins, files, &spec.nr_files, &ko, err) < 0)
 			goto out;
 		spec.extra_init = ssh_init;
@@ -1130,7 +1161,7 @@ out:
 static int boot_new_vm(struct target *t, struct qemu_priv *p, const char *kernel,
 		       const struct boot_spec *b, struct boot_info *bi, struct strbuf *err)
 {
-	const char *accel = json_string_value(json_object_get(t->conf, "accel"));
+	const char *accel = p->c.accel;
 	char image[PATH_MAX], vmlinux[PATH_MAX], config[PATH_MAX], release[128];
 	const char *boot_image;
 	struct strbuf cl = STRBUF_INIT, probe_err = STRBUF_INIT;
@@ -1142,14 +1173,14 @@ static int boot_new_vm(struct target *t, struct qemu_priv *p, const char *kernel
 			   release, sizeof(release), err) < 0)
 		goto out;
 	/* the ELF vmlinux boots through PVH, without the decompressor */
-	boot_image = vmlinux[0] && json_is_true(json_object_get(t->conf, "pvh")) ? vmlinux : image;
+	boot_image = vmlinux[0] && p->c.pvh ? vmlinux : image;
 	if (build_initrd(t, p, image, boot_image, config, release, err) < 0)
 		goto out;
 	build_cmdline(t, b, &cl);
 	if (!strcmp(accel, "auto"))
 		accel = kvm_verdict >= 0 && kvm_usable() ? "kvm" : "tcg";
 	probe = !strcmp(accel, "kvm") && kvm_verdict == 0 &&
-		!strcmp(json_string_value(json_object_get(t->conf, "accel")), "auto");
+		!strcmp(p->c.accel, "auto");
 	if (vm_start(t, p, boot_image, cl.buf, accel, probe ? &probe_err : err) < 0) {
 		if (!probe)
 			goto out;
@@ -1186,7 +1217,7 @@ out:
 static int kexec_vm(struct target *t, struct qemu_priv *p, const struct boot_spec *b,
 		    struct boot_info *bi, long *console_from, struct strbuf *err)
 {
-	double timeout = json_number_value(json_object_get(t->conf, "timeout_s"));
+	double timeout = p->c.timeout_s;
 	char *old = xstrdup(agent_banner_boot_id(&p->conn));
 	struct strbuf cl = STRBUF_INIT, e = STRBUF_INIT;
 	double t0 = now_mono();
@@ -1296,14 +1327,15 @@ static int qemu_open(struct target *t, struct strbuf *err)
 		free(p);
 		return -1;
 	}
+	qemu_conf_read(t->conf, &p->c);
 	p->qemu_bin = qemu_vt_binary(t->conf, &p->qemu_fallback);
 	t->priv = p;
 	t->agent = NULL;
 	/* a virtual clock at shift 0 (1 ns an instruction) measured 4.3 host
 	 * seconds a guest second on a quiet host under TCG; a busy one takes
 	 * several times that. A larger shift makes the guest's second cheaper. */
-	if (target_clock_virtual(t->conf)) {
-		int shift = (int)json_integer_value(json_object_get(t->conf, "icount_shift"));
+	if (p->c.virt) {
+		int shift = p->c.icount_shift;
 		t->wall_per_s = shift < 4 ? 40.0 / (1 << shift) : 3;
 		/* each run at the same phase of the guest's periodic work, the
 		 * boot's late work done (docs/virtual-time.md, "Exact repeats") */
@@ -1316,12 +1348,12 @@ static int qemu_open(struct target *t, struct strbuf *err)
 /* accel, clock and qemu's version of the running VM into the boot row */
 static void set_clock(const struct target *t, const struct qemu_priv *p, struct boot_info *bi)
 {
-	int virt = target_clock_virtual(t->conf);
+	int virt = p->c.virt;
 	struct qemu_version v;
 	struct strbuf e = STRBUF_INIT;
 	snprintf(bi->accel, sizeof(bi->accel), "%s", p->accel);
 	snprintf(bi->clock, sizeof(bi->clock), "%s", virt ? "virtual" : "real");
-	bi->clock_shift = virt ? (int)json_integer_value(json_object_get(t->conf, "icount_shift"))
+	bi->clock_shift = virt ? p->c.icount_shift
 			       : -1;
 	snprintf(bi->qemu_version, sizeof(bi->qemu_version), "%s",
 		 qemu_version_probe(p->qemu_bin, &v, &e) == 0 ? v.text : "");
@@ -1365,9 +1397,9 @@ static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_in
 		     struct strbuf *err)
 {
 	struct qemu_priv *p = t->priv;
-	const char *sw = json_string_value(json_object_get(t->conf, "switch"));
+	const char *sw = p->c.sw;
 	const char *kernel = b->kernel ? b->kernel
-				       : json_string_value(json_object_get(t->conf, "kernel"));
+				       : p->c.kernel;
 	char image[PATH_MAX];
 	long from = 0;
 	int rc;
@@ -1381,7 +1413,7 @@ static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_in
 		return -1;
 	}
 	t->agent = NULL;
-	if (qemu_sealed(t->conf)) {
+	if (p->c.sealed) {
 		/* the batch path: the VM starts with its runs (sealed_submit) */
 		snprintf(bi->method, sizeof(bi->method), "sealed");
 		snprintf(p->accel, sizeof(p->accel), "tcg");
@@ -1567,8 +1599,8 @@ static struct batch_job *sealed_submit(struct target *t, const struct boot_spec 
 {
 	struct qemu_priv *p = t->priv;
 	const char *kernel = b->kernel ? b->kernel
-				       : json_string_value(json_object_get(t->conf, "kernel"));
-	const char *accel = json_string_value(json_object_get(t->conf, "accel"));
+				       : p->c.kernel;
+	const char *accel = p->c.accel;
 	char image[PATH_MAX], vmlinux[PATH_MAX], config[PATH_MAX], release[128];
 	struct strbuf cl = STRBUF_INIT;
 	struct batch_job *j = xcalloc(1, sizeof(*j));
@@ -1587,7 +1619,7 @@ static struct batch_job *sealed_submit(struct target *t, const struct boot_spec 
 			   release, sizeof(release), err) < 0)
 		goto fail;
 	const char *boot_image =
-		vmlinux[0] && json_is_true(json_object_get(t->conf, "pvh")) ? vmlinux : image;
+		vmlinux[0] && p->c.pvh ? vmlinux : image;
 	p->batch = SEALED_REQUESTS;
 	int brc = build_initrd(t, p, image, boot_image, config, release, err);
 	if (brc == 0)
@@ -1610,7 +1642,7 @@ static struct batch_job *sealed_submit(struct target *t, const struct boot_spec 
 	for (size_t i = 0; i < n; i++)
 		guest_s += runs[i].timeout_s;
 	double wall = t->wall_per_s > 0 ? t->wall_per_s : 1;
-	j->limit_s = json_number_value(json_object_get(t->conf, "timeout_s")) + guest_s * wall + 60;
+	j->limit_s = p->c.timeout_s + guest_s * wall + 60;
 	/* fault injection for t0547: a guest that outlives its limit */
 	const char *lim = getenv("SCHEDLAB_TEST_SEALED_LIMIT_S");
 	if (lim && atof(lim) > 0)
