@@ -27,15 +27,15 @@
 static const char *const policies[] = { "fifo", "rr", "other", NULL };
 
 static const struct param_spec cyclictest_params[] = {
-	{ "duration_s", PT_INT, "10", 1, 86400, NULL, "measurement time in seconds" },
-	{ "interval_us", PT_INT, "1000", 50, 1000000, NULL, "timer interval of each thread" },
-	{ "priority", PT_INT, "95", 0, 99, NULL, "real-time priority of the measuring threads" },
-	{ "policy", PT_ENUM, "\"fifo\"", 0, 0, policies, "scheduling policy of the threads" },
+	{ "duration_s", PT_INT, "10", 1, 86400, NULL, .help = "measurement time in seconds" },
+	{ "interval_us", PT_INT, "1000", 50, 1000000, NULL, .help = "timer interval of each thread" },
+	{ "priority", PT_INT, "95", 0, 99, NULL, .help = "real-time priority of the measuring threads" },
+	{ "policy", PT_ENUM, "\"fifo\"", 0, 0, policies, .help = "scheduling policy of the threads" },
 	{ "threads", PT_INT, "0", 0, 4096, NULL,
-	  "measuring threads; 0 = one per online CPU, each pinned to its CPU" },
+	  .help = "measuring threads; 0 = one per online CPU, each pinned to its CPU" },
 	{ "histogram_us", PT_INT, "10000", 10, 1000000, NULL,
-	  "histogram range in us (1 us buckets); samples above are counted as overflow" },
-	{ "load", PT_LOAD, NULL, 0, 0, NULL, "background load while measuring" },
+	  .help = "histogram range in us (1 us buckets); samples above are counted as overflow" },
+	PARAM_LOAD("background load while measuring"),
 	PARAM_END,
 };
 

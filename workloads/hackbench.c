@@ -16,12 +16,12 @@ static const char *const modes[] = { "process", "thread", NULL };
 static const char *const transports[] = { "socket", "pipe", NULL };
 
 static const struct param_spec hackbench_params[] = {
-	{ "groups", PT_INT, "4", 1, 10000, NULL, "sender/receiver groups" },
-	{ "loops", PT_INT, "200", 1, 100000000, NULL, "messages each sender sends" },
-	{ "fds", PT_INT, "20", 1, 1000, NULL, "senders (and receivers) per group" },
-	{ "datasize", PT_INT, "100", 1, 1048576, NULL, "bytes per message" },
-	{ "mode", PT_ENUM, "\"process\"", 0, 0, modes, "tasks are processes or threads" },
-	{ "transport", PT_ENUM, "\"socket\"", 0, 0, transports, "unix sockets or pipes" },
+	{ "groups", PT_INT, "4", 1, 10000, NULL, .help = "sender/receiver groups" },
+	{ "loops", PT_INT, "200", 1, 100000000, NULL, .help = "messages each sender sends" },
+	{ "fds", PT_INT, "20", 1, 1000, NULL, .help = "senders (and receivers) per group" },
+	{ "datasize", PT_INT, "100", 1, 1048576, NULL, .help = "bytes per message" },
+	{ "mode", PT_ENUM, "\"process\"", 0, 0, modes, .help = "tasks are processes or threads" },
+	{ "transport", PT_ENUM, "\"socket\"", 0, 0, transports, .help = "unix sockets or pipes" },
 	PARAM_END,
 };
 

@@ -22,26 +22,26 @@ static const char *const enters[] = { "fault", "syscall", "none", NULL };
 static const char *const detects[] = { "getrusage", "rseq", NULL };
 
 static const struct param_spec lockholder_params[] = {
-	{ "duration_s", PT_NUM, "5", 0.05, 86400, NULL, "measurement window in seconds" },
+	{ "duration_s", PT_REAL, "5", 0.05, 86400, NULL, .help = "measurement window in seconds" },
 	{ "threads", PT_INT, "0", 0, 4096, NULL,
-	  "threads taking the lock; 0 = twice the target's online CPUs" },
+	  .help = "threads taking the lock; 0 = twice the target's online CPUs" },
 	{ "lock", PT_ENUM, "\"tts-yield\"", 0, 0, locks,
-	  "tts-yield: spin with pause up to \"spins\" tries, then block (PostgreSQL's "
+	  .help = "tts-yield: spin with pause up to \"spins\" tries, then block (PostgreSQL's "
 	  "s_lock); spin: never block" },
 	{ "spins", PT_INT, "100", 1, 100000000, NULL,
-	  "tts-yield: pause-spins before each block (s_lock starts at 100)" },
+	  .help = "tts-yield: pause-spins before each block (s_lock starts at 100)" },
 	{ "delay_us", PT_INT, "0", 0, 1000000, NULL,
-	  "tts-yield: 0 = block with sched_yield; else sleep, from this many us growing "
+	  .help = "tts-yield: 0 = block with sched_yield; else sleep, from this many us growing "
 	  "as s_lock's (1x..2x, up to 1 s)" },
 	{ "enter", PT_ENUM, "\"fault\"", 0, 0, enters,
-	  "kernel entry inside the critical section: page faults on fresh memory, a "
+	  .help = "kernel entry inside the critical section: page faults on fresh memory, a "
 	  "getppid system call, or none" },
 	{ "entries", PT_INT, "4", 1, 1024, NULL,
-	  "pages faulted (fault) or system calls made (syscall) per hold" },
-	{ "cs_us", PT_NUM, "2", 0, 1000000, NULL, "CPU work inside the critical section, us" },
-	{ "think_us", PT_NUM, "0", 0, 1000000, NULL, "CPU work between holds, us" },
+	  .help = "pages faulted (fault) or system calls made (syscall) per hold" },
+	{ "cs_us", PT_REAL, "2", 0, 1000000, NULL, .help = "CPU work inside the critical section, us" },
+	{ "think_us", PT_REAL, "0", 0, 1000000, NULL, .help = "CPU work between holds, us" },
 	{ "detect", PT_ENUM, "\"getrusage\"", 0, 0, detects,
-	  "how a holder's switch-out is seen: getrusage (ru_nivcsw around each hold, a "
+	  .help = "how a holder's switch-out is seen: getrusage (ru_nivcsw around each hold, a "
 	  "system call in it) or rseq (a sentinel in the rseq area, no system call; not "
 	  "with CONFIG_DEBUG_RSEQ)" },
 	PARAM_END,

@@ -24,17 +24,17 @@
 #include "workloads/workload.h"
 
 static const struct param_spec osnoise_params[] = {
-	{ "duration_s", PT_INT, "10", 1, 86400, NULL, "measurement time in seconds" },
+	{ "duration_s", PT_INT, "10", 1, 86400, NULL, .help = "measurement time in seconds" },
 	{ "cpus", PT_STR, NULL, 0, 0, NULL,
-	  "CPU list to measure (\"2-3\", the isolated CPUs); default: every online CPU" },
-	{ "period_us", PT_INT, "1000000", 100, 10000000, NULL, "osnoise period" },
+	  .help = "CPU list to measure (\"2-3\", the isolated CPUs); default: every online CPU" },
+	{ "period_us", PT_INT, "1000000", 100, 10000000, NULL, .help = "osnoise period" },
 	{ "runtime_us", PT_INT, "1000000", 100, 10000000, NULL,
-	  "busy time of the osnoise thread in each period (at most period_us)" },
+	  .help = "busy time of the osnoise thread in each period (at most period_us)" },
 	{ "threshold_us", PT_INT, "0", 0, 1000000, NULL,
-	  "the smallest gap counted as noise; 0 = the tracer's default (1 us)" },
+	  .help = "the smallest gap counted as noise; 0 = the tracer's default (1 us)" },
 	{ "priority", PT_INT, "0", 0, 99, NULL,
-	  "SCHED_FIFO priority of the osnoise threads; 0 = SCHED_OTHER (the default)" },
-	{ "load", PT_LOAD, NULL, 0, 0, NULL, "background load while measuring" },
+	  .help = "SCHED_FIFO priority of the osnoise threads; 0 = SCHED_OTHER (the default)" },
+	PARAM_LOAD("background load while measuring"),
 	PARAM_END,
 };
 

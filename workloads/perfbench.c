@@ -31,21 +31,21 @@ static const char *const transports[] = { "socket", "pipe", NULL };
 
 static const struct param_spec messaging_params[] = {
 	{ "groups", PT_INT, "10", 1, 1000, NULL,
-	  "groups of 20 senders and 20 receivers (perf's -g)" },
+	  .help = "groups of 20 senders and 20 receivers (perf's -g)" },
 	{ "loops", PT_INT, "100", 1, 100000000, NULL,
-	  "messages each sender sends to each receiver of its group (perf's -l)" },
+	  .help = "messages each sender sends to each receiver of its group (perf's -l)" },
 	{ "mode", PT_ENUM, "\"process\"", 0, 0, modes,
-	  "tasks are processes or threads (perf's -t)" },
+	  .help = "tasks are processes or threads (perf's -t)" },
 	{ "transport", PT_ENUM, "\"socket\"", 0, 0, transports,
-	  "socketpair() or pipe() (perf's -p)" },
+	  .help = "socketpair() or pipe() (perf's -p)" },
 	PARAM_END,
 };
 
 static const struct param_spec pipe_params[] = {
 	{ "loops", PT_INT, "100000", 1, 1000000000, NULL,
-	  "round trips through the pipes (perf's -l)" },
+	  .help = "round trips through the pipes (perf's -l)" },
 	{ "mode", PT_ENUM, "\"process\"", 0, 0, modes,
-	  "the two tasks are processes or threads (perf's -T)" },
+	  .help = "the two tasks are processes or threads (perf's -T)" },
 	PARAM_END,
 };
 

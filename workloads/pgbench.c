@@ -43,30 +43,30 @@ static const char *const huge_modes[] = { "off", "on", "try", NULL };
 #define PGB_RESULT_FILE "sl-pgbench.json"
 
 static const struct param_spec pgbench_params[] = {
-	{ "duration_s", PT_INT, "10", 1, 86400, NULL, "measured run time (pgbench's -T)" },
-	{ "clients", PT_INT, "2", 1, 1000, NULL, "client sessions (pgbench's -c)" },
+	{ "duration_s", PT_INT, "10", 1, 86400, NULL, .help = "measured run time (pgbench's -T)" },
+	{ "clients", PT_INT, "2", 1, 1000, NULL, .help = "client sessions (pgbench's -c)" },
 	{ "threads", PT_INT, "1", 1, 1000, NULL,
-	  "pgbench worker threads, at most clients (pgbench's -j)" },
+	  .help = "pgbench worker threads, at most clients (pgbench's -j)" },
 	{ "scale", PT_INT, "1", 1, 10000, NULL,
-	  "scale factor of `pgbench -i -s` (100,000 accounts each, about 15 MB)" },
+	  .help = "scale factor of `pgbench -i -s` (100,000 accounts each, about 15 MB)" },
 	{ "mode", PT_ENUM, "\"tpcb-like\"", 0, 0, modes,
-	  "tpcb-like (pgbench's default), select-only (-S), or script (the plan's `script`)" },
+	  .help = "tpcb-like (pgbench's default), select-only (-S), or script (the plan's `script`)" },
 	{ "script", PT_JSON, NULL, 0, 0, NULL,
-	  "mode script: a pgbench custom script (-f), its text or an array of its lines, e.g. "
+	  .help = "mode script: a pgbench custom script (-f), its text or an array of its lines, e.g. "
 	  "[\"\\\\set aid random(1, 100000 * :scale)\", \"SELECT abalance FROM "
 	  "pgbench_accounts WHERE aid = :aid;\"]" },
 	{ "shared_buffers", PT_STR, "\"128MB\"", 0, 0, NULL,
-	  "the server's shared_buffers (a number with kB, MB or GB, or 8 kB pages)" },
+	  .help = "the server's shared_buffers (a number with kB, MB or GB, or 8 kB pages)" },
 	{ "huge_pages", PT_ENUM, "\"off\"", 0, 0, huge_modes,
-	  "the server's huge_pages: on needs huge pages reserved (vm.nr_hugepages), else the "
+	  .help = "the server's huge_pages: on needs huge pages reserved (vm.nr_hugepages), else the "
 	  "server does not start" },
 	{ "fsync", PT_BOOL, "false", 0, 0, NULL,
-	  "the server's fsync (off by default: the question is CPU scheduling, not the disk)" },
+	  .help = "the server's fsync (off by default: the question is CPU scheduling, not the disk)" },
 	{ "user", PT_STR, "\"nobody\"", 0, 0, NULL,
-	  "the user the server and pgbench run as when the agent is root (PostgreSQL refuses "
+	  .help = "the user the server and pgbench run as when the agent is root (PostgreSQL refuses "
 	  "root); it needs an /etc/passwd entry" },
 	{ "bindir", PT_STR, NULL, 0, 0, NULL,
-	  "where initdb, postgres and pgbench are on the target (default: the ssh target's "
+	  .help = "where initdb, postgres and pgbench are on the target (default: the ssh target's "
 	  "workload bundle, else /usr/lib/postgresql/15/bin, else /bin as in the qemu and "
 	  "lava guests)" },
 	PARAM_END,

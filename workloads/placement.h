@@ -21,7 +21,7 @@
 /* the plan parameter that turns it on, for a driver's params table */
 #define PLACEMENT_PARAM                                                               \
 	{ "placement", PT_BOOL, "true", 0, 0, NULL,                                   \
-	  "record wakeup-placement evidence (each task's /proc/<pid>/sched at the "   \
+	  .help = "record wakeup-placement evidence (each task's /proc/<pid>/sched at the "   \
 	  "window's start and end; needs schedstats, see the plan's \"schedstat\")" }
 
 /* with "placement" on: the program's option and the file to bring back */

@@ -41,16 +41,16 @@ enum { POL_OTHER, POL_FIFO, POL_RR, POL_DEADLINE };
 
 static const struct param_spec rtapp_params[] = {
 	{ "tasks", PT_JSON, NULL, 0, 0, NULL,
-	  "periodic task set: [{\"name\", \"policy\", \"priority\", \"run_us\", \"period_us\", "
+	  .help = "periodic task set: [{\"name\", \"policy\", \"priority\", \"run_us\", \"period_us\", "
 	  "\"deadline_us\", \"runtime_us\", \"instances\"}] (or \"sweep\")" },
 	{ "sweep", PT_JSON, NULL, 0, 0, NULL,
-	  "utilisation sweep: {\"tasks\": N, \"from_pct\", \"to_pct\", \"step_pct\", \"period_us\", "
+	  .help = "utilisation sweep: {\"tasks\": N, \"from_pct\", \"to_pct\", \"step_pct\", \"period_us\", "
 	  "\"policy\", \"priority\"} (or \"tasks\")" },
 	{ "duration_s", PT_INT, "10", 1, 3600, NULL,
-	  "measurement time; in a sweep, the time of each step" },
+	  .help = "measurement time; in a sweep, the time of each step" },
 	{ "calibration_ns", PT_INT, "0", 0, 1000000, NULL,
-	  "rt-app's ns per busy loop; 0 = measured by rt-app on CPU0 (about 15 s)" },
-	{ "load", PT_LOAD, NULL, 0, 0, NULL, "background load while measuring" },
+	  .help = "rt-app's ns per busy loop; 0 = measured by rt-app on CPU0 (about 15 s)" },
+	PARAM_LOAD("background load while measuring"),
 	PARAM_END,
 };
 

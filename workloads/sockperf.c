@@ -40,18 +40,18 @@ static const char *const protocols[] = { "udp", "tcp", NULL };
 
 static const struct param_spec sockperf_params[] = {
 	{ "mode", PT_ENUM, "\"ping-pong\"", 0, 0, modes,
-	  "ping-pong (one message in flight) or under-load (mps messages a second, every "
+	  .help = "ping-pong (one message in flight) or under-load (mps messages a second, every "
 	  "reply_every-th timed)" },
-	{ "protocol", PT_ENUM, "\"udp\"", 0, 0, protocols, "UDP or TCP over 127.0.0.1" },
+	{ "protocol", PT_ENUM, "\"udp\"", 0, 0, protocols, .help = "UDP or TCP over 127.0.0.1" },
 	{ "duration_s", PT_INT, "5", 1, 3600, NULL,
-	  "length of the test in seconds (sockperf's -t; its first 0.4 s are warm-up)" },
-	{ "msg_size", PT_INT, "64", 14, 65000, NULL, "message size in bytes (sockperf's -m)" },
+	  .help = "length of the test in seconds (sockperf's -t; its first 0.4 s are warm-up)" },
+	{ "msg_size", PT_INT, "64", 14, 65000, NULL, .help = "message size in bytes (sockperf's -m)" },
 	{ "mps", PT_INT, "0", 0, 10000000, NULL,
-	  "messages a second (sockperf's --mps); 0: as fast as it can (ping-pong only)" },
+	  .help = "messages a second (sockperf's --mps); 0: as fast as it can (ping-pong only)" },
 	{ "reply_every", PT_INT, "100", 1, 1000000, NULL,
-	  "under-load: the server answers every Nth message (sockperf's --reply-every)" },
+	  .help = "under-load: the server answers every Nth message (sockperf's --reply-every)" },
 	{ "full_log", PT_BOOL, "false", 0, 0, NULL,
-	  "bring back and keep every round trip (sockperf's --full-log), making the histogram "
+	  .help = "bring back and keep every round trip (sockperf's --full-log), making the histogram "
 	  "rtt_ns: about 40 bytes each, 11 MB for 5 s of ping-pong on loopback" },
 	PARAM_END,
 };

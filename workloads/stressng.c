@@ -14,9 +14,9 @@
 
 static const struct param_spec stressng_params[] = {
 	{ "stressor", PT_STR, "\"cpu\"", 0, 0, NULL,
-	  "stress-ng stressor name (cpu, vm, matrix, switch, futex, ...)" },
-	{ "threads", PT_INT, "0", 0, 4096, NULL, "instances of the stressor; 0 = one per CPU" },
-	{ "duration_s", PT_INT, "10", 1, 86400, NULL, "run time (measured workload only)" },
+	  .help = "stress-ng stressor name (cpu, vm, matrix, switch, futex, ...)" },
+	{ "threads", PT_INT, "0", 0, 4096, NULL, .help = "instances of the stressor; 0 = one per CPU" },
+	{ "duration_s", PT_INT, "10", 1, 86400, NULL, .help = "run time (measured workload only)" },
 	PARAM_END,
 };
 

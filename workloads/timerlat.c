@@ -42,21 +42,21 @@
 #define TL_MAX_COLS 1024
 
 static const struct param_spec timerlat_params[] = {
-	{ "duration_s", PT_INT, "10", 1, 86400, NULL, "measurement time in seconds" },
-	{ "period_us", PT_INT, "1000", 100, 1000000, NULL, "timerlat period (timer interval)" },
+	{ "duration_s", PT_INT, "10", 1, 86400, NULL, .help = "measurement time in seconds" },
+	{ "period_us", PT_INT, "1000", 100, 1000000, NULL, .help = "timerlat period (timer interval)" },
 	{ "priority", PT_INT, "0", 0, 99, NULL,
-	  "SCHED_FIFO priority of the timerlat threads; 0 = the kernel's default (FIFO 95)" },
+	  .help = "SCHED_FIFO priority of the timerlat threads; 0 = the kernel's default (FIFO 95)" },
 	{ "cpus", PT_STR, NULL, 0, 0, NULL,
-	  "CPU list to measure (\"0-3,6\"); default: every online CPU" },
+	  .help = "CPU list to measure (\"0-3,6\"); default: every online CPU" },
 	{ "histogram_us", PT_INT, "1000", 10, 1000000, NULL,
-	  "histogram range in us (1 us buckets); samples above are counted as overflow" },
+	  .help = "histogram range in us (1 us buckets); samples above are counted as overflow" },
 	{ "auto_analysis", PT_BOOL, "false", 0, 0, NULL,
-	  "rtla's automatic mode (-a): stop at a thread latency above auto_threshold_us and "
+	  .help = "rtla's automatic mode (-a): stop at a thread latency above auto_threshold_us and "
 	  "keep the trace with the IRQ stack (timerlat_trace.txt) and rtla's text (rtla looks once "
 	  "a second: give it a duration_s of several seconds, or a hit may go unreported)" },
 	{ "auto_threshold_us", PT_INT, "100", 1, 1000000, NULL,
-	  "the thread latency that stops the trace in automatic mode" },
-	{ "load", PT_LOAD, NULL, 0, 0, NULL, "background load while measuring" },
+	  .help = "the thread latency that stops the trace in automatic mode" },
+	PARAM_LOAD("background load while measuring"),
 	PARAM_END,
 };
 

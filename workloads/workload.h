@@ -21,49 +21,21 @@
 #include <stddef.h>
 
 #include "analysis/hist.h"
+#include "harness/util/opts.h"
 #include "harness/util/strbuf.h"
 
 /* ---- parameters as data ------------------------------------------------ */
 
-enum param_type {
-	PT_INT,    /* JSON integer in [min, max] */
-	PT_NUM,    /* JSON number in [min, max] */
-	PT_BOOL,
-	PT_STR,    /* free string (validated by .check if needed) */
-	PT_ENUM,   /* one of .choices */
-	PT_LOAD,   /* nested workload object used as background load */
-	PT_JSON,   /* any JSON value (an array of tasks): the driver's .check validates it */
-};
-
-struct param_spec {
-	const char *name;
-	enum param_type type;
-	const char *def;            /* default as JSON text; NULL: optional, no default */
-	double min, max;            /* PT_INT / PT_NUM */
-	const char *const *choices; /* PT_ENUM, NULL-terminated */
-	const char *help;
-};
-#define PARAM_END { NULL, 0, NULL, 0, 0, NULL, NULL }
-
-/*
- * Validate `obj` (a workload object from a plan, "type" already checked)
- * against `specs`: unknown keys are named with the valid ones, wrong types and
- * ranges are named by JSON path ("workloads[1].duration_s: must be a positive
- * integer"). Returns a new object with every default filled in, or NULL with
- * the message in err. `path` is the JSON path of obj, e.g. "workloads[1]".
- */
-json_t *params_resolve(const struct param_spec *specs, const json_t *obj, const char *path,
-		       struct strbuf *err);
-/* typed getters for a resolved object (defaults filled in) */
-long long param_int(const json_t *p, const char *name);
-double param_num(const json_t *p, const char *name);
+/* struct param_spec, params_resolve, the typed getters and params_describe
+ * are the options as data of harness/util/opts.h, shared with the plan and
+ * the targets. A workload's "load": another workload object, resolved with
+ * its own table (wl_load_value, its spec's .value) */
+json_t *wl_load_value(json_t *v, const char *path, struct strbuf *err);
+#define PARAM_LOAD(help)                                                         \
+	{ "load", PT_OBJECT, NULL, 0, 0, NULL, help, NULL, "load", 0, wl_load_value }
 /* an estimate_s for a tool that runs for its integer duration_s and exits
  * within half a second after (cyclictest, stress-ng, sl-jbb) */
 double wl_estimate_duration(const json_t *p);
-int param_bool(const json_t *p, const char *name);
-const char *param_str(const json_t *p, const char *name);
-/* append a human-readable table of the specs (for --help and docs) */
-void params_describe(const struct param_spec *specs, struct strbuf *out);
 
 /* ---- what the agent runs and what comes back --------------------------- */
 

@@ -13,6 +13,7 @@
 
 #include "db/db.h"
 #include "harness/cli/cmd.h"
+#include "harness/orchestrate/plan.h"
 #include "harness/orchestrate/tlock.h"
 #include "harness/util/strbuf.h"
 #include "harness/targets/target.h"
@@ -101,7 +102,8 @@ static void usage(FILE *f)
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
 	fprintf(f, "\n`schedlab COMMAND --help` describes a command; `schedlab help workloads`\n"
-		   "lists the workloads and their plan parameters.\n"
+		   "lists the workloads and their plan parameters, `schedlab help plan` the\n"
+		   "plan's top-level keys and `schedlab help targets` each target's keys.\n"
 		   "Exit status: 0 success, 1 a finding (failed runs), 2 bad input or usage.\n");
 }
 
@@ -125,6 +127,48 @@ static void help_workloads(void)
 	}
 	fputs(sb.buf, stdout);
 	strbuf_release(&sb);
+}
+
+/* `schedlab help plan|targets [NAME] [--markdown]`: the option tables the
+ * plan's top level and each target are checked with; --markdown writes
+ * them as the docs' tables (tests/unit/test_opts.c compares the two) */
+static int help_options(int argc, char **argv)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int md = argc > 3 && !strcmp(argv[argc - 1], "--markdown");
+	const char *name = argc > 3 + md ? argv[3] : NULL;
+	if (argc > 4 + md) {
+		fprintf(stderr, "schedlab: help %s takes [NAME] [--markdown]\n", argv[2]);
+		return 2;
+	}
+	if (!strcmp(argv[2], "plan")) {
+		if (name) {
+			fprintf(stderr, "schedlab: help plan takes [--markdown]\n");
+			return 2;
+		}
+		if (!md)
+			strbuf_addstr(&sb, "the plan's top level (docs/plan-format.md):\n");
+		(md ? params_markdown : params_describe)(plan_options, &sb);
+	} else {
+		const struct target_ops *one = name ? target_find(name) : NULL;
+		if (name && !one) {
+			fprintf(stderr, "schedlab: help targets %s: unknown target (valid: %s)\n", name,
+				target_names());
+			return 2;
+		}
+		for (const struct target_ops *const *t = target_all(); *t; t++) {
+			if (one && *t != one)
+				continue;
+			if (!md)
+				strbuf_addf(&sb, "%s target (%s):\n", (*t)->name, (*t)->doc);
+			(md ? params_markdown : params_describe)((*t)->options, &sb);
+			if (!md || !one)
+				strbuf_addch(&sb, '\n');
+		}
+	}
+	fputs(sb.buf, stdout);
+	strbuf_release(&sb);
+	return cmd_finish(0);
 }
 
 int main(int argc, char **argv)
@@ -160,6 +204,8 @@ int main(int argc, char **argv)
 			help_workloads();
 			return cmd_finish(0);
 		}
+		if (!strcmp(argv[2], "plan") || !strcmp(argv[2], "targets"))
+			return help_options(argc, argv);
 		for (const struct command *c = commands; c->name; c++)
 			if (!strcmp(c->name, argv[2])) {
 				char *av[] = { argv[2], "--help", NULL };

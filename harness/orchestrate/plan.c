@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +21,6 @@
 #include "harness/orchestrate/kbuild.h"
 #include "harness/targets/target.h"
 
-static const char *const top_keys[] = { "name", "target", "targets", "switch", "repetitions",
-					"seed", "order", "schedstat", "matrix", "workloads", NULL };
-/* also accepted at the top level, not listed in the unknown-key message:
- * "lab" (the marker schedlab writes into the stored plan of each lab member) */
-static const char *const top_keys_more[] = { "lab", NULL };
 static const char *const lab_keys[] = { "id", "target", "targets", "label", NULL };
 static const char *const matrix_keys[] = { "kernel", "preempt", "cmdline", "knobs",
 					   "scheduler", "impossible", NULL };
@@ -34,6 +30,64 @@ static const char *const preempt_modes[] = { "none", "voluntary", "full", "lazy"
 					     NULL };
 static const char *const switch_methods[] = { "auto", "runtime", "reboot", "kexec", NULL };
 static const char *const orders[] = { "interleaved", "sequential", NULL };
+
+/* a plan's name: printed by plan, sessions and query, so one line */
+static json_t *name_value(json_t *v, const char *path, struct strbuf *err)
+{
+	for (const char *c = json_string_value(v); *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			strbuf_addf(err, "%s: must not contain control characters (a newline, a tab, "
+				    "an escape sequence: the name is printed by plan, sessions and "
+				    "query)", path);
+			return NULL;
+		}
+	return json_incref(v);
+}
+
+/* the plan's top level (docs/plan-format.md's first table is written from
+ * it: `schedlab help plan`); "target", "targets", "repetitions", "matrix",
+ * "workloads" and "lab" have structure of their own, checked below */
+const struct param_spec plan_options[] = {
+	{ "name", PT_STR, "\"unnamed\"", .value = name_value,
+	  .help = "stored with the session; one line, no control characters" },
+	{ "target", PT_JSON, .kind = "string or object", .def_doc = "`\"local\"`",
+	  .help = "`\"local\"`, a spec string (`\"qemu:KERNEL\"`, `\"ssh://user@host:port\"`) or "
+		  "an object with `\"type\"` (see below)" },
+	{ "targets", PT_JSON, .kind = "array",
+	  .help = "a lab: a non-empty array of targets, each written like `target`; one session "
+		  "per target, run in parallel (see Labs below). Not together with `target`" },
+	{ "switch", PT_ENUM, "\"auto\"", .choices = switch_methods,
+	  .help = "how boot configurations are reached: `runtime`, `reboot`, `kexec`; `auto` lets "
+		  "the target choose (qemu and ssh: `runtime` when only the preempt mode changes "
+		  "and the kernel can switch it; docs/qemu.md, docs/ssh.md)" },
+	{ "repetitions", PT_JSON, "1", .kind = "integer 1..100000 or object",
+	  .help = "how many times every (boot, knobs, workload) combination runs; or an object "
+		  "for sequential repetitions (below)" },
+	{ "seed", PT_INT, "1", 0, (double)LLONG_MAX,
+	  .help = "seeds the shuffles of the execution order and each repetition's perturbation: "
+		  "repetition r of every configuration runs under `plan_rep_seed(seed, r)` (0 .. "
+		  "2^32 - 1, the same on every configuration and host), carried to the agent and "
+		  "stored as `run.seed`; the agent mixes it into the kernel's entropy pool and spins "
+		  "a seeded number of loop iterations before the run (docs/virtual-time.md \"Seeds\"); "
+		  "`compare` pairs the sides' runs by it (docs/statistics.md \"Paired by seed\")" },
+	{ "order", PT_ENUM, "\"interleaved\"", .choices = orders,
+	  .help = "`interleaved`: every round visits each boot configuration once and runs each "
+		  "knobs x workload pair once, both orders shuffled per round; `sequential`: plan "
+		  "order, repetitions back to back" },
+	{ "schedstat", PT_BOOL, "true",
+	  .help = "turn `kernel.sched_schedstats` on for each run (restored after it) and record "
+		  "/proc/schedstat deltas per run when the kernel has them; the native workloads' "
+		  "wakeup-placement evidence (`placement`, docs/metrics.md) needs it" },
+	{ "matrix", PT_JSON, .kind = "object", .def_doc = "one boot as the target is",
+	  .help = "the boot configurations (kernel x preempt x cmdline) and the knob sets: its "
+		  "keys in the next table" },
+	{ "workloads", PT_JSON, .kind = "array of objects", .def_doc = "required",
+	  .help = "workload objects, each with `\"type\"` (`schedlab help workloads`)" },
+	{ "lab", PT_JSON, .kind = "object", .flags = PF_INTERNAL,
+	  .help = "written by schedlab into the stored plan of each member of a lab (`id`, "
+		  "`target`, `targets`, `label`); not taken from a plan file with `targets`" },
+	PARAM_END,
+};
 
 uint64_t plan_rand(uint64_t *s)
 {
@@ -574,22 +628,6 @@ static int lab_check(const json_t *lab, struct strbuf *err)
 	return 0;
 }
 
-/* every top-level key is known */
-static int check_top_keys(const json_t *root, struct strbuf *e)
-{
-	const char *key;
-	json_t *kv;
-	json_object_foreach((json_t *)root, key, kv) {
-		if (!in_list(top_keys, key) && !in_list(top_keys_more, key)) {
-			strbuf_addf(e, "%s: unknown key (valid: ", key);
-			list_text(top_keys, e);
-			strbuf_addch(e, ')');
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* an integer member of the repetitions object (absent: keep *out) */
 static int rep_int(const json_t *o, const char *key, int lo, int hi, int *out, struct strbuf *e)
 {
@@ -782,66 +820,27 @@ int plan_set_until_decided(struct plan *p, struct strbuf *err)
 	return rc ? -1 : 0;
 }
 
-/* name, repetitions, seed, schedstat, order and switch, with their defaults */
-static int validate_settings(struct plan *p, struct strbuf *e)
+/* name, repetitions, seed, schedstat, order and switch from the top level
+ * resolved by plan_options (defaults filled in) */
+static int validate_settings(struct plan *p, const json_t *top, struct strbuf *e)
 {
-	json_t *root = p->root;
-	json_t *v = json_object_get(root, "name");
-	if (v && (!json_is_string(v) || !json_string_length(v))) {
-		strbuf_addstr(e, "name: must be a non-empty string");
-		return -1;
-	}
-	for (const char *c = v ? json_string_value(v) : ""; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
-			strbuf_addstr(e, "name: must not contain control characters (a newline, "
-				      "a tab, an escape sequence: the name is printed by plan, "
-				      "sessions and query)");
-			return -1;
-		}
-	p->name = xstrdup(v ? json_string_value(v) : "unnamed");
-
-	v = json_object_get(root, "repetitions");
+	p->name = xstrdup(param_str(top, "name"));
+	json_t *v = json_object_get(top, "repetitions");
 	if (json_is_object(v)) {
 		if (validate_until_decided(p, v, e))
 			return -1;
-	} else if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
-			 json_integer_value(v) > 100000)) {
+	} else if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		   json_integer_value(v) > 100000) {
 		strbuf_addstr(e, "repetitions: must be a positive integer, or an object "
 				 "{\"min\": N, \"max\": M, \"until\": \"decided\"} (docs/plan-format.md)");
 		return -1;
 	} else {
-		p->repetitions = v ? (int)json_integer_value(v) : 1;
+		p->repetitions = (int)json_integer_value(v);
 	}
-
-	v = json_object_get(root, "seed");
-	if (v && (!json_is_integer(v) || json_integer_value(v) < 0)) {
-		strbuf_addstr(e, "seed: must be a non-negative integer");
-		return -1;
-	}
-	p->seed = v ? (uint64_t)json_integer_value(v) : 1;
-
-	v = json_object_get(root, "schedstat");
-	if (v && !json_is_boolean(v)) {
-		strbuf_addstr(e, "schedstat: must be true or false");
-		return -1;
-	}
-	p->schedstat = v ? json_is_true(v) : 1;
-
-	v = json_object_get(root, "order");
-	if (v && (!json_is_string(v) || !in_list(orders, json_string_value(v)))) {
-		strbuf_addstr(e, "order: must be one of ");
-		list_text(orders, e);
-		return -1;
-	}
-	p->order = xstrdup(v ? json_string_value(v) : "interleaved");
-
-	v = json_object_get(root, "switch");
-	if (v && (!json_is_string(v) || !in_list(switch_methods, json_string_value(v)))) {
-		strbuf_addstr(e, "switch: must be one of ");
-		list_text(switch_methods, e);
-		return -1;
-	}
-	p->switch_method = xstrdup(v ? json_string_value(v) : "auto");
+	p->seed = (uint64_t)param_int(top, "seed");
+	p->schedstat = param_bool(top, "schedstat");
+	p->order = xstrdup(param_str(top, "order"));
+	p->switch_method = xstrdup(param_str(top, "switch"));
 	return 0;
 }
 
@@ -1482,7 +1481,7 @@ static int check_run_time(const struct plan_workload *w, const json_t *given, co
 	int n = 0;
 	for (const struct param_spec *s = w->ops->params; s && s->name; s++) {
 		json_t *v = json_object_get(given, s->name);
-		if ((s->type != PT_INT && s->type != PT_NUM) || !json_is_number(v))
+		if ((s->type != PT_INT && s->type != PT_REAL) || !json_is_number(v))
 			continue;
 		strbuf_addf(e, "%s%s.%s %.15g", n++ ? ", " : ": lower ", path, s->name,
 			    json_number_value(v));
@@ -1667,13 +1666,14 @@ static int check_internal_keys(const json_t *root, struct strbuf *e)
 static int validate(struct plan *p, const char *file, int user, struct strbuf *err)
 {
 	struct strbuf e = STRBUF_INIT;
+	json_t *top = NULL;
 	int ret = -1;
 	p->offers_stored = !user && json_object_get(json_object_get(p->root, "matrix"), "dropped");
 	p->user_file = user;
 	if (!json_is_object(p->root))
 		strbuf_addstr(&e, "the plan must be a JSON object");
-	else if (!check_top_keys(p->root, &e) && !(user && check_internal_keys(p->root, &e)) &&
-		 !validate_settings(p, &e) &&
+	else if ((top = opts_resolve(plan_options, p->root, "", NULL, 0, &e)) &&
+		 !(user && check_internal_keys(p->root, &e)) && !validate_settings(p, top, &e) &&
 		 !validate_targets(p, &e) && !validate_matrix(p, &e) && !validate_workloads(p, &e) &&
 		 !check_until_decided(p, &e) && !check_evidence_target(p, &e) &&
 		 !check_workload_targets(p, &e) && !check_schedulers(p, &e) &&
@@ -1683,6 +1683,7 @@ static int validate(struct plan *p, const char *file, int user, struct strbuf *e
 		plan_tools(p, &p->tools);
 	if (ret)
 		strbuf_addf(err, "%s: %s", file, e.buf);
+	json_decref(top);
 	strbuf_release(&e);
 	return ret;
 }
@@ -1871,7 +1872,7 @@ static void workload_tools(const struct workload_ops *ops, const json_t *params,
 		strvec_push(tools, *t);
 	for (const struct param_spec *s = ops->params; s && s->name; s++) {
 		const json_t *load = json_object_get(params, s->name);
-		if (s->type != PT_LOAD || !json_is_object(load))
+		if (s->value != wl_load_value || !json_is_object(load))
 			continue;
 		workload_tools(workload_find(json_string_value(json_object_get(load, "type"))), load,
 			       tools, depth + 1);

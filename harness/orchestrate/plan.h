@@ -187,7 +187,7 @@ void plan_set_kernel_label(struct plan *p, size_t index);
 /*
  * The programs the plan's workloads run on a target: the .tool and
  * .also_tools of every workload and of every background load among its
- * parameters (PT_LOAD),
+ * parameters (PARAM_LOAD),
  * sorted and without repeats, appended to out ("cyclictest", "hackbench",
  * "sl-pingpong", ...). Pure; plan_load keeps the result in p->tools, which
  * session.c hands to the target (struct target.tools) so that a VM's
@@ -210,6 +210,10 @@ int knob_object_check(const json_t *knob, const char *path, struct strbuf *err);
 int cmdline_check(const char *cmdline, const char *path, struct strbuf *err);
 /* a short label for a knob object ("{}" -> "default") */
 char *knob_label(const json_t *knob);
+
+/* the keys of a plan's top level, one line each (harness/util/opts.h): what
+ * checks them, `schedlab help plan` and docs/plan-format.md's first table */
+extern const struct param_spec plan_options[];
 
 /* seeded PRNG used for shuffles (splitmix64) */
 uint64_t plan_rand(uint64_t *state);

@@ -749,6 +749,8 @@ static json_t *lava_batch_job(struct target *t, const struct boot_spec *b,
 }
 
 const struct target_ops lava_target = {
+	.options = lava_options,
+	.doc = "docs/lab.md",
 	.name = "lava",
 	.summary = "every boot a LAVA job (REST API): the kernel and a batch initramfs; the "
 		   "runs travel with the job, results come back as frames in its log",

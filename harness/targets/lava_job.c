@@ -64,17 +64,57 @@ static int need_string(json_t *conf, const char *key, int (*ok)(const char *),
 	return 0;
 }
 
+/* the keys of a lava target, one line each (docs/lab.md's table is written
+ * from it); the strings that go into a job or a URL are checked by
+ * lava_conf_check after it */
+const struct param_spec lava_options[] = {
+	{ "url", PT_JSON, .kind = "string", .def_doc = "required",
+	  .help = "the LAVA server's http:// or https:// URL (no spaces or quotes)" },
+	{ "token_file", PT_JSON, .kind = "path", .def_doc = "required",
+	  .help = "the file holding the API token (mode 600, one line); read at plan time" },
+	{ "user", PT_JSON, .kind = "string", .def_doc = "required",
+	  .help = "the LAVA user name (letters, digits, _ . -)" },
+	{ "device_type", PT_JSON, .kind = "string", .def_doc = "required",
+	  .help = "the LAVA device type the jobs ask for (letters, digits, _ . -)" },
+	{ "tags", PT_JSON, "[]", .kind = "array of strings",
+	  .help = "at most 32 LAVA tag names the device must have" },
+	{ "kernel", PT_JSON, "\"kernels/out/debian\"", .kind = "path",
+	  .help = "a kernel folder or image, as for qemu" },
+	{ "cpus", PT_INT, "2", 1, 256, .help = "vCPUs of the job's guest" },
+	{ "memory_mb", PT_INT, "1024", 256, 1 << 20, .help = "memory of the job's guest" },
+	{ "timeout_s", PT_REAL, "1800.0", 60, 86400, .help = "seconds a boot's job may take" },
+	{ "append", PT_JSON, "\"\"", .kind = "string",
+	  .help = "kernel parameters of every boot (letters, digits, spaces and _ . , = : / + @ -)" },
+	{ "switch", PT_JSON, .kind = "string",
+	  .help = "the plan's `switch`, written here by schedlab (every boot is a job)" },
+	{ "agent", PT_JSON, .kind = "path", .def_doc = "next to schedlab",
+	  .help = "the schedlab-agent binary put into the batch initramfs" },
+	{ "tools", PT_JSON, .kind = "array of strings", .def_doc = "what the plan's workloads run",
+	  .help = "host programs put into the initramfs, as qemu's `tools`" },
+	{ "max_jobs", PT_INT, NULL, 1, 1024,
+	  .def_doc = "one per device of the type and tags with health Good or Unknown",
+	  .help = "jobs of the session in flight at once" },
+	{ "log_max_mb", PT_INT, "32", 1, 1024, .help = "the job log kept with the boot (MB)" },
+	{ "infra_retries", PT_INT, "1", 0, 5,
+	  .help = "a boot whose job LAVA ended with an Infrastructure error before the agent "
+		  "replied is stored failed and submitted again, this many times" },
+	{ "artifacts", PT_JSON, .kind = "object", .def_doc = "`{\"serve\": \"file\"}`",
+	  .help = "`{\"serve\": \"file\"}`, or `{\"serve\": \"http\", \"listen\": "
+		  "\"IPV4:PORT\", \"url_host\": HOST}`: the controller serves the kernel and "
+		  "initramfs (docs/lab.md)" },
+	PARAM_END,
+};
+
 int lava_conf_check(json_t *conf, const char *prefix, struct strbuf *err)
 {
-	static const char *const keys[] = { "type", "url", "token_file", "user", "device_type",
-					    "tags", "kernel", "cpus", "memory_mb", "timeout_s",
-					    "append", "switch", "agent", "tools", "max_jobs",
-					    "log_max_mb", "artifacts", "infra_retries", NULL };
 	char path[128];
 	snprintf(path, sizeof(path), "%.*s", (int)(strlen(prefix) ? strlen(prefix) - 1 : 0),
 		 prefix);
-	if (conf_check_keys(conf, keys, path, "a lava target", err))
+	json_t *res = opts_resolve(lava_options, conf, path, "the lava target", 1, err);
+	if (!res)
 		return -1;
+	json_object_update(conf, res);
+	json_decref(res);
 	if (need_string(conf, "url", url_ok,
 			"the LAVA server's http:// or https:// URL (no spaces or quotes)", prefix,
 			err) ||
@@ -85,9 +125,7 @@ int lava_conf_check(json_t *conf, const char *prefix, struct strbuf *err)
 			"a LAVA device type (letters, digits, _ . -)", prefix, err))
 		return -1;
 	json_t *tags = json_object_get(conf, "tags");
-	if (!tags) {
-		json_object_set_new(conf, "tags", json_array());
-	} else {
+	{
 		size_t i;
 		json_t *t;
 		if (!json_is_array(tags) || json_array_size(tags) > 32) {
@@ -103,31 +141,13 @@ int lava_conf_check(json_t *conf, const char *prefix, struct strbuf *err)
 		}
 	}
 	json_t *ap = json_object_get(conf, "append");
-	if (!ap) {
-		json_object_set_new(conf, "append", json_string(""));
-	} else if (!json_is_string(ap) || !lava_cmdline_ok(json_string_value(ap))) {
+	if (!json_is_string(ap) || !lava_cmdline_ok(json_string_value(ap))) {
 		strbuf_addf(err, "%sappend: must be kernel parameters (letters, digits, spaces "
 				 "and _ . , = : / + @ -)", prefix);
 		return -1;
 	}
-	if (!json_object_get(conf, "kernel"))
-		json_object_set_new(conf, "kernel", json_string("kernels/out/debian"));
-	else if (need_string(conf, "kernel", NULL, "a kernel folder or image", prefix, err))
+	if (need_string(conf, "kernel", NULL, "a kernel folder or image", prefix, err))
 		return -1;
-	if (conf_integer(conf, "cpus", 2, 1, 256, prefix, err) ||
-	    conf_integer(conf, "memory_mb", 1024, 256, 1 << 20, prefix, err) ||
-	    conf_seconds(conf, "timeout_s", 1800, 60, 86400, prefix, err) ||
-	    conf_integer(conf, "log_max_mb", 32, 1, 1024, prefix, err) ||
-	    conf_integer(conf, "infra_retries", 1, 0, 5, prefix, err))
-		return -1;
-	/* max_jobs: absent or 0 = as many as LAVA has usable devices for the job */
-	json_t *mj = json_object_get(conf, "max_jobs");
-	if (mj && (!json_is_integer(mj) || json_integer_value(mj) < 1 ||
-		   json_integer_value(mj) > 1024)) {
-		strbuf_addf(err, "%smax_jobs: must be an integer from 1 to 1024 (the jobs of a "
-				 "session in flight at once; absent: one per usable device)", prefix);
-		return -1;
-	}
 	return lava_artifacts_check(conf, prefix, err);
 }
 

@@ -19,7 +19,11 @@
 #include <jansson.h>
 
 #include "harness/agent/frame.h"
+#include "harness/util/opts.h"
 #include "harness/util/strbuf.h"
+
+/* the keys of a lava target, one line each (harness/util/opts.h) */
+extern const struct param_spec lava_options[];
 
 /* validate and fill defaults of a lava target object in place; -1 with
  * "<prefix>key: ..." naming what is valid */

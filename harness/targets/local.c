@@ -28,18 +28,24 @@ struct local_priv {
 	char current_preempt[32];
 };
 
-static const char *const local_keys[] = { "type", "agent", NULL };
+static json_t *agent_value(json_t *v, const char *path, struct strbuf *err)
+{
+	if (!json_is_string(v) || !json_string_length(v)) {
+		strbuf_addf(err, "%s: must be the path of a schedlab-agent binary", path);
+		return NULL;
+	}
+	return json_incref(v);
+}
+
+static const struct param_spec local_options[] = {
+	{ "agent", PT_JSON, .kind = "path", .value = agent_value,
+	  .def_doc = "next to schedlab", .help = "the schedlab-agent binary to run" },
+	PARAM_END,
+};
 
 static json_t *local_check(const json_t *conf, const char *path, struct strbuf *err)
 {
-	if (conf_check_keys(conf, local_keys, path, "the local target", err))
-		return NULL;
-	json_t *v = json_object_get(conf, "agent");
-	if (v && !json_is_string(v)) {
-		strbuf_addf(err, "%s.agent: must be the path of a schedlab-agent binary", path);
-		return NULL;
-	}
-	return json_deep_copy(conf);
+	return target_conf_resolve(&local_target, conf, path, err);
 }
 
 static int local_feasible(struct target *t, const struct boot_spec *b, const json_t *si,
@@ -220,6 +226,8 @@ const struct target_ops local_target = {
 	.name = "local",
 	.summary = "this machine; the agent runs as a child process; runtime switching only",
 	.caps = TCAP_PREEMPT_RUNTIME,
+	.options = local_options,
+	.doc = "docs/plan-format.md",
 	.check = local_check,
 	.feasible = local_feasible,
 	.open = local_open,

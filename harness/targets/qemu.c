@@ -83,7 +83,38 @@ static const char *const default_tools[] = { "cyclictest", "hackbench", "stress-
 /* -1 KVM does not work here, 0 not tried, 1 KVM works (per process) */
 static int kvm_verdict;
 
+/* a resolved qemu target object read once (qemu_conf_read, at open): the
+ * code reads these fields, not the JSON; the strings are t->conf's */
+struct qemu_conf {
+	const char *kernel, *accel, *tcg_thread, *host_thp, *sw, *initramfs;
+	int cpus, memory_mb, pvh, sealed;
+	int virt;                  /* "clock": "virtual" */
+	int icount_shift;          /* with virt */
+	double timeout_s, kvm_probe_s;
+	const json_t *ssh;         /* the "ssh" object or NULL */
+};
+
+static void qemu_conf_read(const json_t *conf, struct qemu_conf *c)
+{
+	c->kernel = param_str(conf, "kernel");
+	c->accel = param_str(conf, "accel");
+	c->tcg_thread = param_str(conf, "tcg_thread");
+	c->host_thp = param_str(conf, "host_thp");
+	c->sw = param_str(conf, "switch");
+	c->initramfs = param_str(conf, "initramfs");
+	c->cpus = (int)param_int(conf, "cpus");
+	c->memory_mb = (int)param_int(conf, "memory_mb");
+	c->pvh = param_bool(conf, "pvh");
+	c->sealed = param_bool(conf, "sealed");
+	c->virt = target_clock_virtual(conf);
+	c->icount_shift = (int)param_int(conf, "icount_shift");
+	c->timeout_s = param_num(conf, "timeout_s");
+	c->kvm_probe_s = param_num(conf, "kvm_probe_s");
+	c->ssh = json_object_get(conf, "ssh");
+}
+
 struct qemu_priv {
+	struct qemu_conf c;        /* t->conf, read once */
 	struct child qemu;
 	int running;
 	char tmpdir[88];            /* base (<= 60 chars) + /schedlab-qemu-XXXXXX */
@@ -113,12 +144,6 @@ struct qemu_priv {
 
 /* ------------------------------------------------------------------ */
 /* plan object                                                          */
-
-static const char *const known_keys[] = { "type",  "kernel",   "cpus",      "memory_mb",
-					  "accel", "timeout_s", "switch",   "kvm_probe_s",
-					  "qemu",  "tools",    "append",    "pvh",  "ssh",
-					  "initramfs", "tcg_thread", "host_thp", "clock",
-					  "icount_shift", "sealed", "topology", NULL };
 
 /*
  * "ssh": {"port": N, "authorized_keys": PATH, "host_key": PATH}: a guest
@@ -260,13 +285,12 @@ static int check_vt_cpus(json_t *out, long long cpus, const char *prefix, struct
 	return rc;
 }
 
+/* what "clock": "virtual" asks of the other keys (types and bounds were
+ * checked by qemu_options) */
 static int check_clock(json_t *out, const char *prefix, struct strbuf *err)
 {
-	static const char *const clocks[] = { "real", "virtual", NULL };
 	json_t *v;
 
-	if (conf_choice(out, "clock", "real", clocks, prefix, err))
-		return -1;
 	if (strcmp(json_string_value(json_object_get(out, "clock")), "virtual")) {
 		if (json_object_get(out, "icount_shift")) {
 			strbuf_addf(err, "%sicount_shift: only with \"clock\": \"virtual\"", prefix);
@@ -274,31 +298,27 @@ static int check_clock(json_t *out, const char *prefix, struct strbuf *err)
 		}
 		return 0;
 	}
-	if (conf_integer(out, "icount_shift", ICOUNT_SHIFT_DEFAULT, 0, 10, prefix, err))
-		return -1;
+	if (!json_object_get(out, "icount_shift"))
+		json_object_set_new(out, "icount_shift", json_integer(ICOUNT_SHIFT_DEFAULT));
 	v = json_object_get(out, "accel");
-	if (v && json_is_string(v) && !strcmp(json_string_value(v), "kvm")) {
+	if (!strcmp(json_string_value(v), "kvm")) {
 		strbuf_addf(err, "%saccel: \"kvm\" cannot run a virtual clock (qemu's icount "
 				 "counts instructions only under TCG); use \"tcg\" or \"auto\"",
 			    prefix);
 		return -1;
 	}
-	if (!v || (json_is_string(v) && !strcmp(json_string_value(v), "auto")))
+	if (!strcmp(json_string_value(v), "auto"))
 		json_object_set_new(out, "accel", json_string("tcg"));
-	v = json_object_get(out, "tcg_thread");
-	if (v && json_is_string(v) && !strcmp(json_string_value(v), "multi")) {
+	if (!strcmp(param_str(out, "tcg_thread"), "multi")) {
 		strbuf_addf(err, "%stcg_thread: \"multi\" cannot run a virtual clock (qemu's "
 				 "icount needs every vCPU in one thread); use \"single\"",
 			    prefix);
 		return -1;
 	}
-	v = json_object_get(out, "qemu");
-	if (v && (!json_is_string(v) || !*json_string_value(v)))
-		return 0; /* check_boot_keys says what is wrong with it */
 	v = json_object_get(out, "cpus");
 	if (!v)
 		json_object_set_new(out, "cpus", json_integer(1));
-	else if (json_is_integer(v) && check_vt_cpus(out, json_integer_value(v), prefix, err))
+	else if (check_vt_cpus(out, json_integer_value(v), prefix, err))
 		return -1;
 	return 0;
 }
@@ -353,16 +373,7 @@ static int check_topology(json_t *out, const char *prefix, struct strbuf *err)
  */
 static int check_sealed(json_t *out, const char *prefix, struct strbuf *err)
 {
-	json_t *v = json_object_get(out, "sealed");
-	if (!v) {
-		json_object_set_new(out, "sealed", json_false());
-		return 0;
-	}
-	if (!json_is_boolean(v)) {
-		strbuf_addf(err, "%ssealed: true or false", prefix);
-		return -1;
-	}
-	if (json_is_true(v) && json_object_get(out, "ssh")) {
+	if (param_bool(out, "sealed") && json_object_get(out, "ssh")) {
 		strbuf_addf(err, "%ssealed: a sealed guest takes no input from the host; drop "
 				 "\"ssh\" or \"sealed\"", prefix);
 		return -1;
@@ -375,86 +386,48 @@ static int qemu_sealed(const json_t *conf)
 	return json_is_true(json_object_get(conf, "sealed"));
 }
 
-/* cpus, memory_mb, timeout_s, kvm_probe_s, accel, switch: defaults and ranges */
-static int check_numbers(json_t *out, const char *prefix, struct strbuf *err)
+/* cpus: 2 unless a virtual clock made it 1 */
+static void default_cpus(json_t *out)
 {
-	static const char *const accels[] = { "auto", "kvm", "tcg", NULL };
-	static const char *const switches[] = { "auto", "boot", "reboot", "kexec", "runtime",
-						NULL };
-	static const char *const packs[] = { "auto", "lz4", "plain", NULL };
-	static const char *const threads[] = { "single", "multi", NULL };
-	static const char *const thps[] = { "auto", "on", "off", NULL };
-
-	if (conf_integer(out, "cpus", 2, 1, 256, prefix, err) ||
-	    conf_integer(out, "memory_mb", 1024, 256, 1 << 20, prefix, err) ||
-	    conf_seconds(out, "timeout_s", 180.0, 5, 3600, prefix, err) ||
-	    conf_seconds(out, "kvm_probe_s", 4.0, 0.5, 120, prefix, err) ||
-	    conf_choice(out, "accel", "auto", accels, prefix, err) ||
-	    conf_choice(out, "switch", "auto", switches, prefix, err) ||
-	    conf_choice(out, "initramfs", "auto", packs, prefix, err) ||
-	    conf_choice(out, "tcg_thread", "single", threads, prefix, err) ||
-	    conf_choice(out, "host_thp", "auto", thps, prefix, err))
-		return -1;
-	return 0;
+	if (!json_object_get(out, "cpus"))
+		json_object_set_new(out, "cpus", json_integer(2));
 }
 
-/* kernel (default kernels/out/debian, must resolve), qemu, pvh, append */
-static int check_boot_keys(json_t *out, const char *where, struct strbuf *err)
+/* the kernel (a folder or an image) resolves */
+static int check_kernel(json_t *out, const char *prefix, struct strbuf *err)
 {
 	char image[PATH_MAX];
-	json_t *v = json_object_get(out, "kernel");
-	if (!v)
-		json_object_set_new(out, "kernel", json_string("kernels/out/debian"));
-	else if (!json_is_string(v) || !*json_string_value(v)) {
-		strbuf_addf(err, "%s: target.kernel: must be a kernel folder (kernels/out/...) "
-				 "or an image path", where);
-		return -1;
-	}
-	if (resolve_kernel(json_string_value(json_object_get(out, "kernel")), image,
-			   sizeof(image), NULL, NULL, 0, NULL, 0, err) < 0) {
+	if (resolve_kernel(param_str(out, "kernel"), image, sizeof(image), NULL, NULL, 0, NULL, 0,
+			   err) < 0) {
 		struct strbuf m = STRBUF_INIT;
-		strbuf_addf(&m, "%s: target.kernel: %s", where, err->buf);
+		strbuf_addf(&m, "%skernel: %s", prefix, err->buf);
 		strbuf_reset(err);
 		strbuf_addstr(err, m.buf);
 		strbuf_release(&m);
 		return -1;
 	}
-	/* no default: without one the qemu is chosen when it runs (qemu_vt_binary:
-	 * a virtual clock takes the one `make -C kernels qemu` provides), so that
-	 * a stored plan resumed later chooses the same way */
-	v = json_object_get(out, "qemu");
-	if (v && (!json_is_string(v) || !*json_string_value(v))) {
-		strbuf_addf(err, "%s: target.qemu: must be the qemu binary's name or path", where);
-		return -1;
-	}
-	v = json_object_get(out, "pvh");
-	if (!v)
-		json_object_set_new(out, "pvh", json_true());
-	else if (!json_is_boolean(v)) {
-		strbuf_addf(err, "%s: target.pvh: must be true or false", where);
-		return -1;
-	}
-	v = json_object_get(out, "append");
-	if (!v)
-		json_object_set_new(out, "append", json_string(""));
-	else if (!json_is_string(v) || strchr(json_string_value(v), '\n')) {
-		strbuf_addf(err, "%s: target.append: must be a one-line string of kernel "
-				 "parameters", where);
-		return -1;
-	}
 	return 0;
 }
 
+static json_t *append_value(json_t *v, const char *path, struct strbuf *err)
+{
+	if (!json_is_string(v) || strchr(json_string_value(v), '\n')) {
+		strbuf_addf(err, "%s: must be a one-line string of kernel parameters", path);
+		return NULL;
+	}
+	return json_incref(v);
+}
+
 /* "ssh": {"port", "authorized_keys", "host_key"} when present */
-static int check_ssh(json_t *out, const char *where, struct strbuf *err)
+static int check_ssh(json_t *out, const char *prefix, struct strbuf *err)
 {
 	json_t *v = json_object_get(out, "ssh"), *e;
 	const char *key;
 	if (!v)
 		return 0;
 	if (!json_is_object(v)) {
-		strbuf_addf(err, "%s: target.ssh: must be an object {\"port\": N, "
-				 "\"authorized_keys\": PATH, \"host_key\": PATH}", where);
+		strbuf_addf(err, "%sssh: must be an object {\"port\": N, "
+				 "\"authorized_keys\": PATH, \"host_key\": PATH}", prefix);
 		return -1;
 	}
 	json_object_foreach(v, key, e) {
@@ -462,28 +435,28 @@ static int check_ssh(json_t *out, const char *where, struct strbuf *err)
 		for (size_t i = 0; ssh_keys[i]; i++)
 			ok |= !strcmp(key, ssh_keys[i]);
 		if (!ok) {
-			strbuf_addf(err, "%s: target.ssh: unknown key \"%s\" (valid: port, "
-					 "authorized_keys, host_key)", where, key);
+			strbuf_addf(err, "%sssh: unknown key \"%s\" (valid: port, "
+					 "authorized_keys, host_key)", prefix, key);
 			return -1;
 		}
 	}
 	e = json_object_get(v, "port");
 	if (!json_is_integer(e) || json_integer_value(e) < 1 || json_integer_value(e) > 65535) {
-		strbuf_addf(err, "%s: target.ssh.port: must be an integer in 1..65535 (the "
-				 "port on 127.0.0.1 forwarded to the guest's port 22)", where);
+		strbuf_addf(err, "%sssh.port: must be an integer in 1..65535 (the "
+				 "port on 127.0.0.1 forwarded to the guest's port 22)", prefix);
 		return -1;
 	}
 	e = json_object_get(v, "authorized_keys");
 	if (!json_is_string(e) || access(json_string_value(e), R_OK) < 0) {
-		strbuf_addf(err, "%s: target.ssh.authorized_keys: must be a readable file of "
-				 "public keys%s%s", where, json_is_string(e) ? ": " : "",
+		strbuf_addf(err, "%sssh.authorized_keys: must be a readable file of "
+				 "public keys%s%s", prefix, json_is_string(e) ? ": " : "",
 			    json_is_string(e) ? strerror(errno) : "");
 		return -1;
 	}
 	e = json_object_get(v, "host_key");
 	if (e && (!json_is_string(e) || access(json_string_value(e), R_OK) < 0)) {
-		strbuf_addf(err, "%s: target.ssh.host_key: must be a readable dropbear host "
-				 "key (dropbearkey -t ed25519 -f FILE)", where);
+		strbuf_addf(err, "%sssh.host_key: must be a readable dropbear host "
+				 "key (dropbearkey -t ed25519 -f FILE)", prefix);
 		return -1;
 	}
 	return 0;
@@ -491,47 +464,129 @@ static int check_ssh(json_t *out, const char *where, struct strbuf *err)
 
 /* "tools": the programs copied into the guest; absent: those the plan's
  * workloads run (guest_tools) */
-static int check_tools(json_t *out, const char *where, struct strbuf *err)
+static json_t *tools_value(json_t *v, const char *path, struct strbuf *err)
 {
-	json_t *v = json_object_get(out, "tools"), *e;
 	size_t i;
-	if (!v)
-		return 0;
+	json_t *e;
 	if (!json_is_array(v))
 		goto bad_tools;
 	json_array_foreach(v, i, e)
 		if (!json_is_string(e) || !*json_string_value(e))
 			goto bad_tools;
-	return 0;
+	return json_incref(v);
 bad_tools:
-	strbuf_addf(err, "%s: target.tools: must be an array of program names or paths", where);
-	return -1;
+	strbuf_addf(err, "%s: must be an array of program names or paths", path);
+	return NULL;
 }
+
+static const char *const clocks[] = { "real", "virtual", NULL };
+static const char *const accels[] = { "auto", "kvm", "tcg", NULL };
+static const char *const switches[] = { "auto", "boot", "reboot", "kexec", "runtime", NULL };
+static const char *const packs[] = { "auto", "lz4", "plain", NULL };
+static const char *const threads[] = { "single", "multi", NULL };
+static const char *const thps[] = { "auto", "on", "off", NULL };
+
+/* the keys of a qemu target, one line each: qemu_check resolves the object
+ * with them first (types, bounds, defaults), then checks what joins keys
+ * (the clock's, ssh with sealed) and what the host must have (the kernel,
+ * ssh's files, the qemu's version); docs/qemu.md's table is written from it */
+static const struct param_spec qemu_options[] = {
+	{ "kernel", PT_STR, "\"kernels/out/debian\"", .kind = "path",
+	  .help = "a kernel folder with `kernel.json` (image, optional vmlinux and config) or an "
+		  "image path; checked at plan time" },
+	{ "cpus", PT_INT, NULL, 1, 256, .def_doc = "2; 1 with `\"clock\": \"virtual\"`",
+	  .help = "`-smp`" },
+	{ "memory_mb", PT_INT, "1024", 256, 1 << 20,
+	  .help = "`-m` (the initramfs lives in RAM; with kexec its archive too, and once more "
+		  "while kexec loads it: kexec with Debian's kernel needs about 384, as it did "
+		  "with the self-archive before)" },
+	{ "accel", PT_ENUM, "\"auto\"", .choices = accels,
+	  .help = "`auto`: KVM when `/dev/kvm` opens and the kernel prints within `kvm_probe_s`, "
+		  "else TCG (TCG with a virtual clock); `kvm`, `tcg` force one" },
+	{ "tcg_thread", PT_ENUM, "\"single\"", .choices = threads,
+	  .help = "under TCG, `single` runs every vCPU in one host thread (`-accel "
+		  "tcg,thread=single`), `multi` gives each its own (qemu's default); see TCG threads" },
+	{ "host_thp", PT_ENUM, "\"auto\"", .choices = thps,
+	  .help = "whether the guest's RAM may sit in transparent huge pages of the host: `auto` "
+		  "is `off` under TCG and `on` under KVM; `off` starts qemu with "
+		  "`prctl(PR_SET_THP_DISABLE)`; see Host memory" },
+	{ "kvm_probe_s", PT_REAL, "4.0", 0.5, 120,
+	  .help = "how long a KVM boot may stay silent before `auto` drops KVM (seconds)" },
+	{ "timeout_s", PT_REAL, "180.0", 5, 3600,
+	  .help = "seconds from qemu's start (or the kexec request) to the agent's banner" },
+	{ "switch", PT_ENUM, "\"auto\"", .choices = switches,
+	  .help = "`runtime`: boots after the first one write the preempt mode in the running "
+		  "guest (see Runtime switching); every boot configuration may differ only in its "
+		  "preempt mode, else the plan is refused at preflight. `auto`: the same when only "
+		  "the preempt mode changes and the running kernel can switch it, else a new VM. "
+		  "`kexec`: boots after the first one kexec inside the running guest when the "
+		  "kernel is the same. `boot`, `reboot`: every boot is a new VM" },
+	{ "pvh", PT_BOOL, "true",
+	  .help = "boot the folder's ELF `vmlinux` through PVH (no decompressor) when there is "
+		  "one; with `switch: kexec` the guest kexecs that vmlinux too" },
+	{ "append", PT_JSON, "\"\"", .kind = "string", .value = append_value,
+	  .help = "kernel parameters added to every boot (one line)" },
+	{ "tools", PT_JSON, .kind = "array of strings", .value = tools_value,
+	  .def_doc = "what the plan's workloads run",
+	  .help = "host programs copied into the guest with their libraries; a missing one is an "
+		  "error that names it. Absent: the `tool` of every workload and background load "
+		  "of the plan (`plan_tools`; the native `sl-*` ones come from next to the agent), "
+		  "plus `kexec` with `switch: kexec`; without a plan (`schedlab sysinfo`) "
+		  "cyclictest, hackbench, stress-ng" },
+	{ "initramfs", PT_ENUM, "\"auto\"", .choices = packs,
+	  .help = "`lz4`: the archive compressed with LZ4; `plain`: uncompressed; `auto`: LZ4 when "
+		  "the kernel's config has `CONFIG_RD_LZ4=y` (Debian's has, the minimal variants "
+		  "only gzip), else plain" },
+	{ "qemu", PT_STR, .kind = "path",
+	  .def_doc = "`qemu-system-x86_64`; with `\"clock\": \"virtual\"` the one `make -C "
+		     "kernels qemu` provides (`~/.cache/schedlab/qemu-vt/qemu-system-x86_64`) "
+		     "when it is there",
+	  .help = "the qemu binary; its version (`-version`) is stored with every boot "
+		  "(`qemu_version`) and in the boot's sysinfo (field `qemu`, with the binary, and a "
+		  "note when a virtual clock ran the system's qemu because the provided one is "
+		  "missing)" },
+	{ "clock", PT_ENUM, "\"real\"", .choices = clocks,
+	  .help = "`virtual`: the guest's clock counts the instructions it executes (`-icount "
+		  "shift=N,sleep=off,align=off`), so what it measures does not depend on the "
+		  "host's load; TCG only (refused with `\"accel\": \"kvm\"` and `\"tcg_thread\": "
+		  "\"multi\"`), `cpus` defaults to 1; 2 to 8 need qemu >= 8.1 (the qemu that will "
+		  "run is asked for its version before anything runs; an older one is refused "
+		  "naming it and `make -C kernels qemu`; docs/virtual-time.md, \"More than one "
+		  "vCPU\"). Recorded per boot (`clock`, `clock_shift` in `results`)" },
+	{ "icount_shift", PT_INT, NULL, 0, 10, .def_doc = "2 with `\"clock\": \"virtual\"`",
+	  .help = "with `\"clock\": \"virtual\"` only: every instruction takes 2^N ns of the "
+		  "guest's time (0: a 1 GHz virtual CPU, 2: 250 MHz); the default is chosen from "
+		  "measurement in docs/virtual-time.md, \"The speed\"" },
+	{ "sealed", PT_BOOL, "false",
+	  .help = "true: each boot a fresh guest that gets its runs with its initramfs and no "
+		  "input from the host, replies on its console (a file), powers off; stored through "
+		  "the batch path afterwards (docs/virtual-time.md, \"Sealed runs\"); not with `ssh`" },
+	{ "topology", PT_JSON, .kind = "object",
+	  .help = "`{\"sockets\", \"dies\", \"cores\", \"threads\"}`, each an integer >= 1: "
+		  "qemu's `-smp` layout; their product is `cpus` (or gives it); under TCG only "
+		  "`sockets` gives the guest two LLCs, `threads` > 1 is refused (docs/virtual-time.md, "
+		  "\"Topology\")" },
+	{ "ssh", PT_JSON, .kind = "object",
+	  .help = "`{\"port\": N, \"authorized_keys\": PATH, \"host_key\": PATH}`: a guest "
+		  "reachable by ssh on 127.0.0.1:port, for tests of the ssh target (docs/ssh.md); not "
+		  "with `sealed`" },
+	PARAM_END,
+};
 
 static json_t *qemu_check(const json_t *conf, const char *path, struct strbuf *err)
 {
-	const char *where = path ? path : "plan";
-	json_t *out;
-	char *prefix;
-	int bad;
-
-	if (!json_is_object(conf)) {
-		strbuf_addf(err, "%s: target: must be an object", where);
-		return NULL;
-	}
-	out = json_deep_copy(conf);
-	prefix = xstrfmt("%s: target.", where);
-	bad = conf_check_keys(out, known_keys, path ? path : "target", "a qemu target", err) ||
-	      check_topology(out, prefix, err) || check_clock(out, prefix, err) ||
-	      check_numbers(out, prefix, err) ||
-	      check_boot_keys(out, where, err) ||
-	      check_ssh(out, where, err) || check_tools(out, where, err) ||
-	      check_sealed(out, prefix, err);
+	const char *where = path ? path : "target";
+	json_t *out = target_conf_resolve(&qemu_target, conf, where, err);
+	char *prefix = xstrfmt("%s.", where);
+	int bad = !out || check_topology(out, prefix, err) || check_clock(out, prefix, err) ||
+		  check_kernel(out, prefix, err) ||
+		  check_ssh(out, prefix, err) || check_sealed(out, prefix, err);
 	free(prefix);
 	if (bad) {
 		json_decref(out);
 		return NULL;
 	}
+	default_cpus(out);
 	return out;
 }
 
@@ -815,7 +870,7 @@ static void build_cmdline(struct target *t, const struct boot_spec *b, struct st
 	/* a virtual clock: the same address-space layout for every program
 	 * (no ASLR), so that a run's instructions do not depend on where its
 	 * random draws put its stack and mappings (docs/virtual-time.md) */
-	if (target_clock_virtual(t->conf))
+	if (((const struct qemu_priv *)t->priv)->c.virt)
 		strbuf_addstr(cl, " norandmaps");
 	else
 		/* the real clock: a host too busy to run the guest for the
@@ -910,16 +965,16 @@ static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 	 * (docs/qemu.md, "TCG threads") */
 	if (!strcmp(accel, "tcg"))
 		strvec_pushf(&av, "tcg,thread=%s",
-			     json_string_value(json_object_get(t->conf, "tcg_thread")));
+			     p->c.tcg_thread);
 	else
 		strvec_push(&av, accel);
-	if (target_clock_virtual(t->conf)) {
+	if (p->c.virt) {
 		/* sleep=off: an idle guest's clock jumps to its next timer at
 		 * once instead of waiting for the host's; align=off: never slowed
 		 * to the host's pace. Both keep host time out of the guest's. */
 		strvec_push(&av, "-icount");
 		strvec_pushf(&av, "shift=%lld,sleep=off,align=off",
-			     (long long)json_integer_value(json_object_get(t->conf, "icount_shift")));
+			     (long long)p->c.icount_shift);
 		/* the guest's wall clock starts at a fixed date and runs with
 		 * the virtual clock: its boot time, which the kernel mixes into
 		 * its random pool, is the same at every boot */
@@ -934,7 +989,7 @@ static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 	smp_arg(&av, t->conf);
 	strvec_push(&av, "-m");
 	strvec_pushf(&av, "%lld",
-		     (long long)json_integer_value(json_object_get(t->conf, "memory_mb")));
+		     (long long)p->c.memory_mb);
 	strvec_push(&av, "-kernel");
 	strvec_push(&av, image);
 	strvec_push(&av, "-initrd");
@@ -953,9 +1008,9 @@ static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 	}
 	free(e1);
 	free(e2);
-	if (json_object_get(t->conf, "ssh")) {
+	if (p->c.ssh) {
 		/* user-mode network; only 127.0.0.1 is forwarded to the guest's sshd */
-		json_t *port = json_object_get(json_object_get(t->conf, "ssh"), "port");
+		json_t *port = json_object_get(p->c.ssh, "port");
 		strvec_push(&av, "-netdev");
 		strvec_pushf(&av, "user,id=n0,hostfwd=tcp:127.0.0.1:%lld-:22",
 			     (long long)json_integer_value(port));
@@ -978,7 +1033,7 @@ static int vm_start(struct target *t, struct qemu_priv *p, const char *image,
 	 * instead of 0.3 s. Under KVM they stay: there the host's page tables
 	 * (EPT) map the guest, and huge pages spare it TLB misses. */
 	{
-		const char *thp = json_string_value(json_object_get(t->conf, "host_thp"));
+		const char *thp = p->c.host_thp;
 		p->qemu.no_thp = !strcmp(thp, "off") || (!strcmp(thp, "auto") && !strcmp(accel, "tcg"));
 	}
 	if (proc_start(&p->qemu, err) < 0)
@@ -1010,8 +1065,8 @@ out:
 static int vm_wait_agent(struct target *t, struct qemu_priv *p, int kvm_probe,
 			 struct strbuf *err)
 {
-	double timeout = json_number_value(json_object_get(t->conf, "timeout_s"));
-	double probe = json_number_value(json_object_get(t->conf, "kvm_probe_s"));
+	double timeout = p->c.timeout_s;
+	double probe = p->c.kvm_probe_s;
 	double start = now_mono();
 	struct strbuf e = STRBUF_INIT;
 
@@ -1056,7 +1111,7 @@ static int kvm_usable(void)
 static int add_ssh_files(struct target *t, const char *image, struct strvec *bins,
 			 struct initramfs_file *files, size_t *nr, char **ko, struct strbuf *err)
 {
-	json_t *ssh = json_object_get(t->conf, "ssh");
+	const json_t *ssh = ((const struct qemu_priv *)t->priv)->c.ssh;
 	const char *hk = json_string_value(json_object_get(ssh, "host_key"));
 	char *dropbear = proc_which("dropbear");
 	char *dir = xstrdup(image), *slash = strrchr(dir, '/');
@@ -1168,8 +1223,8 @@ static int build_initrd(struct target *t, struct qemu_priv *p, const char *image
 			const char *boot_image, const char *config, const char *release,
 			struct strbuf *err)
 {
-	const char *sw = json_string_value(json_object_get(t->conf, "switch"));
-	const char *pack = json_string_value(json_object_get(t->conf, "initramfs"));
+	const char *sw = p->c.sw;
+	const char *pack = p->c.initramfs;
 	struct strvec bins = STRVEC_INIT;
 	struct initramfs_file *files = NULL;
 	struct pg_files pf = { STRVEC_INIT, STRVEC_INIT }, sf = { STRVEC_INIT, STRVEC_INIT };
@@ -1189,7 +1244,7 @@ static int build_initrd(struct target *t, struct qemu_priv *p, const char *image
 	for (size_t i = 0; i < sf.paths.nr; i++)
 		files[spec.nr_files++] = (struct initramfs_file){ sf.paths.v[i], sf.dsts.v[i], 0755, 0 };
 	spec.files = files;
-	if (json_object_get(t->conf, "ssh")) {
+	if (p->c.ssh) {
 		if (add_ssh_files(t, image, &bins, files, &spec.nr_files, &ko, err) < 0)
 			goto out;
 		spec.extra_init = ssh_init;
@@ -1240,7 +1295,7 @@ out:
 static int boot_new_vm(struct target *t, struct qemu_priv *p, const char *kernel,
 		       const struct boot_spec *b, struct boot_info *bi, struct strbuf *err)
 {
-	const char *accel = json_string_value(json_object_get(t->conf, "accel"));
+	const char *accel = p->c.accel;
 	char image[PATH_MAX], vmlinux[PATH_MAX], config[PATH_MAX], release[128];
 	const char *boot_image;
 	struct strbuf cl = STRBUF_INIT, probe_err = STRBUF_INIT;
@@ -1252,14 +1307,14 @@ static int boot_new_vm(struct target *t, struct qemu_priv *p, const char *kernel
 			   release, sizeof(release), err) < 0)
 		goto out;
 	/* the ELF vmlinux boots through PVH, without the decompressor */
-	boot_image = vmlinux[0] && json_is_true(json_object_get(t->conf, "pvh")) ? vmlinux : image;
+	boot_image = vmlinux[0] && p->c.pvh ? vmlinux : image;
 	if (build_initrd(t, p, image, boot_image, config, release, err) < 0)
 		goto out;
 	build_cmdline(t, b, &cl);
 	if (!strcmp(accel, "auto"))
 		accel = kvm_verdict >= 0 && kvm_usable() ? "kvm" : "tcg";
 	probe = !strcmp(accel, "kvm") && kvm_verdict == 0 &&
-		!strcmp(json_string_value(json_object_get(t->conf, "accel")), "auto");
+		!strcmp(p->c.accel, "auto");
 	if (vm_start(t, p, boot_image, cl.buf, accel, probe ? &probe_err : err) < 0) {
 		if (!probe)
 			goto out;
@@ -1296,7 +1351,7 @@ out:
 static int kexec_vm(struct target *t, struct qemu_priv *p, const struct boot_spec *b,
 		    struct boot_info *bi, long *console_from, struct strbuf *err)
 {
-	double timeout = json_number_value(json_object_get(t->conf, "timeout_s"));
+	double timeout = p->c.timeout_s;
 	char *old = xstrdup(agent_banner_boot_id(&p->conn));
 	struct strbuf cl = STRBUF_INIT, e = STRBUF_INIT;
 	double t0 = now_mono();
@@ -1406,14 +1461,15 @@ static int qemu_open(struct target *t, struct strbuf *err)
 		free(p);
 		return -1;
 	}
+	qemu_conf_read(t->conf, &p->c);
 	p->qemu_bin = qemu_vt_binary(t->conf, &p->qemu_fallback);
 	t->priv = p;
 	t->agent = NULL;
 	/* a virtual clock at shift 0 (1 ns an instruction) measured 4.3 host
 	 * seconds a guest second on a quiet host under TCG; a busy one takes
 	 * several times that. A larger shift makes the guest's second cheaper. */
-	if (target_clock_virtual(t->conf)) {
-		int shift = (int)json_integer_value(json_object_get(t->conf, "icount_shift"));
+	if (p->c.virt) {
+		int shift = p->c.icount_shift;
 		t->wall_per_s = shift < 4 ? 40.0 / (1 << shift) : 3;
 		/* each run at the same phase of the guest's periodic work, the
 		 * boot's late work done (docs/virtual-time.md, "Exact repeats") */
@@ -1426,12 +1482,12 @@ static int qemu_open(struct target *t, struct strbuf *err)
 /* accel, clock and qemu's version of the running VM into the boot row */
 static void set_clock(const struct target *t, const struct qemu_priv *p, struct boot_info *bi)
 {
-	int virt = target_clock_virtual(t->conf);
+	int virt = p->c.virt;
 	struct qemu_version v;
 	struct strbuf e = STRBUF_INIT;
 	snprintf(bi->accel, sizeof(bi->accel), "%s", p->accel);
 	snprintf(bi->clock, sizeof(bi->clock), "%s", virt ? "virtual" : "real");
-	bi->clock_shift = virt ? (int)json_integer_value(json_object_get(t->conf, "icount_shift"))
+	bi->clock_shift = virt ? p->c.icount_shift
 			       : -1;
 	snprintf(bi->qemu_version, sizeof(bi->qemu_version), "%s",
 		 qemu_version_probe(p->qemu_bin, &v, &e) == 0 ? v.text : "");
@@ -1475,9 +1531,9 @@ static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_in
 		     struct strbuf *err)
 {
 	struct qemu_priv *p = t->priv;
-	const char *sw = json_string_value(json_object_get(t->conf, "switch"));
+	const char *sw = p->c.sw;
 	const char *kernel = b->kernel ? b->kernel
-				       : json_string_value(json_object_get(t->conf, "kernel"));
+				       : p->c.kernel;
 	char image[PATH_MAX];
 	long from = 0;
 	int rc;
@@ -1491,7 +1547,7 @@ static int qemu_boot(struct target *t, const struct boot_spec *b, struct boot_in
 		return -1;
 	}
 	t->agent = NULL;
-	if (qemu_sealed(t->conf)) {
+	if (p->c.sealed) {
 		/* the batch path: the VM starts with its runs (sealed_submit) */
 		snprintf(bi->method, sizeof(bi->method), "sealed");
 		snprintf(p->accel, sizeof(p->accel), "tcg");
@@ -1677,8 +1733,8 @@ static struct batch_job *sealed_submit(struct target *t, const struct boot_spec 
 {
 	struct qemu_priv *p = t->priv;
 	const char *kernel = b->kernel ? b->kernel
-				       : json_string_value(json_object_get(t->conf, "kernel"));
-	const char *accel = json_string_value(json_object_get(t->conf, "accel"));
+				       : p->c.kernel;
+	const char *accel = p->c.accel;
 	char image[PATH_MAX], vmlinux[PATH_MAX], config[PATH_MAX], release[128];
 	struct strbuf cl = STRBUF_INIT;
 	struct batch_job *j = xcalloc(1, sizeof(*j));
@@ -1697,7 +1753,7 @@ static struct batch_job *sealed_submit(struct target *t, const struct boot_spec 
 			   release, sizeof(release), err) < 0)
 		goto fail;
 	const char *boot_image =
-		vmlinux[0] && json_is_true(json_object_get(t->conf, "pvh")) ? vmlinux : image;
+		vmlinux[0] && p->c.pvh ? vmlinux : image;
 	p->batch = SEALED_REQUESTS;
 	int brc = build_initrd(t, p, image, boot_image, config, release, err);
 	if (brc == 0)
@@ -1720,7 +1776,7 @@ static struct batch_job *sealed_submit(struct target *t, const struct boot_spec 
 	for (size_t i = 0; i < n; i++)
 		guest_s += runs[i].timeout_s;
 	double wall = t->wall_per_s > 0 ? t->wall_per_s : 1;
-	j->limit_s = json_number_value(json_object_get(t->conf, "timeout_s")) + guest_s * wall + 60;
+	j->limit_s = p->c.timeout_s + guest_s * wall + 60;
 	/* fault injection for t0547: a guest that outlives its limit */
 	const char *lim = getenv("SCHEDLAB_TEST_SEALED_LIMIT_S");
 	if (lim && atof(lim) > 0)
@@ -1817,6 +1873,8 @@ static void sealed_orphan(struct target *t, long long job_id, struct strbuf *why
 }
 
 const struct target_ops qemu_target = {
+	.options = qemu_options,
+	.doc = "docs/qemu.md",
 	.name = "qemu",
 	.summary = "a qemu VM booted from a kernel image and a generated initramfs; agent on "
 		   "ttyS1; switching by new boot, kexec or at run time; KVM when usable, else TCG",

@@ -143,12 +143,6 @@ struct ssh_priv {
 /* ------------------------------------------------------------------ */
 /* plan object                                                          */
 
-static const char *const known_keys[] = {
-	"type",      "host",        "user",        "port",     "identity",  "known_hosts",
-	"ssh_options", "switch",    "kernel",      "initrd",   "kernels_dir", "agent_dir",
-	"cmdline",   "append",      "timeout_s",   "connect_timeout_s", "reboot_hook",
-	"reboot_cmd", "agent",      "tools",       NULL
-};
 
 static int one_line_ok(const char *s)
 {
@@ -276,14 +270,7 @@ bad_opts:
  * folders on the target, timeouts, reboot_hook and reboot_cmd */
 static int check_switching(json_t *out, const char *where, struct strbuf *err)
 {
-	json_t *v = json_object_get(out, "switch");
-	const char *s = v ? json_string_value(v) : "auto";
-	if (!s || (strcmp(s, "auto") && strcmp(s, "kexec") && strcmp(s, "reboot") &&
-		   strcmp(s, "runtime"))) {
-		strbuf_addf(err, "%s.switch: must be auto, runtime, kexec or reboot", where);
-		return -1;
-	}
-	json_object_set_new(out, "switch", json_string(s));
+	json_t *v;
 	static const char *const strs[] = { "kernel", "initrd", "kernels_dir", "agent_dir",
 					    "cmdline", "append", "agent", NULL };
 	for (const char *const *k = strs; *k; k++) {
@@ -293,23 +280,11 @@ static int check_switching(json_t *out, const char *where, struct strbuf *err)
 			return -1;
 		}
 	}
-	if (!json_object_get(out, "agent_dir"))
-		json_object_set_new(out, "agent_dir", json_string(".cache/schedlab"));
-	if (!json_object_get(out, "kernels_dir"))
-		json_object_set_new(out, "kernels_dir", json_string(".cache/schedlab/kernels"));
 	if (!*json_string_value(json_object_get(out, "agent_dir")) ||
 	    !*json_string_value(json_object_get(out, "kernels_dir"))) {
 		strbuf_addf(err, "%s: agent_dir and kernels_dir must not be empty", where);
 		return -1;
 	}
-	if (!json_object_get(out, "append"))
-		json_object_set_new(out, "append", json_string(""));
-	char *prefix = xstrfmt("%s.", where);
-	int bad = conf_seconds(out, "timeout_s", 300.0, 5, 7200, prefix, err) ||
-		  conf_seconds(out, "connect_timeout_s", 20.0, 1, 600, prefix, err);
-	free(prefix);
-	if (bad)
-		return -1;
 	static const char *const argvs[] = { "reboot_hook", "reboot_cmd", NULL };
 	for (const char *const *k = argvs; *k; k++) {
 		v = json_object_get(out, *k);
@@ -319,39 +294,70 @@ static int check_switching(json_t *out, const char *where, struct strbuf *err)
 			return -1;
 		}
 	}
-	if (!json_object_get(out, "reboot_cmd"))
-		json_object_set_new(out, "reboot_cmd", json_pack("[s]", "reboot"));
 	return 0;
 }
 
-/* where the workloads' programs come from: "bundle" (copied, default) or
- * "target" (installed on the box) */
-static int check_tools(json_t *out, const char *where, struct strbuf *err)
-{
-	static const char *const kinds[] = { "bundle", "target", NULL };
-	char *prefix = xstrfmt("%s.", where);
-	int bad = conf_choice(out, "tools", "bundle", kinds, prefix, err);
-	free(prefix);
-	if (bad)
-		strbuf_addstr(err, " (\"bundle\": copy the workloads' programs with their "
-				   "libraries to the target, the default; \"target\": run the "
-				   "programs installed there)");
-	return bad ? -1 : 0;
-}
+static const char *const switches[] = { "auto", "runtime", "kexec", "reboot", NULL };
+static const char *const tool_kinds[] = { "bundle", "target", NULL };
+
+/* the keys of an ssh target, one line each (docs/ssh.md's table is written
+ * from it); the strings that reach ssh's command line or the target's shell
+ * are checked by check_login and check_switching after it */
+static const struct param_spec ssh_options[] = {
+	{ "host", PT_JSON, .kind = "string", .def_doc = "required",
+	  .help = "host name or address (no leading `-`, no spaces, quotes or `@`)" },
+	{ "user", PT_JSON, .kind = "string", .def_doc = "ssh config", .help = "`-l user`" },
+	{ "port", PT_JSON, .kind = "integer 1..65535", .def_doc = "ssh config", .help = "`-p port`" },
+	{ "identity", PT_JSON, .kind = "path", .def_doc = "ssh config",
+	  .help = "`-i FILE -o IdentitiesOnly=yes`" },
+	{ "known_hosts", PT_JSON, .kind = "path", .def_doc = "ssh config",
+	  .help = "`-o UserKnownHostsFile=FILE` (the file must exist)" },
+	{ "ssh_options", PT_JSON, .kind = "array of strings", .def_doc = "`[]`",
+	  .help = "more `-o Key=value` options, e.g. `[\"StrictHostKeyChecking=accept-new\", "
+		  "\"ProxyJump=gw\"]`; only transport, authentication and host-key options are "
+		  "accepted (the list is in the error message); options that run a local command "
+		  "(`ProxyCommand`, `LocalCommand`, `KnownHostsCommand`, ...) are refused" },
+	{ "switch", PT_ENUM, "\"auto\"", .choices = switches,
+	  .help = "how a boot configuration is brought about: `runtime` (write the preempt mode "
+		  "in the running kernel; only the preempt mode may differ between boot "
+		  "configurations, else refused at preflight), `kexec` or `reboot`; `auto`: "
+		  "`runtime` when only the preempt mode changes and the running kernel can switch "
+		  "it, else `kexec` (the plan's top-level `switch` lands here)" },
+	{ "kernel", PT_JSON, .kind = "string", .def_doc = "`/boot/vmlinuz-<release>`",
+	  .help = "the kernel image on the target for boots that name no kernel" },
+	{ "initrd", PT_JSON, .kind = "string", .def_doc = "`/boot/initrd.img-<release>`",
+	  .help = "the initrd on the target (`\"\"`: none)" },
+	{ "cmdline", PT_JSON, .kind = "string", .def_doc = "the running one",
+	  .help = "the machine's own kernel command line, see below" },
+	{ "append", PT_JSON, "\"\"", .kind = "string", .help = "parameters added to every boot" },
+	{ "timeout_s", PT_REAL, "300.0", 5, 7200,
+	  .help = "seconds from the kexec/reboot request until an agent answers with a new "
+		  "boot_id" },
+	{ "connect_timeout_s", PT_REAL, "20.0", 1, 600,
+	  .help = "ssh `ConnectTimeout` of the first connection (5 s while polling a rebooting "
+		  "machine)" },
+	{ "reboot_hook", PT_JSON, .kind = "array of strings",
+	  .help = "argv run on the target before a reboot (see Switching)" },
+	{ "reboot_cmd", PT_JSON, "[\"reboot\"]", .kind = "array of strings",
+	  .help = "argv that reboots the target" },
+	{ "agent_dir", PT_JSON, "\".cache/schedlab\"", .kind = "string",
+	  .help = "where the agent lives on the target (relative: to the login's home)" },
+	{ "kernels_dir", PT_JSON, "\".cache/schedlab/kernels\"", .kind = "string",
+	  .help = "where local kernel images are copied" },
+	{ "agent", PT_JSON, .kind = "path", .def_doc = "`bin/schedlab-agent`",
+	  .help = "the agent binary to install" },
+	{ "tools", PT_ENUM, "\"bundle\"", .choices = tool_kinds,
+	  .help = "where the workloads' programs come from: `bundle` copies them, with their "
+		  "libraries and the dynamic loader, to the target (below); `target` runs the ones "
+		  "installed there (`rt-tests`, `stress-ng`, ...)" },
+	PARAM_END,
+};
 
 static json_t *ssh_check(const json_t *conf, const char *path, struct strbuf *err)
 {
 	const char *where = path ? path : "target";
-	json_t *out;
-
-	if (!json_is_object(conf)) {
-		strbuf_addf(err, "%s: must be an object", where);
-		return NULL;
-	}
-	out = json_deep_copy(conf);
-	if (conf_check_keys(out, known_keys, where, "an ssh target", err) ||
-	    check_login(out, where, err) || check_switching(out, where, err) ||
-	    check_tools(out, where, err)) {
+	json_t *out = target_conf_resolve(&ssh_target, conf, where, err);
+	if (out && (check_login(out, where, err) || check_switching(out, where, err))) {
 		json_decref(out);
 		return NULL;
 	}
@@ -1354,6 +1360,8 @@ static void ssh_close(struct target *t)
 }
 
 const struct target_ops ssh_target = {
+	.options = ssh_options,
+	.doc = "docs/ssh.md",
 	.name = "ssh",
 	.summary = "a machine reached with the OpenSSH client (batch mode); the agent is copied "
 		   "to it; switching at run time, by kexec or by reboot with a one-shot boot entry",

@@ -45,12 +45,27 @@ const char *target_names(void)
 	return buf;
 }
 
+const struct target_ops *const *target_all(void)
+{
+	return targets;
+}
+
+json_t *target_conf_resolve(const struct target_ops *ops, const json_t *conf, const char *path,
+			    struct strbuf *err)
+{
+	char *what = xstrfmt("the %s target", ops->name);
+	json_t *out = opts_resolve(ops->options, conf, path, what, 1, err);
+	free(what);
+	return out;
+}
+
 int target_check_registry(struct strbuf *err)
 {
 	for (const struct target_ops *const *t = targets; *t; t++) {
 		const struct target_ops *o = *t;
 		if (!o->name || !o->check || !o->open || !o->boot || !o->close || !o->sysinfo ||
-		    !o->exec || !o->knob_set || !o->knob_restore) {
+		    !o->exec || !o->knob_set || !o->knob_restore ||
+		    !o->options || !o->doc) {
 			strbuf_addf(err, "target %s: missing a required hook", o->name ? o->name : "?");
 			return -1;
 		}
@@ -237,37 +252,6 @@ void target_drain_tail(int fd, struct strbuf *tail, size_t max)
 		strbuf_add(tail, buf, (size_t)n);
 		strbuf_tail(tail, max);
 	}
-}
-
-int conf_integer(json_t *obj, const char *name, int def, int lo, int hi, const char *prefix,
-		 struct strbuf *err)
-{
-	json_t *v = json_object_get(obj, name);
-	if (!v) {
-		json_object_set_new(obj, name, json_integer(def));
-		return 0;
-	}
-	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
-		strbuf_addf(err, "%s%s: must be an integer in %d..%d", prefix, name, lo, hi);
-		return -1;
-	}
-	return 0;
-}
-
-int conf_seconds(json_t *obj, const char *name, double def, double lo, double hi,
-		 const char *prefix, struct strbuf *err)
-{
-	json_t *v = json_object_get(obj, name);
-	if (!v) {
-		json_object_set_new(obj, name, json_real(def));
-		return 0;
-	}
-	if (!json_is_number(v) || json_number_value(v) < lo || json_number_value(v) > hi) {
-		strbuf_addf(err, "%s%s: must be a number of seconds in %g..%g", prefix, name, lo,
-			    hi);
-		return -1;
-	}
-	return 0;
 }
 
 int conf_choice(json_t *obj, const char *name, const char *def, const char *const *allowed,

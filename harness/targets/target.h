@@ -30,6 +30,7 @@
 #include <jansson.h>
 
 #include "harness/agent/protocol.h"
+#include "harness/util/opts.h"
 #include "harness/util/strbuf.h"
 
 /* what a target can switch between boots */
@@ -104,6 +105,12 @@ struct target_ops {
 	const char *name;
 	const char *summary;
 	unsigned caps;
+	/* the keys of its plan object, one line each (harness/util/opts.h;
+	 * "type" is implicit): check() resolves the object with them first
+	 * (target_conf_resolve), `schedlab help targets` prints them, and the
+	 * table in .doc is written from them (tests/unit/test_opts.c) */
+	const struct param_spec *options;
+	const char *doc;          /* the docs' file with its table: "docs/qemu.md" */
 	/* validate and fill defaults of the plan's target object; return new object */
 	json_t *(*check)(const json_t *conf, const char *path, struct strbuf *err);
 	/* can this boot spec be honoured at all? (plan time, given sysinfo when connected) */
@@ -193,7 +200,15 @@ const struct target_ops *target_find(const char *name);
  * as one batch (the session's batch path: session_batch.c) */
 int target_batch(const struct target_ops *ops, const json_t *conf);
 const char *target_names(void);
+/* every registered target, NULL-terminated */
+const struct target_ops *const *target_all(void);
 int target_check_registry(struct strbuf *err);
+/* a plan's target object of ops checked against ops->options (unknown keys
+ * "PATH.KEY: unknown key for the NAME target (valid: ...)", types, ranges)
+ * with its defaults filled in: a new object, or NULL with the message;
+ * `path` "target" or "targets[1]" */
+json_t *target_conf_resolve(const struct target_ops *ops, const json_t *conf, const char *path,
+			    struct strbuf *err);
 
 /* default hooks that talk to t->agent */
 int target_agent_sysinfo(struct target *t, json_t **out, struct strbuf *err);
@@ -249,17 +264,9 @@ void target_reap_within(struct child *c, double seconds);
  * keeping the last max bytes in tail */
 void target_drain_tail(int fd, struct strbuf *tail, size_t max);
 
-/*
- * Fields of a plan's target object with a default: absent, the default is
- * set; present, it must be in range, else -1 and "<prefix><name>: must be
- * ...". The prefix says where the object is ("plan: target." or
- * "targets[1].").
- */
-int conf_integer(json_t *obj, const char *name, int def, int lo, int hi, const char *prefix,
-		 struct strbuf *err);
-int conf_seconds(json_t *obj, const char *name, double def, double lo, double hi,
-		 const char *prefix, struct strbuf *err);
-/* a string that must be one of allowed (NULL-terminated); def when absent */
+/* a string of a nested object (lava's "artifacts") that must be one of
+ * allowed (NULL-terminated), def when absent; else -1 and "<prefix><name>:
+ * must be one of ...". A target's own keys are its options table's */
 int conf_choice(json_t *obj, const char *name, const char *def, const char *const *allowed,
 		const char *prefix, struct strbuf *err);
 

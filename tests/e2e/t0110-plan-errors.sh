@@ -224,6 +224,14 @@ for v in d["execution"]:
 assert [v["round"] for v in d["execution"]] == [0, 1, 2]
 ' "$TMP/a.json"
 
+# the keys' tables (harness/util/opts.h): the help that docs' tables are written from
+expect_exit 0 "schedlab help plan" schedlab help plan
+contains "... names the top-level keys with their defaults" "$TMP/out" 'order          enum   {interleaved|sequential}'
+expect_exit 0 "schedlab help targets qemu --markdown" schedlab help targets qemu --markdown
+contains "... a Markdown row a key" "$TMP/out" '| `cpus` | integer 1..256 |'
+expect_exit 2 "schedlab help targets of an unknown target: exit 2" schedlab help targets vmware
+contains "... naming the valid ones" "$TMP/err" 'help targets vmware: unknown target (valid: local, qemu, ssh, lava)'
+
 # ---- a refused command creates no file ----
 mkdir -p "$TMP/nofile"
 cd "$TMP/nofile" || exit 1

@@ -50,7 +50,7 @@ P
 expect_exit 0 "plan accepts \"sealed\": true" schedlab plan "$TMP/p.json"
 sed 's/"sealed": true/"sealed": 1/' "$TMP/p.json" >"$TMP/bad.json"
 expect_exit 2 "\"sealed\": 1 is refused" schedlab plan "$TMP/bad.json"
-contains "... naming the key and what is valid" "$TMP/err" "target.sealed: true or false"
+contains "... naming the key and what is valid" "$TMP/err" "target.sealed: must be true or false"
 
 t0=$(date +%s)
 schedlab run "$TMP/p.json" --db "$DB" --tag quiet --quiet >"$TMP/out" 2>"$TMP/err"

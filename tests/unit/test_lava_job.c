@@ -244,7 +244,7 @@ TEST(jobs_logs_artifacts)
 	json_decref(c);
 	CHECK(check_text(BASE ",\"max_jobs\":3}", &e) == 0);
 	CHECK(check_text(BASE ",\"max_jobs\":0}", &e) == -1);
-	CHECK_CONTAINS(e.buf, "plan: target.max_jobs: must be an integer from 1 to 1024");
+	CHECK_CONTAINS(e.buf, "plan: target.max_jobs: must be a positive integer no larger than 1024");
 	CHECK(check_text(BASE ",\"max_jobs\":\"2\"}", &e) == -1);
 	CHECK(check_text(BASE ",\"log_max_mb\":0}", &e) == -1);
 	CHECK_CONTAINS(e.buf, "log_max_mb");

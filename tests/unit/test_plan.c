@@ -525,9 +525,9 @@ TEST(top_level_value_errors)
 	check_err("{\"seed\": -1, \"workloads\": [{\"type\": \"hackbench\"}]}",
 		  "p.json: seed: must be a non-negative integer");
 	check_err("{\"order\": \"random\", \"workloads\": [{\"type\": \"hackbench\"}]}",
-		  "p.json: order: must be one of interleaved, sequential");
+		  "p.json: order: must be one of \"interleaved\", \"sequential\"");
 	check_err("{\"switch\": \"kexek\", \"workloads\": [{\"type\": \"hackbench\"}]}",
-		  "p.json: switch: must be one of auto, runtime, reboot, kexec");
+		  "p.json: switch: must be one of \"auto\", \"runtime\", \"reboot\", \"kexec\"");
 	check_err("{\"schedstat\": 1, \"workloads\": [{\"type\": \"hackbench\"}]}",
 		  "p.json: schedstat: must be true or false");
 	check_err("{\"name\": \"\", \"workloads\": [{\"type\": \"hackbench\"}]}",
@@ -555,19 +555,19 @@ TEST(virtual_clock_errors)
 #define QV(extra) "{\"target\": {\"type\": \"qemu\", \"clock\": \"virtual\"" extra "}, " \
 		  "\"workloads\": [{\"type\": \"hackbench\"}]}"
 	check_err(QV(", \"accel\": \"kvm\""),
-		  "p.json: target: target.accel: \"kvm\" cannot run a virtual clock");
+		  "p.json: target.accel: \"kvm\" cannot run a virtual clock");
 	check_err(QV(", \"tcg_thread\": \"multi\""),
-		  "p.json: target: target.tcg_thread: \"multi\" cannot run a virtual clock");
+		  "p.json: target.tcg_thread: \"multi\" cannot run a virtual clock");
 	check_err(QV(", \"icount_shift\": 11"),
-		  "p.json: target: target.icount_shift: must be an integer in 0..10");
+		  "p.json: target.icount_shift: must be a non-negative integer no larger than 10");
 	check_err(QV(", \"icount_shift\": \"0\""),
-		  "p.json: target: target.icount_shift: must be an integer in 0..10");
+		  "p.json: target.icount_shift: must be a non-negative integer no larger than 10");
 	check_err("{\"target\": {\"type\": \"qemu\", \"clock\": \"instructions\"}, "
 		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
-		  "p.json: target: target.clock: must be one of \"real\", \"virtual\"");
+		  "p.json: target.clock: must be one of \"real\", \"virtual\"");
 	check_err("{\"target\": {\"type\": \"qemu\", \"icount_shift\": 3}, "
 		  "\"workloads\": [{\"type\": \"hackbench\"}]}",
-		  "p.json: target: target.icount_shift: only with \"clock\": \"virtual\"");
+		  "p.json: target.icount_shift: only with \"clock\": \"virtual\"");
 #undef QV
 }
 
@@ -592,7 +592,7 @@ static char *qemu_check_err(const char *text)
 	struct strbuf err = STRBUF_INIT;
 	json_t *in = json_loads(text, 0, NULL), *out;
 	CHECK(in != NULL);
-	out = qemu_target.check(in, "p.json", &err);
+	out = qemu_target.check(in, "target", &err);
 	CHECK(out != NULL || err.len);
 	json_decref(out);
 	json_decref(in);
@@ -614,7 +614,7 @@ TEST(virtual_clock_cpus_need_qemu_8_1)
 		    "\"qemu\": \"%s\", \"cpus\": " cpus "}", q
 	t = xstrfmt(QK(old, "2"));
 	e = qemu_check_err(t);
-	CHECK_CONTAINS(e, "p.json: target.cpus: 2 vCPUs on a virtual clock need qemu >= 8.1");
+	CHECK_CONTAINS(e, "target.cpus: 2 vCPUs on a virtual clock need qemu >= 8.1");
 	CHECK_CONTAINS(e, "qemu-old is 7.2.22: run `make -C kernels qemu`");
 	free(e), free(t);
 	t = xstrfmt(QK(new, "2"));
@@ -627,7 +627,7 @@ TEST(virtual_clock_cpus_need_qemu_8_1)
 	free(e), free(t);
 	t = xstrfmt(QK(new, "9"));
 	e = qemu_check_err(t);
-	CHECK_CONTAINS(e, "p.json: target.cpus: a virtual clock runs 1 to 8 vCPUs, not 9");
+	CHECK_CONTAINS(e, "target.cpus: a virtual clock runs 1 to 8 vCPUs, not 9");
 	free(e), free(t);
 	/* one vCPU asks nothing of the qemu; a missing one is named */
 	t = xstrfmt(QK("/nonexistent/qemu", "1"));
@@ -667,7 +667,7 @@ TEST(virtual_clock_cpus_need_qemu_8_1)
 	/* the checked object names no qemu: it is chosen when the VM starts */
 	json_t *in = json_loads(noq, 0, NULL);
 	struct strbuf err = STRBUF_INIT;
-	json_t *out = qemu_target.check(in, "p.json", &err);
+	json_t *out = qemu_target.check(in, "target", &err);
 	CHECK(out && !json_object_get(out, "qemu"));
 	int fallback = -1;
 	char *bin = qemu_vt_binary(out, &fallback);

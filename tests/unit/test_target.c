@@ -201,7 +201,7 @@ TEST(plan_switch_reaches_the_target)
 	e = load("{\"target\": {\"type\": \"ssh\", \"host\": \"h\", \"switch\": \"warp\"}, "
 		 "\"workloads\": [{\"type\": \"hackbench\"}]}", &p, &rc);
 	CHECK(rc == -1);
-	CHECK_CONTAINS(e, "switch: must be auto, runtime, kexec or reboot");
+	CHECK_CONTAINS(e, "switch: must be one of \"auto\", \"runtime\", \"kexec\", \"reboot\"");
 	plan_release(&p);
 	free(e);
 	/* the local target still only switches at run time */
