@@ -40,7 +40,7 @@ P
 plan "$TMP/bad1.json" '"cpus": 6, "topology": {"sockets": 2, "cores": 2}'
 expect_exit 2 "a topology whose product is not cpus is refused" schedlab plan "$TMP/bad1.json"
 contains "... naming the file, the key and the rule" "$TMP/err" \
-	"$TMP/bad1.json: target: target.topology: sockets x dies x cores x threads = 2x1x2x1 = 4, but cpus is 6"
+	"$TMP/bad1.json: target.topology: sockets x dies x cores x threads = 2x1x2x1 = 4, but cpus is 6"
 plan "$TMP/bad2.json" '"topology": {"sockets": 2, "cores": 8}'
 expect_exit 2 "16 vCPUs on a virtual clock are refused" schedlab plan "$TMP/bad2.json"
 contains "... saying what a virtual clock runs" "$TMP/err" \

@@ -714,21 +714,21 @@ TEST(qemu_topology_in_the_target)
 	json_decref(out), json_decref(in);
 	t = xstrfmt(QT(q10, "real", "\"cpus\": 6, \"topology\": {\"sockets\": 2, \"cores\": 2}"));
 	e = qemu_check_err(t);
-	CHECK_STR(e, "p.json: target.topology: sockets x dies x cores x threads = 2x1x2x1 = 4, "
+	CHECK_STR(e, "target.topology: sockets x dies x cores x threads = 2x1x2x1 = 4, "
 		     "but cpus is 6: the product must equal cpus (leave out cpus, or cores, to "
 		     "have it follow)");
 	free(e), free(t);
 	t = xstrfmt(QT(q10, "virtual", "\"topology\": {\"sockets\": 2, \"cores\": 8}"));
 	e = qemu_check_err(t);
-	CHECK_STR(e, "p.json: target.topology: 2x1x8x1 = 16 vCPUs; a virtual clock runs 1 to 8");
+	CHECK_STR(e, "target.topology: 2x1x8x1 = 16 vCPUs; a virtual clock runs 1 to 8");
 	free(e), free(t);
 	t = xstrfmt(QT(q10, "virtual", "\"topology\": {\"cores\": 2, \"threads\": 2}"));
 	e = qemu_check_err(t);
-	CHECK_CONTAINS(e, "p.json: target.topology.threads: 2 threads a core under TCG");
+	CHECK_CONTAINS(e, "target.topology.threads: 2 threads a core under TCG");
 	free(e), free(t);
 	t = xstrfmt(QT(q40, "real", "\"topology\": {\"dies\": 2}"));
 	e = qemu_check_err(t);
-	CHECK_CONTAINS(e, "p.json: target.topology.dies: more than one die needs qemu >= 4.1 on "
+	CHECK_CONTAINS(e, "target.topology.dies: more than one die needs qemu >= 4.1 on "
 			  "x86; this qemu is 4.0.0");
 	free(e), free(t);
 	t = xstrfmt(QT(q10, "virtual", "\"topology\": {\"dies\": 2, \"cores\": 2}"));
@@ -738,11 +738,11 @@ TEST(qemu_topology_in_the_target)
 	/* a cpus of 0 is cpus' own error, not one the topology fills in */
 	t = xstrfmt(QT(q10, "real", "\"cpus\": 0, \"topology\": {\"sockets\": 2}"));
 	e = qemu_check_err(t);
-	CHECK_STR(e, "p.json: target.cpus: must be an integer in 1..256");
+	CHECK_STR(e, "target.cpus: must be a positive integer no larger than 256");
 	free(e), free(t);
 	t = xstrfmt(QT(q10, "real", "\"topology\": {\"socket\": 2}"));
 	e = qemu_check_err(t);
-	CHECK_STR(e, "p.json: target.topology.socket: unknown key (valid: sockets, dies, cores, "
+	CHECK_STR(e, "target.topology.socket: unknown key (valid: sockets, dies, cores, "
 		     "threads)");
 	free(e), free(t);
 #undef QT
