@@ -23,7 +23,7 @@
  * it again, up to infra_retries times.
  *
  * Several boots are in flight at once (batch_submit / batch_wait /
- * batch_collect, driven by session_batch.c batch_execute): up to the target's
+ * batch_collect, driven by session_batch.c session_batch_execute): up to the target's
  * max_jobs, by default one per device LAVA has for the job. Each job has
  * its own files in the private folder. The whole job log is kept with the
  * boot (its console, up to log_max_mb, cut in the middle with a note).
