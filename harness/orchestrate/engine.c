@@ -1089,3 +1089,56 @@ enum engine_outcome engine_run_collect(struct engine *c, size_t k, struct engine
 		c->exit_code = c->exit_code ? c->exit_code : 1;
 	return oc;
 }
+
+void engine_execute(struct engine *c, const struct engine_driver *d)
+{
+	size_t slots = d->slots(c);
+	void **fl = xcalloc(slots + 1, sizeof(*fl));      /* the boots in flight */
+	size_t *fl_i = xcalloc(slots + 1, sizeof(*fl_i)); /* the first run of each */
+	size_t nfl = 0, i = 0;
+	size_t *again = xcalloc(c->n + 1, sizeof(*again)), nagain = 0; /* boots to begin again */
+	int *tries = xcalloc(c->n + 1, sizeof(*tries)); /* of the boot starting at run k */
+	int fl_round = 0;
+	for (;;) {
+		while (nfl < slots && (nagain || i < c->n) && !session_aborted(c->o) &&
+		       c->exit_code != 2) {
+			size_t s = nagain ? again[nagain - 1] : i, j = engine_boot_end(c, s);
+			/* sequential repetitions: a new round waits for the last one */
+			if (c->seq && nfl && c->runs[s].round != fl_round)
+				break;
+			if (engine_seq_look(c, c->runs[s].round)) {
+				c->exit_code = 2;
+				break;
+			}
+			if (nagain)
+				nagain--;
+			else
+				i = j;
+			if (!engine_boot_needed(c, s, j))
+				continue;
+			fl_round = c->runs[s].round;
+			void *boot = d->begin(c, s, j);
+			if (boot) {
+				fl[nfl] = boot;
+				fl_i[nfl++] = s;
+			}
+		}
+		if (!nfl)
+			break;
+		size_t k = c->exit_code == 2 ? 0 : d->wait(c, fl, nfl);
+		if (k >= nfl)
+			k = 0;
+		size_t s = fl_i[k];
+		if (d->end(c, fl[k], c->exit_code == 2, tries[s])) {
+			tries[s]++;
+			again[nagain++] = s;
+		}
+		nfl--;
+		fl[k] = fl[nfl];
+		fl_i[k] = fl_i[nfl];
+	}
+	free(fl);
+	free(fl_i);
+	free(again);
+	free(tries);
+}

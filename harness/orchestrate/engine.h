@@ -2,10 +2,11 @@
  * The session engine (engine.c): the state of a session being worked
  * through (struct engine), of one boot (struct engine_boot) and of one run
  * (struct engine_run), and the steps every way of running a boot takes.
- * Two drivers use it: session.c runs a live target's boots run by run
- * (session_execute), session_batch.c a batch target's boots as jobs
- * (session_batch_execute, also the job a plan would submit:
- * session_batch_job). For those files only; engine.c calls neither of them.
+ * Its loop (engine_execute) works through a session's boots with one of
+ * two drivers (struct engine_driver): session.c's runs a live target's
+ * boots run by run, session_batch.c's a batch target's boots as jobs (also
+ * the job a plan would submit: session_batch_job). For those files only;
+ * engine.c calls neither of them (only the driver it is handed).
  */
 #ifndef SL_ENGINE_H
 #define SL_ENGINE_H
@@ -93,6 +94,46 @@ struct engine_boot {
 	char desc[200];         /* "boot 2: KERNEL, preempt=full, cmdline: ..." */
 	int booted;
 };
+
+/*
+ * A driver of the engine's loop (engine_execute): how a boot's runs get to
+ * the target and their replies back, as fio's ioengines are (queue, commit,
+ * getevents; a synchronous engine's requests complete at once). The live
+ * driver (session.c) is a boot whose runs complete at once: begin boots the
+ * target, runs each run (marked, measured, collected) and stores it all, and
+ * leaves nothing in flight. The batch driver (session_batch.c: lava, sealed
+ * qemu) queues the boot's runs, marks them in one commit, submits them as one
+ * job and collects it when it ends.
+ *   slots  how many boots may be in flight (>= 1); asked once, first
+ *   begin  the boot of runs [i, j) (some still needed): begun with
+ *          engine_boot_begin; the boot in flight, or NULL when it completed
+ *          at once (its boot and runs stored, or a database error in
+ *          c->exit_code)
+ *   wait   block until one of boots[0..n) ended (or Ctrl-C): its index;
+ *          NULL when begin never leaves one in flight
+ *   end    collect boot (cancel: cancel it first, on Ctrl-C or a database
+ *          error), store it and its runs exactly once, free it; 1 when it is
+ *          to be begun again (a boot the lab failed, tried `tries` times so
+ *          far), else 0; NULL as wait
+ */
+struct engine_driver {
+	const char *name;
+	size_t (*slots)(struct engine *c);
+	void *(*begin)(struct engine *c, size_t i, size_t j);
+	size_t (*wait)(struct engine *c, void *const *boots, size_t n);
+	int (*end)(struct engine *c, void *boot, int cancel, int tries);
+};
+
+/*
+ * The session's one loop, for every driver: the boots in execution order,
+ * up to d->slots in flight; sequential repetitions look at what is stored
+ * before each round (a new round waits for the last one's boots to end), and
+ * a boot none of whose runs is still needed is not begun; a boot to be begun
+ * again goes before the next new one. Stops at Ctrl-C or a database error
+ * (the boots in flight ended, canceled); the outcome in c->exit_code,
+ * c->resumable.
+ */
+void engine_execute(struct engine *c, const struct engine_driver *d);
 
 /* ---- the steps (engine.c) ------------------------------------------------ */
 

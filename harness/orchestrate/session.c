@@ -12,13 +12,15 @@
  * marks the boot's next run running (run_one: one commit a run). The
  * controller only waits while a measurement runs.
  *
- * This is the live driver of the session engine (engine.h: the state of a
- * session, a boot and a run, and the steps they take): do_boot is
- * engine_boot_begin, engine_boot_store, then engine_boot_skipped or
- * run_boot_runs; run_one is engine_mark_next, measure, engine_settle,
- * engine_run_collect. Interruption comes only through
- * session_opts.abort_flag. A batch target (lava, sealed qemu) runs a boot's
- * runs as one job instead: session_batch.c, the same steps.
+ * The boots are worked through by the session engine's one loop
+ * (engine.h: engine_execute, the state of a session, a boot and a run, and
+ * the steps) with one of two drivers. This file holds the live one: a boot
+ * whose runs complete at once (live_boot: engine_boot_begin,
+ * engine_boot_store, then engine_boot_skipped or run_boot_runs; run_one:
+ * engine_mark_next, measure, engine_settle, engine_run_collect). A batch
+ * target (lava, sealed qemu) runs a boot's runs as one job instead:
+ * session_batch.c's driver, the same loop and steps. Interruption comes
+ * only through session_opts.abort_flag.
  */
 #include "harness/orchestrate/session.h"
 #include "harness/orchestrate/engine.h"
@@ -534,8 +536,10 @@ static void run_boot_runs(struct engine *c, const struct engine_boot *b, size_t 
 	engine_unmark_next(c);
 }
 
-/* one boot: the runs [i, j) that share it */
-static void do_boot(struct engine *c, size_t i, size_t j)
+/* the engine's live driver: one boot, the runs [i, j) that share it, run
+ * one after the other as batches of one that complete at once; nothing is
+ * left in flight */
+static void *live_boot(struct engine *c, size_t i, size_t j)
 {
 	struct engine_boot b;
 	size_t *idx = xcalloc(j - i + 1, sizeof(*idx));
@@ -547,7 +551,19 @@ static void do_boot(struct engine *c, size_t i, size_t j)
 		run_boot_runs(c, &b, i, j);
 	engine_boot_release(&b);
 	free(idx);
+	return NULL;
 }
+
+static size_t live_slots(struct engine *c)
+{
+	return 1;
+}
+
+static const struct engine_driver live_driver = {
+	.name = "live",
+	.slots = live_slots,
+	.begin = live_boot,
+};
 
 /* close the target, store the session's status, say what is left; the
  * exit code */
@@ -624,21 +640,9 @@ int session_execute(struct db *db, int64_t sid, struct plan *p, const struct ses
 		c.seq_t0 = now_mono();
 		c.seq_looked = -1;
 	}
-	size_t i = 0;
-	if (target_batch(c.t.ops, c.t.conf)) {
-		session_batch_execute(&c);
-		i = c.n;
-	}
-	while (i < c.n && !session_aborted(o) && c.exit_code != 2) {
-		size_t j = engine_boot_end(&c, i);
-		if (engine_seq_look(&c, c.runs[i].round)) {
-			c.exit_code = 2;
-			break;
-		}
-		if (engine_boot_needed(&c, i, j))
-			do_boot(&c, i, j);
-		i = j;
-	}
+	/* one loop, two drivers: a batch target's boots as jobs, a live one's
+	   completing at once */
+	engine_execute(&c, target_batch(c.t.ops, c.t.conf) ? &session_batch_driver : &live_driver);
 	if (c.seq) {
 		if (c.exit_code != 2 && engine_seq_look(&c, INT32_MAX))
 			c.exit_code = 2;

@@ -237,16 +237,11 @@ out:
 	return again;
 }
 
-/*
- * The session on a batch target: up to batch_slots boots in flight, each
- * one job; a boot is stored the moment its job ends (while the others
- * still run), and the next boot is submitted in its place. Sequential
- * repetitions decide between rounds, so a round's jobs all end before the
- * next round's first is submitted. A boot the lab failed is submitted again
- * (batch_end) before the next new one. Ctrl-C and database errors cancel
- * the jobs in flight.
- */
-void session_batch_execute(struct engine *c)
+/* the session engine's driver (engine_execute) on a batch target: up to
+ * batch_slots boots in flight, each one job; a boot is stored the moment its
+ * job ends (while the others still run), and the next boot is submitted in
+ * its place. A boot the lab failed is submitted again (batch_end). */
+static size_t batch_boot_slots(struct engine *c)
 {
 	size_t slots = 1;
 	struct strbuf oe = STRBUF_INIT; /* a target that does not open fails each boot, saying why */
@@ -261,58 +256,47 @@ void session_batch_execute(struct engine *c)
 		slots = s < 1 ? 1 : (size_t)s;
 		strbuf_release(&e);
 	}
-	struct batch_boot *fl = xcalloc(slots + 1, sizeof(*fl));
-	struct batch_job **jobs = xcalloc(slots + 1, sizeof(*jobs));
-	size_t nfl = 0, i = 0;
-	size_t *again = xcalloc(c->n + 1, sizeof(*again)), nagain = 0; /* boots to submit again */
-	int *tries = xcalloc(c->n + 1, sizeof(*tries)); /* of the boot starting at run k */
-	int fl_round = 0;
 	if (slots > 1)
 		progress_say(&c->pg, "  up to %zu jobs in flight", slots);
-	for (;;) {
-		while (nfl < slots && (nagain || i < c->n) && !session_aborted(c->o) &&
-		       c->exit_code != 2) {
-			size_t s = nagain ? again[nagain - 1] : i, j = engine_boot_end(c, s);
-			/* sequential repetitions: a new round waits for the last one */
-			if (c->seq && nfl && c->runs[s].round != fl_round)
-				break;
-			if (engine_seq_look(c, c->runs[s].round)) {
-				c->exit_code = 2;
-				break;
-			}
-			if (nagain)
-				nagain--;
-			else
-				i = j;
-			if (!engine_boot_needed(c, s, j))
-				continue;
-			fl_round = c->runs[s].round;
-			if (batch_begin(c, &fl[nfl], s, j) == 0) {
-				if (fl[nfl].job)
-					nfl++;
-				else
-					batch_end(c, &fl[nfl], 0, 0);
-			}
-		}
-		if (!nfl)
-			break;
-		for (size_t k = 0; k < nfl; k++)
-			jobs[k] = fl[k].job;
-		size_t k = c->exit_code == 2 ? 0 : c->t.ops->batch_wait(&c->t, jobs, nfl);
-		if (k >= nfl)
-			k = 0;
-		size_t s = fl[k].i;
-		if (batch_end(c, &fl[k], c->exit_code == 2, tries[s])) {
-			tries[s]++;
-			again[nagain++] = s;
-		}
-		fl[k] = fl[--nfl];
-	}
-	free(fl);
-	free(jobs);
-	free(again);
-	free(tries);
+	return slots;
 }
+
+static void *batch_boot_begin(struct engine *c, size_t i, size_t j)
+{
+	struct batch_boot *x = xcalloc(1, sizeof(*x));
+	if (batch_begin(c, x, i, j) == 0) {
+		if (x->job)
+			return x;
+		batch_end(c, x, 0, 0);
+	}
+	free(x);
+	return NULL;
+}
+
+static size_t batch_boot_wait(struct engine *c, void *const *boots, size_t n)
+{
+	struct batch_job **jobs = xcalloc(n + 1, sizeof(*jobs));
+	for (size_t k = 0; k < n; k++)
+		jobs[k] = ((struct batch_boot *)boots[k])->job;
+	size_t k = c->t.ops->batch_wait(&c->t, jobs, n);
+	free(jobs);
+	return k;
+}
+
+static int batch_boot_end(struct engine *c, void *boot, int cancel, int tries)
+{
+	int again = batch_end(c, boot, cancel, tries);
+	free(boot);
+	return again;
+}
+
+const struct engine_driver session_batch_driver = {
+	.name = "batch",
+	.slots = batch_boot_slots,
+	.begin = batch_boot_begin,
+	.wait = batch_boot_wait,
+	.end = batch_boot_end,
+};
 
 int session_batch_job(struct plan *p, const struct session_opts *o, json_t **job,
 		      struct strbuf *err)

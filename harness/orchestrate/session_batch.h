@@ -1,7 +1,8 @@
 /*
  * The batch path of a session (session_batch.c), for session.c: a batch
  * target's boots (target_batch: lava, sealed qemu) each as one job, up to
- * batch_slots in flight, through the engine's steps (engine.h).
+ * batch_slots in flight, driven by the engine's loop through its steps
+ * (engine.h).
  */
 #ifndef SL_SESSION_BATCH_H
 #define SL_SESSION_BATCH_H
@@ -11,9 +12,9 @@
 #include "harness/orchestrate/engine.h"
 #include "harness/orchestrate/session_opts.h"
 
-/* every boot of the session c on a batch target, each as one job; the
- * exit code in c->exit_code as session_execute's */
-void session_batch_execute(struct engine *c);
+/* the engine's driver (engine_execute) for a batch target: every boot
+ * of the session as one job, up to batch_slots in flight */
+extern const struct engine_driver session_batch_driver;
 
 /* the job a batch target (lava) would submit for the plan's first boot, for
  * review: its runs prepared as for `schedlab run`, the initramfs built;

@@ -9,6 +9,8 @@
 #    every other file's static of that name;
 #  - no circle: engine.c and engine.h include neither driver's header, and
 #    session_batch.c does not include session.h;
+#  - one loop (engine_execute) runs the boots of every target, live, LAVA
+#    and sealed qemu, each with its driver: only engine.c walks the boots;
 #  - the crash-safe order of marks and commits is written once: among
 #    orchestrate/'s files only engine.c calls db_run_start, db_run_unstart
 #    and db_run_finish_start, and only engine.c builds a run's request.
@@ -42,5 +44,9 @@ hits=$(grep -ln 'db_run_start\|db_run_unstart\|db_run_finish_start' $D/*.c | tr 
 equals "the marks and a run's commit are made in engine.c only" "$hits" "$D/engine.c "
 hits=$(grep -ln 'json_object_set_new(req, "argv"' $D/*.c | tr '\n' ' ')
 equals "a run's request is built in engine.c only" "$hits" "$D/engine.c "
+hits=$(grep -ln 'engine_boot_end(\|engine_boot_needed(' $D/*.c | tr '\n' ' ')
+equals "one loop walks a session's boots, engine.c's" "$hits" "$D/engine.c "
+hits=$(grep -c 'engine_execute(&c, target_batch' $D/session.c)
+equals "session.c hands the loop a live or a batch driver" "$hits" 1
 
 done_testing
