@@ -12,6 +12,7 @@
 #include "harness/cli/options.h"
 #include "harness/orchestrate/plan.h"
 #include "harness/orchestrate/session.h"
+#include "harness/orchestrate/session_batch.h"
 #include "harness/targets/target.h"
 
 static const char usage_text[] =

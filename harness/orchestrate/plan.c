@@ -932,7 +932,7 @@ static int validate_knobs(struct plan *p, const json_t *m, struct strbuf *e)
  * every knob object is repeated once per scheduler with the scheduler as
  * its "scheduler" key, so that the scheduler travels with the run's knobs
  * into the store (results' scheduler column reads it) and into the agent's
- * request (build_request). The kernels are checked in check_schedulers.
+ * request (engine_build_request). The kernels are checked in check_schedulers.
  */
 static int validate_schedulers(struct plan *p, const json_t *m, struct strbuf *e)
 {

@@ -15,30 +15,8 @@
 
 #include "db/db.h"
 #include "harness/orchestrate/plan.h"
+#include "harness/orchestrate/session_opts.h"
 #include "harness/util/strbuf.h"
-
-struct session_opts {
-	const char *tag;
-	int quiet;              /* no per-run progress lines */
-	const char *agent_path; /* override bin/schedlab-agent */
-	/* the interrupt flag, normally &session_abort (below); set to a signal
-	 * number, the session stops at the next safe point (the target sees it
-	 * too: target.abort_flag). NULL: nothing interrupts. */
-	volatile sig_atomic_t *abort_flag;
-	/* a lab member (a process of its own): every progress line and message
-	 * of session_execute starts with this ("[ssh:lab1] "), written as whole
-	 * lines with no live status line; NULL otherwise */
-	const char *prefix;
-	/* take the session from an owner that still looks alive (one on
-	 * another host, which cannot be checked): run --resume --take-over */
-	int take_over;
-};
-
-/* the signal that interrupted the session, 0 when none */
-static inline int session_aborted(const struct session_opts *o)
-{
-	return o->abort_flag ? *o->abort_flag : 0;
-}
 
 /* check the plan against the target (connecting when the target can only
  * tell at run time); -1 with the reasons when a boot configuration cannot be
@@ -78,11 +56,5 @@ char *session_target_label(const json_t *target);
  */
 extern volatile sig_atomic_t session_abort;
 void session_install_signals(void);
-
-/* the job a batch target (lava) would submit for the plan's first boot, for
- * review: its runs prepared as for `schedlab run`, the initramfs built;
- * -1 with a message (also when the target runs no batches) */
-int session_batch_job(struct plan *p, const struct session_opts *o, json_t **job,
-		      struct strbuf *err);
 
 #endif

@@ -1,12 +1,13 @@
 /*
- * The batch path of a session (a target with batch_submit, the lava target:
- * docs/lab.md): every run of a boot goes to the target at once as one job,
- * whose replies come back together; the runs are stored as the one-boot
- * path (session.c) stores them, through the steps of session_internal.h.
- * Also the job a plan would submit, written without a database
- * (session_batch_job: `schedlab plan --lava-job`).
+ * The batch path of a session (a target with batch_submit, the lava target
+ * and the qemu target's sealed runs: docs/lab.md, docs/virtual-time.md):
+ * every run of a boot goes to the target at once as one job, whose replies
+ * come back together; the boot and its runs are begun, marked, stored and
+ * skipped by the session engine's steps (engine.h), the ones the live path
+ * (session.c) takes. Also the job a plan would submit, written without a
+ * database (session_batch_job: `schedlab plan --lava-job`).
  */
-#include "harness/orchestrate/session_internal.h"
+#include "harness/orchestrate/session_batch.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,10 +19,10 @@
 
 /* the prepare half of run c for a batch: its knob writes and exec request
  * in br; 0, or -1 when the run ends here (c says why) */
-static int batch_prepare(struct run_ctx *c, struct batch_run *br)
+static int batch_prepare(struct engine_run *c, struct batch_run *br)
 {
 	strbuf_init(&br->err, 0);
-	if (!run_readable(c))
+	if (!engine_run_readable(c))
 		return -1;
 	json_t *writes = NULL;
 	if (knobs_to_writes(c->knob, &writes, &c->e)) {
@@ -30,7 +31,7 @@ static int batch_prepare(struct run_ctx *c, struct batch_run *br)
 	}
 	/* schedstat snapshots need to know the boot's schedstats first: not
 	   asked for in a batch */
-	json_t *req = build_request(c, 0);
+	json_t *req = engine_build_request(c, 0);
 	if (!req) {
 		json_decref(writes);
 		return -1;
@@ -43,7 +44,7 @@ static int batch_prepare(struct run_ctx *c, struct batch_run *br)
 }
 
 /* the reply half: what batch_collect brought back for run c */
-static void batch_take(struct run_ctx *c, struct batch_run *br)
+static void batch_take(struct engine_run *c, struct batch_run *br)
 {
 	if (br->applied) {
 		json_decref(c->applied);
@@ -52,20 +53,20 @@ static void batch_take(struct run_ctx *c, struct batch_run *br)
 	if (br->rc) {
 		strbuf_addstr(&c->e, br->err.len ? br->err.buf : "no reply");
 		if (br->rc == 1)
-			knob_refused(c);
-		take_reply(c, br->rc == -1 ? -1 : 1);
+			engine_knob_refused(c);
+		engine_take_reply(c, br->rc == -1 ? -1 : 1);
 	} else {
 		c->res = json_incref(br->res);
-		take_reply(c, 0);
+		engine_take_reply(c, 0);
 	}
 	/* the agent restored the knobs itself after the run */
 	c->knobs_touched = 0;
-	settle(c);
+	engine_settle(c);
 	if (br->restore_failed) {
 		strbuf_addf(&c->e, "%sknob restore failed: %s", c->e.len ? "; " : "", br->err.buf);
-		if (c->out == RUN_OK) {
+		if (c->out == ENG_OK) {
 			c->status = "failed";
-			c->out = RUN_FAILED;
+			c->out = ENG_FAILED;
 		}
 	}
 }
@@ -81,9 +82,9 @@ static void batch_run_release(struct batch_run *br)
 
 /* a boot of a batch target, from its submission to its stored rows */
 struct batch_boot {
-	struct boot_ctx b;
+	struct engine_boot b;
 	size_t m;               /* runs handed over */
-	struct run_ctx *rc;
+	struct engine_run *rc;
 	struct batch_run *br;
 	size_t *idx;            /* their index in c->runs */
 	size_t i, j;            /* the boot's runs in c->runs: [i, j) */
@@ -94,15 +95,27 @@ struct batch_boot {
 static void batch_boot_release(struct batch_boot *x)
 {
 	for (size_t r = 0; r < x->m; r++) {
-		run_ctx_release(&x->rc[r]);
+		engine_run_release(&x->rc[r]);
 		batch_run_release(&x->br[r]);
 	}
 	free(x->rc);
 	free(x->br);
 	free(x->idx);
 	free(x->prep);
-	boot_ctx_release(&x->b);
+	engine_boot_release(&x->b);
 	memset(x, 0, sizeof(*x));
+}
+
+/* the runs handed over marked running (start) or back to planned, in one
+ * commit (engine_mark); -1 with the database's message */
+static int batch_mark(struct engine *c, const struct batch_boot *x, int start)
+{
+	int64_t *ids = xcalloc(x->m + 1, sizeof(*ids));
+	for (size_t r = 0; r < x->m; r++)
+		ids[r] = x->rc[r].pr->run_id;
+	int rc = engine_mark(c, ids, x->m, start);
+	free(ids);
+	return rc;
 }
 
 /*
@@ -112,45 +125,37 @@ static void batch_boot_release(struct batch_boot *x)
  * dies now leaves it for --resume to find). 0, or -1 on a database error
  * before anything was submitted.
  */
-static int batch_begin(struct exec_ctx *c, struct batch_boot *x, size_t i, size_t j)
+static int batch_begin(struct engine *c, struct batch_boot *x, size_t i, size_t j)
 {
 	size_t n = j - i;
 	memset(x, 0, sizeof(*x));
 	x->i = i;
 	x->j = j;
-	boot_ctx_init(&x->b);
+	engine_boot_init(&x->b);
 	x->rc = xcalloc(n + 1, sizeof(*x->rc));
 	x->br = xcalloc(n + 1, sizeof(*x->br));
 	x->idx = xcalloc(n + 1, sizeof(*x->idx));
 	x->prep = xcalloc(n + 1, sizeof(int));
-	struct boot_ctx *b = &x->b;
-	if (boot_row(c, i, j, b))
-		goto dberr;
+	struct engine_boot *b = &x->b;
 	c->lost = 0; /* nothing live to lose: the target stays open for the jobs in flight */
-	boot_target(c, b);
+	if (engine_boot_begin(c, i, j, b))
+		goto fail;
 	for (size_t k = i; k < j; k++) {
-		int need = seq_needed(c, k);
+		int need = engine_seq_needed(c, k);
 		if (need < 0)
 			goto dberr;
 		if (!need)
 			continue;
 		size_t m = x->m++;
-		run_ctx_init(&x->rc[m], c->db, &c->t, c->p, c->o, &c->runs[k]);
+		engine_run_init(&x->rc[m], c->db, &c->t, c->p, c->o, &c->runs[k]);
 		x->idx[m] = k;
 		x->prep[m] = batch_prepare(&x->rc[m], &x->br[m]) == 0;
 	}
 	/* the batch's runs are marked running in one commit, before the
 	   target gets them */
-	if (x->m && db_begin(c->db) == 0) {
-		size_t r = 0;
-		while (r < x->m && db_run_start(c->db, x->rc[r].pr->run_id) == 0)
-			r++;
-		if (r < x->m || db_commit(c->db)) {
-			db_rollback(c->db);
-			goto dberr;
-		}
-	} else if (x->m) {
-		goto dberr;
+	if (batch_mark(c, x, 1)) {
+		c->exit_code = 2;
+		goto fail;
 	}
 	if (!b->booted)
 		return 0;
@@ -167,8 +172,8 @@ static int batch_begin(struct exec_ctx *c, struct batch_boot *x, size_t i, size_
 	}
 	return 0;
 dberr:
-	strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
 	c->exit_code = 2;
+fail:
 	batch_boot_release(x);
 	return -1;
 }
@@ -180,11 +185,11 @@ dberr:
  * A boot the lab failed (boot_info.lab_fault: LAVA's Infrastructure error)
  * that has been submitted fewer than 1 + target.lab_retries times is
  * stored failed, with its job's log, and its runs go back to planned: 1,
- * and the caller submits the boot again (a new row, boot_row); else 0.
+ * and the caller submits the boot again (a new row, engine_boot_row); else 0.
  */
-static int batch_end(struct exec_ctx *c, struct batch_boot *x, int cancel, int tries)
+static int batch_end(struct engine *c, struct batch_boot *x, int cancel, int tries)
 {
-	struct boot_ctx *b = &x->b;
+	struct engine_boot *b = &x->b;
 	size_t m = x->m;
 	int again = 0;
 	if (x->job) {
@@ -199,93 +204,44 @@ static int batch_end(struct exec_ctx *c, struct batch_boot *x, int cancel, int t
 		goto out;
 	again = !b->booted && b->bi.lab_fault && !cancel && !session_aborted(c->o) &&
 		tries < c->t.lab_retries;
-	if (store_boot(c, b)) {
-		strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
-		c->exit_code = 2;
+	if (engine_boot_store(c, b)) {
 		again = 0;
 		goto out;
 	}
 	if (again) {
-		int bad = db_begin(c->db);
-		for (size_t r = 0; r < m && !bad; r++)
-			bad = db_run_unstart(c->db, x->rc[r].pr->run_id);
-		if (bad || db_commit(c->db)) {
-			db_rollback(c->db);
-			strbuf_addf(c->err, "database: %s", db_errmsg(c->db));
+		if (batch_mark(c, x, 0)) {
 			c->exit_code = 2;
 			again = 0;
 			goto out;
 		}
 		progress_say(&c->pg, "%s: %s; submitting it again (%d of %d)", b->desc,
-			     boot_error(b), tries + 1, c->t.lab_retries);
+			     engine_boot_error(b), tries + 1, c->t.lab_retries);
 		goto out;
 	}
-	if (!b->booted || b->why.len) {
-		/* as skip_boot_runs, for the runs still to store */
-		enum skip_reason skip;
-		char *reason = boot_skip_text(b, &skip);
-		int todo = run_todo(RUN_ST_SKIPPED, skip);
-		progress_say(&c->pg, "  %s%s%s; %s %zu runs", b->booted ? "" : b->desc,
-			     b->booted ? "" : ": ", reason, todo ? "leaving resumable" : "skipping",
-			     m);
-		if (todo)
-			c->resumable += (int)m;
-		for (size_t r = 0; r < m && c->exit_code != 2; r++) {
-			if (store_simple(c->db, x->rc[r].pr->run_id, "skipped", reason, skip,
-					 c->err))
-				c->exit_code = 2;
-			count_done(c, x->idx[r]);
-		}
-		free(reason);
-		c->exit_code = c->exit_code ? c->exit_code : 1;
+	if (engine_boot_skipped(c, b, x->idx, m, 1))
 		goto out;
-	}
 	for (size_t r = 0; r < m; r++) {
-		struct run_ctx *rx = &x->rc[r];
-		const struct db_pending_run *pr = rx->pr;
-		char *what = xstrfmt("%s rep %d knobs=%s", pr->workload, pr->rep + 1, pr->knobs);
-		struct strbuf sum = STRBUF_INIT, notes = STRBUF_INIT;
+		struct engine_run *rx = &x->rc[r];
+		char *what = engine_run_what(rx->pr);
 		progress_run_start(&c->pg, b->desc, what);
 		if (x->prep[r])
 			batch_take(rx, &x->br[r]);
-		if (store_run(rx, 0, c->err))
-			rx->out = RUN_DBERR;
-		summarize(rx, &sum, &notes);
-		int whole = c->pg.tty || c->pg.prefix;
-		char *line = xstrfmt("%s%s%s (%.1f s)%s", whole ? what : "", whole ? ": " : "",
-				     rx->out == RUN_OK ? "ok" : rx->out == RUN_SKIPPED ? "skipped"
-				     : rx->out == RUN_INTERRUPTED ? "interrupted" : "FAILED",
-				     json_number_value(json_object_get(rx->res, "wall_s")), sum.buf);
-		progress_run_end(&c->pg, c->est[x->idx[r]], line);
-		say_notes(c, notes.buf);
-		free(line);
+		enum engine_outcome oc = engine_run_collect(c, x->idx[r], rx, 0, what,
+				json_number_value(json_object_get(rx->res, "wall_s")));
 		free(what);
-		strbuf_release(&sum);
-		strbuf_release(&notes);
-		if (rx->out == RUN_DBERR) {
-			c->exit_code = 2;
+		if (oc == ENG_DBERR)
 			break;
-		}
-		if (rx->out == RUN_LOST)
-			c->resumable++;
-		if (rx->out != RUN_OK && rx->out != RUN_INTERRUPTED)
-			c->exit_code = c->exit_code ? c->exit_code : 1;
 	}
 out:
 	batch_boot_release(x);
 	return again;
 }
 
-/*
- * The session on a batch target: up to batch_slots boots in flight, each
- * one job; a boot is stored the moment its job ends (while the others
- * still run), and the next boot is submitted in its place. Sequential
- * repetitions decide between rounds, so a round's jobs all end before the
- * next round's first is submitted. A boot the lab failed is submitted again
- * (batch_end) before the next new one. Ctrl-C and database errors cancel
- * the jobs in flight.
- */
-void batch_execute(struct exec_ctx *c)
+/* the session engine's driver (engine_execute) on a batch target: up to
+ * batch_slots boots in flight, each one job; a boot is stored the moment its
+ * job ends (while the others still run), and the next boot is submitted in
+ * its place. A boot the lab failed is submitted again (batch_end). */
+static size_t batch_boot_slots(struct engine *c)
 {
 	size_t slots = 1;
 	struct strbuf oe = STRBUF_INIT; /* a target that does not open fails each boot, saying why */
@@ -300,69 +256,47 @@ void batch_execute(struct exec_ctx *c)
 		slots = s < 1 ? 1 : (size_t)s;
 		strbuf_release(&e);
 	}
-	struct batch_boot *fl = xcalloc(slots + 1, sizeof(*fl));
-	struct batch_job **jobs = xcalloc(slots + 1, sizeof(*jobs));
-	size_t nfl = 0, i = 0;
-	size_t *again = xcalloc(c->n + 1, sizeof(*again)), nagain = 0; /* boots to submit again */
-	int *tries = xcalloc(c->n + 1, sizeof(*tries)); /* of the boot starting at run k */
-	int fl_round = 0;
 	if (slots > 1)
 		progress_say(&c->pg, "  up to %zu jobs in flight", slots);
-	for (;;) {
-		while (nfl < slots && (nagain || i < c->n) && !session_aborted(c->o) &&
-		       c->exit_code != 2) {
-			size_t s = nagain ? again[nagain - 1] : i, j = s;
-			while (j < c->n && c->runs[j].boot_id == c->runs[s].boot_id)
-				j++;
-			/* sequential repetitions: a new round waits for the last one */
-			if (c->seq && nfl && c->runs[s].round != fl_round)
-				break;
-			if (seq_look(c, c->runs[s].round)) {
-				c->exit_code = 2;
-				break;
-			}
-			if (nagain)
-				nagain--;
-			else
-				i = j;
-			const char *why;
-			size_t need = 0;
-			for (size_t k = s; k < j && c->seq; k++)
-				need += seqrun_needed(c->seq, c->runs[k].cfg, c->runs[k].knobs,
-						      c->runs[k].workload, c->runs[k].params, &why);
-			if (c->seq && !need) {
-				for (size_t k = s; k < j && c->exit_code != 2; k++)
-					if (seq_needed(c, k) < 0)
-						c->exit_code = 2;
-				continue;
-			}
-			fl_round = c->runs[s].round;
-			if (batch_begin(c, &fl[nfl], s, j) == 0) {
-				if (fl[nfl].job)
-					nfl++;
-				else
-					batch_end(c, &fl[nfl], 0, 0);
-			}
-		}
-		if (!nfl)
-			break;
-		for (size_t k = 0; k < nfl; k++)
-			jobs[k] = fl[k].job;
-		size_t k = c->exit_code == 2 ? 0 : c->t.ops->batch_wait(&c->t, jobs, nfl);
-		if (k >= nfl)
-			k = 0;
-		size_t s = fl[k].i;
-		if (batch_end(c, &fl[k], c->exit_code == 2, tries[s])) {
-			tries[s]++;
-			again[nagain++] = s;
-		}
-		fl[k] = fl[--nfl];
-	}
-	free(fl);
-	free(jobs);
-	free(again);
-	free(tries);
+	return slots;
 }
+
+static void *batch_boot_begin(struct engine *c, size_t i, size_t j)
+{
+	struct batch_boot *x = xcalloc(1, sizeof(*x));
+	if (batch_begin(c, x, i, j) == 0) {
+		if (x->job)
+			return x;
+		batch_end(c, x, 0, 0);
+	}
+	free(x);
+	return NULL;
+}
+
+static size_t batch_boot_wait(struct engine *c, void *const *boots, size_t n)
+{
+	struct batch_job **jobs = xcalloc(n + 1, sizeof(*jobs));
+	for (size_t k = 0; k < n; k++)
+		jobs[k] = ((struct batch_boot *)boots[k])->job;
+	size_t k = c->t.ops->batch_wait(&c->t, jobs, n);
+	free(jobs);
+	return k;
+}
+
+static int batch_boot_end(struct engine *c, void *boot, int cancel, int tries)
+{
+	int again = batch_end(c, boot, cancel, tries);
+	free(boot);
+	return again;
+}
+
+const struct engine_driver session_batch_driver = {
+	.name = "batch",
+	.slots = batch_boot_slots,
+	.begin = batch_boot_begin,
+	.wait = batch_boot_wait,
+	.end = batch_boot_end,
+};
 
 int session_batch_job(struct plan *p, const struct session_opts *o, json_t **job,
 		      struct strbuf *err)
@@ -382,11 +316,11 @@ int session_batch_job(struct plan *p, const struct session_opts *o, json_t **job
 	struct boot_spec bs;
 	size_t n = vi->nruns;
 	struct db_pending_run *pr = xcalloc(n + 1, sizeof(*pr));
-	struct run_ctx *rc = xcalloc(n + 1, sizeof(*rc));
+	struct engine_run *rc = xcalloc(n + 1, sizeof(*rc));
 	struct batch_run *br = xcalloc(n + 1, sizeof(*br));
 	int ret = -1;
-	target_init(&t, p, o);
-	boot_spec_of(&p->boots[vi->cfg], (int)vi->cfg, &bs);
+	engine_target_init(&t, p, o);
+	engine_boot_spec(&p->boots[vi->cfg], (int)vi->cfg, &bs);
 	for (size_t r = 0; r < n; r++) {
 		const struct plan_run *x = &vi->runs[r];
 		pr[r].cfg = (int)vi->cfg;
@@ -396,7 +330,7 @@ int session_batch_job(struct plan *p, const struct session_opts *o, json_t **job
 		pr[r].params = json_dumps(p->wl[x->wl].params, JSON_COMPACT | JSON_SORT_KEYS);
 		pr[r].knobs = json_dumps(json_array_get(p->knobs, (size_t)x->knob),
 					 JSON_COMPACT | JSON_SORT_KEYS);
-		run_ctx_init(&rc[r], NULL, &t, p, o, &pr[r]);
+		engine_run_init(&rc[r], NULL, &t, p, o, &pr[r]);
 		if (batch_prepare(&rc[r], &br[r])) {
 			strbuf_addf(err, "run %zu of boot 1: %s", r + 1, rc[r].e.buf);
 			goto out;
@@ -408,7 +342,7 @@ int session_batch_job(struct plan *p, const struct session_opts *o, json_t **job
 	}
 out:
 	for (size_t r = 0; r < n; r++) {
-		run_ctx_release(&rc[r]);
+		engine_run_release(&rc[r]);
 		batch_run_release(&br[r]);
 		free(pr[r].params);
 		free(pr[r].knobs);
@@ -416,6 +350,6 @@ out:
 	free(pr);
 	free(rc);
 	free(br);
-	target_fini(&t);
+	engine_target_fini(&t);
 	return ret;
 }

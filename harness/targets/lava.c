@@ -23,8 +23,8 @@
  * it again, up to infra_retries times.
  *
  * Several boots are in flight at once (batch_submit / batch_wait /
- * batch_collect, driven by session_batch.c batch_execute): up to the target's
- * max_jobs, by default one per device LAVA has for the job. Each job has
+ * batch_collect, driven by the session engine's loop, engine.c engine_execute,
+ * with session_batch.c's driver): up to the target's max_jobs, by default one per device LAVA has for the job. Each job has
  * its own files in the private folder. The whole job log is kept with the
  * boot (its console, up to log_max_mb, cut in the middle with a note).
  * With "artifacts": {"serve": "http"} the kernel and initramfs of each job
