@@ -71,10 +71,13 @@ static int field_of(const char *key)
 	return -1;
 }
 
+/* a field name's characters: "mm->numa_scan_seq", and since uclamp
+ * "effective uclamp.min" (a space inside; 7.3's Debian kernel prints it,
+ * tests/data/task-sched-debian-7.3-pingpong.txt) */
 static int key_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '.' || c == '-' || c == '>';
+	       c == '_' || c == '.' || c == '-' || c == '>' || c == ' ';
 }
 
 /*

@@ -345,6 +345,23 @@ TEST(real_guest_dumps)
 	}
 }
 
+/* a real dump of Debian's 7.3 in a sealed guest (pingpong, schedstats
+ * off): its "effective uclamp.min" (a field name with a space) was refused
+ * as "invalid character in a field name", so 7.3 gave no placement evidence */
+TEST(real_guest_7_3_uclamp)
+{
+	char *d = testdata_slurp("task-sched-debian-7.3-pingpong.txt");
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	struct task_sched_sum s;
+	char err[200] = "";
+	CHECK(task_sched_dump_sum(d, strlen(d), &s, err, sizeof(err)) == TS_DUMP_OK);
+	CHECK_STR(err, "");
+	CHECK(s.ntasks == 3 && (s.present >> TS_NR_MIGRATIONS & 1) && (s.present >> TS_NR_SWITCHES & 1));
+	free(d);
+}
+
 /* this host's real dump (no CONFIG_SCHEDSTATS): a note, and no metric */
 TEST(placement_without_schedstats)
 {
@@ -423,6 +440,7 @@ int main(void)
 	RUN(dump_sums);
 	RUN(dump_absent_and_bad);
 	RUN(real_guest_dumps);
+	RUN(real_guest_7_3_uclamp);
 	RUN(placement_without_schedstats);
 	RUN(placement_argv);
 	return tap_done();
