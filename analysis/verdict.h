@@ -93,8 +93,9 @@
  * beyond the threshold, all the same way), the verdict is the sign test's:
  * p_sign = 2 * 0.5^n, the two-sided chance that n pairs of a change with
  * median 0 all share a sign; better/worse when p_sign < 1 - level, else
- * inconclusive with the seeds needed (6 for 0.05: 2 * 0.5^6 = 0.031; 5 give
- * 0.0625). The CI's place takes the range of the pairs' changes. When the
+ * the ordinary rules' verdict when they decide unpaired (4 a side fully
+ * apart: p 0.029 by ranks), else inconclusive with the seeds needed (6 for
+ * 0.05: 2 * 0.5^6 = 0.031; 5 give 0.0625). The CI's place takes the range of the pairs' changes. When the
  * seeds do not all agree: the ordinary rules above (the bootstrap and rank
  * test).
  *

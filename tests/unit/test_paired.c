@@ -80,6 +80,22 @@ TEST(too_few_seeds_inconclusive)
 	CHECK(v.kind == VERDICT_INCONCLUSIVE && v.reps_needed == 6);
 }
 
+/* four seeds agreeing, the sides fully apart: the sign test cannot decide
+ * (2 * 0.5^4 = 0.125) but the ranks can (p 0.029): worse, not "need 6"
+ * (t0160: real-clock runs carry seeds too, and compare said inconclusive
+ * where it had said worse) */
+TEST(few_seeds_ranks_decide)
+{
+	static const double a[] = { 10, 11, 12, 13 }, b[] = { 20, 21, 22, 23 };
+	static const int64_t s[] = { 1, 2, 3, 4 };
+	struct verdict_options o;
+	struct verdict v;
+	opts(&o, s, s);
+	CHECK(verdict_compare(a, 4, b, 4, &o, &v) == 0);
+	CHECK(v.kind == VERDICT_WORSE && !v.sign_rule && v.paired == 4);
+	CHECK_NEAR(v.p_mwu, 0.0285714, 1e-6);
+}
+
 /* a seed whose change is within the threshold, or the other way: not every
  * seed agrees, the ordinary rules decide (never the sign test) */
 TEST(seeds_disagree_ordinary_rules)
@@ -132,6 +148,7 @@ int main(void)
 	RUN(sign_p_and_seeds_needed);
 	RUN(every_seed_agrees_decides);
 	RUN(too_few_seeds_inconclusive);
+	RUN(few_seeds_ranks_decide);
 	RUN(seeds_disagree_ordinary_rules);
 	RUN(unpaired_values);
 	return tap_done();
