@@ -39,6 +39,8 @@ rc=$?
 [ $rc = 1 ] && resume_if_lost "$DB" && rc=0   # a TCG guest lost by itself (rare)
 equals "rtapp in the guest: two preempt modes" "$rc" 0
 [ $rc = 0 ] || tail -n 3 "$TMP/err" | sed 's/^/#   /'
+[ $rc = 0 ] && [ "$(sql "SELECT count(*) FROM run WHERE status <> 'ok'")" = 0 ] ||
+	sql "SELECT id, status, error FROM run WHERE status <> 'ok'" | sed 's/^/#   run /'
 equals "4 runs ok" "$(sql "SELECT count(*) FROM run WHERE status = 'ok'")" 4
 equals "results preempt = what the guest reported" \
 	"$(sql "SELECT group_concat(DISTINCT r.preempt || '=' || json_extract(b.sysinfo, '\$.preempt.value')) FROM results r JOIN boot b ON b.id = r.boot ORDER BY r.preempt")" \
