@@ -29,9 +29,10 @@ static int batch_prepare(struct engine_run *c, struct batch_run *br)
 		json_decref(writes);
 		return -1;
 	}
-	/* schedstat snapshots need to know the boot's schedstats first: not
-	   asked for in a batch */
-	json_t *req = engine_build_request(c, 0);
+	/* the boot's sysinfo comes back with the batch: schedstat snapshots
+	   are asked for as the plan says, and a kernel without schedstats
+	   answers without them (the agent's schedstat_error) */
+	json_t *req = engine_build_request(c, 1);
 	if (!req) {
 		json_decref(writes);
 		return -1;
