@@ -36,6 +36,12 @@ ASAN    := -fsanitize=address,undefined -fno-omit-frame-pointer -O1 -g
 LIBS    := -ljansson -lsqlite3 -lgsl -lgslcblas -llz4 -lmicrohttpd -lm -pthread
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 CFLAGS  += -DSCHEDLAB_VERSION='"$(VERSION)"'
+# The agent's version is the last commit that changed what it is built from
+# (12 hex digits, "-dirty" for uncommitted changes there), not HEAD's: a
+# sealed guest runs the agent, and its values repeat bit for bit only for
+# the same bytes, so a commit elsewhere must not move them (t0520's
+# rt-app start-up fell on either side of its window as HEAD's name changed)
+AGENT_VERSION := $(shell git log -1 --format=%h --abbrev=12 -- harness/agent harness/util Makefile 2>/dev/null)$(shell git diff --quiet HEAD -- harness/agent harness/util Makefile 2>/dev/null || echo -dirty)
 
 UTIL     := $(wildcard harness/util/*.c)
 AGENTMAIN:= harness/agent/main.c
@@ -73,6 +79,7 @@ build/libschedlab.a: $(call OBJ,$(LIBSRC))
 	@rm -f $@
 	ar rcs $@ $^
 
+$(call OBJ,$(AGENT) $(AGENTMAIN)): VERSION := $(or $(AGENT_VERSION),unknown)
 build/libagent.a: $(call OBJ,$(AGENT) $(UTIL))
 	@rm -f $@
 	ar rcs $@ $^

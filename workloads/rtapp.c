@@ -614,6 +614,14 @@ int rtapp_parse_logs(const json_t *params, const json_t *files, struct metric_se
 	if (!nfiles || !all.resp.n) {
 		strbuf_addf(err, "rt-app wrote %s", nfiles ? "logs without a complete period row"
 							    : "no per-thread log (rt-app-NAME-IDX.log)");
+		/* seen in a guest under hackbench in preempt=none: rt-app's
+		   start-up (page locking, thread creation) outlasted the task
+		   set's window, and each thread ended as it started */
+		if (nfiles && !set->sweep)
+			strbuf_addf(err, ": no thread completed a period in the %lld s window "
+				    "(under a heavy load rt-app's start-up can take the whole "
+				    "window; a longer duration_s leaves the threads time)",
+				    (long long)param_int(params, "duration_s"));
 		goto out;
 	}
 	for (int i = 0; i < set->n; i++)
