@@ -56,6 +56,17 @@ if [ ! -f kernels/out/debian/kernel.json ]; then
 fi
 provided_qemu
 
+# session PART PLAN: runs the plan into $DB, says its wall time, checks exit 0
+session() {
+	local t0 rc
+	t0=$(date +%s)
+	schedlab run "$2" --db "$DB" --quiet >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	echo "# $1: $(($(date +%s) - t0)) s wall; $(host_load)"
+	equals "$1: the sealed session ran (exit 0)" "$rc" 0
+	[ "$rc" = 0 ] || tail -n 5 "$TMP/err" | sed 's/^/#   /'
+}
+
 # --- A: wake_affine without its two ways to choose the waker's CPU
 DB=$TMP/wa.db
 cat >"$TMP/wa.json" <<'P'
@@ -67,12 +78,7 @@ cat >"$TMP/wa.json" <<'P'
              "knobs": [{}, {"sched_features": ["NO_WA_IDLE", "NO_WA_WEIGHT"]}]},
   "workloads": [ {"type": "jbb", "duration_s": 8} ] }
 P
-t0=$(date +%s)
-schedlab run "$TMP/wa.json" --db "$DB" --quiet >"$TMP/out" 2>"$TMP/err"
-rc=$?
-echo "# A: $(($(date +%s) - t0)) s wall; $(host_load)"
-equals "A: the sealed session ran (exit 0)" "$rc" 0
-[ "$rc" = 0 ] || tail -n 5 "$TMP/err" | sed 's/^/#   /'
+session A "$TMP/wa.json"
 equals "A: three sealed boots, six runs ok" \
 	"$(sql "SELECT (SELECT count(*) FROM boot WHERE method = 'sealed' AND status = 'ok') || ' ' ||
 		(SELECT count(*) FROM run WHERE status = 'ok')")" "3 6"
@@ -103,12 +109,7 @@ cat >"$TMP/mc.json" <<'P'
                         {"variant": ["hz1000", "sched_mc_off", "tracing"]}]},
   "workloads": [ {"type": "pingpong", "stages": 2, "concurrency": 2, "duration_s": 2} ] }
 P
-t0=$(date +%s)
-schedlab run "$TMP/mc.json" --db "$DB" --quiet >"$TMP/out" 2>"$TMP/err"
-rc=$?
-echo "# B: $(($(date +%s) - t0)) s wall, the variants' builds included; $(host_load)"
-equals "B: the sealed session ran (exit 0)" "$rc" 0
-[ "$rc" = 0 ] || tail -n 5 "$TMP/err" | sed 's/^/#   /'
+session B "$TMP/mc.json"
 equals "B: six sealed 4-vCPU boots, six runs ok" \
 	"$(sql "SELECT (SELECT count(*) FROM boot WHERE method = 'sealed' AND status = 'ok'
 		AND json_extract(sysinfo, '\$.ncpus.value') = 4) || ' ' ||
@@ -138,12 +139,7 @@ cat >"$TMP/lh.json" <<'P'
   "matrix": {"preempt": ["none", "full"]},
   "workloads": [ {"type": "lockholder", "duration_s": 3, "threads": 6, "entries": 8, "detect": "rseq"} ] }
 P
-t0=$(date +%s)
-schedlab run "$TMP/lh.json" --db "$DB" --quiet >"$TMP/out" 2>"$TMP/err"
-rc=$?
-echo "# C: $(($(date +%s) - t0)) s wall; $(host_load)"
-equals "C: the sealed session ran (exit 0)" "$rc" 0
-[ "$rc" = 0 ] || tail -n 5 "$TMP/err" | sed 's/^/#   /'
+session C "$TMP/lh.json"
 sql "SELECT preempt || ' ' || metric || ': ' || group_concat(printf('%g', value), ' ')
 	FROM (SELECT * FROM results ORDER BY seed) WHERE metric IN ('acq_per_s', 'holder_preempt_pct',
 	'spin_cpu_pct') GROUP BY preempt, metric ORDER BY metric, preempt" | sed 's/^/# /'
